@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/index"
+)
+
+// stdio is everything a run reads from or writes to outside its arguments,
+// so that tests can run the command as a function.
+type stdio struct {
+	stdin        io.Reader
+	stdinIsPiped bool // stdin is a pipe or file: read text from it when no argument is given
+	stdout       io.Writer
+	stderr       io.Writer
+	getenv       func(string) string
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1 // the command failed
+	exitUsage = 2 // bad flags or arguments
+)
+
+// usageError marks errors in how the command was called.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// maxStdin bounds text read from stdin.
+const maxStdin = 64 << 20
+
+// run runs the CLI and returns the exit code. Errors are printed as one
+// line on stderr.
+func run(ctx context.Context, args []string, io stdio) int {
+	app := newApp(io)
+	err := app.Run(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(io.stderr, "memhost: "+message(err))
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitError
+}
+
+// message words an error for people.
+func message(err error) string {
+	var pe *notebook.PathError
+	switch {
+	case errors.As(err, &pe) && errors.Is(err, notebook.ErrNotFound):
+		return "no such page: " + pe.Path
+	case errors.As(err, &pe) && errors.Is(err, notebook.ErrOutsideNotebook):
+		return "refused: " + pe.Path + " is outside the notebook (paths are relative to it, like reference/contacts.md)"
+	case errors.As(err, &pe):
+		return pe.Err.Error() + ": " + pe.Path
+	case errors.Is(err, host.ErrEmptyText):
+		return "refused: the text is empty"
+	case errors.Is(err, index.ErrNoFTS5):
+		return err.Error()
+	}
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, host.ErrBadInput.Error()+": ")
+	return strings.ReplaceAll(msg, "\n", " ")
+}
+
+func newApp(io stdio) *cli.Command {
+	a := &app{io: io}
+	return &cli.Command{
+		Name:  "memhost",
+		Usage: "persistent, local, inspectable memory for AI agents",
+		Description: "memhost keeps an agent's memory as markdown pages in a notebook (the source of truth)\n" +
+			"and searches them through a SQLite index derived from it. Home: --home, $MEMHOST_HOME or ~/.memhost.",
+		Writer:                io.stdout,
+		ErrWriter:             io.stderr,
+		Reader:                io.stdin,
+		HideVersion:           true,
+		EnableShellCompletion: false,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "home", Usage: "memhost home folder (default $MEMHOST_HOME, else ~/.memhost)"},
+			&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
+		},
+		OnUsageError: func(ctx context.Context, cmd *cli.Command, err error, isSubcommand bool) error {
+			return usageError{err}
+		},
+		ExitErrHandler: func(context.Context, *cli.Command, error) {}, // run decides exit codes
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef("unknown command %q (run memhost help for the list)", cmd.Args().First())
+			}
+			return cli.ShowAppHelp(cmd)
+		},
+		Commands: []*cli.Command{
+			{
+				Name:      "init",
+				Usage:     "create the home with its folders and a commented config.yaml (safe to run again)",
+				ArgsUsage: " ",
+				Action:    a.init,
+			},
+			{
+				Name:      "remember",
+				Usage:     "store a fact, preference, contact or list item on the right page",
+				ArgsUsage: "TEXT|-",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "category", Usage: "lists, reference or knowledge (default: chosen from the text)"},
+					&cli.StringFlag{Name: "file", Usage: "page name within the category, e.g. contacts"},
+					&cli.StringFlag{Name: "section", Usage: "H2 section to add under (created when missing)"},
+				},
+				Action: a.remember,
+			},
+			{
+				Name:      "daily-log",
+				Usage:     "append an entry to today's daily log",
+				ArgsUsage: "TEXT|-",
+				Action:    a.dailyLog,
+			},
+			{
+				Name:      "get",
+				Usage:     "print a page or a range of its lines",
+				ArgsUsage: "PATH",
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: "start-line", Usage: "first line to print (1-based)"},
+					&cli.IntFlag{Name: "lines", Usage: "number of lines to print (default: to the end)"},
+				},
+				Action: a.get,
+			},
+			{
+				Name:      "write",
+				Usage:     "append to a page or an H2 section, or replace the section (the page without --section)",
+				ArgsUsage: "PATH TEXT|-",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "section", Usage: "H2 section to write to (created when missing)"},
+					&cli.BoolFlag{Name: "replace", Usage: "replace the section, or the whole page without --section"},
+				},
+				Action: a.write,
+			},
+			{
+				Name:      "rm",
+				Usage:     "delete a page",
+				ArgsUsage: "PATH",
+				Action:    a.rm,
+			},
+			{
+				Name:      "recall",
+				Usage:     "search the notebook; results grouped by source, notebook first",
+				ArgsUsage: "QUERY",
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: "max-results", Usage: "most results in all (default memory.search.maxResults, 15)"},
+					&cli.FloatFlag{Name: "min-score", Usage: "drop results below this score, 0..1 (default memory.search.minScore, 0.25)"},
+					&cli.StringFlag{Name: "sources", Usage: "comma-separated groups to search: notebook,daily (default all)"},
+				},
+				Action: a.recall,
+			},
+			{
+				Name:      "context",
+				Usage:     "print the block for an agent's system prompt: reference pages, today's and yesterday's logs",
+				ArgsUsage: " ",
+				Action:    a.context,
+			},
+			{Name: "status", Usage: "show the index: files, chunks, last sync, size, search mode", ArgsUsage: " ", Action: a.status},
+			{Name: "files", Usage: "list pages with their hash, chunk count and whether the index is stale", ArgsUsage: " ", Action: a.files},
+			{Name: "sync", Usage: "index new and edited pages, drop deleted ones", ArgsUsage: " ", Action: a.sync},
+			{Name: "rebuild", Usage: "build a fresh index beside the old one and swap it in", ArgsUsage: " ", Action: a.rebuild},
+			{Name: "watch", Usage: "watch the notebook and index changes as they happen (until Ctrl-C)", ArgsUsage: " ", Action: a.watch},
+		},
+	}
+}
+
+// app holds what command actions share.
+type app struct {
+	io stdio
+}
+
+// home resolves the home folder: --home, $MEMHOST_HOME, ~/.memhost.
+func (a *app) home(cmd *cli.Command) (string, error) {
+	if h := cmd.String("home"); h != "" {
+		return h, nil
+	}
+	if h := a.io.getenv("MEMHOST_HOME"); h != "" {
+		return h, nil
+	}
+	dir := a.io.getenv("HOME")
+	if dir == "" {
+		var err error
+		if dir, err = os.UserHomeDir(); err != nil {
+			return "", fmt.Errorf("no home folder: set --home or MEMHOST_HOME")
+		}
+	}
+	return filepath.Join(dir, ".memhost"), nil
+}
+
+// open opens the host for a command.
+func (a *app) open(ctx context.Context, cmd *cli.Command) (*host.Host, error) {
+	home, err := a.home(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(home); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("home %s is a file, not a folder", home)
+	}
+	cfg, err := config.Load(filepath.Join(home, config.FileName), a.io.getenv)
+	if err != nil {
+		return nil, err
+	}
+	log := slog.New(slog.NewTextHandler(a.io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return host.Open(ctx, host.Options{Home: home, Config: cfg, Log: log})
+}
+
+// withHost opens the host, runs fn, closes the host.
+func (a *app) withHost(ctx context.Context, cmd *cli.Command, fn func(*host.Host) error) error {
+	h, err := a.open(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return fn(h)
+}
+
+// text returns the TEXT argument: the arguments joined by spaces, or stdin
+// when the argument is "-" or missing and stdin is piped.
+func (a *app) text(args []string) (string, error) {
+	if len(args) == 1 && args[0] == "-" || len(args) == 0 && a.io.stdinIsPiped {
+		b, err := io.ReadAll(io.LimitReader(a.io.stdin, maxStdin+1))
+		if err != nil {
+			return "", fmt.Errorf("reading stdin: %w", err)
+		}
+		if len(b) > maxStdin {
+			return "", fmt.Errorf("text on stdin is larger than %d MB", maxStdin>>20)
+		}
+		return string(b), nil
+	}
+	if len(args) == 0 {
+		return "", usagef("missing TEXT: give it as an argument, or - to read stdin")
+	}
+	return strings.Join(args, " "), nil
+}
+
+// out prints v as JSON with --json, else calls human.
+func (a *app) out(cmd *cli.Command, v any, human func(w io.Writer)) error {
+	if cmd.Bool("json") {
+		enc := json.NewEncoder(a.io.stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	human(a.io.stdout)
+	return nil
+}
+
+func noArgs(cmd *cli.Command) error {
+	if cmd.Args().Len() > 0 {
+		return usagef("%s takes no arguments, got %q", cmd.Name, cmd.Args().First())
+	}
+	return nil
+}
+
+func onePath(cmd *cli.Command) (string, error) {
+	switch cmd.Args().Len() {
+	case 0:
+		return "", usagef("missing PATH (relative to the notebook, e.g. reference/contacts.md)")
+	case 1:
+		return cmd.Args().First(), nil
+	}
+	return "", usagef("%s takes one PATH, got %d arguments", cmd.Name, cmd.Args().Len())
+}
+
+func lines(l host.Lines) string {
+	if l.Start == l.End {
+		return fmt.Sprintf("line %d", l.Start)
+	}
+	return fmt.Sprintf("lines %d-%d", l.Start, l.End)
+}

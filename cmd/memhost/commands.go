@@ -1,0 +1,362 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
+)
+
+func (a *app) init(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	home, err := a.home(cmd)
+	if err != nil {
+		return err
+	}
+	// Write the config first when missing, so that a bad existing one is
+	// reported by open, and a fresh one is the commented template.
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return fmt.Errorf("home %s: %w", home, err)
+	}
+	cfgPath := filepath.Join(home, config.FileName)
+	created := false
+	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(cfgPath, []byte(config.Template), 0o644); err != nil {
+			return err
+		}
+		created = true
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		res, err := h.Sync(ctx)
+		if err != nil {
+			return err
+		}
+		type initResponse struct {
+			Home          string `json:"home"`
+			Notebook      string `json:"notebook"`
+			Config        string `json:"config"`
+			ConfigCreated bool   `json:"configCreated"`
+			Pages         int    `json:"pages"`
+		}
+		resp := initResponse{Home: h.Home(), Notebook: h.NotebookDir(), Config: cfgPath, ConfigCreated: created, Pages: res.Scanned}
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "memhost home: %s\n", resp.Home)
+			fmt.Fprintf(w, "notebook:     %s (%d pages)\n", resp.Notebook, resp.Pages)
+			state := "kept as it was"
+			if created {
+				state = "created with every default, commented"
+			}
+			fmt.Fprintf(w, "config:       %s (%s)\n", cfgPath, state)
+		})
+	})
+}
+
+func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
+	text, err := a.text(cmd.Args().Slice())
+	if err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Remember(ctx, host.RememberRequest{
+			Text: text, Category: cmd.String("category"), File: cmd.String("file"), Section: cmd.String("section"),
+		})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			where := resp.Path
+			if resp.Section != "" {
+				where += " (## " + resp.Section + ")"
+			}
+			if resp.Duplicate {
+				fmt.Fprintf(w, "already remembered: %s, %s; nothing written\n", where, lines(resp.Lines))
+				return
+			}
+			fmt.Fprintf(w, "remembered in %s, %s\n", where, lines(resp.Lines))
+		})
+	})
+}
+
+func (a *app) dailyLog(ctx context.Context, cmd *cli.Command) error {
+	text, err := a.text(cmd.Args().Slice())
+	if err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.DailyLog(ctx, host.DailyLogRequest{Text: text})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "logged in %s, %s: %s\n", resp.Path, lines(resp.Lines), resp.Heading)
+		})
+	})
+}
+
+func (a *app) get(ctx context.Context, cmd *cli.Command) error {
+	p, err := onePath(cmd)
+	if err != nil {
+		return err
+	}
+	if cmd.Int("start-line") < 0 || cmd.Int("lines") < 0 {
+		return usagef("--start-line and --lines must be positive")
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Get(ctx, host.GetRequest{Path: p, StartLine: cmd.Int("start-line"), Lines: cmd.Int("lines")})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) { io.WriteString(w, resp.Text) })
+	})
+}
+
+func (a *app) write(ctx context.Context, cmd *cli.Command) error {
+	args := cmd.Args().Slice()
+	if len(args) == 0 {
+		return usagef("missing PATH and TEXT")
+	}
+	text, err := a.text(args[1:])
+	if err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Write(ctx, host.WriteRequest{Path: args[0], Text: text, Section: cmd.String("section"), Replace: cmd.Bool("replace")})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			verb := "wrote"
+			if cmd.Bool("replace") {
+				verb = "replaced"
+			}
+			where := resp.Path
+			if resp.Section != "" {
+				where += " (## " + resp.Section + ")"
+			}
+			fmt.Fprintf(w, "%s %s, %s\n", verb, where, lines(resp.Lines))
+		})
+	})
+}
+
+func (a *app) rm(ctx context.Context, cmd *cli.Command) error {
+	p, err := onePath(cmd)
+	if err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Remove(ctx, p)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", resp.Path) })
+	})
+}
+
+func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() == 0 {
+		return usagef("missing QUERY")
+	}
+	req := host.RecallRequest{Query: strings.Join(cmd.Args().Slice(), " "), MaxResults: cmd.Int("max-results")}
+	if cmd.IsSet("max-results") && req.MaxResults < 1 {
+		return usagef("--max-results must be at least 1, got %d", req.MaxResults)
+	}
+	if cmd.IsSet("min-score") {
+		m := cmd.Float("min-score")
+		if m < 0 || m > 1 {
+			return usagef("--min-score must be between 0 and 1, got %g", m)
+		}
+		req.MinScore = &m
+	}
+	if s := cmd.String("sources"); s != "" {
+		for _, src := range strings.Split(s, ",") {
+			req.Sources = append(req.Sources, strings.TrimSpace(src))
+		}
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Recall(ctx, req)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			groups := []struct {
+				name    string
+				results []host.Result
+			}{{"NOTEBOOK", resp.Results.Notebook}, {"DAILY", resp.Results.Daily}}
+			for _, g := range groups {
+				if len(req.Sources) > 0 && !contains(req.Sources, strings.ToLower(g.name)) {
+					continue
+				}
+				fmt.Fprintf(w, "%s (%d)\n", g.name, len(g.results))
+				for _, r := range g.results {
+					loc := fmt.Sprintf("%s:%d", r.Path, r.Lines.Start)
+					if r.Lines.End != r.Lines.Start {
+						loc += fmt.Sprintf("-%d", r.Lines.End)
+					}
+					head := ""
+					if r.Heading != "" {
+						head = "  " + r.Heading
+					}
+					fmt.Fprintf(w, "  %s%s  %.2f\n      %s\n", loc, head, r.Score, r.Snippet)
+				}
+			}
+			fmt.Fprintf(w, "(%s search: %s; %.0f ms)\n", resp.Mode, resp.Reason, resp.Timing.TotalMs)
+		})
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *app) context(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Context(ctx)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) { io.WriteString(w, resp.Text) })
+	})
+}
+
+func (a *app) status(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Status(ctx)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			last := resp.LastSync
+			if last == "" {
+				last = "never"
+			} else if t, err := time.Parse(time.RFC3339, last); err == nil {
+				last = fmt.Sprintf("%s (%s ago)", last, time.Since(t).Round(time.Second))
+			}
+			fmt.Fprintf(tw, "home:\t%s\n", resp.Home)
+			fmt.Fprintf(tw, "notebook:\t%s\n", resp.Notebook)
+			fmt.Fprintf(tw, "files:\t%d indexed, %d stale\n", resp.Files, resp.Stale)
+			fmt.Fprintf(tw, "chunks:\t%d\n", resp.Chunks)
+			fmt.Fprintf(tw, "last sync:\t%s\n", last)
+			fmt.Fprintf(tw, "database:\t%s\n", bytesHuman(resp.DBSizeBytes))
+			fmt.Fprintf(tw, "search:\t%s (%s)\n", resp.Mode, resp.Reason)
+			tw.Flush()
+		})
+	})
+}
+
+func bytesHuman(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func (a *app) files(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Files(ctx)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "PATH\tCHUNKS\tSTATE\tHASH")
+			for _, f := range resp.Files {
+				hash := f.Hash
+				if len(hash) > 12 {
+					hash = hash[:12]
+				}
+				state := f.State
+				if f.Stale {
+					state += " (stale)"
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", f.Path, f.Chunks, state, hash)
+			}
+			tw.Flush()
+		})
+	})
+}
+
+func (a *app) sync(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		res, err := h.Sync(ctx)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, res, func(w io.Writer) { printSync(w, "synced", res) })
+	})
+}
+
+func (a *app) rebuild(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		res, err := h.Rebuild(ctx)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, res, func(w io.Writer) { printSync(w, "rebuilt", res) })
+	})
+}
+
+func printSync(w io.Writer, verb string, res host.SyncResult) {
+	fmt.Fprintf(w, "%s: %d pages scanned, %d indexed (%d chunks), %d unchanged, %d removed in %.0f ms\n",
+		verb, res.Scanned, res.Indexed, res.Chunks, res.Unchanged, res.Removed, res.DurationMs)
+	for _, p := range res.Problems {
+		fmt.Fprintf(w, "  warning: %s: %s\n", p.Path, p.Problem)
+	}
+}
+
+func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		if !cmd.Bool("json") {
+			fmt.Fprintf(a.io.stdout, "watching %s (Ctrl-C to stop)\n", h.NotebookDir())
+		}
+		return h.Watch(ctx, func(res host.SyncResult) {
+			if cmd.Bool("json") {
+				a.out(cmd, res, nil)
+				return
+			}
+			stamp := time.Now().Format("15:04:05")
+			printSync(a.io.stdout, stamp+" synced", res)
+			for _, p := range res.Paths {
+				fmt.Fprintf(a.io.stdout, "  %s\n", p)
+			}
+		})
+	})
+}

@@ -1,0 +1,299 @@
+// Package config reads $MEMHOST_HOME/config.yaml.
+//
+// Every key is optional; Default holds the values of seed 000's memory:
+// block. Unknown keys and values of the wrong type are reported with the
+// key's dotted name and line. Environment variables override the file: each
+// key has one, MEMHOST_ followed by its dotted name in upper case with dots
+// as underscores (memory.search.maxResults → MEMHOST_MEMORY_SEARCH_MAXRESULTS).
+package config
+
+import (
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole file.
+type Config struct {
+	// Timezone is an IANA zone name (e.g. "Europe/Berlin") for daily logs;
+	// empty means the system's zone.
+	Timezone string `yaml:"timezone"`
+	Memory   Memory `yaml:"memory"`
+}
+
+// Memory is seed 000's memory: block.
+type Memory struct {
+	NotebookDir string    `yaml:"notebookDir"` // relative to the home; default "notebook"
+	Database    string    `yaml:"database"`    // relative to the home; default "brain/memory.db"
+	Embedding   Embedding `yaml:"embedding"`
+	Chunking    Chunking  `yaml:"chunking"`
+	Sync        Sync      `yaml:"sync"`
+	Search      Search    `yaml:"search"`
+	Prompt      Prompt    `yaml:"prompt"`
+}
+
+// Embedding chooses the embeddings provider. Providers come with the plugin
+// platform; until then search is keyword-only.
+type Embedding struct {
+	Plugin    string `yaml:"plugin"`    // default "" (none)
+	ModelsDir string `yaml:"modelsDir"` // default "models"
+}
+
+// Chunking tunes the markdown chunker.
+type Chunking struct {
+	MaxTokens       int  `yaml:"maxTokens"`       // default 400
+	OverlapTokens   int  `yaml:"overlapTokens"`   // default 80
+	RespectHeadings bool `yaml:"respectHeadings"` // default true; chunks never cross H1/H2 either way
+}
+
+// Sync tunes keeping the index in step with the notebook.
+type Sync struct {
+	WatchDebounceMs int  `yaml:"watchDebounceMs"` // default 1500
+	SyncOnStart     bool `yaml:"syncOnStart"`     // default true
+	SyncOnSearch    bool `yaml:"syncOnSearch"`    // default true: check for edited pages before every search
+}
+
+// Search holds recall's defaults.
+type Search struct {
+	MaxResults int     `yaml:"maxResults"` // default 15
+	MinScore   float64 `yaml:"minScore"`   // default 0.25
+	FusionK    int     `yaml:"fusionK"`    // default 60
+}
+
+// Prompt shapes the block printed by `memhost context`.
+type Prompt struct {
+	ReferenceDir           string `yaml:"referenceDir"`           // default "reference"
+	DailyWindow            int    `yaml:"dailyWindow"`            // default 2: today and yesterday
+	MaxPerFileChars        int    `yaml:"maxPerFileChars"`        // default 8000
+	MaxTotalReferenceChars int    `yaml:"maxTotalReferenceChars"` // default 32000
+}
+
+// Default returns the defaults of every key.
+func Default() Config {
+	return Config{
+		Memory: Memory{
+			NotebookDir: "notebook",
+			Database:    "brain/memory.db",
+			Embedding:   Embedding{ModelsDir: "models"},
+			Chunking:    Chunking{MaxTokens: 400, OverlapTokens: 80, RespectHeadings: true},
+			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
+			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60},
+			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000},
+		},
+	}
+}
+
+// Template is the commented config.yaml that `memhost init` writes: every
+// key with its default.
+//
+//go:embed config.yaml
+var Template string
+
+// FileName is the config file's name in the home.
+const FileName = "config.yaml"
+
+// Error is a problem with one key.
+type Error struct {
+	Source string // "config.yaml" or an environment variable
+	Key    string // dotted, e.g. memory.search.maxResults
+	Line   int    // 0 when not from the file
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	where := e.Source
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s line %d", e.Source, e.Line)
+	}
+	return fmt.Sprintf("%s: %s: %s", where, e.Key, e.Msg)
+}
+
+// Load reads the config file at path (a missing file means all defaults),
+// applies environment overrides from getenv (nil for none) and validates.
+func Load(path string, getenv func(string) string) (Config, error) {
+	cfg := Default()
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return cfg, err
+	default:
+		defer f.Close()
+		if err := Parse(f, &cfg, path); err != nil {
+			return cfg, err
+		}
+	}
+	if getenv != nil {
+		if err := applyEnv(reflect.ValueOf(&cfg).Elem(), "", getenv); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+// Parse decodes YAML from r into cfg, which holds the defaults for keys the
+// YAML leaves out. name names the source in errors.
+func Parse(r io.Reader, cfg *Config, name string) error {
+	var doc yaml.Node
+	if err := yaml.NewDecoder(r).Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil // empty file
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil
+	}
+	return decode(doc.Content[0], reflect.ValueOf(cfg).Elem(), "", name)
+}
+
+// decode walks a mapping node against a struct, so that an unknown key or
+// a bad value is reported with its full dotted name.
+func decode(n *yaml.Node, v reflect.Value, prefix, src string) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil // "memory:" with nothing under it
+	}
+	if n.Kind != yaml.MappingNode {
+		key := strings.TrimSuffix(prefix, ".")
+		if key == "" {
+			key = "(top level)"
+		}
+		return &Error{src, key, n.Line, "expected a mapping of keys"}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		key := prefix + k.Value
+		field, ok := fieldByTag(v, k.Value)
+		if !ok {
+			return &Error{src, key, k.Line, "unknown key" + suggest(v, k.Value)}
+		}
+		if field.Kind() == reflect.Struct {
+			if err := decode(val, field, key+".", src); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := val.Decode(field.Addr().Interface()); err != nil {
+			return &Error{src, key, val.Line, fmt.Sprintf("expected %s, got %q", typeName(field.Type()), val.Value)}
+		}
+	}
+	return nil
+}
+
+func fieldByTag(v reflect.Value, name string) (reflect.Value, bool) {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if t.Field(i).Tag.Get("yaml") == name {
+			return v.Field(i), true
+		}
+	}
+	return reflect.Value{}, false
+}
+
+// suggest names a key that differs from name only in case.
+func suggest(v reflect.Value, name string) string {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if tag := t.Field(i).Tag.Get("yaml"); strings.EqualFold(tag, name) {
+			return fmt.Sprintf(" (did you mean %s?)", tag)
+		}
+	}
+	return ""
+}
+
+func typeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int:
+		return "an integer"
+	case reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	}
+	return t.String()
+}
+
+func applyEnv(v reflect.Value, prefix string, getenv func(string) string) error {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		key := prefix + t.Field(i).Tag.Get("yaml")
+		f := v.Field(i)
+		if f.Kind() == reflect.Struct {
+			if err := applyEnv(f, key+".", getenv); err != nil {
+				return err
+			}
+			continue
+		}
+		name := EnvName(key)
+		s := getenv(name)
+		if s == "" {
+			continue
+		}
+		if f.Kind() == reflect.String {
+			f.SetString(s)
+			continue
+		}
+		if err := yaml.Unmarshal([]byte(s), f.Addr().Interface()); err != nil {
+			return &Error{name, key, 0, fmt.Sprintf("expected %s, got %q", typeName(f.Type()), s)}
+		}
+	}
+	return nil
+}
+
+// EnvName is the environment variable that overrides a dotted key.
+func EnvName(key string) string {
+	return "MEMHOST_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// Validate checks ranges and names.
+func (c Config) Validate() error {
+	m := c.Memory
+	bad := func(key, msg string) error { return &Error{"config", key, 0, msg} }
+	switch {
+	case m.NotebookDir == "":
+		return bad("memory.notebookDir", "must not be empty")
+	case m.Database == "":
+		return bad("memory.database", "must not be empty")
+	case m.Chunking.MaxTokens < 16:
+		return bad("memory.chunking.maxTokens", fmt.Sprintf("must be at least 16, got %d", m.Chunking.MaxTokens))
+	case m.Chunking.OverlapTokens < 0 || m.Chunking.OverlapTokens >= m.Chunking.MaxTokens:
+		return bad("memory.chunking.overlapTokens", fmt.Sprintf("must be between 0 and maxTokens-1 (%d), got %d", m.Chunking.MaxTokens-1, m.Chunking.OverlapTokens))
+	case m.Sync.WatchDebounceMs < 0:
+		return bad("memory.sync.watchDebounceMs", "must not be negative")
+	case m.Search.MaxResults < 1:
+		return bad("memory.search.maxResults", fmt.Sprintf("must be at least 1, got %d", m.Search.MaxResults))
+	case m.Search.MinScore < 0 || m.Search.MinScore > 1:
+		return bad("memory.search.minScore", fmt.Sprintf("must be between 0 and 1, got %g", m.Search.MinScore))
+	case m.Search.FusionK < 1:
+		return bad("memory.search.fusionK", fmt.Sprintf("must be at least 1, got %d", m.Search.FusionK))
+	case m.Prompt.ReferenceDir == "":
+		return bad("memory.prompt.referenceDir", "must not be empty")
+	case m.Prompt.DailyWindow < 0:
+		return bad("memory.prompt.dailyWindow", "must not be negative")
+	case m.Prompt.MaxPerFileChars < 1:
+		return bad("memory.prompt.maxPerFileChars", "must be at least 1")
+	case m.Prompt.MaxTotalReferenceChars < 0:
+		return bad("memory.prompt.maxTotalReferenceChars", "must not be negative")
+	}
+	if _, err := c.Location(); err != nil {
+		return bad("timezone", fmt.Sprintf("unknown time zone %q", c.Timezone))
+	}
+	return nil
+}
+
+// Location is the time zone for daily logs.
+func (c Config) Location() (*time.Location, error) {
+	if c.Timezone == "" {
+		return time.Local, nil
+	}
+	return time.LoadLocation(c.Timezone)
+}

@@ -1,0 +1,114 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestMissingFileMeansDefaults(t *testing.T) {
+	cfg, err := Load(filepath.Join(t.TempDir(), "config.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg, Default()) {
+		t.Errorf("Load of a missing file = %+v, want defaults", cfg)
+	}
+}
+
+// TestTemplateShowsEveryDefault: the commented template parses to the
+// defaults, and uncommenting every line of it gives the defaults too, so
+// the file shows every key with its true default.
+func TestTemplateShowsEveryDefault(t *testing.T) {
+	cfg := Default()
+	if err := Parse(strings.NewReader(Template), &cfg, "template"); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg, Default()) {
+		t.Fatalf("commented template changed the config: %+v", cfg)
+	}
+	// Uncomment "# key: value" lines (keep prose comments out).
+	keyLine := regexp.MustCompile(`^# ( *)([a-zA-Z]+:.*)$`)
+	var lines []string
+	for _, l := range strings.Split(Template, "\n") {
+		if m := keyLine.FindStringSubmatch(l); m != nil {
+			lines = append(lines, m[1]+m[2])
+		}
+	}
+	uncommented := strings.Join(lines, "\n")
+	var zero Config
+	if err := Parse(strings.NewReader(uncommented), &zero, "uncommented"); err != nil {
+		t.Fatalf("uncommented template: %v\n%s", err, uncommented)
+	}
+	if !reflect.DeepEqual(zero, Default()) {
+		t.Errorf("uncommented template = %+v\nwant defaults %+v\n%s", zero, Default(), uncommented)
+	}
+}
+
+func TestErrorsNameTheKey(t *testing.T) {
+	tests := []struct {
+		yaml string
+		want string
+	}{
+		{"memory:\n  serch:\n    maxResults: 3\n", "config.yaml line 2: memory.serch: unknown key"},
+		{"memory:\n  search:\n    maxresults: 3\n", "memory.search.maxresults: unknown key (did you mean maxResults?)"},
+		{"memory:\n  search:\n    maxResults: many\n", `config.yaml line 3: memory.search.maxResults: expected an integer, got "many"`},
+		{"memory:\n  search:\n    minScore: 2\n", "memory.search.minScore: must be between 0 and 1, got 2"},
+		{"memory:\n  sync:\n    syncOnStart: sometimes\n", `memory.sync.syncOnStart: expected true or false, got "sometimes"`},
+		{"memory: 5\n", "memory: expected a mapping of keys"},
+		{"timezone: Mars/Olympus\n", `timezone: unknown time zone "Mars/Olympus"`},
+		{"memory:\n  chunking:\n    maxTokens: 100\n    overlapTokens: 100\n", "memory.chunking.overlapTokens: must be between 0 and maxTokens-1 (99), got 100"},
+		{"memory: [unclosed\n", "config.yaml"},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(path, []byte(tt.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path, nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Load(%q) error = %v, want it to contain %q", tt.yaml, err, tt.want)
+		}
+	}
+}
+
+func TestEnvOverrides(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte("memory:\n  search:\n    maxResults: 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{
+		"MEMHOST_MEMORY_SEARCH_MAXRESULTS": "20",
+		"MEMHOST_TIMEZONE":                 "Asia/Tokyo",
+		"MEMHOST_MEMORY_SYNC_SYNCONSEARCH": "false",
+	}
+	cfg, err := Load(path, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Memory.Search.MaxResults != 20 || cfg.Timezone != "Asia/Tokyo" || cfg.Memory.Sync.SyncOnSearch {
+		t.Errorf("env not applied: %+v", cfg)
+	}
+	env = map[string]string{"MEMHOST_MEMORY_SEARCH_MINSCORE": "high"}
+	_, err = Load(path, func(k string) string { return env[k] })
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Source != "MEMHOST_MEMORY_SEARCH_MINSCORE" {
+		t.Errorf("bad env value: err = %v, want one naming the variable", err)
+	}
+}
+
+func TestEmptyFile(t *testing.T) {
+	for _, content := range []string{"", "# only comments\n", "memory:\n"} {
+		cfg := Default()
+		if err := Parse(strings.NewReader(content), &cfg, "c"); err != nil {
+			t.Errorf("Parse(%q): %v", content, err)
+		}
+		if !reflect.DeepEqual(cfg, Default()) {
+			t.Errorf("Parse(%q) changed the defaults", content)
+		}
+	}
+}

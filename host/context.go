@@ -1,0 +1,188 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memhost/memhost/host/notebook"
+)
+
+// ContextResponse is the block an agent puts in its system prompt.
+type ContextResponse struct {
+	Text  string        `json:"text"`
+	Files []ContextFile `json:"files"`
+}
+
+// ContextFile is one page in the block.
+type ContextFile struct {
+	Path      string `json:"path"`
+	Chars     int    `json:"chars"` // characters included
+	Truncated bool   `json:"truncated"`
+	Omitted   bool   `json:"omitted"` // left out: the total limit was reached
+}
+
+// Context assembles every reference page (memory.prompt.maxPerFileChars
+// each, maxTotalReferenceChars in all, truncation marked), then the daily
+// logs of the last dailyWindow days, today first. Pages come in name order,
+// so the block is stable for a stable notebook. A daily log over the
+// per-file limit keeps its end, where the latest entries are.
+func (h *Host) Context(ctx context.Context) (ContextResponse, error) {
+	p := h.cfg.Memory.Prompt
+	var resp ContextResponse
+	var b strings.Builder
+	b.WriteString("# Memory\n\nYour notebook's reference pages and recent daily logs. Search the rest with `memhost recall`.\n")
+
+	refDir := strings.Trim(p.ReferenceDir, "/")
+	refs, err := h.listPages(refDir)
+	if err != nil {
+		return resp, err
+	}
+	b.WriteString("\n## Reference\n")
+	if len(refs) == 0 {
+		b.WriteString("\n(no reference pages yet)\n")
+	}
+	total := 0
+	for _, rel := range refs {
+		data, err := h.notebook.Read(rel)
+		if err != nil {
+			continue // removed since listing
+		}
+		text := strings.ToValidUTF8(string(data), "\uFFFD")
+		cf := ContextFile{Path: rel}
+		room := min(p.MaxPerFileChars, p.MaxTotalReferenceChars-total)
+		if room < utf8.RuneCountInString(text) && room < minUsefulChars {
+			cf.Omitted = true
+			resp.Files = append(resp.Files, cf)
+			continue
+		}
+		text, cf.Truncated = truncateHead(text, room)
+		cf.Chars = utf8.RuneCountInString(text)
+		total += cf.Chars
+		fmt.Fprintf(&b, "\n### %s\n\n%s\n", rel, strings.TrimRight(text, "\n"))
+		if cf.Truncated {
+			fmt.Fprintf(&b, "\n[… truncated: %s is longer than %d characters; read the rest with `memhost get %s`]\n", rel, room, rel)
+		}
+		resp.Files = append(resp.Files, cf)
+	}
+	if omitted := countOmitted(resp.Files); omitted > 0 {
+		fmt.Fprintf(&b, "\n[… %d more reference pages left out: the reference total is limited to %d characters]\n", omitted, p.MaxTotalReferenceChars)
+	}
+
+	if p.DailyWindow > 0 {
+		b.WriteString("\n## Daily log\n")
+		today := h.now().In(h.loc)
+		found := false
+		for i := 0; i < p.DailyWindow; i++ {
+			day := today.AddDate(0, 0, -i).Format(time.DateOnly)
+			rel := "daily/" + day + ".md"
+			data, err := h.notebook.Read(rel)
+			if errors.Is(err, notebook.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return resp, err
+			}
+			found = true
+			text := strings.ToValidUTF8(string(data), "\uFFFD")
+			cf := ContextFile{Path: rel}
+			text, cf.Truncated = truncateTail(text, p.MaxPerFileChars)
+			cf.Chars = utf8.RuneCountInString(text)
+			label := "today"
+			if i == 1 {
+				label = "yesterday"
+			} else if i > 1 {
+				label = fmt.Sprintf("%d days ago", i)
+			}
+			fmt.Fprintf(&b, "\n### %s (%s)\n\n", rel, label)
+			if cf.Truncated {
+				fmt.Fprintf(&b, "[… earlier entries truncated: read them with `memhost get %s`]\n\n", rel)
+			}
+			b.WriteString(strings.TrimRight(text, "\n") + "\n")
+			resp.Files = append(resp.Files, cf)
+		}
+		if !found {
+			b.WriteString("\n(no daily log entries for today or yesterday)\n")
+		}
+	}
+	resp.Text = b.String()
+	if resp.Files == nil {
+		resp.Files = []ContextFile{}
+	}
+	return resp, nil
+}
+
+// minUsefulChars: a page that would be cut shorter than this by the total
+// limit is left out instead of shown as a stub.
+const minUsefulChars = 100
+
+func countOmitted(files []ContextFile) int {
+	n := 0
+	for _, f := range files {
+		if f.Omitted {
+			n++
+		}
+	}
+	return n
+}
+
+// listPages returns the .md pages under a notebook folder, sorted.
+func (h *Host) listPages(dir string) ([]string, error) {
+	root := h.notebook.Abs(dir)
+	var out []string
+	err := fs.WalkDir(os.DirFS(root), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if p != "." && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && strings.EqualFold(path.Ext(p), ".md") {
+			out = append(out, path.Join(dir, p))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// truncateHead keeps the first n characters, cut at a line end when one is
+// near.
+func truncateHead(s string, n int) (string, bool) {
+	r := []rune(s)
+	if len(r) <= n {
+		return s, false
+	}
+	cut := string(r[:n])
+	if i := strings.LastIndexByte(cut, '\n'); i > len(cut)*3/4 {
+		cut = cut[:i+1]
+	}
+	return cut, true
+}
+
+// truncateTail keeps the last n characters, from a line start when one is
+// near.
+func truncateTail(s string, n int) (string, bool) {
+	r := []rune(s)
+	if len(r) <= n {
+		return s, false
+	}
+	cut := string(r[len(r)-n:])
+	if i := strings.IndexByte(cut, '\n'); i >= 0 && i < len(cut)/4 {
+		cut = cut[i+1:]
+	}
+	return cut, true
+}

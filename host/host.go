@@ -1,0 +1,160 @@
+// Package host is memhost's application: notebook operations, sync of the
+// notebook into the index, search, and context assembly.
+//
+// Every command of the CLI is one Host method with a plain request and
+// response struct that marshal to JSON, so that a long-lived server can run
+// the same methods later. A Host holds no global state and every method is
+// safe to call concurrently; several processes may share one home.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/index"
+)
+
+// Sentinel errors callers branch on. Path errors come from package notebook
+// (notebook.ErrNotFound, notebook.ErrOutsideNotebook, notebook.ErrBadPath).
+var (
+	ErrEmptyText = errors.New("text is empty")
+	ErrBadInput  = errors.New("invalid input")
+)
+
+// Options configure Open.
+type Options struct {
+	Home   string        // required: the memhost home folder
+	Config config.Config // from config.Load
+	// Now returns the current time; nil means time.Now. Tests set it.
+	Now func() time.Time
+	// Log receives progress and warnings; nil discards them.
+	Log *slog.Logger
+}
+
+// Host is one open memhost home.
+type Host struct {
+	home     string
+	cfg      config.Config
+	loc      *time.Location
+	now      func() time.Time
+	log      *slog.Logger
+	notebook *notebook.Notebook
+	idx      *index.DB
+	syncMu   sync.Mutex // one sync at a time in this process
+}
+
+// Folders of a home, made by Open.
+var homeDirs = []string{"sessions", "brain", "cache", "models", "plugins"}
+
+// Open opens (creating it when missing) the home in opts.
+func Open(ctx context.Context, opts Options) (*Host, error) {
+	if opts.Home == "" {
+		return nil, fmt.Errorf("%w: no home folder given", ErrBadInput)
+	}
+	cfg := opts.Config
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	loc, err := cfg.Location()
+	if err != nil {
+		return nil, err
+	}
+	h := &Host{home: opts.Home, cfg: cfg, loc: loc, now: opts.Now, log: opts.Log}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	for _, d := range homeDirs {
+		if err := os.MkdirAll(filepath.Join(h.home, d), 0o755); err != nil {
+			return nil, fmt.Errorf("home %s: %w", h.home, err)
+		}
+	}
+	h.notebook, err = notebook.Open(h.path(cfg.Memory.NotebookDir), filepath.Join(h.home, "brain", "notebook.lock"))
+	if err != nil {
+		return nil, err
+	}
+	dbPath := h.path(cfg.Memory.Database)
+	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
+		return nil, err
+	}
+	h.idx, err = openIndex(ctx, dbPath, h.log)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// openIndex opens the index, moving a corrupt database aside: the index is
+// derived, so the next sync rebuilds it from the notebook.
+func openIndex(ctx context.Context, path string, log *slog.Logger) (*index.DB, error) {
+	db, err := index.Open(ctx, path)
+	var se sqlite3.Error
+	if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrNotADB && se.Code != sqlite3.ErrCorrupt) {
+		return db, err
+	}
+	aside := fmt.Sprintf("%s.corrupt-%d", path, time.Now().Unix())
+	log.Warn("index is corrupt; moving it aside and rebuilding", "path", path, "aside", aside)
+	if err := os.Rename(path, aside); err != nil {
+		return nil, fmt.Errorf("index %s is corrupt and cannot be moved aside: %w", path, err)
+	}
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	return index.Open(ctx, path)
+}
+
+// path resolves a config path against the home.
+func (h *Host) path(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(h.home, p)
+}
+
+// Close releases the index.
+func (h *Host) Close() error { return h.idx.Close() }
+
+// Home is the home folder.
+func (h *Host) Home() string { return h.home }
+
+// NotebookDir is the notebook's absolute path.
+func (h *Host) NotebookDir() string { return h.notebook.Root() }
+
+// Config is the configuration in force.
+func (h *Host) Config() config.Config { return h.cfg }
+
+// sourceOf names the result group a notebook path belongs to.
+func sourceOf(rel string) string {
+	if strings.HasPrefix(rel, "daily/") {
+		return SourceDaily
+	}
+	return SourceNotebook
+}
+
+// Result groups.
+const (
+	SourceNotebook = "notebook"
+	SourceDaily    = "daily"
+)
+
+// Sources lists the groups in display order.
+var Sources = []string{SourceNotebook, SourceDaily}
+
+// Lines is a 1-based inclusive line range.
+type Lines struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}

@@ -1,0 +1,471 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/notebook"
+)
+
+// clock is a settable time for tests.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+func openHost(t *testing.T, home string, edit func(*config.Config)) *Host {
+	t.Helper()
+	cfg := config.Default()
+	if edit != nil {
+		edit(&cfg)
+	}
+	h, err := Open(context.Background(), Options{Home: home, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+func newHost(t *testing.T) *Host { return openHost(t, t.TempDir(), nil) }
+
+// writePage writes a page behind memhost's back, as an editor would.
+func writePage(t *testing.T, h *Host, rel, content string) {
+	t.Helper()
+	p := filepath.Join(h.NotebookDir(), rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readPage(t *testing.T, h *Host, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(h.NotebookDir(), rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// found returns the paths recall finds for q, notebook group then daily.
+func found(t *testing.T, h *Host, q string) []string {
+	t.Helper()
+	resp, err := h.Recall(context.Background(), RecallRequest{Query: q})
+	if err != nil {
+		t.Fatalf("Recall(%q): %v", q, err)
+	}
+	var out []string
+	for _, r := range append(resp.Results.Notebook, resp.Results.Daily...) {
+		out = append(out, r.Path)
+	}
+	return out
+}
+
+func TestRoute(t *testing.T) {
+	tests := []struct {
+		text, category, file string
+		want                 Routed
+	}{
+		{"add oat milk to the shopping list", "", "", Routed{Path: "lists/shopping.md"}},
+		{"- [ ] call the dentist", "", "", Routed{Path: "lists/todos.md"}},
+		{"- Sarah Chen: mobile 555-1234", "", "", Routed{Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "mobile 555-1234", Person: true}},
+		{"- The sky is blue", "", "", Routed{Path: "knowledge/facts.md"}},
+		{"todo: renew passport", "", "", Routed{Path: "lists/todos.md"}},
+		{"buy eggs", "", "", Routed{Path: "lists/shopping.md"}},
+		{"add Dune to my reading list", "", "", Routed{Path: "lists/reading.md"}},
+		{"Never ping me before 9am", "", "", Routed{Path: "reference/standing-orders.md"}},
+		{"Always reply in English", "", "", Routed{Path: "reference/standing-orders.md"}},
+		{"Sarah Chen - Phone: 555-1234", "", "", Routed{Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Phone: 555-1234", Person: true}},
+		{"Bob's email is bob@example.com", "", "", Routed{Path: "reference/contacts.md", Section: "Bob", Entry: "Bob's email is bob@example.com", Person: true}},
+		{"call the plumber at +1 (555) 010-9999", "", "", Routed{Path: "reference/contacts.md", Entry: "call the plumber at +1 (555) 010-9999"}},
+		{"User prefers email over phone", "", "", Routed{Path: "reference/preferences.md"}},
+		{"Favorite coffee: flat white", "", "", Routed{Path: "reference/preferences.md"}},
+		{"The frontend uses React 19", "", "", Routed{Path: "knowledge/facts.md"}},
+		{"The frontend uses React 19", "knowledge", "stack", Routed{Path: "knowledge/stack.md"}},
+		{"Milk", "lists", "", Routed{Path: "lists/todos.md"}},
+		{"Milk", "lists", "groceries", Routed{Path: "lists/groceries.md"}},
+		{"Sarah Chen - Phone: 555-1234", "reference", "", Routed{Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Phone: 555-1234", Person: true}},
+		{"some note", "reference", "", Routed{Path: "reference/notes.md"}},
+	}
+	none := func(string) bool { return false }
+	for _, tt := range tests {
+		if got := Route(tt.text, tt.category, tt.file, none); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Route(%q, %q, %q) = %+v, want %+v", tt.text, tt.category, tt.file, got, tt.want)
+		}
+	}
+	// --file finds an existing page in any category.
+	exists := func(rel string) bool { return rel == "reference/family.md" }
+	if got := Route("Mum's birthday is 3 May", "", "family", exists); got.Path != "reference/family.md" {
+		t.Errorf("Route with existing --file = %+v", got)
+	}
+}
+
+func TestRemember(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	steps := []struct {
+		req  RememberRequest
+		want RememberResponse
+	}{
+		{RememberRequest{Text: "Sarah Chen - Phone: 555-1234"}, RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", Lines: Lines{4, 4}, Created: true}},
+		{RememberRequest{Text: "Sarah's birthday is May 3"}, RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", Lines: Lines{5, 5}}},
+		{RememberRequest{Text: "  sarah's BIRTHDAY is   may 3 "}, RememberResponse{Path: "reference/contacts.md", Lines: Lines{5, 5}, Duplicate: true}},
+		{RememberRequest{Text: "The frontend uses React 19"}, RememberResponse{Path: "knowledge/facts.md", Lines: Lines{3, 3}, Created: true}},
+		{RememberRequest{Text: "Deploys happen on Fridays", Section: "## Process"}, RememberResponse{Path: "knowledge/facts.md", Section: "Process", Lines: Lines{6, 6}}},
+		{RememberRequest{Text: "- The frontend uses React 19"}, RememberResponse{Path: "knowledge/facts.md", Lines: Lines{3, 3}, Duplicate: true}},
+	}
+	for _, s := range steps {
+		got, err := h.Remember(ctx, s.req)
+		if err != nil {
+			t.Fatalf("Remember(%+v): %v", s.req, err)
+		}
+		if got != s.want {
+			t.Errorf("Remember(%q) = %+v, want %+v", s.req.Text, got, s.want)
+		}
+	}
+	wantContacts := "# Contacts\n\n## Sarah Chen\n- Phone: 555-1234\n- Sarah's birthday is May 3\n"
+	if got := readPage(t, h, "reference/contacts.md"); got != wantContacts {
+		t.Errorf("contacts.md = %q, want %q", got, wantContacts)
+	}
+	wantFacts := "# Facts\n\n- The frontend uses React 19\n\n## Process\n- Deploys happen on Fridays\n"
+	if got := readPage(t, h, "knowledge/facts.md"); got != wantFacts {
+		t.Errorf("facts.md = %q, want %q", got, wantFacts)
+	}
+	// Indexed before returning: no sync in between.
+	h.cfg.Memory.Sync.SyncOnSearch = false
+	if got := found(t, h, "birthday"); !reflect.DeepEqual(got, []string{"reference/contacts.md"}) {
+		t.Errorf("recall right after remember = %v", got)
+	}
+	for _, bad := range []RememberRequest{{Text: "  \n "}, {Text: "x", Category: "diary"}, {Text: "x", File: "../etc/passwd"}, {Text: "bad \xff utf8"}} {
+		if _, err := h.Remember(ctx, bad); err == nil {
+			t.Errorf("Remember(%+v) succeeded", bad)
+		}
+	}
+}
+
+func TestDailyLog(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 2, 24, 23, 30, 0, 0, time.UTC)}
+	cfg := config.Default()
+	cfg.Timezone = "Asia/Tokyo" // 08:30 on the 25th there
+	h, err := Open(ctx, Options{Home: t.TempDir(), Config: cfg, Now: clk.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	resp, err := h.DailyLog(ctx, DailyLogRequest{Text: "Morning check-in\nCleared 3 items from the todo list."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DailyLogResponse{Path: "daily/2026-02-25.md", Heading: "## 08:30 — Morning check-in", Lines: Lines{3, 5}, Created: true}
+	if resp != want {
+		t.Errorf("DailyLog = %+v, want %+v", resp, want)
+	}
+	clk.set(clk.now().Add(90 * time.Minute))
+	long := strings.Repeat("word ", 40)
+	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: long}); err != nil {
+		t.Fatal(err)
+	}
+	page := readPage(t, h, "daily/2026-02-25.md")
+	wantPage := "# Daily Log — 2026-02-25\n\n## 08:30 — Morning check-in\nMorning check-in\nCleared 3 items from the todo list.\n\n## 10:00 — " +
+		strings.TrimSpace(long[:79]) + "…\n" + strings.TrimSpace(long) + "\n"
+	if page != wantPage {
+		t.Errorf("daily page =\n%q\nwant\n%q", page, wantPage)
+	}
+}
+
+func TestGetWriteRemove(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	w, err := h.Write(ctx, WriteRequest{Path: "projects/alpha", Text: "# Alpha\n\n## Goals\n- ship"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Path != "projects/alpha.md" || !w.Created || w.Lines != (Lines{1, 4}) {
+		t.Errorf("Write = %+v", w)
+	}
+	if _, err := h.Write(ctx, WriteRequest{Path: "projects/alpha.md", Section: "Goals", Text: "- be fast", Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := h.Get(ctx, GetRequest{Path: "projects/alpha.md", StartLine: 3, Lines: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Text != "## Goals\n- be fast\n" || g.Lines != (Lines{3, 4}) || g.TotalLines != 4 {
+		t.Errorf("Get = %+v", g)
+	}
+	if got := found(t, h, "fast"); !reflect.DeepEqual(got, []string{"projects/alpha.md"}) {
+		t.Errorf("recall after write = %v", got)
+	}
+	if got := found(t, h, "ship"); len(got) != 0 {
+		t.Errorf("replaced text still found: %v", got)
+	}
+	if _, err := h.Get(ctx, GetRequest{Path: "projects/alpha.md", StartLine: 9}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("Get past the end: %v", err)
+	}
+	if _, err := h.Remove(ctx, "projects/alpha.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Get(ctx, GetRequest{Path: "projects/alpha.md"}); !errors.Is(err, notebook.ErrNotFound) {
+		t.Errorf("Get after rm: %v", err)
+	}
+	if got := found(t, h, "fast"); len(got) != 0 {
+		t.Errorf("removed page still found: %v", got)
+	}
+	if _, err := h.Write(ctx, WriteRequest{Path: "../escape.md", Text: "x"}); !errors.Is(err, notebook.ErrOutsideNotebook) {
+		t.Errorf("Write outside: %v", err)
+	}
+	if _, err := h.Write(ctx, WriteRequest{Path: "a.md", Text: ""}); !errors.Is(err, ErrEmptyText) {
+		t.Errorf("Write empty: %v", err)
+	}
+}
+
+// TestEditorEditsAreFoundWithoutWatcher: pages changed behind memhost's
+// back are searched as they are now by the next recall.
+func TestEditorEditsAreFoundWithoutWatcher(t *testing.T) {
+	h := newHost(t)
+	writePage(t, h, "knowledge/garden.md", "# Garden\nThe tomatoes need water.\n")
+	if got := found(t, h, "tomatoes"); !reflect.DeepEqual(got, []string{"knowledge/garden.md"}) {
+		t.Fatalf("new page: %v", got)
+	}
+	writePage(t, h, "knowledge/garden.md", "# Garden\nThe cucumbers need water.\n")
+	if got := found(t, h, "tomatoes"); len(got) != 0 {
+		t.Errorf("old text still found: %v", got)
+	}
+	if got := found(t, h, "cucumbers"); !reflect.DeepEqual(got, []string{"knowledge/garden.md"}) {
+		t.Errorf("edited text: %v", got)
+	}
+	os.Remove(filepath.Join(h.NotebookDir(), "knowledge/garden.md"))
+	if got := found(t, h, "cucumbers"); len(got) != 0 {
+		t.Errorf("deleted page still found: %v", got)
+	}
+}
+
+// TestRacyEdit: an edit that keeps the size and the mtime (as a coarse
+// file-system clock can) right after indexing is still seen.
+func TestRacyEdit(t *testing.T) {
+	h := newHost(t)
+	p := filepath.Join(h.NotebookDir(), "a.md")
+	writePage(t, h, "a.md", "alpha\n")
+	fi, _ := os.Stat(p)
+	if got := found(t, h, "alpha"); len(got) != 1 {
+		t.Fatalf("first: %v", got)
+	}
+	writePage(t, h, "a.md", "gamma\n")
+	os.Chtimes(p, fi.ModTime(), fi.ModTime())
+	if got := found(t, h, "gamma"); len(got) != 1 {
+		t.Errorf("same-size same-mtime edit missed: %v", got)
+	}
+}
+
+func TestDeletedDatabaseIsRebuilt(t *testing.T) {
+	home := t.TempDir()
+	h := openHost(t, home, nil)
+	if _, err := h.Remember(context.Background(), RememberRequest{Text: "The wifi password is on the fridge"}); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(filepath.Join(home, "brain", "memory.db"+s))
+	}
+	h = openHost(t, home, nil)
+	if got := found(t, h, "wifi password"); !reflect.DeepEqual(got, []string{"knowledge/facts.md"}) {
+		t.Errorf("after deleting memory.db: %v", got)
+	}
+}
+
+func TestCorruptDatabaseIsMovedAside(t *testing.T) {
+	home := t.TempDir()
+	h := openHost(t, home, nil)
+	writePage(t, h, "a.md", "# A\nzebra crossing\n")
+	h.Close()
+	db := filepath.Join(home, "brain", "memory.db")
+	for _, s := range []string{"-wal", "-shm"} {
+		os.Remove(db + s)
+	}
+	if err := os.WriteFile(db, []byte(strings.Repeat("not a database ", 500)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h = openHost(t, home, nil)
+	if got := found(t, h, "zebra"); !reflect.DeepEqual(got, []string{"a.md"}) {
+		t.Errorf("after corrupting memory.db: %v", got)
+	}
+}
+
+func TestBadPagesAreReportedNotFatal(t *testing.T) {
+	h := newHost(t)
+	writePage(t, h, "bad.md", "# Bad\nvalid words \xff\xfe then more kiwi\n")
+	big := strings.Repeat("## Section\n"+strings.Repeat("filler text for a big page ", 40)+"\n", 10<<20/1100)
+	writePage(t, h, "big.md", big+"## End\nunicorn\n")
+	writePage(t, h, "huge.md", strings.Repeat("x", MaxPageBytes+1))
+	writePage(t, h, ".obsidian/workspace.md", "kiwi")
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("kiwi secret"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(h.NotebookDir(), "link.md"))
+
+	res, err := h.Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems := map[string]string{}
+	for _, p := range res.Problems {
+		problems[p.Path] = p.Problem
+	}
+	for _, p := range []string{"bad.md", "huge.md", "link.md"} {
+		if problems[p] == "" {
+			t.Errorf("no problem reported for %s (got %v)", p, problems)
+		}
+	}
+	if got := found(t, h, "kiwi"); !reflect.DeepEqual(got, []string{"bad.md"}) {
+		t.Errorf("kiwi found in %v, want only bad.md", got)
+	}
+	if got := found(t, h, "unicorn"); !reflect.DeepEqual(got, []string{"big.md"}) {
+		t.Errorf("end of the 10 MB page: %v", got)
+	}
+	if got := readPage(t, h, "bad.md"); !strings.Contains(got, "\xff\xfe") {
+		t.Error("the page with invalid UTF-8 was changed")
+	}
+}
+
+// TestRebuildAnswersLikeIncremental: an index built by many small syncs
+// and one rebuilt from scratch answer every query identically.
+func TestRebuildAnswersLikeIncremental(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	for i := range 30 {
+		text := fmt.Sprintf("Note %d about %s and the %s project", i, []string{"meetings", "coffee", "budget"}[i%3], []string{"alpha", "beta"}[i%2])
+		if _, err := h.Remember(ctx, RememberRequest{Text: text, Section: fmt.Sprintf("Week %d", i%4)}); err != nil {
+			t.Fatal(err)
+		}
+		if i%5 == 0 {
+			if _, err := h.DailyLog(ctx, DailyLogRequest{Text: text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	writePage(t, h, "knowledge/budget.md", "# Budget\n\n## Q1\nThe budget for alpha is tight.\n")
+	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/facts.md", Section: "Week 1", Text: "- replaced week one", Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	queries := []string{"meeting", "coffee alpha", "budget", "week one", "project beta", "note 7"}
+	answers := func() []RecallResults {
+		var out []RecallResults
+		for _, q := range queries {
+			r, err := h.Recall(ctx, RecallRequest{Query: q, MaxResults: 50, MinScore: new(float64)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r.Results)
+		}
+		return out
+	}
+	before := answers()
+	res, err := h.Rebuild(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Indexed == 0 {
+		t.Fatalf("rebuild indexed nothing: %+v", res)
+	}
+	after := answers()
+	if !reflect.DeepEqual(before, after) {
+		t.Errorf("rebuilt index answers differently:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if len(before[0].Notebook) == 0 || len(before[0].Daily) == 0 {
+		t.Errorf("test queries found too little to compare: %+v", before[0])
+	}
+	matches, _ := filepath.Glob(filepath.Join(h.Home(), "brain", "*rebuild*"))
+	if len(matches) > 0 {
+		t.Errorf("rebuild left files behind: %v", matches)
+	}
+}
+
+// TestConcurrentHosts: two Hosts on one home (as two processes) remember,
+// sync and recall at once; every entry lands on the page and in the index.
+func TestConcurrentHosts(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	hosts := []*Host{openHost(t, home, nil), openHost(t, home, nil)}
+	var wg sync.WaitGroup
+	const each = 15
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h := hosts[w%2]
+			for i := range each {
+				if _, err := h.Remember(ctx, RememberRequest{Text: fmt.Sprintf("fact w%dn%d", w, i), File: "shared", Category: "knowledge"}); err != nil {
+					t.Errorf("Remember: %v", err)
+				}
+				if _, err := h.Recall(ctx, RecallRequest{Query: "fact"}); err != nil {
+					t.Errorf("Recall: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for range 10 {
+			if _, err := hosts[1].Sync(ctx); err != nil {
+				t.Errorf("Sync: %v", err)
+			}
+		}
+	}()
+	wg.Wait()
+	page := readPage(t, hosts[0], "knowledge/shared.md")
+	for w := range 4 {
+		for i := range each {
+			entry := fmt.Sprintf("- fact w%dn%d\n", w, i)
+			if !strings.Contains(page, entry) {
+				t.Errorf("lost %q", entry)
+			}
+			q := fmt.Sprintf("w%dn%d", w, i)
+			if got := found(t, hosts[w%2], q); len(got) != 1 {
+				t.Errorf("recall %s = %v", q, got)
+			}
+		}
+	}
+}
+
+func TestWatch(t *testing.T) {
+	h := openHost(t, t.TempDir(), func(c *config.Config) {
+		c.Memory.Sync.WatchDebounceMs = 50
+		c.Memory.Sync.SyncOnSearch = false // prove the watcher did the indexing
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	synced := make(chan SyncResult, 16)
+	done := make(chan error, 1)
+	go func() { done <- h.Watch(ctx, func(r SyncResult) { synced <- r }) }()
+	<-synced // the first sync
+	// A page in a folder made after the watcher started.
+	writePage(t, h, "projects/new/plan.md", "# Plan\nlaunch the rocket\n")
+	deadline := time.After(10 * time.Second)
+	for len(found(t, h, "rocket")) == 0 {
+		select {
+		case r := <-synced:
+			t.Logf("synced %v", r.Paths)
+		case <-deadline:
+			t.Fatal("watcher did not index the new page")
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Watch returned %v", err)
+	}
+}

@@ -1,0 +1,80 @@
+// Package markdown holds the little markdown reading that the chunker and the
+// section editor share: lines, and which lines are ATX headings outside
+// fenced code blocks.
+package markdown
+
+import "strings"
+
+// Lines splits text on \n, dropping a \r before it and the empty string
+// after a final newline.
+func Lines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// HeadingLevels returns, for each line, its ATX heading level (1-6) or 0.
+// Lines inside fenced code blocks are never headings.
+func HeadingLevels(lines []string) []int {
+	levels := make([]int, len(lines))
+	fence := ""
+	for i, l := range lines {
+		if fence != "" {
+			if strings.HasPrefix(strings.TrimLeft(l, " "), fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceMarker(l); f != "" {
+			fence = f
+			continue
+		}
+		levels[i] = headingLevel(l)
+	}
+	return levels
+}
+
+// HeadingText returns a heading line's text without its #s: "## Sarah Chen"
+// gives "Sarah Chen".
+func HeadingText(line string) string {
+	t := strings.TrimSpace(line)
+	t = strings.TrimLeft(t, "#")
+	t = strings.TrimSpace(t)
+	return strings.TrimSpace(strings.TrimRight(t, "#")) // closing #s are optional
+}
+
+func headingLevel(l string) int {
+	t := strings.TrimLeft(l, " ")
+	if len(l)-len(t) > 3 {
+		return 0 // indented code
+	}
+	n := 0
+	for n < len(t) && t[n] == '#' {
+		n++
+	}
+	if n == 0 || n > 6 {
+		return 0
+	}
+	if n < len(t) && t[n] != ' ' && t[n] != '\t' {
+		return 0 // "#hashtag"
+	}
+	return n
+}
+
+func fenceMarker(l string) string {
+	t := strings.TrimLeft(l, " ")
+	if len(l)-len(t) > 3 {
+		return ""
+	}
+	for _, f := range []string{"```", "~~~"} {
+		if strings.HasPrefix(t, f) {
+			return f
+		}
+	}
+	return ""
+}

@@ -1,0 +1,167 @@
+package notebook
+
+import (
+	"strings"
+
+	"github.com/memhost/memhost/host/markdown"
+)
+
+// Edit is the result of a section edit: the new page and the 1-based,
+// inclusive line range the new text occupies in it.
+type Edit struct {
+	Page      string
+	StartLine int
+	EndLine   int
+}
+
+// SectionName normalises a section given by a user: "## Groceries",
+// "Groceries" and " groceries " name the same H2 section.
+func SectionName(s string) string { return markdown.HeadingText(s) }
+
+// findSection returns the line index of the H2 heading named name and the
+// index of the line after the section's last line (the next H1/H2 heading or
+// len(lines)); start is -1 when there is no such section.
+func findSection(lines []string, name string) (start, end int) {
+	levels := markdown.HeadingLevels(lines)
+	start = -1
+	for i, l := range lines {
+		if start < 0 {
+			if levels[i] == 2 && strings.EqualFold(markdown.HeadingText(l), name) {
+				start = i
+			}
+			continue
+		}
+		if levels[i] == 1 || levels[i] == 2 {
+			return start, i
+		}
+	}
+	return start, len(lines)
+}
+
+// Append adds text at the end of the page, or of its H2 section when
+// section is not empty (creating the section at the end of the page when it
+// is missing). A blank line separates the new text from a following heading.
+func Append(page, section, text string) Edit {
+	return edit(page, section, text, false)
+}
+
+// Replace replaces the body of an H2 section with text, keeping its heading;
+// with no section it replaces the whole page. A missing section is created.
+func Replace(page, section, text string) Edit {
+	if section == "" {
+		body := markdown.Lines(strings.TrimRight(text, "\n"))
+		return Edit{Page: join(body), StartLine: 1, EndLine: max(1, len(body))}
+	}
+	return edit(page, section, text, true)
+}
+
+func edit(page, section, text string, replace bool) Edit {
+	lines := markdown.Lines(page)
+	body := markdown.Lines(strings.Trim(text, "\n"))
+	name := SectionName(section)
+	start, end := -1, len(lines)
+	if name != "" {
+		start, end = findSection(lines, name)
+	}
+	if name != "" && start < 0 {
+		// New section at the end of the page.
+		lines = trimBlankTail(lines)
+		if len(lines) > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, "## "+name)
+		at := len(lines)
+		lines = append(lines, body...)
+		return Edit{Page: join(lines), StartLine: at + 1, EndLine: at + len(body)}
+	}
+	var head []string
+	if replace {
+		head = append(head, lines[:start+1]...) // through the heading
+	} else {
+		head = trimBlankTail(append(head, lines[:end]...))
+		if n := len(head); n > 0 && needsBlank(head[n-1], body[0]) {
+			head = append(head, "")
+		}
+	}
+	at := len(head)
+	out := append(head, body...)
+	if tail := trimBlankHead(lines[end:]); len(tail) > 0 {
+		out = append(out, "")
+		out = append(out, tail...)
+	}
+	return Edit{Page: join(out), StartLine: at + 1, EndLine: at + len(body)}
+}
+
+func join(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func trimBlankTail(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
+
+func trimBlankHead(lines []string) []string {
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	return lines
+}
+
+// IsListItem reports whether a line is a markdown list item.
+func IsListItem(l string) bool {
+	t := strings.TrimLeft(l, " \t")
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "+ ") {
+		return true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(t)-1 && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}
+
+// needsBlank says whether a blank line goes between prev and next: a list
+// item follows the last one directly, and text follows its section heading
+// directly; anything else (a heading, text after the page title) gets a
+// blank line.
+func needsBlank(prev, next string) bool {
+	if markdown.HeadingLevels([]string{next})[0] > 0 {
+		return true
+	}
+	if l := markdown.HeadingLevels([]string{prev})[0]; l > 1 {
+		return false
+	}
+	return !(IsListItem(prev) && IsListItem(next))
+}
+
+// PersonSection returns the H2 section of page that name refers to: the
+// section named name, or else the one section whose first word is name
+// ("Sarah" finds "## Sarah Chen"). It returns name when none or several
+// match.
+func PersonSection(page, name string) string {
+	lines := markdown.Lines(page)
+	levels := markdown.HeadingLevels(lines)
+	var found []string
+	for i, l := range lines {
+		if levels[i] != 2 {
+			continue
+		}
+		h := markdown.HeadingText(l)
+		if strings.EqualFold(h, name) {
+			return h
+		}
+		if f := strings.Fields(h); len(f) > 1 && strings.EqualFold(f[0], name) {
+			found = append(found, h)
+		}
+	}
+	if len(found) == 1 {
+		return found[0]
+	}
+	return name
+}

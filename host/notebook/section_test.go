@@ -1,0 +1,119 @@
+package notebook
+
+import "testing"
+
+const shopping = `# Shopping List
+
+## Groceries
+- Milk (oat)
+- Eggs (dozen)
+
+## Hardware Store
+- WD-40
+`
+
+func TestAppend(t *testing.T) {
+	tests := []struct {
+		name, page, section, text string
+		want                      string
+		start, end                int
+	}{
+		{
+			name: "list item into existing section", page: shopping, section: "Groceries", text: "- Salmon",
+			want:  "# Shopping List\n\n## Groceries\n- Milk (oat)\n- Eggs (dozen)\n- Salmon\n\n## Hardware Store\n- WD-40\n",
+			start: 6, end: 6,
+		},
+		{
+			name: "section named with #s and other case", page: shopping, section: "## hardware store", text: "- Light bulbs",
+			want:  "# Shopping List\n\n## Groceries\n- Milk (oat)\n- Eggs (dozen)\n\n## Hardware Store\n- WD-40\n- Light bulbs\n",
+			start: 9, end: 9,
+		},
+		{
+			name: "missing section is created at the end", page: shopping, section: "Pharmacy", text: "- Aspirin",
+			want:  shopping + "\n## Pharmacy\n- Aspirin\n",
+			start: 11, end: 11,
+		},
+		{
+			name: "paragraph after a list gets a blank line", page: "# T\n- a\n", text: "Some prose.",
+			want: "# T\n- a\n\nSome prose.\n", start: 4, end: 4,
+		},
+		{
+			name: "empty page", page: "", text: "hello",
+			want: "hello\n", start: 1, end: 1,
+		},
+		{
+			name: "page without final newline", page: "# T\n- a", text: "- b",
+			want: "# T\n- a\n- b\n", start: 3, end: 3,
+		},
+		{
+			name: "heading inside a code fence is not a section", page: "# T\n```\n## Groceries\n```\n", section: "Groceries", text: "- x",
+			want: "# T\n```\n## Groceries\n```\n\n## Groceries\n- x\n", start: 7, end: 7,
+		},
+		{
+			name: "multi-line text", page: "# Log\n", text: "## 09:15 — Check-in\nAll good.",
+			want: "# Log\n\n## 09:15 — Check-in\nAll good.\n", start: 3, end: 4,
+		},
+		{
+			name: "H3 inside section stays in it", page: "## A\ntext\n### sub\nmore\n## B\n", section: "A", text: "added",
+			want: "## A\ntext\n### sub\nmore\n\nadded\n\n## B\n", start: 6, end: 6,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Append(tt.page, tt.section, tt.text)
+			if got.Page != tt.want || got.StartLine != tt.start || got.EndLine != tt.end {
+				t.Errorf("Append = %q lines %d-%d\nwant      %q lines %d-%d", got.Page, got.StartLine, got.EndLine, tt.want, tt.start, tt.end)
+			}
+		})
+	}
+}
+
+func TestReplace(t *testing.T) {
+	tests := []struct {
+		name, page, section, text string
+		want                      string
+		start, end                int
+	}{
+		{
+			name: "replace a middle section", page: shopping, section: "Groceries", text: "- Bread\n- Butter",
+			want:  "# Shopping List\n\n## Groceries\n- Bread\n- Butter\n\n## Hardware Store\n- WD-40\n",
+			start: 4, end: 5,
+		},
+		{
+			name: "replace the last section", page: shopping, section: "Hardware Store", text: "- Nails",
+			want:  "# Shopping List\n\n## Groceries\n- Milk (oat)\n- Eggs (dozen)\n\n## Hardware Store\n- Nails\n",
+			start: 8, end: 8,
+		},
+		{
+			name: "replace a missing section creates it", page: "# T\n", section: "New", text: "body",
+			want: "# T\n\n## New\nbody\n", start: 4, end: 4,
+		},
+		{
+			name: "replace the whole page", page: shopping, text: "# Fresh\n",
+			want: "# Fresh\n", start: 1, end: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Replace(tt.page, tt.section, tt.text)
+			if got.Page != tt.want || got.StartLine != tt.start || got.EndLine != tt.end {
+				t.Errorf("Replace = %q lines %d-%d\nwant       %q lines %d-%d", got.Page, got.StartLine, got.EndLine, tt.want, tt.start, tt.end)
+			}
+		})
+	}
+}
+
+func TestPersonSection(t *testing.T) {
+	page := "# Contacts\n\n## Sarah Chen\n- Phone: 1\n\n## Bob Smith\n\n## Bob Jones\n"
+	tests := []struct{ name, want string }{
+		{"Sarah", "Sarah Chen"},
+		{"sarah chen", "Sarah Chen"},
+		{"Bob", "Bob"}, // two Bobs: do not guess
+		{"Ann", "Ann"},
+	}
+	for _, tt := range tests {
+		if got := PersonSection(page, tt.name); got != tt.want {
+			t.Errorf("PersonSection(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

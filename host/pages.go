@@ -1,0 +1,133 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/memhost/memhost/host/markdown"
+	"github.com/memhost/memhost/host/notebook"
+)
+
+// GetRequest reads a page or a range of its lines (memory_get).
+type GetRequest struct {
+	Path      string `json:"path"`
+	StartLine int    `json:"startLine,omitempty"` // 1-based; 0 means 1
+	Lines     int    `json:"lines,omitempty"`     // 0 means to the end
+}
+
+// GetResponse is the text read.
+type GetResponse struct {
+	Path       string `json:"path"`
+	Text       string `json:"text"`
+	Lines      Lines  `json:"lines"`
+	TotalLines int    `json:"totalLines"`
+}
+
+// Get reads a page.
+func (h *Host) Get(ctx context.Context, req GetRequest) (GetResponse, error) {
+	rel, err := h.notebook.Clean(req.Path)
+	if err != nil {
+		return GetResponse{}, err
+	}
+	if req.StartLine < 0 || req.Lines < 0 {
+		return GetResponse{}, fmt.Errorf("%w: line numbers must be positive", ErrBadInput)
+	}
+	data, err := h.notebook.Read(rel)
+	if err != nil {
+		return GetResponse{}, err
+	}
+	lines := markdown.Lines(string(data))
+	start := max(req.StartLine, 1)
+	if start > len(lines) && !(start == 1 && len(lines) == 0) {
+		return GetResponse{}, fmt.Errorf("%w: start line %d is past the end of %s (%d lines)", ErrBadInput, start, rel, len(lines))
+	}
+	end := len(lines)
+	if req.Lines > 0 {
+		end = min(end, start-1+req.Lines)
+	}
+	text := ""
+	if end >= start {
+		text = strings.Join(lines[start-1:end], "\n") + "\n"
+	}
+	return GetResponse{Path: rel, Text: text, Lines: Lines{start, end}, TotalLines: len(lines)}, nil
+}
+
+// WriteRequest appends to a page or an H2 section, or replaces the section
+// (the whole page when no section is given) (notebook_write).
+type WriteRequest struct {
+	Path    string `json:"path"`
+	Text    string `json:"text"`
+	Section string `json:"section,omitempty"`
+	Replace bool   `json:"replace,omitempty"`
+}
+
+// WriteResponse says where text was written.
+type WriteResponse struct {
+	Path    string `json:"path"`
+	Section string `json:"section,omitempty"`
+	Lines   Lines  `json:"lines"`
+	Created bool   `json:"created"` // the page did not exist before
+}
+
+// Write writes to a page, creating it and its folders when missing, and
+// indexes it before returning.
+func (h *Host) Write(ctx context.Context, req WriteRequest) (WriteResponse, error) {
+	text, err := cleanText(req.Text)
+	if err != nil {
+		return WriteResponse{}, err
+	}
+	rel, err := h.notebook.Clean(req.Path)
+	if err != nil {
+		return WriteResponse{}, err
+	}
+	resp := WriteResponse{Path: rel, Section: notebook.SectionName(req.Section)}
+	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+		resp.Created = !exists
+		var e notebook.Edit
+		if req.Replace {
+			e = notebook.Replace(string(old), req.Section, text)
+		} else {
+			e = notebook.Append(string(old), req.Section, text)
+		}
+		resp.Lines = Lines{e.StartLine, e.EndLine}
+		return []byte(e.Page), nil
+	})
+	if err != nil {
+		return WriteResponse{}, err
+	}
+	return resp, h.syncPaths(ctx, rel)
+}
+
+// RemoveResponse names the page removed.
+type RemoveResponse struct {
+	Path string `json:"path"`
+}
+
+// Remove deletes a page and drops it from the index.
+func (h *Host) Remove(ctx context.Context, path string) (RemoveResponse, error) {
+	rel, err := h.notebook.Clean(path)
+	if err != nil {
+		return RemoveResponse{}, err
+	}
+	if err := h.notebook.Remove(ctx, rel); err != nil {
+		return RemoveResponse{}, err
+	}
+	return RemoveResponse{Path: rel}, h.syncPaths(ctx, rel)
+}
+
+// cleanText refuses empty text and normalises line endings.
+func cleanText(s string) (string, error) {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	if strings.TrimSpace(s) == "" {
+		return "", ErrEmptyText
+	}
+	if !utf8.ValidString(s) {
+		return "", fmt.Errorf("%w: text is not valid UTF-8", ErrBadInput)
+	}
+	if strings.ContainsRune(s, 0) {
+		return "", fmt.Errorf("%w: text contains a NUL byte", ErrBadInput)
+	}
+	return strings.TrimLeft(strings.TrimRight(s, " \t\n"), "\n"), nil
+}

@@ -1,0 +1,362 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memhost/memhost/host/chunk"
+	"github.com/memhost/memhost/index"
+)
+
+// MaxPageBytes is the largest page that is indexed; larger pages are
+// reported and left out of the index (the page itself is untouched).
+const MaxPageBytes = 16 << 20
+
+// racyWindow: a page modified this close to (or after) the moment it was
+// indexed may have changed again within the file system's timestamp
+// granularity without changing size or mtime, so its content is hashed
+// again instead of trusting the stat (git's "racy clean" problem).
+const racyWindow = 2 * time.Second
+
+// batchFiles bounds the files written in one index transaction, so that a
+// long sync never holds the write lock for long.
+const batchFiles = 200
+
+// SyncResult reports what a sync did.
+type SyncResult struct {
+	Scanned    int       `json:"scanned"`
+	Indexed    int       `json:"indexed"`
+	Unchanged  int       `json:"unchanged"`
+	Removed    int       `json:"removed"`
+	Chunks     int       `json:"chunks"` // chunks written
+	Paths      []string  `json:"paths"`  // pages indexed or removed
+	Problems   []Problem `json:"problems"`
+	DurationMs float64   `json:"durationMs"`
+}
+
+// Problem is a page that could not be indexed as it is, and why.
+type Problem struct {
+	Path    string `json:"path"`
+	Problem string `json:"problem"`
+}
+
+// diskFile is a page found on disk.
+type diskFile struct {
+	rel   string
+	abs   string
+	size  int64
+	mtime time.Time
+}
+
+// Sync brings the index in step with the notebook: new and edited pages are
+// indexed, deleted ones removed. Unchanged pages cost one stat each.
+func (h *Host) Sync(ctx context.Context) (SyncResult, error) {
+	h.syncMu.Lock()
+	defer h.syncMu.Unlock()
+	return h.syncInto(ctx, h.idx, nil)
+}
+
+// syncPaths syncs only the given pages; used after memhost's own writes.
+func (h *Host) syncPaths(ctx context.Context, rels ...string) error {
+	h.syncMu.Lock()
+	defer h.syncMu.Unlock()
+	_, err := h.syncInto(ctx, h.idx, rels)
+	return err
+}
+
+// syncInto syncs db with the whole notebook (only == nil) or with the pages
+// in only.
+func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncResult, error) {
+	start := time.Now()
+	var res SyncResult
+	stamps, err := db.Stamps(ctx)
+	if err != nil {
+		return res, err
+	}
+	var disk []diskFile
+	if only == nil {
+		disk, res.Problems, err = h.scan()
+		if err != nil {
+			return res, err
+		}
+	} else {
+		for _, rel := range only {
+			fi, err := os.Stat(h.notebook.Abs(rel))
+			if err == nil && fi.Mode().IsRegular() {
+				disk = append(disk, diskFile{rel: rel, abs: h.notebook.Abs(rel), size: fi.Size(), mtime: fi.ModTime()})
+			}
+		}
+	}
+	res.Scanned = len(disk)
+
+	var batch index.Batch
+	onDisk := make(map[string]bool, len(disk))
+	var todo []diskFile
+	for _, f := range disk {
+		onDisk[f.rel] = true
+		if st, ok := stamps[f.rel]; ok && !h.mayHaveChanged(f, st) {
+			res.Unchanged++
+			continue
+		}
+		todo = append(todo, f)
+	}
+	scope := only
+	if only == nil {
+		scope = keys(stamps)
+	}
+	for _, rel := range scope {
+		if _, indexed := stamps[rel]; indexed && !onDisk[rel] {
+			batch.Removes = append(batch.Removes, rel)
+			res.Paths = append(res.Paths, rel)
+			res.Removed++
+		}
+	}
+
+	flush := func() error {
+		err := db.Apply(ctx, batch)
+		batch = index.Batch{}
+		return err
+	}
+	for r := range h.examine(ctx, todo, stamps) {
+		if r.err != nil {
+			return res, r.err
+		}
+		if r.problem != "" {
+			res.Problems = append(res.Problems, Problem{r.file.rel, r.problem})
+		}
+		switch {
+		case r.skip:
+			if _, indexed := stamps[r.file.rel]; indexed {
+				batch.Removes = append(batch.Removes, r.file.rel)
+				res.Removed++
+			}
+		case r.update == nil:
+			batch.Touches = append(batch.Touches, r.touch)
+			res.Unchanged++
+		default:
+			batch.Upserts = append(batch.Upserts, *r.update)
+			res.Indexed++
+			res.Chunks += len(r.update.Chunks)
+			res.Paths = append(res.Paths, r.file.rel)
+		}
+		if len(batch.Upserts)+len(batch.Touches)+len(batch.Removes) >= batchFiles {
+			if err := flush(); err != nil {
+				return res, err
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	if only == nil || !batch.Empty() {
+		batch.Meta = map[string]string{"last_sync": h.now().UTC().Format(time.RFC3339)}
+	}
+	if err := flush(); err != nil {
+		return res, err
+	}
+	res.DurationMs = ms(time.Since(start))
+	return res, nil
+}
+
+func (h *Host) mayHaveChanged(f diskFile, st index.File) bool {
+	return st.Size != f.size || !st.Mtime.Equal(f.mtime) || !f.mtime.Before(st.IndexedAt.Add(-racyWindow))
+}
+
+type examined struct {
+	file    diskFile
+	update  *index.Update // nil: content unchanged
+	touch   index.File
+	skip    bool // not indexable (too large, unreadable)
+	problem string
+	err     error
+}
+
+// examine reads, hashes and chunks pages on all cores; results come out in
+// no particular order. The channel is closed when all are done or ctx ends.
+func (h *Host) examine(ctx context.Context, files []diskFile, stamps map[string]index.File) <-chan examined {
+	out := make(chan examined)
+	in := make(chan diskFile)
+	workers := min(runtime.GOMAXPROCS(0), 4, max(1, len(files)))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for f := range in {
+				select {
+				case out <- h.examineOne(f, stamps[f.rel]):
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(in)
+		for _, f := range files {
+			select {
+			case in <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out
+}
+
+func (h *Host) examineOne(f diskFile, st index.File) examined {
+	r := examined{file: f}
+	if f.size > MaxPageBytes {
+		r.skip = true
+		r.problem = fmt.Sprintf("page is %d MB, larger than the %d MB that are indexed; not indexed", f.size>>20, MaxPageBytes>>20)
+		return r
+	}
+	data, err := os.ReadFile(f.abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			r.skip = true // deleted since the scan
+			return r
+		}
+		r.skip = true
+		r.problem = "cannot read: " + err.Error()
+		return r
+	}
+	if len(data) > MaxPageBytes {
+		r.skip = true
+		r.problem = fmt.Sprintf("page is larger than the %d MB that are indexed; not indexed", MaxPageBytes>>20)
+		return r
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	file := index.File{Path: f.rel, Source: sourceOf(f.rel), Hash: hash, Mtime: f.mtime, Size: int64(len(data)), IndexedAt: h.now()}
+	if hash == st.Hash {
+		r.touch = file
+		return r
+	}
+	text := string(data)
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+		r.problem = "invalid UTF-8: indexed with the bad bytes replaced by U+FFFD (the page is unchanged)"
+	}
+	pieces := chunk.Split(text, chunk.Options{MaxTokens: h.cfg.Memory.Chunking.MaxTokens, OverlapTokens: h.cfg.Memory.Chunking.OverlapTokens})
+	u := &index.Update{File: file, Chunks: make([]index.Chunk, len(pieces))}
+	for i, p := range pieces {
+		s := sha256.Sum256([]byte(p.Text))
+		u.Chunks[i] = index.Chunk{Heading: p.Heading, StartLine: p.StartLine, EndLine: p.EndLine, Text: p.Text, Hash: hex.EncodeToString(s[:])}
+	}
+	r.update = u
+	return r
+}
+
+// scan lists the notebook's pages: *.md files, skipping hidden files and
+// folders (.git, .obsidian, memhost's temporary files). A symlink is
+// followed only when it leads to a file inside the notebook.
+func (h *Host) scan() ([]diskFile, []Problem, error) {
+	root := h.notebook.Root()
+	var files []diskFile
+	var problems []Problem
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			problems = append(problems, Problem{rel(root, p), "cannot read: " + err.Error()})
+			return nil
+		}
+		name := d.Name()
+		if p != root && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !strings.EqualFold(filepath.Ext(name), ".md") {
+			return nil
+		}
+		var fi fs.FileInfo
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil || !strings.HasPrefix(target, root+string(filepath.Separator)) {
+				problems = append(problems, Problem{rel(root, p), "symlink leads outside the notebook; not indexed"})
+				return nil
+			}
+			fi, err = os.Stat(target)
+			if err != nil || !fi.Mode().IsRegular() {
+				return nil
+			}
+		} else if d.Type().IsRegular() {
+			fi, err = d.Info()
+			if err != nil {
+				return nil // removed while we walked
+			}
+		} else {
+			return nil
+		}
+		files = append(files, diskFile{rel: rel(root, p), abs: p, size: fi.Size(), mtime: fi.ModTime()})
+		return nil
+	})
+	return files, problems, err
+}
+
+func rel(root, p string) string {
+	r, err := filepath.Rel(root, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(r)
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Rebuild builds a new index from the notebook beside the old one and swaps
+// it in; if anything fails the old index stays as it was.
+func (h *Host) Rebuild(ctx context.Context) (SyncResult, error) {
+	h.syncMu.Lock()
+	defer h.syncMu.Unlock()
+	tmp := fmt.Sprintf("%s.rebuild-%d", h.idx.Path(), os.Getpid())
+	cleanup := func() {
+		for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+			os.Remove(tmp + s)
+		}
+	}
+	cleanup()
+	defer cleanup()
+	fresh, err := index.Open(ctx, tmp)
+	if err != nil {
+		return SyncResult{}, fmt.Errorf("rebuild: %w", err)
+	}
+	res, err := h.syncInto(ctx, fresh, nil)
+	if cerr := fresh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return res, fmt.Errorf("rebuild (the old index is untouched): %w", err)
+	}
+	if err := h.idx.CopyFrom(ctx, tmp); err != nil {
+		return res, fmt.Errorf("rebuild: swapping in the new index (the old one is untouched): %w", err)
+	}
+	return res, nil
+}

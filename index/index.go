@@ -1,0 +1,474 @@
+// Package index is the only package that speaks SQL. It owns brain/memory.db:
+// the schema, file and chunk upserts, the FTS5 table and BM25 queries.
+//
+// The index is derived from the notebook and can be deleted at any time;
+// a schema change therefore drops and recreates the tables instead of
+// migrating them. Every method is safe for concurrent use, and several
+// processes may use one database at once: it runs in WAL mode with a busy
+// timeout, and write transactions start IMMEDIATE so that they wait for the
+// lock instead of failing with "database is locked".
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// schemaVersion changes whenever the tables change; an index with another
+// version is rebuilt from the notebook.
+const schemaVersion = "1"
+
+// ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.
+var ErrNoFTS5 = errors.New("this build of SQLite has no FTS5: build with -tags sqlite_fts5 (make build)")
+
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS meta (
+		key TEXT PRIMARY KEY,
+		value TEXT NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS files (
+		path TEXT PRIMARY KEY,
+		source TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		mtime TEXT NOT NULL,
+		size INTEGER NOT NULL,
+		indexed_at TEXT NOT NULL
+	)`,
+	`CREATE TABLE IF NOT EXISTS chunks (
+		id INTEGER PRIMARY KEY AUTOINCREMENT,
+		file_path TEXT NOT NULL,
+		source TEXT NOT NULL,
+		heading TEXT,
+		start_line INTEGER NOT NULL,
+		end_line INTEGER NOT NULL,
+		text TEXT NOT NULL,
+		hash TEXT NOT NULL,
+		created_at TEXT NOT NULL DEFAULT (datetime('now'))
+	)`,
+	`CREATE INDEX IF NOT EXISTS idx_chunks_file ON chunks(file_path)`,
+	`CREATE INDEX IF NOT EXISTS idx_chunks_hash ON chunks(hash)`,
+	// text and heading hold the segmented form (see segment.go); the raw
+	// text lives in chunks. rowid is the chunk id.
+	`CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+		text,
+		heading,
+		file_path UNINDEXED,
+		source UNINDEXED,
+		tokenize = 'porter unicode61 remove_diacritics 2'
+	)`,
+}
+
+var tables = []string{"chunks_fts", "chunks", "files", "meta"}
+
+// DB is an open index database.
+type DB struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens or creates the index at path (its folder must exist) and makes
+// sure its schema is current.
+func Open(ctx context.Context, path string) (*DB, error) {
+	dsn := "file:" + path + "?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_foreign_keys=1"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: %w", path, err)
+	}
+	d := &DB{db: db, path: path}
+	if err := d.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("index %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// Path is the database file.
+func (d *DB) Path() string { return d.path }
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+func (d *DB) migrate(ctx context.Context) error {
+	return d.write(ctx, func(tx *sql.Tx) error {
+		var version string
+		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&version)
+		switch {
+		case err == nil && version == schemaVersion:
+			return nil
+		case err == nil, errors.Is(err, sql.ErrNoRows):
+			// Another version, or a half-made database: start afresh.
+			for _, t := range tables {
+				if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+					return err
+				}
+			}
+		case strings.Contains(err.Error(), "no such table"):
+		default:
+			return err
+		}
+		for _, stmt := range schema {
+			if _, err := tx.ExecContext(ctx, stmt); err != nil {
+				if strings.Contains(err.Error(), "no such module: fts5") {
+					return ErrNoFTS5
+				}
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)`, schemaVersion)
+		return err
+	})
+}
+
+// write runs fn in an IMMEDIATE transaction, retrying when another process
+// holds the lock past the busy timeout.
+func (d *DB) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		err := d.tryWrite(ctx, fn)
+		if err == nil || !isBusy(err) || attempt == 5 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(50*(attempt+1)) * time.Millisecond):
+		}
+	}
+}
+
+func (d *DB) tryWrite(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		return se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked
+	}
+	return false
+}
+
+// File is one indexed page.
+type File struct {
+	Path      string // relative to the notebook, with forward slashes
+	Source    string // "notebook" or "daily"
+	Hash      string // SHA-256 of the content, hex
+	Mtime     time.Time
+	Size      int64
+	IndexedAt time.Time
+	Chunks    int // filled in by Files
+}
+
+// Chunk is one piece of a page.
+type Chunk struct {
+	Heading   string
+	StartLine int // 1-based
+	EndLine   int // inclusive
+	Text      string
+	Hash      string // SHA-256 of Text, hex
+}
+
+// Update replaces everything the index holds for one file.
+type Update struct {
+	File   File
+	Chunks []Chunk
+}
+
+// Batch is a set of changes applied in one transaction.
+type Batch struct {
+	Upserts []Update
+	Touches []File            // unchanged content, new mtime or indexed_at
+	Removes []string          // paths
+	Meta    map[string]string // meta keys to set
+}
+
+// Empty reports whether the batch changes nothing.
+func (b Batch) Empty() bool { return len(b.Upserts)+len(b.Touches)+len(b.Removes)+len(b.Meta) == 0 }
+
+const timeFormat = time.RFC3339Nano
+
+// Apply applies b in one transaction.
+func (d *DB) Apply(ctx context.Context, b Batch) error {
+	if b.Empty() {
+		return nil
+	}
+	return d.write(ctx, func(tx *sql.Tx) error {
+		for k, v := range b.Meta {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, k, v); err != nil {
+				return err
+			}
+		}
+		for _, p := range b.Removes {
+			if err := removeFile(ctx, tx, p); err != nil {
+				return err
+			}
+		}
+		for _, f := range b.Touches {
+			if _, err := tx.ExecContext(ctx, `UPDATE files SET mtime = ?, size = ?, indexed_at = ? WHERE path = ?`,
+				f.Mtime.UTC().Format(timeFormat), f.Size, f.IndexedAt.UTC().Format(timeFormat), f.Path); err != nil {
+				return err
+			}
+		}
+		if len(b.Upserts) == 0 {
+			return nil
+		}
+		insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks(file_path, source, heading, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insChunk.Close()
+		insFTS, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts(rowid, text, heading, file_path, source) VALUES (?, ?, ?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer insFTS.Close()
+		for _, u := range b.Upserts {
+			f := u.File
+			if err := removeFile(ctx, tx, f.Path); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO files(path, source, hash, mtime, size, indexed_at) VALUES (?, ?, ?, ?, ?, ?)`,
+				f.Path, f.Source, f.Hash, f.Mtime.UTC().Format(timeFormat), f.Size, f.IndexedAt.UTC().Format(timeFormat)); err != nil {
+				return err
+			}
+			for _, c := range u.Chunks {
+				res, err := insChunk.ExecContext(ctx, f.Path, f.Source, c.Heading, c.StartLine, c.EndLine, c.Text, c.Hash)
+				if err != nil {
+					return err
+				}
+				id, err := res.LastInsertId()
+				if err != nil {
+					return err
+				}
+				if _, err := insFTS.ExecContext(ctx, id, segment(c.Text), segment(c.Heading), f.Path, f.Source); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_path = ?)`, path); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE file_path = ?`, path); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `DELETE FROM files WHERE path = ?`, path)
+	return err
+}
+
+// Files returns every indexed file by path, with its chunk count.
+func (d *DB) Files(ctx context.Context) (map[string]File, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT f.path, f.source, f.hash, f.mtime, f.size, f.indexed_at,
+		(SELECT count(*) FROM chunks c WHERE c.file_path = f.path) FROM files f`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]File{}
+	for rows.Next() {
+		var f File
+		var mtime, indexed string
+		if err := rows.Scan(&f.Path, &f.Source, &f.Hash, &mtime, &f.Size, &indexed, &f.Chunks); err != nil {
+			return nil, err
+		}
+		f.Mtime, _ = time.Parse(timeFormat, mtime)
+		f.IndexedAt, _ = time.Parse(timeFormat, indexed)
+		out[f.Path] = f
+	}
+	return out, rows.Err()
+}
+
+// Stamps returns path → (hash, size, mtime, indexed_at) for every file: the
+// cheap subset of Files that a no-change sync needs.
+func (d *DB) Stamps(ctx context.Context) (map[string]File, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT path, hash, size, mtime, indexed_at FROM files`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]File{}
+	for rows.Next() {
+		var f File
+		var mtime, indexed string
+		if err := rows.Scan(&f.Path, &f.Hash, &f.Size, &mtime, &indexed); err != nil {
+			return nil, err
+		}
+		f.Mtime, _ = time.Parse(timeFormat, mtime)
+		f.IndexedAt, _ = time.Parse(timeFormat, indexed)
+		out[f.Path] = f
+	}
+	return out, rows.Err()
+}
+
+// SetMeta records a key in meta.
+func (d *DB) SetMeta(ctx context.Context, key, value string) error {
+	return d.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, key, value)
+		return err
+	})
+}
+
+// Meta returns a key of meta, or "" when it is not set.
+func (d *DB) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := d.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+// Stats summarises the index.
+type Stats struct {
+	Files     int
+	Chunks    int
+	SizeBytes int64 // database file plus its WAL
+}
+
+// Stats counts files and chunks and measures the database on disk.
+func (d *DB) Stats(ctx context.Context) (Stats, error) {
+	var s Stats
+	if err := d.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks)`).Scan(&s.Files, &s.Chunks); err != nil {
+		return s, err
+	}
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(d.path + suffix); err == nil {
+			s.SizeBytes += fi.Size()
+		}
+	}
+	return s, nil
+}
+
+// Hit is one chunk found by a search.
+type Hit struct {
+	ChunkID   int64
+	Path      string
+	Source    string
+	Heading   string
+	StartLine int
+	EndLine   int
+	Text      string
+	// BM25 is FTS5's bm25() for the chunk: negative, lower is better.
+	BM25 float64
+}
+
+// Query is a keyword search.
+type Query struct {
+	Text    string   // free text, as the user typed it
+	Sources []string // empty means all
+	Limit   int
+}
+
+// ErrNoTerms means a query held no searchable word.
+var ErrNoTerms = errors.New("query has no searchable words")
+
+// Search runs a BM25 search and returns hits best first. Ties are broken by
+// path and line, so equal indexes answer identically however they were built.
+func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
+	expr := matchExpr(q.Text)
+	if expr == "" {
+		return nil, ErrNoTerms
+	}
+	var (
+		where = "chunks_fts MATCH ?"
+		args  = []any{expr}
+	)
+	if len(q.Sources) > 0 {
+		where += " AND chunks_fts.source IN (?" + strings.Repeat(", ?", len(q.Sources)-1) + ")"
+		for _, s := range q.Sources {
+			args = append(args, s)
+		}
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	args = append(args, limit)
+	rows, err := d.db.QueryContext(ctx, `
+		WITH m AS (
+			SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.5) AS score
+			FROM chunks_fts WHERE `+where+`
+			ORDER BY score LIMIT ?)
+		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, m.score
+		FROM m JOIN chunks c ON c.id = m.id
+		ORDER BY m.score, c.file_path, c.start_line`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", q.Text, err)
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.BM25); err != nil {
+			return nil, err
+		}
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// CopyFrom replaces this database's content with the content of the
+// database at src, through SQLite's online backup API: other connections,
+// in this process or another, see either the old index or the new one,
+// never a mix, and a failure leaves the old one as it was.
+func (d *DB) CopyFrom(ctx context.Context, src string) error {
+	srcDB, err := sql.Open("sqlite3", "file:"+src+"?mode=ro")
+	if err != nil {
+		return err
+	}
+	defer srcDB.Close()
+	srcConn, err := srcDB.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer srcConn.Close()
+	dstConn, err := d.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer dstConn.Close()
+	return dstConn.Raw(func(dst any) error {
+		return srcConn.Raw(func(s any) error {
+			bk, err := dst.(*sqlite3.SQLiteConn).Backup("main", s.(*sqlite3.SQLiteConn), "main")
+			if err != nil {
+				return err
+			}
+			for {
+				done, err := bk.Step(-1)
+				if err != nil {
+					bk.Finish()
+					return fmt.Errorf("copy %s: %w", filepath.Base(src), err)
+				}
+				if done {
+					return bk.Finish()
+				}
+				// Busy: another connection is writing; wait and go on.
+				select {
+				case <-ctx.Done():
+					bk.Finish()
+					return ctx.Err()
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+		})
+	})
+}

@@ -1,0 +1,275 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+)
+
+func open(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "memory.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// page makes an update with one chunk per text.
+func page(path string, texts ...string) Update {
+	u := Update{File: File{Path: path, Source: "notebook", Hash: "h-" + path, Mtime: time.Unix(1, 0), Size: 1, IndexedAt: time.Unix(2, 0)}}
+	for i, t := range texts {
+		u.Chunks = append(u.Chunks, Chunk{Heading: "## " + path, StartLine: i + 1, EndLine: i + 1, Text: t, Hash: t})
+	}
+	return u
+}
+
+func paths(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, h.Path)
+	}
+	return out
+}
+
+func TestSearch(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	err := db.Apply(ctx, Batch{Upserts: []Update{
+		page("en.md", "Weekly meeting with the design team on Tuesdays"),
+		page("contacts.md", "Sarah Chen - Phone: 555-1234"),
+		page("zh.md", "我喜欢喝咖啡，每天早上一杯。"),
+		page("ja.md", "明日は東京で会議があります。"),
+		page("ko.md", "내일 서울에서 회의가 있습니다."),
+		page("accent.md", "Coffee at the café by the station"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"meetings", []string{"en.md"}}, // porter: meetings -> meet
+		{"what is Sarah's phone?", []string{"contacts.md"}},
+		{"555-1234", []string{"contacts.md"}},
+		{"咖啡", []string{"zh.md"}},    // a word inside a sentence
+		{"喜欢喝咖啡", []string{"zh.md"}}, // a longer phrase
+		{"茶", nil},                   // a character that is not there
+		{"杯", []string{"zh.md"}},     // one character, last of its run
+		{"東京", []string{"ja.md"}},
+		{"会議", []string{"ja.md"}},
+		{"서울", []string{"ko.md"}},
+		{"회의", []string{"ko.md"}},       // stem of 회의가
+		{"cafe", []string{"accent.md"}}, // diacritics removed
+		{`"unbalanced AND (quote`, nil}, // no FTS5 syntax error
+		{"NEAR( OR NOT*", nil},
+	}
+	for _, tt := range tests {
+		hits, err := db.Search(ctx, Query{Text: tt.query})
+		if err != nil {
+			t.Fatalf("Search(%q): %v", tt.query, err)
+		}
+		if got := paths(hits); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Search(%q) = %v, want %v", tt.query, got, tt.want)
+		}
+	}
+	if _, err := db.Search(ctx, Query{Text: "?! ..."}); !errors.Is(err, ErrNoTerms) {
+		t.Errorf("Search of punctuation: err = %v, want ErrNoTerms", err)
+	}
+}
+
+func TestSearchRanksAndFilters(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	daily := page("daily/2026-01-01.md", "Called Sarah about the project timeline")
+	daily.File.Source = "daily"
+	err := db.Apply(ctx, Batch{Upserts: []Update{
+		page("a.md", "Sarah Chen phone 555-1234, Sarah's mobile"),
+		page("b.md", "the phone is broken"),
+		daily,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.Search(ctx, Query{Text: "sarah phone"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(hits); len(got) != 3 || got[0] != "a.md" {
+		t.Fatalf("Search = %v, want a.md first of 3", got)
+	}
+	for i := 1; i < len(hits); i++ {
+		if hits[i].BM25 < hits[i-1].BM25 {
+			t.Errorf("hits not ordered best first: %v", hits)
+		}
+	}
+	hits, err = db.Search(ctx, Query{Text: "sarah phone", Sources: []string{"daily"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(hits); !reflect.DeepEqual(got, []string{"daily/2026-01-01.md"}) {
+		t.Errorf("daily-only search = %v", got)
+	}
+}
+
+func TestApplyReplacesAndRemoves(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	if err := db.Apply(ctx, Batch{Upserts: []Update{page("a.md", "alpha one", "alpha two"), page("b.md", "beta")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Apply(ctx, Batch{Upserts: []Update{page("a.md", "gamma")}, Removes: []string{"b.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string][]string{"alpha": nil, "beta": nil, "gamma": {"a.md"}} {
+		hits, err := db.Search(ctx, Query{Text: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := paths(hits); !reflect.DeepEqual(got, want) {
+			t.Errorf("after replace, Search(%q) = %v, want %v", q, got, want)
+		}
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files != 1 || st.Chunks != 1 {
+		t.Errorf("Stats = %+v, want 1 file, 1 chunk", st)
+	}
+	files, err := db.Files(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := files["a.md"]; f.Chunks != 1 || f.Hash != "h-a.md" || !f.Mtime.Equal(time.Unix(1, 0)) {
+		t.Errorf("Files[a.md] = %+v", f)
+	}
+}
+
+func TestReopenKeepsDataAndSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Apply(ctx, Batch{Upserts: []Update{page("a.md", "kept")}}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	hits, err := db.Search(ctx, Query{Text: "kept"})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("after reopen: hits %v, err %v", hits, err)
+	}
+}
+
+func TestSchemaVersionChangeStartsAfresh(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	if err := db.Apply(ctx, Batch{Upserts: []Update{page("a.md", "old")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetMeta(ctx, "schema_version", "0"); err != nil {
+		t.Fatal(err)
+	}
+	db2, err := Open(ctx, db.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	st, err := db2.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files != 0 {
+		t.Errorf("old-version index kept %d files; want it dropped", st.Files)
+	}
+}
+
+func TestCopyFrom(t *testing.T) {
+	ctx := context.Background()
+	live := open(t)
+	if err := live.Apply(ctx, Batch{Upserts: []Update{page("old.md", "old content")}}); err != nil {
+		t.Fatal(err)
+	}
+	// A second connection, as another process would hold.
+	other, err := Open(ctx, live.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+
+	freshPath := filepath.Join(t.TempDir(), "fresh.db")
+	fresh, err := Open(ctx, freshPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.Apply(ctx, Batch{Upserts: []Update{page("new.md", "new content")}}); err != nil {
+		t.Fatal(err)
+	}
+	fresh.Close()
+
+	if err := live.CopyFrom(ctx, freshPath); err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range []*DB{live, other} {
+		hits, err := db.Search(ctx, Query{Text: "content"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := paths(hits); !reflect.DeepEqual(got, []string{"new.md"}) {
+			t.Errorf("after CopyFrom, Search = %v, want [new.md]", got)
+		}
+	}
+	if err := live.CopyFrom(ctx, filepath.Join(t.TempDir(), "missing.db")); err == nil {
+		t.Error("CopyFrom a missing file succeeded")
+	}
+	hits, _ := live.Search(ctx, Query{Text: "content"})
+	if len(hits) != 1 {
+		t.Errorf("failed CopyFrom changed the index: %v", paths(hits))
+	}
+}
+
+func TestMatchExpr(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Sarah phone", `"sarah" OR "phone"`},
+		{"what is Sarah's phone?", `"sarah" OR "phone"`},
+		{"the", `"the"`}, // only stop words: keep them
+		{`a"b`, `"b"`},   // lone letter dropped, quote never reaches FTS5
+		{"咖啡", `"咖啡"`},
+		{"喜欢喝咖啡", `"喜欢 欢喝 喝咖 咖啡"`},
+		{"茶", `"茶"*`},
+		{"东京tower", `"东京" OR "tower"`},
+		{"", ""},
+		{"!!!", ""},
+	}
+	for _, tt := range tests {
+		if got := matchExpr(tt.in); got != tt.want {
+			t.Errorf("matchExpr(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSegment(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text", "plain text"},
+		{"我喜欢", " 我喜 喜欢 欢 "},
+		{"a東京b", "a 東京 京 b"},
+		{"茶", " 茶 "},
+	}
+	for _, tt := range tests {
+		if got := segment(tt.in); got != tt.want {
+			t.Errorf("segment(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
