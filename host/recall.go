@@ -68,9 +68,10 @@ type Timing struct {
 // first indexes pages edited since the last sync, so results are never
 // stale.
 //
-// Scores: in keyword mode a result's score is its BM25 relative to the best
-// result's (the best scores 1), so minScore drops results that match far
-// fewer or far commoner query words than the best one. Results are capped at
+// Scores: in keyword mode a result's score comes from its BM25 relative to
+// the best result's (the best scores 1; see relativeScore), so minScore
+// drops results that match far fewer or far commoner query words than the
+// best one. Results are capped at
 // maxResults in total, then grouped; no group is boosted over another.
 func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, error) {
 	start := time.Now()
@@ -142,13 +143,16 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 	return resp, nil
 }
 
-// relativeScore maps a BM25 value (negative, lower is better) to 0..1
-// relative to the best one, rounded to three places.
+// relativeScore maps a BM25 value (negative, lower is better) to 0..1: the
+// square root of its ratio to the best one, rounded to three places. The
+// root keeps a page that matches one of two query words in sight (BM25
+// ratios fall off fast), while minScore 0.25 still drops pages scoring
+// under 1/16 of the best.
 func relativeScore(bm25, best float64) float64 {
 	if best >= 0 || bm25 >= 0 {
 		return 1 // FTS5 clamps IDF for words in over half the rows: all tie
 	}
-	return math.Round(bm25/best*1000) / 1000
+	return math.Round(math.Sqrt(bm25/best)*1000) / 1000
 }
 
 // Snippet returns about n characters of text around the first place a query

@@ -84,7 +84,7 @@ func message(err error) string {
 
 func newApp(io stdio) *cli.Command {
 	a := &app{io: io}
-	return &cli.Command{
+	root := &cli.Command{
 		Name:  "memhost",
 		Usage: "persistent, local, inspectable memory for AI agents",
 		Description: "memhost keeps an agent's memory as markdown pages in a notebook (the source of truth)\n" +
@@ -182,6 +182,11 @@ func newApp(io stdio) *cli.Command {
 			{Name: "watch", Usage: "watch the notebook and index changes as they happen (until Ctrl-C)", ArgsUsage: " ", Action: a.watch},
 		},
 	}
+	// Bad flags give one line on stderr and exit 2, not a page of help.
+	for _, c := range root.Commands {
+		c.OnUsageError = root.OnUsageError
+	}
+	return root
 }
 
 // app holds what command actions share.
