@@ -266,10 +266,16 @@ func (h *Host) examineOne(f diskFile, st index.File) examined {
 // scan lists the notebook's pages: *.md files, skipping hidden files and
 // folders (.git, .obsidian, memhost's temporary files). A symlink is
 // followed only when it leads to a file inside the notebook.
+//
+// Listing folders is cheap; the cost is one lstat per page, so the folders
+// are read first and the pages are then stat'ed on several goroutines.
 func (h *Host) scan() ([]diskFile, []Problem, error) {
 	root := h.notebook.Root()
-	var files []diskFile
-	var problems []Problem
+	var (
+		cands    []fs.DirEntry
+		paths    []string
+		problems []Problem
+	)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
@@ -285,32 +291,60 @@ func (h *Host) scan() ([]diskFile, []Problem, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || !strings.EqualFold(filepath.Ext(name), ".md") {
-			return nil
+		if !d.IsDir() && strings.EqualFold(filepath.Ext(name), ".md") {
+			cands = append(cands, d)
+			paths = append(paths, p)
 		}
-		var fi fs.FileInfo
-		if d.Type()&fs.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(p)
-			if err != nil || !strings.HasPrefix(target, root+string(filepath.Separator)) {
-				problems = append(problems, Problem{rel(root, p), "symlink leads outside the notebook; not indexed"})
-				return nil
-			}
-			fi, err = os.Stat(target)
-			if err != nil || !fi.Mode().IsRegular() {
-				return nil
-			}
-		} else if d.Type().IsRegular() {
-			fi, err = d.Info()
-			if err != nil {
-				return nil // removed while we walked
-			}
-		} else {
-			return nil
-		}
-		files = append(files, diskFile{rel: rel(root, p), abs: p, size: fi.Size(), mtime: fi.ModTime()})
 		return nil
 	})
-	return files, problems, err
+	if err != nil {
+		return nil, nil, err
+	}
+	files := make([]diskFile, len(cands))
+	found := make([]bool, len(cands))
+	outside := make([]bool, len(cands))
+	workers := min(8, max(1, len(cands)/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(cands); i += workers {
+				d, p := cands[i], paths[i]
+				var fi fs.FileInfo
+				var err error
+				switch {
+				case d.Type()&fs.ModeSymlink != 0:
+					target, terr := filepath.EvalSymlinks(p)
+					if terr != nil || !strings.HasPrefix(target, root+string(filepath.Separator)) {
+						outside[i] = true
+						continue
+					}
+					fi, err = os.Stat(target)
+				case d.Type().IsRegular():
+					fi, err = d.Info()
+				default:
+					continue
+				}
+				if err != nil || !fi.Mode().IsRegular() {
+					continue // removed while we looked, or not a file
+				}
+				files[i] = diskFile{rel: rel(root, p), abs: p, size: fi.Size(), mtime: fi.ModTime()}
+				found[i] = true
+			}
+		}()
+	}
+	wg.Wait()
+	out := files[:0]
+	for i := range files {
+		if found[i] {
+			out = append(out, files[i])
+		}
+		if outside[i] {
+			problems = append(problems, Problem{rel(root, paths[i]), "symlink leads outside the notebook; not indexed"})
+		}
+	}
+	return out, problems, nil
 }
 
 func rel(root, p string) string {

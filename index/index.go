@@ -24,7 +24,7 @@ import (
 
 // schemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook.
-const schemaVersion = "1"
+const schemaVersion = "2"
 
 // ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.
 var ErrNoFTS5 = errors.New("this build of SQLite has no FTS5: build with -tags sqlite_fts5 (make build)")
@@ -38,9 +38,9 @@ var schema = []string{
 		path TEXT PRIMARY KEY,
 		source TEXT NOT NULL,
 		hash TEXT NOT NULL,
-		mtime TEXT NOT NULL,
+		mtime INTEGER NOT NULL,      -- Unix nanoseconds: compared on every sync, so no parsing
 		size INTEGER NOT NULL,
-		indexed_at TEXT NOT NULL
+		indexed_at INTEGER NOT NULL  -- Unix nanoseconds
 	)`,
 	`CREATE TABLE IF NOT EXISTS chunks (
 		id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -200,8 +200,6 @@ type Batch struct {
 // Empty reports whether the batch changes nothing.
 func (b Batch) Empty() bool { return len(b.Upserts)+len(b.Touches)+len(b.Removes)+len(b.Meta) == 0 }
 
-const timeFormat = time.RFC3339Nano
-
 // Apply applies b in one transaction.
 func (d *DB) Apply(ctx context.Context, b Batch) error {
 	if b.Empty() {
@@ -220,7 +218,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 		}
 		for _, f := range b.Touches {
 			if _, err := tx.ExecContext(ctx, `UPDATE files SET mtime = ?, size = ?, indexed_at = ? WHERE path = ?`,
-				f.Mtime.UTC().Format(timeFormat), f.Size, f.IndexedAt.UTC().Format(timeFormat), f.Path); err != nil {
+				f.Mtime.UnixNano(), f.Size, f.IndexedAt.UnixNano(), f.Path); err != nil {
 				return err
 			}
 		}
@@ -243,7 +241,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO files(path, source, hash, mtime, size, indexed_at) VALUES (?, ?, ?, ?, ?, ?)`,
-				f.Path, f.Source, f.Hash, f.Mtime.UTC().Format(timeFormat), f.Size, f.IndexedAt.UTC().Format(timeFormat)); err != nil {
+				f.Path, f.Source, f.Hash, f.Mtime.UnixNano(), f.Size, f.IndexedAt.UnixNano()); err != nil {
 				return err
 			}
 			for _, c := range u.Chunks {
@@ -265,13 +263,36 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 }
 
 func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_path = ?)`, path); err != nil {
+	// Delete FTS rows one rowid at a time: "rowid IN (subquery)" makes
+	// SQLite scan the whole FTS5 table for every file.
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE file_path = ?`, path)
+	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE file_path = ?`, path); err != nil {
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `DELETE FROM files WHERE path = ?`, path)
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid = ?`, id); err != nil {
+			return err
+		}
+	}
+	if len(ids) > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE file_path = ?`, path); err != nil {
+			return err
+		}
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM files WHERE path = ?`, path)
 	return err
 }
 
@@ -286,12 +307,11 @@ func (d *DB) Files(ctx context.Context) (map[string]File, error) {
 	out := map[string]File{}
 	for rows.Next() {
 		var f File
-		var mtime, indexed string
+		var mtime, indexed int64
 		if err := rows.Scan(&f.Path, &f.Source, &f.Hash, &mtime, &f.Size, &indexed, &f.Chunks); err != nil {
 			return nil, err
 		}
-		f.Mtime, _ = time.Parse(timeFormat, mtime)
-		f.IndexedAt, _ = time.Parse(timeFormat, indexed)
+		f.Mtime, f.IndexedAt = time.Unix(0, mtime), time.Unix(0, indexed)
 		out[f.Path] = f
 	}
 	return out, rows.Err()
@@ -308,12 +328,11 @@ func (d *DB) Stamps(ctx context.Context) (map[string]File, error) {
 	out := map[string]File{}
 	for rows.Next() {
 		var f File
-		var mtime, indexed string
+		var mtime, indexed int64
 		if err := rows.Scan(&f.Path, &f.Hash, &f.Size, &mtime, &indexed); err != nil {
 			return nil, err
 		}
-		f.Mtime, _ = time.Parse(timeFormat, mtime)
-		f.IndexedAt, _ = time.Parse(timeFormat, indexed)
+		f.Mtime, f.IndexedAt = time.Unix(0, mtime), time.Unix(0, indexed)
 		out[f.Path] = f
 	}
 	return out, rows.Err()
