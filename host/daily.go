@@ -25,9 +25,11 @@ type DailyLogResponse struct {
 // maxHeadingRunes keeps daily-log headings to one readable line.
 const maxHeadingRunes = 80
 
-// DailyLog appends "## HH:MM — <first line>" and the text to
+// DailyLog appends "## HH:MM — <first line>" and the rest of the text to
 // daily/YYYY-MM-DD.md in the configured time zone, creating the page with a
-// "# Daily Log — YYYY-MM-DD" title.
+// "# Daily Log — YYYY-MM-DD" title. Nothing of the text is dropped: a first
+// line over 80 characters is shortened in the heading and written whole
+// below it.
 func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (DailyLogResponse, error) {
 	text, err := cleanText(req.Text)
 	if err != nil {
@@ -36,12 +38,23 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (DailyLogRespo
 	now := h.now().In(h.loc)
 	day := now.Format(time.DateOnly)
 	rel := "daily/" + day + ".md"
-	first := strings.TrimSpace(strings.SplitN(strings.TrimSpace(text), "\n", 2)[0])
-	first = strings.TrimSpace(strings.TrimLeft(listMarker.ReplaceAllString(first, ""), "#"))
+	// The first line is the entry's title; the rest goes below it. A first
+	// line too long for a heading is shortened there and kept whole below.
+	lines := strings.SplitN(strings.TrimSpace(text), "\n", 2)
+	first := strings.TrimSpace(strings.TrimLeft(listMarker.ReplaceAllString(strings.TrimSpace(lines[0]), ""), "#"))
+	body := ""
+	if len(lines) == 2 {
+		body = strings.Trim(lines[1], "\n")
+	}
 	if utf8.RuneCountInString(first) > maxHeadingRunes {
 		first = strings.TrimSpace(string([]rune(first)[:maxHeadingRunes-1])) + "…"
+		body = text
 	}
 	heading := "## " + now.Format("15:04") + " — " + first
+	block := heading
+	if strings.TrimSpace(body) != "" {
+		block += "\n" + body
+	}
 	resp := DailyLogResponse{Path: rel, Heading: heading}
 	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
@@ -49,7 +62,7 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (DailyLogRespo
 		if !exists {
 			page = "# Daily Log — " + day + "\n"
 		}
-		e := notebook.Append(page, "", heading+"\n"+text)
+		e := notebook.Append(page, "", block)
 		resp.Lines = Lines{e.StartLine, e.EndLine}
 		return []byte(e.Page), nil
 	})

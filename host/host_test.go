@@ -172,7 +172,7 @@ func TestDailyLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DailyLogResponse{Path: "daily/2026-02-25.md", Heading: "## 08:30 — Morning check-in", Lines: Lines{3, 5}, Created: true}
+	want := DailyLogResponse{Path: "daily/2026-02-25.md", Heading: "## 08:30 — Morning check-in", Lines: Lines{3, 4}, Created: true}
 	if resp != want {
 		t.Errorf("DailyLog = %+v, want %+v", resp, want)
 	}
@@ -181,9 +181,12 @@ func TestDailyLog(t *testing.T) {
 	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: long}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "Lunch with Bob"}); err != nil {
+		t.Fatal(err)
+	}
 	page := readPage(t, h, "daily/2026-02-25.md")
-	wantPage := "# Daily Log — 2026-02-25\n\n## 08:30 — Morning check-in\nMorning check-in\nCleared 3 items from the todo list.\n\n## 10:00 — " +
-		strings.TrimSpace(long[:79]) + "…\n" + strings.TrimSpace(long) + "\n"
+	wantPage := "# Daily Log — 2026-02-25\n\n## 08:30 — Morning check-in\nCleared 3 items from the todo list.\n\n## 10:00 — " +
+		strings.TrimSpace(long[:79]) + "…\n" + strings.TrimSpace(long) + "\n\n## 10:00 — Lunch with Bob\n"
 	if page != wantPage {
 		t.Errorf("daily page =\n%q\nwant\n%q", page, wantPage)
 	}

@@ -159,7 +159,7 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	if only == nil || !batch.Empty() {
+	if !batch.Empty() || (only == nil && h.lastSyncIsOld(ctx, db)) {
 		batch.Meta = map[string]string{"last_sync": h.now().UTC().Format(time.RFC3339)}
 	}
 	if err := flush(); err != nil {
@@ -167,6 +167,18 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 	}
 	res.DurationMs = ms(time.Since(start))
 	return res, nil
+}
+
+// lastSyncIsOld reports whether the recorded last sync is over a minute
+// old: a no-change sync records itself only then, so that a recall does not
+// take the index's write lock just to say it looked.
+func (h *Host) lastSyncIsOld(ctx context.Context, db *index.DB) bool {
+	v, err := db.Meta(ctx, "last_sync")
+	if err != nil {
+		return true
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	return err != nil || h.now().Sub(t) > time.Minute
 }
 
 func (h *Host) mayHaveChanged(f diskFile, st index.File) bool {
