@@ -35,14 +35,15 @@ const batchFiles = 200
 
 // SyncResult reports what a sync did.
 type SyncResult struct {
-	Scanned    int       `json:"scanned"`
-	Indexed    int       `json:"indexed"`
-	Unchanged  int       `json:"unchanged"`
-	Removed    int       `json:"removed"`
-	Chunks     int       `json:"chunks"` // chunks written
-	Paths      []string  `json:"paths"`  // pages indexed or removed
-	Problems   []Problem `json:"problems"`
-	DurationMs float64   `json:"durationMs"`
+	Scanned      int       `json:"scanned"`
+	Indexed      int       `json:"indexed"`
+	Unchanged    int       `json:"unchanged"`
+	Removed      int       `json:"removed"`
+	Chunks       int       `json:"chunks"`       // chunks written
+	Paths        []string  `json:"paths"`        // pages indexed
+	RemovedPaths []string  `json:"removedPaths"` // pages dropped from the index
+	Problems     []Problem `json:"problems"`
+	DurationMs   float64   `json:"durationMs"`
 }
 
 // Problem is a page that could not be indexed as it is, and why.
@@ -118,7 +119,7 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 	for _, rel := range scope {
 		if _, indexed := stamps[rel]; indexed && !onDisk[rel] {
 			batch.Removes = append(batch.Removes, rel)
-			res.Paths = append(res.Paths, rel)
+			res.RemovedPaths = append(res.RemovedPaths, rel)
 			res.Removed++
 		}
 	}
@@ -139,6 +140,7 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 		case r.skip:
 			if _, indexed := stamps[r.file.rel]; indexed {
 				batch.Removes = append(batch.Removes, r.file.rel)
+				res.RemovedPaths = append(res.RemovedPaths, r.file.rel)
 				res.Removed++
 			}
 		case r.update == nil:

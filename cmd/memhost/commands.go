@@ -355,7 +355,10 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			stamp := time.Now().Format("15:04:05")
 			printSync(a.io.stdout, stamp+" synced", res)
 			for _, p := range res.Paths {
-				fmt.Fprintf(a.io.stdout, "  %s\n", p)
+				fmt.Fprintf(a.io.stdout, "  indexed %s\n", p)
+			}
+			for _, p := range res.RemovedPaths {
+				fmt.Fprintf(a.io.stdout, "  removed %s\n", p)
 			}
 		})
 	})
