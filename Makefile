@@ -1,13 +1,21 @@
-# memhost. Targets: build (bin/memhost), demo (build, then the main job on a
-# fresh home), test (vet, gofmt, every test with -race), bench (figures for
-# docs/benchmarks.md).
+# memhost. Targets: build (bin/memhost and every plugin of the repo beside
+# it), demo (build, then the main job on a fresh home), test (vet, gofmt,
+# every test with -race), bench (figures for docs/benchmarks.md), proto
+# (regenerate sdk/proto with pinned tools).
 GO   ?= go
 TAGS := sqlite_fts5
 
-.PHONY: build demo test bench fmt clean
+# Pinned code generators for `make proto`; protoc itself is Debian's
+# protobuf-compiler (3.21.12).
+PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
+TOOLS := $(CURDIR)/bin/tools
+
+.PHONY: build demo test bench proto fmt clean
 
 build:
 	$(GO) build -tags $(TAGS) -o bin/memhost ./cmd/memhost
+	$(GO) build -o bin/memhost-embeddings-hello ./examples/embeddings-hello
 
 demo: build
 	./scripts/demo.sh
@@ -21,6 +29,15 @@ test:
 # expect several minutes on 2 cores.
 bench:
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 60m ./host/ ./index/
+
+proto:
+	command -v protoc >/dev/null || { apt-get update -qq && apt-get install -y -qq protobuf-compiler; }
+	GOBIN=$(TOOLS) $(GO) install $(PROTOC_GEN_GO)
+	GOBIN=$(TOOLS) $(GO) install $(PROTOC_GEN_GO_GRPC)
+	PATH=$(TOOLS):$$PATH protoc --proto_path=sdk/proto \
+		--go_out=sdk/proto --go_opt=paths=source_relative \
+		--go-grpc_out=sdk/proto --go-grpc_opt=paths=source_relative \
+		sdk/proto/embedder.proto
 
 fmt:
 	gofmt -w .

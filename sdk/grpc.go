@@ -1,0 +1,252 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	pb "github.com/memhost/memhost/sdk/proto"
+)
+
+// Handshake is shared by memhost and every plugin. It is a UX feature,
+// not security: it stops a plugin binary run by hand from hanging. Never
+// change the magic cookie; bump ProtocolVersion for incompatible changes.
+var Handshake = plugin.HandshakeConfig{
+	ProtocolVersion:  1,
+	MagicCookieKey:   "MEMHOST_PLUGIN",
+	MagicCookieValue: "a5e1b8f0-embeddings",
+}
+
+// PluginName is the name the embedder is dispensed under.
+const PluginName = "embedder"
+
+// GRPCPlugin is the go-plugin glue for Embedder: the host uses it with a
+// nil Impl to get a client, Serve with the provider's Impl.
+type GRPCPlugin struct {
+	plugin.NetRPCUnsupportedPlugin
+	Impl Embedder
+}
+
+var _ plugin.GRPCPlugin = (*GRPCPlugin)(nil)
+
+// GRPCServer registers the provider.
+func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
+	pb.RegisterEmbedderServer(s, &grpcServer{impl: p.Impl})
+	return nil
+}
+
+// GRPCClient returns an Embedder that calls the plugin.
+func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
+	return &GRPCClient{client: pb.NewEmbedderClient(c)}, nil
+}
+
+// PluginMap is the plugin set of a memhost embeddings plugin.
+func PluginMap(impl Embedder) map[string]plugin.Plugin {
+	return map[string]plugin.Plugin{PluginName: &GRPCPlugin{Impl: impl}}
+}
+
+// Serve runs impl as a plugin; it returns only when memhost stops the
+// plugin. Logs written through Logger() (or hclog.Default()) reach memhost's
+// log with their levels, under the plugin's name.
+func Serve(impl Embedder) {
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: Handshake,
+		Plugins:         PluginMap(impl),
+		GRPCServer:      plugin.DefaultGRPCServer,
+		Logger:          Logger(),
+	})
+}
+
+// Logger returns the logger plugins should use: hclog JSON on stderr,
+// which go-plugin parses on the host side so that levels survive.
+func Logger() hclog.Logger {
+	l := hclog.New(&hclog.LoggerOptions{
+		Level:      hclog.Trace,
+		Output:     os.Stderr,
+		JSONFormat: true,
+	})
+	hclog.SetDefault(l)
+	return l
+}
+
+// grpcServer adapts an Embedder to the generated gRPC server.
+type grpcServer struct {
+	pb.UnimplementedEmbedderServer
+	impl Embedder
+}
+
+func (s *grpcServer) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.InfoResponse, error) {
+	info, err := s.impl.Info(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.InfoResponse{Name: info.Name, Version: info.Version, ModelId: info.ModelID,
+		Dimensions: int32(info.Dimensions), MaxInputTokens: int32(info.MaxInputTokens)}, nil
+}
+
+func (s *grpcServer) Status(ctx context.Context, _ *pb.StatusRequest) (*pb.StatusResponse, error) {
+	st, err := s.impl.Status(ctx)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.StatusResponse{State: stateToPB[st.State], Progress: st.Progress, Message: st.Message}, nil
+}
+
+func (s *grpcServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
+	if err := s.impl.Configure(ctx, req.Options); err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.ConfigureResponse{}, nil
+}
+
+func (s *grpcServer) Embed(ctx context.Context, req *pb.EmbedRequest) (*pb.EmbedResponse, error) {
+	kind := KindDocument
+	if req.Kind == pb.Kind_KIND_QUERY {
+		kind = KindQuery
+	}
+	vecs, err := s.impl.Embed(ctx, req.Texts, kind)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	if len(vecs) != len(req.Texts) {
+		return nil, status.Errorf(codes.Internal, "provider returned %d vectors for %d texts", len(vecs), len(req.Texts))
+	}
+	resp := &pb.EmbedResponse{}
+	if len(vecs) == 0 {
+		return resp, nil
+	}
+	dims := len(vecs[0])
+	resp.Dimensions = int32(dims)
+	resp.Values = make([]float32, 0, dims*len(vecs))
+	for i, v := range vecs {
+		if len(v) != dims {
+			return nil, status.Errorf(codes.Internal, "provider returned vectors of %d and %d dimensions (texts 0 and %d)", dims, len(v), i)
+		}
+		resp.Values = append(resp.Values, v...)
+	}
+	return resp, nil
+}
+
+// toStatus turns a provider's error into a gRPC status the client turns
+// back into the same sentinel.
+func toStatus(err error) error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, err.Error())
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, err.Error())
+	case errors.Is(err, ErrNotReady):
+		return status.Error(codes.FailedPrecondition, err.Error())
+	case errors.Is(err, ErrBadRequest):
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
+	return status.Error(codes.Unknown, err.Error())
+}
+
+var stateToPB = map[State]pb.State{
+	StateReady: pb.State_STATE_READY, StateDownloading: pb.State_STATE_DOWNLOADING,
+	StateLoading: pb.State_STATE_LOADING, StateError: pb.State_STATE_ERROR,
+}
+
+var stateFromPB = map[pb.State]State{
+	pb.State_STATE_READY: StateReady, pb.State_STATE_DOWNLOADING: StateDownloading,
+	pb.State_STATE_LOADING: StateLoading, pb.State_STATE_ERROR: StateError,
+}
+
+// GRPCClient is the host's side: an Embedder that calls a plugin. gRPC
+// errors come back as the sdk's sentinels and the context's errors.
+type GRPCClient struct {
+	client pb.EmbedderClient
+}
+
+var _ Embedder = (*GRPCClient)(nil)
+
+// Info calls the plugin.
+func (c *GRPCClient) Info(ctx context.Context) (Info, error) {
+	r, err := c.client.Info(ctx, &pb.InfoRequest{})
+	if err != nil {
+		return Info{}, fromStatus(err)
+	}
+	return Info{Name: r.Name, Version: r.Version, ModelID: r.ModelId, Dimensions: int(r.Dimensions), MaxInputTokens: int(r.MaxInputTokens)}, nil
+}
+
+// Status calls the plugin.
+func (c *GRPCClient) Status(ctx context.Context) (Status, error) {
+	r, err := c.client.Status(ctx, &pb.StatusRequest{})
+	if err != nil {
+		return Status{}, fromStatus(err)
+	}
+	st, ok := stateFromPB[r.State]
+	if !ok {
+		return Status{}, fmt.Errorf("plugin reported an unknown state %v", r.State)
+	}
+	return Status{State: st, Progress: r.Progress, Message: r.Message}, nil
+}
+
+// Configure calls the plugin.
+func (c *GRPCClient) Configure(ctx context.Context, options map[string]string) error {
+	_, err := c.client.Configure(ctx, &pb.ConfigureRequest{Options: options})
+	return fromStatus(err)
+}
+
+// Embed calls the plugin and checks the shape of its answer.
+func (c *GRPCClient) Embed(ctx context.Context, texts []string, kind Kind) ([][]float32, error) {
+	pk := pb.Kind_KIND_DOCUMENT
+	if kind == KindQuery {
+		pk = pb.Kind_KIND_QUERY
+	}
+	r, err := c.client.Embed(ctx, &pb.EmbedRequest{Texts: texts, Kind: pk})
+	if err != nil {
+		return nil, fromStatus(err)
+	}
+	dims := int(r.Dimensions)
+	if len(texts) == 0 {
+		return [][]float32{}, nil
+	}
+	if dims <= 0 || len(r.Values) != dims*len(texts) {
+		return nil, fmt.Errorf("plugin returned %d values of %d dimensions for %d texts", len(r.Values), dims, len(texts))
+	}
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = r.Values[i*dims : (i+1)*dims : (i+1)*dims]
+	}
+	return out, nil
+}
+
+func fromStatus(err error) error {
+	if err == nil {
+		return nil
+	}
+	st, ok := status.FromError(err)
+	if !ok {
+		return err
+	}
+	msg := st.Message()
+	switch st.Code() {
+	case codes.Canceled:
+		return fmt.Errorf("%s: %w", msg, context.Canceled)
+	case codes.DeadlineExceeded:
+		return fmt.Errorf("%s: %w", msg, context.DeadlineExceeded)
+	case codes.FailedPrecondition:
+		return fmt.Errorf("%w: %s", ErrNotReady, trimPrefix(msg, ErrNotReady.Error()+": "))
+	case codes.InvalidArgument:
+		return fmt.Errorf("%w: %s", ErrBadRequest, trimPrefix(msg, ErrBadRequest.Error()+": "))
+	case codes.Unavailable:
+		return fmt.Errorf("%w: %s", ErrUnavailable, msg)
+	}
+	return errors.New(msg)
+}
+
+func trimPrefix(s, p string) string {
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):]
+	}
+	return s
+}
