@@ -1,0 +1,290 @@
+// Package registry finds embeddings provider plugins and runs them.
+//
+// A plugin is an executable named memhost-embeddings-<name> next to the
+// memhost binary or in $MEMHOST_HOME/plugins/. Discovery hashes each binary;
+// the registry then starts exactly that binary (go-plugin's SecureConfig
+// refuses a binary whose SHA-256 changed), over gRPC only, with AutoMTLS, as
+// a managed client that is killed when the registry closes. A running
+// plugin is a Provider: calls time out, a crashed plugin is restarted with
+// backoff and its configuration replayed, and vectors are checked before
+// they reach the index.
+package registry
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+)
+
+// Prefix starts every plugin binary's name.
+const Prefix = "memhost-embeddings-"
+
+// Errors callers branch on.
+var (
+	ErrUnknownPlugin = errors.New("unknown embeddings plugin")
+	ErrChecksum      = errors.New("plugin binary changed since it was discovered (SHA-256 mismatch); refusing to start it")
+	ErrClosed        = errors.New("registry closed")
+)
+
+// Plugin is a discovered plugin binary.
+type Plugin struct {
+	Name   string `json:"name"`   // the binary's name without Prefix
+	Path   string `json:"path"`   // absolute
+	SHA256 string `json:"sha256"` // of the binary at discovery, hex
+}
+
+// Options configure a Registry. Zero values take the defaults.
+type Options struct {
+	// Dirs are searched in order; the first binary of a name wins.
+	Dirs []string
+	// Logger receives the registry's and the plugins' logs (plugins log
+	// under their name). Default: discard.
+	Logger hclog.Logger
+	// StartTimeout bounds starting a plugin and its handshake. Default 10 s.
+	StartTimeout time.Duration
+	// CallTimeout bounds Info, Status and Configure calls. Default 10 s.
+	CallTimeout time.Duration
+	// EmbedTimeout bounds one Embed call. Default 2 minutes.
+	EmbedTimeout time.Duration
+	// MaxBackoff caps the wait between restarts of a crashing plugin.
+	// Restarts wait 250 ms, doubling up to this. Default 30 s.
+	MaxBackoff time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.Logger == nil {
+		o.Logger = hclog.NewNullLogger()
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 10 * time.Second
+	}
+	if o.CallTimeout == 0 {
+		o.CallTimeout = 10 * time.Second
+	}
+	if o.EmbedTimeout == 0 {
+		o.EmbedTimeout = 2 * time.Minute
+	}
+	if o.MaxBackoff == 0 {
+		o.MaxBackoff = 30 * time.Second
+	}
+}
+
+// Registry discovers and runs plugins. It is safe for concurrent use.
+type Registry struct {
+	opts Options
+
+	mu        sync.Mutex
+	plugins   map[string]Plugin // by name, from the last Discover
+	warnings  []string
+	providers map[string]*Provider
+	closed    bool
+}
+
+// New returns a registry over opts.Dirs and discovers its plugins.
+func New(opts Options) *Registry {
+	opts.defaults()
+	r := &Registry{opts: opts, providers: map[string]*Provider{}}
+	r.Discover()
+	return r
+}
+
+// Discover scans the plugin folders again and returns what it found, by
+// name, and warnings about files it skipped.
+func (r *Registry) Discover() ([]Plugin, []string) {
+	found := map[string]Plugin{}
+	var warnings []string
+	for _, dir := range r.opts.Dirs {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				warnings = append(warnings, fmt.Sprintf("plugin folder %s: %v", dir, err))
+			}
+			continue
+		}
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), Prefix) {
+				continue
+			}
+			path := filepath.Join(dir, e.Name())
+			name := strings.TrimPrefix(e.Name(), Prefix)
+			fi, err := os.Stat(path)
+			switch {
+			case err != nil:
+				warnings = append(warnings, fmt.Sprintf("skipping %s: %v", path, err))
+				continue
+			case !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0:
+				warnings = append(warnings, fmt.Sprintf("skipping %s: not an executable file", path))
+				continue
+			case name == "" || strings.ContainsAny(name, " \t"):
+				warnings = append(warnings, fmt.Sprintf("skipping %s: no plugin name after %s", path, Prefix))
+				continue
+			}
+			if prev, dup := found[name]; dup {
+				warnings = append(warnings, fmt.Sprintf("skipping %s: plugin %q is already %s", path, name, prev.Path))
+				continue
+			}
+			sum, err := hashFile(path)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("skipping %s: %v", path, err))
+				continue
+			}
+			abs, _ := filepath.Abs(path)
+			found[name] = Plugin{Name: name, Path: abs, SHA256: sum}
+		}
+	}
+	for _, w := range warnings {
+		r.opts.Logger.Warn(w)
+	}
+	r.mu.Lock()
+	r.plugins, r.warnings = found, warnings
+	r.mu.Unlock()
+	return sortedPlugins(found), warnings
+}
+
+func sortedPlugins(m map[string]Plugin) []Plugin {
+	out := make([]Plugin, 0, len(m))
+	for _, p := range m {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Plugins returns the discovered plugins, by name order.
+func (r *Registry) Plugins() []Plugin {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return sortedPlugins(r.plugins)
+}
+
+// Names lists the discovered plugin names.
+func (r *Registry) Names() []string {
+	var names []string
+	for _, p := range r.Plugins() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// Provider returns the running provider of a plugin, starting it (and
+// configuring it with options) when needed. A provider already running
+// with other options is configured again.
+func (r *Registry) Provider(ctx context.Context, name string, options map[string]string) (*Provider, error) {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil, ErrClosed
+	}
+	pl, ok := r.plugins[name]
+	if !ok {
+		names := strings.Join(namesOf(r.plugins), ", ")
+		r.mu.Unlock()
+		if names == "" {
+			names = "none found"
+		}
+		return nil, fmt.Errorf("%w %q (installed: %s)", ErrUnknownPlugin, name, names)
+	}
+	p, running := r.providers[name]
+	if !running {
+		p = newProvider(pl, options, r.opts)
+		r.providers[name] = p
+	}
+	r.mu.Unlock()
+	if running && !equalOptions(p.options(), options) {
+		if err := p.Configure(ctx, options); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := p.conn(ctx); err != nil {
+		return p, err // the provider stays registered and retries later
+	}
+	return p, nil
+}
+
+func namesOf(m map[string]Plugin) []string {
+	var out []string
+	for _, p := range sortedPlugins(m) {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func equalOptions(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if bv, ok := b[k]; !ok || bv != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Stop kills one plugin's process, if it runs.
+func (r *Registry) Stop(name string) {
+	r.mu.Lock()
+	p := r.providers[name]
+	delete(r.providers, name)
+	r.mu.Unlock()
+	if p != nil {
+		p.Close()
+	}
+}
+
+// Close kills every plugin process. The registry cannot be used after.
+func (r *Registry) Close() {
+	r.mu.Lock()
+	r.closed = true
+	ps := r.providers
+	r.providers = map[string]*Provider{}
+	r.mu.Unlock()
+	for _, p := range ps {
+		p.Close()
+	}
+}
+
+// clientConfig is how every plugin is started.
+func clientConfig(pl Plugin, opts Options) (*plugin.ClientConfig, error) {
+	sum, err := hex.DecodeString(pl.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	cmd := execCommand(pl.Path)
+	return &plugin.ClientConfig{
+		HandshakeConfig:  handshake,
+		Plugins:          pluginMap,
+		Cmd:              cmd,
+		SecureConfig:     &plugin.SecureConfig{Checksum: sum, Hash: sha256.New()},
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		Managed:          true,
+		StartTimeout:     opts.StartTimeout,
+		Logger:           opts.Logger.Named(pl.Name),
+	}, nil
+}
