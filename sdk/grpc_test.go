@@ -3,10 +3,12 @@ package sdk_test
 import (
 	"context"
 	"errors"
+	"net"
 	"testing"
 	"time"
 
-	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/memhost/memhost/sdk"
 )
@@ -28,13 +30,27 @@ func (f *fake) Embed(ctx context.Context, t []string, k sdk.Kind) ([][]float32, 
 	return f.embed(ctx, t, k)
 }
 
-// connect serves impl and returns a client to it over a real gRPC
-// connection in this process.
+// connect serves impl on a real gRPC server on a loopback port and returns
+// the sdk's client to it. (go-plugin's TestPluginGRPCConn races between its
+// Serve and Stop under -race, so the connection is made here.)
 func connect(t *testing.T, impl sdk.Embedder) sdk.Embedder {
 	t.Helper()
-	client, server := plugin.TestPluginGRPCConn(t, false, sdk.PluginMap(impl))
-	t.Cleanup(func() { client.Close(); server.Stop() })
-	raw, err := client.Dispense(sdk.PluginName)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	p := &sdk.GRPCPlugin{Impl: impl}
+	if err := p.GRPCServer(nil, srv); err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(); srv.Stop() })
+	raw, err := p.GRPCClient(context.Background(), nil, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
