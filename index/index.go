@@ -17,14 +17,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
+// loadVec registers sqlite-vec for every connection, once per process.
+var loadVec sync.Once
+
 // schemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook.
-const schemaVersion = "2"
+const schemaVersion = "3"
 
 // ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.
 var ErrNoFTS5 = errors.New("this build of SQLite has no FTS5: build with -tags sqlite_fts5 (make build)")
@@ -51,10 +56,13 @@ var schema = []string{
 		end_line INTEGER NOT NULL,
 		text TEXT NOT NULL,
 		hash TEXT NOT NULL,
+		embedded INTEGER NOT NULL DEFAULT 0, -- 1 when chunks_vec holds its vector for the model in meta
 		created_at TEXT NOT NULL DEFAULT (datetime('now'))
 	)`,
 	`CREATE INDEX IF NOT EXISTS idx_chunks_file ON chunks(file_path)`,
 	`CREATE INDEX IF NOT EXISTS idx_chunks_hash ON chunks(hash)`,
+	// The embedding queue: chunks still without a vector.
+	`CREATE INDEX IF NOT EXISTS idx_chunks_pending ON chunks(id) WHERE embedded = 0`,
 	// text and heading hold the segmented form (see segment.go); the raw
 	// text lives in chunks. rowid is the chunk id.
 	`CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
@@ -66,7 +74,7 @@ var schema = []string{
 	)`,
 }
 
-var tables = []string{"chunks_fts", "chunks", "files", "meta"}
+var tables = []string{"chunks_vec", "chunks_fts", "chunks", "files", "meta"}
 
 // DB is an open index database.
 type DB struct {
@@ -77,6 +85,7 @@ type DB struct {
 // Open opens or creates the index at path (its folder must exist) and makes
 // sure its schema is current.
 func Open(ctx context.Context, path string) (*DB, error) {
+	loadVec.Do(sqlite_vec.Auto)
 	dsn := "file:" + path + "?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_foreign_keys=1"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
@@ -262,6 +271,12 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 	})
 }
 
+func hasTable(ctx context.Context, tx *sql.Tx, name string) (bool, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = ?`, name).Scan(&n)
+	return n > 0, err
+}
+
 func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
 	// Delete FTS rows one rowid at a time: "rowid IN (subquery)" makes
 	// SQLite scan the whole FTS5 table for every file.
@@ -282,9 +297,18 @@ func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	vec, err := hasTable(ctx, tx, "chunks_vec")
+	if err != nil {
+		return err
+	}
 	for _, id := range ids {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid = ?`, id); err != nil {
 			return err
+		}
+		if vec {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_vec WHERE chunk_id = ?`, id); err != nil {
+				return err
+			}
 		}
 	}
 	if len(ids) > 0 {
@@ -388,6 +412,8 @@ type Hit struct {
 	Text      string
 	// BM25 is FTS5's bm25() for the chunk: negative, lower is better.
 	BM25 float64
+	// Distance is 1 - cosine similarity, for vector hits.
+	Distance float64
 }
 
 // Query is a keyword search.

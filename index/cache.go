@@ -1,0 +1,98 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// Cache is the embedding cache in cache/embeddings.db: vectors by (chunk
+// text hash, model id). It lives outside memory.db so that a rebuild, or a
+// switch to another provider and back, re-embeds nothing already embedded.
+// It is safe for concurrent use, by several processes too.
+type Cache struct {
+	db *sql.DB
+}
+
+// OpenCache opens or creates the cache at path (its folder must exist).
+func OpenCache(ctx context.Context, path string) (*Cache, error) {
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS embeddings (
+		hash TEXT NOT NULL,
+		model TEXT NOT NULL,
+		vector BLOB NOT NULL,
+		created_at TEXT NOT NULL DEFAULT (datetime('now')),
+		PRIMARY KEY (hash, model)
+	) WITHOUT ROWID`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("embedding cache %s: %w", path, err)
+	}
+	return &Cache{db: db}, nil
+}
+
+// Close closes the cache.
+func (c *Cache) Close() error { return c.db.Close() }
+
+// Get returns the cached vectors of model for the given hashes.
+func (c *Cache) Get(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
+	out := map[string][]float32{}
+	for start := 0; start < len(hashes); start += 500 {
+		part := hashes[start:min(start+500, len(hashes))]
+		args := []any{model}
+		for _, h := range part {
+			args = append(args, h)
+		}
+		rows, err := c.db.QueryContext(ctx, `SELECT hash, vector FROM embeddings WHERE model = ? AND hash IN (?`+strings.Repeat(", ?", len(part)-1)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var h string
+			var b []byte
+			if err := rows.Scan(&h, &b); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[h] = DecodeVector(b)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Put stores vectors of model by hash.
+func (c *Cache) Put(ctx context.Context, model string, vecs map[string][]float32) error {
+	if len(vecs) == 0 {
+		return nil
+	}
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO embeddings(hash, model, vector) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for h, v := range vecs {
+		if _, err := stmt.ExecContext(ctx, h, model, EncodeVector(v)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Len counts the cached vectors of model.
+func (c *Cache) Len(ctx context.Context, model string) (int, error) {
+	var n int
+	err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM embeddings WHERE model = ?`, model).Scan(&n)
+	return n, err
+}

@@ -1,0 +1,215 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// VectorModel names the embeddings the vectors in the index come from.
+// Vectors of two models are never mixed: setting another model drops the
+// old vectors and puts every chunk back in the queue.
+type VectorModel struct {
+	Provider   string `json:"provider"`
+	Model      string `json:"model"`
+	Dimensions int    `json:"dimensions"`
+}
+
+// VectorModel returns the model of the index's vectors; zero when none.
+func (d *DB) VectorModel(ctx context.Context) (VectorModel, error) {
+	var m VectorModel
+	rows, err := d.db.QueryContext(ctx, `SELECT key, value FROM meta WHERE key IN ('embeddings_plugin', 'embeddings_model', 'dimensions')`)
+	if err != nil {
+		return m, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return m, err
+		}
+		switch k {
+		case "embeddings_plugin":
+			m.Provider = v
+		case "embeddings_model":
+			m.Model = v
+		case "dimensions":
+			m.Dimensions, _ = strconv.Atoi(v)
+		}
+	}
+	return m, rows.Err()
+}
+
+// SetVectorModel makes m the model of the index's vectors. When it differs
+// from the current one, the vector table is recreated for m's dimensions
+// and every chunk becomes pending; changed reports that.
+func (d *DB) SetVectorModel(ctx context.Context, m VectorModel) (changed bool, err error) {
+	if m.Model == "" || m.Dimensions <= 0 {
+		return false, fmt.Errorf("vector model %+v: need a model id and dimensions", m)
+	}
+	err = d.write(ctx, func(tx *sql.Tx) error {
+		var model, dims string
+		tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embeddings_model'`).Scan(&model)
+		tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'dimensions'`).Scan(&dims)
+		has, err := hasTable(ctx, tx, "chunks_vec")
+		if err != nil {
+			return err
+		}
+		if has && model == m.Model && dims == strconv.Itoa(m.Dimensions) {
+			_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES ('embeddings_plugin', ?)`, m.Provider)
+			return err
+		}
+		changed = true
+		stmts := []string{
+			`DROP TABLE IF EXISTS chunks_vec`,
+			fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[%d] distance_metric=cosine)`, m.Dimensions),
+			`UPDATE chunks SET embedded = 0 WHERE embedded != 0`,
+		}
+		for _, s := range stmts {
+			if _, err := tx.ExecContext(ctx, s); err != nil {
+				return err
+			}
+		}
+		for k, v := range map[string]string{"embeddings_plugin": m.Provider, "embeddings_model": m.Model, "dimensions": strconv.Itoa(m.Dimensions)} {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return changed, err
+}
+
+// PendingChunk is a chunk waiting for its vector.
+type PendingChunk struct {
+	ID   int64
+	Text string
+	Hash string
+}
+
+// Pending returns up to limit chunks without a vector, oldest first.
+func (d *DB) Pending(ctx context.Context, limit int) ([]PendingChunk, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT id, text, hash FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?`, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []PendingChunk
+	for rows.Next() {
+		var c PendingChunk
+		if err := rows.Scan(&c.ID, &c.Text, &c.Hash); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// VectorCounts returns how many chunks have a vector and how many wait.
+func (d *DB) VectorCounts(ctx context.Context) (embedded, pending int, err error) {
+	err = d.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks WHERE embedded = 1), (SELECT count(*) FROM chunks WHERE embedded = 0)`).Scan(&embedded, &pending)
+	return embedded, pending, err
+}
+
+// ChunkVector is a chunk's vector.
+type ChunkVector struct {
+	ID     int64
+	Vector []float32
+}
+
+// ErrModelChanged means vectors were offered for a model that is no longer
+// the index's: they are dropped, never mixed in.
+var ErrModelChanged = errors.New("the index's embedding model changed")
+
+// PutVectors stores vectors of model for their chunks, in one transaction.
+// Chunks deleted meanwhile are skipped; storing a vector twice is harmless.
+// It returns how many were stored.
+func (d *DB) PutVectors(ctx context.Context, model string, vecs []ChunkVector) (int, error) {
+	stored := 0
+	err := d.write(ctx, func(tx *sql.Tx) error {
+		stored = 0
+		var current, dims string
+		tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'embeddings_model'`).Scan(&current)
+		tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'dimensions'`).Scan(&dims)
+		if current != model {
+			return fmt.Errorf("%w: vectors of %q offered, index holds %q", ErrModelChanged, model, current)
+		}
+		n, _ := strconv.Atoi(dims)
+		for _, v := range vecs {
+			if len(v.Vector) != n {
+				return fmt.Errorf("vector for chunk %d has %d dimensions, the index takes %d", v.ID, len(v.Vector), n)
+			}
+			res, err := tx.ExecContext(ctx, `UPDATE chunks SET embedded = 1 WHERE id = ?`, v.ID)
+			if err != nil {
+				return err
+			}
+			if k, _ := res.RowsAffected(); k == 0 {
+				continue // the chunk was removed while it was embedded
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_vec WHERE chunk_id = ?`, v.ID); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_vec(chunk_id, embedding) VALUES (?, ?)`, v.ID, EncodeVector(v.Vector)); err != nil {
+				return err
+			}
+			stored++
+		}
+		return nil
+	})
+	return stored, err
+}
+
+// SearchVectors returns the k chunks nearest to q (cosine), nearest first,
+// limited to sources when given. Hit.Distance is 1 - cosine similarity.
+func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []string) ([]Hit, error) {
+	where, args := "", []any{EncodeVector(q), k}
+	if len(sources) > 0 {
+		where = " WHERE c.source IN (?" + strings.Repeat(", ?", len(sources)-1) + ")"
+		for _, s := range sources {
+			args = append(args, s)
+		}
+	}
+	// KNN first, then the chunk rows; a source filter may leave fewer than
+	// k, so callers ask for a few times what they need.
+	rows, err := d.db.QueryContext(ctx, `
+		WITH knn AS (SELECT chunk_id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?)
+		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, knn.distance
+		FROM knn JOIN chunks c ON c.id = knn.chunk_id`+where+`
+		ORDER BY knn.distance, c.file_path, c.start_line`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.Distance); err != nil {
+			return nil, err
+		}
+		hits = append(hits, h)
+	}
+	return hits, rows.Err()
+}
+
+// EncodeVector is the little-endian float32 blob sqlite-vec reads.
+func EncodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// DecodeVector reverses EncodeVector.
+func DecodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}

@@ -1,0 +1,122 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestVectors(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	if err := db.Apply(ctx, Batch{Upserts: []Update{page("a.md", "alpha", "beta"), page("b.md", "gamma")}}); err != nil {
+		t.Fatal(err)
+	}
+	_, pending, _ := db.VectorCounts(ctx)
+	if pending != 3 {
+		t.Fatalf("pending = %d, want 3", pending)
+	}
+	m := VectorModel{Provider: "hello", Model: "m1", Dimensions: 3}
+	if changed, err := db.SetVectorModel(ctx, m); err != nil || !changed {
+		t.Fatalf("SetVectorModel: %v %v", changed, err)
+	}
+	if changed, _ := db.SetVectorModel(ctx, m); changed {
+		t.Error("setting the same model again changed it")
+	}
+	chunks, err := db.Pending(ctx, 10)
+	if err != nil || len(chunks) != 3 {
+		t.Fatalf("Pending = %v, %v", chunks, err)
+	}
+	vecs := map[string][]float32{"alpha": {1, 0, 0}, "beta": {0, 1, 0}, "gamma": {0.9, 0.1, 0}}
+	var cv []ChunkVector
+	for _, c := range chunks {
+		cv = append(cv, ChunkVector{c.ID, vecs[c.Text]})
+	}
+	if n, err := db.PutVectors(ctx, "m1", cv); err != nil || n != 3 {
+		t.Fatalf("PutVectors = %d, %v", n, err)
+	}
+	if n, err := db.PutVectors(ctx, "m1", cv); err != nil || n != 3 {
+		t.Fatalf("PutVectors again = %d, %v (must be harmless)", n, err)
+	}
+	if _, err := db.PutVectors(ctx, "other", cv); !errors.Is(err, ErrModelChanged) {
+		t.Errorf("vectors of another model: %v", err)
+	}
+	emb, pending, _ := db.VectorCounts(ctx)
+	if emb != 3 || pending != 0 {
+		t.Errorf("counts %d/%d", emb, pending)
+	}
+	hits, err := db.SearchVectors(ctx, []float32{1, 0, 0}, 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, h := range hits {
+		texts = append(texts, h.Text)
+	}
+	if !reflect.DeepEqual(texts, []string{"alpha", "gamma", "beta"}) || math.Abs(hits[0].Distance) > 1e-6 {
+		t.Errorf("KNN = %v (d0 %v)", texts, hits[0].Distance)
+	}
+	// Replacing a page drops its vectors and queues its new chunks.
+	if err := db.Apply(ctx, Batch{Upserts: []Update{page("b.md", "delta")}}); err != nil {
+		t.Fatal(err)
+	}
+	emb, pending, _ = db.VectorCounts(ctx)
+	if emb != 2 || pending != 1 {
+		t.Errorf("after replacing b.md: %d embedded, %d pending", emb, pending)
+	}
+	hits, _ = db.SearchVectors(ctx, []float32{1, 0, 0}, 5, nil)
+	if len(hits) != 2 {
+		t.Errorf("vectors of removed chunks still found: %d hits", len(hits))
+	}
+	// Another model: every chunk pending again, old vectors gone.
+	if changed, err := db.SetVectorModel(ctx, VectorModel{Provider: "x", Model: "m2", Dimensions: 5}); err != nil || !changed {
+		t.Fatal(err)
+	}
+	emb, pending, _ = db.VectorCounts(ctx)
+	if emb != 0 || pending != 3 {
+		t.Errorf("after switching model: %d embedded, %d pending", emb, pending)
+	}
+}
+
+func TestCache(t *testing.T) {
+	ctx := context.Background()
+	c, err := OpenCache(ctx, filepath.Join(t.TempDir(), "embeddings.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Put(ctx, "m", map[string][]float32{"h1": {1, 2}, "h2": {3, 4}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Get(ctx, "m", []string{"h1", "h3"})
+	if err != nil || len(got) != 1 || !reflect.DeepEqual(got["h1"], []float32{1, 2}) {
+		t.Errorf("Get = %v, %v", got, err)
+	}
+	if got, _ := c.Get(ctx, "other", []string{"h1"}); len(got) != 0 {
+		t.Errorf("another model's vectors returned: %v", got)
+	}
+}
+
+func TestFuse(t *testing.T) {
+	got := Fuse(60, []int64{1, 2, 3}, []int64{3, 1, 4})
+	var ids []int64
+	for _, f := range got {
+		ids = append(ids, f.ID)
+	}
+	// 1: 1/61+1/62; 3: 1/63+1/61; 2: 1/62; 4: 1/63.
+	if !reflect.DeepEqual(ids, []int64{1, 3, 2, 4}) {
+		t.Errorf("order = %v", ids)
+	}
+	if s := Fuse(60, []int64{7}, []int64{7})[0].Score; math.Abs(s-1) > 1e-12 {
+		t.Errorf("first in both lists scores %v, want 1", s)
+	}
+	if s := got[2].Score; math.Abs(s-(1.0/62)/(2.0/61)) > 1e-12 {
+		t.Errorf("score of 2 = %v", s)
+	}
+	if len(Fuse(60)) != 0 || len(Fuse(60, nil, nil)) != 0 {
+		t.Error("empty fusion")
+	}
+}
