@@ -19,11 +19,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/registry"
 )
 
 // Sentinel errors callers branch on. Path errors come from package notebook
@@ -41,6 +43,16 @@ type Options struct {
 	Now func() time.Time
 	// Log receives progress and warnings; nil discards them.
 	Log *slog.Logger
+	// PluginDirs are searched for plugin binaries before
+	// $MEMHOST_HOME/plugins (the CLI passes the memhost binary's folder).
+	PluginDirs []string
+	// PluginLog receives the registry's and the plugins' logs; nil
+	// discards them.
+	PluginLog hclog.Logger
+	// Background, when set, is called (at most once per Host) when chunks
+	// are left in the embedding queue, to have them embedded without
+	// blocking the caller (the CLI starts `memhost embed` detached).
+	Background func() error
 }
 
 // Host is one open memhost home.
@@ -53,6 +65,15 @@ type Host struct {
 	notebook *notebook.Notebook
 	idx      *index.DB
 	syncMu   sync.Mutex // one sync at a time in this process
+
+	pluginDirs []string
+	hlog       hclog.Logger
+	background func() error
+	bgOnce     sync.Once
+	regOnce    sync.Once
+	reg        *registry.Registry // see registry(); nil until first use
+	cacheMu    sync.Mutex
+	embCache   *index.Cache // see cache(); nil until first use
 }
 
 // Folders of a home, made by Open.
@@ -71,7 +92,11 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{home: opts.Home, cfg: cfg, loc: loc, now: opts.Now, log: opts.Log}
+	h := &Host{home: opts.Home, cfg: cfg, loc: loc, now: opts.Now, log: opts.Log,
+		pluginDirs: opts.PluginDirs, hlog: opts.PluginLog, background: opts.Background}
+	if h.hlog == nil {
+		h.hlog = hclog.NewNullLogger()
+	}
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -124,8 +149,18 @@ func (h *Host) path(p string) string {
 	return filepath.Join(h.home, p)
 }
 
-// Close releases the index.
-func (h *Host) Close() error { return h.idx.Close() }
+// Close stops the plugins this Host started and closes the index.
+func (h *Host) Close() error {
+	if h.reg != nil {
+		h.reg.Close()
+	}
+	h.cacheMu.Lock()
+	if h.embCache != nil {
+		h.embCache.Close()
+	}
+	h.cacheMu.Unlock()
+	return h.idx.Close()
+}
 
 // Home is the home folder.
 func (h *Host) Home() string { return h.home }

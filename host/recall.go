@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/sdk"
 )
 
 // Search modes.
@@ -19,10 +20,6 @@ const (
 	ModeKeyword = "keyword"
 	ModeHybrid  = "hybrid"
 )
-
-// reasonNoProvider explains keyword-only search until embeddings providers
-// exist.
-const reasonNoProvider = "no embeddings provider configured: search is keyword-only (BM25)"
 
 // RecallRequest is a search of the notebook.
 type RecallRequest struct {
@@ -59,9 +56,10 @@ type Result struct {
 
 // Timing says where a recall spent its time, in milliseconds.
 type Timing struct {
-	SyncMs  float64 `json:"syncMs"`
-	FtsMs   float64 `json:"ftsMs"`
-	TotalMs float64 `json:"totalMs"`
+	SyncMs   float64 `json:"syncMs"`
+	FtsMs    float64 `json:"ftsMs"`
+	VectorMs float64 `json:"vectorMs"` // readiness check, query embedding, KNN and fusion
+	TotalMs  float64 `json:"totalMs"`
 }
 
 // Recall searches the notebook. Unless memory.sync.syncOnSearch is off, it
@@ -75,7 +73,7 @@ type Timing struct {
 // maxResults in total, then grouped; no group is boosted over another.
 func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, error) {
 	start := time.Now()
-	resp := RecallResponse{Query: req.Query, Mode: ModeKeyword, Reason: reasonNoProvider}
+	resp := RecallResponse{Query: req.Query, Mode: ModeKeyword}
 	resp.Results = RecallResults{Notebook: []Result{}, Daily: []Result{}}
 	if strings.TrimSpace(req.Query) == "" {
 		return resp, fmt.Errorf("%w: the query is empty", ErrBadInput)
@@ -109,8 +107,9 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 	}
 	resp.Timing.SyncMs = ms(time.Since(start))
 
+	limitN := max(50, 4*limit)
 	ftsStart := time.Now()
-	hits, err := h.idx.Search(ctx, index.Query{Text: req.Query, Sources: req.Sources, Limit: max(50, 4*limit)})
+	hits, err := h.idx.Search(ctx, index.Query{Text: req.Query, Sources: req.Sources, Limit: limitN})
 	resp.Timing.FtsMs = ms(time.Since(ftsStart))
 	if errors.Is(err, index.ErrNoTerms) {
 		return resp, fmt.Errorf("%w: the query %q has no searchable words", ErrBadInput, req.Query)
@@ -118,29 +117,84 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 	if err != nil {
 		return resp, err
 	}
+	ranked := make([]scored, len(hits))
+	for i, hit := range hits {
+		ranked[i] = scored{hit, relativeScore(hit.BM25, hits[0].BM25)}
+	}
+
+	vecStart := time.Now()
+	if fused, err := h.hybridRank(ctx, req, hits, limitN); err != nil {
+		resp.Reason = reason(err)
+	} else {
+		ranked, resp.Mode, resp.Reason = fused, ModeHybrid, ""
+	}
+	resp.Timing.VectorMs = ms(time.Since(vecStart))
+
 	terms := index.Terms(req.Query)
 	n := 0
-	for _, hit := range hits {
-		score := relativeScore(hit.BM25, hits[0].BM25)
-		if score < minScore || n == limit {
+	for _, r := range ranked {
+		if r.score < minScore || n == limit {
 			break
 		}
 		n++
-		r := Result{
-			Path:    hit.Path,
-			Heading: hit.Heading,
-			Snippet: Snippet(hit.Text, terms, 200),
-			Score:   score,
-			Lines:   Lines{hit.StartLine, hit.EndLine},
+		res := Result{
+			Path:    r.hit.Path,
+			Heading: r.hit.Heading,
+			Snippet: Snippet(r.hit.Text, terms, 200),
+			Score:   r.score,
+			Lines:   Lines{r.hit.StartLine, r.hit.EndLine},
 		}
-		if hit.Source == SourceDaily {
-			resp.Results.Daily = append(resp.Results.Daily, r)
+		if r.hit.Source == SourceDaily {
+			resp.Results.Daily = append(resp.Results.Daily, res)
 		} else {
-			resp.Results.Notebook = append(resp.Results.Notebook, r)
+			resp.Results.Notebook = append(resp.Results.Notebook, res)
 		}
 	}
 	resp.Timing.TotalMs = ms(time.Since(start))
 	return resp, nil
+}
+
+// scored is a hit with its 0..1 score, best first in a ranking.
+type scored struct {
+	hit   index.Hit
+	score float64
+}
+
+// hybridRank runs the vector search and fuses it with the BM25 hits by
+// Reciprocal Rank Fusion (memory.search.fusionK). Any error means keyword
+// results stand, and its text is the reason.
+func (h *Host) hybridRank(ctx context.Context, req RecallRequest, bm25 []index.Hit, n int) ([]scored, error) {
+	sem, err := h.hybrid(ctx)
+	if err != nil {
+		return nil, err
+	}
+	qv, err := sem.provider.Embed(ctx, []string{req.Query}, sdk.KindQuery)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
+	}
+	vhits, err := h.idx.SearchVectors(ctx, qv[0], n, req.Sources)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
+	}
+	byID := make(map[int64]index.Hit, len(bm25)+len(vhits))
+	kw := make([]int64, len(bm25))
+	for i, hit := range bm25 {
+		kw[i] = hit.ChunkID
+		byID[hit.ChunkID] = hit
+	}
+	vec := make([]int64, len(vhits))
+	for i, hit := range vhits {
+		vec[i] = hit.ChunkID
+		if _, ok := byID[hit.ChunkID]; !ok {
+			byID[hit.ChunkID] = hit
+		}
+	}
+	fused := index.Fuse(h.cfg.Memory.Search.FusionK, kw, vec)
+	out := make([]scored, len(fused))
+	for i, f := range fused {
+		out[i] = scored{byID[f.ID], math.Round(f.Score*1000) / 1000}
+	}
+	return out, nil
 }
 
 // relativeScore maps a BM25 value (negative, lower is better) to 0..1: the

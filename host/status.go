@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
@@ -19,12 +20,17 @@ type StatusResponse struct {
 	DBSizeBytes int64  `json:"dbSizeBytes"`
 	Mode        string `json:"mode"`
 	Reason      string `json:"reason,omitempty"`
+	Provider    string `json:"provider,omitempty"` // the active embeddings plugin
+	Model       string `json:"model,omitempty"`    // its model id
+	Dimensions  int    `json:"dimensions,omitempty"`
+	Pending     int    `json:"pending"`  // chunks waiting for a vector of the model
+	Embedded    int    `json:"embedded"` // chunks with one
 }
 
 // Status reports the index without changing it: stale pages are counted,
 // not indexed.
 func (h *Host) Status(ctx context.Context) (StatusResponse, error) {
-	resp := StatusResponse{Home: h.home, Notebook: h.notebook.Root(), Mode: ModeKeyword, Reason: reasonNoProvider}
+	resp := StatusResponse{Home: h.home, Notebook: h.notebook.Root(), Mode: ModeKeyword}
 	st, err := h.idx.Stats(ctx)
 	if err != nil {
 		return resp, err
@@ -42,7 +48,35 @@ func (h *Host) Status(ctx context.Context) (StatusResponse, error) {
 			resp.Stale++
 		}
 	}
+	resp.Embedded, resp.Pending, err = h.idx.VectorCounts(ctx)
+	if err != nil {
+		return resp, err
+	}
+	resp.Mode, resp.Reason = h.searchMode(ctx, &resp)
 	return resp, nil
+}
+
+// searchMode says what a recall would do now, without embedding anything
+// or changing the index's model.
+func (h *Host) searchMode(ctx context.Context, resp *StatusResponse) (mode, why string) {
+	sem, err := h.ready(ctx)
+	if err != nil {
+		return ModeKeyword, reason(err)
+	}
+	resp.Provider, resp.Model, resp.Dimensions = sem.name, sem.info.ModelID, sem.info.Dimensions
+	current, err := h.idx.VectorModel(ctx)
+	if err != nil {
+		return ModeKeyword, err.Error()
+	}
+	if current.Model != sem.model.Model || current.Dimensions != sem.model.Dimensions {
+		resp.Pending, resp.Embedded = resp.Pending+resp.Embedded, 0 // all of them, for the new model
+	}
+	if resp.Pending > 0 {
+		total := resp.Pending + resp.Embedded
+		return ModeKeyword, fmt.Sprintf("embedding with %s: %d of %d chunks done (%.0f%%); hybrid when complete",
+			sem.name, resp.Embedded, total, 100*float64(resp.Embedded)/float64(max(total, 1)))
+	}
+	return ModeHybrid, ""
 }
 
 // FilesResponse lists pages known to the index or on disk.

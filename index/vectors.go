@@ -213,3 +213,14 @@ func DecodeVector(b []byte) []float32 {
 	}
 	return v
 }
+
+// VectorRows counts the rows of chunks_vec (0 without the table); with
+// VectorCounts it shows that every embedded chunk has exactly one vector.
+func (d *DB) VectorRows(ctx context.Context) (int, error) {
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks_vec`).Scan(&n)
+	if err != nil && strings.Contains(err.Error(), "no such table") {
+		return 0, nil
+	}
+	return n, err
+}

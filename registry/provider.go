@@ -84,7 +84,7 @@ func (p *Provider) conn(ctx context.Context) (sdk.Embedder, error) {
 	}
 	if p.client != nil {
 		p.opts.Logger.Warn("plugin exited; restarting it", "plugin", p.plugin.Name)
-		p.dropLocked(fmt.Errorf("%w", ErrRestarting))
+		p.dropLocked(errors.New("the plugin process exited"))
 	}
 	if wait := time.Until(p.retryAt); wait > 0 {
 		return nil, fmt.Errorf("plugin %s: %w (next try in %v; last error: %v)", p.plugin.Name, ErrRestarting, wait.Round(10*time.Millisecond), p.lastErr)

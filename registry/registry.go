@@ -85,24 +85,48 @@ func (o *Options) defaults() {
 type Registry struct {
 	opts Options
 
-	mu        sync.Mutex
-	plugins   map[string]Plugin // by name, from the last Discover
-	warnings  []string
-	providers map[string]*Provider
-	closed    bool
+	mu         sync.Mutex
+	plugins    map[string]Plugin // by name, pinned at discovery
+	discovered bool              // Discover has scanned every folder
+	warnings   []string
+	providers  map[string]*Provider
+	closed     bool
 }
 
-// New returns a registry over opts.Dirs and discovers its plugins.
+// New returns a registry over opts.Dirs. It reads nothing until asked:
+// hashing plugin binaries costs milliseconds each, so a plugin is
+// discovered (and pinned) when it is first needed, or all of them by
+// Discover.
 func New(opts Options) *Registry {
 	opts.defaults()
-	r := &Registry{opts: opts, providers: map[string]*Provider{}}
-	r.Discover()
-	return r
+	return &Registry{opts: opts, plugins: map[string]Plugin{}, providers: map[string]*Provider{}}
 }
 
-// Discover scans the plugin folders again and returns what it found, by
-// name, and warnings about files it skipped.
+// Discover scans the plugin folders, hashing every plugin, and returns
+// what it found, by name, and warnings about files it skipped.
 func (r *Registry) Discover() ([]Plugin, []string) {
+	found, warnings := r.scan("")
+	r.mu.Lock()
+	for name, pl := range found {
+		if _, running := r.providers[name]; running {
+			found[name] = r.plugins[name] // a running plugin keeps its pinned hash
+		} else {
+			r.plugins[name] = pl
+		}
+	}
+	for name := range r.plugins {
+		if _, ok := found[name]; !ok {
+			delete(r.plugins, name)
+		}
+	}
+	r.discovered, r.warnings = true, warnings
+	r.mu.Unlock()
+	return sortedPlugins(found), warnings
+}
+
+// scan finds plugins in the folders: all of them, or only the one named
+// only.
+func (r *Registry) scan(only string) (map[string]Plugin, []string) {
 	found := map[string]Plugin{}
 	var warnings []string
 	for _, dir := range r.opts.Dirs {
@@ -119,6 +143,9 @@ func (r *Registry) Discover() ([]Plugin, []string) {
 			}
 			path := filepath.Join(dir, e.Name())
 			name := strings.TrimPrefix(e.Name(), Prefix)
+			if only != "" && name != only {
+				continue
+			}
 			fi, err := os.Stat(path)
 			switch {
 			case err != nil:
@@ -147,10 +174,29 @@ func (r *Registry) Discover() ([]Plugin, []string) {
 	for _, w := range warnings {
 		r.opts.Logger.Warn(w)
 	}
-	r.mu.Lock()
-	r.plugins, r.warnings = found, warnings
-	r.mu.Unlock()
-	return sortedPlugins(found), warnings
+	return found, warnings
+}
+
+// Names lists the plugins in the folders by name, without hashing them.
+func (r *Registry) Names() []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, dir := range r.opts.Dirs {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			name := strings.TrimPrefix(e.Name(), Prefix)
+			if name == e.Name() || name == "" || seen[name] {
+				continue
+			}
+			if fi, err := os.Stat(filepath.Join(dir, e.Name())); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+				continue
+			}
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 func sortedPlugins(m map[string]Plugin) []Plugin {
@@ -175,20 +221,18 @@ func hashFile(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Plugins returns the discovered plugins, by name order.
+// Plugins returns the discovered plugins, by name order, discovering
+// them all first if that was never done.
 func (r *Registry) Plugins() []Plugin {
+	r.mu.Lock()
+	done := r.discovered
+	r.mu.Unlock()
+	if !done {
+		r.Discover()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return sortedPlugins(r.plugins)
-}
-
-// Names lists the discovered plugin names.
-func (r *Registry) Names() []string {
-	var names []string
-	for _, p := range r.Plugins() {
-		names = append(names, p.Name)
-	}
-	return names
 }
 
 // Provider returns the running provider of a plugin, starting it (and
@@ -202,12 +246,21 @@ func (r *Registry) Provider(ctx context.Context, name string, options map[string
 	}
 	pl, ok := r.plugins[name]
 	if !ok {
-		names := strings.Join(namesOf(r.plugins), ", ")
 		r.mu.Unlock()
-		if names == "" {
-			names = "none found"
+		found, _ := r.scan(name) // discover and pin this one
+		if pl, ok = found[name]; !ok {
+			names := strings.Join(r.Names(), ", ")
+			if names == "" {
+				names = "none found"
+			}
+			return nil, fmt.Errorf("%w %q (installed: %s)", ErrUnknownPlugin, name, names)
 		}
-		return nil, fmt.Errorf("%w %q (installed: %s)", ErrUnknownPlugin, name, names)
+		r.mu.Lock()
+		if prev, raced := r.plugins[name]; raced {
+			pl = prev
+		} else {
+			r.plugins[name] = pl
+		}
 	}
 	p, running := r.providers[name]
 	if !running {
@@ -224,14 +277,6 @@ func (r *Registry) Provider(ctx context.Context, name string, options map[string
 		return p, err // the provider stays registered and retries later
 	}
 	return p, nil
-}
-
-func namesOf(m map[string]Plugin) []string {
-	var out []string
-	for _, p := range sortedPlugins(m) {
-		out = append(out, p.Name)
-	}
-	return out
 }
 
 func equalOptions(a, b map[string]string) bool {

@@ -107,6 +107,9 @@ func TestUnknownPlugin(t *testing.T) {
 	if !errors.Is(err, ErrUnknownPlugin) || !strings.Contains(err.Error(), "installed: faulty, hello") {
 		t.Errorf("unknown plugin: %v", err)
 	}
+	if names := r.Names(); strings.Join(names, ",") != "faulty,hello" {
+		t.Errorf("Names = %v", names)
+	}
 }
 
 // TestCrashRestartsAndReplaysConfig: a plugin killed from outside, or
@@ -215,6 +218,7 @@ func TestBadVectorsAreRejected(t *testing.T) {
 func TestChangedBinaryIsRefused(t *testing.T) {
 	dir := pluginDir(t, "hello", "faulty")
 	r := newRegistry(t, Options{Dirs: []string{dir}})
+	r.Discover()
 	// Replace hello with another program after discovery.
 	copyFile(t, filepath.Join(built, Prefix+"faulty"), filepath.Join(dir, Prefix+"hello"))
 	_, err := r.Provider(context.Background(), "hello", nil)

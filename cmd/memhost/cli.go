@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/urfave/cli/v3"
 
 	"github.com/memhost/memhost/host"
@@ -27,6 +28,9 @@ type stdio struct {
 	stdout       io.Writer
 	stderr       io.Writer
 	getenv       func(string) string
+	// spawnEmbed starts `memhost embed` for home in the background; nil
+	// disables background embedding (in-process tests).
+	spawnEmbed func(home string) error
 }
 
 // Exit codes.
@@ -180,12 +184,35 @@ func newApp(io stdio) *cli.Command {
 			{Name: "sync", Usage: "index new and edited pages, drop deleted ones", ArgsUsage: " ", Action: a.sync},
 			{Name: "rebuild", Usage: "build a fresh index beside the old one and swap it in", ArgsUsage: " ", Action: a.rebuild},
 			{Name: "watch", Usage: "watch the notebook and index changes as they happen (until Ctrl-C)", ArgsUsage: " ", Action: a.watch},
+			{Name: "embed", Usage: "embed every chunk still waiting for a vector of the active provider", ArgsUsage: " ", Action: a.embed},
+			{
+				Name:  "plugins",
+				Usage: "list, choose and inspect embeddings provider plugins",
+				Commands: []*cli.Command{
+					{Name: "list", Usage: "installed plugins with their version, model, dimensions and status", ArgsUsage: " ", Action: a.pluginsList},
+					{
+						Name:      "use",
+						Usage:     "make NAME the embeddings provider (writes config.yaml); re-embeds in the background",
+						ArgsUsage: "NAME",
+						Flags: []cli.Flag{
+							&cli.StringSliceFlag{Name: "set", Usage: "plugin option key=value (repeatable; key= removes it)"},
+						},
+						Action: a.pluginsUse,
+					},
+					{Name: "status", Usage: "the active provider, its state, and the search mode", ArgsUsage: " ", Action: a.pluginsStatus},
+				},
+			},
 		},
 	}
 	// Bad flags give one line on stderr and exit 2, not a page of help.
-	for _, c := range root.Commands {
-		c.OnUsageError = root.OnUsageError
+	var setUsage func([]*cli.Command)
+	setUsage = func(cs []*cli.Command) {
+		for _, c := range cs {
+			c.OnUsageError = root.OnUsageError
+			setUsage(c.Commands)
+		}
 	}
+	setUsage(root.Commands)
 	return root
 }
 
@@ -226,7 +253,21 @@ func (a *app) open(ctx context.Context, cmd *cli.Command) (*host.Host, error) {
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(a.io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return host.Open(ctx, host.Options{Home: home, Config: cfg, Log: log})
+	level := a.io.getenv("MEMHOST_LOG_LEVEL")
+	if level == "" {
+		level = "warn"
+	}
+	opts := host.Options{
+		Home: home, Config: cfg, Log: log,
+		PluginLog: hclog.New(&hclog.LoggerOptions{Name: "memhost", Level: hclog.LevelFromString(level), Output: a.io.stderr}),
+	}
+	if exe, err := os.Executable(); err == nil {
+		opts.PluginDirs = []string{filepath.Dir(exe)}
+	}
+	if a.io.spawnEmbed != nil {
+		opts.Background = func() error { return a.io.spawnEmbed(home) }
+	}
+	return host.Open(ctx, opts)
 }
 
 // withHost opens the host, runs fn, closes the host.

@@ -211,7 +211,11 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 					fmt.Fprintf(w, "  %s%s  %.2f\n      %s\n", loc, head, r.Score, r.Snippet)
 				}
 			}
-			fmt.Fprintf(w, "(%s search: %s; %.0f ms)\n", resp.Mode, resp.Reason, resp.Timing.TotalMs)
+			why := ""
+			if resp.Reason != "" {
+				why = ": " + resp.Reason
+			}
+			fmt.Fprintf(w, "(%s search%s; %.0f ms)\n", resp.Mode, why, resp.Timing.TotalMs)
 		})
 	})
 }
@@ -261,7 +265,15 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			fmt.Fprintf(tw, "chunks:\t%d\n", resp.Chunks)
 			fmt.Fprintf(tw, "last sync:\t%s\n", last)
 			fmt.Fprintf(tw, "database:\t%s\n", bytesHuman(resp.DBSizeBytes))
-			fmt.Fprintf(tw, "search:\t%s (%s)\n", resp.Mode, resp.Reason)
+			if resp.Provider != "" {
+				fmt.Fprintf(tw, "embeddings:\t%s (%s, %d dimensions)\n", resp.Provider, resp.Model, resp.Dimensions)
+			}
+			fmt.Fprintf(tw, "vectors:\t%d embedded, %d pending\n", resp.Embedded, resp.Pending)
+			search := resp.Mode
+			if resp.Reason != "" {
+				search += " (" + resp.Reason + ")"
+			}
+			fmt.Fprintf(tw, "search:\t%s\n", search)
 			tw.Flush()
 		})
 	})
@@ -360,6 +372,123 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			for _, p := range res.RemovedPaths {
 				fmt.Fprintf(a.io.stdout, "  removed %s\n", p)
 			}
+		})
+	})
+}
+
+func (a *app) embed(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		if _, err := h.Sync(ctx); err != nil {
+			return err
+		}
+		res, err := h.Embed(ctx, 0)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, res, func(w io.Writer) {
+			if res.Busy {
+				fmt.Fprintf(w, "another memhost process is embedding; %d chunks pending\n", res.Pending)
+				return
+			}
+			fmt.Fprintf(w, "embedded %d chunks with %s (%s; %d from the cache) in %.0f ms; %d pending\n",
+				res.Embedded, res.Provider, res.Model, res.FromCache, res.DurationMs, res.Pending)
+		})
+	})
+}
+
+func (a *app) pluginsList(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Plugins(ctx)
+		if err != nil {
+			return err
+		}
+		for _, w := range resp.Warnings {
+			fmt.Fprintln(a.io.stderr, "memhost: warning: "+w)
+		}
+		if cmd.Bool("json") {
+			return a.out(cmd, resp.Plugins, nil)
+		}
+		tw := tabwriter.NewWriter(a.io.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "NAME\tVERSION\tMODEL\tDIMS\tSTATUS\tSHA256\tPATH")
+		for _, p := range resp.Plugins {
+			name := p.Name
+			if p.Active {
+				name += " *"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, p.Version, p.Model, p.Dimensions, p.Status, p.SHA256[:12], p.Path)
+		}
+		tw.Flush()
+		if len(resp.Plugins) == 0 {
+			fmt.Fprintln(a.io.stdout, "(no plugins installed: put memhost-embeddings-<name> binaries next to memhost or in the home's plugins/ folder)")
+		}
+		return nil
+	})
+}
+
+func (a *app) pluginsUse(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() != 1 {
+		return usagef("plugins use takes one plugin NAME (see memhost plugins list)")
+	}
+	set := map[string]string{}
+	for _, kv := range cmd.StringSlice("set") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return usagef("--set %q: want key=value", kv)
+		}
+		set[strings.TrimSpace(k)] = v
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.UsePlugin(ctx, cmd.Args().First(), set)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "embeddings provider: %s (model %s, %d dimensions, %s)\n", resp.Plugin, resp.Model, resp.Dimensions, resp.Status)
+			if resp.Pending > 0 {
+				fmt.Fprintf(w, "embedding %d chunks in the background; keyword search answers until they are done\n", resp.Pending)
+			}
+		})
+	})
+}
+
+func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.PluginStatus(ctx)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			plugin := resp.Plugin
+			if plugin == "" {
+				plugin = "(none)"
+			}
+			fmt.Fprintf(tw, "plugin:\t%s\n", plugin)
+			if resp.Path != "" {
+				fmt.Fprintf(tw, "binary:\t%s (sha256 %s)\n", resp.Path, resp.SHA256[:12])
+				fmt.Fprintf(tw, "model:\t%s (%d dimensions)\n", resp.Model, resp.Dimensions)
+			}
+			state := resp.State
+			if resp.Message != "" {
+				state += ": " + resp.Message
+			}
+			fmt.Fprintf(tw, "state:\t%s\n", state)
+			fmt.Fprintf(tw, "vectors:\t%d embedded, %d pending\n", resp.Embedded, resp.Pending)
+			search := resp.Mode
+			if resp.Reason != "" {
+				search += " (" + resp.Reason + ")"
+			}
+			fmt.Fprintf(tw, "search:\t%s\n", search)
+			tw.Flush()
 		})
 	})
 }

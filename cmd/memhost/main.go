@@ -6,7 +6,9 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	_ "time/tzdata" // time zones from config work on machines without tzdata
 )
@@ -19,6 +21,7 @@ func main() {
 		stdout:       os.Stdout,
 		stderr:       os.Stderr,
 		getenv:       os.Getenv,
+		spawnEmbed:   spawnEmbed,
 	})
 	stop()
 	os.Exit(code)
@@ -28,4 +31,26 @@ func main() {
 func isPiped(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice == 0
+}
+
+// spawnEmbed starts `memhost embed` for home as a detached process that
+// outlives this one; its output goes to brain/embed.log. Only one embedder
+// runs at a time (it takes brain/embed.lock), so extra starts exit at once.
+func spawnEmbed(home string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(home, "brain", "embed.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "--home", home, "embed")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
 }

@@ -39,11 +39,22 @@ type Memory struct {
 	Prompt      Prompt    `yaml:"prompt"`
 }
 
-// Embedding chooses the embeddings provider. Providers come with the plugin
-// platform; until then search is keyword-only.
+// Embedding chooses the embeddings provider plugin and tunes the
+// embedding queue.
 type Embedding struct {
-	Plugin    string `yaml:"plugin"`    // default "" (none)
+	// Plugin is the active provider (memhost-embeddings-<plugin>).
+	// Default "": the local provider when it is installed, else none
+	// (keyword-only search).
+	Plugin    string `yaml:"plugin"`
 	ModelsDir string `yaml:"modelsDir"` // default "models"
+	// Options holds each plugin's settings by plugin name, passed to its
+	// Configure; switching plugins keeps the others'.
+	Options map[string]map[string]string `yaml:"options"`
+	// BatchSize is how many chunks go to the provider in one call. Default 32.
+	BatchSize int `yaml:"batchSize"`
+	// RecallBudgetMs bounds the queued chunks a recall embeds before it
+	// searches; what is left is embedded in the background. Default 2000.
+	RecallBudgetMs int `yaml:"recallBudgetMs"`
 }
 
 // Chunking tunes the markdown chunker.
@@ -81,7 +92,7 @@ func Default() Config {
 		Memory: Memory{
 			NotebookDir: "notebook",
 			Database:    "brain/memory.db",
-			Embedding:   Embedding{ModelsDir: "models"},
+			Embedding:   Embedding{ModelsDir: "models", Options: map[string]map[string]string{}, BatchSize: 32, RecallBudgetMs: 2000},
 			Chunking:    Chunking{MaxTokens: 400, OverlapTokens: 80, RespectHeadings: true},
 			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
 			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60},
@@ -218,6 +229,8 @@ func typeName(t reflect.Type) string {
 		return "true or false"
 	case reflect.String:
 		return "a string"
+	case reflect.Map:
+		return "a mapping of plugin names to their options"
 	}
 	return t.String()
 }
@@ -232,6 +245,9 @@ func applyEnv(v reflect.Value, prefix string, getenv func(string) string) error 
 				return err
 			}
 			continue
+		}
+		if f.Kind() == reflect.Map {
+			continue // plugin options are set in the file or with `memhost plugins use --set`
 		}
 		name := EnvName(key)
 		s := getenv(name)
@@ -281,6 +297,10 @@ func (c Config) Validate() error {
 		return bad("memory.prompt.dailyWindow", "must not be negative")
 	case m.Prompt.MaxPerFileChars < 1:
 		return bad("memory.prompt.maxPerFileChars", "must be at least 1")
+	case m.Embedding.BatchSize < 1:
+		return bad("memory.embedding.batchSize", fmt.Sprintf("must be at least 1, got %d", m.Embedding.BatchSize))
+	case m.Embedding.RecallBudgetMs < 0:
+		return bad("memory.embedding.recallBudgetMs", "must not be negative")
 	case m.Prompt.MaxTotalReferenceChars < 0:
 		return bad("memory.prompt.maxTotalReferenceChars", "must not be negative")
 	}

@@ -112,3 +112,57 @@ func TestEmptyFile(t *testing.T) {
 		}
 	}
 }
+
+func TestSetPlugin(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yaml")
+	// From the template (only comments).
+	if err := os.WriteFile(path, []byte(Template), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetPlugin(path, "hello", map[string]string{"dimensions": "64"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Memory.Embedding.Plugin != "hello" || cfg.Memory.Embedding.Options["hello"]["dimensions"] != "64" {
+		t.Errorf("after SetPlugin: %+v", cfg.Memory.Embedding)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), "#     maxResults: 15") {
+		t.Errorf("template comments lost:\n%s", b)
+	}
+	// A file with settings of its own: they stay, other plugins' options stay.
+	os.WriteFile(path, []byte("# mine\ntimezone: UTC # keep\nmemory:\n  search:\n    maxResults: 7\n  embedding:\n    plugin: other\n    options:\n      other:\n        url: http://x\n"), 0o644)
+	if err := SetPlugin(path, "hello", map[string]string{"dimensions": "32"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Timezone != "UTC" || cfg.Memory.Search.MaxResults != 7 || cfg.Memory.Embedding.Options["other"]["url"] != "http://x" ||
+		cfg.Memory.Embedding.Plugin != "hello" || cfg.Memory.Embedding.Options["hello"]["dimensions"] != "32" {
+		t.Errorf("settings lost: %+v", cfg)
+	}
+	b, _ = os.ReadFile(path)
+	if !strings.Contains(string(b), "# mine") || !strings.Contains(string(b), "# keep") {
+		t.Errorf("comments lost:\n%s", b)
+	}
+	// Removing an option; a broken file is left alone.
+	if err := SetPlugin(path, "hello", map[string]string{"dimensions": ""}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ := Load(path, nil); len(cfg.Memory.Embedding.Options["hello"]) != 0 {
+		t.Errorf("option not removed: %v", cfg.Memory.Embedding.Options)
+	}
+	os.WriteFile(path, []byte("memory: [broken\n"), 0o644)
+	if err := SetPlugin(path, "hello", nil); err == nil {
+		t.Error("SetPlugin on a broken file succeeded")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "memory: [broken\n" {
+		t.Error("broken file was changed")
+	}
+}

@@ -1,0 +1,121 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gopkg.in/yaml.v3"
+)
+
+// SetPlugin makes plugin the active embeddings provider in the config file
+// at path, with options merged into its options (an empty value removes a
+// key). The rest of the file, comments included, is kept; a missing file
+// starts from Template. The file is validated before it replaces the old
+// one, which is left untouched on any error.
+func SetPlugin(path, plugin string, options map[string]string) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		data, err = []byte(Template), nil
+	}
+	if err != nil {
+		return err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	// A file of comments only (like the template) parses to nothing and
+	// would lose them: keep its text and add the keys below it.
+	var prefix []byte
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		prefix = append(bytes.TrimRight(data, "\n"), "\n\n"...)
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: the top level is not a mapping of keys", path)
+	}
+	emb := child(child(root, "memory"), "embedding")
+	setScalar(emb, "plugin", plugin)
+	opts := child(child(emb, "options"), plugin)
+	keys := make([]string, 0, len(options))
+	for k := range options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if options[k] == "" {
+			deleteKey(opts, k)
+		} else {
+			setScalar(opts, k, options[k])
+		}
+	}
+	var buf bytes.Buffer
+	buf.Write(prefix)
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return err
+	}
+	cfg := Default()
+	if err := Parse(bytes.NewReader(buf.Bytes()), &cfg, path); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.yaml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(buf.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// child returns the mapping under key in m, creating it (or replacing a
+// null or empty flow value) when needed.
+func child(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			v := m.Content[i+1]
+			if v.Kind != yaml.MappingNode {
+				*v = yaml.Node{Kind: yaml.MappingNode}
+			}
+			v.Style = 0 // block style, also for a former "{}"
+			return v
+		}
+	}
+	v := &yaml.Node{Kind: yaml.MappingNode}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
+	return v
+}
+
+func setScalar(m *yaml.Node, key, value string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Value: value, LineComment: m.Content[i+1].LineComment}
+			return
+		}
+	}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &yaml.Node{Kind: yaml.ScalarNode, Value: value})
+}
+
+func deleteKey(m *yaml.Node, key string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			return
+		}
+	}
+}

@@ -1,0 +1,290 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/registry"
+	"github.com/memhost/memhost/sdk"
+)
+
+// ErrProviderNotReady means semantic search cannot run now; the error says
+// why, in words fit for a "reason".
+var ErrProviderNotReady = errors.New("embeddings provider not ready")
+
+// defaultPlugin is used when memory.embedding.plugin is empty and it is
+// installed.
+const defaultPlugin = "local"
+
+// registry returns the plugin registry, discovering plugins on first use.
+func (h *Host) registry() *registry.Registry {
+	h.regOnce.Do(func() {
+		dirs := append(append([]string(nil), h.pluginDirs...), filepath.Join(h.home, "plugins"))
+		h.reg = registry.New(registry.Options{Dirs: dirs, Logger: h.hlog})
+	})
+	return h.reg
+}
+
+// cache returns the embedding cache, opening it on first use.
+func (h *Host) cache(ctx context.Context) (*index.Cache, error) {
+	h.cacheMu.Lock()
+	defer h.cacheMu.Unlock()
+	if h.embCache != nil {
+		return h.embCache, nil
+	}
+	c, err := index.OpenCache(ctx, filepath.Join(h.home, "cache", "embeddings.db"))
+	if err != nil {
+		return nil, err
+	}
+	h.embCache = c
+	return c, nil
+}
+
+// providerName is the configured plugin, or the default when installed.
+func (h *Host) providerName() (string, error) {
+	name := h.cfg.Memory.Embedding.Plugin
+	if name != "" {
+		return name, nil
+	}
+	names := h.registry().Names()
+	for _, n := range names {
+		if n == defaultPlugin {
+			return n, nil
+		}
+	}
+	hint := "install memhost-embeddings-local, or run `memhost plugins use NAME`"
+	if len(names) > 0 {
+		hint = fmt.Sprintf("run `memhost plugins use NAME` (installed: %s)", strings.Join(names, ", "))
+	}
+	return "", fmt.Errorf("%w: no embeddings provider configured: %s", ErrProviderNotReady, hint)
+}
+
+// semantic is the state of semantic search for one call.
+type semantic struct {
+	provider *registry.Provider
+	name     string
+	info     sdk.Info
+	model    index.VectorModel
+}
+
+// ready returns the active provider when it can embed now, or an
+// ErrProviderNotReady error whose text is the reason.
+func (h *Host) ready(ctx context.Context) (*semantic, error) {
+	name, err := h.providerName()
+	if err != nil {
+		return nil, err
+	}
+	p, err := h.registry().Provider(ctx, name, h.cfg.Memory.Embedding.Options[name])
+	if errors.Is(err, registry.ErrUnknownPlugin) {
+		return nil, fmt.Errorf("%w: %v (memory.embedding.plugin in config.yaml)", ErrProviderNotReady, err)
+	}
+	if err != nil && p == nil {
+		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
+	}
+	st, _ := p.Status(ctx) // a dead plugin reports StateError with why
+	switch st.State {
+	case sdk.StateReady:
+	case sdk.StateDownloading:
+		return nil, fmt.Errorf("%w: model downloading %.0f%%", ErrProviderNotReady, st.Progress*100)
+	case sdk.StateLoading:
+		return nil, fmt.Errorf("%w: model loading", ErrProviderNotReady)
+	default:
+		msg := st.Message
+		if msg == "" {
+			msg = "plugin " + name + " is in error"
+		}
+		return nil, fmt.Errorf("%w: %s", ErrProviderNotReady, msg)
+	}
+	info, err := p.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
+	}
+	if info.Dimensions <= 0 || info.ModelID == "" {
+		return nil, fmt.Errorf("%w: plugin %s reports no model or dimensions", ErrProviderNotReady, name)
+	}
+	return &semantic{provider: p, name: name, info: info,
+		model: index.VectorModel{Provider: name, Model: info.ModelID, Dimensions: info.Dimensions}}, nil
+}
+
+// reason turns an ErrProviderNotReady error into the reason users see.
+func reason(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrProviderNotReady.Error()+": ")
+}
+
+// EmbedResult reports a run of the embedding queue.
+type EmbedResult struct {
+	Provider   string  `json:"provider"`
+	Model      string  `json:"model"`
+	Embedded   int     `json:"embedded"`  // chunks given vectors in this run
+	FromCache  int     `json:"fromCache"` // of those, vectors taken from the cache
+	Pending    int     `json:"pending"`   // chunks still without a vector
+	Busy       bool    `json:"busy"`      // another process is embedding; this run did nothing
+	DurationMs float64 `json:"durationMs"`
+}
+
+// Embed works through the embedding queue: chunks without a vector for the
+// active provider's model get one, from the cache when it has it, else from
+// the provider, in batches. It stops when the queue is empty, ctx ends, or
+// budget (when > 0) is spent. A plugin failure stops the run with nothing
+// lost: the queue lives in the index and the next run resumes it. One
+// process embeds at a time; others return at once with Busy set.
+func (h *Host) Embed(ctx context.Context, budget time.Duration) (EmbedResult, error) {
+	start := time.Now()
+	var res EmbedResult
+	sem, err := h.ready(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.Provider, res.Model = sem.name, sem.info.ModelID
+	unlock, ok, err := tryLock(filepath.Join(h.home, "brain", "embed.lock"))
+	if err != nil {
+		return res, err
+	}
+	if !ok {
+		_, res.Pending, err = h.idx.VectorCounts(ctx)
+		res.Busy = true
+		return res, err
+	}
+	defer unlock()
+	if _, err := h.idx.SetVectorModel(ctx, sem.model); err != nil {
+		return res, err
+	}
+	cache, err := h.cache(ctx)
+	if err != nil {
+		return res, err
+	}
+	batch := h.cfg.Memory.Embedding.BatchSize
+	for budget <= 0 || time.Since(start) < budget {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		pending, err := h.idx.Pending(ctx, batch)
+		if err != nil {
+			return res, err
+		}
+		if len(pending) == 0 {
+			break
+		}
+		n, cached, err := h.embedBatch(ctx, sem, cache, pending)
+		res.Embedded += n
+		res.FromCache += cached
+		if err != nil {
+			return res, err
+		}
+	}
+	_, res.Pending, err = h.idx.VectorCounts(ctx)
+	res.DurationMs = ms(time.Since(start))
+	return res, err
+}
+
+func (h *Host) embedBatch(ctx context.Context, sem *semantic, cache *index.Cache, chunks []index.PendingChunk) (stored, cached int, err error) {
+	hashes := make([]string, len(chunks))
+	for i, c := range chunks {
+		hashes[i] = c.Hash
+	}
+	vecs, err := cache.Get(ctx, sem.info.ModelID, hashes)
+	if err != nil {
+		return 0, 0, err
+	}
+	cached = len(vecs)
+	var texts, missing []string
+	seen := map[string]bool{}
+	for _, c := range chunks {
+		if _, ok := vecs[c.Hash]; !ok && !seen[c.Hash] {
+			seen[c.Hash] = true
+			texts = append(texts, c.Text)
+			missing = append(missing, c.Hash)
+		}
+	}
+	if len(texts) > 0 {
+		got, err := sem.provider.Embed(ctx, texts, sdk.KindDocument)
+		if err != nil {
+			return 0, 0, err
+		}
+		fresh := make(map[string][]float32, len(got))
+		for i, v := range got {
+			fresh[missing[i]] = v
+			vecs[missing[i]] = v
+		}
+		if err := cache.Put(ctx, sem.info.ModelID, fresh); err != nil {
+			return 0, 0, err
+		}
+	}
+	out := make([]index.ChunkVector, 0, len(chunks))
+	for _, c := range chunks {
+		out = append(out, index.ChunkVector{ID: c.ID, Vector: vecs[c.Hash]})
+	}
+	stored, err = h.idx.PutVectors(ctx, sem.info.ModelID, out)
+	return stored, min(cached, stored), err
+}
+
+// tryLock takes an exclusive flock on path without waiting.
+func tryLock(path string) (unlock func(), ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true, nil
+}
+
+// hybrid prepares semantic search for a recall: the provider must be ready
+// and every chunk embedded for its model. Queued chunks are embedded first,
+// within memory.embedding.recallBudgetMs; if some remain, the rest is left
+// to the background (Options.Background) and the recall stays keyword-only.
+func (h *Host) hybrid(ctx context.Context) (*semantic, error) {
+	sem, err := h.ready(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := h.idx.SetVectorModel(ctx, sem.model); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
+	}
+	emb, pending, err := h.idx.VectorCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if pending > 0 {
+		res, err := h.Embed(ctx, time.Duration(h.cfg.Memory.Embedding.RecallBudgetMs)*time.Millisecond)
+		if err != nil && !errors.Is(err, ErrProviderNotReady) {
+			h.log.Warn("embedding before search failed", "err", err)
+		}
+		if err == nil {
+			pending = res.Pending
+		}
+		emb, pending, _ = h.idx.VectorCounts(ctx)
+	}
+	if pending > 0 {
+		h.startBackground()
+		total := emb + pending
+		return nil, fmt.Errorf("%w: embedding with %s: %d of %d chunks done (%.0f%%); hybrid when complete",
+			ErrProviderNotReady, sem.name, emb, total, 100*float64(emb)/float64(max(total, 1)))
+	}
+	return sem, nil
+}
+
+// startBackground asks for the queue to be worked through in the
+// background, once per Host.
+func (h *Host) startBackground() {
+	if h.background == nil {
+		return
+	}
+	h.bgOnce.Do(func() {
+		if err := h.background(); err != nil {
+			h.log.Warn("cannot start background embedding", "err", err)
+		}
+	})
+}

@@ -1,0 +1,316 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/registry"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+var (
+	pluginsOnce sync.Once
+	pluginsDir  string
+	pluginsErr  error
+)
+
+// plugins builds the hello and faulty plugins once per test run.
+func builtPlugins(t *testing.T) string {
+	t.Helper()
+	pluginsOnce.Do(func() {
+		pluginsDir, pluginsErr = os.MkdirTemp("", "memhost-host-plugins-")
+		if pluginsErr != nil {
+			return
+		}
+		for name, pkg := range map[string]string{"hello": "../examples/embeddings-hello", "faulty": "../registry/testdata/faulty"} {
+			out, err := exec.Command("go", "build", "-o", filepath.Join(pluginsDir, registry.Prefix+name), pkg).CombinedOutput()
+			if err != nil {
+				pluginsErr = errors.New(string(out))
+				return
+			}
+		}
+	})
+	if pluginsErr != nil {
+		t.Fatalf("building plugins: %v", pluginsErr)
+	}
+	return pluginsDir
+}
+
+// semanticHost opens a home whose plugins/ folder holds the named plugins,
+// seeded with the example notebook.
+func semanticHost(t *testing.T, edit func(*config.Config), plugins ...string) *Host {
+	t.Helper()
+	home := t.TempDir()
+	src := builtPlugins(t)
+	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
+	for _, p := range plugins {
+		b, err := os.ReadFile(filepath.Join(src, registry.Prefix+p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(home, "plugins", registry.Prefix+p), b, 0o755)
+	}
+	h := openHost(t, home, edit)
+	copyTree(t, "../examples/notebook", h.NotebookDir())
+	return h
+}
+
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.Walk(from, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		os.MkdirAll(filepath.Join(to, filepath.Dir(rel)), 0o755)
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func recall(t *testing.T, h *Host, q string) RecallResponse {
+	t.Helper()
+	r, err := h.Recall(context.Background(), RecallRequest{Query: q})
+	if err != nil {
+		t.Fatalf("Recall(%q): %v", q, err)
+	}
+	return r
+}
+
+func TestKeywordReasonWithoutProvider(t *testing.T) {
+	h := semanticHost(t, nil, "hello")
+	r := recall(t, h, "sarah")
+	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, "no embeddings provider configured") || !strings.Contains(r.Reason, "installed: hello") {
+		t.Errorf("mode %q reason %q", r.Mode, r.Reason)
+	}
+	h = semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "olama" }, "hello")
+	r = recall(t, h, "sarah")
+	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, `unknown embeddings plugin "olama" (installed: hello)`) || len(r.Results.Notebook) == 0 {
+		t.Errorf("unknown plugin: mode %q reason %q results %d", r.Mode, r.Reason, len(r.Results.Notebook))
+	}
+}
+
+func TestHybridRecall(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, nil, "hello")
+	if r := recall(t, h, "sarha"); len(r.Results.Notebook)+len(r.Results.Daily) != 0 {
+		t.Fatalf("keyword search found the typo: %+v", r.Results)
+	}
+	use, err := h.UsePlugin(ctx, "hello", map[string]string{"dimensions": "256"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if use.Pending == 0 || use.Model != "hello-hash-256" {
+		t.Errorf("UsePlugin = %+v", use)
+	}
+	// The recall embeds the queue within its budget, then searches both ways.
+	r := recall(t, h, "sarha")
+	if r.Mode != ModeHybrid || r.Reason != "" {
+		t.Fatalf("mode %q reason %q", r.Mode, r.Reason)
+	}
+	// hello hashes character trigrams, so the typo shares some with
+	// "Sarah": the vector leg finds pages the keyword leg cannot.
+	foundSarah := false
+	for _, res := range r.Results.Notebook {
+		foundSarah = foundSarah || res.Heading == "## Sarah Chen"
+	}
+	if !foundSarah {
+		t.Errorf("hybrid recall of a typo: %+v", r.Results.Notebook)
+	}
+	for _, res := range append(r.Results.Notebook, r.Results.Daily...) {
+		if res.Score < 0 || res.Score > 1 {
+			t.Errorf("score %v outside 0..1", res.Score)
+		}
+	}
+	st, err := h.Status(ctx)
+	if err != nil || st.Mode != ModeHybrid || st.Pending != 0 || st.Embedded == 0 || st.Provider != "hello" {
+		t.Errorf("Status = %+v, %v", st, err)
+	}
+}
+
+// TestHybridGolden pins the fused ranking for a few queries.
+func TestHybridGolden(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "hello" }, "hello")
+	if _, err := h.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Embed(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		Path  string  `json:"path"`
+		Lines Lines   `json:"lines"`
+		Score float64 `json:"score"`
+	}
+	got := map[string][]row{}
+	for _, q := range []string{"sarah phone", "meeting tuesday", "groceries salmon", "会议"} {
+		r := recall(t, h, q)
+		if r.Mode != ModeHybrid {
+			t.Fatalf("%q: mode %s (%s)", q, r.Mode, r.Reason)
+		}
+		for _, res := range append(r.Results.Notebook, r.Results.Daily...) {
+			got[q] = append(got[q], row{res.Path, res.Lines, res.Score})
+		}
+	}
+	b, _ := json.MarshalIndent(got, "", "  ")
+	golden := filepath.Join("testdata", "hybrid.golden.json")
+	if *updateGolden {
+		os.MkdirAll("testdata", 0o755)
+		os.WriteFile(golden, append(b, '\n'), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if string(b)+"\n" != string(want) {
+		t.Errorf("hybrid ranking differs from %s:\n%s", golden, b)
+	}
+}
+
+// TestPluginKilledRecallStillAnswers: the provider's process dies between
+// recalls; the next recall answers (keyword with the reason, or hybrid once
+// the plugin is back), and later ones are hybrid again.
+func TestPluginKilledRecallStillAnswers(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "hello" }, "hello")
+	if r := recall(t, h, "sarah"); r.Mode != ModeHybrid {
+		t.Fatalf("mode %s (%s)", r.Mode, r.Reason)
+	}
+	p, err := h.registry().Provider(ctx, "hello", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := p.Pid()
+	syscall.Kill(pid, syscall.SIGKILL)
+	for syscall.Kill(pid, 0) == nil {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r := recall(t, h, "sarah")
+	if len(r.Results.Notebook) == 0 {
+		t.Fatalf("no results after the plugin died: %+v", r)
+	}
+	t.Logf("right after the kill: mode %s, reason %q", r.Mode, r.Reason)
+	deadline := time.Now().Add(10 * time.Second)
+	for recall(t, h, "sarah").Mode != ModeHybrid {
+		if time.Now().After(deadline) {
+			t.Fatal("never hybrid again after the plugin was killed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSwitchingBackReEmbedsNothing: vectors come from the cache when a
+// provider's model returns, and a rebuild re-embeds nothing either.
+func TestSwitchingBackReEmbedsNothing(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, nil, "hello")
+	if _, err := h.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	embedAll := func() EmbedResult {
+		t.Helper()
+		r, err := h.Embed(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if _, err := h.UsePlugin(ctx, "hello", map[string]string{"dimensions": "64"}); err != nil {
+		t.Fatal(err)
+	}
+	first := embedAll()
+	if first.Embedded == 0 || first.FromCache != 0 || first.Pending != 0 {
+		t.Fatalf("first embedding: %+v", first)
+	}
+	if _, err := h.UsePlugin(ctx, "hello", map[string]string{"dimensions": "32"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := embedAll(); r.FromCache != 0 || r.Embedded != first.Embedded {
+		t.Errorf("other model: %+v", r)
+	}
+	if _, err := h.UsePlugin(ctx, "hello", map[string]string{"dimensions": "64"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := embedAll(); r.FromCache != first.Embedded || r.Embedded != first.Embedded {
+		t.Errorf("switching back re-embedded: %+v (want all %d from the cache)", r, first.Embedded)
+	}
+	if _, err := h.Rebuild(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if r := embedAll(); r.FromCache != first.Embedded || r.Embedded != first.Embedded {
+		t.Errorf("after rebuild: %+v", r)
+	}
+	cfg, err := config.Load(filepath.Join(h.Home(), config.FileName), nil)
+	if err != nil || cfg.Memory.Embedding.Plugin != "hello" || cfg.Memory.Embedding.Options["hello"]["dimensions"] != "64" {
+		t.Errorf("config.yaml after use: %+v, %v", cfg.Memory.Embedding, err)
+	}
+}
+
+// TestCrashMidBatchLosesNothing: a plugin that dies on one chunk stops the
+// run; no chunk is lost or doubled, and the queue completes once the
+// offending page is gone.
+func TestCrashMidBatchLosesNothing(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, func(c *config.Config) {
+		c.Memory.Embedding.Plugin = "faulty"
+		c.Memory.Embedding.BatchSize = 4
+	}, "faulty")
+	writePage(t, h, "zz-poison.md", "crash")
+	if _, err := h.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.Embed(ctx, 0)
+	if err == nil {
+		t.Fatal("Embed through a crashing plugin succeeded")
+	}
+	emb, pending, _ := h.idx.VectorCounts(ctx)
+	st, _ := h.idx.Stats(ctx)
+	if emb+pending != st.Chunks || pending == 0 {
+		t.Fatalf("after the crash: %d embedded + %d pending != %d chunks", emb, pending, st.Chunks)
+	}
+	r := recall(t, h, "sarah")
+	if len(r.Results.Notebook) == 0 || r.Mode != ModeKeyword {
+		t.Errorf("recall during the outage: mode %s, %d results", r.Mode, len(r.Results.Notebook))
+	}
+	os.Remove(filepath.Join(h.NotebookDir(), "zz-poison.md"))
+	if _, err := h.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res, err := h.Embed(ctx, 0)
+		if err == nil && res.Pending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queue never completed: %+v %v", res, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	emb, pending, _ = h.idx.VectorCounts(ctx)
+	st, _ = h.idx.Stats(ctx)
+	var vecRows int
+	vecRows, _ = h.idx.VectorRows(ctx)
+	if emb != st.Chunks || pending != 0 || vecRows != st.Chunks {
+		t.Errorf("%d embedded, %d pending, %d vector rows, %d chunks", emb, pending, vecRows, st.Chunks)
+	}
+}
