@@ -454,7 +454,7 @@ func TestWatch(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	synced := make(chan SyncResult, 16)
 	done := make(chan error, 1)
-	go func() { done <- h.Watch(ctx, func(r SyncResult) { synced <- r }) }()
+	go func() { done <- h.Watch(ctx, func(r SyncResult) { synced <- r }, nil) }()
 	<-synced // the first sync
 	// A page in a folder made after the watcher started.
 	writePage(t, h, "projects/new/plan.md", "# Plan\nlaunch the rocket\n")

@@ -119,6 +119,9 @@ func (h *Host) UsePlugin(ctx context.Context, name string, set map[string]string
 	}
 	h.cfg.Memory.Embedding.Options[name] = opts
 	resp := UseResponse{Plugin: name, Options: opts, Model: info.ModelID, Dimensions: info.Dimensions, Status: string(st.State), Message: st.Message}
+	if _, err := h.Sync(ctx); err != nil { // count the pages edited by hand too
+		return resp, err
+	}
 	emb, pending, err := h.idx.VectorCounts(ctx)
 	if err != nil {
 		return resp, err

@@ -314,3 +314,33 @@ func TestCrashMidBatchLosesNothing(t *testing.T) {
 		t.Errorf("%d embedded, %d pending, %d vector rows, %d chunks", emb, pending, vecRows, st.Chunks)
 	}
 }
+
+// TestWatchEmbeds: with a provider configured, watch embeds new pages
+// without anyone searching.
+func TestWatchEmbeds(t *testing.T) {
+	h := semanticHost(t, func(c *config.Config) {
+		c.Memory.Embedding.Plugin = "hello"
+		c.Memory.Sync.WatchDebounceMs = 50
+	}, "hello")
+	ctx, cancel := context.WithCancel(context.Background())
+	embedded := make(chan EmbedResult, 16)
+	done := make(chan error, 1)
+	go func() { done <- h.Watch(ctx, nil, func(r EmbedResult) { embedded <- r }) }()
+	first := <-embedded
+	if first.Pending != 0 || first.Embedded == 0 {
+		t.Errorf("first run: %+v", first)
+	}
+	writePage(t, h, "knowledge/new.md", "# New\nfresh words here\n")
+	select {
+	case r := <-embedded:
+		if r.Pending != 0 || r.Embedded == 0 {
+			t.Errorf("after a new page: %+v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("watch did not embed the new page")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Watch: %v", err)
+	}
+}

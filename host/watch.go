@@ -16,14 +16,26 @@ import (
 // once at start (memory.sync.syncOnStart), then after every burst of file
 // changes, memory.sync.watchDebounceMs after the last event. fsnotify is not
 // recursive, so every folder is watched and new folders are added as they
-// appear. onSync, when not nil, is called after each sync that changed
-// something (and after the first one); it runs on Watch's goroutine.
-func (h *Host) Watch(ctx context.Context, onSync func(SyncResult)) error {
+// appear. After each sync a worker embeds the queued chunks, retrying with
+// backoff while the provider is not ready.
+//
+// onSync, when not nil, is called after each sync that changed something
+// (and after the first one), on Watch's goroutine; onEmbed after each
+// embedding run that embedded something, on the worker's goroutine.
+func (h *Host) Watch(ctx context.Context, onSync func(SyncResult), onEmbed func(EmbedResult)) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
 	}
 	defer w.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	kick := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.embedWorker(ctx, kick, onEmbed)
+	}()
+	defer func() { cancel(); <-done }()
 	if err := h.watchTree(w, h.notebook.Root()); err != nil {
 		return err
 	}
@@ -38,6 +50,10 @@ func (h *Host) Watch(ctx context.Context, onSync func(SyncResult)) error {
 		}
 		if onSync != nil && (first || res.Indexed+res.Removed > 0 || len(res.Problems) > 0) {
 			onSync(res)
+		}
+		select {
+		case kick <- struct{}{}:
+		default: // a run is already due
 		}
 		return nil
 	}
@@ -105,4 +121,37 @@ func statDir(p string) (bool, error) {
 		return false, err
 	}
 	return fi.IsDir(), nil
+}
+
+// embedWorker embeds the queue each time it is kicked, until ctx ends. A
+// provider that is not ready (crashed, downloading) is retried with backoff
+// from 1 s to 30 s; with no provider configured it waits for the next kick.
+func (h *Host) embedWorker(ctx context.Context, kick <-chan struct{}, onEmbed func(EmbedResult)) {
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	backoff := time.Second
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-kick:
+		case <-retry.C:
+		}
+		res, err := h.Embed(ctx, 0)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil:
+			backoff = time.Second
+			if onEmbed != nil && res.Embedded > 0 {
+				onEmbed(res)
+			}
+		case errors.Is(err, ErrProviderNotReady) && strings.Contains(err.Error(), "no embeddings provider configured"):
+			// keyword-only by choice: nothing to retry
+		default:
+			h.log.Warn("embedding failed; retrying", "err", err, "in", backoff)
+			retry.Reset(backoff)
+			backoff = min(2*backoff, 30*time.Second)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,11 +25,17 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "memhost")
-	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", binary, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building memhost:", err)
-		os.Exit(1)
+	// The hello plugin goes beside memhost, where built-in plugins live.
+	for _, b := range [][]string{
+		{"build", "-tags", "sqlite_fts5", "-o", binary, "."},
+		{"build", "-o", filepath.Join(dir, "memhost-embeddings-hello"), "../../examples/embeddings-hello"},
+	} {
+		build := exec.Command("go", b...)
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "building:", err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -165,5 +172,80 @@ func TestBinaryConcurrentWriters(t *testing.T) {
 	}
 	if strings.Contains(watchErr.String(), "locked") {
 		t.Errorf("watch stderr: %s", watchErr.String())
+	}
+}
+
+// TestBinaryPlugins: choose the hello plugin, let the background embedder
+// finish, recall in hybrid mode; then break the plugin and recall still
+// answers, keyword-only with the reason.
+func TestBinaryPlugins(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "notebook", "reference"), 0o755)
+	os.WriteFile(filepath.Join(home, "notebook", "reference", "contacts.md"), []byte("# Contacts\n\n## Sarah Chen\n- Mobile: 555-1234\n"), 0o644)
+	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
+	os.WriteFile(filepath.Join(home, "plugins", "memhost-embeddings-fake"), []byte("#!/bin/sh\necho I am not a plugin\n"), 0o755)
+
+	out, errOut, err := exe(home, "", nil, "plugins", "list", "--json")
+	if err != nil {
+		t.Fatalf("plugins list: %v %s", err, errOut)
+	}
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 {
+		t.Fatalf("plugins list --json = %s (%v)", out, err)
+	}
+	for _, k := range []string{"name", "path", "sha256", "version", "model", "dimensions", "status"} {
+		if _, ok := list[0][k]; !ok {
+			t.Errorf("plugins list --json lacks %q: %v", k, list[0])
+		}
+	}
+	if !strings.Contains(errOut, "memhost-embeddings-fake") {
+		t.Errorf("the non-plugin was not warned about: %q", errOut)
+	}
+
+	cfgBefore, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
+	_, errOut, err = exe(home, "", nil, "plugins", "use", "olama")
+	if err == nil || !strings.Contains(errOut, `unknown embeddings plugin "olama" (installed: fake, hello)`) {
+		t.Errorf("use of an unknown plugin: %v %q", err, errOut)
+	}
+	_, errOut, err = exe(home, "", nil, "plugins", "use", "hello", "--set", "colour=blue")
+	if err == nil || !strings.Contains(errOut, "colour") {
+		t.Errorf("use with a bad option: %v %q", err, errOut)
+	}
+	if cfgAfter, _ := os.ReadFile(filepath.Join(home, "config.yaml")); string(cfgAfter) != string(cfgBefore) {
+		t.Error("a refused plugins use changed config.yaml")
+	}
+
+	out, errOut, err = exe(home, "", nil, "plugins", "use", "hello", "--set", "dimensions=64")
+	if err != nil || !strings.Contains(out, "embeddings provider: hello (model hello-hash-64, 64 dimensions, ready)") {
+		t.Fatalf("plugins use hello: %v %q %q", err, out, errOut)
+	}
+	// The background embedder finishes; keyword search answers meanwhile.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, _, err = exe(home, "", nil, "status", "--json")
+		var st map[string]any
+		json.Unmarshal([]byte(out), &st)
+		if err == nil && st["mode"] == "hybrid" && st["pending"] == 0.0 && st["embedded"].(float64) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(home, "brain", "embed.log"))
+			t.Fatalf("never hybrid: %s\nembed.log: %s", out, log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	out, _, err = exe(home, "", nil, "recall", "sarah", "--json")
+	if err != nil || !strings.Contains(out, `"mode": "hybrid"`) || !strings.Contains(out, "reference/contacts.md") {
+		t.Fatalf("hybrid recall: %v %s", err, out)
+	}
+
+	// Break the plugin: a different binary now stands where hello was.
+	plugin := filepath.Join(filepath.Dir(binary), "memhost-embeddings-hello")
+	saved, _ := os.ReadFile(plugin)
+	t.Cleanup(func() { os.WriteFile(plugin, saved, 0o755) })
+	os.WriteFile(plugin, []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	out, errOut, err = exe(home, "", nil, "recall", "sarah", "--json")
+	if err != nil || !strings.Contains(out, `"mode": "keyword"`) || !strings.Contains(out, "reference/contacts.md") || !strings.Contains(out, "hello") {
+		t.Errorf("recall with a broken plugin: %v\n%s\n%s", err, out, errOut)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -359,7 +360,10 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 		if !cmd.Bool("json") {
 			fmt.Fprintf(a.io.stdout, "watching %s (Ctrl-C to stop)\n", h.NotebookDir())
 		}
+		var mu sync.Mutex // the two callbacks run on different goroutines
 		return h.Watch(ctx, func(res host.SyncResult) {
+			mu.Lock()
+			defer mu.Unlock()
 			if cmd.Bool("json") {
 				a.out(cmd, res, nil)
 				return
@@ -372,6 +376,15 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			for _, p := range res.RemovedPaths {
 				fmt.Fprintf(a.io.stdout, "  removed %s\n", p)
 			}
+		}, func(res host.EmbedResult) {
+			mu.Lock()
+			defer mu.Unlock()
+			if cmd.Bool("json") {
+				a.out(cmd, res, nil)
+				return
+			}
+			fmt.Fprintf(a.io.stdout, "%s embedded %d chunks with %s (%d from the cache); %d pending\n",
+				time.Now().Format("15:04:05"), res.Embedded, res.Provider, res.FromCache, res.Pending)
 		})
 	})
 }
