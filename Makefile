@@ -5,6 +5,14 @@
 GO   ?= go
 TAGS := sqlite_fts5
 
+# sqlite-vec's SIMD distance code, on x86-64 CPUs with AVX: 2.5x faster
+# vector search. Without it (plain go build, other CPUs) results are the same.
+ifeq ($(shell uname -m),x86_64)
+ifneq ($(shell grep -qw avx /proc/cpuinfo 2>/dev/null && echo yes),)
+export CGO_CFLAGS ?= -O2 -g -mavx -DSQLITE_VEC_ENABLE_AVX
+endif
+endif
+
 # Pinned code generators for `make proto`; protoc itself is Debian's
 # protobuf-compiler (3.21.12).
 PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12

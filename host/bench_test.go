@@ -223,3 +223,79 @@ func BenchmarkNotebook(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHybrid measures recall with vectors: the generated notebooks
+// embedded by the hello plugin at 384 dimensions (MiniLM's size), then
+// content-word queries fused by RRF. It also reports how fast the queue
+// is embedded through the plugin process.
+func BenchmarkHybrid(b *testing.B) {
+	for _, pages := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) {
+			dir := benchNotebook(b, pages)
+			ctx := context.Background()
+			home := b.TempDir()
+			os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
+			plugin, err := os.ReadFile(filepath.Join(builtPlugins(b), "memhost-embeddings-hello"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(home, "plugins", "memhost-embeddings-hello"), plugin, 0o755)
+			cfg := config.Default()
+			cfg.Memory.NotebookDir = dir
+			cfg.Memory.Sync.SyncOnSearch = false
+			cfg.Memory.Embedding.Plugin = "hello"
+			cfg.Memory.Embedding.Options = map[string]map[string]string{"hello": {"dimensions": "384"}}
+			h, err := Open(ctx, Options{Home: home, Config: cfg})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			if _, err := h.Sync(ctx); err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			res, err := h.Embed(ctx, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			took := time.Since(start)
+			b.Run("embed-queue", func(b *testing.B) {
+				// Measured once in the setup above (sub-benchmark filters
+				// must not skip it): the whole queue through the plugin.
+				b.ReportMetric(float64(res.Embedded)/took.Seconds(), "chunks/s")
+				b.ReportMetric(float64(res.FromCache), "from-cache")
+			})
+			ws := newWordSource(1)
+			r := rand.New(rand.NewSource(3))
+			queries := make([]string, 200)
+			for i := range queries {
+				var cw []string
+				for n := 1 + r.Intn(3); len(cw) < n; {
+					if k := ws.zipf.Uint64(); k >= 100 {
+						cw = append(cw, ws.words[k])
+					}
+				}
+				queries[i] = strings.Join(cw, " ")
+			}
+			b.Run("recall-hybrid", func(b *testing.B) {
+				for range b.N {
+					var ds, vs []time.Duration
+					for _, q := range queries {
+						start := time.Now()
+						resp, err := h.Recall(ctx, RecallRequest{Query: q})
+						if err != nil {
+							b.Fatal(err)
+						}
+						if resp.Mode != ModeHybrid {
+							b.Fatalf("mode %s: %s", resp.Mode, resp.Reason)
+						}
+						ds = append(ds, time.Since(start))
+						vs = append(vs, time.Duration(resp.Timing.VectorMs*float64(time.Millisecond)))
+					}
+					percentiles(b, ds, "")
+					percentiles(b, vs, "vector-")
+				}
+			})
+		})
+	}
+}

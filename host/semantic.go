@@ -250,24 +250,29 @@ func (h *Host) hybrid(ctx context.Context) (*semantic, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := h.idx.SetVectorModel(ctx, sem.model); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
+	if cur, err := h.idx.VectorModel(ctx); err != nil || cur != sem.model {
+		if _, err := h.idx.SetVectorModel(ctx, sem.model); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
+		}
 	}
-	emb, pending, err := h.idx.VectorCounts(ctx)
+	pending, err := h.idx.HasPending(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if pending > 0 {
-		res, err := h.Embed(ctx, time.Duration(h.cfg.Memory.Embedding.RecallBudgetMs)*time.Millisecond)
+	if pending {
+		_, err := h.Embed(ctx, time.Duration(h.cfg.Memory.Embedding.RecallBudgetMs)*time.Millisecond)
 		if err != nil && !errors.Is(err, ErrProviderNotReady) {
 			h.log.Warn("embedding before search failed", "err", err)
 		}
-		if err == nil {
-			pending = res.Pending
+		if pending, err = h.idx.HasPending(ctx); err != nil {
+			return nil, err
 		}
-		emb, pending, _ = h.idx.VectorCounts(ctx)
 	}
-	if pending > 0 {
+	if pending {
+		emb, pending, err := h.idx.VectorCounts(ctx)
+		if err != nil {
+			return nil, err
+		}
 		h.startBackground()
 		total := emb + pending
 		return nil, fmt.Errorf("%w: embedding with %s: %d of %d chunks done (%.0f%%); hybrid when complete",

@@ -27,7 +27,7 @@ var (
 )
 
 // plugins builds the hello and faulty plugins once per test run.
-func builtPlugins(t *testing.T) string {
+func builtPlugins(t testing.TB) string {
 	t.Helper()
 	pluginsOnce.Do(func() {
 		pluginsDir, pluginsErr = os.MkdirTemp("", "memhost-host-plugins-")

@@ -17,7 +17,7 @@ type Cache struct {
 
 // OpenCache opens or creates the cache at path (its folder must exist).
 func OpenCache(ctx context.Context, path string) (*Cache, error) {
-	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
+	db, err := sql.Open(driverName, "file:"+path+"?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}

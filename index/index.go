@@ -27,6 +27,20 @@ import (
 // loadVec registers sqlite-vec for every connection, once per process.
 var loadVec sync.Once
 
+// driverName is mattn's driver with memhost's per-connection settings:
+// memory-mapped reads, so that a vector search reads the vector blobs
+// from the page cache without copying them through SQLite's pager.
+const driverName = "sqlite3_memhost"
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			_, err := c.Exec("PRAGMA mmap_size = 1073741824", nil)
+			return err
+		},
+	})
+}
+
 // schemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook.
 const schemaVersion = "3"
@@ -87,7 +101,7 @@ type DB struct {
 func Open(ctx context.Context, path string) (*DB, error) {
 	loadVec.Do(sqlite_vec.Auto)
 	dsn := "file:" + path + "?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_foreign_keys=1"
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open(driverName, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: %w", path, err)
 	}

@@ -67,7 +67,9 @@ func (d *DB) SetVectorModel(ctx context.Context, m VectorModel) (changed bool, e
 		changed = true
 		stmts := []string{
 			`DROP TABLE IF EXISTS chunks_vec`,
-			fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[%d] distance_metric=cosine)`, m.Dimensions),
+			// Vectors are stored at unit length, where L2 ranks exactly as
+			// cosine does, and sqlite-vec has SIMD code for L2 only.
+			fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[%d])`, m.Dimensions),
 			`UPDATE chunks SET embedded = 0 WHERE embedded != 0`,
 		}
 		for _, s := range stmts {
@@ -108,6 +110,14 @@ func (d *DB) Pending(ctx context.Context, limit int) ([]PendingChunk, error) {
 		out = append(out, c)
 	}
 	return out, rows.Err()
+}
+
+// HasPending reports whether any chunk waits for a vector; unlike
+// VectorCounts it costs one index probe.
+func (d *DB) HasPending(ctx context.Context) (bool, error) {
+	var b bool
+	err := d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE embedded = 0)`).Scan(&b)
+	return b, err
 }
 
 // VectorCounts returns how many chunks have a vector and how many wait.
@@ -154,7 +164,7 @@ func (d *DB) PutVectors(ctx context.Context, model string, vecs []ChunkVector) (
 			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_vec WHERE chunk_id = ?`, v.ID); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_vec(chunk_id, embedding) VALUES (?, ?)`, v.ID, EncodeVector(v.Vector)); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_vec(chunk_id, embedding) VALUES (?, ?)`, v.ID, EncodeVector(unit(v.Vector))); err != nil {
 				return err
 			}
 			stored++
@@ -167,7 +177,7 @@ func (d *DB) PutVectors(ctx context.Context, model string, vecs []ChunkVector) (
 // SearchVectors returns the k chunks nearest to q (cosine), nearest first,
 // limited to sources when given. Hit.Distance is 1 - cosine similarity.
 func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []string) ([]Hit, error) {
-	where, args := "", []any{EncodeVector(q), k}
+	where, args := "", []any{EncodeVector(unit(q)), k}
 	if len(sources) > 0 {
 		where = " WHERE c.source IN (?" + strings.Repeat(", ?", len(sources)-1) + ")"
 		for _, s := range sources {
@@ -191,9 +201,27 @@ func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []st
 		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.Distance); err != nil {
 			return nil, err
 		}
+		h.Distance = h.Distance * h.Distance / 2 // unit vectors: |a-b|² = 2(1 - cos)
 		hits = append(hits, h)
 	}
 	return hits, rows.Err()
+}
+
+// unit returns v scaled to length 1 (v itself when it is zero).
+func unit(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 || math.Abs(n-1) < 1e-6 {
+		return v
+	}
+	s := 1 / math.Sqrt(n)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) * s)
+	}
+	return out
 }
 
 // EncodeVector is the little-endian float32 blob sqlite-vec reads.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
@@ -62,4 +64,45 @@ func TestSimilarTextsAreClose(t *testing.T) {
 	if near, far := dot(v[0], v[1]), dot(v[0], v[2]); near <= far {
 		t.Errorf("cos(sarah, sarah) = %v <= cos(sarah, paris) = %v", near, far)
 	}
+}
+
+// BenchmarkEmbed compares embedding batches of 32 ~100-token texts
+// in-process with the same provider through its plugin process.
+func BenchmarkEmbed(b *testing.B) {
+	texts := make([]string, 32)
+	for i := range texts {
+		texts[i] = strings.Repeat(fmt.Sprintf("memory notebook chunk %d about search and sync ", i), 10)
+	}
+	ctx := context.Background()
+	run := func(b *testing.B, e sdk.Embedder) {
+		e.Configure(ctx, map[string]string{"dimensions": "384"})
+		b.ResetTimer()
+		for range b.N {
+			if _, err := e.Embed(ctx, texts, sdk.KindDocument); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N*len(texts))/b.Elapsed().Seconds(), "texts/s")
+	}
+	b.Run("in-process", func(b *testing.B) { run(b, New()) })
+	b.Run("plugin", func(b *testing.B) {
+		bin := filepath.Join(b.TempDir(), "memhost-embeddings-hello")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			b.Fatalf("%v %s", err, out)
+		}
+		client := plugin.NewClient(&plugin.ClientConfig{
+			HandshakeConfig: sdk.Handshake, Plugins: sdk.PluginMap(nil), Cmd: exec.Command(bin),
+			AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC}, AutoMTLS: true, Logger: hclog.NewNullLogger(),
+		})
+		defer client.Kill()
+		rpc, err := client.Client()
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, err := rpc.Dispense(sdk.PluginName)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, raw.(sdk.Embedder))
+	})
 }
