@@ -185,12 +185,14 @@ func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []st
 		}
 	}
 	// KNN first, then the chunk rows; a source filter may leave fewer than
-	// k, so callers ask for a few times what they need.
+	// k, so callers ask for a few times what they need. Distances are
+	// rounded before ordering: SIMD and scalar builds differ in the last
+	// bits, and ties must be broken by path and line, not by float noise.
 	rows, err := d.db.QueryContext(ctx, `
 		WITH knn AS (SELECT chunk_id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?)
 		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, knn.distance
 		FROM knn JOIN chunks c ON c.id = knn.chunk_id`+where+`
-		ORDER BY knn.distance, c.file_path, c.start_line`, args...)
+		ORDER BY round(knn.distance, 5), c.file_path, c.start_line`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
