@@ -33,10 +33,11 @@ test:
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) test -race -tags $(TAGS) ./...
 
-# Benchmarks generate notebooks of 1k and 10k pages (about 100k chunks);
-# expect several minutes on 2 cores.
+# Benchmarks generate notebooks of 1k and 10k pages (about 100k chunks)
+# and embed them through the hello plugin; expect several minutes on 2 cores.
 bench:
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 60m ./host/ ./index/
+	$(GO) test -run '^$$' -bench . -benchtime 3s ./examples/embeddings-hello/
 
 proto:
 	command -v protoc >/dev/null || { apt-get update -qq && apt-get install -y -qq protobuf-compiler; }
