@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/registry"
@@ -151,6 +152,8 @@ type PluginStatusResponse struct {
 	Reason     string  `json:"reason,omitempty"`
 	Pending    int     `json:"pending"`
 	Embedded   int     `json:"embedded"`
+	PingMs     float64 `json:"pingMs,omitempty"` // go-plugin health check round trip
+	PingError  string  `json:"pingError,omitempty"`
 }
 
 // PluginStatus reports the active provider and what search does with it.
@@ -174,6 +177,12 @@ func (h *Host) PluginStatus(ctx context.Context) (PluginStatusResponse, error) {
 	}
 	pl := p.Plugin()
 	resp.Path, resp.SHA256 = pl.Path, pl.SHA256
+	start := time.Now()
+	if err := p.Ping(ctx); err != nil {
+		resp.PingError = err.Error()
+	} else {
+		resp.PingMs = ms(time.Since(start))
+	}
 	s, _ := p.Status(ctx)
 	resp.State, resp.Progress, resp.Message = string(s.State), s.Progress, s.Message
 	if info, err := p.Info(ctx); err == nil {

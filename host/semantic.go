@@ -259,8 +259,8 @@ func (h *Host) hybrid(ctx context.Context) (*semantic, error) {
 	if err != nil {
 		return nil, err
 	}
-	if pending {
-		_, err := h.Embed(ctx, time.Duration(h.cfg.Memory.Embedding.RecallBudgetMs)*time.Millisecond)
+	if budget := h.cfg.Memory.Embedding.RecallBudgetMs; pending && budget > 0 {
+		_, err := h.Embed(ctx, time.Duration(budget)*time.Millisecond)
 		if err != nil && !errors.Is(err, ErrProviderNotReady) {
 			h.log.Warn("embedding before search failed", "err", err)
 		}

@@ -314,6 +314,10 @@ func (r *Registry) Close() {
 	}
 }
 
+// KillAll kills every plugin process this process started, whatever
+// registry started it; main calls it on the way out.
+func KillAll() { plugin.CleanupClients() }
+
 // clientConfig is how every plugin is started.
 func clientConfig(pl Plugin, opts Options) (*plugin.ClientConfig, error) {
 	sum, err := hex.DecodeString(pl.SHA256)

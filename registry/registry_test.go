@@ -8,9 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/memhost/memhost/sdk"
 	"github.com/memhost/memhost/sdk/sdktest"
@@ -252,4 +255,45 @@ func TestCloseKillsPlugins(t *testing.T) {
 	if _, err := r.Provider(context.Background(), "hello", nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("Provider after Close: %v", err)
 	}
+}
+
+// TestPluginLogsKeepTheirLevels: a plugin's hclog output reaches the
+// host's logger under the plugin's name with its level.
+func TestPluginLogsKeepTheirLevels(t *testing.T) {
+	var buf safeBuffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Debug})
+	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, Logger: log})
+	if _, err := r.Provider(context.Background(), "faulty", map[string]string{"dimensions": "4"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(buf.String(), "configured") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	var line string
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.Contains(l, "configured") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "[WARN]") || !strings.Contains(line, "faulty") || !strings.Contains(line, "options=1") {
+		t.Errorf("plugin log line = %q\nall:\n%s", line, buf.String())
+	}
+}
+
+type safeBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -249,3 +249,97 @@ func TestBinaryPlugins(t *testing.T) {
 		t.Errorf("recall with a broken plugin: %v\n%s\n%s", err, out, errOut)
 	}
 }
+
+// TestBinaryWatchSurvivesPluginKill: watch holds the provider's process;
+// killing that process loses nothing: watch restarts it and embeds the
+// pages written afterwards, and recall answers throughout.
+func TestBinaryWatchSurvivesPluginKill(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "notebook", "knowledge"), 0o755)
+	os.WriteFile(filepath.Join(home, "notebook", "knowledge", "a.md"), []byte("# A\nfirst page about lanterns\n"), 0o644)
+	if out, errOut, err := exe(home, "", nil, "plugins", "use", "hello"); err != nil {
+		t.Fatalf("plugins use: %v %s %s", err, out, errOut)
+	}
+	if _, errOut, err := exe(home, "", nil, "embed"); err != nil {
+		t.Fatalf("embed: %v %s", err, errOut)
+	}
+	watch := exec.Command(binary, "watch")
+	watch.Env = append(os.Environ(), "MEMHOST_HOME="+home, "MEMHOST_MEMORY_SYNC_WATCHDEBOUNCEMS=50")
+	var watchOut, watchErr bytes.Buffer
+	watch.Stdout, watch.Stderr = &watchOut, &watchErr
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer watch.Process.Kill()
+
+	// The watcher starts the plugin for its first embedding run.
+	var plugin int
+	deadline := time.Now().Add(10 * time.Second)
+	for plugin == 0 {
+		plugin = childNamed(watch.Process.Pid, "memhost-embedd")
+		if time.Now().After(deadline) {
+			t.Fatal("watch never started the plugin")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	syscall.Kill(plugin, syscall.SIGKILL)
+
+	// Recall answers right after the kill (its own plugin process).
+	quiet := []string{"MEMHOST_MEMORY_SYNC_SYNCONSEARCH=false", "MEMHOST_MEMORY_EMBEDDING_RECALLBUDGETMS=0"}
+	if out, _, err := exe(home, "", quiet, "recall", "lanterns"); err != nil || !strings.Contains(out, "knowledge/a.md") || !strings.Contains(out, "hybrid") {
+		t.Errorf("recall right after the kill: %v\n%s", err, out)
+	}
+	// Only watch can index and embed this page: status embeds nothing.
+	os.WriteFile(filepath.Join(home, "notebook", "knowledge", "b.md"), []byte("# B\nsecond page about lanterns\n"), 0o644)
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		out, _, err := exe(home, "", quiet, "status", "--json") // status embeds nothing
+		var st map[string]any
+		json.Unmarshal([]byte(out), &st)
+		if err == nil && st["pending"] == 0.0 && st["embedded"] == 2.0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("watch did not embed after its plugin was killed: %s\nwatch out:\n%s\nwatch err:\n%s", out, watchOut.String(), watchErr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if p := childNamed(watch.Process.Pid, "memhost-embedd"); p == 0 || p == plugin {
+		t.Errorf("plugin pid after the kill: %d (was %d)", p, plugin)
+	}
+	if !strings.Contains(watchOut.String(), "embedded 1 chunks with hello") {
+		t.Errorf("watch did not log the embedding:\n%s", watchOut.String())
+	}
+	watch.Process.Signal(syscall.SIGINT)
+	if err := watch.Wait(); err != nil {
+		t.Errorf("watch: %v\n%s", err, watchErr.String())
+	}
+}
+
+// childNamed returns the pid of a child of parent whose command name starts
+// with prefix (Linux /proc), or 0.
+func childNamed(parent int, prefix string) int {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		s := string(b)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		fields := strings.Fields(s[close+1:])
+		var pid, ppid int
+		fmt.Sscan(e.Name(), &pid)
+		if len(fields) > 1 {
+			fmt.Sscan(fields[1], &ppid)
+		}
+		if ppid == parent && strings.HasPrefix(s[open+1:close], prefix) {
+			return pid
+		}
+	}
+	return 0
+}

@@ -495,6 +495,12 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 				state += ": " + resp.Message
 			}
 			fmt.Fprintf(tw, "state:\t%s\n", state)
+			switch {
+			case resp.PingError != "":
+				fmt.Fprintf(tw, "health:\tping failed: %s\n", resp.PingError)
+			case resp.Plugin != "" && resp.Path != "":
+				fmt.Fprintf(tw, "health:\tping ok (%.1f ms)\n", resp.PingMs)
+			}
 			fmt.Fprintf(tw, "vectors:\t%d embedded, %d pending\n", resp.Embedded, resp.Pending)
 			search := resp.Mode
 			if resp.Reason != "" {

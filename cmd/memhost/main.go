@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"syscall"
 	_ "time/tzdata" // time zones from config work on machines without tzdata
+
+	"github.com/memhost/memhost/registry"
 )
 
 func main() {
@@ -24,6 +26,7 @@ func main() {
 		spawnEmbed:   spawnEmbed,
 	})
 	stop()
+	registry.KillAll() // no plugin process outlives memhost
 	os.Exit(code)
 }
 

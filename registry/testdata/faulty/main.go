@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -25,6 +27,7 @@ func (f *faulty) Status(context.Context) (sdk.Status, error) {
 }
 
 func (f *faulty) Configure(_ context.Context, o map[string]string) error {
+	hclog.Default().Warn("configured", "options", len(o))
 	f.dims = 8
 	if d, ok := o["dimensions"]; ok {
 		n, err := strconv.Atoi(d)
