@@ -33,7 +33,7 @@ type RecallRequest struct {
 type RecallResponse struct {
 	Query   string        `json:"query"`
 	Mode    string        `json:"mode"`
-	Reason  string        `json:"reason,omitempty"`
+	Reason  string        `json:"reason"` // why the mode is keyword; "" when hybrid
 	Results RecallResults `json:"results"`
 	Timing  Timing        `json:"timing"`
 	Sync    *SyncResult   `json:"-"` // what the stale check indexed first
@@ -168,7 +168,8 @@ func (h *Host) hybridRank(ctx context.Context, req RecallRequest, bm25 []index.H
 	if err != nil {
 		return nil, err
 	}
-	qv, err := sem.provider.Embed(ctx, []string{req.Query}, sdk.KindQuery)
+	timeout := time.Duration(h.cfg.Memory.Embedding.QueryTimeoutMs) * time.Millisecond
+	qv, err := sem.provider.EmbedWithin(ctx, []string{req.Query}, sdk.KindQuery, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
 	}

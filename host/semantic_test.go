@@ -344,3 +344,32 @@ func TestWatchEmbeds(t *testing.T) {
 		t.Errorf("Watch: %v", err)
 	}
 }
+
+// TestHungPluginDoesNotHoldRecall: a provider that never answers the
+// query's embedding costs a recall its query timeout, no more; the recall
+// answers by keyword with the reason and the plugin is restarted.
+func TestHungPluginDoesNotHoldRecall(t *testing.T) {
+	h := semanticHost(t, func(c *config.Config) {
+		c.Memory.Embedding.Plugin = "faulty"
+		c.Memory.Embedding.QueryTimeoutMs = 300
+	}, "faulty")
+	if r := recall(t, h, "groceries"); r.Mode != ModeHybrid {
+		t.Fatalf("mode %s (%s)", r.Mode, r.Reason)
+	}
+	writePage(t, h, "knowledge/hang.md", "# Hang\nthe word hang\n")
+	start := time.Now()
+	r := recall(t, h, "hang") // faulty never answers a text of "hang"
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("recall took %v", d)
+	}
+	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, "did not answer") || len(r.Results.Notebook) == 0 {
+		t.Errorf("recall with a hung plugin: mode %s, reason %q, %d results", r.Mode, r.Reason, len(r.Results.Notebook))
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for recall(t, h, "groceries").Mode != ModeHybrid {
+		if time.Now().After(deadline) {
+			t.Fatal("never hybrid again after the hang")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -19,7 +19,7 @@ type StatusResponse struct {
 	LastSync    string `json:"lastSync,omitempty"`
 	DBSizeBytes int64  `json:"dbSizeBytes"`
 	Mode        string `json:"mode"`
-	Reason      string `json:"reason,omitempty"`
+	Reason      string `json:"reason"`             // why the mode is keyword; "" when hybrid
 	Provider    string `json:"provider,omitempty"` // the active embeddings plugin
 	Model       string `json:"model,omitempty"`    // its model id
 	Dimensions  int    `json:"dimensions,omitempty"`

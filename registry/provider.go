@@ -237,10 +237,16 @@ func (p *Provider) Configure(ctx context.Context, options map[string]string) err
 }
 
 // Embed embeds texts and checks the vectors: as many as texts, all of the
-// dimensions Info reports, all finite.
+// dimensions Info reports, all finite. It waits up to Options.EmbedTimeout.
 func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([][]float32, error) {
+	return p.EmbedWithin(ctx, texts, kind, p.opts.EmbedTimeout)
+}
+
+// EmbedWithin is Embed with its own timeout; a plugin that does not
+// answer within it is killed and restarted on the next call.
+func (p *Provider) EmbedWithin(ctx context.Context, texts []string, kind sdk.Kind, timeout time.Duration) ([][]float32, error) {
 	var vecs [][]float32
-	err := p.call(ctx, p.opts.EmbedTimeout, func(ctx context.Context, e sdk.Embedder) (err error) {
+	err := p.call(ctx, timeout, func(ctx context.Context, e sdk.Embedder) (err error) {
 		vecs, err = e.Embed(ctx, texts, kind)
 		return err
 	})

@@ -54,7 +54,7 @@ type Options struct {
 	Logger hclog.Logger
 	// StartTimeout bounds starting a plugin and its handshake. Default 10 s.
 	StartTimeout time.Duration
-	// CallTimeout bounds Info, Status and Configure calls. Default 10 s.
+	// CallTimeout bounds Info, Status and Configure calls. Default 5 s.
 	CallTimeout time.Duration
 	// EmbedTimeout bounds one Embed call. Default 2 minutes.
 	EmbedTimeout time.Duration
@@ -71,7 +71,7 @@ func (o *Options) defaults() {
 		o.StartTimeout = 10 * time.Second
 	}
 	if o.CallTimeout == 0 {
-		o.CallTimeout = 10 * time.Second
+		o.CallTimeout = 5 * time.Second
 	}
 	if o.EmbedTimeout == 0 {
 		o.EmbedTimeout = 2 * time.Minute

@@ -55,6 +55,10 @@ type Embedding struct {
 	// RecallBudgetMs bounds the queued chunks a recall embeds before it
 	// searches; what is left is embedded in the background. Default 2000.
 	RecallBudgetMs int `yaml:"recallBudgetMs"`
+	// QueryTimeoutMs bounds embedding a recall's query; a provider that
+	// takes longer is restarted and the recall answers keyword-only.
+	// Default 5000.
+	QueryTimeoutMs int `yaml:"queryTimeoutMs"`
 }
 
 // Chunking tunes the markdown chunker.
@@ -92,7 +96,7 @@ func Default() Config {
 		Memory: Memory{
 			NotebookDir: "notebook",
 			Database:    "brain/memory.db",
-			Embedding:   Embedding{ModelsDir: "models", Options: map[string]map[string]string{}, BatchSize: 32, RecallBudgetMs: 2000},
+			Embedding:   Embedding{ModelsDir: "models", Options: map[string]map[string]string{}, BatchSize: 32, RecallBudgetMs: 2000, QueryTimeoutMs: 5000},
 			Chunking:    Chunking{MaxTokens: 400, OverlapTokens: 80, RespectHeadings: true},
 			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
 			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60},
@@ -301,6 +305,8 @@ func (c Config) Validate() error {
 		return bad("memory.embedding.batchSize", fmt.Sprintf("must be at least 1, got %d", m.Embedding.BatchSize))
 	case m.Embedding.RecallBudgetMs < 0:
 		return bad("memory.embedding.recallBudgetMs", "must not be negative")
+	case m.Embedding.QueryTimeoutMs < 1:
+		return bad("memory.embedding.queryTimeoutMs", fmt.Sprintf("must be at least 1, got %d", m.Embedding.QueryTimeoutMs))
 	case m.Prompt.MaxTotalReferenceChars < 0:
 		return bad("memory.prompt.maxTotalReferenceChars", "must not be negative")
 	}
