@@ -183,9 +183,12 @@ func (h *Host) hybridRank(ctx context.Context, req RecallRequest, bm25 []index.H
 		kw[i] = hit.ChunkID
 		byID[hit.ChunkID] = hit
 	}
-	vec := make([]int64, len(vhits))
-	for i, hit := range vhits {
-		vec[i] = hit.ChunkID
+	var vec []int64
+	for _, hit := range vhits {
+		if 1-hit.Distance < h.cfg.Memory.Search.MinSimilarity {
+			break // nearest first: the rest are further still
+		}
+		vec = append(vec, hit.ChunkID)
 		if _, ok := byID[hit.ChunkID]; !ok {
 			byID[hit.ChunkID] = hit
 		}

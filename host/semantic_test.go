@@ -110,7 +110,8 @@ func TestKeywordReasonWithoutProvider(t *testing.T) {
 
 func TestHybridRecall(t *testing.T) {
 	ctx := context.Background()
-	h := semanticHost(t, nil, "hello")
+	// No similarity floor: the typo shares only a few trigrams.
+	h := semanticHost(t, func(c *config.Config) { c.Memory.Search.MinSimilarity = 0 }, "hello")
 	if r := recall(t, h, "sarha"); len(r.Results.Notebook)+len(r.Results.Daily) != 0 {
 		t.Fatalf("keyword search found the typo: %+v", r.Results)
 	}
@@ -371,5 +372,19 @@ func TestHungPluginDoesNotHoldRecall(t *testing.T) {
 			t.Fatal("never hybrid again after the hang")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestMinSimilarityKeepsNoiseOut: with the default floor, a query related
+// to nothing brings no vector neighbours, and a related one still does.
+func TestMinSimilarityKeepsNoiseOut(t *testing.T) {
+	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "hello" }, "hello")
+	r := recall(t, h, "xylophone quasar")
+	if r.Mode != ModeHybrid || len(r.Results.Notebook)+len(r.Results.Daily) != 0 {
+		t.Errorf("unrelated query: mode %s, results %+v", r.Mode, r.Results)
+	}
+	r = recall(t, h, "salmon asparagus")
+	if len(r.Results.Notebook) == 0 || r.Results.Notebook[0].Heading != "## Groceries" {
+		t.Errorf("related query: %+v", r.Results.Notebook)
 	}
 }

@@ -22,4 +22,11 @@ run recall "meetings"
 run recall "会议"
 run get reference/contacts.md --start-line 3 --lines 3
 run status
+
+# Semantic search through a plugin: hello is the example provider (feature
+# hashing, no model); the llama.cpp provider plugs in the same way.
+run plugins list
+run plugins use hello
+run embed
+run recall "sarah's mobile"
 printf '\nThe home is %s: open %s/notebook in any editor.\n' "$home" "$home"

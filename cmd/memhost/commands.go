@@ -398,14 +398,20 @@ func (a *app) embed(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 		res, err := h.Embed(ctx, 0)
+		for err == nil && res.Busy {
+			// Another process (the background embedder) holds the queue:
+			// wait for it, then finish whatever it left.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+			res, err = h.Embed(ctx, 0)
+		}
 		if err != nil {
 			return err
 		}
 		return a.out(cmd, res, func(w io.Writer) {
-			if res.Busy {
-				fmt.Fprintf(w, "another memhost process is embedding; %d chunks pending\n", res.Pending)
-				return
-			}
 			fmt.Fprintf(w, "embedded %d chunks with %s (%s; %d from the cache) in %.0f ms; %d pending\n",
 				res.Embedded, res.Provider, res.Model, res.FromCache, res.DurationMs, res.Pending)
 		})

@@ -80,6 +80,10 @@ type Search struct {
 	MaxResults int     `yaml:"maxResults"` // default 15
 	MinScore   float64 `yaml:"minScore"`   // default 0.25
 	FusionK    int     `yaml:"fusionK"`    // default 60
+	// MinSimilarity drops vector hits whose cosine similarity to the query
+	// is below it before fusion, so a hybrid recall does not list every
+	// nearest neighbour however unrelated. Default 0.2.
+	MinSimilarity float64 `yaml:"minSimilarity"`
 }
 
 // Prompt shapes the block printed by `memhost context`.
@@ -99,7 +103,7 @@ func Default() Config {
 			Embedding:   Embedding{ModelsDir: "models", Options: map[string]map[string]string{}, BatchSize: 32, RecallBudgetMs: 2000, QueryTimeoutMs: 5000},
 			Chunking:    Chunking{MaxTokens: 400, OverlapTokens: 80, RespectHeadings: true},
 			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
-			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60},
+			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60, MinSimilarity: 0.2},
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000},
 		},
 	}
@@ -293,6 +297,8 @@ func (c Config) Validate() error {
 		return bad("memory.search.maxResults", fmt.Sprintf("must be at least 1, got %d", m.Search.MaxResults))
 	case m.Search.MinScore < 0 || m.Search.MinScore > 1:
 		return bad("memory.search.minScore", fmt.Sprintf("must be between 0 and 1, got %g", m.Search.MinScore))
+	case m.Search.MinSimilarity < -1 || m.Search.MinSimilarity > 1:
+		return bad("memory.search.minSimilarity", fmt.Sprintf("must be between -1 and 1, got %g", m.Search.MinSimilarity))
 	case m.Search.FusionK < 1:
 		return bad("memory.search.fusionK", fmt.Sprintf("must be at least 1, got %d", m.Search.FusionK))
 	case m.Prompt.ReferenceDir == "":
