@@ -24,6 +24,7 @@ TOOLS := $(CURDIR)/bin/tools
 build:
 	$(GO) build -tags $(TAGS) -o bin/memhost ./cmd/memhost
 	$(GO) build -o bin/memhost-embeddings-hello ./examples/embeddings-hello
+	$(GO) build -o bin/memhost-embeddings-ollama ./plugins/embeddings-ollama
 
 demo: build
 	./scripts/demo.sh

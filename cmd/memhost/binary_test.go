@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost/internal/fakeollama"
 )
 
 // binary is the memhost executable built for these tests.
@@ -29,6 +31,7 @@ func TestMain(m *testing.M) {
 	for _, b := range [][]string{
 		{"build", "-tags", "sqlite_fts5", "-o", binary, "."},
 		{"build", "-o", filepath.Join(dir, "memhost-embeddings-hello"), "../../examples/embeddings-hello"},
+		{"build", "-o", filepath.Join(dir, "memhost-embeddings-ollama"), "../../plugins/embeddings-ollama"},
 	} {
 		build := exec.Command("go", b...)
 		build.Stderr = os.Stderr
@@ -190,7 +193,7 @@ func TestBinaryPlugins(t *testing.T) {
 		t.Fatalf("plugins list: %v %s", err, errOut)
 	}
 	var list []map[string]any
-	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 {
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 2 {
 		t.Fatalf("plugins list --json = %s (%v)", out, err)
 	}
 	for _, k := range []string{"name", "path", "sha256", "version", "model", "dimensions", "status"} {
@@ -204,7 +207,7 @@ func TestBinaryPlugins(t *testing.T) {
 
 	cfgBefore, _ := os.ReadFile(filepath.Join(home, "config.yaml"))
 	_, errOut, err = exe(home, "", nil, "plugins", "use", "olama")
-	if err == nil || !strings.Contains(errOut, `unknown embeddings plugin "olama" (installed: fake, hello)`) {
+	if err == nil || !strings.Contains(errOut, `unknown embeddings plugin "olama" (installed: fake, hello, ollama)`) {
 		t.Errorf("use of an unknown plugin: %v %q", err, errOut)
 	}
 	_, errOut, err = exe(home, "", nil, "plugins", "use", "hello", "--set", "colour=blue")
@@ -360,4 +363,67 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestBinaryOllama: memhost plugins use ollama against a server that
+// speaks Ollama's API; recall is hybrid; with the server stopped, recall
+// answers keyword-only and says why; when it is back, hybrid again.
+func TestBinaryOllama(t *testing.T) {
+	srv := fakeollama.New(map[string]fakeollama.Model{
+		"embeddinggemma:latest": {Dimensions: 64, Capabilities: []string{"embedding"}, Digest: "85462619ee72553d"},
+	})
+	defer srv.Close()
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "notebook", "reference"), 0o755)
+	os.WriteFile(filepath.Join(home, "notebook", "reference", "contacts.md"), []byte("# Contacts\n\n## Sarah Chen\n- Mobile: 555-1234\n"), 0o644)
+
+	out, errOut, err := exe(home, "", nil, "plugins", "use", "ollama", "--set", "url="+srv.URL)
+	if err != nil || !strings.Contains(out, "embeddings provider: ollama (model ollama/embeddinggemma:latest@85462619ee72, 64 dimensions, ready)") {
+		t.Fatalf("plugins use ollama: %v\n%s\n%s", err, out, errOut)
+	}
+	if _, errOut, err := exe(home, "", nil, "sync"); err != nil {
+		t.Fatalf("sync: %v %s", err, errOut)
+	}
+	out, _, err = exe(home, "", nil, "recall", "sarah mobile", "--json")
+	if err != nil || !strings.Contains(out, `"mode": "hybrid"`) || !strings.Contains(out, "reference/contacts.md") {
+		t.Fatalf("hybrid recall: %v\n%s", err, out)
+	}
+	out, _, _ = exe(home, "", nil, "plugins", "status")
+	if !strings.Contains(out, "search:   hybrid") || !strings.Contains(out, "health:   ping ok") {
+		t.Errorf("plugins status:\n%s", out)
+	}
+
+	srv.Close() // Ollama stops
+	out, errOut, err = exe(home, "", nil, "recall", "sarah mobile", "--json")
+	want := "Ollama is not reachable at " + srv.URL + ": start it with `ollama serve`"
+	if err != nil || !strings.Contains(out, `"mode": "keyword"`) || !strings.Contains(out, want) || !strings.Contains(out, "reference/contacts.md") {
+		t.Errorf("recall with Ollama down: %v\n%s\n%s", err, out, errOut)
+	}
+	out, _, _ = exe(home, "", nil, "status")
+	if !strings.Contains(out, want) {
+		t.Errorf("status with Ollama down:\n%s", out)
+	}
+
+	// Written during the outage: searchable by keyword, queued for a vector.
+	if _, errOut, err := exe(home, "", nil, "remember", "Bob Smith - Phone: 555-9876"); err != nil {
+		t.Fatalf("remember during the outage: %v %s", err, errOut)
+	}
+	// The rewritten page's chunks all wait (unchanged ones will come from
+	// the cache).
+	out, _, _ = exe(home, "", nil, "status", "--json")
+	if strings.Contains(out, `"pending": 0`) || !strings.Contains(out, `"mode": "keyword"`) {
+		t.Errorf("status after a write during the outage:\n%s", out)
+	}
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	out, _, err = exe(home, "", nil, "recall", "bob phone", "--json")
+	if err != nil || !strings.Contains(out, `"mode": "hybrid"`) {
+		t.Errorf("recall once Ollama is back: %v\n%s", err, out)
+	}
+	out, _, _ = exe(home, "", nil, "status", "--json")
+	if !strings.Contains(out, `"pending": 0`) || !strings.Contains(out, `"mode": "hybrid"`) {
+		t.Errorf("queue did not catch up:\n%s", out)
+	}
 }
