@@ -41,6 +41,7 @@ type Server struct {
 	FailNext       int           // answer the next N /api/embed calls with 503
 	Malformed      bool          // /api/embed answers broken JSON
 	WrongLength    bool          // /api/embed returns vectors one too short
+	EmbedNotFound  bool          // /api/embed answers 404 as for a model that is not pulled
 	embedCalls     int
 	embedBatchSize []int
 	lastRequest    map[string]any
@@ -202,7 +203,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	s.embedCalls++
 	s.embedBatchSize = append(s.embedBatchSize, len(inputs))
 	s.lastRequest = raw
-	fail, malformed, short := s.FailNext > 0, s.Malformed, s.WrongLength
+	fail, malformed, short, notFound := s.FailNext > 0, s.Malformed, s.WrongLength, s.EmbedNotFound
 	if fail {
 		s.FailNext--
 	}
@@ -212,7 +213,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	case fail:
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "server busy, please try again"})
 		return
-	case !ok:
+	case !ok || notFound:
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("model \"%s\" not found, try pulling it first", req.Model)})
 		return
 	case m.Capabilities != nil && !contains(m.Capabilities, "embedding"):

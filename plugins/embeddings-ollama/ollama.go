@@ -285,7 +285,11 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([]
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	dims, err := p.check(ctx)
+	var dims int
+	err := retry(ctx, p.log, func() (err error) {
+		dims, err = p.check(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -324,23 +328,8 @@ func (p *Provider) post(ctx context.Context, opt options, client *http.Client, i
 	var resp struct {
 		Embeddings [][]float32 `json:"embeddings"`
 	}
-	backoff := 200 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		err := p.do(ctx, client, http.MethodPost, opt.url+"/api/embed", req, &resp)
-		if err == nil {
-			break
-		}
-		var te *transientError
-		if !errors.As(err, &te) || attempt == 4 || ctx.Err() != nil {
-			return nil, err
-		}
-		p.log.Warn("Ollama request failed; retrying", "attempt", attempt, "err", err, "in", backoff)
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff *= 2
+	if err := retry(ctx, p.log, func() error { return p.do(ctx, client, http.MethodPost, opt.url+"/api/embed", req, &resp) }); err != nil {
+		return nil, err
 	}
 	if len(resp.Embeddings) != len(inputs) {
 		return nil, fmt.Errorf("Ollama returned %d embeddings for %d texts", len(resp.Embeddings), len(inputs))
@@ -351,6 +340,26 @@ func (p *Provider) post(ctx context.Context, opt options, client *http.Client, i
 		}
 	}
 	return resp.Embeddings, nil
+}
+
+// retry runs fn up to 4 times while it fails with a transientError,
+// waiting 200 ms, 400 ms, 800 ms between tries, within ctx.
+func retry(ctx context.Context, log hclog.Logger, fn func() error) error {
+	backoff := 200 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		err := fn()
+		var te *transientError
+		if err == nil || !errors.As(err, &te) || attempt == 4 || ctx.Err() != nil {
+			return err
+		}
+		log.Warn("Ollama request failed; retrying", "attempt", attempt, "err", err, "in", backoff)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff *= 2
+	}
 }
 
 // transientError is worth retrying: no connection, or a 5xx.

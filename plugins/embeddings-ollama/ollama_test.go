@@ -234,3 +234,34 @@ func equalVec(a, b []float32) bool {
 	}
 	return len(a) == len(b)
 }
+
+// TestEmbed404: the model vanished between the check and the embedding.
+func TestEmbed404(t *testing.T) {
+	srv := fakeollama.New(gemma())
+	defer srv.Close()
+	p := provider(t, srv, nil)
+	srv.Lock()
+	srv.EmbedNotFound = true
+	srv.Unlock()
+	_, err := p.Embed(context.Background(), []string{"x"}, sdk.KindDocument)
+	if !errors.Is(err, sdk.ErrNotReady) || !strings.Contains(err.Error(), "run `ollama pull embeddinggemma`") {
+		t.Errorf("404 from /api/embed: %v", err)
+	}
+}
+
+// TestRetriesUntilServerIsBack: connection refused is retried with backoff
+// within the call, so a server restarting a moment later is not an error.
+func TestRetriesUntilServerIsBack(t *testing.T) {
+	srv := fakeollama.New(gemma())
+	defer func() { srv.Close() }() // the restarted server, not the first
+	p := provider(t, srv, nil)
+	srv.Close()
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		srv.Restart()
+	}()
+	v, err := p.Embed(context.Background(), []string{"x"}, sdk.KindDocument)
+	if err != nil || len(v) != 1 {
+		t.Errorf("Embed across a restart: %v", err)
+	}
+}
