@@ -253,13 +253,15 @@ func TestEmbed404(t *testing.T) {
 // within the call, so a server restarting a moment later is not an error.
 func TestRetriesUntilServerIsBack(t *testing.T) {
 	srv := fakeollama.New(gemma())
-	defer func() { srv.Close() }() // the restarted server, not the first
 	p := provider(t, srv, nil)
 	srv.Close()
+	restarted := make(chan struct{})
 	go func() {
+		defer close(restarted)
 		time.Sleep(300 * time.Millisecond)
 		srv.Restart()
 	}()
+	defer func() { <-restarted; srv.Close() }() // the restarted server, not the first
 	v, err := p.Embed(context.Background(), []string{"x"}, sdk.KindDocument)
 	if err != nil || len(v) != 1 {
 		t.Errorf("Embed across a restart: %v", err)
