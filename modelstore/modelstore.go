@@ -1,0 +1,313 @@
+// Package modelstore keeps embedding models (GGUF files) in a folder,
+// $MEMHOST_HOME/models: it resolves a model given as a path, a name or a
+// URL, downloads models resumably (HTTP Range) with SHA-256 verification,
+// and lists and removes them. It is pure Go, shared by the local provider
+// plugin and the `memhost models` commands.
+//
+// A download is written to NAME.part beside its final place and renamed
+// only when complete and verified, so a model in the folder is always
+// whole; an interrupted download resumes from the .part file.
+package modelstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The default model: all-MiniLM-L6-v2, 384 dimensions, 21 MB.
+const (
+	DefaultName   = "all-MiniLM-L6-v2-Q4_K_M.gguf"
+	DefaultURL    = "https://huggingface.co/second-state/All-MiniLM-L6-v2-Embedding-GGUF/resolve/main/all-MiniLM-L6-v2-Q4_K_M.gguf"
+	DefaultSHA256 = "2ec4cee28a27a9c973d5f5230930d6ef6e52694bd2bc71be26a9bef5b1d755e6"
+)
+
+// Errors callers branch on.
+var (
+	ErrChecksum = errors.New("checksum mismatch")
+	ErrNotFound = errors.New("no such model")
+)
+
+// Store is a folder of models.
+type Store struct {
+	Dir string
+	// Client makes the downloads; nil means a client with no overall
+	// timeout (models are large) but a 30 s connect/header timeout.
+	Client *http.Client
+}
+
+// Ref is a model as a user names it, resolved.
+type Ref struct {
+	Name   string // file name in the store, e.g. all-MiniLM-L6-v2-Q4_K_M.gguf
+	Path   string // where the file is (or will be)
+	URL    string // where to download it from, if it is not there; "" for local paths
+	SHA256 string // expected digest, lower-case hex; "" when unknown
+}
+
+// Resolve turns a model option into a Ref: an existing file path; a URL
+// (downloaded under its file name); or a name in the store ("" or the
+// default name means the default model, fetched from defaultURL when
+// missing — pass "" for DefaultURL).
+func (s *Store) Resolve(model, defaultURL, sha string) (Ref, error) {
+	if defaultURL == "" {
+		defaultURL = DefaultURL
+	}
+	switch {
+	case model == "" || model == DefaultName:
+		if sha == "" {
+			sha = DefaultSHA256
+		}
+		return Ref{Name: DefaultName, Path: filepath.Join(s.Dir, DefaultName), URL: defaultURL, SHA256: strings.ToLower(sha)}, nil
+	case strings.HasPrefix(model, "http://") || strings.HasPrefix(model, "https://"):
+		u, err := url.Parse(model)
+		if err != nil {
+			return Ref{}, fmt.Errorf("model URL %q: %w", model, err)
+		}
+		name := path.Base(u.Path)
+		if name == "" || name == "/" || name == "." || !strings.HasSuffix(strings.ToLower(name), ".gguf") {
+			return Ref{}, fmt.Errorf("model URL %q does not end in a .gguf file name", model)
+		}
+		return Ref{Name: name, Path: filepath.Join(s.Dir, name), URL: model, SHA256: strings.ToLower(sha)}, nil
+	case strings.ContainsRune(model, os.PathSeparator) || strings.HasPrefix(model, "."):
+		abs, err := filepath.Abs(model)
+		if err != nil {
+			return Ref{}, err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return Ref{}, fmt.Errorf("%w: %s", ErrNotFound, model)
+		}
+		return Ref{Name: filepath.Base(abs), Path: abs, SHA256: strings.ToLower(sha)}, nil
+	}
+	name := model
+	if !strings.HasSuffix(strings.ToLower(name), ".gguf") {
+		name += ".gguf"
+	}
+	p := filepath.Join(s.Dir, name)
+	if _, err := os.Stat(p); err != nil {
+		return Ref{}, fmt.Errorf("%w: %s is not in %s (memhost models pull URL, or place the .gguf file there)", ErrNotFound, model, s.Dir)
+	}
+	return Ref{Name: name, Path: p, SHA256: strings.ToLower(sha)}, nil
+}
+
+// Present reports whether the model file exists.
+func (r Ref) Present() bool {
+	fi, err := os.Stat(r.Path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Progress is called as a download advances; total is -1 when unknown.
+type Progress func(done, total int64)
+
+// Pull downloads ref.URL to ref.Path, resuming a .part file left by an
+// interrupted download, and verifies ref.SHA256 when set. On a checksum
+// mismatch the partial file is removed. It does nothing when the file is
+// already there.
+func (s *Store) Pull(ctx context.Context, ref Ref, progress Progress) error {
+	if ref.Present() {
+		return nil
+	}
+	if ref.URL == "" {
+		return fmt.Errorf("%w: %s", ErrNotFound, ref.Path)
+	}
+	if err := os.MkdirAll(filepath.Dir(ref.Path), 0o755); err != nil {
+		return err
+	}
+	part := ref.Path + ".part"
+	f, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	have, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ref.URL, nil)
+	if err != nil {
+		return err
+	}
+	if have > 0 {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
+	}
+	resp, err := s.client().Do(req)
+	if err != nil {
+		return fmt.Errorf("downloading %s: %w", ref.URL, err)
+	}
+	defer resp.Body.Close()
+	total := int64(-1)
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && have > 0:
+		if resp.ContentLength >= 0 {
+			total = have + resp.ContentLength
+		}
+	case resp.StatusCode == http.StatusOK:
+		// No resume (first try, or the server ignores Range): start over.
+		if err := f.Truncate(0); err != nil {
+			return err
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		have, total = 0, resp.ContentLength
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && have > 0:
+		// The .part file is already whole (or wrong): verify what we have.
+		total = have
+	default:
+		return fmt.Errorf("downloading %s: server answered %s", ref.URL, resp.Status)
+	}
+	if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable {
+		if err := copyProgress(ctx, f, resp.Body, have, total, progress); err != nil {
+			return fmt.Errorf("downloading %s (%s so far; run again to resume): %w", ref.URL, size(have), err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return diskError(err)
+	}
+	if ref.SHA256 != "" {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return err
+		}
+		if got := hex.EncodeToString(h.Sum(nil)); got != ref.SHA256 {
+			f.Close()
+			os.Remove(part)
+			return fmt.Errorf("%w: %s from %s has sha256 %s, want %s; the download was removed", ErrChecksum, ref.Name, ref.URL, got, ref.SHA256)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return diskError(err)
+	}
+	return os.Rename(part, ref.Path)
+}
+
+func (s *Store) client() *http.Client {
+	if s.Client != nil {
+		return s.Client
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ResponseHeaderTimeout = 30 * time.Second
+	return &http.Client{Transport: t}
+}
+
+func copyProgress(ctx context.Context, w io.Writer, r io.Reader, done, total int64, progress Progress) error {
+	buf := make([]byte, 256<<10)
+	last := time.Time{}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return diskError(werr)
+			}
+			done += int64(n)
+			if progress != nil && time.Since(last) > 100*time.Millisecond {
+				progress(done, total)
+				last = time.Now()
+			}
+		}
+		if err == io.EOF {
+			if progress != nil {
+				progress(done, total)
+			}
+			if total >= 0 && done < total {
+				return io.ErrUnexpectedEOF
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// diskError says "disk full" in words people know.
+func diskError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("disk full: %w", err)
+	}
+	return err
+}
+
+func size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Model is a file in the store.
+type Model struct {
+	Name     string `json:"name"`
+	Path     string `json:"path"`
+	Size     int64  `json:"size"`
+	Partial  bool   `json:"partial"` // an interrupted download (.part)
+	Modified string `json:"modified"`
+}
+
+// List returns the store's models and partial downloads, by name.
+func (s *Store) List() ([]Model, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return []Model{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []Model{}
+	for _, e := range entries {
+		name := e.Name()
+		partial := strings.HasSuffix(name, ".gguf.part")
+		if !partial && !strings.HasSuffix(strings.ToLower(name), ".gguf") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		out = append(out, Model{Name: strings.TrimSuffix(name, ".part"), Path: filepath.Join(s.Dir, name), Size: fi.Size(),
+			Partial: partial, Modified: fi.ModTime().UTC().Format(time.RFC3339)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Remove deletes a model (and any partial download of it) by name.
+func (s *Store) Remove(name string) error {
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return fmt.Errorf("model name %q: give a name from memhost models list", name)
+	}
+	if !strings.HasSuffix(strings.ToLower(name), ".gguf") {
+		name += ".gguf"
+	}
+	p := filepath.Join(s.Dir, name)
+	err1 := os.Remove(p)
+	err2 := os.Remove(p + ".part")
+	if errors.Is(err1, os.ErrNotExist) && errors.Is(err2, os.ErrNotExist) {
+		return fmt.Errorf("%w: %s", ErrNotFound, name)
+	}
+	if err1 != nil && !errors.Is(err1, os.ErrNotExist) {
+		return err1
+	}
+	return nil
+}

@@ -1,0 +1,184 @@
+package modelstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// sharedModel is the test model of ../shared/models; tests that serve it
+// skip when it is absent (CI always has it).
+func sharedModel(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "shared", "models", DefaultName))
+	if err != nil {
+		t.Skipf("the test model is not in ../shared/models (%v): place %s there to run this test", err, DefaultName)
+	}
+	return b
+}
+
+// server serves content with Range support; cutAt > 0 makes the first
+// request break its connection after that many bytes.
+type server struct {
+	*httptest.Server
+	mu      sync.Mutex
+	ranges  []string
+	cutAt   int
+	content []byte
+}
+
+func serve(content []byte, cutAt int) *server {
+	s := &server{content: content, cutAt: cutAt}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.ranges = append(s.ranges, r.Header.Get("Range"))
+		cut := s.cutAt
+		s.cutAt = 0
+		s.mu.Unlock()
+		if cut > 0 {
+			w.Header().Set("Content-Length", strconv.Itoa(len(content)))
+			w.WriteHeader(http.StatusOK)
+			w.Write(content[:cut])
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler) // the server goes away mid-download
+		}
+		http.ServeContent(w, r, DefaultName, time.Unix(0, 0), bytes.NewReader(content))
+	}))
+	return s
+}
+
+func TestPullFull(t *testing.T) {
+	model := sharedModel(t)
+	srv := serve(model, 0)
+	defer srv.Close()
+	st := &Store{Dir: t.TempDir()}
+	ref, err := st.Resolve("", srv.URL+"/m.gguf", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	if err := st.Pull(context.Background(), ref, func(done, total int64) { last = done }); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(st.Dir, DefaultName))
+	if err != nil || !bytes.Equal(got, model) || last != int64(len(model)) {
+		t.Fatalf("downloaded %d bytes (progress %d), %v", len(got), last, err)
+	}
+	if _, err := os.Stat(ref.Path + ".part"); !errors.Is(err, os.ErrNotExist) {
+		t.Error(".part file left behind")
+	}
+}
+
+func TestPullResumesAfterCut(t *testing.T) {
+	model := sharedModel(t)
+	srv := serve(model, len(model)/3)
+	defer srv.Close()
+	st := &Store{Dir: t.TempDir()}
+	ref, _ := st.Resolve("", srv.URL+"/m.gguf", "")
+	err := st.Pull(context.Background(), ref, nil)
+	if err == nil || !strings.Contains(err.Error(), "run again to resume") {
+		t.Fatalf("first pull: %v, want an interrupted download", err)
+	}
+	if fi, err := os.Stat(ref.Path + ".part"); err != nil || fi.Size() == 0 {
+		t.Fatalf("no partial file after the cut: %v", err)
+	}
+	if ref.Present() {
+		t.Fatal("an incomplete model is in place")
+	}
+	if err := st.Pull(context.Background(), ref, nil); err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	got, _ := os.ReadFile(ref.Path)
+	if !bytes.Equal(got, model) {
+		t.Fatal("resumed file differs")
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.ranges) != 2 || !strings.HasPrefix(srv.ranges[1], "bytes=") || srv.ranges[1] == "bytes=0-" {
+		t.Errorf("requests' Range headers: %q, want a resume", srv.ranges)
+	}
+}
+
+func TestPullBadChecksum(t *testing.T) {
+	model := append([]byte(nil), sharedModel(t)...)
+	model[len(model)/2] ^= 0xff // one corrupted byte
+	srv := serve(model, 0)
+	defer srv.Close()
+	st := &Store{Dir: t.TempDir()}
+	ref, _ := st.Resolve("", srv.URL+"/m.gguf", "")
+	err := st.Pull(context.Background(), ref, nil)
+	if !errors.Is(err, ErrChecksum) || !strings.Contains(err.Error(), DefaultSHA256) {
+		t.Fatalf("corrupted download: %v", err)
+	}
+	entries, _ := os.ReadDir(st.Dir)
+	if len(entries) != 0 {
+		t.Errorf("files left after a bad checksum: %v", entries)
+	}
+}
+
+func TestPullServerDown(t *testing.T) {
+	srv := serve([]byte("x"), 0)
+	srv.Close()
+	st := &Store{Dir: t.TempDir()}
+	ref, _ := st.Resolve("http://"+srv.Listener.Addr().String()+"/x.gguf", "", "")
+	if err := st.Pull(context.Background(), ref, nil); err == nil || !strings.Contains(err.Error(), "downloading") {
+		t.Errorf("server down: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := st.Pull(ctx, ref, nil); err == nil {
+		t.Error("cancelled pull succeeded")
+	}
+}
+
+func TestResolveListRemove(t *testing.T) {
+	st := &Store{Dir: t.TempDir()}
+	os.WriteFile(filepath.Join(st.Dir, "nomic.gguf"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(st.Dir, "half.gguf.part"), []byte("xy"), 0o644)
+	os.WriteFile(filepath.Join(st.Dir, "notes.txt"), []byte("x"), 0o644)
+	tests := []struct {
+		in       string
+		wantName string
+		wantURL  bool
+		wantErr  error
+	}{
+		{"", DefaultName, true, nil},
+		{"nomic", "nomic.gguf", false, nil},
+		{"nomic.gguf", "nomic.gguf", false, nil},
+		{"https://example.org/models/bge-small.gguf", "bge-small.gguf", true, nil},
+		{filepath.Join(st.Dir, "nomic.gguf"), "nomic.gguf", false, nil},
+		{"missing", "", false, ErrNotFound},
+		{"./nowhere/x.gguf", "", false, ErrNotFound},
+	}
+	for _, tt := range tests {
+		ref, err := st.Resolve(tt.in, "", "")
+		if !errors.Is(err, tt.wantErr) || ref.Name != tt.wantName || (ref.URL != "") != tt.wantURL {
+			t.Errorf("Resolve(%q) = %+v, %v", tt.in, ref, err)
+		}
+	}
+	if _, err := st.Resolve("https://example.org/readme", "", ""); err == nil {
+		t.Error("a URL without a .gguf name was accepted")
+	}
+	list, err := st.List()
+	if err != nil || len(list) != 2 || list[0].Name != "half.gguf" || !list[0].Partial || list[1].Name != "nomic.gguf" {
+		t.Errorf("List = %+v, %v", list, err)
+	}
+	if err := st.Remove("nomic"); err != nil {
+		t.Error(err)
+	}
+	if err := st.Remove("nomic"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second Remove: %v", err)
+	}
+	if err := st.Remove("../etc"); err == nil {
+		t.Error("Remove with a path succeeded")
+	}
+}
