@@ -1,0 +1,446 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/ollama/ollama/llama"
+
+	"github.com/memhost/memhost/modelstore"
+	"github.com/memhost/memhost/sdk"
+)
+
+const version = "1.0.0"
+
+// maxTokensPerDecode: encoder models need a whole batch in one ubatch,
+// whose default size in llama.cpp is 512 tokens.
+const maxTokensPerDecode = 512
+
+// maxSeqs is how many texts share one decode.
+const maxSeqs = 16
+
+// options, as set with `memhost plugins use local --set key=value`.
+type options struct {
+	model          string // path, name in the models folder, or URL; "" = the default model
+	modelURL       string // where the default (or a named, missing) model is downloaded from
+	sha256         string // expected digest of a downloaded model
+	threads        int
+	batchSize      int // tokens per decode, at most 512
+	contextSize    int // tokens kept of each text; default the model's context, at most 512
+	queryPrefix    *string
+	documentPrefix *string
+	normalize      bool
+}
+
+func defaultOptions() options {
+	return options{threads: runtime.NumCPU(), batchSize: maxTokensPerDecode, normalize: true}
+}
+
+// familyPrefixes are the instructions known model families expect.
+func familyPrefixes(name string) (query, document string) {
+	n := strings.ToLower(name)
+	switch {
+	case strings.Contains(n, "nomic-embed"):
+		return "search_query: ", "search_document: "
+	case strings.Contains(n, "e5-") || strings.HasPrefix(n, "e5"):
+		return "query: ", "passage: "
+	case strings.Contains(n, "bge-") && strings.Contains(n, "en"):
+		return "Represent this sentence for searching relevant passages: ", ""
+	case strings.Contains(n, "embeddinggemma"):
+		return "task: search result | query: ", "title: none | text: "
+	}
+	return "", ""
+}
+
+// Provider embeds with llama.cpp. Configure starts loading (downloading
+// first when the model is missing) in the background; Status reports
+// downloading, loading, ready or error. It is safe for concurrent use;
+// embeddings are computed one call at a time.
+type Provider struct {
+	store *modelstore.Store
+	log   hclog.Logger
+
+	mu       sync.Mutex
+	opt      options
+	gen      int // bumped by Configure; stale background work checks it
+	state    sdk.State
+	progress float64
+	message  string
+	retryAt  time.Time // a failed download is retried after this
+	meta     ggufMeta
+	modelID  string
+	prefixQ  string
+	prefixD  string
+	nCtx     int
+	cancel   context.CancelFunc
+
+	embedMu sync.Mutex // guards the llama objects below during use
+	model   *llama.Model
+	lctx    *llama.Context
+	batch   *llama.Batch
+}
+
+var _ sdk.Embedder = (*Provider)(nil)
+
+var backend sync.Once
+
+// New returns an unconfigured provider over a models folder.
+func New(modelsDir string, log hclog.Logger) *Provider {
+	backend.Do(llama.BackendInit)
+	return &Provider{store: &modelstore.Store{Dir: modelsDir}, log: log, state: sdk.StateLoading, message: "not configured yet", opt: defaultOptions()}
+}
+
+// Configure sets the options and (re)starts loading the model.
+func (p *Provider) Configure(ctx context.Context, o map[string]string) error {
+	opt := defaultOptions()
+	for k, v := range o {
+		var err error
+		switch k {
+		case "model":
+			opt.model = v
+		case "modelURL":
+			opt.modelURL = v
+		case "sha256":
+			opt.sha256 = strings.ToLower(v)
+			if _, herr := hex.DecodeString(v); herr != nil || len(v) != 64 {
+				err = errors.New("want 64 hex digits")
+			}
+		case "threads":
+			opt.threads, err = positive(v, 256)
+		case "batchSize":
+			opt.batchSize, err = positive(v, maxTokensPerDecode)
+		case "contextSize":
+			opt.contextSize, err = positive(v, maxTokensPerDecode)
+		case "queryPrefix":
+			opt.queryPrefix = &v
+		case "documentPrefix":
+			opt.documentPrefix = &v
+		case "normalize":
+			opt.normalize, err = strconv.ParseBool(v)
+		default:
+			return sdk.BadRequest("unknown option %q (local takes model, modelURL, sha256, threads, batchSize, contextSize, queryPrefix, documentPrefix, normalize)", k)
+		}
+		if err != nil {
+			return sdk.BadRequest("option %s=%q: %v", k, v, err)
+		}
+	}
+	ref, err := p.store.Resolve(opt.model, opt.modelURL, opt.sha256)
+	if err != nil {
+		return sdk.BadRequest("option model=%q: %v", opt.model, err)
+	}
+	p.mu.Lock()
+	if p.cancel != nil {
+		p.cancel()
+	}
+	p.gen++
+	gen := p.gen
+	p.opt = opt
+	bg, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	p.mu.Unlock()
+	p.unload()
+	go p.prepare(bg, gen, ref)
+	return nil
+}
+
+func positive(v string, maxv int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxv {
+		return 0, fmt.Errorf("want 1..%d", maxv)
+	}
+	return n, nil
+}
+
+// setState records the state if gen is still current.
+func (p *Provider) setState(gen int, st sdk.State, progress float64, msg string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if gen != p.gen {
+		return false
+	}
+	p.state, p.progress, p.message = st, progress, msg
+	return true
+}
+
+// prepare downloads the model when missing, then loads it.
+func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref) {
+	if !ref.Present() {
+		p.setState(gen, sdk.StateDownloading, 0, "downloading "+ref.Name)
+		err := p.store.Pull(ctx, ref, func(done, total int64) {
+			if total > 0 {
+				p.setState(gen, sdk.StateDownloading, math.Min(1, float64(done)/float64(total)), fmt.Sprintf("downloading %s: %d of %d MB", ref.Name, done>>20, total>>20))
+			}
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			p.log.Warn("model download failed", "model", ref.Name, "err", err)
+			p.mu.Lock()
+			if gen == p.gen {
+				p.retryAt = time.Now().Add(30 * time.Second)
+			}
+			p.mu.Unlock()
+			p.setState(gen, sdk.StateError, 0, fmt.Sprintf("cannot download %s from %s (%v); it is retried; or place the file in %s by hand", ref.Name, ref.URL, err, p.store.Dir))
+			return
+		}
+	}
+	p.setState(gen, sdk.StateLoading, 0, "loading "+ref.Name)
+	if err := p.load(gen, ref); err != nil {
+		p.log.Error("model load failed", "model", ref.Path, "err", err)
+		p.setState(gen, sdk.StateError, 0, err.Error())
+	}
+}
+
+func (p *Provider) load(gen int, ref modelstore.Ref) error {
+	meta, err := readGGUF(ref.Path)
+	if err != nil {
+		return err
+	}
+	if !meta.IsEmbedding() {
+		return fmt.Errorf("%s is not an embedding model (architecture %s, no pooling): choose a sentence-embedding GGUF such as %s", ref.Path, meta.Architecture, modelstore.DefaultName)
+	}
+	sum, err := fileSHA256(ref.Path)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	opt := p.opt
+	p.mu.Unlock()
+	nCtx := meta.Context
+	if nCtx <= 0 || nCtx > maxTokensPerDecode {
+		nCtx = maxTokensPerDecode
+	}
+	if opt.contextSize > 0 && opt.contextSize < nCtx {
+		nCtx = opt.contextSize
+	}
+	nBatch := max(min(opt.batchSize, maxTokensPerDecode), nCtx)
+	model, err := llama.LoadModelFromFile(ref.Path, llama.ModelParams{UseMmap: true, Progress: func(f float32) {
+		p.setState(gen, sdk.StateLoading, float64(f), "loading "+ref.Name)
+	}})
+	if err != nil {
+		return fmt.Errorf("%s: %v (corrupt, or an architecture this llama.cpp cannot load)", ref.Path, err)
+	}
+	lctx, err := llama.NewContextWithModel(model, llama.NewContextParams(nBatch, nBatch, maxSeqs, opt.threads, false, ""))
+	if err != nil {
+		llama.FreeModel(model)
+		return fmt.Errorf("%s: %v", ref.Path, err)
+	}
+	batch, err := llama.NewBatch(nBatch, maxSeqs, 0)
+	if err != nil {
+		llama.FreeModel(model)
+		return err
+	}
+	q, d := familyPrefixes(ref.Name + " " + meta.Name)
+	if opt.queryPrefix != nil {
+		q = *opt.queryPrefix
+	}
+	if opt.documentPrefix != nil {
+		d = *opt.documentPrefix
+	}
+	p.embedMu.Lock()
+	p.mu.Lock()
+	if gen != p.gen { // configured again meanwhile
+		p.mu.Unlock()
+		p.embedMu.Unlock()
+		batch.Free()
+		llama.FreeModel(model)
+		return nil
+	}
+	p.model, p.lctx, p.batch = model, lctx, batch
+	p.meta, p.nCtx, p.prefixQ, p.prefixD = meta, nCtx, q, d
+	p.modelID = modelID(ref.Name, sum, q, d, opt.normalize, nCtx, meta.Context)
+	p.state, p.progress, p.message = sdk.StateReady, 1, ""
+	p.mu.Unlock()
+	p.embedMu.Unlock()
+	p.log.Info("model ready", "model", ref.Path, "dimensions", model.NEmbd(), "context", nCtx)
+	return nil
+}
+
+// modelID names the vectors: the model file and its digest, plus a hash of
+// the settings that change vectors when they differ from the defaults.
+func modelID(name, sum, q, d string, normalize bool, nCtx, modelCtx int) string {
+	id := strings.TrimSuffix(name, ".gguf") + "@" + sum[:12]
+	dq, dd := familyPrefixes(name)
+	if q != dq || d != dd || !normalize || nCtx != min(max(modelCtx, 1), maxTokensPerDecode) {
+		h := sha256.Sum256([]byte(fmt.Sprintf("%q|%q|%v|%d", q, d, normalize, nCtx)))
+		id += "+" + hex.EncodeToString(h[:4])
+	}
+	return id
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func (p *Provider) unload() {
+	p.embedMu.Lock()
+	defer p.embedMu.Unlock()
+	if p.batch != nil {
+		p.batch.Free()
+	}
+	if p.model != nil {
+		llama.FreeModel(p.model) // the context goes with the process; llama.go has no free for it
+	}
+	p.model, p.lctx, p.batch = nil, nil, nil
+}
+
+// Info describes the model; dimensions are 0 until it is loaded.
+func (p *Provider) Info(ctx context.Context) (sdk.Info, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	info := sdk.Info{Name: "local", Version: version, ModelID: p.modelID, Dimensions: p.meta.Embedding, MaxInputTokens: p.nCtx}
+	if info.ModelID == "" {
+		name := p.opt.model
+		if name == "" {
+			name = modelstore.DefaultName
+		}
+		info.ModelID = strings.TrimSuffix(filepath.Base(name), ".gguf")
+	}
+	return info, nil
+}
+
+// Status reports readiness; a failed download is retried once its wait
+// has passed.
+func (p *Provider) Status(ctx context.Context) (sdk.Status, error) {
+	p.mu.Lock()
+	st := sdk.Status{State: p.state, Progress: p.progress, Message: p.message}
+	retry := p.state == sdk.StateError && !p.retryAt.IsZero() && time.Now().After(p.retryAt)
+	if retry {
+		p.retryAt = time.Time{}
+	}
+	p.mu.Unlock()
+	if retry {
+		p.log.Info("retrying the model download")
+		p.Configure(ctx, p.optionMap())
+	}
+	return st, nil
+}
+
+// optionMap is the current options as Configure takes them.
+func (p *Provider) optionMap() map[string]string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	o := p.opt
+	m := map[string]string{"threads": strconv.Itoa(o.threads), "batchSize": strconv.Itoa(o.batchSize), "normalize": strconv.FormatBool(o.normalize)}
+	for k, v := range map[string]string{"model": o.model, "modelURL": o.modelURL, "sha256": o.sha256} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if o.contextSize > 0 {
+		m["contextSize"] = strconv.Itoa(o.contextSize)
+	}
+	if o.queryPrefix != nil {
+		m["queryPrefix"] = *o.queryPrefix
+	}
+	if o.documentPrefix != nil {
+		m["documentPrefix"] = *o.documentPrefix
+	}
+	return m
+}
+
+// Embed embeds texts, several per llama.cpp decode.
+func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([][]float32, error) {
+	if len(texts) == 0 {
+		return [][]float32{}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.embedMu.Lock()
+	defer p.embedMu.Unlock()
+	p.mu.Lock()
+	state, msg, nCtx, normalize := p.state, p.message, p.nCtx, p.opt.normalize
+	prefix := p.prefixD
+	if kind == sdk.KindQuery {
+		prefix = p.prefixQ
+	}
+	p.mu.Unlock()
+	if state != sdk.StateReady || p.model == nil {
+		return nil, sdk.NotReady("%s", msg)
+	}
+	seqs := make([][]int, len(texts))
+	for i, t := range texts {
+		toks, err := p.model.Tokenize(prefix+t, true, false)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizing text %d: %w", i, err)
+		}
+		if len(toks) == 0 {
+			toks, _ = p.model.Tokenize(" ", true, false)
+		}
+		if len(toks) > nCtx {
+			p.log.Debug("text truncated to the model's context", "text", i, "tokens", len(toks), "kept", nCtx)
+			last := toks[len(toks)-1] // keep the end-of-sequence token
+			toks = append(toks[:nCtx-1:nCtx-1], last)
+		}
+		seqs[i] = toks
+	}
+	out := make([][]float32, len(texts))
+	for start := 0; start < len(seqs); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p.batch.Clear()
+		end, tokens := start, 0
+		for end < len(seqs) && end-start < maxSeqs && tokens+len(seqs[end]) <= p.batch.Size() {
+			for pos, tok := range seqs[end] {
+				p.batch.Add(tok, nil, pos, true, end-start)
+			}
+			tokens += len(seqs[end])
+			end++
+		}
+		if err := p.lctx.Decode(p.batch); err != nil {
+			return nil, fmt.Errorf("llama.cpp decode: %w", err)
+		}
+		for i := start; i < end; i++ {
+			v := p.lctx.GetEmbeddingsSeq(i - start)
+			if v == nil {
+				return nil, fmt.Errorf("llama.cpp returned no embedding for text %d (does the model pool sentence embeddings?)", i)
+			}
+			if normalize {
+				unit(v)
+			}
+			out[i] = v
+		}
+		p.lctx.KvCacheClear()
+		start = end
+	}
+	return out, nil
+}
+
+func unit(v []float32) {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return
+	}
+	s := float32(1 / math.Sqrt(n))
+	for i := range v {
+		v[i] *= s
+	}
+}
