@@ -25,20 +25,26 @@ build:
 	$(GO) build -tags $(TAGS) -o bin/memhost ./cmd/memhost
 	$(GO) build -o bin/memhost-embeddings-hello ./examples/embeddings-hello
 	$(GO) build -o bin/memhost-embeddings-ollama ./plugins/embeddings-ollama
+	cd plugins/embeddings-local && $(GO) build -o ../../bin/memhost-embeddings-local .
 
 demo: build
 	./scripts/demo.sh
 
+# The local provider is a module of its own (llama.cpp, cgo): its tests run
+# from its folder, with the shared MiniLM model when ../shared/models has it.
 test:
 	$(GO) vet -tags $(TAGS) ./...
+	cd plugins/embeddings-local && $(GO) vet .
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) test -race -tags $(TAGS) ./...
+	cd plugins/embeddings-local && $(GO) test -race .
 
 # Benchmarks generate notebooks of 1k and 10k pages (about 100k chunks)
 # and embed them through the hello plugin; expect several minutes on 2 cores.
 bench:
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 60m ./host/ ./index/
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./examples/embeddings-hello/
+	cd plugins/embeddings-local && $(GO) test -run '^$$' -bench . -benchtime 3s -timeout 30m .
 
 proto:
 	command -v protoc >/dev/null || { apt-get update -qq && apt-get install -y -qq protobuf-compiler; }

@@ -19,6 +19,10 @@ import (
 // why, in words fit for a "reason".
 var ErrProviderNotReady = errors.New("embeddings provider not ready")
 
+// loadWait bounds how long a call waits for a provider whose model is
+// loading (not downloading) before answering keyword-only.
+const loadWait = 10 * time.Second
+
 // defaultPlugin is used when memory.embedding.plugin is empty and it is
 // installed.
 const defaultPlugin = "local"
@@ -27,7 +31,10 @@ const defaultPlugin = "local"
 func (h *Host) registry() *registry.Registry {
 	h.regOnce.Do(func() {
 		dirs := append(append([]string(nil), h.pluginDirs...), filepath.Join(h.home, "plugins"))
-		h.reg = registry.New(registry.Options{Dirs: dirs, Logger: h.hlog})
+		h.reg = registry.New(registry.Options{Dirs: dirs, Logger: h.hlog, Env: []string{
+			"MEMHOST_HOME=" + h.home,
+			"MEMHOST_MODELS_DIR=" + h.path(h.cfg.Memory.Embedding.ModelsDir),
+		}})
 	})
 	return h.reg
 }
@@ -89,12 +96,22 @@ func (h *Host) ready(ctx context.Context) (*semantic, error) {
 		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
 	}
 	st, _ := p.Status(ctx) // a dead plugin reports StateError with why
+	// A model that is loading (each CLI process starts its own plugin)
+	// is ready in moments: wait for it rather than answer keyword-only.
+	for deadline := time.Now().Add(loadWait); st.State == sdk.StateLoading && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		st, _ = p.Status(ctx)
+	}
 	switch st.State {
 	case sdk.StateReady:
 	case sdk.StateDownloading:
-		return nil, fmt.Errorf("%w: model downloading %.0f%%", ErrProviderNotReady, st.Progress*100)
+		return nil, &notReadyError{msg: fmt.Sprintf("model downloading %.0f%%", st.Progress*100), preparing: true}
 	case sdk.StateLoading:
-		return nil, fmt.Errorf("%w: model loading", ErrProviderNotReady)
+		return nil, &notReadyError{msg: "model loading", preparing: true}
 	default:
 		msg := st.Message
 		if msg == "" {
@@ -111,6 +128,21 @@ func (h *Host) ready(ctx context.Context) (*semantic, error) {
 	}
 	return &semantic{provider: p, name: name, info: info,
 		model: index.VectorModel{Provider: name, Model: info.ModelID, Dimensions: info.Dimensions}}, nil
+}
+
+// notReadyError is an ErrProviderNotReady; preparing means the provider
+// is downloading or loading its model and will be ready by itself.
+type notReadyError struct {
+	msg       string
+	preparing bool
+}
+
+func (e *notReadyError) Error() string        { return ErrProviderNotReady.Error() + ": " + e.msg }
+func (e *notReadyError) Is(target error) bool { return target == ErrProviderNotReady }
+
+func preparing(err error) bool {
+	var nr *notReadyError
+	return errors.As(err, &nr) && nr.preparing
 }
 
 // reason turns an ErrProviderNotReady error into the reason users see.
@@ -139,11 +171,32 @@ func (h *Host) Embed(ctx context.Context, budget time.Duration) (EmbedResult, er
 	start := time.Now()
 	var res EmbedResult
 	sem, err := h.ready(ctx)
+	// An unbounded run (memhost embed, watch) waits for a model that is
+	// downloading or loading: that is what the background run is for.
+	for budget <= 0 && preparing(err) {
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+		sem, err = h.ready(ctx)
+	}
 	if err != nil {
 		return res, err
 	}
 	res.Provider, res.Model = sem.name, sem.info.ModelID
-	unlock, ok, err := tryLock(filepath.Join(h.home, "brain", "embed.lock"))
+	lock := filepath.Join(h.home, "brain", "embed.lock")
+	unlock, ok, err := tryLock(lock)
+	// With a budget (a recall), wait within it for the process that holds
+	// the queue: it may finish what this call would have done.
+	for err == nil && !ok && budget > 0 && time.Since(start) < budget {
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		unlock, ok, err = tryLock(lock)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -247,6 +300,11 @@ func tryLock(path string) (unlock func(), ok bool, err error) {
 // to the background (Options.Background) and the recall stays keyword-only.
 func (h *Host) hybrid(ctx context.Context) (*semantic, error) {
 	sem, err := h.ready(ctx)
+	if preparing(err) {
+		// The model download must outlive this process: the detached
+		// embedder waits for it, then embeds the queue.
+		h.startBackground()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -144,6 +144,10 @@ func (s *Store) Pull(ctx context.Context, ref Ref, progress Progress) error {
 	}
 	resp, err := s.client().Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is said once, below
+		}
 		return fmt.Errorf("downloading %s: %w", ref.URL, err)
 	}
 	defer resp.Body.Close()

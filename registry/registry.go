@@ -61,6 +61,8 @@ type Options struct {
 	// MaxBackoff caps the wait between restarts of a crashing plugin.
 	// Restarts wait 250 ms, doubling up to this. Default 30 s.
 	MaxBackoff time.Duration
+	// Env is added to the environment plugins start with (KEY=value).
+	Env []string
 }
 
 func (o *Options) defaults() {
@@ -325,6 +327,7 @@ func clientConfig(pl Plugin, opts Options) (*plugin.ClientConfig, error) {
 		return nil, err
 	}
 	cmd := execCommand(pl.Path)
+	cmd.Env = append(os.Environ(), opts.Env...)
 	return &plugin.ClientConfig{
 		HandshakeConfig:  handshake,
 		Plugins:          pluginMap,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
@@ -56,12 +57,25 @@ func PluginMap(impl Embedder) map[string]plugin.Plugin {
 // plugin. Logs written through Logger() (or hclog.Default()) reach memhost's
 // log with their levels, under the plugin's name.
 func Serve(impl Embedder) {
+	go exitWithParent()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: Handshake,
 		Plugins:         PluginMap(impl),
 		GRPCServer:      plugin.DefaultGRPCServer,
 		Logger:          Logger(),
 	})
+}
+
+// exitWithParent ends the plugin when the process that started it is gone
+// (killed before it could stop its plugins): the plugin is then adopted by
+// another process and its parent id changes.
+func exitWithParent() {
+	parent := os.Getppid()
+	for range time.Tick(time.Second) {
+		if os.Getppid() != parent {
+			os.Exit(0)
+		}
+	}
 }
 
 // Logger returns the logger plugins should use: hclog JSON on stderr,

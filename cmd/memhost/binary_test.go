@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -425,5 +427,158 @@ func TestBinaryOllama(t *testing.T) {
 	out, _, _ = exe(home, "", nil, "status", "--json")
 	if !strings.Contains(out, `"pending": 0`) || !strings.Contains(out, `"mode": "hybrid"`) {
 		t.Errorf("queue did not catch up:\n%s", out)
+	}
+}
+
+// sharedModel is ../shared/models' MiniLM; tests that need it skip without.
+func sharedModel(t *testing.T) string {
+	t.Helper()
+	p, _ := filepath.Abs(filepath.Join("..", "..", "..", "shared", "models", "all-MiniLM-L6-v2-Q4_K_M.gguf"))
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("no test model at %s: place all-MiniLM-L6-v2-Q4_K_M.gguf there to run this test", p)
+	}
+	return p
+}
+
+// localBinaries returns a folder with memhost and the local provider
+// beside it (the default provider when installed), built once.
+var localOnce struct {
+	sync.Once
+	dir string
+	err error
+}
+
+func localBinaries(t *testing.T) string {
+	t.Helper()
+	localOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "memhost-local-")
+		if err != nil {
+			localOnce.err = err
+			return
+		}
+		b, _ := os.ReadFile(binary)
+		os.WriteFile(filepath.Join(dir, "memhost"), b, 0o755)
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, "memhost-embeddings-local"), ".")
+		build.Dir = filepath.Join("..", "..", "plugins", "embeddings-local")
+		if out, err := build.CombinedOutput(); err != nil {
+			localOnce.err = fmt.Errorf("%v\n%s", err, out)
+		}
+		localOnce.dir = dir
+	})
+	if localOnce.err != nil {
+		t.Fatalf("building the local provider: %v", localOnce.err)
+	}
+	return localOnce.dir
+}
+
+// TestBinaryLocal: with the local provider installed and its model in the
+// home, nothing needs configuring: "how can I call Sarah?" finds her number
+// first, in hybrid mode, though the page never says "call".
+func TestBinaryLocal(t *testing.T) {
+	model := sharedModel(t)
+	bin := filepath.Join(localBinaries(t), "memhost")
+	home := t.TempDir()
+	pages := map[string]string{
+		"reference/contacts.md": "# Contacts\n\n## Sarah Chen\n- Mobile: 555-1234\n",
+		"knowledge/team.md":     "# Team\n\n## Meetings\n- The weekly planning meeting is on Tuesdays at 10:00.\n",
+		"lists/shopping.md":     "# Shopping\n\n## Groceries\n- Oat milk\n- Eggs\n",
+		"knowledge/stack.md":    "# Stack\n\n## Backend\n- The API runs on Go behind nginx.\n",
+	}
+	for p, c := range pages {
+		os.MkdirAll(filepath.Join(home, "notebook", filepath.Dir(p)), 0o755)
+		os.WriteFile(filepath.Join(home, "notebook", p), []byte(c), 0o644)
+	}
+	os.MkdirAll(filepath.Join(home, "models"), 0o755)
+	b, _ := os.ReadFile(model)
+	os.WriteFile(filepath.Join(home, "models", "all-MiniLM-L6-v2-Q4_K_M.gguf"), b, 0o644)
+
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "MEMHOST_HOME="+home)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("memhost %v: %v\n%s", args, err, errb.String())
+		}
+		return out.String()
+	}
+	var rec recallJSON
+	if err := json.Unmarshal([]byte(run("recall", "how can I call Sarah?", "--json")), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Mode != "hybrid" || len(rec.Results["notebook"]) == 0 || rec.Results["notebook"][0].Heading != "## Sarah Chen" {
+		t.Fatalf("recall: mode %q (%s), results %+v", rec.Mode, rec.Reason, rec.Results["notebook"])
+	}
+	out := run("plugins", "status")
+	if !strings.Contains(out, "plugin:   local") || !strings.Contains(out, "all-MiniLM-L6-v2-Q4_K_M@2ec4cee28a27 (384 dimensions)") || !strings.Contains(out, "search:   hybrid") {
+		t.Errorf("plugins status:\n%s", out)
+	}
+	if out := run("models", "list"); !strings.Contains(out, "all-MiniLM-L6-v2-Q4_K_M.gguf") || !strings.Contains(out, "ready") {
+		t.Errorf("models list:\n%s", out)
+	}
+}
+
+// TestBinaryModelsPull downloads the model from a local server with
+// progress lines, refuses a bad checksum, and removes a model.
+func TestBinaryModelsPull(t *testing.T) {
+	model, err := os.ReadFile(sharedModel(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "m.gguf", time.Unix(0, 0), bytes.NewReader(model))
+	}))
+	defer srv.Close()
+	home := t.TempDir()
+	url := srv.URL + "/all-MiniLM-L6-v2-Q4_K_M.gguf"
+	out, errOut, err := exe(home, "", nil, "models", "pull", url, "--sha256", "2ec4cee28a27a9c973d5f5230930d6ef6e52694bd2bc71be26a9bef5b1d755e6")
+	if err != nil || !strings.Contains(out, "downloading: 100%") || !strings.Contains(out, "downloaded "+filepath.Join(home, "models", "all-MiniLM-L6-v2-Q4_K_M.gguf")) {
+		t.Fatalf("models pull: %v\n%s\n%s", err, out, errOut)
+	}
+	_, errOut, err = exe(home, "", nil, "models", "pull", srv.URL+"/other.gguf", "--sha256", strings.Repeat("0", 64))
+	if err == nil || !strings.Contains(errOut, "checksum mismatch") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("bad checksum: %v %q", err, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(home, "models", "other.gguf")); err == nil {
+		t.Error("a model with a bad checksum was kept")
+	}
+	if out, _, err := exe(home, "", nil, "models", "rm", "all-MiniLM-L6-v2-Q4_K_M"); err != nil || !strings.Contains(out, "removed") {
+		t.Errorf("models rm: %v %s", err, out)
+	}
+	if _, errOut, err := exe(home, "", nil, "models", "rm", "nothing"); err == nil || !strings.Contains(errOut, "no such model") {
+		t.Errorf("rm of a missing model: %v %q", err, errOut)
+	}
+}
+
+// TestBinaryPluginExitsWithHost: a host killed before it could stop its
+// plugin does not leave the plugin running.
+func TestBinaryPluginExitsWithHost(t *testing.T) {
+	home := t.TempDir()
+	if _, errOut, err := exe(home, "", nil, "plugins", "use", "hello"); err != nil {
+		t.Fatalf("plugins use: %v %s", err, errOut)
+	}
+	watch := exec.Command(binary, "watch")
+	watch.Env = append(os.Environ(), "MEMHOST_HOME="+home)
+	if err := watch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var plugin int
+	for deadline := time.Now().Add(10 * time.Second); plugin == 0; {
+		plugin = childNamed(watch.Process.Pid, "memhost-embedd")
+		if time.Now().After(deadline) {
+			watch.Process.Kill()
+			t.Fatal("watch never started the plugin")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	watch.Process.Kill()
+	watch.Wait()
+	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(plugin, 0) == nil; {
+		if time.Now().After(deadline) {
+			syscall.Kill(plugin, syscall.SIGKILL)
+			t.Fatal("the plugin outlived its killed host")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

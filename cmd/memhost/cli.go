@@ -26,6 +26,7 @@ type stdio struct {
 	stdin        io.Reader
 	stdinIsPiped bool // stdin is a pipe or file: read text from it when no argument is given
 	stdout       io.Writer
+	stdoutIsTTY  bool // progress bars instead of progress lines
 	stderr       io.Writer
 	getenv       func(string) string
 	// spawnEmbed starts `memhost embed` for home in the background; nil
@@ -185,6 +186,21 @@ func newApp(io stdio) *cli.Command {
 			{Name: "rebuild", Usage: "build a fresh index beside the old one and swap it in", ArgsUsage: " ", Action: a.rebuild},
 			{Name: "watch", Usage: "watch the notebook and index changes as they happen (until Ctrl-C)", ArgsUsage: " ", Action: a.watch},
 			{Name: "embed", Usage: "embed every chunk still waiting for a vector of the active provider", ArgsUsage: " ", Action: a.embed},
+			{
+				Name:  "models",
+				Usage: "list, download and remove embedding models (GGUF) for the local provider",
+				Commands: []*cli.Command{
+					{Name: "list", Usage: "models in the models folder, with interrupted downloads", ArgsUsage: " ", Action: a.modelsList},
+					{
+						Name:      "pull",
+						Usage:     "download a model (resumes an interrupted download); NAME is the default model's name, or give a URL",
+						ArgsUsage: "NAME|URL",
+						Flags:     []cli.Flag{&cli.StringFlag{Name: "sha256", Usage: "expected SHA-256 of the file (hex)"}},
+						Action:    a.modelsPull,
+					},
+					{Name: "rm", Usage: "delete a model", ArgsUsage: "NAME", Action: a.modelsRm},
+				},
+			},
 			{
 				Name:  "plugins",
 				Usage: "list, choose and inspect embeddings provider plugins",

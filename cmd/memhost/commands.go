@@ -16,6 +16,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/modelstore"
 )
 
 func (a *app) init(ctx context.Context, cmd *cli.Command) error {
@@ -516,4 +517,113 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 			tw.Flush()
 		})
 	})
+}
+
+func (a *app) modelsList(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Models(ctx)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			if len(resp.Models) == 0 {
+				fmt.Fprintf(w, "no models in %s (memhost models pull %s)\n", resp.Dir, modelstore.DefaultName)
+				return
+			}
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSIZE\tSTATE\tMODIFIED")
+			for _, m := range resp.Models {
+				state := "ready"
+				if m.Partial {
+					state = "partial download (memhost models pull resumes it)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.Name, bytesHuman(m.Size), state, m.Modified)
+			}
+			tw.Flush()
+			fmt.Fprintf(w, "(in %s)\n", resp.Dir)
+		})
+	})
+}
+
+func (a *app) modelsPull(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() != 1 {
+		return usagef("models pull takes one NAME or URL (e.g. %s)", modelstore.DefaultName)
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		bar := newProgress(a.io.stdout, a.io.stdoutIsTTY && !cmd.Bool("json"), cmd.Bool("json"))
+		resp, err := h.PullModel(ctx, cmd.Args().First(), cmd.String("sha256"), bar.update)
+		bar.done()
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			verb := "downloaded"
+			if resp.Already {
+				verb = "already present:"
+			}
+			fmt.Fprintf(w, "%s %s (%s, sha256 %s)\n", verb, resp.Path, bytesHuman(resp.Size), resp.SHA256)
+		})
+	})
+}
+
+func (a *app) modelsRm(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() != 1 {
+		return usagef("models rm takes one model NAME (see memhost models list)")
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		if err := h.RemoveModel(ctx, cmd.Args().First()); err != nil {
+			return err
+		}
+		return a.out(cmd, map[string]string{"removed": cmd.Args().First()}, func(w io.Writer) {
+			fmt.Fprintf(w, "removed %s\n", cmd.Args().First())
+		})
+	})
+}
+
+// progress shows a download: a bar redrawn in place on a terminal, a line
+// every 10% otherwise, nothing with --json.
+type progress struct {
+	w     io.Writer
+	tty   bool
+	quiet bool
+	last  int // last tenth printed
+	drew  bool
+}
+
+func newProgress(w io.Writer, tty, quiet bool) *progress {
+	return &progress{w: w, tty: tty, quiet: quiet, last: -1}
+}
+
+func (p *progress) update(done, total int64) {
+	if p.quiet {
+		return
+	}
+	if total <= 0 {
+		if p.tty {
+			fmt.Fprintf(p.w, "\rdownloading: %s", bytesHuman(done))
+			p.drew = true
+		}
+		return
+	}
+	frac := float64(done) / float64(total)
+	if p.tty {
+		const width = 30
+		n := int(frac * width)
+		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%% %s of %s", strings.Repeat("=", n), strings.Repeat(" ", width-n), frac*100, bytesHuman(done), bytesHuman(total))
+		p.drew = true
+		return
+	}
+	if tenth := int(frac * 10); tenth > p.last {
+		p.last = tenth
+		fmt.Fprintf(p.w, "downloading: %d%% (%s of %s)\n", tenth*10, bytesHuman(done), bytesHuman(total))
+	}
+}
+
+func (p *progress) done() {
+	if p.drew {
+		fmt.Fprintln(p.w)
+	}
 }

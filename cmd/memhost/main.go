@@ -21,6 +21,7 @@ func main() {
 		stdin:        os.Stdin,
 		stdinIsPiped: isPiped(os.Stdin),
 		stdout:       os.Stdout,
+		stdoutIsTTY:  !isPiped(os.Stdout),
 		stderr:       os.Stderr,
 		getenv:       os.Getenv,
 		spawnEmbed:   spawnEmbed,

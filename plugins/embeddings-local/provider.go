@@ -188,13 +188,13 @@ func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref) {
 			return
 		}
 		if err != nil {
-			p.log.Warn("model download failed", "model", ref.Name, "err", err)
+			p.log.Debug("model download failed", "model", ref.Name, "err", err) // Status carries it to the user
 			p.mu.Lock()
 			if gen == p.gen {
 				p.retryAt = time.Now().Add(30 * time.Second)
 			}
 			p.mu.Unlock()
-			p.setState(gen, sdk.StateError, 0, fmt.Sprintf("cannot download %s from %s (%v); it is retried; or place the file in %s by hand", ref.Name, ref.URL, err, p.store.Dir))
+			p.setState(gen, sdk.StateError, 0, fmt.Sprintf("cannot download the model: %v; retrying in 30 s; or place %s in %s by hand", err, ref.Name, p.store.Dir))
 			return
 		}
 	}

@@ -352,7 +352,7 @@ func retry(ctx context.Context, log hclog.Logger, fn func() error) error {
 		if err == nil || !errors.As(err, &te) || attempt == 4 || ctx.Err() != nil {
 			return err
 		}
-		log.Warn("Ollama request failed; retrying", "attempt", attempt, "err", err, "in", backoff)
+		log.Info("Ollama request failed; retrying", "attempt", attempt, "err", err, "in", backoff)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
