@@ -169,7 +169,7 @@ func TestNoNetwork(t *testing.T) {
 	for {
 		st, _ := p.Status(context.Background())
 		if st.State == sdk.StateError {
-			if !strings.Contains(st.Message, "place the file in "+dir) {
+			if !strings.Contains(st.Message, "in "+dir+" by hand") {
 				t.Errorf("message: %q", st.Message)
 			}
 			break
