@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -180,5 +181,16 @@ func TestResolveListRemove(t *testing.T) {
 	}
 	if err := st.Remove("../etc"); err == nil {
 		t.Error("Remove with a path succeeded")
+	}
+}
+
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+func TestDiskFull(t *testing.T) {
+	err := copyProgress(context.Background(), fullDisk{}, strings.NewReader("some model bytes"), 0, 16, nil)
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("writing to a full disk: %v", err)
 	}
 }

@@ -458,12 +458,18 @@ func localBinaries(t *testing.T) string {
 		}
 		b, _ := os.ReadFile(binary)
 		os.WriteFile(filepath.Join(dir, "memhost"), b, 0o755)
+		localOnce.dir = dir
+		// make test builds it first (with the CPU flags it needs); a bare
+		// go test builds it here.
+		if b, err := os.ReadFile(filepath.Join("..", "..", "bin", "memhost-embeddings-local")); err == nil {
+			localOnce.err = os.WriteFile(filepath.Join(dir, "memhost-embeddings-local"), b, 0o755)
+			return
+		}
 		build := exec.Command("go", "build", "-o", filepath.Join(dir, "memhost-embeddings-local"), ".")
 		build.Dir = filepath.Join("..", "..", "plugins", "embeddings-local")
 		if out, err := build.CombinedOutput(); err != nil {
 			localOnce.err = fmt.Errorf("%v\n%s", err, out)
 		}
-		localOnce.dir = dir
 	})
 	if localOnce.err != nil {
 		t.Fatalf("building the local provider: %v", localOnce.err)
