@@ -39,6 +39,8 @@ const (
 var (
 	ErrChecksum = errors.New("checksum mismatch")
 	ErrNotFound = errors.New("no such model")
+	// ErrBusy: another process is downloading the same model.
+	ErrBusy = errors.New("another process is downloading this model")
 )
 
 // Store is a folder of models.
@@ -131,6 +133,17 @@ func (s *Store) Pull(ctx context.Context, ref Ref, progress Progress) error {
 		return err
 	}
 	defer f.Close()
+	// One downloader per file: two appending to one .part would corrupt it.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return fmt.Errorf("%w: %s", ErrBusy, ref.Name)
+		}
+		return err
+	}
+	if ref.Present() { // finished by another process while we waited for the file
+		os.Remove(part)
+		return nil
+	}
 	have, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return err

@@ -194,3 +194,43 @@ func TestDiskFull(t *testing.T) {
 		t.Errorf("writing to a full disk: %v", err)
 	}
 }
+
+// TestPullOneAtATime: a second download of the same model, while the first
+// runs, is refused with ErrBusy instead of writing into the same file.
+func TestPullOneAtATime(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "10")
+		w.Write([]byte("12345"))
+		w.(http.Flusher).Flush()
+		<-release
+		w.Write([]byte("67890"))
+	}))
+	defer srv.Close()
+	st := &Store{Dir: t.TempDir()}
+	ref, _ := st.Resolve(srv.URL+"/m.gguf", "", "")
+	first := make(chan error, 1)
+	go func() { first <- st.Pull(context.Background(), ref, nil) }()
+	deadline := time.Now().Add(5 * time.Second)
+	var err error
+	for {
+		if fi, serr := os.Stat(ref.Path + ".part"); serr == nil && fi.Size() == 5 {
+			err = st.Pull(context.Background(), ref, nil)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("first download never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	if !errors.Is(err, ErrBusy) {
+		t.Errorf("second Pull during the first: %v, want ErrBusy", err)
+	}
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(ref.Path); string(b) != "1234567890" {
+		t.Errorf("model = %q", b)
+	}
+}

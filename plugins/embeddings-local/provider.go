@@ -196,6 +196,20 @@ func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref) {
 				p.setState(gen, sdk.StateDownloading, math.Min(1, float64(done)/float64(total)), fmt.Sprintf("downloading %s: %d of %d MB", ref.Name, done>>20, total>>20))
 			}
 		})
+		// Another memhost process is downloading it: wait for its file,
+		// or take over if that process goes away.
+		for errors.Is(err, modelstore.ErrBusy) && ctx.Err() == nil {
+			p.setState(gen, sdk.StateDownloading, 0, "downloading "+ref.Name+" (in another memhost process)")
+			select {
+			case <-ctx.Done():
+			case <-time.After(500 * time.Millisecond):
+			}
+			if ref.Present() {
+				err = nil
+				break
+			}
+			err = p.store.Pull(ctx, ref, nil)
+		}
 		if ctx.Err() != nil {
 			return
 		}
