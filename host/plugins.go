@@ -49,13 +49,16 @@ func (h *Host) Plugins(ctx context.Context) (PluginsResponse, error) {
 			reg.Stop(pl.Name)
 			continue
 		}
+		st, err := statusAfterLoading(ctx, p)
+		if err != nil {
+			return resp, err
+		}
 		info, err := p.Info(ctx)
 		if err != nil {
 			resp.Warnings = append(resp.Warnings, fmt.Sprintf("skipping %s: %v", pl.Path, err))
 			reg.Stop(pl.Name)
 			continue
 		}
-		st, _ := p.Status(ctx)
 		resp.Plugins = append(resp.Plugins, PluginInfo{
 			Name: pl.Name, Path: pl.Path, SHA256: pl.SHA256, Version: info.Version, Model: info.ModelID,
 			Dimensions: info.Dimensions, Status: string(st.State), Progress: st.Progress, Message: st.Message,
@@ -183,7 +186,10 @@ func (h *Host) PluginStatus(ctx context.Context) (PluginStatusResponse, error) {
 	} else {
 		resp.PingMs = ms(time.Since(start))
 	}
-	s, _ := p.Status(ctx)
+	s, err := statusAfterLoading(ctx, p)
+	if err != nil {
+		return resp, err
+	}
 	resp.State, resp.Progress, resp.Message = string(s.State), s.Progress, s.Message
 	if info, err := p.Info(ctx); err == nil {
 		resp.Version, resp.Model, resp.Dimensions = info.Version, info.ModelID, info.Dimensions

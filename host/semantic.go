@@ -95,16 +95,9 @@ func (h *Host) ready(ctx context.Context) (*semantic, error) {
 	if err != nil && p == nil {
 		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
 	}
-	st, _ := p.Status(ctx) // a dead plugin reports StateError with why
-	// A model that is loading (each CLI process starts its own plugin)
-	// is ready in moments: wait for it rather than answer keyword-only.
-	for deadline := time.Now().Add(loadWait); st.State == sdk.StateLoading && time.Now().Before(deadline); {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-		st, _ = p.Status(ctx)
+	st, err := statusAfterLoading(ctx, p)
+	if err != nil {
+		return nil, err
 	}
 	switch st.State {
 	case sdk.StateReady:
@@ -128,6 +121,22 @@ func (h *Host) ready(ctx context.Context) (*semantic, error) {
 	}
 	return &semantic{provider: p, name: name, info: info,
 		model: index.VectorModel{Provider: name, Model: info.ModelID, Dimensions: info.Dimensions}}, nil
+}
+
+// statusAfterLoading returns the provider's status, waiting up to loadWait
+// while its model is loading: each CLI process starts its own plugin, and
+// a model loads in moments. A dead plugin reports StateError with why.
+func statusAfterLoading(ctx context.Context, p *registry.Provider) (sdk.Status, error) {
+	st, _ := p.Status(ctx)
+	for deadline := time.Now().Add(loadWait); st.State == sdk.StateLoading && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return st, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		st, _ = p.Status(ctx)
+	}
+	return st, nil
 }
 
 // notReadyError is an ErrProviderNotReady; preparing means the provider
