@@ -2,11 +2,8 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/memhost/memhost/modelstore"
@@ -54,14 +51,12 @@ func (h *Host) PullModel(ctx context.Context, model, sha string, progress models
 	if err := st.Pull(ctx, ref, progress); err != nil {
 		return resp, err
 	}
-	f, err := os.Open(ref.Path)
+	fi, err := os.Stat(ref.Path)
 	if err != nil {
 		return resp, err
 	}
-	defer f.Close()
-	hash := sha256.New()
-	n, err := io.Copy(hash, f)
-	resp.Size, resp.SHA256 = n, hex.EncodeToString(hash.Sum(nil))
+	resp.Size = fi.Size()
+	resp.SHA256, err = modelstore.FileSHA256(ref.Path)
 	return resp, err
 }
 

@@ -197,11 +197,11 @@ func (s *Store) Pull(ctx context.Context, ref Ref, progress Progress) error {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
+		got, err := hashReader(f)
+		if err != nil {
 			return err
 		}
-		if got := hex.EncodeToString(h.Sum(nil)); got != ref.SHA256 {
+		if got != ref.SHA256 {
 			f.Close()
 			os.Remove(part)
 			return fmt.Errorf("%w: %s from %s has sha256 %s, want %s; the download was removed", ErrChecksum, ref.Name, ref.URL, got, ref.SHA256)
@@ -211,6 +211,24 @@ func (s *Store) Pull(ctx context.Context, ref Ref, progress Progress) error {
 		return diskError(err)
 	}
 	return os.Rename(part, ref.Path)
+}
+
+// FileSHA256 returns the SHA-256 of a file, hex.
+func FileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return hashReader(f)
+}
+
+func hashReader(r io.Reader) (string, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, r); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func (s *Store) client() *http.Client {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -239,7 +238,7 @@ func (p *Provider) load(gen int, ref modelstore.Ref) error {
 	if !meta.IsEmbedding() {
 		return fmt.Errorf("%s is not an embedding model (architecture %s, no pooling): choose a sentence-embedding GGUF such as %s", ref.Path, meta.Architecture, modelstore.DefaultName)
 	}
-	sum, err := fileSHA256(ref.Path)
+	sum, err := modelstore.FileSHA256(ref.Path)
 	if err != nil {
 		return err
 	}
@@ -306,19 +305,6 @@ func modelID(name, sum, q, d string, normalize bool, nCtx, modelCtx int) string 
 		id += "+" + hex.EncodeToString(h[:4])
 	}
 	return id
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func (p *Provider) unload() {
