@@ -171,12 +171,24 @@ func (h *Host) NotebookDir() string { return h.notebook.Root() }
 // Config is the configuration in force.
 func (h *Host) Config() config.Config { return h.cfg }
 
-// sourceOf names the result group a notebook path belongs to.
+// sourceOf names the result group an index path belongs to.
 func sourceOf(rel string) string {
-	if strings.HasPrefix(rel, "daily/") {
+	switch {
+	case isSessionPath(rel):
+		return SourceSessions
+	case strings.HasPrefix(rel, "daily/"):
 		return SourceDaily
 	}
 	return SourceNotebook
+}
+
+// absPath is where an index path lives on disk: transcripts in the home's
+// sessions folder, pages in the notebook.
+func (h *Host) absPath(rel string) string {
+	if isSessionPath(rel) {
+		return filepath.Join(h.home, filepath.FromSlash(rel))
+	}
+	return h.notebook.Abs(rel)
 }
 
 // Result groups.
@@ -186,7 +198,7 @@ const (
 )
 
 // Sources lists the groups in display order.
-var Sources = []string{SourceNotebook, SourceDaily}
+var Sources = []string{SourceNotebook, SourceDaily, SourceSessions}
 
 // Lines is a 1-based inclusive line range.
 type Lines struct {

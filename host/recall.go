@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -39,10 +40,12 @@ type RecallResponse struct {
 	Sync    *SyncResult   `json:"-"` // what the stale check indexed first
 }
 
-// RecallResults are the groups, notebook first.
+// RecallResults are the groups, notebook first; sessions only when asked
+// for (--sources sessions).
 type RecallResults struct {
 	Notebook []Result `json:"notebook"`
 	Daily    []Result `json:"daily"`
+	Sessions []Result `json:"sessions,omitempty"`
 }
 
 // Result is one chunk found.
@@ -52,6 +55,9 @@ type Result struct {
 	Snippet string  `json:"snippet"`
 	Score   float64 `json:"score"` // 0..1
 	Lines   Lines   `json:"lines"`
+	// For transcript hits.
+	Session string   `json:"session,omitempty"`
+	Turns   []string `json:"turns,omitempty"`
 }
 
 // Timing says where a recall spent its time, in milliseconds.
@@ -107,28 +113,14 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 	}
 	resp.Timing.SyncMs = ms(time.Since(start))
 
-	limitN := max(50, 4*limit)
-	ftsStart := time.Now()
-	hits, err := h.idx.Search(ctx, index.Query{Text: req.Query, Sources: req.Sources, Limit: limitN})
-	resp.Timing.FtsMs = ms(time.Since(ftsStart))
-	if errors.Is(err, index.ErrNoTerms) {
-		return resp, fmt.Errorf("%w: the query %q has no searchable words", ErrBadInput, req.Query)
+	sources := req.Sources
+	if len(sources) == 0 {
+		sources = []string{SourceNotebook, SourceDaily}
 	}
+	ranked, err := h.rank(ctx, searchQuery{text: req.Query, sources: sources, n: max(50, 4*limit)}, &resp.Mode, &resp.Reason, &resp.Timing)
 	if err != nil {
 		return resp, err
 	}
-	ranked := make([]scored, len(hits))
-	for i, hit := range hits {
-		ranked[i] = scored{hit, relativeScore(hit.BM25, hits[0].BM25)}
-	}
-
-	vecStart := time.Now()
-	if fused, err := h.hybridRank(ctx, req, hits, limitN); err != nil {
-		resp.Reason = reason(err)
-	} else {
-		ranked, resp.Mode, resp.Reason = fused, ModeHybrid, ""
-	}
-	resp.Timing.VectorMs = ms(time.Since(vecStart))
 
 	terms := index.Terms(req.Query)
 	n := 0
@@ -144,14 +136,69 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 			Score:   r.score,
 			Lines:   Lines{r.hit.StartLine, r.hit.EndLine},
 		}
-		if r.hit.Source == SourceDaily {
+		switch r.hit.Source {
+		case SourceSessions:
+			res.Heading, res.Session, res.Turns = turnHeading(r.hit.Meta)
+			resp.Results.Sessions = append(resp.Results.Sessions, res)
+		case SourceDaily:
 			resp.Results.Daily = append(resp.Results.Daily, res)
-		} else {
+		default:
 			resp.Results.Notebook = append(resp.Results.Notebook, res)
 		}
 	}
 	resp.Timing.TotalMs = ms(time.Since(start))
 	return resp, nil
+}
+
+// searchQuery is one search: text, groups, optionally one file, and how
+// many candidates each of BM25 and KNN contributes.
+type searchQuery struct {
+	text    string
+	sources []string
+	path    string
+	n       int
+}
+
+// rank runs BM25 and, when a provider is ready, the vector search, and
+// returns the fused ranking, best first; mode, reason and timing are set.
+func (h *Host) rank(ctx context.Context, q searchQuery, mode, why *string, timing *Timing) ([]scored, error) {
+	ftsStart := time.Now()
+	hits, err := h.idx.Search(ctx, index.Query{Text: q.text, Sources: q.sources, Path: q.path, Limit: q.n})
+	timing.FtsMs = ms(time.Since(ftsStart))
+	if errors.Is(err, index.ErrNoTerms) {
+		return nil, fmt.Errorf("%w: the query %q has no searchable words", ErrBadInput, q.text)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ranked := make([]scored, len(hits))
+	for i, hit := range hits {
+		ranked[i] = scored{hit, relativeScore(hit.BM25, hits[0].BM25)}
+	}
+	vecStart := time.Now()
+	*mode = ModeKeyword
+	if fused, err := h.hybridRank(ctx, q, hits); err != nil {
+		*why = reason(err)
+	} else {
+		ranked, *mode, *why = fused, ModeHybrid, ""
+	}
+	timing.VectorMs = ms(time.Since(vecStart))
+	return ranked, nil
+}
+
+// turnHeading describes a transcript hit: "Caroline, 2023-05-08T13:56".
+func turnHeading(meta string) (heading, session string, turns []string) {
+	var m turnMeta
+	json.Unmarshal([]byte(meta), &m)
+	who := m.Speaker
+	if who == "" {
+		who = m.Role
+	}
+	heading = who
+	if m.Timestamp != "" {
+		heading += ", " + m.Timestamp
+	}
+	return heading, m.Session, m.Turns
 }
 
 // scored is a hit with its 0..1 score, best first in a ranking.
@@ -163,17 +210,17 @@ type scored struct {
 // hybridRank runs the vector search and fuses it with the BM25 hits by
 // Reciprocal Rank Fusion (memory.search.fusionK). Any error means keyword
 // results stand, and its text is the reason.
-func (h *Host) hybridRank(ctx context.Context, req RecallRequest, bm25 []index.Hit, n int) ([]scored, error) {
+func (h *Host) hybridRank(ctx context.Context, q searchQuery, bm25 []index.Hit) ([]scored, error) {
 	sem, err := h.hybrid(ctx)
 	if err != nil {
 		return nil, err
 	}
 	timeout := time.Duration(h.cfg.Memory.Embedding.QueryTimeoutMs) * time.Millisecond
-	qv, err := sem.provider.EmbedWithin(ctx, []string{req.Query}, sdk.KindQuery, timeout)
+	qv, err := sem.provider.EmbedWithin(ctx, []string{q.text}, sdk.KindQuery, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
 	}
-	vhits, err := h.idx.SearchVectors(ctx, qv[0], n, req.Sources)
+	vhits, err := h.idx.SearchVectors(ctx, qv[0], q.n, q.sources, q.path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
 	}

@@ -93,9 +93,10 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 		}
 	} else {
 		for _, rel := range only {
-			fi, err := os.Stat(h.notebook.Abs(rel))
+			abs := h.absPath(rel)
+			fi, err := os.Stat(abs)
 			if err == nil && fi.Mode().IsRegular() {
-				disk = append(disk, diskFile{rel: rel, abs: h.notebook.Abs(rel), size: fi.Size(), mtime: fi.ModTime()})
+				disk = append(disk, diskFile{rel: rel, abs: abs, size: fi.Size(), mtime: fi.ModTime()})
 			}
 		}
 	}
@@ -262,12 +263,23 @@ func (h *Host) examineOne(f diskFile, st index.File) examined {
 		r.touch = file
 		return r
 	}
+	opt := chunk.Options{MaxTokens: h.cfg.Memory.Chunking.MaxTokens, OverlapTokens: h.cfg.Memory.Chunking.OverlapTokens}
+	if isSessionPath(f.rel) {
+		// Transcripts are re-chunked whole when they change; turns keep
+		// their ids, so results are stable.
+		chunks, problems := sessionChunks(f.rel, data, opt)
+		if len(problems) > 0 {
+			r.problem = strings.Join(problems, "; ")
+		}
+		r.update = &index.Update{File: file, Chunks: chunks}
+		return r
+	}
 	text := string(data)
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 		r.problem = "invalid UTF-8: indexed with the bad bytes replaced by U+FFFD (the page is unchanged)"
 	}
-	pieces := chunk.Split(text, chunk.Options{MaxTokens: h.cfg.Memory.Chunking.MaxTokens, OverlapTokens: h.cfg.Memory.Chunking.OverlapTokens})
+	pieces := chunk.Split(text, opt)
 	u := &index.Update{File: file, Chunks: make([]index.Chunk, len(pieces))}
 	for i, p := range pieces {
 		s := sha256.Sum256([]byte(p.Text))
@@ -314,6 +326,16 @@ func (h *Host) scan() ([]diskFile, []Problem, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Transcripts: sessions/*.jsonl in the home.
+	sessDir, _ := filepath.Abs(filepath.Join(h.home, "sessions"))
+	if entries, err := os.ReadDir(sessDir); err == nil {
+		for _, e := range entries {
+			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), ".jsonl") {
+				cands = append(cands, e)
+				paths = append(paths, filepath.Join(sessDir, e.Name()))
+			}
+		}
+	}
 	files := make([]diskFile, len(cands))
 	found := make([]bool, len(cands))
 	outside := make([]bool, len(cands))
@@ -330,7 +352,11 @@ func (h *Host) scan() ([]diskFile, []Problem, error) {
 				switch {
 				case d.Type()&fs.ModeSymlink != 0:
 					target, terr := filepath.EvalSymlinks(p)
-					if terr != nil || !strings.HasPrefix(target, root+string(filepath.Separator)) {
+					base := root
+					if filepath.Dir(p) == sessDir {
+						base, _ = filepath.EvalSymlinks(sessDir)
+					}
+					if terr != nil || !strings.HasPrefix(target, base+string(filepath.Separator)) {
 						outside[i] = true
 						continue
 					}
@@ -343,7 +369,11 @@ func (h *Host) scan() ([]diskFile, []Problem, error) {
 				if err != nil || !fi.Mode().IsRegular() {
 					continue // removed while we looked, or not a file
 				}
-				files[i] = diskFile{rel: rel(root, p), abs: p, size: fi.Size(), mtime: fi.ModTime()}
+				r := rel(root, p)
+				if filepath.Dir(p) == sessDir {
+					r = "sessions/" + filepath.Base(p)
+				}
+				files[i] = diskFile{rel: r, abs: p, size: fi.Size(), mtime: fi.ModTime()}
 				found[i] = true
 			}
 		}()
@@ -355,7 +385,7 @@ func (h *Host) scan() ([]diskFile, []Problem, error) {
 			out = append(out, files[i])
 		}
 		if outside[i] {
-			problems = append(problems, Problem{rel(root, paths[i]), "symlink leads outside the notebook; not indexed"})
+			problems = append(problems, Problem{rel(root, paths[i]), "symlink leads outside its folder; not indexed"})
 		}
 	}
 	return out, problems, nil

@@ -43,7 +43,7 @@ func init() {
 
 // schemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook.
-const schemaVersion = "3"
+const schemaVersion = "4"
 
 // ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.
 var ErrNoFTS5 = errors.New("this build of SQLite has no FTS5: build with -tags sqlite_fts5 (make build)")
@@ -71,6 +71,7 @@ var schema = []string{
 		text TEXT NOT NULL,
 		hash TEXT NOT NULL,
 		embedded INTEGER NOT NULL DEFAULT 0, -- 1 when chunks_vec holds its vector for the model in meta
+		meta TEXT,                           -- JSON the host attaches (conversation turns: session, turn ids, role, time)
 		created_at TEXT NOT NULL DEFAULT (datetime('now'))
 	)`,
 	`CREATE INDEX IF NOT EXISTS idx_chunks_file ON chunks(file_path)`,
@@ -204,6 +205,7 @@ type Chunk struct {
 	EndLine   int // inclusive
 	Text      string
 	Hash      string // SHA-256 of Text, hex
+	Meta      string // JSON kept with the chunk and returned with hits; "" for none
 }
 
 // Update replaces everything the index holds for one file.
@@ -248,7 +250,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 		if len(b.Upserts) == 0 {
 			return nil
 		}
-		insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks(file_path, source, heading, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+		insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks(file_path, source, heading, start_line, end_line, text, hash, meta) VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ''))`)
 		if err != nil {
 			return err
 		}
@@ -268,7 +270,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 				return err
 			}
 			for _, c := range u.Chunks {
-				res, err := insChunk.ExecContext(ctx, f.Path, f.Source, c.Heading, c.StartLine, c.EndLine, c.Text, c.Hash)
+				res, err := insChunk.ExecContext(ctx, f.Path, f.Source, c.Heading, c.StartLine, c.EndLine, c.Text, c.Hash, c.Meta)
 				if err != nil {
 					return err
 				}
@@ -428,12 +430,14 @@ type Hit struct {
 	BM25 float64
 	// Distance is 1 - cosine similarity, for vector hits.
 	Distance float64
+	Meta     string // the chunk's Meta
 }
 
 // Query is a keyword search.
 type Query struct {
 	Text    string   // free text, as the user typed it
 	Sources []string // empty means all
+	Path    string   // only this file, when set
 	Limit   int
 }
 
@@ -457,6 +461,10 @@ func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 			args = append(args, s)
 		}
 	}
+	if q.Path != "" {
+		where += " AND chunks_fts.file_path = ?"
+		args = append(args, q.Path)
+	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 50
@@ -467,7 +475,7 @@ func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 			SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.5) AS score
 			FROM chunks_fts WHERE `+where+`
 			ORDER BY score LIMIT ?)
-		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, m.score
+		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, m.score, coalesce(c.meta, '')
 		FROM m JOIN chunks c ON c.id = m.id
 		ORDER BY m.score, c.file_path, c.start_line`, args...)
 	if err != nil {
@@ -477,7 +485,7 @@ func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.BM25); err != nil {
+		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.BM25, &h.Meta); err != nil {
 			return nil, err
 		}
 		hits = append(hits, h)

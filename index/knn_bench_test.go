@@ -91,7 +91,7 @@ func BenchmarkKNN(b *testing.B) {
 				for range 50 {
 					q := randomUnit(r, 384)
 					start := time.Now()
-					hits, err := db.SearchVectors(ctx, q, 60, nil)
+					hits, err := db.SearchVectors(ctx, q, 60, nil, "")
 					if err != nil || len(hits) != 60 {
 						b.Fatalf("%d hits, %v", len(hits), err)
 					}

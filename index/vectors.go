@@ -175,14 +175,18 @@ func (d *DB) PutVectors(ctx context.Context, model string, vecs []ChunkVector) (
 }
 
 // SearchVectors returns the k chunks nearest to q (cosine), nearest first,
-// limited to sources when given. Hit.Distance is 1 - cosine similarity.
-func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []string) ([]Hit, error) {
-	where, args := "", []any{EncodeVector(unit(q)), k}
+// limited to sources and to one file (path) when given. Hit.Distance is 1 - cosine similarity.
+func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []string, path string) ([]Hit, error) {
+	where, args := " WHERE 1", []any{EncodeVector(unit(q)), k}
 	if len(sources) > 0 {
-		where = " WHERE c.source IN (?" + strings.Repeat(", ?", len(sources)-1) + ")"
+		where += " AND c.source IN (?" + strings.Repeat(", ?", len(sources)-1) + ")"
 		for _, s := range sources {
 			args = append(args, s)
 		}
+	}
+	if path != "" {
+		where += " AND c.file_path = ?"
+		args = append(args, path)
 	}
 	// KNN first, then the chunk rows; a source filter may leave fewer than
 	// k, so callers ask for a few times what they need. Distances are
@@ -190,7 +194,7 @@ func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []st
 	// bits, and ties must be broken by path and line, not by float noise.
 	rows, err := d.db.QueryContext(ctx, `
 		WITH knn AS (SELECT chunk_id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?)
-		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, knn.distance
+		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, knn.distance, coalesce(c.meta, '')
 		FROM knn JOIN chunks c ON c.id = knn.chunk_id`+where+`
 		ORDER BY round(knn.distance, 5), c.file_path, c.start_line`, args...)
 	if err != nil {
@@ -200,7 +204,7 @@ func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []st
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.Distance); err != nil {
+		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.Distance, &h.Meta); err != nil {
 			return nil, err
 		}
 		h.Distance = h.Distance * h.Distance / 2 // unit vectors: |a-b|² = 2(1 - cos)

@@ -48,7 +48,7 @@ func TestVectors(t *testing.T) {
 	if emb != 3 || pending != 0 {
 		t.Errorf("counts %d/%d", emb, pending)
 	}
-	hits, err := db.SearchVectors(ctx, []float32{1, 0, 0}, 3, nil)
+	hits, err := db.SearchVectors(ctx, []float32{1, 0, 0}, 3, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestVectors(t *testing.T) {
 	if emb != 2 || pending != 1 {
 		t.Errorf("after replacing b.md: %d embedded, %d pending", emb, pending)
 	}
-	hits, _ = db.SearchVectors(ctx, []float32{1, 0, 0}, 5, nil)
+	hits, _ = db.SearchVectors(ctx, []float32{1, 0, 0}, 5, nil, "")
 	if len(hits) != 2 {
 		t.Errorf("vectors of removed chunks still found: %d hits", len(hits))
 	}

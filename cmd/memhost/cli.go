@@ -170,7 +170,7 @@ func newApp(io stdio) *cli.Command {
 				Flags: []cli.Flag{
 					&cli.IntFlag{Name: "max-results", Usage: "most results in all (default memory.search.maxResults, 15)"},
 					&cli.FloatFlag{Name: "min-score", Usage: "drop results below this score, 0..1 (default memory.search.minScore, 0.25)"},
-					&cli.StringFlag{Name: "sources", Usage: "comma-separated groups to search: notebook,daily (default all)"},
+					&cli.StringFlag{Name: "sources", Usage: "comma-separated groups to search: notebook,daily,sessions (default notebook,daily)"},
 				},
 				Action: a.recall,
 			},
@@ -186,6 +186,35 @@ func newApp(io stdio) *cli.Command {
 			{Name: "rebuild", Usage: "build a fresh index beside the old one and swap it in", ArgsUsage: " ", Action: a.rebuild},
 			{Name: "watch", Usage: "watch the notebook and index changes as they happen (until Ctrl-C)", ArgsUsage: " ", Action: a.watch},
 			{Name: "embed", Usage: "embed every chunk still waiting for a vector of the active provider", ArgsUsage: " ", Action: a.embed},
+			{
+				Name:  "session",
+				Usage: "conversation transcripts: append turns",
+				Commands: []*cli.Command{
+					{
+						Name:      "append",
+						Usage:     "append one turn to sessions/ID.jsonl (flushed to disk, indexed before returning)",
+						ArgsUsage: "TEXT|-",
+						Flags: []cli.Flag{
+							&cli.StringFlag{Name: "session", Usage: "session id (letters, digits, . _ -)", Required: true},
+							&cli.StringFlag{Name: "role", Usage: "user, assistant, system or tool", Required: true},
+							&cli.StringFlag{Name: "meta", Usage: "a JSON object kept with the turn"},
+						},
+						Action: a.sessionAppend,
+					},
+				},
+			},
+			{
+				Name:      "conversation-search",
+				Usage:     "search conversation transcripts; each result names the session, turn, role and time",
+				ArgsUsage: "QUERY",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "session", Usage: "only this session"},
+					&cli.StringFlag{Name: "since", Usage: "only turns at or after this date (YYYY-MM-DD) or time (RFC 3339)"},
+					&cli.StringFlag{Name: "until", Usage: "only turns at or before this date or time"},
+					&cli.IntFlag{Name: "max-results", Usage: "most results (default 10)"},
+				},
+				Action: a.conversationSearch,
+			},
 			{
 				Name:  "models",
 				Usage: "list, download and remove embedding models (GGUF) for the local provider",

@@ -195,9 +195,9 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 			groups := []struct {
 				name    string
 				results []host.Result
-			}{{"NOTEBOOK", resp.Results.Notebook}, {"DAILY", resp.Results.Daily}}
+			}{{"NOTEBOOK", resp.Results.Notebook}, {"DAILY", resp.Results.Daily}, {"SESSIONS", resp.Results.Sessions}}
 			for _, g := range groups {
-				if len(req.Sources) > 0 && !contains(req.Sources, strings.ToLower(g.name)) {
+				if len(req.Sources) > 0 && !contains(req.Sources, strings.ToLower(g.name)) || len(req.Sources) == 0 && g.name == "SESSIONS" {
 					continue
 				}
 				fmt.Fprintf(w, "%s (%d)\n", g.name, len(g.results))
@@ -626,4 +626,53 @@ func (p *progress) done() {
 	if p.drew {
 		fmt.Fprintln(p.w)
 	}
+}
+
+func (a *app) sessionAppend(ctx context.Context, cmd *cli.Command) error {
+	text, err := a.text(cmd.Args().Slice())
+	if err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.SessionAppend(ctx, host.SessionAppendRequest{Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta"))})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "appended turn %s (%s) to %s\n", resp.Turn.ID, resp.Turn.Role, resp.Path)
+		})
+	})
+}
+
+func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() == 0 {
+		return usagef("missing QUERY")
+	}
+	if cmd.IsSet("max-results") && cmd.Int("max-results") < 1 {
+		return usagef("--max-results must be at least 1, got %d", cmd.Int("max-results"))
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.ConversationSearch(ctx, host.ConversationSearchRequest{
+			Query: strings.Join(cmd.Args().Slice(), " "), Session: cmd.String("session"),
+			Since: cmd.String("since"), Until: cmd.String("until"), MaxResults: cmd.Int("max-results"),
+		})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "SESSIONS (%d)\n", len(resp.Results))
+			for _, r := range resp.Results {
+				who := r.Speaker
+				if who == "" {
+					who = r.Role
+				}
+				fmt.Fprintf(w, "  %s turn %s  %s  %s  %.2f\n      %s\n", r.Session, strings.Join(r.Turns, ","), who, r.Timestamp, r.Score, r.Snippet)
+			}
+			why := ""
+			if resp.Reason != "" {
+				why = ": " + resp.Reason
+			}
+			fmt.Fprintf(w, "(%s search%s; %.0f ms)\n", resp.Mode, why, resp.Timing.TotalMs)
+		})
+	})
 }

@@ -1,0 +1,122 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memhost/memhost/host/config"
+)
+
+func TestSessionAppendAndSearch(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	cfg := config.Default()
+	cfg.Timezone = "UTC"
+	h, err := Open(ctx, Options{Home: t.TempDir(), Config: cfg, Now: clk.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	turns := []struct{ session, role, text string }{
+		{"s1", "user", "I adopted a golden retriever puppy named Max"},
+		{"s1", "assistant", "Congratulations on Max!"},
+		{"s2", "user", "Max needs his vaccinations at the vet"},
+	}
+	for i, tt := range turns {
+		clk.set(clk.now().Add(24 * time.Hour))
+		resp, err := h.SessionAppend(ctx, SessionAppendRequest{Session: tt.session, Role: tt.role, Text: tt.text, Meta: json.RawMessage(`{"n":1}`)})
+		if err != nil {
+			t.Fatalf("append %d: %v", i, err)
+		}
+		if resp.Turn.ID == "" || resp.Turn.TokenCount == 0 || resp.Turn.Type != "message" {
+			t.Errorf("turn %+v", resp.Turn)
+		}
+	}
+	// Durable and in seed 002's format.
+	data, err := os.ReadFile(filepath.Join(h.Home(), "sessions", "s1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	var first map[string]any
+	if len(lines) != 2 || json.Unmarshal([]byte(lines[0]), &first) != nil {
+		t.Fatalf("s1.jsonl = %q", data)
+	}
+	for _, k := range []string{"id", "type", "role", "content", "timestamp", "tokenCount"} {
+		if _, ok := first[k]; !ok {
+			t.Errorf("turn lacks %q: %v", k, first)
+		}
+	}
+	// Indexed before returning: no sync needed.
+	h.cfg.Memory.Sync.SyncOnSearch = false
+	r, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "Max"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 3 {
+		t.Fatalf("search Max: %+v", r.Results)
+	}
+	r, _ = h.ConversationSearch(ctx, ConversationSearchRequest{Query: "Max", Session: "s2"})
+	if len(r.Results) != 1 || r.Results[0].Session != "s2" || r.Results[0].Role != "user" || len(r.Results[0].Turns) != 1 {
+		t.Errorf("--session s2: %+v", r.Results)
+	}
+	r, _ = h.ConversationSearch(ctx, ConversationSearchRequest{Query: "Max", Since: "2026-03-03", Until: "2026-03-03"})
+	if len(r.Results) != 1 || r.Results[0].Snippet != "assistant: Congratulations on Max!" {
+		t.Errorf("--since/--until one day: %+v", r.Results)
+	}
+	if _, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "Max", Session: "nope"}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("unknown session: %v", err)
+	}
+	// recall leaves transcripts out unless asked.
+	rec, _ := h.Recall(ctx, RecallRequest{Query: "vaccinations"})
+	if len(rec.Results.Sessions) != 0 {
+		t.Errorf("recall without --sources sessions: %+v", rec.Results.Sessions)
+	}
+	rec, _ = h.Recall(ctx, RecallRequest{Query: "vaccinations", Sources: []string{"notebook", "sessions"}})
+	if len(rec.Results.Sessions) != 1 || rec.Results.Sessions[0].Session != "s2" || !strings.HasPrefix(rec.Results.Sessions[0].Heading, "user, 2026-03-04") {
+		t.Errorf("recall --sources sessions: %+v", rec.Results.Sessions)
+	}
+	for _, bad := range []SessionAppendRequest{
+		{Session: "../x", Role: "user", Text: "x"},
+		{Session: "s1", Role: "bot", Text: "x"},
+		{Session: "s1", Role: "user", Text: "  "},
+		{Session: "s1", Role: "user", Text: "x", Meta: json.RawMessage(`[1]`)},
+	} {
+		if _, err := h.SessionAppend(ctx, bad); err == nil {
+			t.Errorf("SessionAppend(%+v) succeeded", bad)
+		}
+	}
+}
+
+func TestMalformedTranscriptLines(t *testing.T) {
+	h := newHost(t)
+	os.WriteFile(filepath.Join(h.Home(), "sessions", "imported.jsonl"), []byte(
+		`{"id":"D1:1","type":"message","role":"user","speaker":"Caroline","content":"I went to a support group yesterday","timestamp":"2023-05-08T13:56:00"}`+"\n"+
+			`{"id":"D1:2", broken`+"\n"+
+			`{"id":"D1:3","type":"message","role":"assistant","speaker":"Melanie","content":"That sounds `+"\xff"+` brave","timestamp":"2023-05-08T13:57:00"}`+"\n"), 0o644)
+	res, err := h.Sync(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Problem, "sessions/imported.jsonl:2") || strings.Contains(res.Problems[0].Problem, ":3") {
+		t.Errorf("problems: %+v", res.Problems)
+	}
+	r, err := h.ConversationSearch(context.Background(), ConversationSearchRequest{Query: "support group brave"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 2 || r.Results[0].Turns[0] == "" {
+		t.Fatalf("results: %+v", r.Results)
+	}
+	for _, res := range r.Results {
+		if res.Speaker == "" || !strings.HasPrefix(res.Snippet, res.Speaker+": ") {
+			t.Errorf("speaker not kept: %+v", res)
+		}
+	}
+}
