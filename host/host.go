@@ -74,6 +74,7 @@ type Host struct {
 	reg        *registry.Registry // see registry(); nil until first use
 	cacheMu    sync.Mutex
 	embCache   *index.Cache // see cache(); nil until first use
+	tempHome   string       // removed by Close (eval homes)
 }
 
 // Folders of a home, made by Open.
@@ -159,7 +160,11 @@ func (h *Host) Close() error {
 		h.embCache.Close()
 	}
 	h.cacheMu.Unlock()
-	return h.idx.Close()
+	err := h.idx.Close()
+	if h.tempHome != "" {
+		os.RemoveAll(h.tempHome)
+	}
+	return err
 }
 
 // Home is the home folder.

@@ -240,7 +240,7 @@ func (h *Host) hybridRank(ctx context.Context, q searchQuery, bm25 []index.Hit) 
 			byID[hit.ChunkID] = hit
 		}
 	}
-	fused := index.Fuse(h.cfg.Memory.Search.FusionK, kw, vec)
+	fused := index.FuseWeighted(h.cfg.Memory.Search.FusionK, []float64{1, h.cfg.Memory.Search.VectorWeight}, kw, vec)
 	out := make([]scored, len(fused))
 	for i, f := range fused {
 		out[i] = scored{byID[f.ID], math.Round(f.Score*1000) / 1000}

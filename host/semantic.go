@@ -149,6 +149,8 @@ type notReadyError struct {
 func (e *notReadyError) Error() string        { return ErrProviderNotReady.Error() + ": " + e.msg }
 func (e *notReadyError) Is(target error) bool { return target == ErrProviderNotReady }
 
+func isNotReady(err error) bool { return errors.Is(err, ErrProviderNotReady) }
+
 func preparing(err error) bool {
 	var nr *notReadyError
 	return errors.As(err, &nr) && nr.preparing

@@ -15,8 +15,21 @@ type Fused struct {
 // scores 1. Ties are broken by the best single rank, then by id order of
 // the first list that holds them, so equal inputs give equal outputs.
 func Fuse(k int, lists ...[]int64) []Fused {
+	return FuseWeighted(k, nil, lists...)
+}
+
+// FuseWeighted is Fuse with a weight per list (nil: all 1): list i adds
+// weights[i]/(k + rank). Scores are divided by the sum of the weights over
+// k+1, so an id first in every list still scores 1.
+func FuseWeighted(k int, weights []float64, lists ...[]int64) []Fused {
 	if k < 1 {
 		k = 60
+	}
+	w := func(i int) float64 {
+		if weights == nil {
+			return 1
+		}
+		return weights[i]
 	}
 	byID := map[int64]*Fused{}
 	var order []int64
@@ -30,11 +43,15 @@ func Fuse(k int, lists ...[]int64) []Fused {
 			}
 			if f.Ranks[li] == 0 { // an id twice in one list counts once
 				f.Ranks[li] = r + 1
-				f.Score += 1 / float64(k+r+1)
+				f.Score += w(li) / float64(k+r+1)
 			}
 		}
 	}
-	best := float64(len(lists)) / float64(k+1)
+	total := 0.0
+	for i := range lists {
+		total += w(i)
+	}
+	best := total / float64(k+1)
 	out := make([]Fused, 0, len(order))
 	for _, id := range order {
 		f := byID[id]

@@ -120,3 +120,18 @@ func TestFuse(t *testing.T) {
 		t.Error("empty fusion")
 	}
 }
+
+func TestFuseWeighted(t *testing.T) {
+	// With the second list weighted low, an id first only there ranks
+	// below one first only in the first list.
+	got := FuseWeighted(60, []float64{1, 0.3}, []int64{1, 2}, []int64{2, 3})
+	if got[0].ID != 2 || got[1].ID != 1 || got[2].ID != 3 {
+		t.Errorf("order = %+v", got)
+	}
+	if s := FuseWeighted(60, []float64{1, 0.3}, []int64{7}, []int64{7})[0].Score; math.Abs(s-1) > 1e-12 {
+		t.Errorf("first in both lists scores %v, want 1", s)
+	}
+	if a, b := Fuse(10, []int64{1}, []int64{2}), FuseWeighted(10, nil, []int64{1}, []int64{2}); a[0].ID != b[0].ID || a[0].Score != b[0].Score {
+		t.Error("Fuse and FuseWeighted(nil) differ")
+	}
+}

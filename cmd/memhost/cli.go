@@ -216,6 +216,13 @@ func newApp(io stdio) *cli.Command {
 				Action: a.conversationSearch,
 			},
 			{
+				Name:      "eval",
+				Usage:     "measure conversation retrieval: mean evidence recall@k on an eval set (shared/bench layout)",
+				ArgsUsage: "DIR",
+				Flags:     []cli.Flag{&cli.StringFlag{Name: "k", Value: "5,10,25,50", Usage: "cut-offs, in turns"}},
+				Action:    a.eval,
+			},
+			{
 				Name:  "models",
 				Usage: "list, download and remove embedding models (GGUF) for the local provider",
 				Commands: []*cli.Command{

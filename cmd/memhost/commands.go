@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -673,6 +675,59 @@ func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 				why = ": " + resp.Reason
 			}
 			fmt.Fprintf(w, "(%s search%s; %.0f ms)\n", resp.Mode, why, resp.Timing.TotalMs)
+		})
+	})
+}
+
+func (a *app) eval(ctx context.Context, cmd *cli.Command) error {
+	dir, err := onePath(cmd)
+	if err != nil {
+		return usagef("eval takes one DIR (with queries.jsonl and sessions/)")
+	}
+	var ks []int
+	for _, f := range strings.Split(cmd.String("k"), ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return usagef("--k %q: want cut-offs such as 5,10,25,50", cmd.String("k"))
+		}
+		ks = append(ks, k)
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Eval(ctx, host.EvalRequest{Dir: dir, K: ks})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			mode := resp.Mode
+			if resp.Reason != "" {
+				mode += " (" + resp.Reason + ")"
+			}
+			fmt.Fprintf(w, "%d questions, %d turns, %s search, model %s, %.1f s\n", resp.Queries, resp.Turns, mode, resp.Model, resp.DurationMs/1000)
+			keys := make([]string, 0, len(ks))
+			for _, k := range ks {
+				keys = append(keys, strconv.Itoa(k))
+			}
+			fmt.Fprintf(w, "%-10s", "")
+			for _, k := range keys {
+				fmt.Fprintf(w, "  R@%-5s", k)
+			}
+			fmt.Fprintln(w)
+			row := func(name string, m map[string]float64) {
+				fmt.Fprintf(w, "%-10s", name)
+				for _, k := range keys {
+					fmt.Fprintf(w, "  %5.1f  ", 100*m[k])
+				}
+				fmt.Fprintln(w)
+			}
+			row("all", resp.Recall)
+			cats := make([]string, 0, len(resp.ByCategory))
+			for c := range resp.ByCategory {
+				cats = append(cats, c)
+			}
+			sort.Strings(cats)
+			for _, c := range cats {
+				row("cat "+c, resp.ByCategory[c])
+			}
 		})
 	})
 }

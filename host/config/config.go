@@ -84,6 +84,10 @@ type Search struct {
 	// is below it before fusion, so a hybrid recall does not list every
 	// nearest neighbour however unrelated. Default 0.2.
 	MinSimilarity float64 `yaml:"minSimilarity"`
+	// VectorWeight is the vector list's weight in the fusion (BM25's is 1).
+	// Default 0.3: with MiniLM the vector list is the weaker one
+	// (docs/benchmarks.md, conversation retrieval).
+	VectorWeight float64 `yaml:"vectorWeight"`
 }
 
 // Prompt shapes the block printed by `memhost context`.
@@ -103,7 +107,7 @@ func Default() Config {
 			Embedding:   Embedding{ModelsDir: "models", Options: map[string]map[string]string{}, BatchSize: 32, RecallBudgetMs: 2000, QueryTimeoutMs: 5000},
 			Chunking:    Chunking{MaxTokens: 400, OverlapTokens: 80, RespectHeadings: true},
 			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
-			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60, MinSimilarity: 0.2},
+			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 0.3},
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000},
 		},
 	}
@@ -299,6 +303,8 @@ func (c Config) Validate() error {
 		return bad("memory.search.minScore", fmt.Sprintf("must be between 0 and 1, got %g", m.Search.MinScore))
 	case m.Search.MinSimilarity < -1 || m.Search.MinSimilarity > 1:
 		return bad("memory.search.minSimilarity", fmt.Sprintf("must be between -1 and 1, got %g", m.Search.MinSimilarity))
+	case m.Search.VectorWeight < 0 || m.Search.VectorWeight > 10:
+		return bad("memory.search.vectorWeight", fmt.Sprintf("must be between 0 and 10, got %g", m.Search.VectorWeight))
 	case m.Search.FusionK < 1:
 		return bad("memory.search.fusionK", fmt.Sprintf("must be at least 1, got %d", m.Search.FusionK))
 	case m.Prompt.ReferenceDir == "":

@@ -1,0 +1,228 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EvalRequest runs the retrieval eval on a data set laid out as in
+// shared/bench/README.md: sessions/<conversation>/<session>.jsonl and
+// queries.jsonl ({"id", "question", "category", "evidence", "conversation"}).
+type EvalRequest struct {
+	Dir string `json:"dir"`
+	K   []int  `json:"k"` // default 5, 10, 25, 50
+}
+
+// EvalResponse is mean evidence recall@k, overall and by category.
+type EvalResponse struct {
+	Queries    int                           `json:"queries"`
+	Mode       string                        `json:"mode"`
+	Reason     string                        `json:"reason,omitempty"`
+	Model      string                        `json:"model"`
+	Recall     map[string]float64            `json:"recall"`
+	ByCategory map[string]map[string]float64 `json:"byCategory"`
+	Turns      int                           `json:"turns"` // indexed, over all conversations
+	DurationMs float64                       `json:"durationMs"`
+}
+
+type evalQuery struct {
+	ID           string   `json:"id"`
+	Question     string   `json:"question"`
+	Category     int      `json:"category"`
+	Evidence     []string `json:"evidence"`
+	Conversation string   `json:"conversation"`
+}
+
+// Eval ingests each conversation's sessions into a fresh temporary home
+// (with this home's provider and models), asks each of its questions
+// through ConversationSearch, and measures the fraction of evidence turns
+// among the first k turns of the results. A result covering several turns
+// uses that many of the k places, so bigger chunks cannot buy recall.
+func (h *Host) Eval(ctx context.Context, req EvalRequest) (EvalResponse, error) {
+	start := time.Now()
+	ks := req.K
+	if len(ks) == 0 {
+		ks = []int{5, 10, 25, 50}
+	}
+	sort.Ints(ks)
+	queries, err := readEvalQueries(filepath.Join(req.Dir, "queries.jsonl"))
+	if err != nil {
+		return EvalResponse{}, err
+	}
+	byConv := map[string][]evalQuery{}
+	var convs []string
+	for _, q := range queries {
+		if _, ok := byConv[q.Conversation]; !ok {
+			convs = append(convs, q.Conversation)
+		}
+		byConv[q.Conversation] = append(byConv[q.Conversation], q)
+	}
+	resp := EvalResponse{Recall: map[string]float64{}, ByCategory: map[string]map[string]float64{}}
+	sums := map[int]float64{}
+	catSums := map[int]map[int]float64{}
+	catN := map[int]int{}
+	for _, conv := range convs {
+		src := filepath.Join(req.Dir, "sessions", conv)
+		sub, turns, err := h.evalHome(ctx, src)
+		if err != nil {
+			return resp, fmt.Errorf("conversation %s: %w", conv, err)
+		}
+		resp.Turns += turns
+		for _, q := range byConv[conv] {
+			r, err := sub.ConversationSearch(ctx, ConversationSearchRequest{Query: q.Question, MaxResults: ks[len(ks)-1]})
+			if err != nil {
+				sub.Close()
+				return resp, fmt.Errorf("question %s: %w", q.ID, err)
+			}
+			resp.Mode, resp.Reason = r.Mode, r.Reason
+			var ranked []string // turn ids in result order, a place each
+			for _, res := range r.Results {
+				ranked = append(ranked, res.Turns...)
+			}
+			if catSums[q.Category] == nil {
+				catSums[q.Category] = map[int]float64{}
+			}
+			catN[q.Category]++
+			for _, k := range ks {
+				rec := evidenceRecall(q.Evidence, ranked, k)
+				sums[k] += rec
+				catSums[q.Category][k] += rec
+			}
+			resp.Queries++
+		}
+		if resp.Model == "" {
+			if st, err := sub.Status(ctx); err == nil && st.Model != "" {
+				resp.Model = st.Provider + "/" + st.Model
+			}
+		}
+		sub.Close()
+	}
+	if resp.Model == "" {
+		resp.Model = "none (keyword only)"
+	}
+	for _, k := range ks {
+		resp.Recall[strconv.Itoa(k)] = round3(sums[k] / float64(max(resp.Queries, 1)))
+	}
+	for c, m := range catSums {
+		out := map[string]float64{}
+		for _, k := range ks {
+			out[strconv.Itoa(k)] = round3(m[k] / float64(catN[c]))
+		}
+		resp.ByCategory[strconv.Itoa(c)] = out
+	}
+	resp.DurationMs = ms(time.Since(start))
+	return resp, nil
+}
+
+func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
+
+// evidenceRecall is the share of evidence among the first k ranked turns.
+func evidenceRecall(evidence, ranked []string, k int) float64 {
+	if len(evidence) == 0 {
+		return 0
+	}
+	top := map[string]bool{}
+	for i, id := range ranked {
+		if i == k {
+			break
+		}
+		top[id] = true
+	}
+	found := 0
+	for _, e := range evidence {
+		if top[e] {
+			found++
+		}
+	}
+	return float64(found) / float64(len(evidence))
+}
+
+// evalHome makes a temporary home holding one conversation's sessions,
+// indexed and embedded, with this home's provider settings.
+func (h *Host) evalHome(ctx context.Context, src string) (*Host, int, error) {
+	home, err := os.MkdirTemp("", "memhost-eval-")
+	if err != nil {
+		return nil, 0, err
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		os.RemoveAll(home)
+		return nil, 0, err
+	}
+	os.MkdirAll(filepath.Join(home, "sessions"), 0o755)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			os.RemoveAll(home)
+			return nil, 0, err
+		}
+		if err := os.WriteFile(filepath.Join(home, "sessions", e.Name()), b, 0o644); err != nil {
+			os.RemoveAll(home)
+			return nil, 0, err
+		}
+	}
+	cfg := h.cfg
+	cfg.Memory.NotebookDir = filepath.Join(home, "notebook")
+	cfg.Memory.Database = filepath.Join(home, "brain", "memory.db")
+	cfg.Memory.Embedding.ModelsDir = h.path(h.cfg.Memory.Embedding.ModelsDir) // share the models
+	cfg.Memory.Search.MinScore = 0                                            // rank everything: recall@k judges the order
+	cfg.Memory.Embedding.RecallBudgetMs = 0                                   // embedded below, once
+	sub, err := Open(ctx, Options{Home: home, Config: cfg, Log: h.log, PluginDirs: h.pluginDirs, PluginLog: h.hlog})
+	if err != nil {
+		os.RemoveAll(home)
+		return nil, 0, err
+	}
+	sub.tempHome = home
+	res, err := sub.Sync(ctx)
+	if err != nil {
+		sub.Close()
+		return nil, 0, err
+	}
+	if _, err := sub.Embed(ctx, 0); err != nil && !isNotReady(err) {
+		sub.Close()
+		return nil, 0, err
+	}
+	return sub, res.Chunks, nil
+}
+
+func readEvalQueries(path string) ([]evalQuery, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval set: %w", err)
+	}
+	defer f.Close()
+	var out []evalQuery
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var q evalQuery
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		if q.Question == "" || q.Conversation == "" || len(q.Evidence) == 0 {
+			continue // questions without evidence are not scored
+		}
+		out = append(out, q)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no questions with evidence", path)
+	}
+	return out, nil
+}
