@@ -115,6 +115,10 @@ func TestHybridRecall(t *testing.T) {
 	if r := recall(t, h, "sarha"); len(r.Results.Notebook)+len(r.Results.Daily) != 0 {
 		t.Fatalf("keyword search found the typo: %+v", r.Results)
 	}
+	// A hit found by vectors alone must clear the default minScore.
+	if w, m := h.cfg.Memory.Search.VectorWeight, h.cfg.Memory.Search.MinScore; w/(1+w) < m {
+		t.Fatalf("vectorWeight %v makes vector-only hits score %.2f, under minScore %v", w, w/(1+w), m)
+	}
 	use, err := h.UsePlugin(ctx, "hello", map[string]string{"dimensions": "256"})
 	if err != nil {
 		t.Fatal(err)

@@ -85,8 +85,9 @@ type Search struct {
 	// nearest neighbour however unrelated. Default 0.2.
 	MinSimilarity float64 `yaml:"minSimilarity"`
 	// VectorWeight is the vector list's weight in the fusion (BM25's is 1).
-	// Default 0.3: with MiniLM the vector list is the weaker one
-	// (docs/benchmarks.md, conversation retrieval).
+	// Default 0.5: with MiniLM the vector list is the weaker one
+	// (docs/benchmarks.md, conversation retrieval); at 0.5 a hit found by
+	// vectors alone still scores 0.33, above the default minScore.
 	VectorWeight float64 `yaml:"vectorWeight"`
 }
 
@@ -107,7 +108,7 @@ func Default() Config {
 			Embedding:   Embedding{ModelsDir: "models", Options: map[string]map[string]string{}, BatchSize: 32, RecallBudgetMs: 2000, QueryTimeoutMs: 5000},
 			Chunking:    Chunking{MaxTokens: 400, OverlapTokens: 80, RespectHeadings: true},
 			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
-			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 0.3},
+			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 0.5},
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000},
 		},
 	}
