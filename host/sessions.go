@@ -91,32 +91,43 @@ func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (Ses
 			return SessionAppendResponse{}, fmt.Errorf("%w: --meta must be a JSON object: %v", ErrBadInput, err)
 		}
 	}
-	var id [6]byte
-	rand.Read(id[:])
-	turn := Turn{ID: hex.EncodeToString(id[:]), Type: "message", Role: req.Role, Content: text,
-		Timestamp: h.now().UTC().Format(time.RFC3339Nano), TokenCount: chunk.EstimateTokens(text), Metadata: req.Meta}
-	line, err := json.Marshal(turn)
+	turn, err := h.appendTurn(ctx, req.Session, Turn{Type: "message", Role: req.Role, Content: text, Metadata: req.Meta})
 	if err != nil {
 		return SessionAppendResponse{}, err
 	}
-	rel := "sessions/" + req.Session + ".jsonl"
-	path := filepath.Join(h.home, rel)
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	return SessionAppendResponse{Session: req.Session, Path: "sessions/" + req.Session + ".jsonl", Turn: turn}, nil
+}
+
+// appendTurn gives t an id, a time and a token count, appends it to the
+// session's transcript under a lock, flushes it to disk, and indexes the
+// transcript.
+func (h *Host) appendTurn(ctx context.Context, session string, t Turn) (Turn, error) {
+	var id [6]byte
+	rand.Read(id[:])
+	t.ID = hex.EncodeToString(id[:])
+	t.Timestamp = h.now().UTC().Format(time.RFC3339Nano)
+	t.TokenCount = chunk.EstimateTokens(t.Content)
+	line, err := json.Marshal(t)
 	if err != nil {
-		return SessionAppendResponse{}, err
+		return t, err
+	}
+	rel := "sessions/" + session + ".jsonl"
+	f, err := os.OpenFile(filepath.Join(h.home, rel), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return t, err
 	}
 	// One writer at a time per transcript, so lines never interleave.
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()
-		return SessionAppendResponse{}, err
+		return t, err
 	}
 	_, werr := f.Write(append(line, '\n'))
 	serr := f.Sync()
 	f.Close()
 	if err := errors.Join(werr, serr); err != nil {
-		return SessionAppendResponse{}, fmt.Errorf("append to %s: %w", rel, err)
+		return t, fmt.Errorf("append to %s: %w", rel, err)
 	}
-	return SessionAppendResponse{Session: req.Session, Path: rel, Turn: turn}, h.syncPaths(ctx, rel)
+	return t, h.syncPaths(ctx, rel)
 }
 
 // sessionChunks turns a transcript into chunks, one per turn (long turns

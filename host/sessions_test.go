@@ -163,3 +163,83 @@ func TestEvidenceRecall(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactionCycle: a flush is due before the limit, counting the
+// incoming message (one big message jumping past the threshold, or the
+// limit, still gets it), once per compaction cycle; compaction replaces
+// older turns in the working context and deletes nothing.
+func TestCompactionCycle(t *testing.T) {
+	ctx := context.Background()
+	h := openHost(t, t.TempDir(), func(c *config.Config) {
+		c.Memory.Compaction = config.Compaction{ContextWindow: 1000, ReserveTokens: 100, SoftThresholdTokens: 200, KeepRecentTokens: 150, FlushPrompt: "flush now"}
+	})
+	for i := range 6 {
+		if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "user", Text: strings.Repeat("word ", 80) + "turn" + string(rune('a'+i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok, err := h.SessionTokens(ctx, "s")
+	if err != nil || tok.Turns != 6 || tok.Tokens < 6*100 {
+		t.Fatalf("tokens = %+v, %v", tok, err)
+	}
+	// flushAt = 1000-100-200 = 700. ~606 tokens now: not due; a big
+	// incoming message jumps past the threshold and the limit at once.
+	if c, _ := h.SessionCheck(ctx, "s", 0); c.FlushDue || c.FlushAt != 700 || c.CompactAt != 900 {
+		t.Errorf("check without incoming: %+v", c)
+	}
+	c, err := h.SessionCheck(ctx, "s", 500)
+	if err != nil || !c.FlushDue || !c.CompactionDue || c.Prompt != "flush now" {
+		t.Fatalf("check with a big incoming message: %+v, %v", c, err)
+	}
+	if c, _ := h.SessionCheck(ctx, "s", 500); c.FlushDue || !c.AlreadyFlushed {
+		t.Errorf("second check in the same cycle: %+v", c)
+	}
+	st, _ := h.Status(ctx)
+	if st.Flushes != 1 || st.LastFlush == nil || st.LastFlush.Session != "s" {
+		t.Errorf("status flushes: %+v", st)
+	}
+	comp, err := h.SessionCompact(ctx, "s", "The user repeated a word many times.")
+	if err != nil || comp.RemovedCount == 0 || comp.RemovedCount == 6 || comp.FirstTurn == "" {
+		t.Fatalf("compact = %+v, %v", comp, err)
+	}
+	after, _ := h.SessionTokens(ctx, "s")
+	if after.Tokens >= tok.Tokens || after.Compactions != 1 {
+		t.Errorf("after compaction: %+v (before %+v)", after, tok)
+	}
+	// Nothing deleted: every turn is still in the file and searchable.
+	data, _ := os.ReadFile(filepath.Join(h.Home(), "sessions", "s.jsonl"))
+	if n := strings.Count(string(data), "\n"); n != 7 {
+		t.Errorf("transcript has %d lines, want 6 turns + 1 compaction", n)
+	}
+	h.cfg.Memory.Search.MinScore = 0
+	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "turna"}); len(r.Results) == 0 {
+		t.Error("a compacted turn is no longer searchable")
+	}
+	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "repeated"}); len(r.Results) != 1 || r.Results[0].Role != "" {
+		t.Errorf("the summary is not searchable as one: %+v", r.Results)
+	}
+	// A new cycle: the flush can be due again.
+	if c, _ := h.SessionCheck(ctx, "s", 900); !c.FlushDue {
+		t.Errorf("flush after a compaction: %+v", c)
+	}
+	if _, err := h.SessionCheck(ctx, "nope", 0); !errors.Is(err, ErrBadInput) {
+		t.Errorf("unknown session: %v", err)
+	}
+}
+
+func TestBefore(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"2026-01-01T00:00:05Z", "2026-01-01T00:00:05.1Z", true},
+		{"2026-01-01T00:00:05.1Z", "2026-01-01T00:00:05Z", false},
+		{"", "2026-01-01T00:00:05Z", true},
+		{"2026-01-01T00:00:05Z", "", false},
+	}
+	for _, tt := range tests {
+		if got := before(tt.a, tt.b); got != tt.want {
+			t.Errorf("before(%q, %q) = %v", tt.a, tt.b, got)
+		}
+	}
+}

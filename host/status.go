@@ -25,6 +25,9 @@ type StatusResponse struct {
 	Dimensions  int    `json:"dimensions,omitempty"`
 	Pending     int    `json:"pending"`  // chunks waiting for a vector of the model
 	Embedded    int    `json:"embedded"` // chunks with one
+	// Pre-compaction flushes asked of agents (memhost session check).
+	Flushes   int           `json:"flushes"`
+	LastFlush *FlushReceipt `json:"lastFlush,omitempty"`
 }
 
 // Status reports the index without changing it: stale pages are counted,
@@ -53,6 +56,13 @@ func (h *Host) Status(ctx context.Context) (StatusResponse, error) {
 		return resp, err
 	}
 	resp.Mode, resp.Reason = h.searchMode(ctx, &resp)
+	rs, err := h.receipts()
+	if err != nil {
+		return resp, err
+	}
+	if resp.Flushes = len(rs); len(rs) > 0 {
+		resp.LastFlush = &rs[len(rs)-1]
+	}
 	return resp, nil
 }
 

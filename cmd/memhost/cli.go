@@ -201,6 +201,21 @@ func newApp(io stdio) *cli.Command {
 						},
 						Action: a.sessionAppend,
 					},
+					{Name: "tokens", Usage: "estimate a session's working context (since its last compaction)", ArgsUsage: "ID", Action: a.sessionTokens},
+					{
+						Name:      "check",
+						Usage:     "say whether a flush or a compaction is due, counting the incoming message; records the flush",
+						ArgsUsage: "ID",
+						Flags:     []cli.Flag{&cli.IntFlag{Name: "incoming-tokens", Usage: "tokens of the message about to be added"}},
+						Action:    a.sessionCheck,
+					},
+					{
+						Name:      "compact",
+						Usage:     "append a compaction entry: SUMMARY replaces older turns in the working context (nothing is deleted)",
+						ArgsUsage: "ID",
+						Flags:     []cli.Flag{&cli.StringFlag{Name: "summary", Usage: "the summary, or - for stdin", Required: true}},
+						Action:    a.sessionCompact,
+					},
 				},
 			},
 			{

@@ -278,6 +278,9 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 				search += " (" + resp.Reason + ")"
 			}
 			fmt.Fprintf(tw, "search:\t%s\n", search)
+			if resp.LastFlush != nil {
+				fmt.Fprintf(tw, "flushes:\t%d (last: session %s at %s, %d tokens)\n", resp.Flushes, resp.LastFlush.Session, resp.LastFlush.Time, resp.LastFlush.Tokens)
+			}
 			tw.Flush()
 		})
 	})
@@ -728,6 +731,70 @@ func (a *app) eval(ctx context.Context, cmd *cli.Command) error {
 			for _, c := range cats {
 				row("cat "+c, resp.ByCategory[c])
 			}
+		})
+	})
+}
+
+func (a *app) sessionTokens(ctx context.Context, cmd *cli.Command) error {
+	id, err := onePath(cmd)
+	if err != nil {
+		return usagef("session tokens takes one session ID")
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.SessionTokens(ctx, id)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "%s: ~%d tokens in %d turns since the last of %d compactions\n", resp.Session, resp.Tokens, resp.Turns, resp.Compactions)
+		})
+	})
+}
+
+func (a *app) sessionCheck(ctx context.Context, cmd *cli.Command) error {
+	id, err := onePath(cmd)
+	if err != nil {
+		return usagef("session check takes one session ID")
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.SessionCheck(ctx, id, cmd.Int("incoming-tokens"))
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "%s: %d + %d incoming = %d tokens (flush at %d, compact at %d)\n", resp.Session, resp.Tokens, resp.Incoming, resp.Total, resp.FlushAt, resp.CompactAt)
+			switch {
+			case resp.FlushDue:
+				fmt.Fprintf(w, "flush due: %s\n", resp.Prompt)
+			case resp.AlreadyFlushed && resp.Total >= resp.FlushAt:
+				fmt.Fprintln(w, "flushed already in this compaction cycle")
+			}
+			if resp.CompactionDue {
+				fmt.Fprintln(w, "compaction due: memhost session compact "+resp.Session+" --summary -")
+			}
+		})
+	})
+}
+
+func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
+	id, err := onePath(cmd)
+	if err != nil {
+		return usagef("session compact takes one session ID")
+	}
+	summary := cmd.String("summary")
+	if summary == "-" {
+		if summary, err = a.text([]string{"-"}); err != nil {
+			return err
+		}
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.SessionCompact(ctx, id, summary)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "compacted %s: the summary replaces %d turns (%s to %s); %d recent tokens kept; the turns stay searchable\n",
+				resp.Session, resp.RemovedCount, resp.FirstTurn, resp.LastTurn, resp.KeptTokens)
 		})
 	})
 }

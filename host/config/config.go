@@ -30,14 +30,27 @@ type Config struct {
 
 // Memory is seed 000's memory: block.
 type Memory struct {
-	NotebookDir string    `yaml:"notebookDir"` // relative to the home; default "notebook"
-	Database    string    `yaml:"database"`    // relative to the home; default "brain/memory.db"
-	Embedding   Embedding `yaml:"embedding"`
-	Chunking    Chunking  `yaml:"chunking"`
-	Sync        Sync      `yaml:"sync"`
-	Search      Search    `yaml:"search"`
-	Prompt      Prompt    `yaml:"prompt"`
+	NotebookDir string     `yaml:"notebookDir"` // relative to the home; default "notebook"
+	Database    string     `yaml:"database"`    // relative to the home; default "brain/memory.db"
+	Embedding   Embedding  `yaml:"embedding"`
+	Chunking    Chunking   `yaml:"chunking"`
+	Sync        Sync       `yaml:"sync"`
+	Search      Search     `yaml:"search"`
+	Prompt      Prompt     `yaml:"prompt"`
+	Compaction  Compaction `yaml:"compaction"`
 }
+
+// Compaction holds seed 002's thresholds for an agent's working context.
+type Compaction struct {
+	ContextWindow       int    `yaml:"contextWindow"`       // default 100000 tokens
+	ReserveTokens       int    `yaml:"reserveTokens"`       // default 4000, kept for the response
+	SoftThresholdTokens int    `yaml:"softThresholdTokens"` // default 10000: flush this far before the limit
+	KeepRecentTokens    int    `yaml:"keepRecentTokens"`    // default 20000 left out of a compaction
+	FlushPrompt         string `yaml:"flushPrompt"`         // what the agent is told when a flush is due
+}
+
+// DefaultFlushPrompt is seed 000's pre-compaction prompt.
+const DefaultFlushPrompt = "Session nearing compaction. Write any durable memories to your notebook or daily log now. After compaction, only your notebook and recent daily logs will be available."
 
 // Embedding chooses the embeddings provider plugin and tunes the
 // embedding queue.
@@ -110,6 +123,7 @@ func Default() Config {
 			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
 			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 0.5},
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000},
+			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
 		},
 	}
 }
@@ -320,6 +334,14 @@ func (c Config) Validate() error {
 		return bad("memory.embedding.recallBudgetMs", "must not be negative")
 	case m.Embedding.QueryTimeoutMs < 1:
 		return bad("memory.embedding.queryTimeoutMs", fmt.Sprintf("must be at least 1, got %d", m.Embedding.QueryTimeoutMs))
+	case m.Compaction.ContextWindow < 1000:
+		return bad("memory.compaction.contextWindow", fmt.Sprintf("must be at least 1000, got %d", m.Compaction.ContextWindow))
+	case m.Compaction.ReserveTokens < 0 || m.Compaction.SoftThresholdTokens < 0 || m.Compaction.KeepRecentTokens < 0:
+		return bad("memory.compaction", "reserveTokens, softThresholdTokens and keepRecentTokens must not be negative")
+	case m.Compaction.ReserveTokens+m.Compaction.SoftThresholdTokens >= m.Compaction.ContextWindow:
+		return bad("memory.compaction.softThresholdTokens", "reserveTokens + softThresholdTokens must be less than contextWindow")
+	case strings.TrimSpace(m.Compaction.FlushPrompt) == "":
+		return bad("memory.compaction.flushPrompt", "must not be empty")
 	case m.Prompt.MaxTotalReferenceChars < 0:
 		return bad("memory.prompt.maxTotalReferenceChars", "must not be negative")
 	}
