@@ -243,3 +243,60 @@ func TestBefore(t *testing.T) {
 		}
 	}
 }
+
+func TestIngestClaudeCode(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	src := filepath.Join(t.TempDir(), "4f35e220-c435.jsonl")
+	data, _ := os.ReadFile("testdata/claude/4f35e220-c435.jsonl")
+	os.WriteFile(src, data, 0o644)
+	r, err := h.Ingest(ctx, IngestRequest{Paths: []string{src}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Files[0]
+	// u1 text; a1 text + tool call; u2 tool result. Summary, snapshot
+	// and thinking left out; one malformed line reported.
+	if f.Format != FormatClaudeCode || f.Session != "claude-4f35e220-c435" || f.Added != 4 || len(f.Problems) != 1 || !strings.Contains(f.Problems[0], ":5:") {
+		t.Fatalf("ingest = %+v", f)
+	}
+	if r, _ := h.Ingest(ctx, IngestRequest{Paths: []string{src}}); r.Files[0].Added != 0 || r.Files[0].Known != 4 {
+		t.Errorf("second ingest = %+v", r.Files[0])
+	}
+	// The file grows: only the new turn is added.
+	os.WriteFile(src, append(data, []byte(`{"sessionId":"4f35e220-c435","type":"user","message":{"role":"user","content":"Thanks, now deploy it"},"uuid":"u3","timestamp":"2025-05-26T07:30:00.000Z"}`+"\n")...), 0o644)
+	if r, _ := h.Ingest(ctx, IngestRequest{Paths: []string{src}}); r.Files[0].Added != 1 {
+		t.Errorf("grown file = %+v", r.Files[0])
+	}
+	h.cfg.Memory.Search.MinScore = 0
+	for q, want := range map[string]string{"staging database": "user", "Write config": "tool", "deploy": "user", "private": ""} {
+		res, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: q, Session: "claude-4f35e220-c435"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == "" {
+			if len(res.Results) != 0 {
+				t.Errorf("%q: thinking was indexed: %+v", q, res.Results)
+			}
+			continue
+		}
+		if len(res.Results) == 0 || res.Results[0].Role != want {
+			t.Errorf("%q: %+v, want a %s turn first", q, res.Results, want)
+		}
+	}
+}
+
+func TestIngestMemhostFormat(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	r, err := h.Ingest(ctx, IngestRequest{Paths: []string{"testdata/eval/sessions/c1/session_01.jsonl"}})
+	if err != nil || r.Files[0].Format != FormatMemhost || r.Files[0].Session != "session_01" || r.Files[0].Added != 3 {
+		t.Fatalf("ingest = %+v, %v", r, err)
+	}
+	if _, err := h.Ingest(ctx, IngestRequest{Paths: []string{"testdata/nope.jsonl"}}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := h.Ingest(ctx, IngestRequest{Paths: []string{"x"}, Format: "yaml"}); !errors.Is(err, ErrBadInput) {
+		t.Errorf("bad format: %v", err)
+	}
+}

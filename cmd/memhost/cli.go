@@ -201,6 +201,13 @@ func newApp(io stdio) *cli.Command {
 						},
 						Action: a.sessionAppend,
 					},
+					{
+						Name:      "ingest",
+						Usage:     "import transcripts (memhost's JSONL or Claude Code's); importing again adds only new turns",
+						ArgsUsage: "PATH...",
+						Flags:     []cli.Flag{&cli.StringFlag{Name: "format", Value: "auto", Usage: "auto, memhost or claude-code"}},
+						Action:    a.sessionIngest,
+					},
 					{Name: "tokens", Usage: "estimate a session's working context (since its last compaction)", ArgsUsage: "ID", Action: a.sessionTokens},
 					{
 						Name:      "check",

@@ -798,3 +798,25 @@ func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 		})
 	})
 }
+
+func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() == 0 {
+		return usagef("session ingest takes transcript files (e.g. ~/.claude/projects/PROJECT/ID.jsonl)")
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Ingest(ctx, host.IngestRequest{Paths: cmd.Args().Slice(), Format: cmd.String("format")})
+		if err != nil {
+			return err
+		}
+		for _, f := range resp.Files {
+			for _, p := range f.Problems {
+				fmt.Fprintln(a.io.stderr, "memhost: warning: "+p)
+			}
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			for _, f := range resp.Files {
+				fmt.Fprintf(w, "%s (%s) -> session %s: %d turns added, %d already there, %d lines left out\n", f.Path, f.Format, f.Session, f.Added, f.Known, f.Skipped)
+			}
+		})
+	})
+}

@@ -1,0 +1,343 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/memhost/memhost/host/chunk"
+)
+
+// Transcript formats session ingest reads.
+const (
+	FormatAuto       = "auto"
+	FormatMemhost    = "memhost"     // seed 002's JSONL, as session append writes it
+	FormatClaudeCode = "claude-code" // ~/.claude/projects/<project>/<id>.jsonl
+)
+
+// IngestRequest imports transcript files.
+type IngestRequest struct {
+	Paths  []string `json:"paths"`
+	Format string   `json:"format"` // auto (default), memhost, claude-code
+}
+
+// IngestFile reports one imported file.
+type IngestFile struct {
+	Path     string   `json:"path"`
+	Session  string   `json:"session"`
+	Format   string   `json:"format"`
+	Added    int      `json:"added"`    // turns appended
+	Known    int      `json:"known"`    // turns already in the session (skipped)
+	Skipped  int      `json:"skipped"`  // lines that are not turns (metadata, empty)
+	Problems []string `json:"problems"` // malformed lines, file:line
+}
+
+// IngestResponse reports every file.
+type IngestResponse struct {
+	Files []IngestFile `json:"files"`
+}
+
+// Ingest imports transcripts into sessions/: memhost's own format, or
+// Claude Code's (text of user and assistant messages; tool calls and
+// results summarised, not dropped). A turn keeps its source id, so
+// importing a file again adds nothing and a grown file adds only its new
+// turns. Files are streamed: memory stays bounded however long they are.
+func (h *Host) Ingest(ctx context.Context, req IngestRequest) (IngestResponse, error) {
+	format := req.Format
+	if format == "" {
+		format = FormatAuto
+	}
+	switch format {
+	case FormatAuto, FormatMemhost, FormatClaudeCode:
+	default:
+		return IngestResponse{}, fmt.Errorf("%w: format %q: choose auto, memhost or claude-code", ErrBadInput, format)
+	}
+	if len(req.Paths) == 0 {
+		return IngestResponse{}, fmt.Errorf("%w: no transcript files given", ErrBadInput)
+	}
+	var resp IngestResponse
+	for _, p := range req.Paths {
+		f, err := h.ingestFile(ctx, p, format)
+		if err != nil {
+			return resp, err
+		}
+		resp.Files = append(resp.Files, f)
+	}
+	return resp, nil
+}
+
+func (h *Host) ingestFile(ctx context.Context, path, format string) (IngestFile, error) {
+	res := IngestFile{Path: path, Problems: []string{}}
+	src, err := os.Open(path)
+	if err != nil {
+		return res, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	defer src.Close()
+	if format == FormatAuto {
+		format, err = detectFormat(path)
+		if err != nil {
+			return res, err
+		}
+	}
+	res.Format = format
+	res.Session = sessionName(path, format)
+	rel := "sessions/" + res.Session + ".jsonl"
+	dest := filepath.Join(h.home, rel)
+	out, err := os.OpenFile(dest, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return res, err
+	}
+	defer out.Close()
+	if err := syscall.Flock(int(out.Fd()), syscall.LOCK_EX); err != nil {
+		return res, err
+	}
+	known, err := turnIDs(dest)
+	if err != nil {
+		return res, err
+	}
+	w := bufio.NewWriterSize(out, 1<<20)
+	sc := bufio.NewScanner(src)
+	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		if n%1000 == 0 && ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var turns []Turn
+		var perr error
+		if format == FormatClaudeCode {
+			turns, perr = claudeTurns(line)
+		} else {
+			var t Turn
+			if perr = json.Unmarshal(line, &t); perr == nil {
+				if t.Type == "" {
+					t.Type = "message"
+				}
+				turns = []Turn{t}
+			}
+		}
+		if perr != nil {
+			res.Problems = append(res.Problems, fmt.Sprintf("%s:%d: %v; skipped", path, n, perr))
+			continue
+		}
+		if len(turns) == 0 {
+			res.Skipped++
+			continue
+		}
+		for i, t := range turns {
+			if t.ID == "" {
+				t.ID = fmt.Sprintf("%d", n)
+			}
+			if len(turns) > 1 {
+				t.ID = fmt.Sprintf("%s#%d", t.ID, i)
+			}
+			if known[t.ID] {
+				res.Known++
+				continue
+			}
+			t.Content = strings.ToValidUTF8(t.Content, "\uFFFD")
+			if t.TokenCount == 0 {
+				t.TokenCount = chunk.EstimateTokens(t.Content)
+			}
+			b, err := json.Marshal(t)
+			if err != nil {
+				return res, err
+			}
+			w.Write(append(b, '\n'))
+			known[t.ID] = true
+			res.Added++
+		}
+	}
+	if err := sc.Err(); err != nil {
+		res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", path, err))
+	}
+	if err := w.Flush(); err != nil {
+		return res, err
+	}
+	if err := out.Sync(); err != nil {
+		return res, err
+	}
+	if res.Added == 0 {
+		return res, nil
+	}
+	return res, h.syncPaths(ctx, rel)
+}
+
+// turnIDs reads the ids of a transcript's turns (none when missing).
+func turnIDs(path string) (map[string]bool, error) {
+	ids := map[string]bool{}
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		return ids, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	for sc.Scan() {
+		var t struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &t) == nil && t.ID != "" {
+			ids[t.ID] = true
+		}
+	}
+	return ids, sc.Err()
+}
+
+// detectFormat reads lines until one tells: Claude Code lines carry a
+// "message" object or a "sessionId"; memhost's carry "content".
+func detectFormat(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	for i := 0; i < 50 && sc.Scan(); i++ {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		if _, ok := m["message"]; ok {
+			return FormatClaudeCode, nil
+		}
+		if _, ok := m["sessionId"]; ok {
+			return FormatClaudeCode, nil
+		}
+		if _, ok := m["content"]; ok {
+			return FormatMemhost, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s: cannot tell its format (give --format memhost or claude-code)", ErrBadInput, path)
+}
+
+// sessionName derives a session id from the file name.
+func sessionName(path, format string) string {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	var b strings.Builder
+	for _, r := range base {
+		if r < 0x80 && (r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	name := strings.TrimLeft(b.String(), "._-")
+	if name == "" {
+		name = "session"
+	}
+	if format == FormatClaudeCode {
+		name = "claude-" + name
+	}
+	if len(name) > 128 {
+		name = name[:128]
+	}
+	return name
+}
+
+// claudeTurns converts one Claude Code line: user and assistant text
+// become turns; tool calls and results become short "tool" turns;
+// thinking, summaries and metadata lines are left out.
+func claudeTurns(line []byte) ([]Turn, error) {
+	var e struct {
+		Type      string `json:"type"`
+		UUID      string `json:"uuid"`
+		Timestamp string `json:"timestamp"`
+		Message   *struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if err := json.Unmarshal(line, &e); err != nil {
+		return nil, err
+	}
+	if (e.Type != "user" && e.Type != "assistant") || e.Message == nil {
+		return nil, nil
+	}
+	base := Turn{ID: e.UUID, Type: "message", Role: e.Message.Role, Timestamp: e.Timestamp}
+	if base.Role == "" {
+		base.Role = e.Type
+	}
+	var s string
+	if json.Unmarshal(e.Message.Content, &s) == nil {
+		if strings.TrimSpace(s) == "" {
+			return nil, nil
+		}
+		base.Content = s
+		return []Turn{base}, nil
+	}
+	var blocks []struct {
+		Type    string          `json:"type"`
+		Text    string          `json:"text"`
+		Name    string          `json:"name"`
+		Input   json.RawMessage `json:"input"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(e.Message.Content, &blocks); err != nil {
+		return nil, fmt.Errorf("message content is neither text nor blocks: %v", err)
+	}
+	var out []Turn
+	var text []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			if strings.TrimSpace(b.Text) != "" {
+				text = append(text, b.Text)
+			}
+		case "tool_use":
+			t := base
+			t.Type, t.Role = "tool_call", "tool"
+			t.Content = "tool call: " + b.Name + " " + shorten(string(b.Input), 300)
+			out = append(out, t)
+		case "tool_result":
+			t := base
+			t.Type, t.Role = "tool_result", "tool"
+			t.Content = "tool result: " + shorten(blockText(b.Content), 300)
+			out = append(out, t)
+		}
+	}
+	if len(text) > 0 {
+		t := base
+		t.Content = strings.Join(text, "\n\n")
+		out = append([]Turn{t}, out...)
+	}
+	return out, nil
+}
+
+// blockText reads a tool result's content: a string or text blocks.
+func blockText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(raw, &blocks)
+	var parts []string
+	for _, b := range blocks {
+		parts = append(parts, b.Text)
+	}
+	return strings.Join(parts, " ")
+}
+
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
