@@ -300,3 +300,65 @@ func TestIngestMemhostFormat(t *testing.T) {
 		t.Errorf("bad format: %v", err)
 	}
 }
+
+// TestHooks feeds recorded Claude Code hook payloads.
+func TestHooks(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	writePage(t, h, "reference/contacts.md", "# Contacts\n\n## Sarah\n- 555-1234\n")
+	transcript := filepath.Join(t.TempDir(), "4f35e220-c435.jsonl")
+	data, _ := os.ReadFile("testdata/claude/4f35e220-c435.jsonl")
+	os.WriteFile(transcript, data, 0o644)
+	payload := func(name string) []byte {
+		b, err := os.ReadFile("testdata/hooks/" + name + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []byte(strings.ReplaceAll(string(b), "TRANSCRIPT", transcript))
+	}
+	out, err := h.Hook(ctx, HookSessionStart, payload("session-start"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var start struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if json.Unmarshal(out, &start) != nil || start.HookSpecificOutput.HookEventName != "SessionStart" || !strings.Contains(start.HookSpecificOutput.AdditionalContext, "555-1234") {
+		t.Errorf("session-start answer: %s", out)
+	}
+	out, err = h.Hook(ctx, HookPreCompact, payload("pre-compact"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"systemMessage":"Session nearing compaction.`) {
+		t.Errorf("pre-compact answer: %s", out)
+	}
+	st, _ := h.Status(ctx)
+	if st.Flushes != 1 || st.LastFlush.Session != "claude-4f35e220-c435" || st.LastFlush.Tokens == 0 {
+		t.Errorf("flush receipt: %+v", st.LastFlush)
+	}
+	h.cfg.Memory.Sync.SyncOnSearch = false
+	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "staging database"}); len(r.Results) == 0 {
+		t.Error("pre-compact did not store the transcript")
+	}
+	os.WriteFile(transcript, append(data, []byte(`{"sessionId":"4f35e220-c435","type":"user","message":{"role":"user","content":"one more thing about kiwis"},"uuid":"u9","timestamp":"2025-05-26T08:00:00.000Z"}`+"\n")...), 0o644)
+	if _, err := h.Hook(ctx, HookSessionEnd, payload("session-end")); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "kiwis"}); len(r.Results) != 1 {
+		t.Errorf("session-end did not store the last turn: %+v", r.Results)
+	}
+	for _, bad := range []struct{ event, payload string }{
+		{HookSessionEnd, `{"session_id":"x","hook_event_name":"SessionEnd"}`},
+		{HookPreCompact, `not json`},
+		{"lunch", `{}`},
+		{HookSessionEnd, `{"transcript_path":"relative.jsonl"}`},
+	} {
+		if _, err := h.Hook(ctx, bad.event, []byte(bad.payload)); !errors.Is(err, ErrBadInput) {
+			t.Errorf("Hook(%s, %s): %v", bad.event, bad.payload, err)
+		}
+	}
+}

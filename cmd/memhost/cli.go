@@ -238,6 +238,12 @@ func newApp(io stdio) *cli.Command {
 				Action: a.conversationSearch,
 			},
 			{
+				Name:      "hook",
+				Usage:     "answer an agent runtime hook (Claude Code): reads the hook's JSON on stdin, prints the answer",
+				ArgsUsage: "session-start|pre-compact|session-end|stop",
+				Action:    a.hook,
+			},
+			{
 				Name:      "eval",
 				Usage:     "measure conversation retrieval: mean evidence recall@k on an eval set (shared/bench layout)",
 				ArgsUsage: "DIR",

@@ -820,3 +820,24 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 		})
 	})
 }
+
+// hook answers a Claude Code hook. Its errors exit 1, which Claude Code
+// treats as non-blocking (2 would block the agent).
+func (a *app) hook(ctx context.Context, cmd *cli.Command) error {
+	event, err := onePath(cmd)
+	if err != nil {
+		return usagef("hook takes one event: session-start, pre-compact, session-end or stop")
+	}
+	payload, err := io.ReadAll(io.LimitReader(a.io.stdin, 16<<20))
+	if err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		out, err := h.Hook(ctx, event, payload)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(a.io.stdout, string(out))
+		return err
+	})
+}
