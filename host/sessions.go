@@ -133,13 +133,13 @@ func (h *Host) appendTurn(ctx context.Context, session string, t Turn) (Turn, er
 // sessionChunks turns a transcript into chunks, one per turn (long turns
 // split by the markdown chunker), each carrying its turn's metadata.
 // Malformed lines are reported with their line number and skipped.
-func sessionChunks(rel string, data []byte, opt chunk.Options) ([]index.Chunk, []string) {
+func sessionChunks(rel string, data []byte, firstLine int, opt chunk.Options) ([]index.Chunk, []string) {
 	session := strings.TrimSuffix(strings.TrimPrefix(rel, "sessions/"), ".jsonl")
 	var out []index.Chunk
 	var problems []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	for n := 1; sc.Scan(); n++ {
+	for n := firstLine; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -360,5 +361,54 @@ func TestHooks(t *testing.T) {
 		if _, err := h.Hook(ctx, bad.event, []byte(bad.payload)); !errors.Is(err, ErrBadInput) {
 			t.Errorf("Hook(%s, %s): %v", bad.event, bad.payload, err)
 		}
+	}
+}
+
+// TestTranscriptAppendsAreIndexedIncrementally: a grown transcript has
+// only its new lines chunked and written; a rewritten one is redone whole.
+func TestTranscriptAppendsAreIndexedIncrementally(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	path := filepath.Join(h.Home(), "sessions", "long.jsonl")
+	var b strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&b, `{"id":"t%d","type":"message","role":"user","content":"turn number %d about topic%d"}`+"\n", i, i, i)
+	}
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	if res, err := h.Sync(ctx); err != nil || res.Chunks != 500 {
+		t.Fatalf("first sync: %+v, %v", res, err)
+	}
+	for i := 500; i < 503; i++ {
+		if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "long", Role: "assistant", Text: fmt.Sprintf("appended reply %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ := h.idx.Stats(ctx)
+	if st.Chunks != 503 {
+		t.Errorf("chunks after three appends: %d, want 503", st.Chunks)
+	}
+	h.cfg.Memory.Search.MinScore = 0
+	r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "topic7"})
+	if len(r.Results) != 1 || r.Results[0].Lines.Start != 8 {
+		t.Errorf("an early turn: %+v", r.Results)
+	}
+	r, _ = h.ConversationSearch(ctx, ConversationSearchRequest{Query: "appended reply"})
+	if len(r.Results) != 3 || r.Results[0].Lines.Start < 501 {
+		t.Errorf("appended turns: %+v", r.Results)
+	}
+	// One more line written by another program: only it is indexed.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
+	f.WriteString(`{"id":"x1","type":"message","role":"user","content":"late addition kiwi"}` + "\n")
+	f.Close()
+	if res, _ := h.Sync(ctx); res.Chunks != 1 {
+		t.Errorf("sync after one appended line wrote %d chunks", res.Chunks)
+	}
+	// Rewritten (not appended): everything is redone.
+	os.WriteFile(path, []byte(`{"id":"only","type":"message","role":"user","content":"fresh start"}`+"\n"), 0o644)
+	if res, _ := h.Sync(ctx); res.Chunks != 1 {
+		t.Errorf("sync after a rewrite wrote %d chunks", res.Chunks)
+	}
+	if st, _ := h.idx.Stats(ctx); st.Chunks != 1 {
+		t.Errorf("chunks after a rewrite: %d, want 1", st.Chunks)
 	}
 }

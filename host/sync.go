@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -22,6 +23,10 @@ import (
 // MaxPageBytes is the largest page that is indexed; larger pages are
 // reported and left out of the index (the page itself is untouched).
 const MaxPageBytes = 16 << 20
+
+// MaxTranscriptBytes is the same for transcripts, which are chunked a line
+// at a time and, once indexed, only read past what was indexed before.
+const MaxTranscriptBytes = 256 << 20
 
 // racyWindow: a page modified this close to (or after) the moment it was
 // indexed may have changed again within the file system's timestamp
@@ -69,10 +74,15 @@ func (h *Host) Sync(ctx context.Context) (SyncResult, error) {
 }
 
 // syncPaths syncs only the given pages; used after memhost's own writes.
+// A page written but left out of the index (too large) is logged: the
+// write itself succeeded.
 func (h *Host) syncPaths(ctx context.Context, rels ...string) error {
 	h.syncMu.Lock()
 	defer h.syncMu.Unlock()
-	_, err := h.syncInto(ctx, h.idx, rels)
+	res, err := h.syncInto(ctx, h.idx, rels)
+	for _, p := range res.Problems {
+		h.log.Warn("indexing after a write", "path", p.Path, "problem", p.Problem)
+	}
 	return err
 }
 
@@ -147,13 +157,18 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 		case r.update == nil:
 			batch.Touches = append(batch.Touches, r.touch)
 			res.Unchanged++
+		case r.appendOnly:
+			batch.Appends = append(batch.Appends, *r.update)
+			res.Indexed++
+			res.Chunks += len(r.update.Chunks)
+			res.Paths = append(res.Paths, r.file.rel)
 		default:
 			batch.Upserts = append(batch.Upserts, *r.update)
 			res.Indexed++
 			res.Chunks += len(r.update.Chunks)
 			res.Paths = append(res.Paths, r.file.rel)
 		}
-		if len(batch.Upserts)+len(batch.Touches)+len(batch.Removes) >= batchFiles {
+		if len(batch.Upserts)+len(batch.Appends)+len(batch.Touches)+len(batch.Removes) >= batchFiles {
 			if err := flush(); err != nil {
 				return res, err
 			}
@@ -189,12 +204,13 @@ func (h *Host) mayHaveChanged(f diskFile, st index.File) bool {
 }
 
 type examined struct {
-	file    diskFile
-	update  *index.Update // nil: content unchanged
-	touch   index.File
-	skip    bool // not indexable (too large, unreadable)
-	problem string
-	err     error
+	file       diskFile
+	update     *index.Update // nil: content unchanged
+	appendOnly bool          // update holds only chunks to add (a grown transcript)
+	touch      index.File
+	skip       bool // not indexable (too large, unreadable)
+	problem    string
+	err        error
 }
 
 // examine reads, hashes and chunks pages on all cores; results come out in
@@ -236,9 +252,13 @@ func (h *Host) examine(ctx context.Context, files []diskFile, stamps map[string]
 
 func (h *Host) examineOne(f diskFile, st index.File) examined {
 	r := examined{file: f}
-	if f.size > MaxPageBytes {
+	limit := int64(MaxPageBytes)
+	if isSessionPath(f.rel) {
+		limit = MaxTranscriptBytes
+	}
+	if f.size > limit {
 		r.skip = true
-		r.problem = fmt.Sprintf("page is %d MB, larger than the %d MB that are indexed; not indexed", f.size>>20, MaxPageBytes>>20)
+		r.problem = fmt.Sprintf("file is %d MB, larger than the %d MB that are indexed; not indexed", f.size>>20, limit>>20)
 		return r
 	}
 	data, err := os.ReadFile(f.abs)
@@ -251,9 +271,9 @@ func (h *Host) examineOne(f diskFile, st index.File) examined {
 		r.problem = "cannot read: " + err.Error()
 		return r
 	}
-	if len(data) > MaxPageBytes {
+	if int64(len(data)) > limit {
 		r.skip = true
-		r.problem = fmt.Sprintf("page is larger than the %d MB that are indexed; not indexed", MaxPageBytes>>20)
+		r.problem = fmt.Sprintf("file is larger than the %d MB that are indexed; not indexed", limit>>20)
 		return r
 	}
 	sum := sha256.Sum256(data)
@@ -265,9 +285,16 @@ func (h *Host) examineOne(f diskFile, st index.File) examined {
 	}
 	opt := chunk.Options{MaxTokens: h.cfg.Memory.Chunking.MaxTokens, OverlapTokens: h.cfg.Memory.Chunking.OverlapTokens}
 	if isSessionPath(f.rel) {
-		// Transcripts are re-chunked whole when they change; turns keep
-		// their ids, so results are stable.
-		chunks, problems := sessionChunks(f.rel, data, opt)
+		// Transcripts only grow: when the part indexed before is unchanged,
+		// only the new lines are chunked and added.
+		from, first := 0, 1
+		if st.Hash != "" && st.Size > 0 && int64(len(data)) > st.Size && data[st.Size-1] == '\n' {
+			if sum := sha256.Sum256(data[:st.Size]); hex.EncodeToString(sum[:]) == st.Hash {
+				from, first = int(st.Size), bytes.Count(data[:st.Size], []byte("\n"))+1
+				r.appendOnly = true
+			}
+		}
+		chunks, problems := sessionChunks(f.rel, data[from:], first, opt)
 		if len(problems) > 0 {
 			r.problem = strings.Join(problems, "; ")
 		}

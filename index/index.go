@@ -217,13 +217,16 @@ type Update struct {
 // Batch is a set of changes applied in one transaction.
 type Batch struct {
 	Upserts []Update
+	Appends []Update          // new chunks added to a file's, and its row updated (transcripts that grew)
 	Touches []File            // unchanged content, new mtime or indexed_at
 	Removes []string          // paths
 	Meta    map[string]string // meta keys to set
 }
 
 // Empty reports whether the batch changes nothing.
-func (b Batch) Empty() bool { return len(b.Upserts)+len(b.Touches)+len(b.Removes)+len(b.Meta) == 0 }
+func (b Batch) Empty() bool {
+	return len(b.Upserts)+len(b.Appends)+len(b.Touches)+len(b.Removes)+len(b.Meta) == 0
+}
 
 // Apply applies b in one transaction.
 func (d *DB) Apply(ctx context.Context, b Batch) error {
@@ -247,7 +250,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 				return err
 			}
 		}
-		if len(b.Upserts) == 0 {
+		if len(b.Upserts)+len(b.Appends) == 0 {
 			return nil
 		}
 		insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks(file_path, source, heading, start_line, end_line, text, hash, meta) VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ''))`)
@@ -260,12 +263,15 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 			return err
 		}
 		defer insFTS.Close()
-		for _, u := range b.Upserts {
+		all := append(append([]Update(nil), b.Upserts...), b.Appends...)
+		for i, u := range all {
 			f := u.File
-			if err := removeFile(ctx, tx, f.Path); err != nil {
-				return err
+			if i < len(b.Upserts) {
+				if err := removeFile(ctx, tx, f.Path); err != nil {
+					return err
+				}
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO files(path, source, hash, mtime, size, indexed_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO files(path, source, hash, mtime, size, indexed_at) VALUES (?, ?, ?, ?, ?, ?)`,
 				f.Path, f.Source, f.Hash, f.Mtime.UnixNano(), f.Size, f.IndexedAt.UnixNano()); err != nil {
 				return err
 			}
