@@ -467,6 +467,20 @@ func TestWatch(t *testing.T) {
 			t.Fatal("watcher did not index the new page")
 		}
 	}
+	// A transcript written by another program is indexed too.
+	os.WriteFile(filepath.Join(h.Home(), "sessions", "ext.jsonl"), []byte(`{"id":"1","type":"message","role":"user","content":"launch the zeppelin"}`+"\n"), 0o644)
+	deadline = time.After(10 * time.Second)
+	for {
+		r, err := h.ConversationSearch(context.Background(), ConversationSearchRequest{Query: "zeppelin"})
+		if err == nil && len(r.Results) == 1 {
+			break
+		}
+		select {
+		case <-synced:
+		case <-deadline:
+			t.Fatal("watcher did not index the new transcript")
+		}
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Watch returned %v", err)

@@ -39,6 +39,9 @@ func (h *Host) Watch(ctx context.Context, onSync func(SyncResult), onEmbed func(
 	if err := h.watchTree(w, h.notebook.Root()); err != nil {
 		return err
 	}
+	if err := w.Add(filepath.Join(h.home, "sessions")); err != nil { // transcripts too
+		return err
+	}
 	sync := func(first bool) error {
 		res, err := h.Sync(ctx)
 		if err != nil {
