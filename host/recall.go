@@ -37,7 +37,6 @@ type RecallResponse struct {
 	Reason  string        `json:"reason"` // why the mode is keyword; "" when hybrid
 	Results RecallResults `json:"results"`
 	Timing  Timing        `json:"timing"`
-	Sync    *SyncResult   `json:"-"` // what the stale check indexed first
 }
 
 // RecallResults are the groups, notebook first; sessions only when asked
@@ -105,11 +104,9 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 	}
 
 	if h.cfg.Memory.Sync.SyncOnSearch {
-		sr, err := h.Sync(ctx)
-		if err != nil {
+		if _, err := h.Sync(ctx); err != nil {
 			return resp, fmt.Errorf("sync before search: %w", err)
 		}
-		resp.Sync = &sr
 	}
 	resp.Timing.SyncMs = ms(time.Since(start))
 

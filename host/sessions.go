@@ -16,7 +16,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/index"
@@ -179,10 +178,6 @@ func sessionChunks(rel string, data []byte, firstLine int, opt chunk.Options) ([
 	}
 	return out, problems
 }
-
-// validUTF8 reports a transcript with bad bytes (they are replaced when
-// indexed).
-func validUTF8(b []byte) bool { return utf8.Valid(b) }
 
 // ConversationSearchRequest searches transcripts.
 type ConversationSearchRequest struct {

@@ -90,7 +90,6 @@ type Registry struct {
 	mu         sync.Mutex
 	plugins    map[string]Plugin // by name, pinned at discovery
 	discovered bool              // Discover has scanned every folder
-	warnings   []string
 	providers  map[string]*Provider
 	closed     bool
 }
@@ -121,7 +120,7 @@ func (r *Registry) Discover() ([]Plugin, []string) {
 			delete(r.plugins, name)
 		}
 	}
-	r.discovered, r.warnings = true, warnings
+	r.discovered = true
 	r.mu.Unlock()
 	return sortedPlugins(found), warnings
 }

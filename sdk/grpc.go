@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -249,18 +250,11 @@ func fromStatus(err error) error {
 	case codes.DeadlineExceeded:
 		return fmt.Errorf("%s: %w", msg, context.DeadlineExceeded)
 	case codes.FailedPrecondition:
-		return fmt.Errorf("%w: %s", ErrNotReady, trimPrefix(msg, ErrNotReady.Error()+": "))
+		return fmt.Errorf("%w: %s", ErrNotReady, strings.TrimPrefix(msg, ErrNotReady.Error()+": "))
 	case codes.InvalidArgument:
-		return fmt.Errorf("%w: %s", ErrBadRequest, trimPrefix(msg, ErrBadRequest.Error()+": "))
+		return fmt.Errorf("%w: %s", ErrBadRequest, strings.TrimPrefix(msg, ErrBadRequest.Error()+": "))
 	case codes.Unavailable:
 		return fmt.Errorf("%w: %s", ErrUnavailable, msg)
 	}
 	return errors.New(msg)
-}
-
-func trimPrefix(s, p string) string {
-	if len(s) >= len(p) && s[:len(p)] == p {
-		return s[len(p):]
-	}
-	return s
 }

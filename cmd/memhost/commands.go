@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -199,7 +200,7 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 				results []host.Result
 			}{{"NOTEBOOK", resp.Results.Notebook}, {"DAILY", resp.Results.Daily}, {"SESSIONS", resp.Results.Sessions}}
 			for _, g := range groups {
-				if len(req.Sources) > 0 && !contains(req.Sources, strings.ToLower(g.name)) || len(req.Sources) == 0 && g.name == "SESSIONS" {
+				if len(req.Sources) > 0 && !slices.Contains(req.Sources, strings.ToLower(g.name)) || len(req.Sources) == 0 && g.name == "SESSIONS" {
 					continue
 				}
 				fmt.Fprintf(w, "%s (%d)\n", g.name, len(g.results))
@@ -222,15 +223,6 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 			fmt.Fprintf(w, "(%s search%s; %.0f ms)\n", resp.Mode, why, resp.Timing.TotalMs)
 		})
 	})
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *app) context(ctx context.Context, cmd *cli.Command) error {

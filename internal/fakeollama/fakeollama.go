@@ -15,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -216,7 +217,7 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 	case !ok || notFound:
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("model \"%s\" not found, try pulling it first", req.Model)})
 		return
-	case m.Capabilities != nil && !contains(m.Capabilities, "embedding"):
+	case m.Capabilities != nil && !slices.Contains(m.Capabilities, "embedding"):
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("\"%s\" does not support embeddings", req.Model)})
 		return
 	case malformed:
@@ -232,15 +233,6 @@ func (s *Server) embed(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"model": name, "embeddings": vecs, "total_duration": 14143917, "load_duration": 1019500, "prompt_eval_count": 8})
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Vector is the fake model's embedding of text: words hashed into dims

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -244,7 +245,7 @@ func (p *Provider) check(ctx context.Context) (int, error) {
 	if err := p.do(cctx, client, http.MethodPost, opt.url+"/api/show", map[string]any{"model": opt.model}, &show); err != nil {
 		return 0, err
 	}
-	if show.Capabilities != nil && !contains(show.Capabilities, "embedding") {
+	if show.Capabilities != nil && !slices.Contains(show.Capabilities, "embedding") {
 		return 0, sdk.NotReady("%s is not an embedding model (its capabilities: %s); choose one such as embeddinggemma or nomic-embed-text", opt.model, strings.Join(show.Capabilities, ", "))
 	}
 	p.mu.Lock()
@@ -265,15 +266,6 @@ func (p *Provider) check(ctx context.Context) (int, error) {
 	}
 	p.mu.Unlock()
 	return len(vecs[0]), nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Embed embeds texts in batches of batchSize, retrying connection errors
