@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/sdk"
 )
@@ -204,9 +206,9 @@ type scored struct {
 	score float64
 }
 
-// hybridRank runs the vector search and fuses it with the BM25 hits by
-// Reciprocal Rank Fusion (memory.search.fusionK). Any error means keyword
-// results stand, and its text is the reason.
+// hybridRank runs the vector search and fuses it with the BM25 hits
+// (memory.search.fusion). Any error means keyword results stand, and its
+// text is the reason.
 func (h *Host) hybridRank(ctx context.Context, q searchQuery, bm25 []index.Hit) ([]scored, error) {
 	sem, err := h.hybrid(ctx)
 	if err != nil {
@@ -221,28 +223,101 @@ func (h *Host) hybridRank(ctx context.Context, q searchQuery, bm25 []index.Hit) 
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
 	}
+	search := h.cfg.Memory.Search
+	// Vector hits under the similarity floor are no candidates: a query
+	// related to nothing brings no neighbours.
+	for i, hit := range vhits {
+		if 1-hit.Distance < search.MinSimilarity {
+			vhits = vhits[:i] // nearest first: the rest are further still
+			break
+		}
+	}
+	if search.Fusion == config.FusionRRF {
+		return rrfRank(search, bm25, vhits), nil
+	}
+	// The vector side of keyword hits the neighbour search did not reach.
+	sims := make(map[int64]float64, len(bm25)+len(vhits))
+	for _, hit := range vhits {
+		sims[hit.ChunkID] = 1 - hit.Distance
+	}
+	var missing []int64
+	for _, hit := range bm25 {
+		if _, ok := sims[hit.ChunkID]; !ok {
+			missing = append(missing, hit.ChunkID)
+		}
+	}
+	more, err := h.idx.Similarities(ctx, qv[0], missing)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrProviderNotReady, err)
+	}
+	for id, sim := range more {
+		sims[id] = sim
+	}
+	return linearRank(search.VectorWeight, bm25, vhits, sims), nil
+}
+
+// linearRank fuses by a weighted mean of the two scores, each scaled so
+// the best candidate has 1: BM25 over the best BM25 (0 for a hit found by
+// vectors alone) and cosine similarity over the highest one. Unlike rank
+// fusion it keeps how far apart the scores are: a turn far ahead on one
+// side is not pulled level with one barely ahead. On the LoCoMo dev split
+// it beats Reciprocal Rank Fusion by 7-9 points of R@5 (docs/benchmarks.md).
+func linearRank(weight float64, bm25, vhits []index.Hit, sims map[int64]float64) []scored {
+	best := 0.0
+	for _, s := range sims {
+		best = max(best, s)
+	}
+	out := make([]scored, 0, len(bm25)+len(vhits))
+	seen := make(map[int64]bool, len(bm25)+len(vhits))
+	add := func(hit index.Hit, kw float64) {
+		seen[hit.ChunkID] = true
+		vec := 0.0
+		if best > 0 {
+			vec = max(0, sims[hit.ChunkID]) / best
+		}
+		out = append(out, scored{hit, (kw + weight*vec) / (1 + weight)})
+	}
+	for _, hit := range bm25 {
+		kw := 1.0 // FTS5 clamps IDF for words in over half the rows: all tie
+		if top := bm25[0].BM25; top < 0 && hit.BM25 < 0 {
+			kw = hit.BM25 / top
+		}
+		add(hit, kw)
+	}
+	for _, hit := range vhits {
+		if !seen[hit.ChunkID] {
+			add(hit, 0)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	for i := range out {
+		out[i].score = math.Round(out[i].score*1000) / 1000
+	}
+	return out
+}
+
+// rrfRank fuses by weighted Reciprocal Rank Fusion (memory.search.fusionK,
+// vectorWeight): only the order of each list counts.
+func rrfRank(search config.Search, bm25, vhits []index.Hit) []scored {
 	byID := make(map[int64]index.Hit, len(bm25)+len(vhits))
 	kw := make([]int64, len(bm25))
 	for i, hit := range bm25 {
 		kw[i] = hit.ChunkID
 		byID[hit.ChunkID] = hit
 	}
-	var vec []int64
-	for _, hit := range vhits {
-		if 1-hit.Distance < h.cfg.Memory.Search.MinSimilarity {
-			break // nearest first: the rest are further still
-		}
-		vec = append(vec, hit.ChunkID)
+	vec := make([]int64, len(vhits))
+	for i, hit := range vhits {
+		vec[i] = hit.ChunkID
 		if _, ok := byID[hit.ChunkID]; !ok {
 			byID[hit.ChunkID] = hit
 		}
 	}
-	fused := index.FuseWeighted(h.cfg.Memory.Search.FusionK, []float64{1, h.cfg.Memory.Search.VectorWeight}, kw, vec)
+	fused := index.FuseWeighted(search.FusionK, []float64{1, search.VectorWeight}, kw, vec)
 	out := make([]scored, len(fused))
 	for i, f := range fused {
 		out[i] = scored{byID[f.ID], math.Round(f.Score*1000) / 1000}
 	}
-	return out, nil
+	return out
 }
 
 // relativeScore maps a BM25 value (negative, lower is better) to 0..1: the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/registry"
 )
 
@@ -110,13 +112,15 @@ func TestKeywordReasonWithoutProvider(t *testing.T) {
 
 func TestHybridRecall(t *testing.T) {
 	ctx := context.Background()
-	// No similarity floor: the typo shares only a few trigrams.
-	h := semanticHost(t, func(c *config.Config) { c.Memory.Search.MinSimilarity = 0 }, "hello")
+	// No similarity floor and no minScore: the typo shares only a few
+	// trigrams with "Sarah" (cosine 0.06 with hello, 0.16 for the nearest
+	// page), so its page ranks low but must be there.
+	h := semanticHost(t, func(c *config.Config) { c.Memory.Search.MinSimilarity = 0; c.Memory.Search.MinScore = 0 }, "hello")
 	if r := recall(t, h, "sarha"); len(r.Results.Notebook)+len(r.Results.Daily) != 0 {
 		t.Fatalf("keyword search found the typo: %+v", r.Results)
 	}
-	// A hit found by vectors alone must clear the default minScore.
-	if w, m := h.cfg.Memory.Search.VectorWeight, h.cfg.Memory.Search.MinScore; w/(1+w) < m {
+	// The best hit found by vectors alone must clear the default minScore.
+	if w, m := h.cfg.Memory.Search.VectorWeight, config.Default().Memory.Search.MinScore; w/(1+w) < m {
 		t.Fatalf("vectorWeight %v makes vector-only hits score %.2f, under minScore %v", w, w/(1+w), m)
 	}
 	use, err := h.UsePlugin(ctx, "hello", map[string]string{"dimensions": "256"})
@@ -390,5 +394,35 @@ func TestMinSimilarityKeepsNoiseOut(t *testing.T) {
 	r = recall(t, h, "salmon asparagus")
 	if len(r.Results.Notebook) == 0 || r.Results.Notebook[0].Heading != "## Groceries" {
 		t.Errorf("related query: %+v", r.Results.Notebook)
+	}
+}
+
+// TestLinearRank: each side is scaled by its best candidate and the two
+// are averaged with the vector weight; a hit found by vectors alone has no
+// keyword part, a keyword hit the neighbour search missed keeps its cosine.
+func TestLinearRank(t *testing.T) {
+	hit := func(id int64, bm25, dist float64) index.Hit {
+		return index.Hit{ChunkID: id, BM25: bm25, Distance: dist}
+	}
+	bm25 := []index.Hit{hit(1, -8, 0), hit(2, -4, 0), hit(3, -2, 0)}
+	vhits := []index.Hit{hit(4, 0, 0.2), hit(2, 0, 0.4)} // cosine 0.8, 0.6
+	sims := map[int64]float64{4: 0.8, 2: 0.6, 1: 0.1, 3: -0.3}
+	got := linearRank(1, bm25, vhits, sims)
+	want := map[int64]float64{
+		1: (1 + 0.1/0.8) / 2,   // best keyword hit, far from the query
+		2: (0.5 + 0.6/0.8) / 2, // half the best BM25, near the query
+		3: (0.25 + 0) / 2,      // negative similarity counts as none
+		4: (0 + 1.0) / 2,       // nearest, no keyword match
+	}
+	order := []int64{2, 1, 4, 3}
+	for i, s := range got {
+		if s.hit.ChunkID != order[i] || math.Abs(s.score-want[s.hit.ChunkID]) > 0.001 {
+			t.Errorf("%d: chunk %d score %v, want chunk %d score %.3f", i, s.hit.ChunkID, s.score, order[i], want[order[i]])
+		}
+	}
+	// Weight 0 is keyword order; FTS5's clamped IDF (BM25 0) ties at 1.
+	got = linearRank(0, []index.Hit{hit(5, 0, 0), hit(6, 0, 0)}, nil, map[int64]float64{5: 0.2, 6: 0.9})
+	if len(got) != 2 || got[0].score != 1 || got[1].score != 1 || got[0].hit.ChunkID != 5 {
+		t.Errorf("weight 0: %+v", got)
 	}
 }

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -287,14 +286,14 @@ func (h *Host) examineOne(f diskFile, st index.File) examined {
 	if isSessionPath(f.rel) {
 		// Transcripts only grow: when the part indexed before is unchanged,
 		// only the new lines are chunked and added.
-		from, first := 0, 1
+		from := 0
 		if st.Hash != "" && st.Size > 0 && int64(len(data)) > st.Size && data[st.Size-1] == '\n' {
 			if sum := sha256.Sum256(data[:st.Size]); hex.EncodeToString(sum[:]) == st.Hash {
-				from, first = int(st.Size), bytes.Count(data[:st.Size], []byte("\n"))+1
+				from = int(st.Size)
 				r.appendOnly = true
 			}
 		}
-		chunks, problems := sessionChunks(f.rel, data[from:], first, opt)
+		chunks, problems := sessionChunks(f.rel, data, from, opt)
 		if len(problems) > 0 {
 			r.problem = strings.Join(problems, "; ")
 		}

@@ -43,7 +43,7 @@ func init() {
 
 // schemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook.
-const schemaVersion = "4"
+const schemaVersion = "5"
 
 // ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.
 var ErrNoFTS5 = errors.New("this build of SQLite has no FTS5: build with -tags sqlite_fts5 (make build)")
@@ -69,7 +69,8 @@ var schema = []string{
 		start_line INTEGER NOT NULL,
 		end_line INTEGER NOT NULL,
 		text TEXT NOT NULL,
-		hash TEXT NOT NULL,
+		context TEXT,                        -- embedded before text, not searched by keyword (transcripts: the end of the turn before)
+		hash TEXT NOT NULL,                  -- SHA-256 of what is embedded: the embedding cache's key
 		embedded INTEGER NOT NULL DEFAULT 0, -- 1 when chunks_vec holds its vector for the model in meta
 		meta TEXT,                           -- JSON the host attaches (conversation turns: session, turn ids, role, time)
 		created_at TEXT NOT NULL DEFAULT (datetime('now'))
@@ -204,8 +205,21 @@ type Chunk struct {
 	StartLine int // 1-based
 	EndLine   int // inclusive
 	Text      string
-	Hash      string // SHA-256 of Text, hex
-	Meta      string // JSON kept with the chunk and returned with hits; "" for none
+	// Context is embedded before Text to give the chunk's vector its
+	// surroundings (a transcript turn: the end of the turn before it); it
+	// is not searched by keyword and not returned. "" for none.
+	Context string
+	Hash    string // SHA-256 of EmbedText(), hex: the embedding cache's key
+	Meta    string // JSON kept with the chunk and returned with hits; "" for none
+}
+
+// EmbedText is what the chunk's vector is made from: Context, a newline,
+// then Text; Text alone without a context.
+func (c Chunk) EmbedText() string {
+	if c.Context == "" {
+		return c.Text
+	}
+	return c.Context + "\n" + c.Text
 }
 
 // Update replaces everything the index holds for one file.
@@ -253,7 +267,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 		if len(b.Upserts)+len(b.Appends) == 0 {
 			return nil
 		}
-		insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks(file_path, source, heading, start_line, end_line, text, hash, meta) VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ''))`)
+		insChunk, err := tx.PrepareContext(ctx, `INSERT INTO chunks(file_path, source, heading, start_line, end_line, text, context, hash, meta) VALUES (?, ?, ?, ?, ?, ?, nullif(?, ''), ?, nullif(?, ''))`)
 		if err != nil {
 			return err
 		}
@@ -276,7 +290,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 				return err
 			}
 			for _, c := range u.Chunks {
-				res, err := insChunk.ExecContext(ctx, f.Path, f.Source, c.Heading, c.StartLine, c.EndLine, c.Text, c.Hash, c.Meta)
+				res, err := insChunk.ExecContext(ctx, f.Path, f.Source, c.Heading, c.StartLine, c.EndLine, c.Text, c.Context, c.Hash, c.Meta)
 				if err != nil {
 					return err
 				}

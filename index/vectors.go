@@ -90,13 +90,13 @@ func (d *DB) SetVectorModel(ctx context.Context, m VectorModel) (changed bool, e
 // PendingChunk is a chunk waiting for its vector.
 type PendingChunk struct {
 	ID   int64
-	Text string
+	Text string // what to embed: the chunk's EmbedText
 	Hash string
 }
 
 // Pending returns up to limit chunks without a vector, oldest first.
 func (d *DB) Pending(ctx context.Context, limit int) ([]PendingChunk, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, text, hash FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?`, limit)
+	rows, err := d.db.QueryContext(ctx, `SELECT id, coalesce(context || char(10), '') || text, hash FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?`, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -257,4 +257,37 @@ func (d *DB) VectorRows(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	return n, err
+}
+
+// Similarities returns the cosine similarity of q to the stored vectors of
+// the chunks ids (those without a vector are left out): the vector side of
+// keyword hits the nearest-neighbour search did not reach. One point query
+// per id: vec0 answers "chunk_id IN (...)" with a scan of every vector.
+func (d *DB) Similarities(ctx context.Context, q []float32, ids []int64) (map[int64]float64, error) {
+	out := make(map[int64]float64, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	stmt, err := conn.PrepareContext(ctx, `SELECT vec_distance_l2(embedding, ?) FROM chunks_vec WHERE chunk_id = ?`)
+	if err != nil {
+		return nil, fmt.Errorf("vector similarities: %w", err)
+	}
+	defer stmt.Close()
+	qb := EncodeVector(unit(q))
+	for _, id := range ids {
+		var dist float64
+		switch err := stmt.QueryRowContext(ctx, qb, id).Scan(&dist); {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, fmt.Errorf("vector similarities: %w", err)
+		default:
+			out[id] = 1 - dist*dist/2 // unit vectors: |a-b|² = 2(1 - cos)
+		}
+	}
+	return out, nil
 }

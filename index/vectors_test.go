@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 )
 
 func TestVectors(t *testing.T) {
@@ -58,6 +59,17 @@ func TestVectors(t *testing.T) {
 	}
 	if !reflect.DeepEqual(texts, []string{"alpha", "gamma", "beta"}) || math.Abs(hits[0].Distance) > 1e-6 {
 		t.Errorf("KNN = %v (d0 %v)", texts, hits[0].Distance)
+	}
+	idOf := map[string]int64{}
+	for _, h := range hits {
+		idOf[h.Text] = h.ChunkID
+	}
+	sims, err := db.Similarities(ctx, []float32{2, 0, 0}, []int64{idOf["gamma"], idOf["beta"], 999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sims) != 2 || math.Abs(sims[idOf["beta"]]) > 1e-6 || math.Abs(sims[idOf["gamma"]]-0.9/math.Hypot(0.9, 0.1)) > 1e-5 {
+		t.Errorf("Similarities = %v", sims)
 	}
 	// Replacing a page drops its vectors and queues its new chunks.
 	if err := db.Apply(ctx, Batch{Upserts: []Update{page("b.md", "delta")}}); err != nil {
@@ -133,5 +145,30 @@ func TestFuseWeighted(t *testing.T) {
 	}
 	if a, b := Fuse(10, []int64{1}, []int64{2}), FuseWeighted(10, nil, []int64{1}, []int64{2}); a[0].ID != b[0].ID || a[0].Score != b[0].Score {
 		t.Error("Fuse and FuseWeighted(nil) differ")
+	}
+}
+
+// TestChunkContext: a chunk's context is embedded before its text but is
+// not searched by keyword.
+func TestChunkContext(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	u := Update{File: File{Path: "sessions/s.jsonl", Source: "sessions", Hash: "h", Mtime: time.Unix(1, 0), Size: 1, IndexedAt: time.Unix(2, 0)}}
+	c := Chunk{Heading: "Mel", StartLine: 2, EndLine: 2, Text: "Mel: yes, last Tuesday", Context: "Caro: did you go hiking?"}
+	c.Hash = c.EmbedText()
+	u.Chunks = []Chunk{{Heading: "Caro", StartLine: 1, EndLine: 1, Text: "Caro: did you go hiking?", Hash: "1"}, c}
+	if err := db.Apply(ctx, Batch{Upserts: []Update{u}}); err != nil {
+		t.Fatal(err)
+	}
+	pend, err := db.Pending(ctx, 10)
+	if err != nil || len(pend) != 2 {
+		t.Fatalf("Pending = %v, %v", pend, err)
+	}
+	if pend[0].Text != "Caro: did you go hiking?" || pend[1].Text != "Caro: did you go hiking?\nMel: yes, last Tuesday" || pend[1].Hash != pend[1].Text {
+		t.Errorf("Pending texts = %q, %q", pend[0].Text, pend[1].Text)
+	}
+	hits, err := db.Search(ctx, Query{Text: "hiking", Limit: 10})
+	if err != nil || len(hits) != 1 || hits[0].StartLine != 1 {
+		t.Errorf("keyword search matched a context: %+v, %v", hits, err)
 	}
 }

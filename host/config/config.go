@@ -92,17 +92,27 @@ type Sync struct {
 type Search struct {
 	MaxResults int     `yaml:"maxResults"` // default 15
 	MinScore   float64 `yaml:"minScore"`   // default 0.25
-	FusionK    int     `yaml:"fusionK"`    // default 60
+	// Fusion is how hybrid search merges the keyword and vector results:
+	// FusionLinear (default) or FusionRRF.
+	Fusion  string `yaml:"fusion"`
+	FusionK int    `yaml:"fusionK"` // default 60, for FusionRRF
 	// MinSimilarity drops vector hits whose cosine similarity to the query
 	// is below it before fusion, so a hybrid recall does not list every
 	// nearest neighbour however unrelated. Default 0.2.
 	MinSimilarity float64 `yaml:"minSimilarity"`
-	// VectorWeight is the vector list's weight in the fusion (BM25's is 1).
-	// Default 0.5: with MiniLM the vector list is the weaker one
-	// (docs/benchmarks.md, conversation retrieval); at 0.5 a hit found by
-	// vectors alone still scores 0.33, above the default minScore.
+	// VectorWeight is the vector side's weight in the fusion (BM25's is
+	// 1). Default 1: the best hit found by vectors alone scores 0.5.
 	VectorWeight float64 `yaml:"vectorWeight"`
 }
+
+// Fusion methods of hybrid search.
+const (
+	// FusionLinear is the weighted mean of the BM25 score and the cosine
+	// similarity, each divided by the best of its kind among the candidates.
+	FusionLinear = "linear"
+	// FusionRRF is Reciprocal Rank Fusion: only ranks count.
+	FusionRRF = "rrf"
+)
 
 // Prompt shapes the block printed by `memhost context`.
 type Prompt struct {
@@ -121,7 +131,7 @@ func Default() Config {
 			Embedding:   Embedding{ModelsDir: "models", Options: map[string]map[string]string{}, BatchSize: 32, RecallBudgetMs: 2000, QueryTimeoutMs: 5000},
 			Chunking:    Chunking{MaxTokens: 400, OverlapTokens: 80, RespectHeadings: true},
 			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
-			Search:      Search{MaxResults: 15, MinScore: 0.25, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 0.5},
+			Search:      Search{MaxResults: 15, MinScore: 0.25, Fusion: FusionLinear, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 1},
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000},
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
 		},
@@ -320,6 +330,8 @@ func (c Config) Validate() error {
 		return bad("memory.search.minSimilarity", fmt.Sprintf("must be between -1 and 1, got %g", m.Search.MinSimilarity))
 	case m.Search.VectorWeight < 0 || m.Search.VectorWeight > 10:
 		return bad("memory.search.vectorWeight", fmt.Sprintf("must be between 0 and 10, got %g", m.Search.VectorWeight))
+	case m.Search.Fusion != FusionLinear && m.Search.Fusion != FusionRRF:
+		return bad("memory.search.fusion", fmt.Sprintf("must be %s or %s, got %q", FusionLinear, FusionRRF, m.Search.Fusion))
 	case m.Search.FusionK < 1:
 		return bad("memory.search.fusionK", fmt.Sprintf("must be at least 1, got %d", m.Search.FusionK))
 	case m.Prompt.ReferenceDir == "":
