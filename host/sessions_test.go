@@ -391,8 +391,9 @@ func TestTranscriptAppendsAreIndexedIncrementally(t *testing.T) {
 		t.Errorf("chunks after three appends: %d, want 503", st.Chunks)
 	}
 	h.cfg.Memory.Search.MinScore = 0
+	// The turn after it is found too, by its context, and ranked below.
 	r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "topic7"})
-	if len(r.Results) != 1 || r.Results[0].Lines.Start != 8 {
+	if len(r.Results) != 2 || r.Results[0].Lines.Start != 8 || r.Results[1].Lines.Start != 9 || r.Results[1].Score >= r.Results[0].Score {
 		t.Errorf("an early turn: %+v", r.Results)
 	}
 	r, _ = h.ConversationSearch(ctx, ConversationSearchRequest{Query: "appended reply"})

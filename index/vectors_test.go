@@ -148,8 +148,8 @@ func TestFuseWeighted(t *testing.T) {
 	}
 }
 
-// TestChunkContext: a chunk's context is embedded before its text but is
-// not searched by keyword.
+// TestChunkContext: a chunk's context is embedded before its text, and
+// searched by keyword below a chunk holding the words itself.
 func TestChunkContext(t *testing.T) {
 	ctx := context.Background()
 	db := open(t)
@@ -168,7 +168,10 @@ func TestChunkContext(t *testing.T) {
 		t.Errorf("Pending texts = %q, %q", pend[0].Text, pend[1].Text)
 	}
 	hits, err := db.Search(ctx, Query{Text: "hiking", Limit: 10})
-	if err != nil || len(hits) != 1 || hits[0].StartLine != 1 {
-		t.Errorf("keyword search matched a context: %+v, %v", hits, err)
+	if err != nil || len(hits) != 2 || hits[0].StartLine != 1 || hits[1].StartLine != 2 || hits[1].BM25 <= hits[0].BM25 {
+		t.Errorf("keyword search for a word of the context: %+v, %v", hits, err)
+	}
+	if hits, _ := db.Search(ctx, Query{Text: "tuesday", Limit: 10}); len(hits) != 1 || hits[0].StartLine != 2 {
+		t.Errorf("keyword search for a word of the text: %+v", hits)
 	}
 }
