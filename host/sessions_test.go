@@ -355,6 +355,17 @@ func TestHooks(t *testing.T) {
 	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "kiwis"}); len(r.Results) != 1 {
 		t.Errorf("session-end did not store the last turn: %+v", r.Results)
 	}
+	// Stop fires after every assistant reply: the reply is stored at once,
+	// and the answer never blocks (no "decision") or shows output.
+	grown, _ := os.ReadFile(transcript)
+	os.WriteFile(transcript, append(grown, []byte(`{"sessionId":"4f35e220-c435","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Noted: the kiwis go in the fruit bowl."}]},"uuid":"a9","timestamp":"2025-05-26T08:00:05.000Z"}`+"\n")...), 0o644)
+	out, err = h.Hook(ctx, HookStop, payload("stop"))
+	if err != nil || string(out) != `{"suppressOutput":true}` {
+		t.Errorf("stop answer: %s, %v", out, err)
+	}
+	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "fruit bowl"}); len(r.Results) != 1 || r.Results[0].Role != "assistant" {
+		t.Errorf("stop did not store the reply: %+v", r.Results)
+	}
 	for _, bad := range []struct{ event, payload string }{
 		{HookSessionEnd, `{"session_id":"x","hook_event_name":"SessionEnd"}`},
 		{HookPreCompact, `not json`},

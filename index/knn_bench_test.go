@@ -98,9 +98,9 @@ func BenchmarkKNN(b *testing.B) {
 func BenchmarkSimilarities(b *testing.B) {
 	db := knnDB(b, 100000, 384)
 	timeQueries(b, func(ctx context.Context, r *rand.Rand, q []float32) {
-		ids := make([]int64, 50)
+		ids := make([]int64, 50) // distinct, spread over the table
 		for i := range ids {
-			ids[i] = 1 + r.Int63n(100000)
+			ids[i] = 1 + int64(i)*1999 + r.Int63n(1999)
 		}
 		sims, err := db.Similarities(ctx, q, ids)
 		if err != nil || len(sims) != len(ids) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -261,33 +262,28 @@ func (d *DB) VectorRows(ctx context.Context) (int, error) {
 
 // Similarities returns the cosine similarity of q to the stored vectors of
 // the chunks ids (those without a vector are left out): the vector side of
-// keyword hits the nearest-neighbour search did not reach. One point query
-// per id: vec0 answers "chunk_id IN (...)" with a scan of every vector.
+// keyword hits the nearest-neighbour search did not reach. The ids drive a
+// point query each (vec0 answers "chunk_id IN (...)" by reading every
+// vector).
 func (d *DB) Similarities(ctx context.Context, q []float32, ids []int64) (map[int64]float64, error) {
 	out := make(map[int64]float64, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	conn, err := d.db.Conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	stmt, err := conn.PrepareContext(ctx, `SELECT vec_distance_l2(embedding, ?) FROM chunks_vec WHERE chunk_id = ?`)
+	list, _ := json.Marshal(ids)
+	rows, err := d.db.QueryContext(ctx, `SELECT v.chunk_id, vec_distance_l2(v.embedding, ?)
+		FROM json_each(?) AS j CROSS JOIN chunks_vec AS v ON v.chunk_id = j.value`, EncodeVector(unit(q)), string(list))
 	if err != nil {
 		return nil, fmt.Errorf("vector similarities: %w", err)
 	}
-	defer stmt.Close()
-	qb := EncodeVector(unit(q))
-	for _, id := range ids {
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
 		var dist float64
-		switch err := stmt.QueryRowContext(ctx, qb, id).Scan(&dist); {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return nil, fmt.Errorf("vector similarities: %w", err)
-		default:
-			out[id] = 1 - dist*dist/2 // unit vectors: |a-b|² = 2(1 - cos)
+		if err := rows.Scan(&id, &dist); err != nil {
+			return nil, err
 		}
+		out[id] = 1 - dist*dist/2 // unit vectors: |a-b|² = 2(1 - cos)
 	}
-	return out, nil
+	return out, rows.Err()
 }
