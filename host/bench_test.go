@@ -279,7 +279,7 @@ func BenchmarkHybrid(b *testing.B) {
 			}
 			b.Run("recall-hybrid", func(b *testing.B) {
 				for range b.N {
-					var ds, vs []time.Duration
+					var ds, vs, fs []time.Duration
 					for _, q := range queries {
 						start := time.Now()
 						resp, err := h.Recall(ctx, RecallRequest{Query: q})
@@ -291,9 +291,11 @@ func BenchmarkHybrid(b *testing.B) {
 						}
 						ds = append(ds, time.Since(start))
 						vs = append(vs, time.Duration(resp.Timing.VectorMs*float64(time.Millisecond)))
+						fs = append(fs, time.Duration(resp.Timing.FtsMs*float64(time.Millisecond)))
 					}
 					percentiles(b, ds, "")
 					percentiles(b, vs, "vector-")
+					percentiles(b, fs, "fts-")
 				}
 			})
 		})

@@ -58,6 +58,7 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"memory:\n  search:\n    maxresults: 3\n", "memory.search.maxresults: unknown key (did you mean maxResults?)"},
 		{"memory:\n  search:\n    maxResults: many\n", `config.yaml line 3: memory.search.maxResults: expected an integer, got "many"`},
 		{"memory:\n  search:\n    minScore: 2\n", "memory.search.minScore: must be between 0 and 1, got 2"},
+		{"memory:\n  search:\n    fusion: borda\n", `memory.search.fusion: must be linear or rrf, got "borda"`},
 		{"memory:\n  sync:\n    syncOnStart: sometimes\n", `memory.sync.syncOnStart: expected true or false, got "sometimes"`},
 		{"memory: 5\n", "memory: expected a mapping of keys"},
 		{"timezone: Mars/Olympus\n", `timezone: unknown time zone "Mars/Olympus"`},
