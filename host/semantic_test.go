@@ -426,3 +426,19 @@ func TestLinearRank(t *testing.T) {
 		t.Errorf("weight 0: %+v", got)
 	}
 }
+
+// TestRRFRank: with fusion: rrf only ranks count; a chunk first in both
+// lists scores 1.
+func TestRRFRank(t *testing.T) {
+	hit := func(id int64) index.Hit { return index.Hit{ChunkID: id} }
+	search := config.Default().Memory.Search
+	search.Fusion, search.FusionK, search.VectorWeight = config.FusionRRF, 60, 1
+	got := rrfRank(search, []index.Hit{hit(1), hit(2)}, []index.Hit{hit(1), hit(3)})
+	if len(got) != 3 || got[0].hit.ChunkID != 1 || got[0].score != 1 {
+		t.Fatalf("rrfRank = %+v", got)
+	}
+	// 2 and 3 are each second in one list: equal scores, keyword first.
+	if got[1].hit.ChunkID != 2 || got[2].hit.ChunkID != 3 || got[1].score != got[2].score || math.Abs(got[1].score-0.5*61/62) > 0.001 {
+		t.Errorf("rrfRank = %+v", got)
+	}
+}
