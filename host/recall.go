@@ -261,7 +261,7 @@ func (h *Host) hybridRank(ctx context.Context, q searchQuery, bm25 []index.Hit) 
 // vectors alone) and cosine similarity over the highest one. Unlike rank
 // fusion it keeps how far apart the scores are: a turn far ahead on one
 // side is not pulled level with one barely ahead. On the LoCoMo dev split
-// it beats Reciprocal Rank Fusion by 7-9 points of R@5 (docs/benchmarks.md).
+// it beats Reciprocal Rank Fusion by 5-10 points of R@5 (docs/benchmarks.md).
 func linearRank(weight float64, bm25, vhits []index.Hit, sims map[int64]float64) []scored {
 	best := 0.0
 	for _, s := range sims {

@@ -129,32 +129,23 @@ func (h *Host) appendTurn(ctx context.Context, session string, t Turn) (Turn, er
 	return t, h.syncPaths(ctx, rel)
 }
 
-// contextWords bounds the context a transcript chunk is embedded with:
-// the last words of the chunk before it. A reply ("yes, last Tuesday")
-// means little without the question it answers; on the LoCoMo dev split
-// this context lifts hybrid R@5 by about 4 points (docs/benchmarks.md).
+// contextWords bounds the context of a transcript chunk: the last words
+// of the chunk before it, embedded before the chunk's text and searched by
+// keyword at a lower weight. A reply ("yes, last Tuesday") means little
+// without the question it answers; on the LoCoMo dev split this context
+// lifts R@5 by about 6 points (docs/benchmarks.md).
 const contextWords = 60
 
 // sessionChunks turns the lines of a transcript from byte offset from on
 // into chunks, one per turn (long turns split by the markdown chunker),
-// each carrying its turn's metadata and, as context for its vector, the
-// end of the chunk before it in the transcript (the line before from
-// included, so a grown transcript's new turns get the same context as a
-// whole indexing gives them). Malformed lines are reported with their
-// line number and skipped.
+// each carrying its turn's metadata and, as its context, the end of the
+// chunk before it in the transcript (for the first new turn the lines
+// before from are read back, so a grown transcript's new turns get the
+// context a whole indexing gives them). Malformed lines are reported with
+// their line number and skipped.
 func sessionChunks(rel string, data []byte, from int, opt chunk.Options) ([]index.Chunk, []string) {
 	session := strings.TrimSuffix(strings.TrimPrefix(rel, "sessions/"), ".jsonl")
-	prev := ""
-	if from > 0 {
-		before := bytes.TrimRight(data[:from], " \t\r\n")
-		last := before[bytes.LastIndexByte(before, '\n')+1:]
-		var t Turn
-		if json.Unmarshal(last, &t) == nil {
-			if texts := turnTexts(t, opt); len(texts) > 0 {
-				prev = texts[len(texts)-1]
-			}
-		}
-	}
+	prev := lastTurnText(data[:from], opt)
 	maxWords := opt.MaxTokens * 3 / 4 // a token is about 3/4 of a word
 	var out []index.Chunk
 	var problems []string
@@ -194,6 +185,23 @@ func sessionChunks(rel string, data []byte, from int, opt chunk.Options) ([]inde
 		problems = append(problems, fmt.Sprintf("%s: %v", rel, err))
 	}
 	return out, problems
+}
+
+// lastTurnText is the last chunk text of the last turn in data that has
+// one (malformed and empty lines are skipped, as indexing skips them).
+func lastTurnText(data []byte, opt chunk.Options) string {
+	for len(data) > 0 {
+		data = bytes.TrimRight(data, " \t\r\n")
+		i := bytes.LastIndexByte(data, '\n')
+		var t Turn
+		if json.Unmarshal(data[i+1:], &t) == nil {
+			if texts := turnTexts(t, opt); len(texts) > 0 {
+				return texts[len(texts)-1]
+			}
+		}
+		data = data[:max(i, 0)]
+	}
+	return ""
 }
 
 // turnSpeaker names who wrote a turn: the speaker, else the role;

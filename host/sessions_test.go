@@ -469,6 +469,11 @@ func TestTurnContext(t *testing.T) {
 	if len(tail) != 2 || tail[0].StartLine != 4 || tail[0].Context != chunks[2].Context || tail[1].Hash != chunks[3].Hash {
 		t.Errorf("incremental chunks differ: %+v", tail)
 	}
+	// After line 3, which is malformed: the context is read further back.
+	from = len(strings.Join(strings.SplitAfter(string(data), "\n")[:3], ""))
+	if tail, _ := sessionChunks("sessions/s.jsonl", data, from, opt); len(tail) != 2 || tail[0].Hash != chunks[2].Hash {
+		t.Errorf("incremental chunks after a malformed line: %+v", tail)
+	}
 	// Context and text together stay within the chunk size (40 tokens ≈
 	// 30 words here): a chunk near the limit gets less context, or none.
 	small, _ := sessionChunks("sessions/s.jsonl", data, 0, chunk.Options{MaxTokens: 40, OverlapTokens: 0})
