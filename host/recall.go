@@ -59,6 +59,7 @@ type Result struct {
 	// For transcript hits.
 	Session string   `json:"session,omitempty"`
 	Turns   []string `json:"turns,omitempty"`
+	Context string   `json:"context,omitempty"` // the end of the turn before: what this turn answers
 }
 
 // Timing says where a recall spent its time, in milliseconds.
@@ -138,6 +139,7 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 		switch r.hit.Source {
 		case SourceSessions:
 			res.Heading, res.Session, res.Turns = turnHeading(r.hit.Meta)
+			res.Context = Snippet(r.hit.Context, terms, 160)
 			resp.Results.Sessions = append(resp.Results.Sessions, res)
 		case SourceDaily:
 			resp.Results.Daily = append(resp.Results.Daily, res)

@@ -262,8 +262,11 @@ type TurnResult struct {
 	Speaker   string   `json:"speaker,omitempty"`
 	Timestamp string   `json:"timestamp,omitempty"`
 	Snippet   string   `json:"snippet"`
-	Score     float64  `json:"score"`
-	Lines     Lines    `json:"lines"` // lines of the transcript file
+	// Context is the end of the turn before (what this turn answers, when
+	// it is a reply), around the query's words; "" for a first turn.
+	Context string  `json:"context,omitempty"`
+	Score   float64 `json:"score"`
+	Lines   Lines   `json:"lines"` // lines of the transcript file
 }
 
 // ConversationSearchResponse holds results best first.
@@ -336,7 +339,8 @@ func (h *Host) ConversationSearch(ctx context.Context, req ConversationSearchReq
 			}
 		}
 		resp.Results = append(resp.Results, TurnResult{Session: m.Session, Turns: m.Turns, Role: m.Role, Speaker: m.Speaker,
-			Timestamp: m.Timestamp, Snippet: Snippet(r.hit.Text, terms, 200), Score: r.score, Lines: Lines{r.hit.StartLine, r.hit.EndLine}})
+			Timestamp: m.Timestamp, Snippet: Snippet(r.hit.Text, terms, 200), Context: Snippet(r.hit.Context, terms, 160),
+			Score: r.score, Lines: Lines{r.hit.StartLine, r.hit.EndLine}})
 	}
 	resp.Timing.TotalMs = ms(time.Since(start))
 	return resp, nil

@@ -489,3 +489,24 @@ func TestTurnContext(t *testing.T) {
 		t.Error("no context was shortened for the chunk size")
 	}
 }
+
+// TestReplyFoundByItsQuestion: a reply is found by the words of the turn
+// before it, ranked below that turn, and shows it as its context.
+func TestReplyFoundByItsQuestion(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	data, _ := os.ReadFile(filepath.Join("testdata", "context.jsonl"))
+	os.WriteFile(filepath.Join(h.Home(), "sessions", "trip.jsonl"), data, 0o644)
+	r, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "hiking"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results) != 2 || r.Results[0].Turns[0] != "D1:1" || r.Results[0].Context != "" ||
+		r.Results[1].Turns[0] != "D1:2" || r.Results[1].Context != "Caroline: Did you go hiking at the lake last weekend?" {
+		t.Errorf("results: %+v", r.Results)
+	}
+	rec, err := h.Recall(ctx, RecallRequest{Query: "hiking", Sources: []string{SourceSessions}})
+	if err != nil || len(rec.Results.Sessions) != 2 || rec.Results.Sessions[1].Context != r.Results[1].Context {
+		t.Errorf("recall --sources sessions: %+v, %v", rec.Results.Sessions, err)
+	}
+}

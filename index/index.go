@@ -208,8 +208,7 @@ type Chunk struct {
 	Text      string
 	// Context is what surrounds the chunk (a transcript turn: the end of
 	// the turn before it). It is embedded before Text, and searched by
-	// keyword with a lower weight (contextWeight); it is not returned.
-	// "" for none.
+	// keyword with a lower weight (contextWeight). "" for none.
 	Context string
 	Hash    string // SHA-256 of EmbedText(), hex: the embedding cache's key
 	Meta    string // JSON kept with the chunk and returned with hits; "" for none
@@ -453,6 +452,7 @@ type Hit struct {
 	// Distance is 1 - cosine similarity, for vector hits.
 	Distance float64
 	Meta     string // the chunk's Meta
+	Context  string // the chunk's Context
 }
 
 // Query is a keyword search.
@@ -503,7 +503,7 @@ func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 			SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.5, `+contextWeight+`) AS score
 			FROM chunks_fts WHERE `+where+`
 			ORDER BY score LIMIT ?)
-		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, m.score, coalesce(c.meta, '')
+		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, m.score, coalesce(c.meta, ''), coalesce(c.context, '')
 		FROM m JOIN chunks c ON c.id = m.id
 		ORDER BY m.score, c.file_path, c.start_line`, args...)
 	if err != nil {
@@ -513,7 +513,7 @@ func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.BM25, &h.Meta); err != nil {
+		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.BM25, &h.Meta, &h.Context); err != nil {
 			return nil, err
 		}
 		hits = append(hits, h)

@@ -195,7 +195,7 @@ func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []st
 	// bits, and ties must be broken by path and line, not by float noise.
 	rows, err := d.db.QueryContext(ctx, `
 		WITH knn AS (SELECT chunk_id, distance FROM chunks_vec WHERE embedding MATCH ? AND k = ?)
-		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, knn.distance, coalesce(c.meta, '')
+		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, knn.distance, coalesce(c.meta, ''), coalesce(c.context, '')
 		FROM knn JOIN chunks c ON c.id = knn.chunk_id`+where+`
 		ORDER BY round(knn.distance, 5), c.file_path, c.start_line`, args...)
 	if err != nil {
@@ -205,7 +205,7 @@ func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []st
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.Distance, &h.Meta); err != nil {
+		if err := rows.Scan(&h.ChunkID, &h.Path, &h.Source, &h.Heading, &h.StartLine, &h.EndLine, &h.Text, &h.Distance, &h.Meta, &h.Context); err != nil {
 			return nil, err
 		}
 		h.Distance = h.Distance * h.Distance / 2 // unit vectors: |a-b|² = 2(1 - cos)

@@ -213,7 +213,7 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 					if r.Heading != "" {
 						head = "  " + r.Heading
 					}
-					fmt.Fprintf(w, "  %s%s  %.2f\n      %s\n", loc, head, r.Score, r.Snippet)
+					fmt.Fprintf(w, "  %s%s  %.2f\n%s      %s\n", loc, head, r.Score, quoted(r.Context), r.Snippet)
 				}
 			}
 			why := ""
@@ -663,7 +663,7 @@ func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 				if who == "" {
 					who = r.Role
 				}
-				fmt.Fprintf(w, "  %s turn %s  %s  %s  %.2f\n      %s\n", r.Session, strings.Join(r.Turns, ","), who, r.Timestamp, r.Score, r.Snippet)
+				fmt.Fprintf(w, "  %s turn %s  %s  %s  %.2f\n%s      %s\n", r.Session, strings.Join(r.Turns, ","), who, r.Timestamp, r.Score, quoted(r.Context), r.Snippet)
 			}
 			why := ""
 			if resp.Reason != "" {
@@ -832,4 +832,13 @@ func (a *app) hook(ctx context.Context, cmd *cli.Command) error {
 		_, err = fmt.Fprintln(a.io.stdout, string(out))
 		return err
 	})
+}
+
+// quoted is a transcript hit's context as a line quoting the turn before
+// ("      > Caroline: Did you go hiking?"), or nothing.
+func quoted(context string) string {
+	if context == "" {
+		return ""
+	}
+	return "      > " + context + "\n"
 }
