@@ -29,8 +29,11 @@ type EvalResponse struct {
 	Model      string                        `json:"model"`
 	Recall     map[string]float64            `json:"recall"`
 	ByCategory map[string]map[string]float64 `json:"byCategory"`
-	Turns      int                           `json:"turns"` // indexed, over all conversations
-	DurationMs float64                       `json:"durationMs"`
+	// ByConversation is the recall of each conversation's questions: how
+	// far the figures spread is a hint of what unseen ones will show.
+	ByConversation map[string]map[string]float64 `json:"byConversation"`
+	Turns          int                           `json:"turns"` // indexed, over all conversations
+	DurationMs     float64                       `json:"durationMs"`
 }
 
 type evalQuery struct {
@@ -65,7 +68,7 @@ func (h *Host) Eval(ctx context.Context, req EvalRequest) (EvalResponse, error) 
 		}
 		byConv[q.Conversation] = append(byConv[q.Conversation], q)
 	}
-	resp := EvalResponse{Recall: map[string]float64{}, ByCategory: map[string]map[string]float64{}}
+	resp := EvalResponse{Recall: map[string]float64{}, ByCategory: map[string]map[string]float64{}, ByConversation: map[string]map[string]float64{}}
 	sums := map[int]float64{}
 	catSums := map[int]map[int]float64{}
 	catN := map[int]int{}
@@ -76,6 +79,7 @@ func (h *Host) Eval(ctx context.Context, req EvalRequest) (EvalResponse, error) 
 			return resp, fmt.Errorf("conversation %s: %w", conv, err)
 		}
 		resp.Turns += turns
+		convSums := map[int]float64{}
 		for _, q := range byConv[conv] {
 			r, err := sub.ConversationSearch(ctx, ConversationSearchRequest{Query: q.Question, MaxResults: ks[len(ks)-1]})
 			if err != nil {
@@ -95,9 +99,11 @@ func (h *Host) Eval(ctx context.Context, req EvalRequest) (EvalResponse, error) 
 				rec := evidenceRecall(q.Evidence, ranked, k)
 				sums[k] += rec
 				catSums[q.Category][k] += rec
+				convSums[k] += rec
 			}
 			resp.Queries++
 		}
+		resp.ByConversation[conv] = meanRecall(ks, convSums, len(byConv[conv]))
 		if resp.Model == "" {
 			if st, err := sub.Status(ctx); err == nil && st.Model != "" {
 				resp.Model = st.Provider + "/" + st.Model
@@ -108,18 +114,21 @@ func (h *Host) Eval(ctx context.Context, req EvalRequest) (EvalResponse, error) 
 	if resp.Model == "" {
 		resp.Model = "none (keyword only)"
 	}
-	for _, k := range ks {
-		resp.Recall[strconv.Itoa(k)] = round3(sums[k] / float64(max(resp.Queries, 1)))
-	}
+	resp.Recall = meanRecall(ks, sums, resp.Queries)
 	for c, m := range catSums {
-		out := map[string]float64{}
-		for _, k := range ks {
-			out[strconv.Itoa(k)] = round3(m[k] / float64(catN[c]))
-		}
-		resp.ByCategory[strconv.Itoa(c)] = out
+		resp.ByCategory[strconv.Itoa(c)] = meanRecall(ks, m, catN[c])
 	}
 	resp.DurationMs = ms(time.Since(start))
 	return resp, nil
+}
+
+// meanRecall is each k's sum over n questions, keyed by k, to three places.
+func meanRecall(ks []int, sums map[int]float64, n int) map[string]float64 {
+	out := make(map[string]float64, len(ks))
+	for _, k := range ks {
+		out[strconv.Itoa(k)] = round3(sums[k] / float64(max(n, 1)))
+	}
+	return out
 }
 
 func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }

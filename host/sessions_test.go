@@ -141,6 +141,9 @@ func TestEval(t *testing.T) {
 	if r.ByCategory["1"]["1"] != 1 || r.ByCategory["2"]["1"] != 0.5 {
 		t.Errorf("by category: %+v", r.ByCategory)
 	}
+	if r.ByConversation["c1"]["1"] != 0.75 || r.ByConversation["c2"]["1"] != 1 || len(r.ByConversation) != 2 {
+		t.Errorf("by conversation: %+v", r.ByConversation)
+	}
 	if r.Turns != 5 {
 		t.Errorf("turns indexed: %d", r.Turns)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -722,6 +723,9 @@ func (a *app) eval(ctx context.Context, cmd *cli.Command) error {
 			sort.Strings(cats)
 			for _, c := range cats {
 				row("cat "+c, resp.ByCategory[c])
+			}
+			for _, c := range slices.Sorted(maps.Keys(resp.ByConversation)) {
+				row(c, resp.ByConversation[c])
 			}
 		})
 	})
