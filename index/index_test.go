@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -271,5 +273,87 @@ func TestSegment(t *testing.T) {
 		if got := segment(tt.in); got != tt.want {
 			t.Errorf("segment(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestSourceRanges: chunk ids lie in their source's range and are never
+// reused; a search limited to sources finds exactly their chunks, whether
+// they form one id range or not.
+func TestSourceRanges(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	in := func(path, source, text string) Update {
+		u := page(path, text)
+		u.File.Source = source
+		return u
+	}
+	if err := db.Apply(ctx, Batch{Upserts: []Update{
+		in("a.md", "notebook", "kiwi one"), in("daily/d.md", "daily", "kiwi two"), in("sessions/s.jsonl", "sessions", "kiwi three"),
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.Search(ctx, Query{Text: "kiwi"})
+	if err != nil || len(hits) != 3 {
+		t.Fatalf("all sources: %v, %v", hits, err)
+	}
+	first := map[string]int64{}
+	for _, h := range hits {
+		lo, hi, _ := idRange(h.Source)
+		if h.ChunkID < max(lo, 1) || h.ChunkID >= hi {
+			t.Errorf("%s chunk id %d outside [%d, %d)", h.Source, h.ChunkID, lo, hi)
+		}
+		first[h.Path] = h.ChunkID
+	}
+	for _, c := range []struct {
+		sources []string
+		want    string
+	}{
+		{[]string{"notebook"}, "a.md"},
+		{[]string{"daily"}, "daily/d.md"},
+		{[]string{"sessions"}, "sessions/s.jsonl"},
+		{[]string{"notebook", "daily"}, "a.md daily/d.md"},
+		{[]string{"daily", "sessions"}, "daily/d.md sessions/s.jsonl"},
+		{[]string{"sessions", "notebook"}, "a.md sessions/s.jsonl"}, // not one range
+		{[]string{"sessions", "notebook", "daily"}, "a.md daily/d.md sessions/s.jsonl"},
+	} {
+		hits, err := db.Search(ctx, Query{Text: "kiwi", Sources: c.sources})
+		got := paths(hits)
+		sort.Strings(got)
+		if err != nil || strings.Join(got, " ") != c.want {
+			t.Errorf("sources %v: %v, %v", c.sources, got, err)
+		}
+	}
+	// Replaced and removed chunks' ids are not given out again.
+	if err := db.Apply(ctx, Batch{Removes: []string{"a.md"}, Upserts: []Update{in("daily/d.md", "daily", "kiwi again")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Apply(ctx, Batch{Upserts: []Update{in("b.md", "notebook", "kiwi new")}}); err != nil {
+		t.Fatal(err)
+	}
+	hits, _ = db.Search(ctx, Query{Text: "kiwi"})
+	for _, h := range hits {
+		if (h.Path == "b.md" && h.ChunkID <= first["a.md"]) || (h.Path == "daily/d.md" && h.ChunkID <= first["daily/d.md"]) {
+			t.Errorf("%s got id %d again", h.Path, h.ChunkID)
+		}
+	}
+	if err := db.Apply(ctx, Batch{Upserts: []Update{in("x.md", "elsewhere", "kiwi")}}); err == nil || !strings.Contains(err.Error(), `unknown source "elsewhere"`) {
+		t.Errorf("unknown source: %v", err)
+	}
+}
+
+func TestSourceRange(t *testing.T) {
+	for _, c := range []struct {
+		sources []string
+		ok      bool
+	}{
+		{nil, false}, {[]string{"notebook"}, true}, {[]string{"daily", "notebook", "daily"}, true},
+		{[]string{"notebook", "sessions"}, false}, {[]string{"notebook", "other"}, false},
+	} {
+		if _, _, ok := sourceRange(c.sources); ok != c.ok {
+			t.Errorf("sourceRange(%v) ok = %v", c.sources, ok)
+		}
+	}
+	if lo, hi, _ := sourceRange([]string{"daily", "sessions"}); lo != 1<<40 || hi != 3<<40 {
+		t.Errorf("daily+sessions = [%d, %d)", lo, hi)
 	}
 }
