@@ -202,8 +202,9 @@ const (
 	SourceDaily    = "daily"
 )
 
-// Sources lists the groups in display order.
-var Sources = []string{SourceNotebook, SourceDaily, SourceSessions}
+// Sources lists the groups in display order: the index's, whose chunk id
+// ranges follow it.
+var Sources = index.Sources
 
 // Lines is a 1-based inclusive line range.
 type Lines struct {

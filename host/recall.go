@@ -280,11 +280,7 @@ func linearRank(weight float64, bm25, vhits []index.Hit, sims map[int64]float64)
 		out = append(out, scored{hit, (kw + weight*vec) / (1 + weight)})
 	}
 	for _, hit := range bm25 {
-		kw := 1.0 // FTS5 clamps IDF for words in over half the rows: all tie
-		if top := bm25[0].BM25; top < 0 && hit.BM25 < 0 {
-			kw = hit.BM25 / top
-		}
-		add(hit, kw)
+		add(hit, bm25Ratio(hit.BM25, bm25[0].BM25))
 	}
 	for _, hit := range vhits {
 		if !seen[hit.ChunkID] {
@@ -328,10 +324,16 @@ func rrfRank(search config.Search, bm25, vhits []index.Hit) []scored {
 // ratios fall off fast), while minScore 0.25 still drops pages scoring
 // under 1/16 of the best.
 func relativeScore(bm25, best float64) float64 {
+	return math.Round(math.Sqrt(bm25Ratio(bm25, best))*1000) / 1000
+}
+
+// bm25Ratio is a BM25 value (negative, lower is better) over the best
+// one: 1 for the best, towards 0 for the worst.
+func bm25Ratio(bm25, best float64) float64 {
 	if best >= 0 || bm25 >= 0 {
 		return 1 // FTS5 clamps IDF for words in over half the rows: all tie
 	}
-	return math.Round(math.Sqrt(bm25/best)*1000) / 1000
+	return bm25 / best
 }
 
 // Snippet returns about n characters of text around the first place a query

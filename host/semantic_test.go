@@ -218,13 +218,7 @@ func TestPluginKilledRecallStillAnswers(t *testing.T) {
 		t.Fatalf("no results after the plugin died: %+v", r)
 	}
 	t.Logf("right after the kill: mode %s, reason %q", r.Mode, r.Reason)
-	deadline := time.Now().Add(10 * time.Second)
-	for recall(t, h, "sarah").Mode != ModeHybrid {
-		if time.Now().After(deadline) {
-			t.Fatal("never hybrid again after the plugin was killed")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitHybrid(t, h, "sarah", "the plugin was killed")
 }
 
 // TestSwitchingBackReEmbedsNothing: vectors come from the cache when a
@@ -374,13 +368,7 @@ func TestHungPluginDoesNotHoldRecall(t *testing.T) {
 	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, "did not answer") || len(r.Results.Notebook) == 0 {
 		t.Errorf("recall with a hung plugin: mode %s, reason %q, %d results", r.Mode, r.Reason, len(r.Results.Notebook))
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for recall(t, h, "groceries").Mode != ModeHybrid {
-		if time.Now().After(deadline) {
-			t.Fatal("never hybrid again after the hang")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitHybrid(t, h, "groceries", "the hang")
 }
 
 // TestMinSimilarityKeepsNoiseOut: with the default floor, a query related
@@ -440,5 +428,18 @@ func TestRRFRank(t *testing.T) {
 	// 2 and 3 are each second in one list: equal scores, keyword first.
 	if got[1].hit.ChunkID != 2 || got[2].hit.ChunkID != 3 || got[1].score != got[2].score || math.Abs(got[1].score-0.5*61/62) > 0.001 {
 		t.Errorf("rrfRank = %+v", got)
+	}
+}
+
+// waitHybrid recalls query until the answer is hybrid again, for at most
+// 10 s; after names what happened before, for the failure message.
+func waitHybrid(t *testing.T, h *Host, query, after string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for recall(t, h, query).Mode != ModeHybrid {
+		if time.Now().After(deadline) {
+			t.Fatal("never hybrid again after " + after)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

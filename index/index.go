@@ -265,40 +265,44 @@ func idRange(source string) (lo, hi int64, err error) {
 // the last one ever given (kept in meta), so an id is never reused: a
 // vector computed for a deleted chunk can never land on a new one.
 type idAllocator struct {
-	tx   *sql.Tx
-	next map[string]int64
+	tx    *sql.Tx
+	spans map[string]*idSpan
 }
 
+// idSpan is the next id of a source and the end of its range.
+type idSpan struct{ next, end int64 }
+
 func (a *idAllocator) id(ctx context.Context, source string) (int64, error) {
-	id, ok := a.next[source]
+	s, ok := a.spans[source]
 	if !ok {
-		lo, _, err := idRange(source)
+		lo, hi, err := idRange(source)
 		if err != nil {
 			return 0, err
 		}
-		id = max(lo, 1)
+		s = &idSpan{next: max(lo, 1), end: hi}
 		var v string
 		err = a.tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, "next_id:"+source).Scan(&v)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return 0, err
 		}
 		if v != "" {
-			if id, err = strconv.ParseInt(v, 10, 64); err != nil {
+			if s.next, err = strconv.ParseInt(v, 10, 64); err != nil {
 				return 0, fmt.Errorf("meta next_id:%s = %q: %w", source, v, err)
 			}
 		}
+		a.spans[source] = s
 	}
-	if _, hi, _ := idRange(source); id >= hi {
+	if s.next >= s.end {
 		return 0, fmt.Errorf("chunk ids of %s are used up", source)
 	}
-	a.next[source] = id + 1
-	return id, nil
+	s.next++
+	return s.next - 1, nil
 }
 
 // save records the next ids.
 func (a *idAllocator) save(ctx context.Context) error {
-	for source, id := range a.next {
-		if _, err := a.tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, "next_id:"+source, strconv.FormatInt(id, 10)); err != nil {
+	for source, s := range a.spans {
+		if _, err := a.tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, "next_id:"+source, strconv.FormatInt(s.next, 10)); err != nil {
 			return err
 		}
 	}
@@ -340,7 +344,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 			return err
 		}
 		defer insFTS.Close()
-		ids := &idAllocator{tx: tx, next: map[string]int64{}}
+		ids := &idAllocator{tx: tx, spans: map[string]*idSpan{}}
 		all := append(append([]Update(nil), b.Upserts...), b.Appends...)
 		for i, u := range all {
 			f := u.File

@@ -97,18 +97,20 @@ type PendingChunk struct {
 
 // Pending returns up to limit chunks without a vector, oldest first.
 func (d *DB) Pending(ctx context.Context, limit int) ([]PendingChunk, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, coalesce(context || char(10), '') || text, hash FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?`, limit)
+	rows, err := d.db.QueryContext(ctx, `SELECT id, text, coalesce(context, ''), hash FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?`, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []PendingChunk
 	for rows.Next() {
-		var c PendingChunk
-		if err := rows.Scan(&c.ID, &c.Text, &c.Hash); err != nil {
+		var p PendingChunk
+		var c Chunk
+		if err := rows.Scan(&p.ID, &c.Text, &c.Context, &p.Hash); err != nil {
 			return nil, err
 		}
-		out = append(out, c)
+		p.Text = c.EmbedText()
+		out = append(out, p)
 	}
 	return out, rows.Err()
 }

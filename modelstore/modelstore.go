@@ -187,7 +187,7 @@ func (s *Store) Pull(ctx context.Context, ref Ref, progress Progress) error {
 	}
 	if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable {
 		if err := copyProgress(ctx, f, resp.Body, have, total, progress); err != nil {
-			return fmt.Errorf("downloading %s (%s so far; run again to resume): %w", ref.URL, size(have), err)
+			return fmt.Errorf("downloading %s (%s so far; run again to resume): %w", ref.URL, HumanSize(have), err)
 		}
 	}
 	if err := f.Sync(); err != nil {
@@ -281,7 +281,8 @@ func diskError(err error) error {
 	return err
 }
 
-func size(n int64) string {
+// HumanSize is n bytes as "1.5 MB", "12.0 KB" or "512 bytes".
+func HumanSize(n int64) string {
 	switch {
 	case n >= 1<<20:
 		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))

@@ -261,7 +261,7 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			fmt.Fprintf(tw, "files:\t%d indexed, %d stale\n", resp.Files, resp.Stale)
 			fmt.Fprintf(tw, "chunks:\t%d\n", resp.Chunks)
 			fmt.Fprintf(tw, "last sync:\t%s\n", last)
-			fmt.Fprintf(tw, "database:\t%s\n", bytesHuman(resp.DBSizeBytes))
+			fmt.Fprintf(tw, "database:\t%s\n", modelstore.HumanSize(resp.DBSizeBytes))
 			if resp.Provider != "" {
 				fmt.Fprintf(tw, "embeddings:\t%s (%s, %d dimensions)\n", resp.Provider, resp.Model, resp.Dimensions)
 			}
@@ -277,16 +277,6 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			tw.Flush()
 		})
 	})
-}
-
-func bytesHuman(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 func (a *app) files(ctx context.Context, cmd *cli.Command) error {
@@ -538,7 +528,7 @@ func (a *app) modelsList(ctx context.Context, cmd *cli.Command) error {
 				if m.Partial {
 					state = "partial download (memhost models pull resumes it)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.Name, bytesHuman(m.Size), state, m.Modified)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", m.Name, modelstore.HumanSize(m.Size), state, m.Modified)
 			}
 			tw.Flush()
 			fmt.Fprintf(w, "(in %s)\n", resp.Dir)
@@ -562,7 +552,7 @@ func (a *app) modelsPull(ctx context.Context, cmd *cli.Command) error {
 			if resp.Already {
 				verb = "already present:"
 			}
-			fmt.Fprintf(w, "%s %s (%s, sha256 %s)\n", verb, resp.Path, bytesHuman(resp.Size), resp.SHA256)
+			fmt.Fprintf(w, "%s %s (%s, sha256 %s)\n", verb, resp.Path, modelstore.HumanSize(resp.Size), resp.SHA256)
 		})
 	})
 }
@@ -601,7 +591,7 @@ func (p *progress) update(done, total int64) {
 	}
 	if total <= 0 {
 		if p.tty {
-			fmt.Fprintf(p.w, "\rdownloading: %s", bytesHuman(done))
+			fmt.Fprintf(p.w, "\rdownloading: %s", modelstore.HumanSize(done))
 			p.drew = true
 		}
 		return
@@ -610,13 +600,13 @@ func (p *progress) update(done, total int64) {
 	if p.tty {
 		const width = 30
 		n := int(frac * width)
-		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%% %s of %s", strings.Repeat("=", n), strings.Repeat(" ", width-n), frac*100, bytesHuman(done), bytesHuman(total))
+		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%% %s of %s", strings.Repeat("=", n), strings.Repeat(" ", width-n), frac*100, modelstore.HumanSize(done), modelstore.HumanSize(total))
 		p.drew = true
 		return
 	}
 	if tenth := int(frac * 10); tenth > p.last {
 		p.last = tenth
-		fmt.Fprintf(p.w, "downloading: %d%% (%s of %s)\n", tenth*10, bytesHuman(done), bytesHuman(total))
+		fmt.Fprintf(p.w, "downloading: %d%% (%s of %s)\n", tenth*10, modelstore.HumanSize(done), modelstore.HumanSize(total))
 	}
 }
 
