@@ -139,7 +139,7 @@ func BenchmarkNotebook(b *testing.B) {
 					var m0, m1 runtime.MemStats
 					runtime.ReadMemStats(&m0)
 					start := time.Now()
-					res, err := fresh.Sync(ctx)
+					res, err := fresh.Sync(ctx, SyncRequest{})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -151,17 +151,17 @@ func BenchmarkNotebook(b *testing.B) {
 					b.ReportMetric(float64(st.SizeBytes)/(1<<20), "db-MB")
 				}
 			})
-			if _, err := h.Sync(ctx); err != nil {
+			if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
 				b.Fatal(err)
 			}
-			h.Sync(ctx) // settle touches of racy pages
+			h.Sync(ctx, SyncRequest{}) // settle touches of racy pages
 
 			b.Run("no-change-sync", func(b *testing.B) {
 				for range b.N {
 					var ds []time.Duration
 					for range 20 {
 						start := time.Now()
-						res, err := h.Sync(ctx)
+						res, err := h.Sync(ctx, SyncRequest{})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -250,11 +250,11 @@ func BenchmarkHybrid(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer h.Close()
-			if _, err := h.Sync(ctx); err != nil {
+			if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
 				b.Fatal(err)
 			}
 			start := time.Now()
-			res, err := h.Embed(ctx, 0)
+			res, err := h.Embed(ctx, EmbedRequest{})
 			if err != nil {
 				b.Fatal(err)
 			}

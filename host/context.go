@@ -15,6 +15,9 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 )
 
+// ContextRequest asks for the system-prompt block; it has no parameters.
+type ContextRequest struct{}
+
 // ContextResponse is the block an agent puts in its system prompt.
 type ContextResponse struct {
 	Text  string        `json:"text"`
@@ -34,8 +37,8 @@ type ContextFile struct {
 // logs of the last dailyWindow days, today first. Pages come in name order,
 // so the block is stable for a stable notebook. A daily log over the
 // per-file limit keeps its end, where the latest entries are.
-func (h *Host) Context(ctx context.Context) (ContextResponse, error) {
-	p := h.cfg.Memory.Prompt
+func (h *Host) Context(ctx context.Context, _ ContextRequest) (ContextResponse, error) {
+	p := h.config().Memory.Prompt
 	var resp ContextResponse
 	var b strings.Builder
 	b.WriteString("# Memory\n\nYour notebook's reference pages and recent daily logs. Search the rest with `memhost recall`.\n")
@@ -78,7 +81,7 @@ func (h *Host) Context(ctx context.Context) (ContextResponse, error) {
 
 	if p.DailyWindow > 0 {
 		b.WriteString("\n## Daily log\n")
-		today := h.now().In(h.loc)
+		today := h.now().In(h.loc())
 		found := false
 		for i := 0; i < p.DailyWindow; i++ {
 			day := today.AddDate(0, 0, -i).Format(time.DateOnly)

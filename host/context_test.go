@@ -29,7 +29,7 @@ func TestContext(t *testing.T) {
 	writePage(t, h, "daily/2026-02-23.md", "# Daily Log — 2026-02-23\nyesterday entry\n")
 	writePage(t, h, "daily/2026-02-22.md", "# Daily Log — 2026-02-22\ntwo days ago\n")
 
-	resp, err := h.Context(ctx)
+	resp, err := h.Context(ctx, ContextRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestContext(t *testing.T) {
 	if total > 225 {
 		t.Errorf("reference total %d, over 225", total)
 	}
-	again, _ := h.Context(ctx)
+	again, _ := h.Context(ctx, ContextRequest{})
 	if again.Text != text {
 		t.Error("context is not stable")
 	}

@@ -35,13 +35,13 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (DailyLogRespo
 	if err != nil {
 		return DailyLogResponse{}, err
 	}
-	now := h.now().In(h.loc)
+	now := h.now().In(h.loc())
 	day := now.Format(time.DateOnly)
 	rel := "daily/" + day + ".md"
 	// The first line is the entry's title; the rest goes below it. A first
 	// line too long for a heading is shortened there and kept whole below.
 	lines := strings.SplitN(strings.TrimSpace(text), "\n", 2)
-	first := strings.TrimSpace(strings.TrimLeft(listMarker.ReplaceAllString(strings.TrimSpace(lines[0]), ""), "#"))
+	first := strings.TrimSpace(strings.TrimLeft(notebook.StripListMarker(strings.TrimSpace(lines[0])), "#"))
 	body := ""
 	if len(lines) == 2 {
 		body = strings.Trim(lines[1], "\n")
@@ -69,5 +69,5 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (DailyLogRespo
 	if err != nil {
 		return DailyLogResponse{}, err
 	}
-	return resp, h.syncPaths(ctx, rel)
+	return resp, h.indexer.SyncPaths(ctx, rel)
 }

@@ -1,10 +1,22 @@
-// Package host is memhost's application: notebook operations, sync of the
-// notebook into the index, search, and context assembly.
+// Package host is memhost's application: one open home and every operation
+// on it. Each operation is a method X(ctx, XRequest) (XResponse, error)
+// with plain structs that marshal to JSON, so the CLI, the HTTP API and
+// MCP run the same code; errors are *fault.Error (or carry a fault.Kind),
+// which each interface words its own way.
 //
-// Every command of the CLI is one Host method with a plain request and
-// response struct that marshal to JSON, so that a long-lived server can run
-// the same methods later. A Host holds no global state and every method is
-// safe to call concurrently; several processes may share one home.
+// Host is thin wiring over the packages that do the work: notebook (pages,
+// atomic writes, routing), indexer (sync, rebuild, watch), search (ranking
+// and fusion), embedq (provider readiness, the embedding queue and its
+// worker), sessions (transcripts, ingest, compaction) and the registry of
+// plugins.
+//
+// Concurrency: one Host may be used from many goroutines at once. The
+// configuration is replaced copy-on-write (an atomic pointer: a call reads
+// one snapshot throughout); syncs queue on the indexer's mutex; page edits
+// take the notebook's lock (a flock, so other processes too); the
+// embedding queue runs once at a time per process and per home; plugins
+// are started and stopped by the registry. Several processes may share one
+// home. TestHostConcurrentUse drives every operation at once under -race.
 package host
 
 import (
@@ -15,30 +27,41 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/registry"
 )
 
-// Sentinel errors callers branch on. Path errors come from package notebook
-// (notebook.ErrNotFound, notebook.ErrOutsideNotebook, notebook.ErrBadPath).
+// Errors callers branch on (with errors.Is). Other errors carry a
+// fault.Kind: fault.KindOf(err).
 var (
-	ErrEmptyText = errors.New("text is empty")
-	ErrBadInput  = errors.New("invalid input")
+	// ErrEmptyText means a text to write holds nothing but white space.
+	ErrEmptyText error = &fault.Error{Kind: fault.BadInput, Field: "text", Message: "the text is empty"}
+	// ErrProviderNotReady means semantic search cannot run now; a
+	// keyword-only answer says why in its Reason.
+	ErrProviderNotReady = embedq.ErrNotReady
 )
 
 // Options configure Open.
 type Options struct {
 	Home   string        // required: the memhost home folder
 	Config config.Config // from config.Load
+	// Getenv, when set, lets the Host reload config.yaml when another
+	// process (or a person) changes it: the file is read again with these
+	// environment overrides. Nil keeps Config for the Host's life.
+	Getenv func(string) string
 	// Now returns the current time; nil means time.Now. Tests set it.
 	Now func() time.Time
 	// Log receives progress and warnings; nil discards them.
@@ -50,31 +73,46 @@ type Options struct {
 	// discards them.
 	PluginLog hclog.Logger
 	// Background, when set, is called (at most once per Host) when chunks
-	// are left in the embedding queue, to have them embedded without
-	// blocking the caller (the CLI starts `memhost embed` detached).
+	// are left in the embedding queue and no worker runs, to have them
+	// embedded without blocking the caller (the CLI starts `memhost embed`
+	// detached).
 	Background func() error
+}
+
+// settings is one snapshot of the configuration and what is derived from
+// it; replaced whole, never changed.
+type settings struct {
+	cfg   config.Config
+	loc   *time.Location
+	stamp fileStamp // of config.yaml when it was read
+}
+
+type fileStamp struct {
+	size  int64
+	mtime time.Time
 }
 
 // Host is one open memhost home.
 type Host struct {
-	home     string
-	cfg      config.Config
-	loc      *time.Location
-	now      func() time.Time
-	log      *slog.Logger
-	notebook *notebook.Notebook
-	idx      *index.DB
-	syncMu   sync.Mutex // one sync at a time in this process
-
+	home       string
+	now        func() time.Time
+	log        *slog.Logger
+	getenv     func(string) string
 	pluginDirs []string
 	hlog       hclog.Logger
-	background func() error
-	bgOnce     sync.Once
-	regOnce    sync.Once
-	reg        *registry.Registry // see registry(); nil until first use
-	cacheMu    sync.Mutex
-	embCache   *index.Cache // see cache(); nil until first use
-	tempHome   string       // removed by Close (eval homes)
+
+	set     atomic.Pointer[settings]
+	checked atomic.Int64 // when config.yaml was last stat'ed, Unix ns
+	cfgMu   sync.Mutex   // serialises reloads and edits of the configuration
+	closed  atomic.Bool
+
+	notebook *notebook.Notebook
+	idx      *index.DB
+	indexer  *indexer.Indexer
+	queue    *embedq.Queue
+	sessions *sessions.Store
+	reg      *registry.Registry
+	tempHome string // removed by Close (eval homes)
 }
 
 // Folders of a home, made by Open.
@@ -83,18 +121,15 @@ var homeDirs = []string{"sessions", "brain", "cache", "models", "plugins"}
 // Open opens (creating it when missing) the home in opts.
 func Open(ctx context.Context, opts Options) (*Host, error) {
 	if opts.Home == "" {
-		return nil, fmt.Errorf("%w: no home folder given", ErrBadInput)
+		return nil, fault.BadInputf("home", "no home folder given")
 	}
-	cfg := opts.Config
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	loc, err := cfg.Location()
+	h := &Host{home: opts.Home, now: opts.Now, log: opts.Log, getenv: opts.Getenv,
+		pluginDirs: opts.PluginDirs, hlog: opts.PluginLog}
+	s, err := newSettings(opts.Config, h.configStamp())
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{home: opts.Home, cfg: cfg, loc: loc, now: opts.Now, log: opts.Log,
-		pluginDirs: opts.PluginDirs, hlog: opts.PluginLog, background: opts.Background}
+	h.set.Store(s)
 	if h.hlog == nil {
 		h.hlog = hclog.NewNullLogger()
 	}
@@ -109,6 +144,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 			return nil, fmt.Errorf("home %s: %w", h.home, err)
 		}
 	}
+	cfg := &s.cfg
 	h.notebook, err = notebook.Open(h.path(cfg.Memory.NotebookDir), filepath.Join(h.home, "brain", "notebook.lock"))
 	if err != nil {
 		return nil, err
@@ -121,7 +157,33 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	sessDir, err := filepath.Abs(filepath.Join(h.home, "sessions"))
+	if err != nil {
+		return nil, err
+	}
+	h.sessions = &sessions.Store{Dir: sessDir, Now: h.now}
+	h.indexer = indexer.New(indexer.Options{Notebook: h.notebook, SessionsDir: sessDir, Index: h.idx,
+		Config: h.config, Now: h.now, Log: h.log})
+	dirs := append(append([]string(nil), h.pluginDirs...), filepath.Join(h.home, "plugins"))
+	h.reg = registry.New(registry.Options{Dirs: dirs, Logger: h.hlog, Env: []string{
+		"MEMHOST_HOME=" + h.home,
+		"MEMHOST_MODELS_DIR=" + h.path(cfg.Memory.Embedding.ModelsDir),
+	}})
+	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
+		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
+		Log: h.log, Background: opts.Background})
 	return h, nil
+}
+
+func newSettings(cfg config.Config, stamp fileStamp) (*settings, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	loc, err := cfg.Location()
+	if err != nil {
+		return nil, err
+	}
+	return &settings{cfg: cfg, loc: loc, stamp: stamp}, nil
 }
 
 // openIndex opens the index, moving a corrupt database aside: the index is
@@ -150,21 +212,19 @@ func (h *Host) path(p string) string {
 	return filepath.Join(h.home, p)
 }
 
-// Close stops the plugins this Host started and closes the index.
+// Close stops the embedding worker and the plugins this Host started, and
+// closes the index. Calls after Close fail; a second Close does nothing.
 func (h *Host) Close() error {
-	if h.reg != nil {
-		h.reg.Close()
+	if h.closed.Swap(true) {
+		return nil
 	}
-	h.cacheMu.Lock()
-	if h.embCache != nil {
-		h.embCache.Close()
-	}
-	h.cacheMu.Unlock()
+	qerr := h.queue.Close()
+	h.reg.Close()
 	err := h.idx.Close()
 	if h.tempHome != "" {
 		os.RemoveAll(h.tempHome)
 	}
-	return err
+	return errors.Join(qerr, err)
 }
 
 // Home is the home folder.
@@ -173,33 +233,99 @@ func (h *Host) Home() string { return h.home }
 // NotebookDir is the notebook's absolute path.
 func (h *Host) NotebookDir() string { return h.notebook.Root() }
 
-// Config is the configuration in force.
-func (h *Host) Config() config.Config { return h.cfg }
+// Config is the configuration in force: a copy the caller may keep.
+func (h *Host) Config() config.Config { return cloneConfig(h.config()) }
 
-// sourceOf names the result group an index path belongs to.
-func sourceOf(rel string) string {
-	switch {
-	case isSessionPath(rel):
-		return SourceSessions
-	case strings.HasPrefix(rel, "daily/"):
-		return SourceDaily
+// config is the configuration snapshot in force. It must not be changed:
+// edits go through editConfig. With Options.Getenv set, config.yaml is
+// read again when it changed on disk since the snapshot was taken.
+func (h *Host) config() *config.Config { return &h.settings().cfg }
+
+func (h *Host) loc() *time.Location { return h.settings().loc }
+
+func (h *Host) settings() *settings {
+	s := h.set.Load()
+	if h.getenv == nil {
+		return s
 	}
-	return SourceNotebook
+	// One stat a second at most: config() is read many times per call.
+	now := time.Now().UnixNano()
+	if last := h.checked.Load(); now-last < int64(reloadCheck) || !h.checked.CompareAndSwap(last, now) {
+		return s
+	}
+	if st := h.configStamp(); st != s.stamp {
+		h.cfgMu.Lock()
+		defer h.cfgMu.Unlock()
+		if s = h.set.Load(); st != s.stamp {
+			h.reload(st)
+		}
+		s = h.set.Load()
+	}
+	return s
 }
 
-// absPath is where an index path lives on disk: transcripts in the home's
-// sessions folder, pages in the notebook.
-func (h *Host) absPath(rel string) string {
-	if isSessionPath(rel) {
-		return filepath.Join(h.home, filepath.FromSlash(rel))
+// reloadCheck is how often config.yaml is looked at for changes.
+const reloadCheck = time.Second
+
+// reload reads config.yaml again; a bad file is logged and the settings in
+// force stay. Called with cfgMu held.
+func (h *Host) reload(st fileStamp) {
+	cfg, err := config.Load(filepath.Join(h.home, config.FileName), h.getenv)
+	var s *settings
+	if err == nil {
+		s, err = newSettings(cfg, st)
 	}
-	return h.notebook.Abs(rel)
+	if err != nil {
+		h.log.Warn("config.yaml changed but cannot be used; keeping the settings in force", "err", err)
+		old := *h.set.Load()
+		old.stamp = st // do not read it again until it changes again
+		h.set.Store(&old)
+		return
+	}
+	h.set.Store(s)
+}
+
+func (h *Host) configStamp() fileStamp {
+	fi, err := os.Stat(filepath.Join(h.home, config.FileName))
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{fi.Size(), fi.ModTime()}
+}
+
+// editConfig replaces the configuration in force by a copy changed by
+// edit (copy-on-write: calls that hold the old snapshot keep it).
+func (h *Host) editConfig(edit func(*config.Config)) {
+	h.cfgMu.Lock()
+	defer h.cfgMu.Unlock()
+	s := *h.set.Load()
+	s.cfg = cloneConfig(&s.cfg)
+	edit(&s.cfg)
+	s.stamp = h.configStamp()
+	h.set.Store(&s)
+}
+
+// cloneConfig copies c deeply enough that changing the copy's plugin
+// options leaves c alone.
+func cloneConfig(c *config.Config) config.Config {
+	out := *c
+	opts := make(map[string]map[string]string, len(c.Memory.Embedding.Options))
+	for name, o := range c.Memory.Embedding.Options {
+		m := make(map[string]string, len(o))
+		for k, v := range o {
+			m[k] = v
+		}
+		opts[name] = m
+	}
+	out.Memory.Embedding.Options = opts
+	return out
 }
 
 // Result groups.
 const (
-	SourceNotebook = "notebook"
-	SourceDaily    = "daily"
+	SourceNotebook = indexer.SourceNotebook
+	SourceDaily    = indexer.SourceDaily
+	SourceSessions = sessions.Source
 )
 
 // Sources lists the groups in display order: the index's, whose chunk id
@@ -210,4 +336,19 @@ var Sources = index.Sources
 type Lines struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// Derive opens another home with this Host's plugin folders, logs and
+// clock, and a copy of its configuration changed by edit (when not nil).
+// The models folder stays this home's, so models are shared. Used by the
+// eval, which measures search on homes of its own.
+func (h *Host) Derive(ctx context.Context, home string, edit func(*config.Config)) (*Host, error) {
+	cfg := h.Config()
+	cfg.Memory.Embedding.ModelsDir = h.path(cfg.Memory.Embedding.ModelsDir)
+	if edit != nil {
+		edit(&cfg)
+	}
+	return Open(ctx, Options{Home: home, Config: cfg, Now: h.now, Log: h.log, PluginDirs: h.pluginDirs, PluginLog: h.hlog})
 }

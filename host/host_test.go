@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 )
 
@@ -76,45 +77,6 @@ func found(t *testing.T, h *Host, q string) []string {
 	return out
 }
 
-func TestRoute(t *testing.T) {
-	tests := []struct {
-		text, category, file string
-		want                 Routed
-	}{
-		{"add oat milk to the shopping list", "", "", Routed{Path: "lists/shopping.md"}},
-		{"- [ ] call the dentist", "", "", Routed{Path: "lists/todos.md"}},
-		{"- Sarah Chen: mobile 555-1234", "", "", Routed{Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "mobile 555-1234", Person: true}},
-		{"- The sky is blue", "", "", Routed{Path: "knowledge/facts.md"}},
-		{"todo: renew passport", "", "", Routed{Path: "lists/todos.md"}},
-		{"buy eggs", "", "", Routed{Path: "lists/shopping.md"}},
-		{"add Dune to my reading list", "", "", Routed{Path: "lists/reading.md"}},
-		{"Never ping me before 9am", "", "", Routed{Path: "reference/standing-orders.md"}},
-		{"Always reply in English", "", "", Routed{Path: "reference/standing-orders.md"}},
-		{"Sarah Chen - Phone: 555-1234", "", "", Routed{Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Phone: 555-1234", Person: true}},
-		{"Bob's email is bob@example.com", "", "", Routed{Path: "reference/contacts.md", Section: "Bob", Entry: "Bob's email is bob@example.com", Person: true}},
-		{"call the plumber at +1 (555) 010-9999", "", "", Routed{Path: "reference/contacts.md", Entry: "call the plumber at +1 (555) 010-9999"}},
-		{"User prefers email over phone", "", "", Routed{Path: "reference/preferences.md"}},
-		{"Favorite coffee: flat white", "", "", Routed{Path: "reference/preferences.md"}},
-		{"The frontend uses React 19", "", "", Routed{Path: "knowledge/facts.md"}},
-		{"The frontend uses React 19", "knowledge", "stack", Routed{Path: "knowledge/stack.md"}},
-		{"Milk", "lists", "", Routed{Path: "lists/todos.md"}},
-		{"Milk", "lists", "groceries", Routed{Path: "lists/groceries.md"}},
-		{"Sarah Chen - Phone: 555-1234", "reference", "", Routed{Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Phone: 555-1234", Person: true}},
-		{"some note", "reference", "", Routed{Path: "reference/notes.md"}},
-	}
-	none := func(string) bool { return false }
-	for _, tt := range tests {
-		if got := Route(tt.text, tt.category, tt.file, none); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("Route(%q, %q, %q) = %+v, want %+v", tt.text, tt.category, tt.file, got, tt.want)
-		}
-	}
-	// --file finds an existing page in any category.
-	exists := func(rel string) bool { return rel == "reference/family.md" }
-	if got := Route("Mum's birthday is 3 May", "", "family", exists); got.Path != "reference/family.md" {
-		t.Errorf("Route with existing --file = %+v", got)
-	}
-}
-
 func TestRemember(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
@@ -147,7 +109,7 @@ func TestRemember(t *testing.T) {
 		t.Errorf("facts.md = %q, want %q", got, wantFacts)
 	}
 	// Indexed before returning: no sync in between.
-	h.cfg.Memory.Sync.SyncOnSearch = false
+	h.editConfig(func(c *config.Config) { c.Memory.Sync.SyncOnSearch = false })
 	if got := found(t, h, "birthday"); !reflect.DeepEqual(got, []string{"reference/contacts.md"}) {
 		t.Errorf("recall right after remember = %v", got)
 	}
@@ -218,10 +180,10 @@ func TestGetWriteRemove(t *testing.T) {
 	if got := found(t, h, "ship"); len(got) != 0 {
 		t.Errorf("replaced text still found: %v", got)
 	}
-	if _, err := h.Get(ctx, GetRequest{Path: "projects/alpha.md", StartLine: 9}); !errors.Is(err, ErrBadInput) {
+	if _, err := h.Get(ctx, GetRequest{Path: "projects/alpha.md", StartLine: 9}); !isKind(err, fault.BadInput) {
 		t.Errorf("Get past the end: %v", err)
 	}
-	if _, err := h.Remove(ctx, "projects/alpha.md"); err != nil {
+	if _, err := h.Remove(ctx, RemoveRequest{Path: "projects/alpha.md"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.Get(ctx, GetRequest{Path: "projects/alpha.md"}); !errors.Is(err, notebook.ErrNotFound) {
@@ -321,7 +283,7 @@ func TestBadPagesAreReportedNotFatal(t *testing.T) {
 	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("kiwi secret"), 0o644)
 	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(h.NotebookDir(), "link.md"))
 
-	res, err := h.Sync(context.Background())
+	res, err := h.Sync(context.Background(), SyncRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,7 +340,7 @@ func TestRebuildAnswersLikeIncremental(t *testing.T) {
 		return out
 	}
 	before := answers()
-	res, err := h.Rebuild(ctx)
+	res, err := h.Rebuild(ctx, RebuildRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +387,7 @@ func TestConcurrentHosts(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for range 10 {
-			if _, err := hosts[1].Sync(ctx); err != nil {
+			if _, err := hosts[1].Sync(ctx, SyncRequest{}); err != nil {
 				t.Errorf("Sync: %v", err)
 			}
 		}
@@ -454,7 +416,7 @@ func TestWatch(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	synced := make(chan SyncResult, 16)
 	done := make(chan error, 1)
-	go func() { done <- h.Watch(ctx, func(r SyncResult) { synced <- r }, nil) }()
+	go func() { done <- h.Watch(ctx, WatchRequest{OnSync: func(r SyncResult) { synced <- r }}) }()
 	<-synced // the first sync
 	// A page in a folder made after the watcher started.
 	writePage(t, h, "projects/new/plan.md", "# Plan\nlaunch the rocket\n")

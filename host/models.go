@@ -3,11 +3,14 @@ package host
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/modelstore"
 )
+
+// ModelsRequest asks for the models folder's list; it has no parameters.
+type ModelsRequest struct{}
 
 // ModelsResponse lists the models folder.
 type ModelsResponse struct {
@@ -16,14 +19,23 @@ type ModelsResponse struct {
 }
 
 func (h *Host) modelStore() *modelstore.Store {
-	return &modelstore.Store{Dir: h.path(h.cfg.Memory.Embedding.ModelsDir)}
+	return &modelstore.Store{Dir: h.path(h.config().Memory.Embedding.ModelsDir)}
 }
 
 // Models lists the downloaded models and interrupted downloads.
-func (h *Host) Models(ctx context.Context) (ModelsResponse, error) {
+func (h *Host) Models(ctx context.Context, _ ModelsRequest) (ModelsResponse, error) {
 	st := h.modelStore()
 	list, err := st.List()
 	return ModelsResponse{Dir: st.Dir, Models: list}, err
+}
+
+// PullModelRequest names a model to download: the default model's name
+// (or ""), or any GGUF by URL, verified against SHA256 when given.
+type PullModelRequest struct {
+	Model  string `json:"model"`
+	SHA256 string `json:"sha256,omitempty"`
+	// Progress, when not nil, is called as the download proceeds.
+	Progress modelstore.Progress `json:"-"`
 }
 
 // PullResponse describes a model in place.
@@ -38,15 +50,16 @@ type PullResponse struct {
 // PullModel downloads a model: the default model by name (or ""), or any
 // GGUF by URL, verified against sha when given (the default model's digest
 // is known). An interrupted pull resumes when run again.
-func (h *Host) PullModel(ctx context.Context, model, sha string, progress modelstore.Progress) (PullResponse, error) {
+func (h *Host) PullModel(ctx context.Context, req PullModelRequest) (PullResponse, error) {
 	st := h.modelStore()
-	ref, err := st.Resolve(model, "", sha)
+	ref, err := st.Resolve(req.Model, "", req.SHA256)
 	if errors.Is(err, modelstore.ErrNotFound) {
-		return PullResponse{}, fmt.Errorf("%w: %s is not a known model name: give its URL (memhost models pull https://.../NAME.gguf)", ErrBadInput, model)
+		return PullResponse{}, fault.Errorf(fault.NotFound, "model", "%s is not a known model name: give its URL (https://.../NAME.gguf)", req.Model)
 	}
 	if err != nil {
-		return PullResponse{}, fmt.Errorf("%w: %v", ErrBadInput, err)
+		return PullResponse{}, fault.BadInputf("model", "%v", err)
 	}
+	progress := req.Progress
 	resp := PullResponse{Name: ref.Name, Path: ref.Path, Already: ref.Present()}
 	if err := st.Pull(ctx, ref, progress); err != nil {
 		return resp, err
@@ -60,11 +73,21 @@ func (h *Host) PullModel(ctx context.Context, model, sha string, progress models
 	return resp, err
 }
 
+// RemoveModelRequest names a model to delete.
+type RemoveModelRequest struct {
+	Name string `json:"name"`
+}
+
+// RemoveModelResponse names the model deleted.
+type RemoveModelResponse struct {
+	Removed string `json:"removed"`
+}
+
 // RemoveModel deletes a model (and a partial download of it).
-func (h *Host) RemoveModel(ctx context.Context, name string) error {
-	err := h.modelStore().Remove(name)
+func (h *Host) RemoveModel(ctx context.Context, req RemoveModelRequest) (RemoveModelResponse, error) {
+	err := h.modelStore().Remove(req.Name)
 	if errors.Is(err, modelstore.ErrNotFound) {
-		return fmt.Errorf("%w: %v", ErrBadInput, err)
+		return RemoveModelResponse{}, fault.Errorf(fault.NotFound, "name", "%v", err)
 	}
-	return err
+	return RemoveModelResponse{Removed: req.Name}, err
 }

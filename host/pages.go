@@ -2,10 +2,10 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
 )
@@ -32,7 +32,7 @@ func (h *Host) Get(ctx context.Context, req GetRequest) (GetResponse, error) {
 		return GetResponse{}, err
 	}
 	if req.StartLine < 0 || req.Lines < 0 {
-		return GetResponse{}, fmt.Errorf("%w: line numbers must be positive", ErrBadInput)
+		return GetResponse{}, fault.BadInputf("startLine", "line numbers must be positive")
 	}
 	data, err := h.notebook.Read(rel)
 	if err != nil {
@@ -41,7 +41,7 @@ func (h *Host) Get(ctx context.Context, req GetRequest) (GetResponse, error) {
 	lines := markdown.Lines(string(data))
 	start := max(req.StartLine, 1)
 	if start > len(lines) && !(start == 1 && len(lines) == 0) {
-		return GetResponse{}, fmt.Errorf("%w: start line %d is past the end of %s (%d lines)", ErrBadInput, start, rel, len(lines))
+		return GetResponse{}, fault.BadInputf("startLine", "start line %d is past the end of %s (%d lines)", start, rel, len(lines))
 	}
 	end := len(lines)
 	if req.Lines > 0 {
@@ -97,7 +97,12 @@ func (h *Host) Write(ctx context.Context, req WriteRequest) (WriteResponse, erro
 	if err != nil {
 		return WriteResponse{}, err
 	}
-	return resp, h.syncPaths(ctx, rel)
+	return resp, h.indexer.SyncPaths(ctx, rel)
+}
+
+// RemoveRequest names a page to delete.
+type RemoveRequest struct {
+	Path string `json:"path"`
 }
 
 // RemoveResponse names the page removed.
@@ -106,15 +111,15 @@ type RemoveResponse struct {
 }
 
 // Remove deletes a page and drops it from the index.
-func (h *Host) Remove(ctx context.Context, path string) (RemoveResponse, error) {
-	rel, err := h.notebook.Clean(path)
+func (h *Host) Remove(ctx context.Context, req RemoveRequest) (RemoveResponse, error) {
+	rel, err := h.notebook.Clean(req.Path)
 	if err != nil {
 		return RemoveResponse{}, err
 	}
 	if err := h.notebook.Remove(ctx, rel); err != nil {
 		return RemoveResponse{}, err
 	}
-	return RemoveResponse{Path: rel}, h.syncPaths(ctx, rel)
+	return RemoveResponse{Path: rel}, h.indexer.SyncPaths(ctx, rel)
 }
 
 // cleanText refuses empty text and normalises line endings.
@@ -124,10 +129,10 @@ func cleanText(s string) (string, error) {
 		return "", ErrEmptyText
 	}
 	if !utf8.ValidString(s) {
-		return "", fmt.Errorf("%w: text is not valid UTF-8", ErrBadInput)
+		return "", fault.BadInputf("text", "text is not valid UTF-8")
 	}
 	if strings.ContainsRune(s, 0) {
-		return "", fmt.Errorf("%w: text contains a NUL byte", ErrBadInput)
+		return "", fault.BadInputf("text", "text contains a NUL byte")
 	}
 	return strings.TrimLeft(strings.TrimRight(s, " \t\n"), "\n"), nil
 }

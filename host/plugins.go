@@ -4,17 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
-	"strings"
+	"syscall"
 	"time"
 
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
 
-// PluginInfo describes an installed plugin, as `memhost plugins list`
-// shows it.
+// PluginsRequest asks for the installed plugins; it has no parameters.
+type PluginsRequest struct{}
+
+// PluginInfo describes an installed plugin.
 type PluginInfo struct {
 	Name       string  `json:"name"`
 	Path       string  `json:"path"`
@@ -37,26 +42,16 @@ type PluginsResponse struct {
 
 // Plugins starts each installed plugin to ask its version, model and
 // status. Plugins other than the active one are stopped again.
-func (h *Host) Plugins(ctx context.Context) (PluginsResponse, error) {
-	reg := h.registry()
-	found, warnings := reg.Discover()
+func (h *Host) Plugins(ctx context.Context, _ PluginsRequest) (PluginsResponse, error) {
+	found, warnings := h.reg.Discover()
 	resp := PluginsResponse{Plugins: []PluginInfo{}, Warnings: append([]string{}, warnings...)}
-	active, _ := h.providerName()
+	active, _ := h.queue.ProviderName()
+	options := h.config().Memory.Embedding.Options
 	for _, pl := range found {
-		p, err := reg.Provider(ctx, pl.Name, h.cfg.Memory.Embedding.Options[pl.Name])
+		info, st, err := h.describe(ctx, pl.Name, options[pl.Name])
 		if err != nil {
 			resp.Warnings = append(resp.Warnings, fmt.Sprintf("skipping %s: %v", pl.Path, err))
-			reg.Stop(pl.Name)
-			continue
-		}
-		st, err := statusAfterLoading(ctx, p)
-		if err != nil {
-			return resp, err
-		}
-		info, err := p.Info(ctx)
-		if err != nil {
-			resp.Warnings = append(resp.Warnings, fmt.Sprintf("skipping %s: %v", pl.Path, err))
-			reg.Stop(pl.Name)
+			h.stopUnlessActive(pl.Name)
 			continue
 		}
 		resp.Plugins = append(resp.Plugins, PluginInfo{
@@ -64,14 +59,43 @@ func (h *Host) Plugins(ctx context.Context) (PluginsResponse, error) {
 			Dimensions: info.Dimensions, Status: string(st.State), Progress: st.Progress, Message: st.Message,
 			Active: pl.Name == active,
 		})
-		if pl.Name != active {
-			reg.Stop(pl.Name)
-		}
+		h.stopUnlessActive(pl.Name)
 	}
 	return resp, nil
 }
 
-// UseResponse says what `memhost plugins use` did.
+// describe starts (or finds) a plugin and asks its info and status,
+// holding it meanwhile.
+func (h *Host) describe(ctx context.Context, name string, options map[string]string) (sdk.Info, sdk.Status, error) {
+	p, release, err := h.reg.Acquire(ctx, name, options)
+	defer release()
+	if err != nil {
+		return sdk.Info{}, sdk.Status{}, err
+	}
+	st, err := embedq.StatusAfterLoading(ctx, p)
+	if err != nil {
+		return sdk.Info{}, st, err
+	}
+	info, err := p.Info(ctx)
+	return info, st, err
+}
+
+// stopUnlessActive stops a plugin that is not the active provider (now:
+// another goroutine may have switched to it meanwhile).
+func (h *Host) stopUnlessActive(name string) {
+	if active, _ := h.queue.ProviderName(); name != active {
+		h.reg.Stop(name)
+	}
+}
+
+// UsePluginRequest makes Name the active provider, with its options
+// updated by Set (an empty value removes an option).
+type UsePluginRequest struct {
+	Name string            `json:"name"`
+	Set  map[string]string `json:"set,omitempty"`
+}
+
+// UseResponse says what UsePlugin did.
 type UseResponse struct {
 	Plugin     string            `json:"plugin"`
 	Options    map[string]string `json:"options"`
@@ -82,48 +106,48 @@ type UseResponse struct {
 	Pending    int               `json:"pending"` // chunks to embed for this model
 }
 
-// UsePlugin makes name the active provider with its options updated by set
-// (an empty value removes an option). The plugin is started and configured
-// first, so unknown plugins and rejected options leave config.yaml as it
-// was. Re-embedding for the new model then happens in the background;
-// keyword search answers meanwhile, and vectors already in the cache are
-// reused.
-func (h *Host) UsePlugin(ctx context.Context, name string, set map[string]string) (UseResponse, error) {
-	reg := h.registry()
-	reg.Discover()
+// UsePlugin makes a plugin the active provider. The plugin is started and
+// configured first, so unknown plugins and rejected options leave
+// config.yaml as it was; config.yaml is then edited under its lock (comments
+// kept) and the configuration in force replaced. Re-embedding for the new
+// model happens in the background; keyword search answers meanwhile, and
+// vectors already in the cache are reused.
+func (h *Host) UsePlugin(ctx context.Context, req UsePluginRequest) (UseResponse, error) {
+	name := req.Name
+	h.reg.Discover()
 	opts := map[string]string{}
-	for k, v := range h.cfg.Memory.Embedding.Options[name] {
+	for k, v := range h.config().Memory.Embedding.Options[name] {
 		opts[k] = v
 	}
-	for k, v := range set {
+	for k, v := range req.Set {
 		if v == "" {
 			delete(opts, k)
 		} else {
 			opts[k] = v
 		}
 	}
-	p, err := reg.Provider(ctx, name, opts)
+	p, release, err := h.reg.Acquire(ctx, name, opts)
+	defer release()
 	if errors.Is(err, registry.ErrUnknownPlugin) {
-		return UseResponse{}, fmt.Errorf("%w: %v", ErrBadInput, err)
+		return UseResponse{}, fault.Errorf(fault.NotFound, "name", "%w", err)
 	}
 	if err != nil {
-		return UseResponse{}, err
+		return UseResponse{}, fault.Errorf(fault.Unavailable, "name", "%w", err)
 	}
 	info, err := p.Info(ctx)
 	if err != nil {
-		return UseResponse{}, err
+		return UseResponse{}, fault.Errorf(fault.Unavailable, "name", "%w", err)
 	}
 	st, _ := p.Status(ctx)
-	if err := config.SetPlugin(filepath.Join(h.home, config.FileName), name, set); err != nil {
+	if err := h.writeConfig(func(path string) error { return config.SetPlugin(path, name, req.Set) }); err != nil {
 		return UseResponse{}, err
 	}
-	h.cfg.Memory.Embedding.Plugin = name
-	if h.cfg.Memory.Embedding.Options == nil {
-		h.cfg.Memory.Embedding.Options = map[string]map[string]string{}
-	}
-	h.cfg.Memory.Embedding.Options[name] = opts
+	h.editConfig(func(c *config.Config) {
+		c.Memory.Embedding.Plugin = name
+		c.Memory.Embedding.Options[name] = opts
+	})
 	resp := UseResponse{Plugin: name, Options: opts, Model: info.ModelID, Dimensions: info.Dimensions, Status: string(st.State), Message: st.Message}
-	if _, err := h.Sync(ctx); err != nil { // count the pages edited by hand too
+	if _, err := h.indexer.Sync(ctx); err != nil { // count the pages edited by hand too
 		return resp, err
 	}
 	emb, pending, err := h.idx.VectorCounts(ctx)
@@ -135,10 +159,29 @@ func (h *Host) UsePlugin(ctx context.Context, name string, set map[string]string
 	}
 	resp.Pending = pending
 	if pending > 0 {
-		h.startBackground()
+		h.queue.Wake()
 	}
 	return resp, nil
 }
+
+// writeConfig runs edit on config.yaml's path under an exclusive flock of
+// brain/config.lock, so two processes editing it never lose an edit.
+func (h *Host) writeConfig(edit func(path string) error) error {
+	f, err := os.OpenFile(filepath.Join(h.home, "brain", "config.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return edit(filepath.Join(h.home, config.FileName))
+}
+
+// PluginStatusRequest asks for the active provider's state; it has no
+// parameters.
+type PluginStatusRequest struct{}
 
 // PluginStatusResponse is the active provider's state.
 type PluginStatusResponse struct {
@@ -160,22 +203,23 @@ type PluginStatusResponse struct {
 }
 
 // PluginStatus reports the active provider and what search does with it.
-func (h *Host) PluginStatus(ctx context.Context) (PluginStatusResponse, error) {
+func (h *Host) PluginStatus(ctx context.Context, _ PluginStatusRequest) (PluginStatusResponse, error) {
 	var resp PluginStatusResponse
-	st, err := h.Status(ctx)
+	st, err := h.Status(ctx, StatusRequest{})
 	if err != nil {
 		return resp, err
 	}
 	resp.Mode, resp.Reason, resp.Pending, resp.Embedded = st.Mode, st.Reason, st.Pending, st.Embedded
-	name, err := h.providerName()
+	name, err := h.queue.ProviderName()
 	if err != nil {
-		resp.State, resp.Message = "none", reason(err)
+		resp.State, resp.Message = "none", embedq.Reason(err)
 		return resp, nil
 	}
 	resp.Plugin = name
-	p, err := h.registry().Provider(ctx, name, h.cfg.Memory.Embedding.Options[name])
+	p, release, err := h.reg.Acquire(ctx, name, h.config().Memory.Embedding.Options[name])
+	defer release()
 	if p == nil {
-		resp.State, resp.Message = string(sdk.StateError), strings.TrimPrefix(err.Error(), registry.ErrUnknownPlugin.Error()+" ")
+		resp.State, resp.Message = string(sdk.StateError), err.Error()
 		return resp, nil
 	}
 	pl := p.Plugin()
@@ -186,7 +230,7 @@ func (h *Host) PluginStatus(ctx context.Context) (PluginStatusResponse, error) {
 	} else {
 		resp.PingMs = ms(time.Since(start))
 	}
-	s, err := statusAfterLoading(ctx, p)
+	s, err := embedq.StatusAfterLoading(ctx, p)
 	if err != nil {
 		return resp, err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/registry"
 )
 
@@ -120,10 +118,10 @@ func TestHybridRecall(t *testing.T) {
 		t.Fatalf("keyword search found the typo: %+v", r.Results)
 	}
 	// The best hit found by vectors alone must clear the default minScore.
-	if w, m := h.cfg.Memory.Search.VectorWeight, config.Default().Memory.Search.MinScore; w/(1+w) < m {
+	if w, m := h.config().Memory.Search.VectorWeight, config.Default().Memory.Search.MinScore; w/(1+w) < m {
 		t.Fatalf("vectorWeight %v makes vector-only hits score %.2f, under minScore %v", w, w/(1+w), m)
 	}
-	use, err := h.UsePlugin(ctx, "hello", map[string]string{"dimensions": "256"})
+	use, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "256"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +147,7 @@ func TestHybridRecall(t *testing.T) {
 			t.Errorf("score %v outside 0..1", res.Score)
 		}
 	}
-	st, err := h.Status(ctx)
+	st, err := h.Status(ctx, StatusRequest{})
 	if err != nil || st.Mode != ModeHybrid || st.Pending != 0 || st.Embedded == 0 || st.Provider != "hello" {
 		t.Errorf("Status = %+v, %v", st, err)
 	}
@@ -159,10 +157,10 @@ func TestHybridRecall(t *testing.T) {
 func TestHybridGolden(t *testing.T) {
 	ctx := context.Background()
 	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "hello" }, "hello")
-	if _, err := h.Sync(ctx); err != nil {
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Embed(ctx, 0); err != nil {
+	if _, err := h.Embed(ctx, EmbedRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	type row struct {
@@ -204,7 +202,7 @@ func TestPluginKilledRecallStillAnswers(t *testing.T) {
 	if r := recall(t, h, "sarah"); r.Mode != ModeHybrid {
 		t.Fatalf("mode %s (%s)", r.Mode, r.Reason)
 	}
-	p, err := h.registry().Provider(ctx, "hello", nil)
+	p, err := h.reg.Provider(ctx, "hello", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,37 +224,37 @@ func TestPluginKilledRecallStillAnswers(t *testing.T) {
 func TestSwitchingBackReEmbedsNothing(t *testing.T) {
 	ctx := context.Background()
 	h := semanticHost(t, nil, "hello")
-	if _, err := h.Sync(ctx); err != nil {
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	embedAll := func() EmbedResult {
 		t.Helper()
-		r, err := h.Embed(ctx, 0)
+		r, err := h.Embed(ctx, EmbedRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	if _, err := h.UsePlugin(ctx, "hello", map[string]string{"dimensions": "64"}); err != nil {
+	if _, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "64"}}); err != nil {
 		t.Fatal(err)
 	}
 	first := embedAll()
 	if first.Embedded == 0 || first.FromCache != 0 || first.Pending != 0 {
 		t.Fatalf("first embedding: %+v", first)
 	}
-	if _, err := h.UsePlugin(ctx, "hello", map[string]string{"dimensions": "32"}); err != nil {
+	if _, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "32"}}); err != nil {
 		t.Fatal(err)
 	}
 	if r := embedAll(); r.FromCache != 0 || r.Embedded != first.Embedded {
 		t.Errorf("other model: %+v", r)
 	}
-	if _, err := h.UsePlugin(ctx, "hello", map[string]string{"dimensions": "64"}); err != nil {
+	if _, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "64"}}); err != nil {
 		t.Fatal(err)
 	}
 	if r := embedAll(); r.FromCache != first.Embedded || r.Embedded != first.Embedded {
 		t.Errorf("switching back re-embedded: %+v (want all %d from the cache)", r, first.Embedded)
 	}
-	if _, err := h.Rebuild(ctx); err != nil {
+	if _, err := h.Rebuild(ctx, RebuildRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if r := embedAll(); r.FromCache != first.Embedded || r.Embedded != first.Embedded {
@@ -278,10 +276,10 @@ func TestCrashMidBatchLosesNothing(t *testing.T) {
 		c.Memory.Embedding.BatchSize = 4
 	}, "faulty")
 	writePage(t, h, "zz-poison.md", "crash")
-	if _, err := h.Sync(ctx); err != nil {
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.Embed(ctx, 0)
+	_, err := h.Embed(ctx, EmbedRequest{})
 	if err == nil {
 		t.Fatal("Embed through a crashing plugin succeeded")
 	}
@@ -295,12 +293,12 @@ func TestCrashMidBatchLosesNothing(t *testing.T) {
 		t.Errorf("recall during the outage: mode %s, %d results", r.Mode, len(r.Results.Notebook))
 	}
 	os.Remove(filepath.Join(h.NotebookDir(), "zz-poison.md"))
-	if _, err := h.Sync(ctx); err != nil {
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		res, err := h.Embed(ctx, 0)
+		res, err := h.Embed(ctx, EmbedRequest{})
 		if err == nil && res.Pending == 0 {
 			break
 		}
@@ -328,7 +326,7 @@ func TestWatchEmbeds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	embedded := make(chan EmbedResult, 16)
 	done := make(chan error, 1)
-	go func() { done <- h.Watch(ctx, nil, func(r EmbedResult) { embedded <- r }) }()
+	go func() { done <- h.Watch(ctx, WatchRequest{OnEmbed: func(r EmbedResult) { embedded <- r }}) }()
 	first := <-embedded
 	if first.Pending != 0 || first.Embedded == 0 {
 		t.Errorf("first run: %+v", first)
@@ -382,52 +380,6 @@ func TestMinSimilarityKeepsNoiseOut(t *testing.T) {
 	r = recall(t, h, "salmon asparagus")
 	if len(r.Results.Notebook) == 0 || r.Results.Notebook[0].Heading != "## Groceries" {
 		t.Errorf("related query: %+v", r.Results.Notebook)
-	}
-}
-
-// TestLinearRank: each side is scaled by its best candidate and the two
-// are averaged with the vector weight; a hit found by vectors alone has no
-// keyword part, a keyword hit the neighbour search missed keeps its cosine.
-func TestLinearRank(t *testing.T) {
-	hit := func(id int64, bm25, dist float64) index.Hit {
-		return index.Hit{ChunkID: id, BM25: bm25, Distance: dist}
-	}
-	bm25 := []index.Hit{hit(1, -8, 0), hit(2, -4, 0), hit(3, -2, 0)}
-	vhits := []index.Hit{hit(4, 0, 0.2), hit(2, 0, 0.4)} // cosine 0.8, 0.6
-	sims := map[int64]float64{4: 0.8, 2: 0.6, 1: 0.1, 3: -0.3}
-	got := linearRank(1, bm25, vhits, sims)
-	want := map[int64]float64{
-		1: (1 + 0.1/0.8) / 2,   // best keyword hit, far from the query
-		2: (0.5 + 0.6/0.8) / 2, // half the best BM25, near the query
-		3: (0.25 + 0) / 2,      // negative similarity counts as none
-		4: (0 + 1.0) / 2,       // nearest, no keyword match
-	}
-	order := []int64{2, 1, 4, 3}
-	for i, s := range got {
-		if s.hit.ChunkID != order[i] || math.Abs(s.score-want[s.hit.ChunkID]) > 0.001 {
-			t.Errorf("%d: chunk %d score %v, want chunk %d score %.3f", i, s.hit.ChunkID, s.score, order[i], want[order[i]])
-		}
-	}
-	// Weight 0 is keyword order; FTS5's clamped IDF (BM25 0) ties at 1.
-	got = linearRank(0, []index.Hit{hit(5, 0, 0), hit(6, 0, 0)}, nil, map[int64]float64{5: 0.2, 6: 0.9})
-	if len(got) != 2 || got[0].score != 1 || got[1].score != 1 || got[0].hit.ChunkID != 5 {
-		t.Errorf("weight 0: %+v", got)
-	}
-}
-
-// TestRRFRank: with fusion: rrf only ranks count; a chunk first in both
-// lists scores 1.
-func TestRRFRank(t *testing.T) {
-	hit := func(id int64) index.Hit { return index.Hit{ChunkID: id} }
-	search := config.Default().Memory.Search
-	search.Fusion, search.FusionK, search.VectorWeight = config.FusionRRF, 60, 1
-	got := rrfRank(search, []index.Hit{hit(1), hit(2)}, []index.Hit{hit(1), hit(3)})
-	if len(got) != 3 || got[0].hit.ChunkID != 1 || got[0].score != 1 {
-		t.Fatalf("rrfRank = %+v", got)
-	}
-	// 2 and 3 are each second in one list: equal scores, keyword first.
-	if got[1].hit.ChunkID != 2 || got[2].hit.ChunkID != 3 || got[1].score != got[2].score || math.Abs(got[1].score-0.5*61/62) > 0.001 {
-		t.Errorf("rrfRank = %+v", got)
 	}
 }
 

@@ -26,26 +26,44 @@ func execCommand(path string) *exec.Cmd { return exec.Command(path) }
 // the next start.
 var ErrRestarting = errors.New("plugin crashed, restarting")
 
+// ErrStarting means another caller is starting the plugin; Ping returns
+// it rather than wait, and Status reports it as StateLoading.
+var ErrStarting = errors.New("plugin starting")
+
 // ErrBadVectors means a plugin returned vectors memhost will not store.
 var ErrBadVectors = errors.New("plugin returned unusable vectors")
 
 // Provider is a running plugin, seen as an sdk.Embedder. Its process is
 // started on first use and restarted after a crash; every call has a
 // timeout. It is safe for concurrent use.
+//
+// One goroutine at a time starts the plugin, outside the provider's lock:
+// Info, Configure, Embed and EmbedWithin wait for a start in flight (up to
+// their context), while Status, Ping and Pid answer at once.
 type Provider struct {
 	plugin Plugin
 	opts   Options
 
+	// mu guards the fields below. It is never held across a plugin start,
+	// a call to the plugin or a Kill, so Status and Pid never wait on one.
 	mu       sync.Mutex
 	client   *plugin.Client
 	rpc      plugin.ClientProtocol
 	emb      sdk.Embedder
 	info     sdk.Info // from the last start or Configure
 	cfg      map[string]string
+	starting *start    // the start in flight, nil when none
 	failures int       // consecutive failed starts or crashes
 	retryAt  time.Time // no start before this
 	lastErr  error
 	closed   bool
+}
+
+// start is one attempt to start the plugin, shared by every caller that
+// needs the plugin while it runs. err is set before done is closed.
+type start struct {
+	done chan struct{}
+	err  error
 }
 
 var _ sdk.Embedder = (*Provider)(nil)
@@ -71,70 +89,128 @@ func (p *Provider) options() map[string]string {
 	return copyOptions(p.cfg)
 }
 
-// conn returns the live plugin, starting it when it is not running and its
-// backoff has passed.
-func (p *Provider) conn(ctx context.Context) (sdk.Embedder, error) {
+func (p *Provider) isClosed() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
-		return nil, ErrClosed
-	}
-	if p.client != nil && !p.client.Exited() {
-		return p.emb, nil
-	}
-	if p.client != nil {
-		p.opts.Logger.Warn("plugin exited; restarting it", "plugin", p.plugin.Name)
-		p.dropLocked(errors.New("the plugin process exited"))
-	}
-	if wait := time.Until(p.retryAt); wait > 0 {
-		return nil, fmt.Errorf("plugin %s: %w (next try in %v; last error: %v)", p.plugin.Name, ErrRestarting, wait.Round(10*time.Millisecond), p.lastErr)
-	}
-	if err := p.startLocked(ctx); err != nil {
-		p.failLocked(err)
-		return nil, err
-	}
-	p.failures, p.lastErr = 0, nil
-	return p.emb, nil
+	return p.closed
 }
 
-func (p *Provider) startLocked(ctx context.Context) error {
-	cfg, err := clientConfig(p.plugin, p.opts)
-	if err != nil {
-		return err
+// conn returns the live plugin. When it is not running and its backoff has
+// passed, conn starts it in the background; then wait says whether to wait
+// for that start (up to ctx) or to return ErrStarting at once.
+func (p *Provider) conn(ctx context.Context, wait bool) (sdk.Embedder, error) {
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if p.client != nil && !p.client.Exited() {
+			emb := p.emb
+			p.mu.Unlock()
+			return emb, nil
+		}
+		s := p.starting
+		if s == nil {
+			if p.client != nil {
+				p.opts.Logger.Warn("plugin exited; restarting it", "plugin", p.plugin.Name)
+				dead := p.dropLocked(errors.New("the plugin process exited"))
+				p.mu.Unlock()
+				dead.Kill() // reaps it and its log goroutines; it has exited, so this is quick
+				continue
+			}
+			if wait := time.Until(p.retryAt); wait > 0 {
+				err := fmt.Errorf("plugin %s: %w (next try in %v; last error: %v)", p.plugin.Name, ErrRestarting, wait.Round(10*time.Millisecond), p.lastErr)
+				p.mu.Unlock()
+				return nil, err
+			}
+			s = &start{done: make(chan struct{})}
+			p.starting = s
+			// Not bound to this caller's cancellation: the others waiting
+			// for the start must not fail because this caller gave up. The
+			// start has its own timeouts.
+			go p.run(context.WithoutCancel(ctx), s, copyOptions(p.cfg))
+		}
+		p.mu.Unlock()
+		if !wait {
+			return nil, fmt.Errorf("plugin %s: %w", p.plugin.Name, ErrStarting)
+		}
+		select {
+		case <-s.done:
+			if s.err != nil {
+				return nil, s.err
+			}
+			// Started: loop to take it, or to see it closed or dead since.
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	client := plugin.NewClient(cfg)
+}
+
+// run starts the plugin for s and publishes the result.
+func (p *Provider) run(ctx context.Context, s *start, cfg map[string]string) {
+	client, rpc, emb, info, err := p.launch(ctx, cfg)
+	p.mu.Lock()
+	p.starting = nil
+	var orphan *plugin.Client
+	switch {
+	case p.closed:
+		// Close came during the start and had nothing to kill yet.
+		orphan, err = client, ErrClosed
+	case err != nil:
+		p.failLocked(err)
+	default:
+		p.client, p.rpc, p.emb, p.info = client, rpc, emb, info
+		p.failures, p.lastErr = 0, nil
+	}
+	s.err = err
+	p.mu.Unlock()
+	if orphan != nil {
+		orphan.Kill()
+	}
+	close(s.done)
+}
+
+// launch starts the plugin process, hands it cfg and asks its Info. It
+// kills what it started when any step fails.
+func (p *Provider) launch(ctx context.Context, cfg map[string]string) (*plugin.Client, plugin.ClientProtocol, sdk.Embedder, sdk.Info, error) {
+	var none sdk.Info
+	ccfg, err := clientConfig(p.plugin, p.opts)
+	if err != nil {
+		return nil, nil, nil, none, err
+	}
+	client := plugin.NewClient(ccfg)
 	rpc, err := client.Client()
 	if err != nil {
 		client.Kill()
 		if errors.Is(err, plugin.ErrChecksumsDoNotMatch) {
-			return fmt.Errorf("plugin %s (%s): %w", p.plugin.Name, p.plugin.Path, ErrChecksum)
+			return nil, nil, nil, none, fmt.Errorf("plugin %s (%s): %w", p.plugin.Name, p.plugin.Path, ErrChecksum)
 		}
-		return fmt.Errorf("plugin %s (%s) did not start: %v", p.plugin.Name, p.plugin.Path, oneLine(err))
+		return nil, nil, nil, none, fmt.Errorf("plugin %s (%s) did not start: %v", p.plugin.Name, p.plugin.Path, oneLine(err))
+	}
+	fail := func(err error) (*plugin.Client, plugin.ClientProtocol, sdk.Embedder, sdk.Info, error) {
+		client.Kill()
+		return nil, nil, nil, none, err
 	}
 	raw, err := rpc.Dispense(sdk.PluginName)
 	if err != nil {
-		client.Kill()
-		return fmt.Errorf("plugin %s: %v", p.plugin.Name, err)
+		return fail(fmt.Errorf("plugin %s: %v", p.plugin.Name, err))
 	}
 	emb, ok := raw.(sdk.Embedder)
 	if !ok {
-		client.Kill()
-		return fmt.Errorf("plugin %s is not an embeddings provider", p.plugin.Name)
+		return fail(fmt.Errorf("plugin %s is not an embeddings provider", p.plugin.Name))
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
 	defer cancel()
 	// Replay the configuration: after a restart the plugin knows nothing.
-	if err := emb.Configure(cctx, p.cfg); err != nil {
-		client.Kill()
-		return fmt.Errorf("plugin %s: configure: %w", p.plugin.Name, err)
+	if err := emb.Configure(cctx, cfg); err != nil {
+		return fail(fmt.Errorf("plugin %s: configure: %w", p.plugin.Name, err))
 	}
 	info, err := emb.Info(cctx)
 	if err != nil {
-		client.Kill()
-		return fmt.Errorf("plugin %s: info: %w", p.plugin.Name, err)
+		return fail(fmt.Errorf("plugin %s: info: %w", p.plugin.Name, err))
 	}
-	p.client, p.rpc, p.emb, p.info = client, rpc, emb, info
-	return nil
+	return client, rpc, emb, info, nil
 }
 
 // failLocked records a failed start or a crash and sets the backoff.
@@ -145,47 +221,61 @@ func (p *Provider) failLocked(err error) {
 	p.retryAt = time.Now().Add(min(backoff, p.opts.MaxBackoff))
 }
 
-func (p *Provider) dropLocked(reason error) {
-	if p.client != nil {
-		p.client.Kill()
-	}
+// dropLocked forgets the running plugin and returns its client, which the
+// caller kills once it has released mu: Kill waits up to seconds for the
+// process to exit.
+func (p *Provider) dropLocked(reason error) *plugin.Client {
+	c := p.client
 	p.client, p.rpc, p.emb = nil, nil, nil
 	p.failLocked(reason)
+	return c
 }
 
-// call runs fn against the plugin with a timeout; a transport failure
-// marks the plugin dead so the next call restarts it.
+// dropIf drops the plugin if it is still emb; a call that failed on a
+// plugin already replaced must not kill the new one.
+func (p *Provider) dropIf(emb sdk.Embedder, reason error) {
+	p.mu.Lock()
+	var dead *plugin.Client
+	if p.emb == emb && p.client != nil {
+		dead = p.dropLocked(reason)
+	}
+	p.mu.Unlock()
+	if dead != nil {
+		dead.Kill()
+	}
+}
+
+// call runs fn against the plugin with a timeout, waiting for a start in
+// flight.
 func (p *Provider) call(ctx context.Context, timeout time.Duration, fn func(context.Context, sdk.Embedder) error) error {
-	emb, err := p.conn(ctx)
+	emb, err := p.conn(ctx, true)
 	if err != nil {
 		return err
 	}
+	return p.invoke(ctx, emb, timeout, fn)
+}
+
+// invoke runs fn against emb with a timeout; a transport failure or a
+// hang marks the plugin dead so the next call restarts it.
+func (p *Provider) invoke(ctx context.Context, emb sdk.Embedder, timeout time.Duration, fn func(context.Context, sdk.Embedder) error) error {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err = fn(cctx, emb)
+	err := fn(cctx, emb)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, sdk.ErrUnavailable):
-		p.mu.Lock()
-		if p.emb == emb {
-			p.dropLocked(err)
-		}
-		p.mu.Unlock()
+		p.dropIf(emb, err)
 		return fmt.Errorf("plugin %s: %w", p.plugin.Name, err)
 	case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
 		// The plugin hung: kill it rather than leave a stuck process.
-		p.mu.Lock()
-		if p.emb == emb {
-			p.dropLocked(err)
-		}
-		p.mu.Unlock()
+		p.dropIf(emb, err)
 		return fmt.Errorf("plugin %s did not answer within %v; restarting it", p.plugin.Name, timeout)
 	}
 	return fmt.Errorf("plugin %s: %w", p.plugin.Name, err)
 }
 
-// Info returns the plugin's description.
+// Info asks the plugin for its description, waiting for a start in flight.
 func (p *Provider) Info(ctx context.Context) (sdk.Info, error) {
 	var info sdk.Info
 	err := p.call(ctx, p.opts.CallTimeout, func(ctx context.Context, e sdk.Embedder) (err error) {
@@ -200,21 +290,33 @@ func (p *Provider) Info(ctx context.Context) (sdk.Info, error) {
 	return info, err
 }
 
-// Status returns the plugin's readiness. A crashed plugin waiting for its
-// restart reports StateError with the reason instead of failing.
+// Status returns the plugin's readiness; it never fails and never waits
+// for a start. While a start is in flight it reports StateLoading with
+// the message "plugin starting"; a plugin not running whose backoff has
+// passed is started in the background and reported the same way. A
+// crashed plugin waiting for its restart, or one that fails to answer,
+// reports StateError with the reason.
 func (p *Provider) Status(ctx context.Context) (sdk.Status, error) {
+	emb, err := p.conn(ctx, false)
+	if errors.Is(err, ErrStarting) {
+		return sdk.Status{State: sdk.StateLoading, Message: ErrStarting.Error()}, nil
+	}
 	var st sdk.Status
-	err := p.call(ctx, p.opts.CallTimeout, func(ctx context.Context, e sdk.Embedder) (err error) {
-		st, err = e.Status(ctx)
-		return err
-	})
+	if err == nil {
+		err = p.invoke(ctx, emb, p.opts.CallTimeout, func(ctx context.Context, e sdk.Embedder) (err error) {
+			st, err = e.Status(ctx)
+			return err
+		})
+	}
 	if err != nil {
 		return sdk.Status{State: sdk.StateError, Message: oneLine(err)}, nil
 	}
 	return st, nil
 }
 
-// Configure sets the plugin's options; they are replayed after restarts.
+// Configure sets the plugin's options, waiting for a start in flight;
+// they are replayed after restarts. The provider is shared: every holder
+// sees the new options.
 func (p *Provider) Configure(ctx context.Context, options map[string]string) error {
 	err := p.call(ctx, p.opts.CallTimeout, func(ctx context.Context, e sdk.Embedder) error {
 		if err := e.Configure(ctx, options); err != nil {
@@ -273,28 +375,32 @@ func (p *Provider) EmbedWithin(ctx context.Context, texts []string, kind sdk.Kin
 }
 
 // Ping checks the plugin process answers (go-plugin's health service).
+// It does not wait for a start: while one is in flight it returns
+// ErrStarting, and a plugin not running whose backoff has passed is
+// started in the background.
 func (p *Provider) Ping(ctx context.Context) error {
-	if _, err := p.conn(ctx); err != nil {
+	emb, err := p.conn(ctx, false)
+	if err != nil {
 		return err
 	}
 	p.mu.Lock()
 	rpc := p.rpc
+	if p.emb != emb {
+		rpc = nil // replaced since conn
+	}
 	p.mu.Unlock()
 	if rpc == nil {
 		return fmt.Errorf("plugin %s: %w", p.plugin.Name, ErrRestarting)
 	}
 	if err := rpc.Ping(); err != nil {
-		p.mu.Lock()
-		if p.rpc == rpc {
-			p.dropLocked(err)
-		}
-		p.mu.Unlock()
+		p.dropIf(emb, err)
 		return fmt.Errorf("plugin %s: %w: %v", p.plugin.Name, sdk.ErrUnavailable, err)
 	}
 	return nil
 }
 
-// Pid is the plugin's process id, or 0 when it is not running.
+// Pid is the plugin's process id, or 0 when it is not running (or still
+// starting). It never waits.
 func (p *Provider) Pid() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -307,15 +413,20 @@ func (p *Provider) Pid() int {
 	return 0
 }
 
-// Close kills the plugin process.
+// Close kills the plugin process and waits for it to exit; every later
+// call returns ErrClosed. It does not wait for a start in flight: that
+// start kills the process it started when it ends, within about
+// Options.StartTimeout plus CallTimeout. Prefer Registry.Stop, which
+// spares a plugin other callers hold; Close kills it under them.
 func (p *Provider) Close() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.closed = true
-	if p.client != nil {
-		p.client.Kill()
-	}
+	c := p.client
 	p.client, p.rpc, p.emb = nil, nil, nil
+	p.mu.Unlock()
+	if c != nil {
+		c.Kill()
+	}
 }
 
 func oneLine(err error) string {

@@ -8,6 +8,13 @@
 // plugin is a Provider: calls time out, a crashed plugin is restarted with
 // backoff and its configuration replayed, and vectors are checked before
 // they reach the index.
+//
+// Registry and Provider are safe for concurrent use. A plugin starts on
+// one goroutine at a time, outside the provider's lock, so Status, Ping
+// and Pid answer at once while it starts. Acquire holds a provider so that
+// Stop (as when listing plugins stops the inactive ones) never kills it
+// under a call in flight; Provider, which holds nothing, remains for
+// callers that tolerate that.
 package registry
 
 import (
@@ -84,14 +91,28 @@ func (o *Options) defaults() {
 }
 
 // Registry discovers and runs plugins. It is safe for concurrent use.
+//
+// It runs at most one Provider per plugin name, shared by every caller.
+// Callers that use a provider across calls while other goroutines may
+// Stop it take it with Acquire and release it when done; Stop then waits
+// for the last release. Provider hands out the same provider without
+// holding it, for callers that tolerate a Stop under them.
 type Registry struct {
 	opts Options
 
 	mu         sync.Mutex
 	plugins    map[string]Plugin // by name, pinned at discovery
 	discovered bool              // Discover has scanned every folder
-	providers  map[string]*Provider
+	providers  map[string]*slot
 	closed     bool
+}
+
+// slot is a registered provider and who holds it; its fields are guarded
+// by Registry.mu.
+type slot struct {
+	p    *Provider
+	refs int  // Acquire calls not yet released
+	stop bool // Stop came while refs > 0: close at the last release
 }
 
 // New returns a registry over opts.Dirs. It reads nothing until asked:
@@ -100,7 +121,7 @@ type Registry struct {
 // Discover.
 func New(opts Options) *Registry {
 	opts.defaults()
-	return &Registry{opts: opts, plugins: map[string]Plugin{}, providers: map[string]*Provider{}}
+	return &Registry{opts: opts, plugins: map[string]Plugin{}, providers: map[string]*slot{}}
 }
 
 // Discover scans the plugin folders, hashing every plugin, and returns
@@ -237,9 +258,46 @@ func (r *Registry) Plugins() []Plugin {
 }
 
 // Provider returns the running provider of a plugin, starting it (and
-// configuring it with options) when needed. A provider already running
-// with other options is configured again.
+// configuring it with options) when needed, and waiting for a start
+// another caller began. A provider already running with other options is
+// configured again. When the start fails, Provider returns the provider
+// too, to ask its Status; it retries after its backoff.
+//
+// The provider is not held: Stop may kill it at any time, after which its
+// calls fail with ErrClosed. New code should use Acquire; Provider remains
+// for callers that do not yet release what they use.
 func (r *Registry) Provider(ctx context.Context, name string, options map[string]string) (*Provider, error) {
+	s, err := r.slot(ctx, name, options, false)
+	if s == nil {
+		return nil, err
+	}
+	return s.p, err
+}
+
+// Acquire is Provider that also holds the provider until release is
+// called: a Stop meanwhile is put off until the last holder releases it,
+// so calls in flight are not killed under their callers. An Acquire (or
+// Provider) after a Stop that is waiting for releases cancels that stop:
+// the plugin is wanted again and keeps running. Close of the registry
+// kills held providers all the same.
+//
+// release is never nil and must be called once the caller is done with
+// the provider, whatever the error (it does nothing when nothing is held,
+// as after ErrUnknownPlugin or ErrClosed, and calling it again does
+// nothing). Like Provider, Acquire returns the provider with a failed
+// start's error, held.
+func (r *Registry) Acquire(ctx context.Context, name string, options map[string]string) (p *Provider, release func(), err error) {
+	s, err := r.slot(ctx, name, options, true)
+	if s == nil {
+		return nil, func() {}, err
+	}
+	var once sync.Once
+	return s.p, func() { once.Do(func() { r.release(name, s) }) }, err
+}
+
+// slot finds or registers name's provider, holding it when hold, then
+// configures it with options and waits for it to start.
+func (r *Registry) slot(ctx context.Context, name string, options map[string]string, hold bool) (*slot, error) {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -257,27 +315,59 @@ func (r *Registry) Provider(ctx context.Context, name string, options map[string
 			return nil, fmt.Errorf("%w %q (installed: %s)", ErrUnknownPlugin, name, names)
 		}
 		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return nil, ErrClosed
+		}
 		if prev, raced := r.plugins[name]; raced {
 			pl = prev
 		} else {
 			r.plugins[name] = pl
 		}
 	}
-	p, running := r.providers[name]
+	s, running := r.providers[name]
+	if running && s.p.isClosed() {
+		// Closed by a caller (Provider.Close) rather than by Stop: it
+		// would answer ErrClosed for ever. Its holders keep the old slot,
+		// whose release then finds it replaced.
+		running = false
+	}
 	if !running {
-		p = newProvider(pl, options, r.opts)
-		r.providers[name] = p
+		s = &slot{p: newProvider(pl, options, r.opts)}
+		r.providers[name] = s
+	}
+	s.stop = false
+	if hold {
+		s.refs++
 	}
 	r.mu.Unlock()
-	if running && !equalOptions(p.options(), options) {
-		if err := p.Configure(ctx, options); err != nil {
+	if running && !equalOptions(s.p.options(), options) {
+		if err := s.p.Configure(ctx, options); err != nil {
+			if hold {
+				r.release(name, s)
+			}
 			return nil, err
 		}
 	}
-	if _, err := p.conn(ctx); err != nil {
-		return p, err // the provider stays registered and retries later
+	if _, err := s.p.conn(ctx, true); err != nil {
+		return s, err // the provider stays registered and retries later
 	}
-	return p, nil
+	return s, nil
+}
+
+// release lets go of one hold on s, closing its provider if a Stop is
+// waiting for it.
+func (r *Registry) release(name string, s *slot) {
+	r.mu.Lock()
+	s.refs--
+	kill := s.refs == 0 && s.stop && r.providers[name] == s
+	if kill {
+		delete(r.providers, name)
+	}
+	r.mu.Unlock()
+	if kill {
+		s.p.Close()
+	}
 }
 
 func equalOptions(a, b map[string]string) bool {
@@ -292,26 +382,38 @@ func equalOptions(a, b map[string]string) bool {
 	return true
 }
 
-// Stop kills one plugin's process, if it runs.
+// Stop kills one plugin's process, if it runs, and waits for it to exit
+// (a start in flight kills its process when it ends). If callers hold it (Acquire), Stop returns at once and the process is
+// killed at the last release, unless an Acquire or Provider call comes
+// first and cancels the stop. Callers of Provider hold nothing: their
+// provider may be killed under them.
 func (r *Registry) Stop(name string) {
 	r.mu.Lock()
-	p := r.providers[name]
-	delete(r.providers, name)
+	s := r.providers[name]
+	if s != nil && s.refs > 0 {
+		s.stop = true
+		s = nil
+	} else if s != nil {
+		delete(r.providers, name)
+	}
 	r.mu.Unlock()
-	if p != nil {
-		p.Close()
+	if s != nil {
+		s.p.Close()
 	}
 }
 
-// Close kills every plugin process. The registry cannot be used after.
+// Close kills every plugin process, held or not: it is for shutdown.
+// It does not wait for starts in flight, which kill what they started
+// when they end. Every later Provider or Acquire returns ErrClosed, and
+// calls on providers already handed out fail with ErrClosed.
 func (r *Registry) Close() {
 	r.mu.Lock()
 	r.closed = true
-	ps := r.providers
-	r.providers = map[string]*Provider{}
+	ss := r.providers
+	r.providers = map[string]*slot{}
 	r.mu.Unlock()
-	for _, p := range ps {
-		p.Close()
+	for _, s := range ss {
+		s.p.Close()
 	}
 }
 

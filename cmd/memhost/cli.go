@@ -16,8 +16,8 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
-	"github.com/memhost/memhost/index"
 )
 
 // stdio is everything a run reads from or writes to outside its arguments,
@@ -67,24 +67,21 @@ func run(ctx context.Context, args []string, io stdio) int {
 	return exitError
 }
 
-// message words an error for people.
+// message words an error for people, from its kind and, for page paths,
+// the path; never from its text.
 func message(err error) string {
 	var pe *notebook.PathError
 	switch {
-	case errors.As(err, &pe) && errors.Is(err, notebook.ErrNotFound):
+	case errors.As(err, &pe) && fault.KindOf(err) == fault.NotFound:
 		return "no such page: " + pe.Path
-	case errors.As(err, &pe) && errors.Is(err, notebook.ErrOutsideNotebook):
+	case errors.As(err, &pe) && fault.KindOf(err) == fault.Outside:
 		return "refused: " + pe.Path + " is outside the notebook (paths are relative to it, like reference/contacts.md)"
 	case errors.As(err, &pe):
 		return pe.Err.Error() + ": " + pe.Path
 	case errors.Is(err, host.ErrEmptyText):
 		return "refused: the text is empty"
-	case errors.Is(err, index.ErrNoFTS5):
-		return err.Error()
 	}
-	msg := err.Error()
-	msg = strings.TrimPrefix(msg, host.ErrBadInput.Error()+": ")
-	return strings.ReplaceAll(msg, "\n", " ")
+	return strings.ReplaceAll(err.Error(), "\n", " ")
 }
 
 func newApp(io stdio) *cli.Command {
@@ -338,7 +335,7 @@ func (a *app) open(ctx context.Context, cmd *cli.Command) (*host.Host, error) {
 		level = "warn"
 	}
 	opts := host.Options{
-		Home: home, Config: cfg, Log: log,
+		Home: home, Config: cfg, Log: log, Getenv: a.io.getenv,
 		PluginLog: hclog.New(&hclog.LoggerOptions{Name: "memhost", Level: hclog.LevelFromString(level), Output: a.io.stderr}),
 	}
 	if exe, err := os.Executable(); err == nil {

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,7 +16,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/memhost/memhost/host"
-	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/eval"
 	"github.com/memhost/memhost/modelstore"
 )
 
@@ -27,44 +24,19 @@ func (a *app) init(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	home, err := a.home(cmd)
-	if err != nil {
-		return err
-	}
-	// Write the config first when missing, so that a bad existing one is
-	// reported by open, and a fresh one is the commented template.
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return fmt.Errorf("home %s: %w", home, err)
-	}
-	cfgPath := filepath.Join(home, config.FileName)
-	created := false
-	if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
-		if err := os.WriteFile(cfgPath, []byte(config.Template), 0o644); err != nil {
-			return err
-		}
-		created = true
-	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		res, err := h.Sync(ctx)
+		resp, err := h.Init(ctx, host.InitRequest{})
 		if err != nil {
 			return err
 		}
-		type initResponse struct {
-			Home          string `json:"home"`
-			Notebook      string `json:"notebook"`
-			Config        string `json:"config"`
-			ConfigCreated bool   `json:"configCreated"`
-			Pages         int    `json:"pages"`
-		}
-		resp := initResponse{Home: h.Home(), Notebook: h.NotebookDir(), Config: cfgPath, ConfigCreated: created, Pages: res.Scanned}
 		return a.out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "memhost home: %s\n", resp.Home)
 			fmt.Fprintf(w, "notebook:     %s (%d pages)\n", resp.Notebook, resp.Pages)
 			state := "kept as it was"
-			if created {
+			if resp.ConfigCreated {
 				state = "created with every default, commented"
 			}
-			fmt.Fprintf(w, "config:       %s (%s)\n", cfgPath, state)
+			fmt.Fprintf(w, "config:       %s (%s)\n", resp.Config, state)
 		})
 	})
 }
@@ -162,7 +134,7 @@ func (a *app) rm(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.Remove(ctx, p)
+		resp, err := h.Remove(ctx, host.RemoveRequest{Path: p})
 		if err != nil {
 			return err
 		}
@@ -231,7 +203,7 @@ func (a *app) context(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.Context(ctx)
+		resp, err := h.Context(ctx, host.ContextRequest{})
 		if err != nil {
 			return err
 		}
@@ -244,7 +216,7 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.Status(ctx)
+		resp, err := h.Status(ctx, host.StatusRequest{})
 		if err != nil {
 			return err
 		}
@@ -284,7 +256,7 @@ func (a *app) files(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.Files(ctx)
+		resp, err := h.Files(ctx, host.FilesRequest{})
 		if err != nil {
 			return err
 		}
@@ -312,7 +284,7 @@ func (a *app) sync(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		res, err := h.Sync(ctx)
+		res, err := h.Sync(ctx, host.SyncRequest{})
 		if err != nil {
 			return err
 		}
@@ -325,7 +297,7 @@ func (a *app) rebuild(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		res, err := h.Rebuild(ctx)
+		res, err := h.Rebuild(ctx, host.RebuildRequest{})
 		if err != nil {
 			return err
 		}
@@ -350,7 +322,7 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			fmt.Fprintf(a.io.stdout, "watching %s (Ctrl-C to stop)\n", h.NotebookDir())
 		}
 		var mu sync.Mutex // the two callbacks run on different goroutines
-		return h.Watch(ctx, func(res host.SyncResult) {
+		return h.Watch(ctx, host.WatchRequest{OnSync: func(res host.SyncResult) {
 			mu.Lock()
 			defer mu.Unlock()
 			if cmd.Bool("json") {
@@ -365,7 +337,7 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			for _, p := range res.RemovedPaths {
 				fmt.Fprintf(a.io.stdout, "  removed %s\n", p)
 			}
-		}, func(res host.EmbedResult) {
+		}, OnEmbed: func(res host.EmbedResult) {
 			mu.Lock()
 			defer mu.Unlock()
 			if cmd.Bool("json") {
@@ -374,7 +346,7 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			}
 			fmt.Fprintf(a.io.stdout, "%s embedded %d chunks with %s (%d from the cache); %d pending\n",
 				time.Now().Format("15:04:05"), res.Embedded, res.Provider, res.FromCache, res.Pending)
-		})
+		}})
 	})
 }
 
@@ -383,20 +355,7 @@ func (a *app) embed(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		if _, err := h.Sync(ctx); err != nil {
-			return err
-		}
-		res, err := h.Embed(ctx, 0)
-		for err == nil && res.Busy {
-			// Another process (the background embedder) holds the queue:
-			// wait for it, then finish whatever it left.
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(200 * time.Millisecond):
-			}
-			res, err = h.Embed(ctx, 0)
-		}
+		res, err := h.Embed(ctx, host.EmbedRequest{Sync: true, Wait: true})
 		if err != nil {
 			return err
 		}
@@ -412,7 +371,7 @@ func (a *app) pluginsList(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.Plugins(ctx)
+		resp, err := h.Plugins(ctx, host.PluginsRequest{})
 		if err != nil {
 			return err
 		}
@@ -452,7 +411,7 @@ func (a *app) pluginsUse(ctx context.Context, cmd *cli.Command) error {
 		set[strings.TrimSpace(k)] = v
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.UsePlugin(ctx, cmd.Args().First(), set)
+		resp, err := h.UsePlugin(ctx, host.UsePluginRequest{Name: cmd.Args().First(), Set: set})
 		if err != nil {
 			return err
 		}
@@ -470,7 +429,7 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.PluginStatus(ctx)
+		resp, err := h.PluginStatus(ctx, host.PluginStatusRequest{})
 		if err != nil {
 			return err
 		}
@@ -512,7 +471,7 @@ func (a *app) modelsList(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.Models(ctx)
+		resp, err := h.Models(ctx, host.ModelsRequest{})
 		if err != nil {
 			return err
 		}
@@ -542,7 +501,7 @@ func (a *app) modelsPull(ctx context.Context, cmd *cli.Command) error {
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
 		bar := newProgress(a.io.stdout, a.io.stdoutIsTTY && !cmd.Bool("json"), cmd.Bool("json"))
-		resp, err := h.PullModel(ctx, cmd.Args().First(), cmd.String("sha256"), bar.update)
+		resp, err := h.PullModel(ctx, host.PullModelRequest{Model: cmd.Args().First(), SHA256: cmd.String("sha256"), Progress: bar.update})
 		bar.done()
 		if err != nil {
 			return err
@@ -562,12 +521,11 @@ func (a *app) modelsRm(ctx context.Context, cmd *cli.Command) error {
 		return usagef("models rm takes one model NAME (see memhost models list)")
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		if err := h.RemoveModel(ctx, cmd.Args().First()); err != nil {
+		resp, err := h.RemoveModel(ctx, host.RemoveModelRequest{Name: cmd.Args().First()})
+		if err != nil {
 			return err
 		}
-		return a.out(cmd, map[string]string{"removed": cmd.Args().First()}, func(w io.Writer) {
-			fmt.Fprintf(w, "removed %s\n", cmd.Args().First())
-		})
+		return a.out(cmd, resp, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", resp.Removed) })
 	})
 }
 
@@ -679,7 +637,7 @@ func (a *app) eval(ctx context.Context, cmd *cli.Command) error {
 		ks = append(ks, k)
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.Eval(ctx, host.EvalRequest{Dir: dir, K: ks})
+		resp, err := eval.Run(ctx, h, eval.Request{Dir: dir, K: ks})
 		if err != nil {
 			return err
 		}
@@ -727,7 +685,7 @@ func (a *app) sessionTokens(ctx context.Context, cmd *cli.Command) error {
 		return usagef("session tokens takes one session ID")
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.SessionTokens(ctx, id)
+		resp, err := h.SessionTokens(ctx, host.SessionTokensRequest{Session: id})
 		if err != nil {
 			return err
 		}
@@ -743,7 +701,7 @@ func (a *app) sessionCheck(ctx context.Context, cmd *cli.Command) error {
 		return usagef("session check takes one session ID")
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.SessionCheck(ctx, id, cmd.Int("incoming-tokens"))
+		resp, err := h.SessionCheck(ctx, host.SessionCheckRequest{Session: id, Incoming: cmd.Int("incoming-tokens")})
 		if err != nil {
 			return err
 		}
@@ -774,7 +732,7 @@ func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.SessionCompact(ctx, id, summary)
+		resp, err := h.SessionCompact(ctx, host.SessionCompactRequest{Session: id, Summary: summary})
 		if err != nil {
 			return err
 		}
@@ -819,11 +777,11 @@ func (a *app) hook(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		out, err := h.Hook(ctx, event, payload)
+		resp, err := h.Hook(ctx, host.HookRequest{Event: event, Payload: payload})
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintln(a.io.stdout, string(out))
+		_, err = fmt.Fprintln(a.io.stdout, string(resp.Output))
 		return err
 	})
 }

@@ -12,22 +12,30 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/memhost/memhost/sdk"
 )
 
 // Embedder embeds by feature hashing. Option "dimensions" (default 256).
-type Embedder struct{ dims int }
+// The sdk calls it from many goroutines at once (Configure while Embed
+// runs): dims is atomic, and each call reads it once.
+type Embedder struct{ dims atomic.Int64 }
 
 var _ sdk.Embedder = (*Embedder)(nil)
 
 // New returns the provider with its defaults.
-func New() *Embedder { return &Embedder{dims: 256} }
+func New() *Embedder {
+	e := &Embedder{}
+	e.dims.Store(256)
+	return e
+}
 
 func (e *Embedder) Info(ctx context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "hello", Version: "1.0.0", ModelID: "hello-hash-" + strconv.Itoa(e.dims),
-		Dimensions: e.dims, MaxInputTokens: 8192}, nil
+	dims := int(e.dims.Load())
+	return sdk.Info{Name: "hello", Version: "1.0.0", ModelID: "hello-hash-" + strconv.Itoa(dims),
+		Dimensions: dims, MaxInputTokens: 8192}, nil
 }
 
 func (e *Embedder) Status(ctx context.Context) (sdk.Status, error) {
@@ -40,24 +48,25 @@ func (e *Embedder) Configure(ctx context.Context, options map[string]string) err
 		if k != "dimensions" || err != nil || n < 8 || n > 4096 {
 			return sdk.BadRequest("option %s=%q: hello takes only dimensions, 8..4096", k, v)
 		}
-		e.dims = n
+		e.dims.Store(int64(n))
 	}
 	return nil
 }
 
 func (e *Embedder) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([][]float32, error) {
+	dims := int(e.dims.Load())
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		out[i] = e.embed(t)
+		out[i] = embed(t, dims)
 	}
 	return out, nil
 }
 
-func (e *Embedder) embed(text string) []float32 {
-	v := make([]float32, e.dims)
+func embed(text string, dims int) []float32 {
+	v := make([]float32, dims)
 	add := func(feature string, w float32) {
 		h := fnv.New32a()
 		h.Write([]byte(feature))
@@ -66,7 +75,7 @@ func (e *Embedder) embed(text string) []float32 {
 		if s&1 == 1 {
 			sign = -1
 		}
-		v[(s>>1)%uint32(e.dims)] += sign * w
+		v[(s>>1)%uint32(dims)] += sign * w
 	}
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 	for _, w := range words {

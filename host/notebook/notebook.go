@@ -21,6 +21,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/memhost/memhost/host/fault"
 )
 
 var (
@@ -40,6 +42,19 @@ type PathError struct {
 
 func (e *PathError) Error() string { return e.Err.Error() + ": " + e.Path }
 func (e *PathError) Unwrap() error { return e.Err }
+
+// FaultKind tells the error's kind: not-found, outside or bad-input.
+func (e *PathError) FaultKind() fault.Kind {
+	switch {
+	case errors.Is(e.Err, ErrNotFound):
+		return fault.NotFound
+	case errors.Is(e.Err, ErrOutsideNotebook):
+		return fault.Outside
+	case errors.Is(e.Err, ErrBadPath):
+		return fault.BadInput
+	}
+	return fault.Internal
+}
 
 // Notebook is a folder of markdown pages. It is safe for concurrent use.
 type Notebook struct {

@@ -1,7 +1,14 @@
 // Command faulty is a test plugin that misbehaves on request: a text of
-// "crash" kills the process, "hang" never answers, "nan" returns NaN,
-// "wrongdims" returns vectors longer than Info says. Otherwise it embeds
-// like a tiny deterministic provider of option "dimensions" (default 8).
+// "crash" kills the process, "hang" never answers, "slow" answers after a
+// second, "nan" returns NaN, "wrongdims" returns vectors longer than Info
+// says. Otherwise it embeds like a tiny deterministic provider of option
+// "dimensions" (default 8).
+//
+// Its environment adds two more: MEMHOST_FAULTY_START_DELAY (a Go
+// duration) delays the handshake, as a plugin loading a model before it
+// serves would; MEMHOST_FAULTY_PID_FILE names a file it writes its process
+// id to as it starts, so tests can find a process whose start has not
+// finished.
 package main
 
 import (
@@ -9,6 +16,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -16,10 +24,22 @@ import (
 	"github.com/memhost/memhost/sdk"
 )
 
-type faulty struct{ dims int }
+// faulty must be safe for concurrent use (sdk.Embedder): gRPC serves
+// Configure and Embed on separate goroutines.
+type faulty struct {
+	mu   sync.Mutex
+	dims int
+}
+
+func (f *faulty) dimensions() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dims
+}
 
 func (f *faulty) Info(context.Context) (sdk.Info, error) {
-	return sdk.Info{Name: "faulty", Version: "0", ModelID: "faulty-" + strconv.Itoa(f.dims), Dimensions: f.dims}, nil
+	d := f.dimensions()
+	return sdk.Info{Name: "faulty", Version: "0", ModelID: "faulty-" + strconv.Itoa(d), Dimensions: d}, nil
 }
 
 func (f *faulty) Status(context.Context) (sdk.Status, error) {
@@ -28,21 +48,25 @@ func (f *faulty) Status(context.Context) (sdk.Status, error) {
 
 func (f *faulty) Configure(_ context.Context, o map[string]string) error {
 	hclog.Default().Warn("configured", "options", len(o))
-	f.dims = 8
+	dims := 8
 	if d, ok := o["dimensions"]; ok {
 		n, err := strconv.Atoi(d)
 		if err != nil {
 			return sdk.BadRequest("dimensions %q is not a number", d)
 		}
-		f.dims = n
+		dims = n
 	}
+	f.mu.Lock()
+	f.dims = dims
+	f.mu.Unlock()
 	return nil
 }
 
 func (f *faulty) Embed(ctx context.Context, texts []string, _ sdk.Kind) ([][]float32, error) {
+	dims := f.dimensions()
 	out := make([][]float32, len(texts))
 	for i, t := range texts {
-		v := make([]float32, f.dims)
+		v := make([]float32, dims)
 		for j := range v {
 			v[j] = float32(len(t)%7+j) / 10
 		}
@@ -51,6 +75,12 @@ func (f *faulty) Embed(ctx context.Context, texts []string, _ sdk.Kind) ([][]flo
 			os.Exit(3)
 		case "hang":
 			time.Sleep(time.Hour)
+		case "slow":
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
 		case "nan":
 			v[0] = float32(math.NaN())
 		case "wrongdims":
@@ -60,7 +90,7 @@ func (f *faulty) Embed(ctx context.Context, texts []string, _ sdk.Kind) ([][]flo
 	}
 	if len(texts) > 0 && texts[0] == "wrongdims" {
 		for i := range out {
-			if len(out[i]) == f.dims {
+			if len(out[i]) == dims {
 				out[i] = append(out[i], 1)
 			}
 		}
@@ -68,4 +98,15 @@ func (f *faulty) Embed(ctx context.Context, texts []string, _ sdk.Kind) ([][]flo
 	return out, nil
 }
 
-func main() { sdk.Serve(&faulty{dims: 8}) }
+func main() {
+	if path := os.Getenv("MEMHOST_FAULTY_PID_FILE"); path != "" {
+		// Renamed into place so a reader never sees half a number.
+		if os.WriteFile(path+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644) == nil {
+			os.Rename(path+".tmp", path)
+		}
+	}
+	if d, err := time.ParseDuration(os.Getenv("MEMHOST_FAULTY_START_DELAY")); err == nil {
+		time.Sleep(d)
+	}
+	sdk.Serve(&faulty{dims: 8})
+}

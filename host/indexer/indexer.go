@@ -1,4 +1,12 @@
-package host
+// Package indexer keeps the index in step with the notebook and the
+// sessions folder: it scans for pages and transcripts, hashes and chunks
+// what changed on several goroutines, and applies the changes to the index
+// in batches; it rebuilds the index beside the old one; it compares the
+// index with the disk (Files); and it watches both folders (Watch).
+//
+// Syncs of one Indexer run one at a time (a mutex); other processes may
+// sync the same index at once (SQLite's locks and WAL).
+package indexer
 
 import (
 	"context"
@@ -7,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,8 +25,57 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/host/chunk"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 )
+
+// Options configure an Indexer; every field is required.
+type Options struct {
+	Notebook    *notebook.Notebook
+	SessionsDir string // absolute
+	Index       *index.DB
+	Config      func() *config.Config // read at every sync
+	Now         func() time.Time
+	Log         *slog.Logger
+}
+
+// Indexer syncs one index. It is safe for concurrent use: syncs queue on
+// its mutex.
+type Indexer struct {
+	opts Options
+	mu   sync.Mutex // one sync at a time in this process
+}
+
+// New returns the Indexer of opts.
+func New(opts Options) *Indexer { return &Indexer{opts: opts} }
+
+// Result groups of the index.
+const (
+	SourceNotebook = "notebook"
+	SourceDaily    = "daily"
+)
+
+// SourceOf names the result group an index path belongs to.
+func SourceOf(rel string) string {
+	switch {
+	case sessions.IsPath(rel):
+		return sessions.Source
+	case strings.HasPrefix(rel, "daily/"):
+		return SourceDaily
+	}
+	return SourceNotebook
+}
+
+// absPath is where an index path lives on disk: transcripts in the
+// sessions folder, pages in the notebook.
+func (x *Indexer) absPath(rel string) string {
+	if sessions.IsPath(rel) {
+		return filepath.Join(x.opts.SessionsDir, filepath.FromSlash(strings.TrimPrefix(rel, "sessions/")))
+	}
+	return x.opts.Notebook.Abs(rel)
+}
 
 // MaxPageBytes is the largest page that is indexed; larger pages are
 // reported and left out of the index (the page itself is untouched).
@@ -66,28 +124,28 @@ type diskFile struct {
 
 // Sync brings the index in step with the notebook: new and edited pages are
 // indexed, deleted ones removed. Unchanged pages cost one stat each.
-func (h *Host) Sync(ctx context.Context) (SyncResult, error) {
-	h.syncMu.Lock()
-	defer h.syncMu.Unlock()
-	return h.syncInto(ctx, h.idx, nil)
+func (x *Indexer) Sync(ctx context.Context) (SyncResult, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.syncInto(ctx, x.opts.Index, nil)
 }
 
-// syncPaths syncs only the given pages; used after memhost's own writes.
-// A page written but left out of the index (too large) is logged: the
-// write itself succeeded.
-func (h *Host) syncPaths(ctx context.Context, rels ...string) error {
-	h.syncMu.Lock()
-	defer h.syncMu.Unlock()
-	res, err := h.syncInto(ctx, h.idx, rels)
+// SyncPaths syncs only the given index paths; used after memhost's own
+// writes. A page written but left out of the index (too large) is logged:
+// the write itself succeeded.
+func (x *Indexer) SyncPaths(ctx context.Context, rels ...string) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	res, err := x.syncInto(ctx, x.opts.Index, rels)
 	for _, p := range res.Problems {
-		h.log.Warn("indexing after a write", "path", p.Path, "problem", p.Problem)
+		x.opts.Log.Warn("indexing after a write", "path", p.Path, "problem", p.Problem)
 	}
 	return err
 }
 
 // syncInto syncs db with the whole notebook (only == nil) or with the pages
 // in only.
-func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncResult, error) {
+func (x *Indexer) syncInto(ctx context.Context, db *index.DB, only []string) (SyncResult, error) {
 	start := time.Now()
 	var res SyncResult
 	stamps, err := db.Stamps(ctx)
@@ -96,13 +154,13 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 	}
 	var disk []diskFile
 	if only == nil {
-		disk, res.Problems, err = h.scan()
+		disk, res.Problems, err = x.scan()
 		if err != nil {
 			return res, err
 		}
 	} else {
 		for _, rel := range only {
-			abs := h.absPath(rel)
+			abs := x.absPath(rel)
 			fi, err := os.Stat(abs)
 			if err == nil && fi.Mode().IsRegular() {
 				disk = append(disk, diskFile{rel: rel, abs: abs, size: fi.Size(), mtime: fi.ModTime()})
@@ -116,7 +174,7 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 	var todo []diskFile
 	for _, f := range disk {
 		onDisk[f.rel] = true
-		if st, ok := stamps[f.rel]; ok && !h.mayHaveChanged(f, st) {
+		if st, ok := stamps[f.rel]; ok && !mayHaveChanged(f, st) {
 			res.Unchanged++
 			continue
 		}
@@ -139,7 +197,10 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 		batch = index.Batch{}
 		return err
 	}
-	for r := range h.examine(ctx, todo, stamps) {
+	// Leaving early (a failed write) must not strand examine's goroutines.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for r := range x.examine(ctx, todo, stamps) {
 		if r.err != nil {
 			return res, r.err
 		}
@@ -176,8 +237,8 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
-	if !batch.Empty() || (only == nil && h.lastSyncIsOld(ctx, db)) {
-		batch.Meta = map[string]string{"last_sync": h.now().UTC().Format(time.RFC3339)}
+	if !batch.Empty() || (only == nil && x.lastSyncIsOld(ctx, db)) {
+		batch.Meta = map[string]string{"last_sync": x.opts.Now().UTC().Format(time.RFC3339)}
 	}
 	if err := flush(); err != nil {
 		return res, err
@@ -189,16 +250,16 @@ func (h *Host) syncInto(ctx context.Context, db *index.DB, only []string) (SyncR
 // lastSyncIsOld reports whether the recorded last sync is over a minute
 // old: a no-change sync records itself only then, so that a recall does not
 // take the index's write lock just to say it looked.
-func (h *Host) lastSyncIsOld(ctx context.Context, db *index.DB) bool {
+func (x *Indexer) lastSyncIsOld(ctx context.Context, db *index.DB) bool {
 	v, err := db.Meta(ctx, "last_sync")
 	if err != nil {
 		return true
 	}
 	t, err := time.Parse(time.RFC3339, v)
-	return err != nil || h.now().Sub(t) > time.Minute
+	return err != nil || x.opts.Now().Sub(t) > time.Minute
 }
 
-func (h *Host) mayHaveChanged(f diskFile, st index.File) bool {
+func mayHaveChanged(f diskFile, st index.File) bool {
 	return st.Size != f.size || !st.Mtime.Equal(f.mtime) || !f.mtime.Before(st.IndexedAt.Add(-racyWindow))
 }
 
@@ -214,7 +275,7 @@ type examined struct {
 
 // examine reads, hashes and chunks pages on all cores; results come out in
 // no particular order. The channel is closed when all are done or ctx ends.
-func (h *Host) examine(ctx context.Context, files []diskFile, stamps map[string]index.File) <-chan examined {
+func (x *Indexer) examine(ctx context.Context, files []diskFile, stamps map[string]index.File) <-chan examined {
 	out := make(chan examined)
 	in := make(chan diskFile)
 	workers := min(runtime.GOMAXPROCS(0), 4, max(1, len(files)))
@@ -225,7 +286,7 @@ func (h *Host) examine(ctx context.Context, files []diskFile, stamps map[string]
 			defer wg.Done()
 			for f := range in {
 				select {
-				case out <- h.examineOne(f, stamps[f.rel]):
+				case out <- x.examineOne(f, stamps[f.rel]):
 				case <-ctx.Done():
 					return
 				}
@@ -249,10 +310,10 @@ func (h *Host) examine(ctx context.Context, files []diskFile, stamps map[string]
 	return out
 }
 
-func (h *Host) examineOne(f diskFile, st index.File) examined {
+func (x *Indexer) examineOne(f diskFile, st index.File) examined {
 	r := examined{file: f}
 	limit := int64(MaxPageBytes)
-	if isSessionPath(f.rel) {
+	if sessions.IsPath(f.rel) {
 		limit = MaxTranscriptBytes
 	}
 	if f.size > limit {
@@ -277,13 +338,14 @@ func (h *Host) examineOne(f diskFile, st index.File) examined {
 	}
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
-	file := index.File{Path: f.rel, Source: sourceOf(f.rel), Hash: hash, Mtime: f.mtime, Size: int64(len(data)), IndexedAt: h.now()}
+	file := index.File{Path: f.rel, Source: SourceOf(f.rel), Hash: hash, Mtime: f.mtime, Size: int64(len(data)), IndexedAt: x.opts.Now()}
 	if hash == st.Hash {
 		r.touch = file
 		return r
 	}
-	opt := chunk.Options{MaxTokens: h.cfg.Memory.Chunking.MaxTokens, OverlapTokens: h.cfg.Memory.Chunking.OverlapTokens}
-	if isSessionPath(f.rel) {
+	cfg := x.opts.Config()
+	opt := chunk.Options{MaxTokens: cfg.Memory.Chunking.MaxTokens, OverlapTokens: cfg.Memory.Chunking.OverlapTokens}
+	if sessions.IsPath(f.rel) {
 		// Transcripts only grow: when the part indexed before is unchanged,
 		// only the new lines are chunked and added.
 		from := 0
@@ -293,7 +355,7 @@ func (h *Host) examineOne(f diskFile, st index.File) examined {
 				r.appendOnly = true
 			}
 		}
-		chunks, problems := sessionChunks(f.rel, data, from, opt)
+		chunks, problems := sessions.Chunks(f.rel, data, from, opt)
 		if len(problems) > 0 {
 			r.problem = strings.Join(problems, "; ")
 		}
@@ -321,8 +383,8 @@ func (h *Host) examineOne(f diskFile, st index.File) examined {
 //
 // Listing folders is cheap; the cost is one lstat per page, so the folders
 // are read first and the pages are then stat'ed on several goroutines.
-func (h *Host) scan() ([]diskFile, []Problem, error) {
-	root := h.notebook.Root()
+func (x *Indexer) scan() ([]diskFile, []Problem, error) {
+	root := x.opts.Notebook.Root()
 	var (
 		cands    []fs.DirEntry
 		paths    []string
@@ -353,7 +415,7 @@ func (h *Host) scan() ([]diskFile, []Problem, error) {
 		return nil, nil, err
 	}
 	// Transcripts: sessions/*.jsonl in the home.
-	sessDir, _ := filepath.Abs(filepath.Join(h.home, "sessions"))
+	sessDir := x.opts.SessionsDir
 	if entries, err := os.ReadDir(sessDir); err == nil {
 		for _, e := range entries {
 			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), ".jsonl") {
@@ -437,10 +499,10 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // Rebuild builds a new index from the notebook beside the old one and swaps
 // it in; if anything fails the old index stays as it was.
-func (h *Host) Rebuild(ctx context.Context) (SyncResult, error) {
-	h.syncMu.Lock()
-	defer h.syncMu.Unlock()
-	tmp := fmt.Sprintf("%s.rebuild-%d", h.idx.Path(), os.Getpid())
+func (x *Indexer) Rebuild(ctx context.Context) (SyncResult, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	tmp := fmt.Sprintf("%s.rebuild-%d", x.opts.Index.Path(), os.Getpid())
 	cleanup := func() {
 		for _, s := range []string{"", "-wal", "-shm", "-journal"} {
 			os.Remove(tmp + s)
@@ -452,14 +514,14 @@ func (h *Host) Rebuild(ctx context.Context) (SyncResult, error) {
 	if err != nil {
 		return SyncResult{}, fmt.Errorf("rebuild: %w", err)
 	}
-	res, err := h.syncInto(ctx, fresh, nil)
+	res, err := x.syncInto(ctx, fresh, nil)
 	if cerr := fresh.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return res, fmt.Errorf("rebuild (the old index is untouched): %w", err)
 	}
-	if err := h.idx.CopyFrom(ctx, tmp); err != nil {
+	if err := x.opts.Index.CopyFrom(ctx, tmp); err != nil {
 		return res, fmt.Errorf("rebuild: swapping in the new index (the old one is untouched): %w", err)
 	}
 	return res, nil

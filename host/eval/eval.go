@@ -1,9 +1,15 @@
-package host
+// Package eval measures conversation retrieval the way users get it: each
+// conversation of an eval set is ingested into a fresh home, indexed and
+// embedded with the active provider, and each question goes through
+// host.ConversationSearch. It is not part of the product API: only the
+// CLI's eval command and benchmarks call it.
+package eval
 
 import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,18 +17,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
 )
 
-// EvalRequest runs the retrieval eval on a data set laid out as in
+// Request runs the retrieval eval on a data set laid out as in
 // shared/bench/README.md: sessions/<conversation>/<session>.jsonl and
 // queries.jsonl ({"id", "question", "category", "evidence", "conversation"}).
-type EvalRequest struct {
+type Request struct {
 	Dir string `json:"dir"`
 	K   []int  `json:"k"` // default 5, 10, 25, 50
 }
 
-// EvalResponse is mean evidence recall@k, overall and by category.
-type EvalResponse struct {
+// Response is mean evidence recall@k, overall and by category.
+type Response struct {
 	Queries    int                           `json:"queries"`
 	Mode       string                        `json:"mode"`
 	Reason     string                        `json:"reason,omitempty"`
@@ -44,12 +53,12 @@ type evalQuery struct {
 	Conversation string   `json:"conversation"`
 }
 
-// Eval ingests each conversation's sessions into a fresh temporary home
+// Run ingests each conversation's sessions into a fresh temporary home
 // (with this home's provider and models), asks each of its questions
 // through ConversationSearch, and measures the fraction of evidence turns
 // among the first k turns of the results. A result covering several turns
 // uses that many of the k places, so bigger chunks cannot buy recall.
-func (h *Host) Eval(ctx context.Context, req EvalRequest) (EvalResponse, error) {
+func Run(ctx context.Context, h *host.Host, req Request) (Response, error) {
 	start := time.Now()
 	ks := req.K
 	if len(ks) == 0 {
@@ -58,7 +67,7 @@ func (h *Host) Eval(ctx context.Context, req EvalRequest) (EvalResponse, error) 
 	sort.Ints(ks)
 	queries, err := readEvalQueries(filepath.Join(req.Dir, "queries.jsonl"))
 	if err != nil {
-		return EvalResponse{}, err
+		return Response{}, err
 	}
 	byConv := map[string][]evalQuery{}
 	var convs []string
@@ -68,22 +77,22 @@ func (h *Host) Eval(ctx context.Context, req EvalRequest) (EvalResponse, error) 
 		}
 		byConv[q.Conversation] = append(byConv[q.Conversation], q)
 	}
-	resp := EvalResponse{Recall: map[string]float64{}, ByCategory: map[string]map[string]float64{}, ByConversation: map[string]map[string]float64{}}
+	resp := Response{Recall: map[string]float64{}, ByCategory: map[string]map[string]float64{}, ByConversation: map[string]map[string]float64{}}
 	sums := map[int]float64{}
 	catSums := map[int]map[int]float64{}
 	catN := map[int]int{}
 	for _, conv := range convs {
 		src := filepath.Join(req.Dir, "sessions", conv)
-		sub, turns, err := h.evalHome(ctx, src)
+		sub, cleanup, turns, err := evalHome(ctx, h, src)
 		if err != nil {
 			return resp, fmt.Errorf("conversation %s: %w", conv, err)
 		}
 		resp.Turns += turns
 		convSums := map[int]float64{}
 		for _, q := range byConv[conv] {
-			r, err := sub.ConversationSearch(ctx, ConversationSearchRequest{Query: q.Question, MaxResults: ks[len(ks)-1]})
+			r, err := sub.ConversationSearch(ctx, host.ConversationSearchRequest{Query: q.Question, MaxResults: ks[len(ks)-1]})
 			if err != nil {
-				sub.Close()
+				cleanup()
 				return resp, fmt.Errorf("question %s: %w", q.ID, err)
 			}
 			resp.Mode, resp.Reason = r.Mode, r.Reason
@@ -105,11 +114,11 @@ func (h *Host) Eval(ctx context.Context, req EvalRequest) (EvalResponse, error) 
 		}
 		resp.ByConversation[conv] = meanRecall(ks, convSums, len(byConv[conv]))
 		if resp.Model == "" {
-			if st, err := sub.Status(ctx); err == nil && st.Model != "" {
+			if st, err := sub.Status(ctx, host.StatusRequest{}); err == nil && st.Model != "" {
 				resp.Model = st.Provider + "/" + st.Model
 			}
 		}
-		sub.Close()
+		cleanup()
 	}
 	if resp.Model == "" {
 		resp.Model = "none (keyword only)"
@@ -118,7 +127,7 @@ func (h *Host) Eval(ctx context.Context, req EvalRequest) (EvalResponse, error) 
 	for c, m := range catSums {
 		resp.ByCategory[strconv.Itoa(c)] = meanRecall(ks, m, catN[c])
 	}
-	resp.DurationMs = ms(time.Since(start))
+	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return resp, nil
 }
 
@@ -155,54 +164,59 @@ func evidenceRecall(evidence, ranked []string, k int) float64 {
 }
 
 // evalHome makes a temporary home holding one conversation's sessions,
-// indexed and embedded, with this home's provider settings.
-func (h *Host) evalHome(ctx context.Context, src string) (*Host, int, error) {
+// indexed and embedded, with h's provider settings and models; cleanup
+// closes it and removes it.
+func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, cleanup func(), turns int, err error) {
 	home, err := os.MkdirTemp("", "memhost-eval-")
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(home)
+		}
+	}()
 	entries, err := os.ReadDir(src)
 	if err != nil {
-		os.RemoveAll(home)
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	os.MkdirAll(filepath.Join(home, "sessions"), 0o755)
+	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o755); err != nil {
+		return nil, nil, 0, err
+	}
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".jsonl") {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {
-			os.RemoveAll(home)
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		if err := os.WriteFile(filepath.Join(home, "sessions", e.Name()), b, 0o644); err != nil {
-			os.RemoveAll(home)
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 	}
-	cfg := h.cfg
-	cfg.Memory.NotebookDir = filepath.Join(home, "notebook")
-	cfg.Memory.Database = filepath.Join(home, "brain", "memory.db")
-	cfg.Memory.Embedding.ModelsDir = h.path(h.cfg.Memory.Embedding.ModelsDir) // share the models
-	cfg.Memory.Search.MinScore = 0                                            // rank everything: recall@k judges the order
-	cfg.Memory.Embedding.RecallBudgetMs = 0                                   // embedded below, once
-	sub, err := Open(ctx, Options{Home: home, Config: cfg, Log: h.log, PluginDirs: h.pluginDirs, PluginLog: h.hlog})
+	sub, err = h.Derive(ctx, home, func(cfg *config.Config) {
+		cfg.Memory.NotebookDir = filepath.Join(home, "notebook")
+		cfg.Memory.Database = filepath.Join(home, "brain", "memory.db")
+		cfg.Memory.Search.MinScore = 0          // rank everything: recall@k judges the order
+		cfg.Memory.Embedding.RecallBudgetMs = 0 // embedded below, once
+	})
 	if err != nil {
-		os.RemoveAll(home)
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	sub.tempHome = home
-	res, err := sub.Sync(ctx)
+	cleanup = func() { sub.Close(); os.RemoveAll(home) }
+	res, err := sub.Sync(ctx, host.SyncRequest{})
+	if err == nil {
+		_, err = sub.Embed(ctx, host.EmbedRequest{})
+		if errors.Is(err, host.ErrProviderNotReady) {
+			err = nil // keyword-only: the eval says so
+		}
+	}
 	if err != nil {
 		sub.Close()
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
-	if _, err := sub.Embed(ctx, 0); err != nil && !isNotReady(err) {
-		sub.Close()
-		return nil, 0, err
-	}
-	return sub, res.Chunks, nil
+	return sub, cleanup, res.Chunks, nil
 }
 
 func readEvalQueries(path string) ([]evalQuery, error) {

@@ -1,8 +1,7 @@
-package host
+package sessions
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,23 +11,18 @@ import (
 	"syscall"
 
 	"github.com/memhost/memhost/host/chunk"
+	"github.com/memhost/memhost/host/fault"
 )
 
-// Transcript formats session ingest reads.
+// Transcript formats Import reads.
 const (
 	FormatAuto       = "auto"
-	FormatMemhost    = "memhost"     // seed 002's JSONL, as session append writes it
+	FormatMemhost    = "memhost"     // seed 002's JSONL, as Append writes it
 	FormatClaudeCode = "claude-code" // ~/.claude/projects/<project>/<id>.jsonl
 )
 
-// IngestRequest imports transcript files.
-type IngestRequest struct {
-	Paths  []string `json:"paths"`
-	Format string   `json:"format"` // auto (default), memhost, claude-code
-}
-
-// IngestFile reports one imported file.
-type IngestFile struct {
+// Imported reports one imported file.
+type Imported struct {
 	Path     string   `json:"path"`
 	Session  string   `json:"session"`
 	Format   string   `json:"format"`
@@ -38,57 +32,36 @@ type IngestFile struct {
 	Problems []string `json:"problems"` // malformed lines, file:line
 }
 
-// IngestResponse reports every file.
-type IngestResponse struct {
-	Files []IngestFile `json:"files"`
-}
-
-// Ingest imports transcripts into sessions/: memhost's own format, or
-// Claude Code's (text of user and assistant messages; tool calls and
-// results summarised, not dropped). A turn keeps its source id, so
-// importing a file again adds nothing and a grown file adds only its new
-// turns. Files are streamed: memory stays bounded however long they are.
-func (h *Host) Ingest(ctx context.Context, req IngestRequest) (IngestResponse, error) {
-	format := req.Format
-	if format == "" {
-		format = FormatAuto
-	}
+// CheckFormat refuses an unknown format name; "" means auto.
+func CheckFormat(format string) error {
 	switch format {
-	case FormatAuto, FormatMemhost, FormatClaudeCode:
-	default:
-		return IngestResponse{}, fmt.Errorf("%w: format %q: choose auto, memhost or claude-code", ErrBadInput, format)
+	case "", FormatAuto, FormatMemhost, FormatClaudeCode:
+		return nil
 	}
-	if len(req.Paths) == 0 {
-		return IngestResponse{}, fmt.Errorf("%w: no transcript files given", ErrBadInput)
-	}
-	var resp IngestResponse
-	for _, p := range req.Paths {
-		f, err := h.ingestFile(ctx, p, format)
-		if err != nil {
-			return resp, err
-		}
-		resp.Files = append(resp.Files, f)
-	}
-	return resp, nil
+	return fault.BadInputf("format", "format %q: choose auto, memhost or claude-code", format)
 }
 
-func (h *Host) ingestFile(ctx context.Context, path, format string) (IngestFile, error) {
-	res := IngestFile{Path: path, Problems: []string{}}
+// Import appends the turns of the transcript at path to the session named
+// after its file: memhost's own format, or Claude Code's (text of user and
+// assistant messages; tool calls and results summarised, not dropped). A
+// turn keeps its source id, so importing a file again adds nothing and a
+// grown file adds only its new turns. The file is streamed: memory stays
+// bounded however long it is. The caller indexes Path(res.Session).
+func (s *Store) Import(ctx context.Context, path, format string) (Imported, error) {
+	res := Imported{Path: path, Problems: []string{}}
 	src, err := os.Open(path)
 	if err != nil {
-		return res, fmt.Errorf("%w: %v", ErrBadInput, err)
+		return res, fault.Errorf(fault.BadInput, "paths", "%v", err)
 	}
 	defer src.Close()
-	if format == FormatAuto {
-		format, err = detectFormat(path)
-		if err != nil {
+	if format == FormatAuto || format == "" {
+		if format, err = detectFormat(path); err != nil {
 			return res, err
 		}
 	}
 	res.Format = format
 	res.Session = sessionName(path, format)
-	rel := "sessions/" + res.Session + ".jsonl"
-	dest := filepath.Join(h.home, rel)
+	dest := s.file(res.Session)
 	out, err := os.OpenFile(dest, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
 	if err != nil {
 		return res, err
@@ -97,20 +70,15 @@ func (h *Host) ingestFile(ctx context.Context, path, format string) (IngestFile,
 	if err := syscall.Flock(int(out.Fd()), syscall.LOCK_EX); err != nil {
 		return res, err
 	}
-	known, err := turnIDs(dest)
+	known, err := ids(dest)
 	if err != nil {
 		return res, err
 	}
 	w := bufio.NewWriterSize(out, 1<<20)
-	sc := bufio.NewScanner(src)
-	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	var werr error
+	err = ReadLines(src, 1, func(n int, line []byte) error {
 		if n%1000 == 0 && ctx.Err() != nil {
-			return res, ctx.Err()
-		}
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
+			return ctx.Err()
 		}
 		var turns []Turn
 		var perr error
@@ -127,11 +95,11 @@ func (h *Host) ingestFile(ctx context.Context, path, format string) (IngestFile,
 		}
 		if perr != nil {
 			res.Problems = append(res.Problems, fmt.Sprintf("%s:%d: %v; skipped", path, n, perr))
-			continue
+			return nil
 		}
 		if len(turns) == 0 {
 			res.Skipped++
-			continue
+			return nil
 		}
 		for i, t := range turns {
 			if t.ID == "" {
@@ -150,50 +118,26 @@ func (h *Host) ingestFile(ctx context.Context, path, format string) (IngestFile,
 			}
 			b, err := json.Marshal(t)
 			if err != nil {
-				return res, err
+				return err
 			}
-			w.Write(append(b, '\n'))
+			if _, werr = w.Write(append(b, '\n')); werr != nil {
+				return werr
+			}
 			known[t.ID] = true
 			res.Added++
 		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
+		if err == ctx.Err() || err == werr {
+			return res, err
+		}
 		res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", path, err))
 	}
 	if err := w.Flush(); err != nil {
 		return res, err
 	}
-	if err := out.Sync(); err != nil {
-		return res, err
-	}
-	if res.Added == 0 {
-		return res, nil
-	}
-	return res, h.syncPaths(ctx, rel)
-}
-
-// turnIDs reads the ids of a transcript's turns (none when missing).
-func turnIDs(path string) (map[string]bool, error) {
-	ids := map[string]bool{}
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return ids, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
-	for sc.Scan() {
-		var t struct {
-			ID string `json:"id"`
-		}
-		if json.Unmarshal(sc.Bytes(), &t) == nil && t.ID != "" {
-			ids[t.ID] = true
-		}
-	}
-	return ids, sc.Err()
+	return res, out.Sync()
 }
 
 // detectFormat reads lines until one tells: Claude Code lines carry a
@@ -204,24 +148,32 @@ func detectFormat(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
-	for i := 0; i < 50 && sc.Scan(); i++ {
+	format, tried := "", 0
+	err = ReadLines(f, 1, func(_ int, line []byte) error {
+		if tried++; tried > 50 {
+			return ErrStop
+		}
 		var m map[string]json.RawMessage
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
-			continue
+		if json.Unmarshal(line, &m) != nil {
+			return nil
 		}
-		if _, ok := m["message"]; ok {
-			return FormatClaudeCode, nil
+		_, message := m["message"]
+		_, sessionID := m["sessionId"]
+		_, content := m["content"]
+		switch {
+		case message || sessionID:
+			format = FormatClaudeCode
+		case content:
+			format = FormatMemhost
+		default:
+			return nil
 		}
-		if _, ok := m["sessionId"]; ok {
-			return FormatClaudeCode, nil
-		}
-		if _, ok := m["content"]; ok {
-			return FormatMemhost, nil
-		}
+		return ErrStop
+	})
+	if err == nil && format == "" {
+		err = fault.BadInputf("format", "%s: cannot tell its format (name it: memhost or claude-code)", path)
 	}
-	return "", fmt.Errorf("%w: %s: cannot tell its format (give --format memhost or claude-code)", ErrBadInput, path)
+	return format, err
 }
 
 // sessionName derives a session id from the file name.

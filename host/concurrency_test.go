@@ -1,0 +1,204 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/fault"
+)
+
+// TestHostConcurrentUse drives one Host from many goroutines through every
+// operation at once, with the real hello plugin, a running watcher (and so
+// the embedding worker), an editor writing pages behind memhost's back, and
+// the provider switched between two models meanwhile. Run with -race: the
+// package comment's claim that a Host may be shared rests on it. Afterwards
+// every write must be indexed exactly once and findable.
+func TestHostConcurrentUse(t *testing.T) {
+	h := semanticHost(t, func(c *config.Config) {
+		c.Memory.Embedding.Plugin = "hello"
+		c.Memory.Sync.WatchDebounceMs = 50
+	}, "hello")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watchDone := make(chan error, 1)
+	go func() {
+		watchDone <- h.Watch(watchCtx, WatchRequest{OnSync: func(SyncResult) {}, OnEmbed: func(EmbedResult) {}})
+	}()
+
+	const rounds = 6
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	// tolerated: a search may answer keyword-only, and an operation may
+	// meet a provider restarting after a switch; nothing else may fail.
+	check := func(op string, err error) {
+		if err == nil || fault.KindOf(err) == fault.Unavailable {
+			return
+		}
+		mu.Lock()
+		errs = append(errs, fmt.Errorf("%s: %w", op, err))
+		mu.Unlock()
+	}
+	run := func(fn func(i int)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				fn(i)
+			}
+		}()
+	}
+	run(func(i int) {
+		_, err := h.Remember(ctx, RememberRequest{Text: fmt.Sprintf("the zebra number %d eats grass at the zoo", i)})
+		check("remember", err)
+	})
+	run(func(i int) {
+		_, err := h.Write(ctx, WriteRequest{Path: "knowledge/giraffes.md", Text: fmt.Sprintf("giraffe fact %d", i), Section: "Facts"})
+		check("write", err)
+	})
+	run(func(i int) {
+		_, err := h.DailyLog(ctx, DailyLogRequest{Text: fmt.Sprintf("met the penguin keeper, visit %d", i)})
+		check("daily-log", err)
+	})
+	run(func(i int) {
+		p := filepath.Join(h.NotebookDir(), "knowledge", fmt.Sprintf("otter-%d.md", i))
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("# Otter %d\nThe otter number %d swims.\n", i, i)), 0o644); err != nil {
+			check("editor", err)
+		}
+	})
+	run(func(i int) {
+		rel := fmt.Sprintf("lists/tmp-%d.md", i)
+		_, err := h.Write(ctx, WriteRequest{Path: rel, Text: "temporary"})
+		check("write tmp", err)
+		_, err = h.Remove(ctx, RemoveRequest{Path: rel})
+		check("remove", err)
+	})
+	for s := range 3 {
+		run(func(i int) {
+			_, err := h.SessionAppend(ctx, SessionAppendRequest{Session: fmt.Sprintf("chat-%d", s), Role: "user", Text: fmt.Sprintf("the kangaroo jumped %d times", i)})
+			check("session append", err)
+		})
+	}
+	run(func(i int) {
+		_, err := h.SessionTokens(ctx, SessionTokensRequest{Session: "chat-0"})
+		if fault.KindOf(err) != fault.NotFound { // not created yet is fine
+			check("session tokens", err)
+		}
+		_, err = h.SessionCheck(ctx, SessionCheckRequest{Session: "chat-0", Incoming: 10})
+		if fault.KindOf(err) != fault.NotFound {
+			check("session check", err)
+		}
+	})
+	run(func(i int) {
+		_, err := h.Recall(ctx, RecallRequest{Query: "zebra zoo"})
+		check("recall", err)
+		_, err = h.Recall(ctx, RecallRequest{Query: "kangaroo", Sources: []string{SourceSessions, SourceNotebook}})
+		check("recall sessions", err)
+		_, err = h.ConversationSearch(ctx, ConversationSearchRequest{Query: "kangaroo jumped"})
+		check("conversation search", err)
+	})
+	run(func(i int) {
+		_, err := h.Get(ctx, GetRequest{Path: "reference/contacts.md"})
+		if fault.KindOf(err) != fault.NotFound {
+			check("get", err)
+		}
+		_, err = h.Context(ctx, ContextRequest{})
+		check("context", err)
+		_, err = h.Status(ctx, StatusRequest{})
+		check("status", err)
+		_, err = h.Files(ctx, FilesRequest{})
+		check("files", err)
+		_, err = h.Models(ctx, ModelsRequest{})
+		check("models", err)
+		_ = h.Config()
+	})
+	run(func(i int) {
+		_, err := h.Sync(ctx, SyncRequest{})
+		check("sync", err)
+		_, err = h.Embed(ctx, EmbedRequest{Budget: 200 * time.Millisecond})
+		check("embed", err)
+		if i == rounds/2 {
+			_, err = h.Rebuild(ctx, RebuildRequest{})
+			check("rebuild", err)
+		}
+	})
+	run(func(i int) {
+		dims := []string{"64", "32"}[i%2]
+		_, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": dims}})
+		check("use plugin", err)
+		_, err = h.PluginStatus(ctx, PluginStatusRequest{})
+		check("plugin status", err)
+		_, err = h.Plugins(ctx, PluginsRequest{})
+		check("plugins", err)
+	})
+	run(func(i int) {
+		_, err := h.Hook(ctx, HookRequest{Event: HookSessionStart, Payload: []byte(`{"session_id":"x"}`)})
+		check("hook", err)
+	})
+	wg.Wait()
+	for _, err := range errs {
+		t.Error(err)
+	}
+
+	// Settle: the watcher indexes the editor's pages, the worker embeds.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := h.Status(ctx, StatusRequest{})
+		if err == nil && st.Stale == 0 && st.Pending == 0 && st.Mode == ModeHybrid {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never settled: %+v, %v", st, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	stopWatch()
+	if err := <-watchDone; err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("watch: %v", err)
+	}
+	if got := h.Config().Memory.Embedding.Options["hello"]["dimensions"]; got != "32" {
+		t.Errorf("options after the last switch: dimensions %q, want 32", got)
+	}
+
+	// Every write indexed once and found.
+	for i := range rounds {
+		otter := fmt.Sprintf("knowledge/otter-%d.md", i)
+		if got := found(t, h, fmt.Sprintf("otter number %d swims", i)); !slices.Contains(got, otter) {
+			t.Errorf("%s not found: %v", otter, got)
+		}
+		if page := readPage(t, h, "knowledge/facts.md"); strings.Count(page, fmt.Sprintf("zebra number %d ", i)) != 1 {
+			t.Errorf("remembered zebra %d is on the page %d times", i, strings.Count(page, fmt.Sprintf("zebra number %d ", i)))
+		}
+	}
+	for s := range 3 {
+		tok, err := h.SessionTokens(ctx, SessionTokensRequest{Session: fmt.Sprintf("chat-%d", s)})
+		if err != nil || tok.Turns != rounds {
+			t.Errorf("chat-%d: %+v, %v; want %d turns", s, tok, err, rounds)
+		}
+	}
+	files, err := h.Files(ctx, FilesRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files.Files {
+		if f.Path == "sessions/chat-0.jsonl" && f.Chunks != rounds {
+			t.Errorf("%s has %d chunks for %d turns", f.Path, f.Chunks, rounds)
+		}
+		if f.Stale {
+			t.Errorf("%s is stale after settling", f.Path)
+		}
+	}
+}

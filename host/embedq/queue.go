@@ -1,0 +1,275 @@
+package embedq
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/registry"
+	"github.com/memhost/memhost/sdk"
+)
+
+// Options configure a Queue. Every field but Background is required.
+type Options struct {
+	Index     *index.DB
+	Registry  *registry.Registry
+	Config    func() *config.Config // the configuration in force, read at every call
+	CachePath string                // the embedding cache (cache/embeddings.db)
+	LockPath  string                // brain/embed.lock: one process embeds at a time
+	Log       *slog.Logger
+	// Background, when set, is called (at most once per Queue) when chunks
+	// are left in the queue and no worker runs, to have them embedded
+	// without blocking the caller (the CLI starts `memhost embed`
+	// detached).
+	Background func() error
+}
+
+// Queue is the embedding queue of one index. Its methods may be called
+// from many goroutines; the embedding itself runs in one process at a time
+// (LockPath) and, within a process, one run at a time.
+type Queue struct {
+	opts   Options
+	bgOnce sync.Once
+	runMu  sync.Mutex // one run at a time in this process
+
+	cacheMu sync.Mutex
+	cache   *index.Cache // nil until first use
+
+	workerMu sync.Mutex
+	worker   *worker // nil when none runs
+}
+
+// New returns the queue of opts.Index.
+func New(opts Options) *Queue { return &Queue{opts: opts} }
+
+func (q *Queue) cfg() *config.Config { return q.opts.Config() }
+
+// Close stops the worker and closes the cache.
+func (q *Queue) Close() error {
+	q.StopWorker()
+	q.cacheMu.Lock()
+	defer q.cacheMu.Unlock()
+	if q.cache != nil {
+		err := q.cache.Close()
+		q.cache = nil
+		return err
+	}
+	return nil
+}
+
+// openCache returns the embedding cache, opening it on first use.
+func (q *Queue) openCache(ctx context.Context) (*index.Cache, error) {
+	q.cacheMu.Lock()
+	defer q.cacheMu.Unlock()
+	if q.cache != nil {
+		return q.cache, nil
+	}
+	c, err := index.OpenCache(ctx, q.opts.CachePath)
+	if err != nil {
+		return nil, err
+	}
+	q.cache = c
+	return c, nil
+}
+
+// Result reports a run of the queue.
+type Result struct {
+	Provider   string  `json:"provider"`
+	Model      string  `json:"model"`
+	Embedded   int     `json:"embedded"`  // chunks given vectors in this run
+	FromCache  int     `json:"fromCache"` // of those, vectors taken from the cache
+	Pending    int     `json:"pending"`   // chunks still without a vector
+	Busy       bool    `json:"busy"`      // another process is embedding; this run did nothing
+	DurationMs float64 `json:"durationMs"`
+}
+
+// Run works through the queue: chunks without a vector for the active
+// provider's model get one, from the cache when it has it, else from the
+// provider, in batches. It stops when the queue is empty, ctx ends, or
+// budget (when > 0) is spent. A plugin failure stops the run with nothing
+// lost: the queue lives in the index and the next run resumes it. One
+// process embeds at a time; others return at once with Busy set (a run
+// with a budget waits for the lock within it).
+//
+// An unbounded run (budget 0) waits for a model that is downloading or
+// loading: that is what the background run is for.
+func (q *Queue) Run(ctx context.Context, budget time.Duration) (Result, error) {
+	start := time.Now()
+	var res Result
+	sem, err := q.Ready(ctx)
+	for budget <= 0 && preparing(err) {
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+		sem, err = q.Ready(ctx)
+	}
+	if err != nil {
+		return res, err
+	}
+	defer sem.Release()
+	res.Provider, res.Model = sem.Name, sem.Info.ModelID
+	q.runMu.Lock()
+	defer q.runMu.Unlock()
+	unlock, ok, err := tryLock(q.opts.LockPath)
+	// With a budget (a recall), wait within it for the process that holds
+	// the queue: it may finish what this call would have done.
+	for err == nil && !ok && budget > 0 && time.Since(start) < budget {
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		unlock, ok, err = tryLock(q.opts.LockPath)
+	}
+	if err != nil {
+		return res, err
+	}
+	idx := q.opts.Index
+	if !ok {
+		_, res.Pending, err = idx.VectorCounts(ctx)
+		res.Busy = true
+		return res, err
+	}
+	defer unlock()
+	if _, err := idx.SetVectorModel(ctx, sem.Model); err != nil {
+		return res, err
+	}
+	cache, err := q.openCache(ctx)
+	if err != nil {
+		return res, err
+	}
+	batch := q.cfg().Memory.Embedding.BatchSize
+	for budget <= 0 || time.Since(start) < budget {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		pending, err := idx.Pending(ctx, batch)
+		if err != nil {
+			return res, err
+		}
+		if len(pending) == 0 {
+			break
+		}
+		n, cached, err := q.embedBatch(ctx, sem, cache, pending)
+		res.Embedded += n
+		res.FromCache += cached
+		if err != nil {
+			return res, err
+		}
+	}
+	_, res.Pending, err = idx.VectorCounts(ctx)
+	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
+	return res, err
+}
+
+func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cache, chunks []index.PendingChunk) (stored, cached int, err error) {
+	hashes := make([]string, len(chunks))
+	for i, c := range chunks {
+		hashes[i] = c.Hash
+	}
+	vecs, err := cache.Get(ctx, sem.Info.ModelID, hashes)
+	if err != nil {
+		return 0, 0, err
+	}
+	cached = len(vecs)
+	var texts, missing []string
+	seen := map[string]bool{}
+	for _, c := range chunks {
+		if _, ok := vecs[c.Hash]; !ok && !seen[c.Hash] {
+			seen[c.Hash] = true
+			texts = append(texts, c.Text)
+			missing = append(missing, c.Hash)
+		}
+	}
+	if len(texts) > 0 {
+		got, err := sem.Provider.Embed(ctx, texts, sdk.KindDocument)
+		if err != nil {
+			return 0, 0, err
+		}
+		if err := sameModel(ctx, sem, got); err != nil {
+			return 0, 0, err
+		}
+		fresh := make(map[string][]float32, len(got))
+		for i, v := range got {
+			fresh[missing[i]] = v
+			vecs[missing[i]] = v
+		}
+		if err := cache.Put(ctx, sem.Info.ModelID, fresh); err != nil {
+			return 0, 0, err
+		}
+	}
+	out := make([]index.ChunkVector, 0, len(chunks))
+	for _, c := range chunks {
+		out = append(out, index.ChunkVector{ID: c.ID, Vector: vecs[c.Hash]})
+	}
+	stored, err = q.opts.Index.PutVectors(ctx, sem.Info.ModelID, out)
+	return stored, min(cached, stored), err
+}
+
+// sameModel checks that vectors came from the model sem names. A plugin
+// process is shared by every caller in this process, and a caller with
+// other options (a provider switch, config.yaml edited) reconfigures it:
+// vectors made after that are of another model and must not be cached or
+// stored under sem's model id. The dimensions are checked, and the model
+// id asked again after the call; a change is a not-ready error, and the
+// next run starts over with the new model.
+func sameModel(ctx context.Context, sem *Semantic, vecs [][]float32) error {
+	for _, v := range vecs {
+		if len(v) != sem.Info.Dimensions {
+			return notReady("provider %s was reconfigured while embedding (%d dimensions, not %d); retrying", sem.Name, len(v), sem.Info.Dimensions)
+		}
+	}
+	info, err := sem.Provider.Info(ctx)
+	if err != nil {
+		return notReady("%v", err)
+	}
+	if info.ModelID != sem.Info.ModelID {
+		return notReady("provider %s was reconfigured while embedding (model %s, not %s); retrying", sem.Name, info.ModelID, sem.Info.ModelID)
+	}
+	return nil
+}
+
+// tryLock takes an exclusive flock on path without waiting.
+func tryLock(path string) (unlock func(), ok bool, err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true, nil
+}
+
+// wake has the queue worked through without blocking the caller: the
+// worker when one runs, else the Background hook (once per Queue).
+func (q *Queue) wake() {
+	if q.HasWorker() {
+		q.Kick()
+		return
+	}
+	if q.opts.Background == nil {
+		return
+	}
+	q.bgOnce.Do(func() {
+		if err := q.opts.Background(); err != nil {
+			q.opts.Log.Warn("cannot start background embedding", "err", err)
+		}
+	})
+}
+
+// Wake asks for the queue to be worked through in the background: by the
+// worker when one runs, else by the Background hook.
+func (q *Queue) Wake() { q.wake() }

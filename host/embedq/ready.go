@@ -1,0 +1,255 @@
+// Package embedq gives the index's chunks their vectors. It resolves the
+// active embeddings provider (memory.embedding.plugin, else the local one
+// when installed), says whether semantic search can run now and why not,
+// works through the embedding queue (chunks without a vector for the
+// active model, kept in the index, so nothing is lost when a plugin dies)
+// with the embedding cache in front of the provider, and owns the one
+// background worker that drains the queue in a long-lived process.
+package embedq
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/registry"
+	"github.com/memhost/memhost/sdk"
+)
+
+// ErrNotReady is matched (errors.Is) by every *NotReadyError.
+var ErrNotReady = errors.New("embeddings provider not ready")
+
+// NotReadyError says why semantic search cannot run now. Its kind is
+// fault.Unavailable.
+type NotReadyError struct {
+	Reason string // for people: "model downloading 40%"
+	// Preparing means the provider is downloading or loading its model
+	// and will be ready by itself.
+	Preparing bool
+	// NoProvider means no provider is configured or installed: search is
+	// keyword-only by choice, and there is nothing to retry.
+	NoProvider bool
+}
+
+func (e *NotReadyError) Error() string         { return ErrNotReady.Error() + ": " + e.Reason }
+func (e *NotReadyError) Is(target error) bool  { return target == ErrNotReady }
+func (e *NotReadyError) FaultKind() fault.Kind { return fault.Unavailable }
+func notReady(format string, args ...any) error {
+	return &NotReadyError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Reason is the words a keyword-only answer gives for err.
+func Reason(err error) string {
+	var nr *NotReadyError
+	if errors.As(err, &nr) {
+		return nr.Reason
+	}
+	return err.Error()
+}
+
+func preparing(err error) bool {
+	var nr *NotReadyError
+	return errors.As(err, &nr) && nr.Preparing
+}
+
+// NoProvider reports whether err says no provider is configured.
+func NoProvider(err error) bool {
+	var nr *NotReadyError
+	return errors.As(err, &nr) && nr.NoProvider
+}
+
+// loadWait bounds how long a call waits for a provider whose model is
+// loading (not downloading) before answering keyword-only.
+const loadWait = 10 * time.Second
+
+// DefaultPlugin is used when memory.embedding.plugin is empty and it is
+// installed.
+const DefaultPlugin = "local"
+
+// ProviderName is the configured plugin, or the default when installed.
+func (q *Queue) ProviderName() (string, error) {
+	name := q.cfg().Memory.Embedding.Plugin
+	if name != "" {
+		return name, nil
+	}
+	names := q.opts.Registry.Names()
+	for _, n := range names {
+		if n == DefaultPlugin {
+			return n, nil
+		}
+	}
+	hint := "install memhost-embeddings-local or choose an installed plugin"
+	if len(names) > 0 {
+		hint = fmt.Sprintf("choose an installed plugin (installed: %s)", strings.Join(names, ", "))
+	}
+	return "", &NotReadyError{Reason: "no embeddings provider configured: " + hint, NoProvider: true}
+}
+
+// Semantic is the state of semantic search for one call: the active
+// provider, ready, and the model its vectors are of.
+type Semantic struct {
+	Provider *registry.Provider
+	Name     string
+	Info     sdk.Info
+	Model    index.VectorModel
+	release  func()
+}
+
+// Release lets the registry stop the provider again (see
+// registry.Registry.Acquire); call it when the call is done with it.
+func (s *Semantic) Release() { s.release() }
+
+// Ready returns the active provider, held, when it can embed now (the
+// caller must Release it), or a *NotReadyError saying why.
+func (q *Queue) Ready(ctx context.Context) (*Semantic, error) {
+	name, err := q.ProviderName()
+	if err != nil {
+		return nil, err
+	}
+	p, release, err := q.opts.Registry.Acquire(ctx, name, q.cfg().Memory.Embedding.Options[name])
+	sem, err := q.ready(ctx, name, p, err)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	sem.release = release
+	return sem, nil
+}
+
+func (q *Queue) ready(ctx context.Context, name string, p *registry.Provider, err error) (*Semantic, error) {
+	if errors.Is(err, registry.ErrUnknownPlugin) {
+		return nil, notReady("%v (memory.embedding.plugin in config.yaml)", err)
+	}
+	if err != nil && p == nil {
+		return nil, notReady("%v", err)
+	}
+	st, err := StatusAfterLoading(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	switch st.State {
+	case sdk.StateReady:
+	case sdk.StateDownloading:
+		return nil, &NotReadyError{Reason: fmt.Sprintf("model downloading %.0f%%", st.Progress*100), Preparing: true}
+	case sdk.StateLoading:
+		return nil, &NotReadyError{Reason: "model loading", Preparing: true}
+	default:
+		msg := st.Message
+		if msg == "" {
+			msg = "plugin " + name + " is in error"
+		}
+		return nil, notReady("%s", msg)
+	}
+	info, err := p.Info(ctx)
+	if err != nil {
+		return nil, notReady("%v", err)
+	}
+	if info.Dimensions <= 0 || info.ModelID == "" {
+		return nil, notReady("plugin %s reports no model or dimensions", name)
+	}
+	return &Semantic{Provider: p, Name: name, Info: info,
+		Model: index.VectorModel{Provider: name, Model: info.ModelID, Dimensions: info.Dimensions}}, nil
+}
+
+// StatusAfterLoading returns the provider's status, waiting up to loadWait
+// while its model is loading: a model loads in moments. A dead plugin
+// reports StateError with why.
+func StatusAfterLoading(ctx context.Context, p *registry.Provider) (sdk.Status, error) {
+	st, _ := p.Status(ctx)
+	for deadline := time.Now().Add(loadWait); st.State == sdk.StateLoading && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return st, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		st, _ = p.Status(ctx)
+	}
+	return st, nil
+}
+
+// ForSearch prepares semantic search for a recall: the provider must be
+// ready and every chunk embedded for its model. With a worker running
+// (a long-lived process) the recall never embeds or changes the index: it
+// kicks the worker and answers keyword-only until the queue is empty.
+// Without one (a one-shot CLI call), queued chunks are embedded first,
+// within memory.embedding.recallBudgetMs, and the rest is left to the
+// background (Options.Background). The provider returned is held: the
+// caller must Release it.
+func (q *Queue) ForSearch(ctx context.Context) (*Semantic, error) {
+	sem, err := q.Ready(ctx)
+	if err != nil {
+		if preparing(err) {
+			q.wake() // the download must outlive a one-shot process
+		}
+		return nil, err
+	}
+	if err := q.searchable(ctx, sem); err != nil {
+		sem.Release()
+		return nil, err
+	}
+	return sem, nil
+}
+
+// searchable checks that every chunk has a vector of sem's model,
+// embedding within the recall budget when no worker runs.
+func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
+	idx := q.opts.Index
+	cur, err := idx.VectorModel(ctx)
+	if err != nil {
+		return notReady("%v", err)
+	}
+	worker := q.HasWorker()
+	if cur != sem.Model {
+		if worker {
+			q.Kick()
+			return q.progress(ctx, sem, true)
+		}
+		if _, err := idx.SetVectorModel(ctx, sem.Model); err != nil {
+			return notReady("%v", err)
+		}
+	}
+	pending, err := idx.HasPending(ctx)
+	if err != nil {
+		return err
+	}
+	if budget := q.cfg().Memory.Embedding.RecallBudgetMs; pending && budget > 0 && !worker {
+		_, err := q.Run(ctx, time.Duration(budget)*time.Millisecond)
+		if err != nil && !errors.Is(err, ErrNotReady) {
+			q.opts.Log.Warn("embedding before search failed", "err", err)
+		}
+		if pending, err = idx.HasPending(ctx); err != nil {
+			return err
+		}
+	}
+	if pending {
+		q.wake()
+		return q.progress(ctx, sem, false)
+	}
+	return nil
+}
+
+// progress is the not-ready error of a queue being worked through; all
+// means every chunk waits (the model changed and the worker has not
+// started on it yet).
+func (q *Queue) progress(ctx context.Context, sem *Semantic, all bool) error {
+	emb, pending, err := q.opts.Index.VectorCounts(ctx)
+	if err != nil {
+		return err
+	}
+	if all {
+		emb, pending = 0, emb+pending
+	}
+	return Progress(sem.Name, emb, pending)
+}
+
+// Progress is the not-ready error of a provider with pending of
+// embedded+pending chunks still to embed.
+func Progress(name string, embedded, pending int) error {
+	total := embedded + pending
+	return notReady("embedding with %s: %d of %d chunks done (%.0f%%); hybrid when complete",
+		name, embedded, total, 100*float64(embedded)/float64(max(total, 1)))
+}

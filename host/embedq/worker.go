@@ -1,0 +1,103 @@
+package embedq
+
+import (
+	"context"
+	"time"
+)
+
+// worker is the goroutine that drains the queue; the Queue owns it
+// (StartWorker, StopWorker) and Kick wakes it.
+type worker struct {
+	kick    chan struct{} // buffered 1: a kick while a run is due is dropped
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the goroutine has returned
+	onEmbed func(Result)
+}
+
+// StartWorker starts the background worker, which embeds the queue each
+// time it is kicked, retrying with backoff (1 s to 30 s) while the provider
+// is not ready, until StopWorker or ctx ends. onEmbed, when not nil, is
+// called after each run that embedded something, on the worker's
+// goroutine. It reports false when a worker runs already (that one stays).
+func (q *Queue) StartWorker(ctx context.Context, onEmbed func(Result)) bool {
+	q.workerMu.Lock()
+	defer q.workerMu.Unlock()
+	if q.worker != nil {
+		return false
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &worker{kick: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{}), onEmbed: onEmbed}
+	q.worker = w
+	go func() {
+		defer close(w.done)
+		q.work(ctx, w)
+	}()
+	w.kick <- struct{}{} // look at the queue once at start
+	return true
+}
+
+// StopWorker stops the worker, if one runs, and waits for it to return.
+func (q *Queue) StopWorker() {
+	q.workerMu.Lock()
+	w := q.worker
+	q.worker = nil
+	q.workerMu.Unlock()
+	if w != nil {
+		w.cancel()
+		<-w.done
+	}
+}
+
+// HasWorker reports whether a worker runs.
+func (q *Queue) HasWorker() bool {
+	q.workerMu.Lock()
+	defer q.workerMu.Unlock()
+	return q.worker != nil
+}
+
+// Kick wakes the worker; it does nothing when none runs. It never blocks.
+func (q *Queue) Kick() {
+	q.workerMu.Lock()
+	w := q.worker
+	q.workerMu.Unlock()
+	if w == nil {
+		return
+	}
+	select {
+	case w.kick <- struct{}{}:
+	default: // a run is due already
+	}
+}
+
+func (q *Queue) work(ctx context.Context, w *worker) {
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	backoff := time.Second
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-w.kick:
+		case <-retry.C:
+		}
+		res, err := q.Run(ctx, 0)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err == nil && res.Busy:
+			// Another process holds the queue: look again later.
+			retry.Reset(backoff)
+		case err == nil:
+			backoff = time.Second
+			if w.onEmbed != nil && res.Embedded > 0 {
+				w.onEmbed(res)
+			}
+		case NoProvider(err):
+			// keyword-only by choice: nothing to retry until kicked
+		default:
+			q.opts.Log.Warn("embedding failed; retrying", "err", err, "in", backoff)
+			retry.Reset(backoff)
+			backoff = min(2*backoff, 30*time.Second)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package eval
+
+import (
+	"context"
+	"testing"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
+)
+
+// TestEval runs the eval on a tiny set whose answers can be checked by
+// hand: keyword search puts each evidence turn first for its question.
+func TestEval(t *testing.T) {
+	cfg := config.Default()
+	cfg.Memory.Embedding.Plugin = "none"
+	h, err := host.Open(context.Background(), host.Options{Home: t.TempDir(), Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	r, err := Run(context.Background(), h, Request{Dir: "testdata", K: []int{1, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 questions with evidence (one has none and is not scored). At k=1:
+	// q0 finds D1:1; q1 finds one of its two turns (0.5); c2_q0 finds D1:1.
+	if r.Queries != 3 || r.Mode != host.ModeKeyword || r.Recall["1"] != round3(2.5/3) || r.Recall["5"] != 1 {
+		t.Errorf("Eval = %+v", r)
+	}
+	if r.ByCategory["1"]["1"] != 1 || r.ByCategory["2"]["1"] != 0.5 {
+		t.Errorf("by category: %+v", r.ByCategory)
+	}
+	if r.ByConversation["c1"]["1"] != 0.75 || r.ByConversation["c2"]["1"] != 1 || len(r.ByConversation) != 2 {
+		t.Errorf("by conversation: %+v", r.ByConversation)
+	}
+	if r.Turns != 5 {
+		t.Errorf("turns indexed: %d", r.Turns)
+	}
+	if _, err := Run(context.Background(), h, Request{Dir: t.TempDir()}); err == nil {
+		t.Error("eval of an empty folder succeeded")
+	}
+}
+
+func TestEvidenceRecall(t *testing.T) {
+	tests := []struct {
+		evidence, ranked []string
+		k                int
+		want             float64
+	}{
+		{[]string{"a"}, []string{"a", "b"}, 1, 1},
+		{[]string{"a", "b"}, []string{"a", "c", "b"}, 2, 0.5},
+		{[]string{"a", "b"}, []string{"c", "c", "a", "b"}, 4, 1},
+		{[]string{"a"}, nil, 5, 0},
+		{nil, []string{"a"}, 5, 0},
+	}
+	for _, tt := range tests {
+		if got := evidenceRecall(tt.evidence, tt.ranked, tt.k); got != tt.want {
+			t.Errorf("evidenceRecall(%v, %v, %d) = %v, want %v", tt.evidence, tt.ranked, tt.k, got, tt.want)
+		}
+	}
+}

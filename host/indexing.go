@@ -1,0 +1,227 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost/host/indexer"
+)
+
+// Index types, from package indexer and embedq.
+type (
+	SyncResult    = indexer.SyncResult
+	Problem       = indexer.Problem
+	FilesResponse = indexer.FilesResponse
+	FileInfo      = indexer.FileInfo
+	EmbedResult   = embedq.Result
+)
+
+// MaxPageBytes is the largest page that is indexed; larger pages are
+// reported and left out of the index (the page itself is untouched).
+const MaxPageBytes = indexer.MaxPageBytes
+
+// InitRequest sets up a home; it has no parameters.
+type InitRequest struct{}
+
+// InitResponse describes the home.
+type InitResponse struct {
+	Home          string `json:"home"`
+	Notebook      string `json:"notebook"`
+	Config        string `json:"config"`
+	ConfigCreated bool   `json:"configCreated"`
+	Pages         int    `json:"pages"`
+}
+
+// Init writes config.yaml with every default, commented, when the home has
+// none (a file that exists is kept as it is; the Host was opened with
+// it), and indexes the notebook. It is safe to run again.
+func (h *Host) Init(ctx context.Context, _ InitRequest) (InitResponse, error) {
+	path := filepath.Join(h.home, config.FileName)
+	resp := InitResponse{Home: h.home, Notebook: h.notebook.Root(), Config: path}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	switch {
+	case err == nil:
+		_, werr := f.WriteString(config.Template)
+		if err := errors.Join(werr, f.Close()); err != nil {
+			os.Remove(path)
+			return resp, err
+		}
+		resp.ConfigCreated = true
+	case !errors.Is(err, fs.ErrExist):
+		return resp, err
+	}
+	res, err := h.indexer.Sync(ctx)
+	resp.Pages = res.Scanned
+	return resp, err
+}
+
+// SyncRequest asks for a sync; it has no parameters.
+type SyncRequest struct{}
+
+// Sync brings the index in step with the notebook and the sessions folder:
+// new and edited files are indexed, deleted ones removed. Unchanged files
+// cost one stat each.
+func (h *Host) Sync(ctx context.Context, _ SyncRequest) (SyncResult, error) {
+	return h.indexer.Sync(ctx)
+}
+
+// RebuildRequest asks for a rebuild; it has no parameters.
+type RebuildRequest struct{}
+
+// Rebuild builds a new index beside the old one and swaps it in; if
+// anything fails the old index stays as it was.
+func (h *Host) Rebuild(ctx context.Context, _ RebuildRequest) (SyncResult, error) {
+	return h.indexer.Rebuild(ctx)
+}
+
+// FilesRequest asks for the file list; it has no parameters.
+type FilesRequest struct{}
+
+// Files compares the index with the files on disk, hashing only those
+// whose size or time changed.
+func (h *Host) Files(ctx context.Context, _ FilesRequest) (FilesResponse, error) {
+	return h.indexer.Files(ctx)
+}
+
+// WatchRequest holds Watch's callbacks.
+type WatchRequest struct {
+	// OnSync, when not nil, is called after each sync that changed
+	// something (and after the first one), on Watch's goroutine.
+	OnSync func(SyncResult) `json:"-"`
+	// OnEmbed, when not nil, is called after each embedding run that
+	// embedded something, on the worker's goroutine.
+	OnEmbed func(EmbedResult) `json:"-"`
+}
+
+// Watch keeps the index in step with the notebook and sessions until ctx
+// ends (see indexer.Indexer.Watch), and runs the embedding worker
+// meanwhile: after each sync it embeds the queued chunks, retrying with
+// backoff while the provider is not ready. Recalls made meanwhile never
+// embed in their caller's time; they kick the worker.
+func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
+	if h.queue.StartWorker(ctx, req.OnEmbed) {
+		defer h.queue.StopWorker()
+	}
+	return h.indexer.Watch(ctx, req.OnSync, h.queue.Kick)
+}
+
+// EmbedRequest runs the embedding queue.
+type EmbedRequest struct {
+	// Budget bounds the run; 0 works through the whole queue, waiting for
+	// a model that is downloading or loading.
+	Budget time.Duration `json:"budget,omitempty"`
+	// Wait, when another process is embedding this home, waits for it and
+	// then embeds what it left, instead of returning with Busy set.
+	Wait bool `json:"wait,omitempty"`
+	// Sync indexes what changed on disk first.
+	Sync bool `json:"sync,omitempty"`
+}
+
+// Embed works through the embedding queue (see embedq.Queue.Run).
+func (h *Host) Embed(ctx context.Context, req EmbedRequest) (EmbedResult, error) {
+	if req.Sync {
+		if _, err := h.indexer.Sync(ctx); err != nil {
+			return EmbedResult{}, err
+		}
+	}
+	res, err := h.queue.Run(ctx, req.Budget)
+	for err == nil && res.Busy && req.Wait {
+		// Another process (the background embedder) holds the queue: wait
+		// for it, then finish whatever it left.
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		res, err = h.queue.Run(ctx, req.Budget)
+	}
+	return res, err
+}
+
+// StatusRequest asks for the home's status; it has no parameters.
+type StatusRequest struct{}
+
+// StatusResponse summarises a home.
+type StatusResponse struct {
+	Home        string `json:"home"`
+	Notebook    string `json:"notebook"`
+	Files       int    `json:"files"`  // indexed pages
+	Chunks      int    `json:"chunks"` // indexed chunks
+	Stale       int    `json:"stale"`  // pages new, edited or deleted since the last sync
+	LastSync    string `json:"lastSync,omitempty"`
+	DBSizeBytes int64  `json:"dbSizeBytes"`
+	Mode        string `json:"mode"`
+	Reason      string `json:"reason"`             // why the mode is keyword; "" when hybrid
+	Provider    string `json:"provider,omitempty"` // the active embeddings plugin
+	Model       string `json:"model,omitempty"`    // its model id
+	Dimensions  int    `json:"dimensions,omitempty"`
+	Pending     int    `json:"pending"`  // chunks waiting for a vector of the model
+	Embedded    int    `json:"embedded"` // chunks with one
+	// Pre-compaction flushes asked of agents.
+	Flushes   int           `json:"flushes"`
+	LastFlush *FlushReceipt `json:"lastFlush,omitempty"`
+}
+
+// Status reports the index without changing it: stale pages are counted,
+// not indexed.
+func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, error) {
+	resp := StatusResponse{Home: h.home, Notebook: h.notebook.Root(), Mode: ModeKeyword}
+	st, err := h.idx.Stats(ctx)
+	if err != nil {
+		return resp, err
+	}
+	resp.Files, resp.Chunks, resp.DBSizeBytes = st.Files, st.Chunks, st.SizeBytes
+	if resp.LastSync, err = h.idx.Meta(ctx, "last_sync"); err != nil {
+		return resp, err
+	}
+	files, err := h.indexer.Files(ctx)
+	if err != nil {
+		return resp, err
+	}
+	for _, f := range files.Files {
+		if f.Stale {
+			resp.Stale++
+		}
+	}
+	resp.Embedded, resp.Pending, err = h.idx.VectorCounts(ctx)
+	if err != nil {
+		return resp, err
+	}
+	resp.Mode, resp.Reason = h.searchMode(ctx, &resp)
+	rs, err := h.sessions.Receipts()
+	if err != nil {
+		return resp, err
+	}
+	if resp.Flushes = len(rs); len(rs) > 0 {
+		resp.LastFlush = &rs[len(rs)-1]
+	}
+	return resp, nil
+}
+
+// searchMode says what a recall would do now, without embedding anything
+// or changing the index's model.
+func (h *Host) searchMode(ctx context.Context, resp *StatusResponse) (mode, why string) {
+	sem, err := h.queue.Ready(ctx)
+	if err != nil {
+		return ModeKeyword, embedq.Reason(err)
+	}
+	sem.Release()
+	resp.Provider, resp.Model, resp.Dimensions = sem.Name, sem.Info.ModelID, sem.Info.Dimensions
+	current, err := h.idx.VectorModel(ctx)
+	if err != nil {
+		return ModeKeyword, err.Error()
+	}
+	if current.Model != sem.Model.Model || current.Dimensions != sem.Model.Dimensions {
+		resp.Pending, resp.Embedded = resp.Pending+resp.Embedded, 0 // all of them, for the new model
+	}
+	if resp.Pending > 0 {
+		return ModeKeyword, embedq.Reason(embedq.Progress(sem.Name, resp.Embedded, resp.Pending))
+	}
+	return ModeHybrid, ""
+}

@@ -1,0 +1,124 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/memhost/memhost/host/chunk"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/fault"
+)
+
+// Tokens is an estimate of a session's working context.
+type Tokens struct {
+	Session       string `json:"session"`
+	Tokens        int    `json:"tokens"` // since the last compaction, its summary included
+	Turns         int    `json:"turns"`  // turns since the last compaction
+	Compactions   int    `json:"compactions"`
+	LastCompacted string `json:"lastCompacted,omitempty"`
+}
+
+func turnTokens(t Turn) int {
+	if t.TokenCount > 0 {
+		return t.TokenCount
+	}
+	return chunk.EstimateTokens(t.Content)
+}
+
+// Tokens estimates a session's working context.
+func (s *Store) Tokens(session string) (Tokens, error) {
+	tr, err := s.Read(session)
+	if err != nil {
+		return Tokens{}, err
+	}
+	resp := Tokens{Session: session, Compactions: tr.Compactions, LastCompacted: tr.LastCompacted}
+	for _, t := range tr.Working() {
+		resp.Tokens += turnTokens(t)
+		if t.Type != "compaction" {
+			resp.Turns++
+		}
+	}
+	return resp, nil
+}
+
+// Check says whether a flush or a compaction is due.
+type Check struct {
+	Session        string `json:"session"`
+	Tokens         int    `json:"tokens"`   // working context now
+	Incoming       int    `json:"incoming"` // the message about to be added
+	Total          int    `json:"total"`
+	FlushAt        int    `json:"flushAt"`   // contextWindow - reserveTokens - softThresholdTokens
+	CompactAt      int    `json:"compactAt"` // contextWindow - reserveTokens
+	FlushDue       bool   `json:"flushDue"`
+	CompactionDue  bool   `json:"compactionDue"`
+	AlreadyFlushed bool   `json:"alreadyFlushed"` // a flush was asked in this compaction cycle
+	Prompt         string `json:"prompt,omitempty"`
+}
+
+// Check counts the working context with the incoming message, so a single
+// large message that jumps past the soft threshold, or past the limit
+// itself, still gets its flush first. A flush is due once per compaction
+// cycle; when it is, the receipt is recorded and the prompt returned for
+// the agent.
+func (s *Store) Check(session string, incoming int, c config.Compaction) (Check, error) {
+	if incoming < 0 {
+		return Check{}, fault.BadInputf("incoming", "incoming tokens must not be negative")
+	}
+	tok, err := s.Tokens(session)
+	if err != nil {
+		return Check{}, err
+	}
+	resp := Check{Session: session, Tokens: tok.Tokens, Incoming: incoming, Total: tok.Tokens + incoming,
+		CompactAt: c.ContextWindow - c.ReserveTokens}
+	resp.FlushAt = resp.CompactAt - c.SoftThresholdTokens
+	resp.CompactionDue = resp.Total >= resp.CompactAt
+	last, err := s.lastFlush(session)
+	if err != nil {
+		return resp, err
+	}
+	resp.AlreadyFlushed = last != "" && !before(last, tok.LastCompacted)
+	if resp.Total >= resp.FlushAt && !resp.AlreadyFlushed {
+		resp.FlushDue, resp.Prompt = true, c.FlushPrompt
+		err = s.AddReceipt(session, resp.Total)
+	}
+	return resp, err
+}
+
+// Compacted describes the compaction entry written.
+type Compacted struct {
+	Session      string `json:"session"`
+	FirstTurn    string `json:"firstTurn"`
+	LastTurn     string `json:"lastTurn"`
+	RemovedCount int    `json:"removedCount"` // turns the summary replaces in the working context
+	KeptTokens   int    `json:"keptTokens"`   // recent turns left as they are
+	Turn         Turn   `json:"turn"`
+}
+
+// Compact appends a compaction entry holding summary (already cleaned):
+// the summary replaces, in the agent's working context, the turns since
+// the last compaction except the most recent keepRecent tokens. The turns
+// themselves stay in the transcript and stay searchable; nothing is
+// deleted.
+func (s *Store) Compact(ctx context.Context, session, summary string, keepRecent int) (Compacted, error) {
+	tr, err := s.Read(session)
+	if err != nil {
+		return Compacted{}, err
+	}
+	work := tr.Working()
+	if len(work) > 0 && work[0].Type == "compaction" {
+		work = work[1:]
+	}
+	keep, kept := len(work), 0
+	for keep > 0 && kept+turnTokens(work[keep-1]) <= keepRecent {
+		keep--
+		kept += turnTokens(work[keep])
+	}
+	removed := work[:keep]
+	if len(removed) == 0 {
+		return Compacted{}, fault.BadInputf("session", "nothing to compact in %s: its %d turns since the last compaction fit in keepRecentTokens (%d)", session, len(work), keepRecent)
+	}
+	resp := Compacted{Session: session, FirstTurn: removed[0].ID, LastTurn: removed[len(removed)-1].ID, RemovedCount: len(removed), KeptTokens: kept}
+	meta, _ := json.Marshal(map[string]any{"removedCount": len(removed), "firstTurn": resp.FirstTurn, "lastTurn": resp.LastTurn})
+	resp.Turn, err = s.Append(ctx, session, Turn{Type: "compaction", Content: summary, Metadata: meta})
+	return resp, err
+}

@@ -1,0 +1,215 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/memhost/memhost/host/chunk"
+	"github.com/memhost/memhost/host/fault"
+)
+
+// Store is the sessions folder of a home. It holds no state of its own:
+// every method reads or appends the files, with an exclusive flock per file
+// while writing, so any number of goroutines and processes may share one.
+type Store struct {
+	Dir string           // the sessions folder, absolute
+	Now func() time.Time // the time turns and receipts are stamped with
+}
+
+// file is the transcript of a session on disk.
+func (s *Store) file(session string) string {
+	return filepath.Join(s.Dir, session+".jsonl")
+}
+
+// Exists reports whether the session has a transcript; an invalid id is a
+// bad-input error.
+func (s *Store) Exists(session string) (bool, error) {
+	if !ValidID(session) {
+		return false, fault.Errorf(fault.BadInput, "session", "unknown session %q", session)
+	}
+	_, err := os.Stat(s.file(session))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Append gives t an id, a time and a token count, and appends it to the
+// session's transcript as one line, flushed to disk, under the file's lock
+// so lines of concurrent writers never interleave. It returns the turn as
+// written.
+func (s *Store) Append(ctx context.Context, session string, t Turn) (Turn, error) {
+	var id [6]byte
+	rand.Read(id[:])
+	t.ID = hex.EncodeToString(id[:])
+	t.Timestamp = s.Now().UTC().Format(time.RFC3339Nano)
+	t.TokenCount = chunk.EstimateTokens(t.Content)
+	line, err := json.Marshal(t)
+	if err != nil {
+		return t, err
+	}
+	if err := appendLocked(s.file(session), append(line, '\n')); err != nil {
+		return t, fmt.Errorf("append to %s: %w", Path(session), err)
+	}
+	return t, nil
+}
+
+// appendLocked appends data to the file at path under an exclusive flock
+// and flushes it to disk.
+func appendLocked(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// Transcript is a session file read whole, for compaction.
+type Transcript struct {
+	Turns         []Turn // every entry that parses, in order
+	lastCompact   int    // index of the last compaction entry, -1 if none
+	LastCompacted string // time of the last compaction entry
+	Compactions   int
+}
+
+// Read reads a session's transcript. Malformed lines are left out (sync
+// reports them). A missing transcript is a not-found error.
+func (s *Store) Read(session string) (Transcript, error) {
+	tr := Transcript{lastCompact: -1}
+	if !ValidID(session) {
+		return tr, fault.Errorf(fault.BadInput, "session", "unknown session %q", session)
+	}
+	f, err := os.Open(s.file(session))
+	if errors.Is(err, fs.ErrNotExist) {
+		return tr, fault.Errorf(fault.NotFound, "session", "unknown session %q (no %s)", session, Path(session))
+	}
+	if err != nil {
+		return tr, err
+	}
+	defer f.Close()
+	err = ReadLines(f, 1, func(_ int, line []byte) error {
+		var t Turn
+		if json.Unmarshal(line, &t) != nil {
+			return nil
+		}
+		if t.Type == "compaction" {
+			tr.lastCompact, tr.LastCompacted = len(tr.Turns), t.Timestamp
+			tr.Compactions++
+		}
+		tr.Turns = append(tr.Turns, t)
+		return nil
+	})
+	return tr, err
+}
+
+// Working returns the turns of the working context: the last compaction's
+// summary and everything after it.
+func (tr Transcript) Working() []Turn {
+	if tr.lastCompact < 0 {
+		return tr.Turns
+	}
+	return tr.Turns[tr.lastCompact:]
+}
+
+// ids reads the ids of a transcript's turns (none when it is missing).
+func ids(path string) (map[string]bool, error) {
+	out := map[string]bool{}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	err = ReadLines(f, 1, func(_ int, line []byte) error {
+		var t struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(line, &t) == nil && t.ID != "" {
+			out[t.ID] = true
+		}
+		return nil
+	})
+	return out, err
+}
+
+// receiptsFile records flushes: one JSON line per flush, in the sessions
+// folder (hidden, so never indexed as a transcript).
+const receiptsFile = ".flush-receipts.jsonl"
+
+// FlushReceipt says a pre-compaction flush was asked of the agent.
+type FlushReceipt struct {
+	Session string `json:"session"`
+	Time    string `json:"time"`
+	Tokens  int    `json:"tokens"` // working context at the time, with the incoming message
+}
+
+// Receipts reads every flush receipt, oldest first.
+func (s *Store) Receipts() ([]FlushReceipt, error) {
+	data, err := os.ReadFile(filepath.Join(s.Dir, receiptsFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []FlushReceipt
+	err = ReadLines(bytes.NewReader(data), 1, func(_ int, line []byte) error {
+		var r FlushReceipt
+		if json.Unmarshal(line, &r) == nil && r.Session != "" {
+			out = append(out, r)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AddReceipt records that a flush was asked of the agent in session now.
+func (s *Store) AddReceipt(session string, tokens int) error {
+	line, _ := json.Marshal(FlushReceipt{Session: session, Time: s.Now().UTC().Format(time.RFC3339Nano), Tokens: tokens})
+	return appendLocked(filepath.Join(s.Dir, receiptsFile), append(line, '\n'))
+}
+
+// lastFlush is the time of the session's last flush receipt, "" if none.
+func (s *Store) lastFlush(session string) (string, error) {
+	rs, err := s.Receipts()
+	last := ""
+	for _, r := range rs {
+		if r.Session == session && (last == "" || before(last, r.Time)) {
+			last = r.Time
+		}
+	}
+	return last, err
+}
+
+// before reports whether RFC 3339 time a is before b; "" is before all.
+// (Strings do not compare: "…:05Z" sorts after "…:05.1Z".)
+func before(a, b string) bool {
+	if a == "" || b == "" {
+		return a == "" && b != ""
+	}
+	ta, err1 := time.Parse(time.RFC3339Nano, a)
+	tb, err2 := time.Parse(time.RFC3339Nano, b)
+	if err1 != nil || err2 != nil {
+		return a < b
+	}
+	return ta.Before(tb)
+}

@@ -1,0 +1,73 @@
+package sessions
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// Source is the result group of transcripts in the index.
+const Source = "sessions"
+
+// Turn is one line of a transcript, in seed 002's format. Speaker is kept
+// when a transcript names who spoke.
+type Turn struct {
+	ID         string          `json:"id"`
+	Type       string          `json:"type"` // message | tool_call | tool_result | compaction
+	Role       string          `json:"role,omitempty"`
+	Speaker    string          `json:"speaker,omitempty"`
+	Content    string          `json:"content"`
+	Timestamp  string          `json:"timestamp,omitempty"`
+	TokenCount int             `json:"tokenCount,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Meta is what a transcript chunk carries in the index (chunks.meta).
+type Meta struct {
+	Session   string   `json:"session"`
+	Turns     []string `json:"turns"`
+	Role      string   `json:"role,omitempty"`
+	Speaker   string   `json:"speaker,omitempty"`
+	Timestamp string   `json:"timestamp,omitempty"`
+}
+
+// ParseMeta reads a chunk's meta; a malformed one gives the zero Meta.
+func ParseMeta(s string) Meta {
+	var m Meta
+	json.Unmarshal([]byte(s), &m)
+	return m
+}
+
+// Heading describes a transcript hit: "Caroline, 2023-05-08T13:56".
+func (m Meta) Heading() string {
+	who := m.Speaker
+	if who == "" {
+		who = m.Role
+	}
+	if m.Timestamp != "" {
+		who += ", " + m.Timestamp
+	}
+	return who
+}
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// ValidID reports whether id can name a session: letters, digits, '.', '_'
+// and '-', starting with a letter or digit, at most 128.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Path is the index path of a session's transcript: "sessions/ID.jsonl".
+func Path(id string) string { return "sessions/" + id + ".jsonl" }
+
+// IsPath reports whether an index path names a transcript.
+func IsPath(rel string) bool {
+	return strings.HasPrefix(rel, "sessions/") && strings.HasSuffix(rel, ".jsonl")
+}
+
+// IDOf is the session id of a transcript's index path.
+func IDOf(rel string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(rel, "sessions/"), ".jsonl")
+}
+
+// Roles a turn appended by memhost may have.
+var Roles = []string{"user", "assistant", "system", "tool"}
