@@ -11,8 +11,8 @@
 // plugins.
 //
 // Concurrency: one Host may be used from many goroutines at once. The
-// configuration is replaced copy-on-write (an atomic pointer: a call reads
-// one snapshot throughout); syncs queue on the indexer's mutex; page edits
+// configuration is replaced copy-on-write (config.Live: a call reads one
+// snapshot throughout); syncs queue on the indexer's mutex; page edits
 // take the notebook's lock (a flock, so other processes too); the
 // embedding queue runs once at a time per process and per home; plugins
 // are started and stopped by the registry. Several processes may share one
@@ -27,7 +27,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -79,32 +78,16 @@ type Options struct {
 	Background func() error
 }
 
-// settings is one snapshot of the configuration and what is derived from
-// it; replaced whole, never changed.
-type settings struct {
-	cfg   config.Config
-	loc   *time.Location
-	stamp fileStamp // of config.yaml when it was read
-}
-
-type fileStamp struct {
-	size  int64
-	mtime time.Time
-}
-
 // Host is one open memhost home.
 type Host struct {
 	home       string
 	now        func() time.Time
 	log        *slog.Logger
-	getenv     func(string) string
 	pluginDirs []string
 	hlog       hclog.Logger
 
-	set     atomic.Pointer[settings]
-	checked atomic.Int64 // when config.yaml was last stat'ed, Unix ns
-	cfgMu   sync.Mutex   // serialises reloads and edits of the configuration
-	closed  atomic.Bool
+	live   *config.Live
+	closed atomic.Bool
 
 	notebook *notebook.Notebook
 	idx      *index.DB
@@ -123,13 +106,8 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if opts.Home == "" {
 		return nil, fault.BadInputf("home", "no home folder given")
 	}
-	h := &Host{home: opts.Home, now: opts.Now, log: opts.Log, getenv: opts.Getenv,
+	h := &Host{home: opts.Home, now: opts.Now, log: opts.Log,
 		pluginDirs: opts.PluginDirs, hlog: opts.PluginLog}
-	s, err := newSettings(opts.Config, h.configStamp())
-	if err != nil {
-		return nil, err
-	}
-	h.set.Store(s)
 	if h.hlog == nil {
 		h.hlog = hclog.NewNullLogger()
 	}
@@ -139,12 +117,17 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	var err error
+	h.live, err = config.NewLive(filepath.Join(h.home, config.FileName), opts.Config, opts.Getenv, h.log)
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range homeDirs {
 		if err := os.MkdirAll(filepath.Join(h.home, d), 0o755); err != nil {
 			return nil, fmt.Errorf("home %s: %w", h.home, err)
 		}
 	}
-	cfg := &s.cfg
+	cfg := h.live.Get()
 	h.notebook, err = notebook.Open(h.path(cfg.Memory.NotebookDir), filepath.Join(h.home, "brain", "notebook.lock"))
 	if err != nil {
 		return nil, err
@@ -173,17 +156,6 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background})
 	return h, nil
-}
-
-func newSettings(cfg config.Config, stamp fileStamp) (*settings, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	loc, err := cfg.Location()
-	if err != nil {
-		return nil, err
-	}
-	return &settings{cfg: cfg, loc: loc, stamp: stamp}, nil
 }
 
 // openIndex opens the index, moving a corrupt database aside: the index is
@@ -234,92 +206,17 @@ func (h *Host) Home() string { return h.home }
 func (h *Host) NotebookDir() string { return h.notebook.Root() }
 
 // Config is the configuration in force: a copy the caller may keep.
-func (h *Host) Config() config.Config { return cloneConfig(h.config()) }
+func (h *Host) Config() config.Config { return h.config().Clone() }
 
-// config is the configuration snapshot in force. It must not be changed:
-// edits go through editConfig. With Options.Getenv set, config.yaml is
-// read again when it changed on disk since the snapshot was taken.
-func (h *Host) config() *config.Config { return &h.settings().cfg }
+// config is the configuration snapshot in force (see config.Live). It must
+// not be changed: edits go through editConfig.
+func (h *Host) config() *config.Config { return h.live.Get() }
 
-func (h *Host) loc() *time.Location { return h.settings().loc }
-
-func (h *Host) settings() *settings {
-	s := h.set.Load()
-	if h.getenv == nil {
-		return s
-	}
-	// One stat a second at most: config() is read many times per call.
-	now := time.Now().UnixNano()
-	if last := h.checked.Load(); now-last < int64(reloadCheck) || !h.checked.CompareAndSwap(last, now) {
-		return s
-	}
-	if st := h.configStamp(); st != s.stamp {
-		h.cfgMu.Lock()
-		defer h.cfgMu.Unlock()
-		if s = h.set.Load(); st != s.stamp {
-			h.reload(st)
-		}
-		s = h.set.Load()
-	}
-	return s
-}
-
-// reloadCheck is how often config.yaml is looked at for changes.
-const reloadCheck = time.Second
-
-// reload reads config.yaml again; a bad file is logged and the settings in
-// force stay. Called with cfgMu held.
-func (h *Host) reload(st fileStamp) {
-	cfg, err := config.Load(filepath.Join(h.home, config.FileName), h.getenv)
-	var s *settings
-	if err == nil {
-		s, err = newSettings(cfg, st)
-	}
-	if err != nil {
-		h.log.Warn("config.yaml changed but cannot be used; keeping the settings in force", "err", err)
-		old := *h.set.Load()
-		old.stamp = st // do not read it again until it changes again
-		h.set.Store(&old)
-		return
-	}
-	h.set.Store(s)
-}
-
-func (h *Host) configStamp() fileStamp {
-	fi, err := os.Stat(filepath.Join(h.home, config.FileName))
-	if err != nil {
-		return fileStamp{}
-	}
-	return fileStamp{fi.Size(), fi.ModTime()}
-}
+func (h *Host) loc() *time.Location { return h.live.Location() }
 
 // editConfig replaces the configuration in force by a copy changed by
 // edit (copy-on-write: calls that hold the old snapshot keep it).
-func (h *Host) editConfig(edit func(*config.Config)) {
-	h.cfgMu.Lock()
-	defer h.cfgMu.Unlock()
-	s := *h.set.Load()
-	s.cfg = cloneConfig(&s.cfg)
-	edit(&s.cfg)
-	s.stamp = h.configStamp()
-	h.set.Store(&s)
-}
-
-// cloneConfig copies c deeply enough that changing the copy's plugin
-// options leaves c alone.
-func cloneConfig(c *config.Config) config.Config {
-	out := *c
-	opts := make(map[string]map[string]string, len(c.Memory.Embedding.Options))
-	for name, o := range c.Memory.Embedding.Options {
-		m := make(map[string]string, len(o))
-		for k, v := range o {
-			m[k] = v
-		}
-		opts[name] = m
-	}
-	out.Memory.Embedding.Options = opts
-	return out
-}
+func (h *Host) editConfig(edit func(*config.Config)) { h.live.Edit(edit) }
 
 // Result groups.
 const (

@@ -8,6 +8,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/prompt"
 )
 
 // GetRequest reads a page or a range of its lines (memory_get).
@@ -135,4 +136,19 @@ func cleanText(s string) (string, error) {
 		return "", fault.BadInputf("text", "text contains a NUL byte")
 	}
 	return strings.TrimLeft(strings.TrimRight(s, " \t\n"), "\n"), nil
+}
+
+// ContextRequest asks for the system-prompt block; it has no parameters.
+type ContextRequest struct{}
+
+// Prompt block types, from package prompt.
+type (
+	ContextResponse = prompt.Block
+	ContextFile     = prompt.File
+)
+
+// Context assembles the block an agent puts in its system prompt (see
+// prompt.Build): reference pages, then today's and recent daily logs.
+func (h *Host) Context(ctx context.Context, _ ContextRequest) (ContextResponse, error) {
+	return prompt.Build(h.notebook, h.config().Memory.Prompt, h.now().In(h.loc()))
 }

@@ -3,89 +3,29 @@ package host
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/registry"
-	"github.com/memhost/memhost/sdk"
 )
 
 // PluginsRequest asks for the installed plugins; it has no parameters.
 type PluginsRequest struct{}
 
-// PluginInfo describes an installed plugin.
-type PluginInfo struct {
-	Name       string  `json:"name"`
-	Path       string  `json:"path"`
-	SHA256     string  `json:"sha256"`
-	Version    string  `json:"version"`
-	Model      string  `json:"model"`
-	Dimensions int     `json:"dimensions"`
-	Status     string  `json:"status"`
-	Progress   float64 `json:"progress,omitempty"`
-	Message    string  `json:"message,omitempty"`
-	Active     bool    `json:"active"`
-}
-
-// PluginsResponse lists the installed plugins; Warnings name files that
-// were skipped (not executable, not a memhost plugin, a duplicate name).
-type PluginsResponse struct {
-	Plugins  []PluginInfo `json:"plugins"`
-	Warnings []string     `json:"warnings"`
-}
+// Plugin listing types, from package embedq.
+type (
+	PluginInfo      = embedq.PluginInfo
+	PluginsResponse = embedq.Plugins
+)
 
 // Plugins starts each installed plugin to ask its version, model and
 // status. Plugins other than the active one are stopped again.
 func (h *Host) Plugins(ctx context.Context, _ PluginsRequest) (PluginsResponse, error) {
-	found, warnings := h.reg.Discover()
-	resp := PluginsResponse{Plugins: []PluginInfo{}, Warnings: append([]string{}, warnings...)}
-	active, _ := h.queue.ProviderName()
-	options := h.config().Memory.Embedding.Options
-	for _, pl := range found {
-		info, st, err := h.describe(ctx, pl.Name, options[pl.Name])
-		if err != nil {
-			resp.Warnings = append(resp.Warnings, fmt.Sprintf("skipping %s: %v", pl.Path, err))
-			h.stopUnlessActive(pl.Name)
-			continue
-		}
-		resp.Plugins = append(resp.Plugins, PluginInfo{
-			Name: pl.Name, Path: pl.Path, SHA256: pl.SHA256, Version: info.Version, Model: info.ModelID,
-			Dimensions: info.Dimensions, Status: string(st.State), Progress: st.Progress, Message: st.Message,
-			Active: pl.Name == active,
-		})
-		h.stopUnlessActive(pl.Name)
-	}
-	return resp, nil
-}
-
-// describe starts (or finds) a plugin and asks its info and status,
-// holding it meanwhile.
-func (h *Host) describe(ctx context.Context, name string, options map[string]string) (sdk.Info, sdk.Status, error) {
-	p, release, err := h.reg.Acquire(ctx, name, options)
-	defer release()
-	if err != nil {
-		return sdk.Info{}, sdk.Status{}, err
-	}
-	st, err := embedq.StatusAfterLoading(ctx, p)
-	if err != nil {
-		return sdk.Info{}, st, err
-	}
-	info, err := p.Info(ctx)
-	return info, st, err
-}
-
-// stopUnlessActive stops a plugin that is not the active provider (now:
-// another goroutine may have switched to it meanwhile).
-func (h *Host) stopUnlessActive(name string) {
-	if active, _ := h.queue.ProviderName(); name != active {
-		h.reg.Stop(name)
-	}
+	return h.queue.Plugins(ctx)
 }
 
 // UsePluginRequest makes Name the active provider, with its options
@@ -183,23 +123,14 @@ func (h *Host) writeConfig(edit func(path string) error) error {
 // parameters.
 type PluginStatusRequest struct{}
 
-// PluginStatusResponse is the active provider's state.
+// PluginStatusResponse is the active provider's state and what search
+// does with it.
 type PluginStatusResponse struct {
-	Plugin     string  `json:"plugin,omitempty"`
-	Path       string  `json:"path,omitempty"`
-	SHA256     string  `json:"sha256,omitempty"`
-	Version    string  `json:"version,omitempty"`
-	Model      string  `json:"model,omitempty"`
-	Dimensions int     `json:"dimensions,omitempty"`
-	State      string  `json:"state"`
-	Progress   float64 `json:"progress"`
-	Message    string  `json:"message,omitempty"`
-	Mode       string  `json:"mode"`
-	Reason     string  `json:"reason,omitempty"`
-	Pending    int     `json:"pending"`
-	Embedded   int     `json:"embedded"`
-	PingMs     float64 `json:"pingMs,omitempty"` // go-plugin health check round trip
-	PingError  string  `json:"pingError,omitempty"`
+	embedq.ProviderStatus
+	Mode     string `json:"mode"`
+	Reason   string `json:"reason,omitempty"`
+	Pending  int    `json:"pending"`
+	Embedded int    `json:"embedded"`
 }
 
 // PluginStatus reports the active provider and what search does with it.
@@ -210,33 +141,6 @@ func (h *Host) PluginStatus(ctx context.Context, _ PluginStatusRequest) (PluginS
 		return resp, err
 	}
 	resp.Mode, resp.Reason, resp.Pending, resp.Embedded = st.Mode, st.Reason, st.Pending, st.Embedded
-	name, err := h.queue.ProviderName()
-	if err != nil {
-		resp.State, resp.Message = "none", embedq.Reason(err)
-		return resp, nil
-	}
-	resp.Plugin = name
-	p, release, err := h.reg.Acquire(ctx, name, h.config().Memory.Embedding.Options[name])
-	defer release()
-	if p == nil {
-		resp.State, resp.Message = string(sdk.StateError), err.Error()
-		return resp, nil
-	}
-	pl := p.Plugin()
-	resp.Path, resp.SHA256 = pl.Path, pl.SHA256
-	start := time.Now()
-	if err := p.Ping(ctx); err != nil {
-		resp.PingError = err.Error()
-	} else {
-		resp.PingMs = ms(time.Since(start))
-	}
-	s, err := embedq.StatusAfterLoading(ctx, p)
-	if err != nil {
-		return resp, err
-	}
-	resp.State, resp.Progress, resp.Message = string(s.State), s.Progress, s.Message
-	if info, err := p.Info(ctx); err == nil {
-		resp.Version, resp.Model, resp.Dimensions = info.Version, info.ModelID, info.Dimensions
-	}
-	return resp, nil
+	resp.ProviderStatus, err = h.queue.ProviderStatus(ctx)
+	return resp, err
 }

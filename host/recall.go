@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -259,11 +258,11 @@ func (h *Host) ConversationSearch(ctx context.Context, req ConversationSearchReq
 		}
 		path = sessions.Path(req.Session)
 	}
-	since, err := h.parseWhen(req.Since, false)
+	since, err := sessions.ParseWhen(req.Since, false, h.loc())
 	if err != nil {
 		return resp, fault.BadInputf("since", "since %q: %v", req.Since, err)
 	}
-	until, err := h.parseWhen(req.Until, true)
+	until, err := sessions.ParseWhen(req.Until, true, h.loc())
 	if err != nil {
 		return resp, fault.BadInputf("until", "until %q: %v", req.Until, err)
 	}
@@ -287,7 +286,7 @@ func (h *Host) ConversationSearch(ctx context.Context, req ConversationSearchReq
 		}
 		m := sessions.ParseMeta(r.Hit.Meta)
 		if !since.IsZero() || !until.IsZero() {
-			t, ok := h.turnTime(m.Timestamp)
+			t, ok := sessions.TurnTime(m.Timestamp, h.loc())
 			if !ok || (!since.IsZero() && t.Before(since)) || (!until.IsZero() && t.After(until)) {
 				continue
 			}
@@ -298,35 +297,4 @@ func (h *Host) ConversationSearch(ctx context.Context, req ConversationSearchReq
 	}
 	resp.Timing.TotalMs = ms(time.Since(start))
 	return resp, nil
-}
-
-// parseWhen reads a since/until value: a date (the start, or with endOfDay
-// the end, of that day in the configured zone) or RFC 3339.
-func (h *Host) parseWhen(s string, endOfDay bool) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.ParseInLocation(time.DateOnly, s, h.loc()); err == nil {
-		if endOfDay {
-			t = t.Add(24*time.Hour - time.Nanosecond)
-		}
-		return t, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return t, errors.New("want YYYY-MM-DD or an RFC 3339 time")
-	}
-	return t, nil
-}
-
-// turnTime reads a turn's timestamp: RFC 3339, or a zone-less
-// "2006-01-02T15:04:05" taken in the configured zone.
-func (h *Host) turnTime(s string) (time.Time, bool) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, true
-	}
-	if t, err := time.ParseInLocation("2006-01-02T15:04:05", s, h.loc()); err == nil {
-		return t, true
-	}
-	return time.Time{}, false
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -393,5 +394,33 @@ func waitHybrid(t *testing.T, h *Host, query, after string) {
 			t.Fatal("never hybrid again after " + after)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestFilteredVectorSearchIsExact: a transcript turn found by its vector
+// alone (no word in common with the query, only character trigrams) must
+// be found by conversation search even when many notebook chunks are
+// closer to the query: the source filter runs inside the KNN, not after
+// it.
+func TestFilteredVectorSearchIsExact(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "hello" }, "hello")
+	for i := range 120 {
+		writePage(t, h, fmt.Sprintf("knowledge/crowd-%03d.md", i), fmt.Sprintf("kangaroo pouch %d\n", i))
+	}
+	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "zoo", Role: "user", Text: "kangarooo pouchh"}); err != nil {
+		t.Fatal(err)
+	}
+	waitHybrid(t, h, "kangaroo pouch", "writing 120 pages")
+	r, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "kangaroo pouch"})
+	if err != nil || r.Mode != ModeHybrid {
+		t.Fatalf("conversation search: %+v, %v", r, err)
+	}
+	if len(r.Results) != 1 || r.Results[0].Session != "zoo" {
+		t.Fatalf("the turn found by its vector alone is missing behind 120 closer notebook chunks: %+v", r.Results)
+	}
+	rr, err := h.Recall(ctx, RecallRequest{Query: "kangaroo pouch", Sources: []string{SourceSessions}})
+	if err != nil || len(rr.Results.Sessions) != 1 {
+		t.Fatalf("recall --sources sessions: %+v, %v", rr.Results, err)
 	}
 }

@@ -46,7 +46,7 @@ func init() {
 
 // schemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook.
-const schemaVersion = "7"
+const schemaVersion = "8"
 
 // ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.
 var ErrNoFTS5 = errors.New("this build of SQLite has no FTS5: build with -tags sqlite_fts5 (make build)")

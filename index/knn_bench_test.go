@@ -15,28 +15,72 @@ import (
 // knnDB builds (once per schema version, in the temp folder) an index of n one-chunk pages
 // with random unit vectors of dims dimensions.
 func knnDB(b *testing.B, n, dims int) *DB {
+	return vecDB(b, fmt.Sprintf("%d-%d", n, dims), dims, func(add func(Update)) {
+		for i := range n {
+			add(page(fmt.Sprintf("p%06d.md", i), fmt.Sprintf("chunk %d", i)))
+		}
+	})
+}
+
+// mixedDB builds a home of 100k chunks of 384 dimensions where sessions
+// are the bulk, as for an agent that has run for a while: 30k notebook
+// chunks (pages of 10), 10k daily (days of 10), 60k sessions (one of
+// 2,000 turns, "sessions/big.jsonl", and 290 of 200, "sessions/s0000.jsonl"...).
+func mixedDB(b *testing.B) *DB {
+	return vecDB(b, "mixed-100000-384", 384, func(add func(Update)) {
+		file := func(path, source string, chunks int) {
+			u := page(path)
+			u.File.Source = source
+			for i := range chunks {
+				text := fmt.Sprintf("%s %d", path, i)
+				u.Chunks = append(u.Chunks, Chunk{StartLine: i + 1, EndLine: i + 1, Text: text, Hash: text})
+			}
+			add(u)
+		}
+		for i := range 3000 {
+			file(fmt.Sprintf("notes/p%04d.md", i), "notebook", 10)
+		}
+		for i := range 1000 {
+			file(fmt.Sprintf("daily/d%04d.md", i), "daily", 10)
+		}
+		file("sessions/big.jsonl", "sessions", 2000)
+		for i := range 290 {
+			file(fmt.Sprintf("sessions/s%04d.jsonl", i), "sessions", 200)
+		}
+	})
+}
+
+// vecDB builds (once per schema version, in the temp folder) the index of
+// the files updates adds, with random unit vectors of dims dimensions.
+func vecDB(b *testing.B, name string, dims int, updates func(add func(Update))) *DB {
 	b.Helper()
 	ctx := context.Background()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("memhost-knn-schema%s-%d-%d.db", schemaVersion, n, dims))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("memhost-knn-schema%s-%s.db", schemaVersion, name))
 	if _, err := os.Stat(path + ".complete"); err != nil {
 		os.Remove(path)
 		db, err := Open(ctx, path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		r := rand.New(rand.NewSource(1))
-		for start := 0; start < n; start += 1000 {
-			var batch Batch
-			for i := start; i < min(n, start+1000); i++ {
-				batch.Upserts = append(batch.Upserts, page(fmt.Sprintf("p%06d.md", i), fmt.Sprintf("chunk %d", i)))
-			}
+		var batch Batch
+		chunks := 0
+		flush := func() {
 			if err := db.Apply(ctx, batch); err != nil {
 				b.Fatal(err)
 			}
+			batch, chunks = Batch{}, 0
 		}
+		updates(func(u Update) {
+			batch.Upserts = append(batch.Upserts, u)
+			if chunks += len(u.Chunks); chunks >= 1000 {
+				flush()
+			}
+		})
+		flush()
 		if _, err := db.SetVectorModel(ctx, VectorModel{Provider: "rand", Model: "rand", Dimensions: dims}); err != nil {
 			b.Fatal(err)
 		}
+		r := rand.New(rand.NewSource(1))
 		for {
 			pending, err := db.Pending(ctx, 2000)
 			if err != nil {
@@ -89,6 +133,37 @@ func BenchmarkKNN(b *testing.B) {
 					b.Fatalf("%d hits, %v", len(hits), err)
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkKNNFiltered: the vector half of a recall limited to sources or
+// to one file, k = 60, in mixedDB. hits is the mean number of hits: below
+// 60 means the filter lost neighbours.
+func BenchmarkKNNFiltered(b *testing.B) {
+	db := mixedDB(b)
+	for _, bm := range []struct {
+		name    string
+		sources []string
+		path    string
+		want    int
+	}{
+		{"all", nil, "", 60},
+		{"notebook+daily", []string{"notebook", "daily"}, "", 60},
+		{"sessions", []string{"sessions"}, "", 60},
+		{"session-200", []string{"sessions"}, "sessions/s0100.jsonl", 60},
+		{"session-2000", []string{"sessions"}, "sessions/big.jsonl", 60},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			n, queries := 0, 0
+			timeQueries(b, func(ctx context.Context, r *rand.Rand, q []float32) {
+				hits, err := db.SearchVectors(ctx, q, 60, bm.sources, bm.path)
+				if err != nil || len(hits) > bm.want {
+					b.Fatalf("%d hits, %v", len(hits), err)
+				}
+				n, queries = n+len(hits), queries+1
+			})
+			b.ReportMetric(float64(n)/float64(queries), "hits")
 		})
 	}
 }

@@ -3,9 +3,15 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -173,5 +179,249 @@ func TestChunkContext(t *testing.T) {
 	}
 	if hits, _ := db.Search(ctx, Query{Text: "tuesday", Limit: 10}); len(hits) != 1 || hits[0].StartLine != 2 {
 		t.Errorf("keyword search for a word of the text: %+v", hits)
+	}
+}
+
+// vecHome is an index with a vector for every chunk, and what a brute-force
+// search needs to know of each chunk.
+type vecHome struct {
+	db     *DB
+	chunks map[int64]vecChunk
+}
+
+type vecChunk struct {
+	path, source string
+	line         int
+	vec          []float32
+}
+
+// newVecHome indexes files (path → source) with one chunk per vector of
+// vecs[path], and stores those vectors.
+func newVecHome(t *testing.T, dims int, files map[string]string, vecs map[string][][]float32) vecHome {
+	t.Helper()
+	ctx := context.Background()
+	h := vecHome{db: open(t), chunks: map[int64]vecChunk{}}
+	var b Batch
+	for path, source := range files {
+		u := page(path)
+		u.File.Source = source
+		for i := range vecs[path] {
+			text := fmt.Sprintf("%s#%d", path, i)
+			u.Chunks = append(u.Chunks, Chunk{StartLine: i + 1, EndLine: i + 1, Text: text, Hash: text})
+		}
+		b.Upserts = append(b.Upserts, u)
+	}
+	if err := h.db.Apply(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.db.SetVectorModel(ctx, VectorModel{Provider: "t", Model: "t", Dimensions: dims}); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := h.db.Pending(ctx, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cv []ChunkVector
+	for _, p := range pending {
+		path, n, _ := strings.Cut(p.Text, "#")
+		i, _ := strconv.Atoi(n)
+		h.chunks[p.ID] = vecChunk{path, files[path], i + 1, vecs[path][i]}
+		cv = append(cv, ChunkVector{p.ID, vecs[path][i]})
+	}
+	if n, err := h.db.PutVectors(ctx, "t", cv); err != nil || n != len(cv) {
+		t.Fatalf("PutVectors = %d, %v", n, err)
+	}
+	return h
+}
+
+// bruteForce is SearchVectors computed over every chunk: cosine, rounded
+// as SearchVectors rounds, ties by path and line.
+func (h vecHome) bruteForce(q []float32, k int, sources []string, path string) []Hit {
+	var hits []Hit
+	for id, c := range h.chunks {
+		if !c.in(sources, path) {
+			continue
+		}
+		var dot, nq, nc float64
+		for i := range q {
+			dot += float64(q[i]) * float64(c.vec[i])
+			nq += float64(q[i]) * float64(q[i])
+			nc += float64(c.vec[i]) * float64(c.vec[i])
+		}
+		hits = append(hits, Hit{ChunkID: id, Path: c.path, Source: c.source, StartLine: c.line, Distance: 1 - dot/math.Sqrt(nq*nc)})
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if da, db := math.Round(a.Distance*1e5), math.Round(b.Distance*1e5); da != db {
+			return da < db
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.StartLine < b.StartLine
+	})
+	return hits[:min(k, len(hits))]
+}
+
+// in reports whether a search limited to sources and path may return c.
+func (c vecChunk) in(sources []string, path string) bool {
+	return (len(sources) == 0 || slices.Contains(sources, c.source)) && (path == "" || c.path == path)
+}
+
+// near returns a unit vector at cosine cos to the unit vector q, in the
+// direction of noise away from it.
+func near(r *rand.Rand, q []float32, cos float64) []float32 {
+	n := randomUnit(r, len(q))
+	var dot float64
+	for i := range q {
+		dot += float64(q[i]) * float64(n[i])
+	}
+	var norm float64
+	o := make([]float64, len(q))
+	for i := range q {
+		o[i] = float64(n[i]) - dot*float64(q[i])
+		norm += o[i] * o[i]
+	}
+	sin := math.Sqrt(1 - cos*cos)
+	out := make([]float32, len(q))
+	for i := range q {
+		out[i] = float32(cos*float64(q[i]) + sin*o[i]/math.Sqrt(norm))
+	}
+	return out
+}
+
+// TestSearchVectorsFiltered: a search limited to sources or to one file is
+// exact however many closer chunks other sources hold: the filter runs
+// inside the nearest-neighbour search, not after it.
+func TestSearchVectorsFiltered(t *testing.T) {
+	ctx := context.Background()
+	const dims = 16
+	r := rand.New(rand.NewSource(7))
+	q := randomUnit(r, dims)
+	files := map[string]string{"sessions/a.jsonl": "sessions", "sessions/b.jsonl": "sessions"}
+	vecs := map[string][][]float32{
+		// The one close session turn, behind 200 closer notebook chunks.
+		"sessions/a.jsonl": {near(r, q, 0.2), near(r, q, 0.89), near(r, q, 0.1)},
+		"sessions/b.jsonl": {near(r, q, 0.5), near(r, q, 0.3)},
+	}
+	for i := range 40 {
+		path := fmt.Sprintf("notes/n%02d.md", i)
+		files[path] = "notebook"
+		for range 5 {
+			vecs[path] = append(vecs[path], near(r, q, 0.9+0.09*r.Float64()))
+		}
+	}
+	// A session too long to compare the query with each of its turns: its
+	// vectors are searched by KNN.
+	files["sessions/long.jsonl"] = "sessions"
+	for range pointSearchMax + 50 {
+		vecs["sessions/long.jsonl"] = append(vecs["sessions/long.jsonl"], near(r, q, 0.7*r.Float64()))
+	}
+	for i := range 10 {
+		path := fmt.Sprintf("daily/d%02d.md", i)
+		files[path] = "daily"
+		vecs[path] = [][]float32{near(r, q, 0.8+0.19*r.Float64()), randomUnit(r, dims)}
+	}
+	h := newVecHome(t, dims, files, vecs)
+
+	check := func(q []float32, k int, sources []string, path string) []Hit {
+		t.Helper()
+		got, err := h.db.SearchVectors(ctx, q, k, sources, path)
+		if err != nil {
+			t.Fatalf("SearchVectors(%v, %q): %v", sources, path, err)
+		}
+		want := h.bruteForce(q, k, sources, path)
+		if len(got) != len(want) {
+			t.Fatalf("SearchVectors(k=%d, %v, %q): %d hits, want %d", k, sources, path, len(got), len(want))
+		}
+		seen := map[int64]bool{}
+		for i, g := range got {
+			w := want[i]
+			c, ok := h.chunks[g.ChunkID]
+			// Two chunks within float noise of each other may come in
+			// either order: the distances must agree rank by rank, and
+			// each hit be an allowed chunk, found once.
+			if seen[g.ChunkID] || !ok || !c.in(sources, path) || c.path != g.Path || c.source != g.Source || c.line != g.StartLine ||
+				math.Abs(g.Distance-w.Distance) > 1e-5 {
+				t.Fatalf("SearchVectors(k=%d, %v, %q) hit %d = %d %s:%d %.6f, want %d %s:%d %.6f", k, sources, path, i,
+					g.ChunkID, g.Path, g.StartLine, g.Distance, w.ChunkID, w.Path, w.StartLine, w.Distance)
+			}
+			seen[g.ChunkID] = true
+		}
+		return got
+	}
+
+	hits := check(q, 10, []string{"sessions"}, "")
+	if len(hits) != 10 || hits[0].Path != "sessions/a.jsonl" || hits[0].StartLine != 2 || math.Abs(hits[0].Distance-0.11) > 1e-4 {
+		t.Errorf("sessions: %d hits, first %+v", len(hits), hits[0])
+	}
+	hits = check(q, 10, nil, "sessions/a.jsonl")
+	if len(hits) != 3 || hits[0].StartLine != 2 {
+		t.Errorf("one session: %+v", hits)
+	}
+	check(q, 10, []string{"sessions"}, "sessions/a.jsonl")
+	check(q, 2, []string{"sessions"}, "sessions/b.jsonl")
+	if hits := check(q, 10, []string{"notebook", "daily"}, "sessions/a.jsonl"); len(hits) != 0 {
+		t.Errorf("a session's file outside the sources: %d hits", len(hits))
+	}
+	hits = check(q, 10, []string{"notebook", "daily"}, "")
+	if len(hits) != 10 {
+		t.Errorf("notebook+daily: %d hits", len(hits))
+	}
+	for _, h := range hits {
+		if h.Source == "sessions" {
+			t.Errorf("notebook+daily returned %s", h.Path)
+		}
+	}
+	check(q, 10, []string{"daily", "sessions", "daily"}, "")
+	check(q, 10, []string{"sessions", "notebook"}, "")
+	if hits := check(q, 10, []string{"elsewhere"}, ""); len(hits) != 0 {
+		t.Errorf("an unknown source: %d hits", len(hits))
+	}
+	for range 20 {
+		q := randomUnit(r, dims)
+		for _, sources := range [][]string{nil, {"sessions"}, {"notebook"}, {"notebook", "daily"}, {"daily", "sessions"}} {
+			check(q, 1+r.Intn(30), sources, "")
+		}
+		check(q, 1+r.Intn(5), nil, "notes/n07.md")
+		check(q, 4, []string{"daily"}, "daily/d03.md")
+		check(q, 1+r.Intn(30), []string{"sessions"}, "sessions/long.jsonl")
+		check(q, 1+r.Intn(30), nil, "sessions/long.jsonl")
+	}
+	if hits := check(q, 10, []string{"notebook"}, "sessions/long.jsonl"); len(hits) != 0 {
+		t.Errorf("a long session's file outside the sources: %d hits", len(hits))
+	}
+	check(q, 500, nil, "")
+
+	// A chunk still without its vector is not found, by either way of
+	// searching a file.
+	grown := page("sessions/b.jsonl", "not embedded yet")
+	grown.File.Source = "sessions"
+	grown.Chunks[0].StartLine, grown.Chunks[0].EndLine = 3, 3
+	long := page("sessions/long.jsonl", "not embedded yet either")
+	long.File.Source = "sessions"
+	long.Chunks[0].StartLine, long.Chunks[0].EndLine = pointSearchMax+51, pointSearchMax+51
+	if err := h.db.Apply(ctx, Batch{Appends: []Update{grown, long}}); err != nil {
+		t.Fatal(err)
+	}
+	check(q, 10, nil, "sessions/b.jsonl")
+	check(q, 600, nil, "sessions/long.jsonl")
+	check(q, 10, []string{"sessions"}, "")
+
+	// Removing a file removes its vectors from filtered searches too.
+	if err := h.db.Apply(ctx, Batch{Removes: []string{"sessions/a.jsonl"}}); err != nil {
+		t.Fatal(err)
+	}
+	for id, c := range h.chunks {
+		if c.path == "sessions/a.jsonl" {
+			delete(h.chunks, id)
+		}
+	}
+	check(q, 10, []string{"sessions"}, "")
+	if hits := check(q, 10, nil, "sessions/a.jsonl"); len(hits) != 0 {
+		t.Errorf("after removing a session: %d of its hits", len(hits))
+	}
+	if n, err := h.db.VectorRows(ctx); err != nil || n != len(h.chunks) {
+		t.Errorf("VectorRows = %d, %v; want %d", n, err, len(h.chunks))
 	}
 }

@@ -1,7 +1,9 @@
-package host
+// Package prompt assembles the block an agent puts in its system prompt:
+// the notebook's reference pages and its recent daily logs, within the
+// size limits of memory.prompt. It reads pages and writes nothing.
+package prompt
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,39 +14,36 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/notebook"
 )
 
-// ContextRequest asks for the system-prompt block; it has no parameters.
-type ContextRequest struct{}
-
-// ContextResponse is the block an agent puts in its system prompt.
-type ContextResponse struct {
-	Text  string        `json:"text"`
-	Files []ContextFile `json:"files"`
+// Block is the text an agent puts in its system prompt, and the pages in it.
+type Block struct {
+	Text  string `json:"text"`
+	Files []File `json:"files"`
 }
 
-// ContextFile is one page in the block.
-type ContextFile struct {
+// File is one page in the block.
+type File struct {
 	Path      string `json:"path"`
 	Chars     int    `json:"chars"` // characters included
 	Truncated bool   `json:"truncated"`
 	Omitted   bool   `json:"omitted"` // left out: the total limit was reached
 }
 
-// Context assembles every reference page (memory.prompt.maxPerFileChars
+// Build assembles every reference page (memory.prompt.maxPerFileChars
 // each, maxTotalReferenceChars in all, truncation marked), then the daily
 // logs of the last dailyWindow days, today first. Pages come in name order,
 // so the block is stable for a stable notebook. A daily log over the
 // per-file limit keeps its end, where the latest entries are.
-func (h *Host) Context(ctx context.Context, _ ContextRequest) (ContextResponse, error) {
-	p := h.config().Memory.Prompt
-	var resp ContextResponse
+func Build(nb *notebook.Notebook, p config.Prompt, today time.Time) (Block, error) {
+	var resp Block
 	var b strings.Builder
 	b.WriteString("# Memory\n\nYour notebook's reference pages and recent daily logs. Search the rest with `memhost recall`.\n")
 
 	refDir := strings.Trim(p.ReferenceDir, "/")
-	refs, err := h.listPages(refDir)
+	refs, err := listPages(nb, refDir)
 	if err != nil {
 		return resp, err
 	}
@@ -54,12 +53,12 @@ func (h *Host) Context(ctx context.Context, _ ContextRequest) (ContextResponse, 
 	}
 	total := 0
 	for _, rel := range refs {
-		data, err := h.notebook.Read(rel)
+		data, err := nb.Read(rel)
 		if err != nil {
 			continue // removed since listing
 		}
 		text := strings.ToValidUTF8(string(data), "\uFFFD")
-		cf := ContextFile{Path: rel}
+		cf := File{Path: rel}
 		room := min(p.MaxPerFileChars, p.MaxTotalReferenceChars-total)
 		if room < utf8.RuneCountInString(text) && room < minUsefulChars {
 			cf.Omitted = true
@@ -81,12 +80,11 @@ func (h *Host) Context(ctx context.Context, _ ContextRequest) (ContextResponse, 
 
 	if p.DailyWindow > 0 {
 		b.WriteString("\n## Daily log\n")
-		today := h.now().In(h.loc())
 		found := false
 		for i := 0; i < p.DailyWindow; i++ {
 			day := today.AddDate(0, 0, -i).Format(time.DateOnly)
 			rel := "daily/" + day + ".md"
-			data, err := h.notebook.Read(rel)
+			data, err := nb.Read(rel)
 			if errors.Is(err, notebook.ErrNotFound) {
 				continue
 			}
@@ -95,7 +93,7 @@ func (h *Host) Context(ctx context.Context, _ ContextRequest) (ContextResponse, 
 			}
 			found = true
 			text := strings.ToValidUTF8(string(data), "\uFFFD")
-			cf := ContextFile{Path: rel}
+			cf := File{Path: rel}
 			text, cf.Truncated = truncateTail(text, p.MaxPerFileChars)
 			cf.Chars = utf8.RuneCountInString(text)
 			label := "today"
@@ -117,7 +115,7 @@ func (h *Host) Context(ctx context.Context, _ ContextRequest) (ContextResponse, 
 	}
 	resp.Text = b.String()
 	if resp.Files == nil {
-		resp.Files = []ContextFile{}
+		resp.Files = []File{}
 	}
 	return resp, nil
 }
@@ -126,7 +124,7 @@ func (h *Host) Context(ctx context.Context, _ ContextRequest) (ContextResponse, 
 // limit is left out instead of shown as a stub.
 const minUsefulChars = 100
 
-func countOmitted(files []ContextFile) int {
+func countOmitted(files []File) int {
 	n := 0
 	for _, f := range files {
 		if f.Omitted {
@@ -137,8 +135,8 @@ func countOmitted(files []ContextFile) int {
 }
 
 // listPages returns the .md pages under a notebook folder, sorted.
-func (h *Host) listPages(dir string) ([]string, error) {
-	root := h.notebook.Abs(dir)
+func listPages(nb *notebook.Notebook, dir string) ([]string, error) {
+	root := nb.Abs(dir)
 	var out []string
 	err := fs.WalkDir(os.DirFS(root), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
