@@ -128,8 +128,15 @@ func (d *DB) Close() error { return d.db.Close() }
 func (d *DB) migrate(ctx context.Context) error {
 	return d.write(ctx, func(tx *sql.Tx) error {
 		var version string
-		err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&version)
+		hasMeta, err := hasTable(ctx, tx, "meta")
+		if err != nil {
+			return err
+		}
+		if hasMeta {
+			err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&version)
+		}
 		switch {
+		case !hasMeta: // a new database
 		case err == nil && version == schemaVersion:
 			return nil
 		case err == nil, errors.Is(err, sql.ErrNoRows):
@@ -139,15 +146,18 @@ func (d *DB) migrate(ctx context.Context) error {
 					return err
 				}
 			}
-		case strings.Contains(err.Error(), "no such table"):
 		default:
 			return err
 		}
+		var fts5 bool
+		if err := tx.QueryRowContext(ctx, `SELECT sqlite_compileoption_used('ENABLE_FTS5')`).Scan(&fts5); err != nil {
+			return err
+		}
+		if !fts5 {
+			return ErrNoFTS5
+		}
 		for _, stmt := range schema {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
-				if strings.Contains(err.Error(), "no such module: fts5") {
-					return ErrNoFTS5
-				}
 				return err
 			}
 		}

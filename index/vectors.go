@@ -331,10 +331,11 @@ func DecodeVector(b []byte) []float32 {
 // VectorCounts it shows that every embedded chunk has exactly one vector.
 func (d *DB) VectorRows(ctx context.Context) (int, error) {
 	var n int
-	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks_vec`).Scan(&n)
-	if err != nil && strings.Contains(err.Error(), "no such table") {
-		return 0, nil
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'chunks_vec'`).Scan(&n)
+	if err != nil || n == 0 {
+		return 0, err
 	}
+	err = d.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks_vec`).Scan(&n)
 	return n, err
 }
 
