@@ -95,7 +95,6 @@ type Host struct {
 	queue    *embedq.Queue
 	sessions *sessions.Store
 	reg      *registry.Registry
-	tempHome string // removed by Close (eval homes)
 }
 
 // Folders of a home, made by Open.
@@ -193,9 +192,6 @@ func (h *Host) Close() error {
 	qerr := h.queue.Close()
 	h.reg.Close()
 	err := h.idx.Close()
-	if h.tempHome != "" {
-		os.RemoveAll(h.tempHome)
-	}
 	return errors.Join(qerr, err)
 }
 

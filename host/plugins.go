@@ -11,6 +11,7 @@ import (
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/registry"
+	"github.com/memhost/memhost/sdk"
 )
 
 // PluginsRequest asks for the installed plugins; it has no parameters.
@@ -72,11 +73,11 @@ func (h *Host) UsePlugin(ctx context.Context, req UsePluginRequest) (UseResponse
 		return UseResponse{}, fault.Errorf(fault.NotFound, "name", "%w", err)
 	}
 	if err != nil {
-		return UseResponse{}, fault.Errorf(fault.Unavailable, "name", "%w", err)
+		return UseResponse{}, pluginFault(err)
 	}
 	info, err := p.Info(ctx)
 	if err != nil {
-		return UseResponse{}, fault.Errorf(fault.Unavailable, "name", "%w", err)
+		return UseResponse{}, pluginFault(err)
 	}
 	st, _ := p.Status(ctx)
 	if err := h.writeConfig(func(path string) error { return config.SetPlugin(path, name, req.Set) }); err != nil {
@@ -143,4 +144,16 @@ func (h *Host) PluginStatus(ctx context.Context, _ PluginStatusRequest) (PluginS
 	resp.Mode, resp.Reason, resp.Pending, resp.Embedded = st.Mode, st.Reason, st.Pending, st.Embedded
 	resp.ProviderStatus, err = h.queue.ProviderStatus(ctx)
 	return resp, err
+}
+
+// pluginFault gives a plugin's failure its kind: options it refused are
+// bad input, an ended context stays canceled, the rest is unavailable.
+func pluginFault(err error) error {
+	switch {
+	case errors.Is(err, sdk.ErrBadRequest):
+		return fault.Errorf(fault.BadInput, "set", "%w", err)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	}
+	return fault.Errorf(fault.Unavailable, "name", "%w", err)
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"log/slog"
 	"os"
 	"sync"
@@ -12,7 +13,9 @@ import (
 // replaced whole (copy-on-write), never changed in place, so a call that
 // read it once sees one consistent configuration throughout. With Getenv
 // set, the file is read again when it changed on disk (another process or a
-// person edited it); a bad file is logged and the snapshot in force stays.
+// person edited it); a bad or missing file is logged and the snapshot in
+// force stays. The paths (notebookDir, database, modelsDir) are read once
+// by host.Open: a change to them takes a restart.
 // It is safe for concurrent use.
 type Live struct {
 	path   string
@@ -93,6 +96,11 @@ func (l *Live) current() *snapshot {
 // reload reads the file again; called with mu held.
 func (l *Live) reload(st fileStamp) {
 	cfg, err := Load(l.path, l.getenv)
+	if err == nil && st == (fileStamp{}) {
+		// Gone (or mid-save by an editor that removes it first): a file
+		// that is not there is not a wish for the defaults.
+		err = errors.New("config.yaml is missing")
+	}
 	var s *snapshot
 	if err == nil {
 		s, err = newSnapshot(cfg, st)

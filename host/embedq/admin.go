@@ -39,6 +39,9 @@ func (q *Queue) Plugins(ctx context.Context) (Plugins, error) {
 	options := q.cfg().Memory.Embedding.Options
 	for _, pl := range found {
 		info, st, err := q.describe(ctx, pl.Name, options[pl.Name])
+		if ctx.Err() != nil {
+			return resp, ctx.Err()
+		}
 		if err != nil {
 			resp.Warnings = append(resp.Warnings, fmt.Sprintf("skipping %s: %v", pl.Path, err))
 			q.stopUnlessActive(pl.Name)

@@ -116,9 +116,7 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (Result, error) {
 	}
 	defer sem.Release()
 	res.Provider, res.Model = sem.Name, sem.Info.ModelID
-	q.runMu.Lock()
-	defer q.runMu.Unlock()
-	unlock, ok, err := tryLock(q.opts.LockPath)
+	unlock, ok, err := q.tryRun()
 	// With a budget (a recall), wait within it for the process that holds
 	// the queue: it may finish what this call would have done.
 	for err == nil && !ok && budget > 0 && time.Since(start) < budget {
@@ -127,7 +125,7 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (Result, error) {
 			return res, ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
-		unlock, ok, err = tryLock(q.opts.LockPath)
+		unlock, ok, err = q.tryRun()
 	}
 	if err != nil {
 		return res, err
@@ -235,6 +233,20 @@ func sameModel(ctx context.Context, sem *Semantic, vecs [][]float32) error {
 		return notReady("provider %s was reconfigured while embedding (model %s, not %s); retrying", sem.Name, info.ModelID, sem.Info.ModelID)
 	}
 	return nil
+}
+
+// tryRun takes the queue for one run without waiting: this process's
+// run mutex, then the home's flock.
+func (q *Queue) tryRun() (func(), bool, error) {
+	if !q.runMu.TryLock() {
+		return nil, false, nil
+	}
+	unflock, ok, err := tryLock(q.opts.LockPath)
+	if !ok || err != nil {
+		q.runMu.Unlock()
+		return nil, ok, err
+	}
+	return func() { unflock(); q.runMu.Unlock() }, true, nil
 }
 
 // tryLock takes an exclusive flock on path without waiting.

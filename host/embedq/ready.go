@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/registry"
@@ -71,8 +72,10 @@ const loadWait = 10 * time.Second
 const DefaultPlugin = "local"
 
 // ProviderName is the configured plugin, or the default when installed.
-func (q *Queue) ProviderName() (string, error) {
-	name := q.cfg().Memory.Embedding.Plugin
+func (q *Queue) ProviderName() (string, error) { return q.providerName(q.cfg()) }
+
+func (q *Queue) providerName(cfg *config.Config) (string, error) {
+	name := cfg.Memory.Embedding.Plugin
 	if name != "" {
 		return name, nil
 	}
@@ -106,11 +109,12 @@ func (s *Semantic) Release() { s.release() }
 // Ready returns the active provider, held, when it can embed now (the
 // caller must Release it), or a *NotReadyError saying why.
 func (q *Queue) Ready(ctx context.Context) (*Semantic, error) {
-	name, err := q.ProviderName()
+	cfg := q.cfg() // one snapshot: the name and its options agree
+	name, err := q.providerName(cfg)
 	if err != nil {
 		return nil, err
 	}
-	p, release, err := q.opts.Registry.Acquire(ctx, name, q.cfg().Memory.Embedding.Options[name])
+	p, release, err := q.opts.Registry.Acquire(ctx, name, cfg.Memory.Embedding.Options[name])
 	sem, err := q.ready(ctx, name, p, err)
 	if err != nil {
 		release()

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,7 +53,11 @@ func (s *Store) Import(ctx context.Context, path, format string) (Imported, erro
 	res := Imported{Path: path, Problems: []string{}}
 	src, err := os.Open(path)
 	if err != nil {
-		return res, fault.Errorf(fault.BadInput, "paths", "%v", err)
+		kind := fault.Internal
+		if errors.Is(err, fs.ErrNotExist) {
+			kind = fault.NotFound
+		}
+		return res, fault.Errorf(kind, "paths", "%w", err)
 	}
 	defer src.Close()
 	if format == FormatAuto || format == "" {
