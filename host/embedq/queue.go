@@ -265,9 +265,9 @@ func tryLock(path string) (unlock func(), ok bool, err error) {
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true, nil
 }
 
-// wake has the queue worked through without blocking the caller: the
+// Wake has the queue worked through without blocking the caller: the
 // worker when one runs, else the Background hook (once per Queue).
-func (q *Queue) wake() {
+func (q *Queue) Wake() {
 	if q.HasWorker() {
 		q.Kick()
 		return
@@ -281,7 +281,3 @@ func (q *Queue) wake() {
 		}
 	})
 }
-
-// Wake asks for the queue to be worked through in the background: by the
-// worker when one runs, else by the Background hook.
-func (q *Queue) Wake() { q.wake() }

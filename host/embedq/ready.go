@@ -187,7 +187,7 @@ func (q *Queue) ForSearch(ctx context.Context) (*Semantic, error) {
 	sem, err := q.Ready(ctx)
 	if err != nil {
 		if preparing(err) {
-			q.wake() // the download must outlive a one-shot process
+			q.Wake() // the download must outlive a one-shot process
 		}
 		return nil, err
 	}
@@ -230,7 +230,7 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 		}
 	}
 	if pending {
-		q.wake()
+		q.Wake()
 		return q.progress(ctx, sem, false)
 	}
 	return nil

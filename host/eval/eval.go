@@ -6,7 +6,6 @@
 package eval
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/sessions"
 )
 
 // Request runs the retrieval eval on a data set laid out as in
@@ -226,22 +226,17 @@ func readEvalQueries(path string) ([]evalQuery, error) {
 	}
 	defer f.Close()
 	var out []evalQuery
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
+	err = sessions.ReadLines(f, 1, func(n int, line []byte) error {
 		var q evalQuery
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		if err := json.Unmarshal(line, &q); err != nil {
+			return fmt.Errorf("%s:%d: %v", path, n, err)
 		}
-		if q.Question == "" || q.Conversation == "" || len(q.Evidence) == 0 {
-			continue // questions without evidence are not scored
+		if q.Question != "" && q.Conversation != "" && len(q.Evidence) > 0 {
+			out = append(out, q) // questions without evidence are not scored
 		}
-		out = append(out, q)
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
