@@ -448,3 +448,81 @@ func TestWatch(t *testing.T) {
 		t.Errorf("Watch returned %v", err)
 	}
 }
+
+// TestWatchFreshness: while Watch runs, a search syncs only the pages the
+// watcher's events named (no stat of every page), and still sees an edit
+// made behind memhost's back at once, long before the debounce.
+func TestWatchFreshness(t *testing.T) {
+	h := openHost(t, t.TempDir(), func(c *config.Config) {
+		c.Memory.Sync.WatchDebounceMs = 3_600_000 // the watcher's own sync never fires
+	})
+	for _, p := range []string{"reference/a.md", "reference/b.md", "lists/c.md"} {
+		writePage(t, h, p, "# "+p+"\nplain words\n")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	synced := make(chan SyncResult, 16)
+	done := make(chan error, 1)
+	go func() { done <- h.Watch(ctx, WatchRequest{OnSync: func(r SyncResult) { synced <- r }}) }()
+	if first := <-synced; first.Scanned != 3 {
+		t.Fatalf("first sync scanned %d pages, want 3", first.Scanned)
+	}
+	fresh := func() SyncResult {
+		t.Helper()
+		res, err := h.indexer.Fresh(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := fresh(); res.Scanned != 0 || res.Indexed != 0 {
+		t.Fatalf("nothing changed, yet Fresh scanned %d and indexed %d", res.Scanned, res.Indexed)
+	}
+	// The event reaches the watcher's goroutine a moment after the write.
+	waitFor := func(what string, ok func(SyncResult) bool) SyncResult {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		var total SyncResult
+		for time.Now().Before(deadline) {
+			res := fresh()
+			total.Scanned += res.Scanned
+			total.Indexed += res.Indexed
+			total.Removed += res.Removed
+			if ok(total) {
+				return total
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Fatalf("%s: Fresh never saw it (%+v)", what, total)
+		return total
+	}
+	writePage(t, h, "reference/b.md", "# b\nthe zeppelin lands\n")
+	res := waitFor("edit", func(r SyncResult) bool { return r.Indexed == 1 })
+	if res.Scanned != 1 {
+		t.Errorf("an edit of one page scanned %d pages, want 1", res.Scanned)
+	}
+	if got := found(t, h, "zeppelin"); len(got) != 1 || got[0] != "reference/b.md" {
+		t.Errorf("recall zeppelin = %v", got)
+	}
+	os.Remove(filepath.Join(h.NotebookDir(), "lists", "c.md"))
+	waitFor("removal", func(r SyncResult) bool { return r.Removed == 1 })
+	// A folder moved: its pages cannot be named from the event, so
+	// everything is scanned.
+	if err := os.Rename(filepath.Join(h.NotebookDir(), "reference"), filepath.Join(h.NotebookDir(), "people")); err != nil {
+		t.Fatal(err)
+	}
+	res = waitFor("folder move", func(r SyncResult) bool { return r.Removed == 2 })
+	if res.Indexed != 2 {
+		t.Errorf("after a folder move Fresh indexed %d pages, want 2 (people/a.md, people/b.md)", res.Indexed)
+	}
+	if got := found(t, h, "zeppelin"); len(got) != 1 || got[0] != "people/b.md" {
+		t.Errorf("recall zeppelin after the move = %v", got)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Watch returned %v", err)
+	}
+	// Without a watcher Fresh is a full sync again.
+	if res := fresh(); res.Scanned != 2 {
+		t.Errorf("Fresh without a watcher scanned %d pages, want 2", res.Scanned)
+	}
+}

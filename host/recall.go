@@ -146,13 +146,18 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 }
 
 // syncBeforeSearch indexes what changed on disk since the last sync,
-// unless memory.sync.syncOnSearch is off.
+// unless memory.sync.syncOnSearch is off. While Watch runs (memhost
+// serve), that is only the pages its events named; else one stat per page.
 func (h *Host) syncBeforeSearch(ctx context.Context) error {
 	if !h.config().Memory.Sync.SyncOnSearch {
 		return nil
 	}
-	if _, err := h.indexer.Sync(ctx); err != nil {
+	res, err := h.indexer.Fresh(ctx)
+	if err != nil {
 		return fault.Errorf(fault.KindOf(err), "", "sync before search: %w", err)
+	}
+	if res.Indexed > 0 {
+		h.queue.Kick() // the worker, when one runs, embeds the new chunks
 	}
 	return nil
 }

@@ -26,7 +26,24 @@ type Config struct {
 	// empty means the system's zone.
 	Timezone string `yaml:"timezone"`
 	Memory   Memory `yaml:"memory"`
+	Server   Server `yaml:"server"`
 }
+
+// Server configures `memhost serve`. Both keys are read when the server
+// starts.
+type Server struct {
+	// Listen is the TCP address of the HTTP API and dashboard. Default
+	// "127.0.0.1:4321" (seed 001's port); port 0 picks a free one; ""
+	// listens on the unix socket in the home only. An address that is not
+	// loopback requires a bearer token.
+	Listen string `yaml:"listen"`
+	// TokenFile holds the bearer token for non-loopback addresses; default
+	// "" is brain/serve.token, generated (mode 0600) when needed.
+	TokenFile string `yaml:"tokenFile"`
+}
+
+// DefaultListen is seed 001's address of the dashboard and debug API.
+const DefaultListen = "127.0.0.1:4321"
 
 // Memory is seed 000's memory: block.
 type Memory struct {
@@ -135,6 +152,7 @@ func Default() Config {
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000},
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
 		},
+		Server: Server{Listen: DefaultListen},
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -46,6 +47,14 @@ type Options struct {
 type Indexer struct {
 	opts Options
 	mu   sync.Mutex // one sync at a time in this process
+
+	// While Watch runs, the paths its events named since the last sync
+	// (see Fresh). dirtyMu guards both; rescan means an event could not be
+	// pinned to pages (a folder, a symlink, a lost event): scan everything.
+	watching atomic.Int32
+	dirtyMu  sync.Mutex
+	dirty    map[string]bool
+	rescan   bool
 }
 
 // New returns the Indexer of opts.

@@ -18,6 +18,10 @@ import (
 // recursive, so every folder is watched and new folders are added as they
 // appear.
 //
+// While Watch runs, each event marks the page it names as dirty at once
+// (before the debounce), and Fresh syncs only the dirty pages: a recall
+// then sees an edit made in an editor without stating every page.
+//
 // onSync, when not nil, is called after each sync that changed something
 // (and after the first one); afterSync after every sync, changed or not.
 // Both run on Watch's goroutine.
@@ -33,9 +37,14 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 	if err := w.Add(x.opts.SessionsDir); err != nil { // transcripts too
 		return err
 	}
+	// Until the first sync, nothing is known to be clean.
+	x.markRescan()
+	x.watching.Add(1)
+	defer x.watching.Add(-1)
+
 	cfg := x.opts.Config()
 	sync := func(first bool) error {
-		res, err := x.Sync(ctx)
+		res, err := x.Fresh(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -74,6 +83,7 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 					}
 				}
 			}
+			x.markEvent(ev.Name)
 			timer.Reset(debounce)
 		case err, ok := <-w.Errors:
 			if !ok {
@@ -81,6 +91,7 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 			}
 			// An overflow loses events: a full sync catches up.
 			x.opts.Log.Warn("watcher error; syncing everything", "err", err)
+			x.markRescan()
 			timer.Reset(debounce)
 		case <-timer.C:
 			if err := sync(false); err != nil {
@@ -88,6 +99,110 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 			}
 		}
 	}
+}
+
+// Fresh brings the index in step with what changed on disk. Without a
+// running Watch that is a full Sync (one stat per page); with one, only
+// the pages its events named since the last sync are looked at, so a
+// search in a long-lived process costs nothing when nothing changed.
+func (x *Indexer) Fresh(ctx context.Context) (SyncResult, error) {
+	if x.watching.Load() == 0 {
+		return x.Sync(ctx)
+	}
+	x.dirtyMu.Lock()
+	dirty, rescan := x.dirty, x.rescan
+	x.dirty, x.rescan = nil, false
+	x.dirtyMu.Unlock()
+	var (
+		res SyncResult
+		err error
+	)
+	switch {
+	case rescan:
+		res, err = x.Sync(ctx)
+	case len(dirty) == 0:
+		return res, nil
+	default:
+		x.mu.Lock()
+		res, err = x.syncInto(ctx, x.opts.Index, keys(dirty))
+		x.mu.Unlock()
+	}
+	if err != nil { // look again next time
+		x.dirtyMu.Lock()
+		x.rescan = x.rescan || rescan
+		for p := range dirty {
+			x.markLocked(p)
+		}
+		x.dirtyMu.Unlock()
+	}
+	return res, err
+}
+
+func (x *Indexer) markRescan() {
+	x.dirtyMu.Lock()
+	x.rescan = true
+	x.dirtyMu.Unlock()
+}
+
+func (x *Indexer) markLocked(rel string) {
+	if x.dirty == nil {
+		x.dirty = map[string]bool{}
+	}
+	x.dirty[rel] = true
+}
+
+// markEvent records the index path an event's file has. Events that cannot
+// be pinned to one page (a folder created, moved or removed; a symlink,
+// whose target scan checks) ask for a full scan; other files (editor
+// swap files, hidden files) are not pages and are ignored.
+func (x *Indexer) markEvent(abs string) {
+	rel, ok := x.eventPath(abs)
+	x.dirtyMu.Lock()
+	defer x.dirtyMu.Unlock()
+	switch {
+	case !ok:
+		x.rescan = true
+	case rel != "":
+		x.markLocked(rel)
+	}
+}
+
+// eventPath maps a changed file to its index path: ("", true) when it is
+// not a page, ("", false) when a full scan is needed.
+func (x *Indexer) eventPath(abs string) (string, bool) {
+	fi, err := os.Lstat(abs)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return "", false
+	case err == nil && fi.IsDir():
+		return "", false
+	}
+	gone := err != nil
+	if filepath.Dir(abs) == x.opts.SessionsDir {
+		name := filepath.Base(abs)
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".jsonl") {
+			return "", true
+		}
+		return "sessions/" + name, true
+	}
+	root := x.opts.Notebook.Root()
+	r, err := filepath.Rel(root, abs)
+	if err != nil || r == "." || strings.HasPrefix(r, "..") {
+		return "", true
+	}
+	r = filepath.ToSlash(r)
+	for _, part := range strings.Split(r, "/") {
+		if strings.HasPrefix(part, ".") {
+			return "", true // hidden: never indexed
+		}
+	}
+	if strings.EqualFold(filepath.Ext(r), ".md") {
+		return r, true
+	}
+	if gone {
+		return "", false // a folder that was moved or removed, maybe
+	}
+	return "", true
 }
 
 // watchTree adds dir and every folder under it, skipping hidden ones.
