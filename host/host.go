@@ -204,6 +204,11 @@ func (h *Host) NotebookDir() string { return h.notebook.Root() }
 // Config is the configuration in force: a copy the caller may keep.
 func (h *Host) Config() config.Config { return h.config().Clone() }
 
+// RecheckConfig makes the next operation read config.yaml again if it
+// changed on disk (otherwise that is checked at most once a second). A
+// server calls it once per request.
+func (h *Host) RecheckConfig() { h.live.Recheck() }
+
 // config is the configuration snapshot in force (see config.Live). It must
 // not be changed: edits go through editConfig.
 func (h *Host) config() *config.Config { return h.live.Get() }

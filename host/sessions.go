@@ -58,11 +58,8 @@ func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (Ses
 	if err != nil {
 		return SessionAppendResponse{}, err
 	}
-	if len(req.Meta) > 0 {
-		var obj map[string]any
-		if err := json.Unmarshal(req.Meta, &obj); err != nil {
-			return SessionAppendResponse{}, fault.BadInputf("meta", "meta must be a JSON object: %v", err)
-		}
+	if err := req.Check(); err != nil {
+		return SessionAppendResponse{}, err
 	}
 	turn, err := h.sessions.Append(ctx, req.Session, Turn{Type: "message", Role: req.Role, Content: text, Metadata: req.Meta})
 	if err != nil {
@@ -70,6 +67,18 @@ func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (Ses
 	}
 	rel := sessions.Path(req.Session)
 	return SessionAppendResponse{Session: req.Session, Path: rel, Turn: turn}, h.indexer.SyncPaths(ctx, rel)
+}
+
+// Check reports a Meta that is not a JSON object; a client checks it
+// before sending the request, since invalid JSON cannot be sent as JSON.
+func (r SessionAppendRequest) Check() error {
+	if len(r.Meta) > 0 {
+		var obj map[string]any
+		if err := json.Unmarshal(r.Meta, &obj); err != nil {
+			return fault.BadInputf("meta", "meta must be a JSON object: %v", err)
+		}
+	}
+	return nil
 }
 
 // IngestRequest imports transcript files.
@@ -164,6 +173,15 @@ type HookRequest struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
+// Check reports a Payload that is not JSON (see SessionAppendRequest.Check).
+func (r HookRequest) Check() error {
+	if !json.Valid(r.Payload) {
+		var v any
+		return fault.BadInputf("payload", "hook input is not JSON: %v", json.Unmarshal(r.Payload, &v))
+	}
+	return nil
+}
+
 // HookResponse is the JSON the hook answers with.
 type HookResponse struct {
 	Output json.RawMessage `json:"output"`
@@ -185,6 +203,9 @@ type hookInput struct {
 // records a flush and reminds the agent to write durable memories;
 // session-end and stop store the transcript they name.
 func (h *Host) Hook(ctx context.Context, req HookRequest) (HookResponse, error) {
+	if err := req.Check(); err != nil {
+		return HookResponse{}, err
+	}
 	var in hookInput
 	if err := json.Unmarshal(req.Payload, &in); err != nil {
 		return HookResponse{}, fault.BadInputf("payload", "hook input is not JSON: %v", err)

@@ -78,8 +78,12 @@ func message(err error) string {
 		return "refused: " + pe.Path + " is outside the notebook (paths are relative to it, like reference/contacts.md)"
 	case errors.As(err, &pe):
 		return pe.Err.Error() + ": " + pe.Path
-	case errors.Is(err, host.ErrEmptyText):
-		return "refused: the text is empty"
+	case fault.KindOf(err) == fault.BadInput && fault.FieldOf(err) == "text":
+		return "refused: " + err.Error() // the text is empty, not UTF-8, …
+	case fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "version":
+		return err.Error() + "; restart the server (memhost serve stop, then memhost serve), or run this one with --no-server"
+	case fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "listen":
+		return err.Error() + "; choose another with --listen ADDR (port 0 picks a free one) or server.listen in config.yaml"
 	}
 	return strings.ReplaceAll(err.Error(), "\n", " ")
 }
@@ -99,6 +103,7 @@ func newApp(io stdio) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "home", Usage: "memhost home folder (default $MEMHOST_HOME, else ~/.memhost)"},
 			&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
+			&cli.BoolFlag{Name: "no-server", Usage: "run in this process even when memhost serve runs for the home (also MEMHOST_NO_SERVER=1)"},
 		},
 		OnUsageError: func(ctx context.Context, cmd *cli.Command, err error, isSubcommand bool) error {
 			return usageError{err}
@@ -281,6 +286,7 @@ func newApp(io stdio) *cli.Command {
 			},
 		},
 	}
+	root.Commands = append(root.Commands, serveCommand(a))
 	// Bad flags give one line on stderr and exit 2, not a page of help.
 	var setUsage func([]*cli.Command)
 	setUsage = func(cs []*cli.Command) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -17,14 +18,16 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/eval"
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/modelstore"
+	"github.com/memhost/memhost/server"
 )
 
 func (a *app) init(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Init(ctx, host.InitRequest{})
 		if err != nil {
 			return err
@@ -46,7 +49,7 @@ func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Remember(ctx, host.RememberRequest{
 			Text: text, Category: cmd.String("category"), File: cmd.String("file"), Section: cmd.String("section"),
 		})
@@ -72,7 +75,7 @@ func (a *app) dailyLog(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.DailyLog(ctx, host.DailyLogRequest{Text: text})
 		if err != nil {
 			return err
@@ -91,7 +94,7 @@ func (a *app) get(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Int("start-line") < 0 || cmd.Int("lines") < 0 {
 		return usagef("--start-line and --lines must be positive")
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Get(ctx, host.GetRequest{Path: p, StartLine: cmd.Int("start-line"), Lines: cmd.Int("lines")})
 		if err != nil {
 			return err
@@ -109,7 +112,7 @@ func (a *app) write(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Write(ctx, host.WriteRequest{Path: args[0], Text: text, Section: cmd.String("section"), Replace: cmd.Bool("replace")})
 		if err != nil {
 			return err
@@ -133,7 +136,7 @@ func (a *app) rm(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Remove(ctx, host.RemoveRequest{Path: p})
 		if err != nil {
 			return err
@@ -162,7 +165,7 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 			req.Sources = append(req.Sources, strings.TrimSpace(src))
 		}
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Recall(ctx, req)
 		if err != nil {
 			return err
@@ -202,7 +205,7 @@ func (a *app) context(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Context(ctx, host.ContextRequest{})
 		if err != nil {
 			return err
@@ -215,7 +218,7 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Status(ctx, host.StatusRequest{})
 		if err != nil {
 			return err
@@ -255,7 +258,7 @@ func (a *app) files(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Files(ctx, host.FilesRequest{})
 		if err != nil {
 			return err
@@ -283,7 +286,7 @@ func (a *app) sync(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		res, err := h.Sync(ctx, host.SyncRequest{})
 		if err != nil {
 			return err
@@ -296,7 +299,7 @@ func (a *app) rebuild(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		res, err := h.Rebuild(ctx, host.RebuildRequest{})
 		if err != nil {
 			return err
@@ -317,44 +320,88 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
+	var mu sync.Mutex // the callbacks run on different goroutines
+	onSync := func(res host.SyncResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		if cmd.Bool("json") {
+			a.out(cmd, res, nil)
+			return
+		}
+		stamp := time.Now().Format("15:04:05")
+		printSync(a.io.stdout, stamp+" synced", res)
+		for _, p := range res.Paths {
+			fmt.Fprintf(a.io.stdout, "  indexed %s\n", p)
+		}
+		for _, p := range res.RemovedPaths {
+			fmt.Fprintf(a.io.stdout, "  removed %s\n", p)
+		}
+	}
+	onEmbed := func(res host.EmbedResult) {
+		mu.Lock()
+		defer mu.Unlock()
+		if cmd.Bool("json") {
+			a.out(cmd, res, nil)
+			return
+		}
+		fmt.Fprintf(a.io.stdout, "%s embedded %d chunks with %s (%d from the cache); %d pending\n",
+			time.Now().Format("15:04:05"), res.Embedded, res.Provider, res.FromCache, res.Pending)
+	}
+	if c, err := a.dial(cmd); err == nil {
+		err = a.watchServer(ctx, cmd, c, onSync, onEmbed)
+		c.Close()
+		if !envDiffers(err) {
+			return err
+		}
+	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
 		if !cmd.Bool("json") {
 			fmt.Fprintf(a.io.stdout, "watching %s (Ctrl-C to stop)\n", h.NotebookDir())
 		}
-		var mu sync.Mutex // the two callbacks run on different goroutines
-		return h.Watch(ctx, host.WatchRequest{OnSync: func(res host.SyncResult) {
-			mu.Lock()
-			defer mu.Unlock()
-			if cmd.Bool("json") {
-				a.out(cmd, res, nil)
-				return
-			}
-			stamp := time.Now().Format("15:04:05")
-			printSync(a.io.stdout, stamp+" synced", res)
-			for _, p := range res.Paths {
-				fmt.Fprintf(a.io.stdout, "  indexed %s\n", p)
-			}
-			for _, p := range res.RemovedPaths {
-				fmt.Fprintf(a.io.stdout, "  removed %s\n", p)
-			}
-		}, OnEmbed: func(res host.EmbedResult) {
-			mu.Lock()
-			defer mu.Unlock()
-			if cmd.Bool("json") {
-				a.out(cmd, res, nil)
-				return
-			}
-			fmt.Fprintf(a.io.stdout, "%s embedded %d chunks with %s (%d from the cache); %d pending\n",
-				time.Now().Format("15:04:05"), res.Embedded, res.Provider, res.FromCache, res.Pending)
-		}})
+		return h.Watch(ctx, host.WatchRequest{OnSync: onSync, OnEmbed: onEmbed})
 	})
+}
+
+// watchServer follows the running server, which watches the notebook
+// itself: one sync now, then the server's sync and embed events.
+func (a *app) watchServer(ctx context.Context, cmd *cli.Command, c *server.Client, onSync func(host.SyncResult), onEmbed func(host.EmbedResult)) error {
+	info, err := c.Info(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := c.Sync(ctx, host.SyncRequest{})
+	if err != nil {
+		return err
+	}
+	if !cmd.Bool("json") {
+		fmt.Fprintf(a.io.stdout, "watching %s (Ctrl-C to stop)\n", info.Notebook)
+	}
+	onSync(res)
+	err = c.Events(ctx, func(ev server.Event) {
+		switch ev.Type {
+		case "sync":
+			var r host.SyncResult
+			if json.Unmarshal(ev.Data, &r) == nil {
+				onSync(r)
+			}
+		case "embed":
+			var r host.EmbedResult
+			if json.Unmarshal(ev.Data, &r) == nil {
+				onEmbed(r)
+			}
+		}
+	})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 func (a *app) embed(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		res, err := h.Embed(ctx, host.EmbedRequest{Sync: true, Wait: true})
 		if err != nil {
 			return err
@@ -370,7 +417,7 @@ func (a *app) pluginsList(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Plugins(ctx, host.PluginsRequest{})
 		if err != nil {
 			return err
@@ -410,7 +457,7 @@ func (a *app) pluginsUse(ctx context.Context, cmd *cli.Command) error {
 		}
 		set[strings.TrimSpace(k)] = v
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.UsePlugin(ctx, host.UsePluginRequest{Name: cmd.Args().First(), Set: set})
 		if err != nil {
 			return err
@@ -428,7 +475,7 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.PluginStatus(ctx, host.PluginStatusRequest{})
 		if err != nil {
 			return err
@@ -470,7 +517,7 @@ func (a *app) modelsList(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Models(ctx, host.ModelsRequest{})
 		if err != nil {
 			return err
@@ -499,7 +546,7 @@ func (a *app) modelsPull(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
 		return usagef("models pull takes one NAME or URL (e.g. %s)", modelstore.DefaultName)
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		bar := newProgress(a.io.stdout, a.io.stdoutIsTTY && !cmd.Bool("json"), cmd.Bool("json"))
 		resp, err := h.PullModel(ctx, host.PullModelRequest{Model: cmd.Args().First(), SHA256: cmd.String("sha256"), Progress: bar.update})
 		bar.done()
@@ -520,7 +567,7 @@ func (a *app) modelsRm(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
 		return usagef("models rm takes one model NAME (see memhost models list)")
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.RemoveModel(ctx, host.RemoveModelRequest{Name: cmd.Args().First()})
 		if err != nil {
 			return err
@@ -579,7 +626,7 @@ func (a *app) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.SessionAppend(ctx, host.SessionAppendRequest{Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta"))})
 		if err != nil {
 			return err
@@ -597,7 +644,7 @@ func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 	if cmd.IsSet("max-results") && cmd.Int("max-results") < 1 {
 		return usagef("--max-results must be at least 1, got %d", cmd.Int("max-results"))
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.ConversationSearch(ctx, host.ConversationSearchRequest{
 			Query: strings.Join(cmd.Args().Slice(), " "), Session: cmd.String("session"),
 			Since: cmd.String("since"), Until: cmd.String("until"), MaxResults: cmd.Int("max-results"),
@@ -684,7 +731,7 @@ func (a *app) sessionTokens(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usagef("session tokens takes one session ID")
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.SessionTokens(ctx, host.SessionTokensRequest{Session: id})
 		if err != nil {
 			return err
@@ -700,7 +747,7 @@ func (a *app) sessionCheck(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usagef("session check takes one session ID")
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.SessionCheck(ctx, host.SessionCheckRequest{Session: id, Incoming: cmd.Int("incoming-tokens")})
 		if err != nil {
 			return err
@@ -731,7 +778,7 @@ func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.SessionCompact(ctx, host.SessionCompactRequest{Session: id, Summary: summary})
 		if err != nil {
 			return err
@@ -747,10 +794,30 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() == 0 {
 		return usagef("session ingest takes transcript files (e.g. ~/.claude/projects/PROJECT/ID.jsonl)")
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.Ingest(ctx, host.IngestRequest{Paths: cmd.Args().Slice(), Format: cmd.String("format")})
+	return a.with(ctx, cmd, func(h ops) error {
+		paths := cmd.Args().Slice()
+		_, remote := h.(*server.Client)
+		if remote {
+			paths = absPaths(paths)
+		}
+		resp, err := h.Ingest(ctx, host.IngestRequest{Paths: paths, Format: cmd.String("format")})
 		if err != nil {
+			if remote { // name the files as they were given
+				msg := err.Error()
+				for j, p := range paths {
+					msg = strings.ReplaceAll(msg, p, cmd.Args().Get(j))
+				}
+				err = &fault.Error{Kind: fault.KindOf(err), Field: fault.FieldOf(err), Message: msg}
+			}
 			return err
+		}
+		for i, f := range resp.Files { // name the files as they were given
+			if j := slices.Index(paths, f.Path); j >= 0 {
+				resp.Files[i].Path = cmd.Args().Get(j)
+				for k, p := range f.Problems {
+					f.Problems[k] = strings.ReplaceAll(p, paths[j], cmd.Args().Get(j))
+				}
+			}
 		}
 		for _, f := range resp.Files {
 			for _, p := range f.Problems {
@@ -776,7 +843,7 @@ func (a *app) hook(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Hook(ctx, host.HookRequest{Event: event, Payload: payload})
 		if err != nil {
 			return err

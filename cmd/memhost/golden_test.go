@@ -52,17 +52,100 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/memhost/memhost/server"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// goldenViaServer runs the scenarios with `memhost serve` running for the
+// home: every command is forwarded to it, and the transcript must be the
+// same golden file, byte for byte.
+var goldenViaServer bool
+
+// goldenForwards: the scenario's commands reach the server (not help
+// pages and usage errors, which the CLI answers itself).
+var goldenForwards bool
+
+// startServer runs `memhost serve --listen ""` (the unix socket only) for
+// the scenario's home, with the scenario's environment, until the test
+// ends.
+func (g *goldenScenario) startServer() {
+	g.t.Helper()
+	env := maps.Clone(g.env)
+	ctx, cancel := context.WithCancel(context.Background())
+	var log syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"memhost", "serve", "--listen", ""}, stdio{
+			stdin: strings.NewReader(""), stdout: io.Discard, stderr: &log,
+			getenv: func(k string) string { return env[k] },
+		})
+	}()
+	g.t.Cleanup(func() {
+		// The commands went through the server (not in-process because of
+		// a refused environment, say): it counted their requests.
+		if c, err := server.Dial(g.home, nil); err == nil {
+			in, err := c.Info(context.Background())
+			c.Close()
+			if err == nil && goldenForwards && in.Requests < int64(g.commands)/3 {
+				g.t.Errorf("the server answered %d requests for %d commands: were they forwarded?", in.Requests, g.commands)
+			}
+			g.t.Logf("%d commands, %d requests to the server", g.commands, in.Requests)
+		}
+		cancel()
+		if code := <-done; code != 0 {
+			g.t.Errorf("memhost serve exited %d:\n%s", code, log.String())
+		}
+	})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if c, err := server.Dial(g.home, nil); err == nil {
+			c.Close()
+			return
+		}
+		select {
+		case code := <-done:
+			g.t.Fatalf("memhost serve exited %d at start:\n%s", code, log.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			g.t.Fatalf("memhost serve did not answer:\n%s", log.String())
+		}
+	}
+}
+
+var serverState = regexp.MustCompile(`(?m)^(last sync|database):  .*$`)
+
+func maskServerState(s string) string { return serverState.ReplaceAllString(s, "$1:  <server state>") }
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
 
 // goldenScenario is one home and the transcript of the commands run on it.
 type goldenScenario struct {
@@ -73,6 +156,7 @@ type goldenScenario struct {
 	out      strings.Builder
 	turns    map[string]string // random turn id → <turnN>
 	volatile map[string]bool   // index paths whose content holds the clock
+	commands int               // commands run
 }
 
 // newGolden starts a scenario on a home that does not exist yet. env adds
@@ -91,6 +175,9 @@ func newGolden(t *testing.T, env ...string) *goldenScenario {
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		g.env[k] = v
+	}
+	if goldenViaServer {
+		defer g.startServer()
 	}
 	keys := make([]string, 0, len(g.env))
 	for k := range g.env {
@@ -129,6 +216,7 @@ func (g *goldenScenario) exec(stdin *string, args ...string) result {
 		io.stdin, io.stdinIsPiped = strings.NewReader(*stdin), true
 	}
 	code := run(context.Background(), append([]string{"memhost"}, args...), io)
+	g.commands++
 	r := result{out.String(), errb.String(), code}
 
 	// Transcripts written by session append or compact hold the clock.
@@ -238,6 +326,13 @@ func (g *goldenScenario) check(name string) {
 	want, err := os.ReadFile(path)
 	if err != nil {
 		g.t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if goldenViaServer {
+		// The server synced the home when it started, and its index is
+		// open (its write-ahead log not yet folded into memory.db), so
+		// status's "last sync" and "database" lines are the only ones
+		// allowed to differ.
+		got, want = maskServerState(got), []byte(maskServerState(string(want)))
 	}
 	if got != string(want) {
 		g.t.Errorf("%s differs from the CLI's output (run with -update to accept it):\n%s", path, lineDiff(string(want), got))
@@ -354,23 +449,32 @@ func yesterday() string { return time.Now().UTC().AddDate(0, 0, -1).Format(time.
 
 func TestGolden(t *testing.T) {
 	for _, s := range []struct {
-		name string
-		fn   func(t *testing.T)
+		name  string
+		fn    func(t *testing.T)
+		local bool // answered by the CLI alone
 	}{
-		{"help", goldenHelp},
-		{"notebook", goldenNotebook},
-		{"daily-context", goldenDailyContext},
-		{"recall", goldenRecall},
-		{"index", goldenIndex},
-		{"sessions", goldenSessions},
-		{"ingest-search", goldenIngestSearch},
-		{"hooks", goldenHooks},
-		{"plugins-models", goldenPluginsModels},
-		{"config", goldenConfig},
-		{"usage-errors", goldenUsageErrors},
-		{"bad-input", goldenBadInput},
+		{"help", goldenHelp, true},
+		{"notebook", goldenNotebook, false},
+		{"daily-context", goldenDailyContext, false},
+		{"recall", goldenRecall, false},
+		{"index", goldenIndex, false},
+		{"sessions", goldenSessions, false},
+		{"ingest-search", goldenIngestSearch, false},
+		{"hooks", goldenHooks, false},
+		{"plugins-models", goldenPluginsModels, false},
+		{"config", goldenConfig, false},
+		{"usage-errors", goldenUsageErrors, true},
+		{"bad-input", goldenBadInput, false},
 	} {
 		t.Run(s.name, s.fn)
+		if *update {
+			continue // the golden files come from in-process runs
+		}
+		t.Run(s.name+"/via-server", func(t *testing.T) {
+			goldenViaServer, goldenForwards = true, !s.local
+			defer func() { goldenViaServer = false }()
+			s.fn(t)
+		})
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 	"time"
 
@@ -318,6 +319,31 @@ func applyEnv(v reflect.Value, prefix string, getenv func(string) string) error 
 		}
 	}
 	return nil
+}
+
+// Overrides lists the environment variables getenv sets that override a
+// key, as sorted "NAME=value" pairs: two processes with equal lists read
+// config.yaml the same way.
+func Overrides(getenv func(string) string) []string {
+	var out []string
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		for i := 0; i < t.NumField(); i++ {
+			key := prefix + t.Field(i).Tag.Get("yaml")
+			switch t.Field(i).Type.Kind() {
+			case reflect.Struct:
+				walk(t.Field(i).Type, key+".")
+			case reflect.Map:
+			default:
+				if v := getenv(EnvName(key)); v != "" {
+					out = append(out, EnvName(key)+"="+v)
+				}
+			}
+		}
+	}
+	walk(reflect.TypeOf(Config{}), "")
+	sort.Strings(out)
+	return out
 }
 
 // EnvName is the environment variable that overrides a dotted key.

@@ -67,6 +67,12 @@ func newSnapshot(cfg Config, stamp fileStamp) (*snapshot, error) {
 	return &snapshot{cfg: cfg, loc: loc, stamp: stamp}, nil
 }
 
+// Recheck makes the next Get look at the file at once, rather than up to
+// reloadCheck later: a server calls it per request, so that an edit made
+// just before a command is in force for it, as it is for a command run
+// in-process.
+func (l *Live) Recheck() { l.checked.Store(0) }
+
 // Get returns the configuration in force. It must not be changed: use Edit.
 func (l *Live) Get() *Config { return &l.current().cfg }
 

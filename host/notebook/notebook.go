@@ -45,7 +45,10 @@ func (e *PathError) Unwrap() error { return e.Err }
 
 // FaultKind tells the error's kind: not-found, outside or bad-input.
 func (e *PathError) FaultKind() fault.Kind {
+	var k fault.Kinded
 	switch {
+	case errors.As(e.Err, &k): // a cause that knows its kind (an error from a server)
+		return k.FaultKind()
 	case errors.Is(e.Err, ErrNotFound):
 		return fault.NotFound
 	case errors.Is(e.Err, ErrOutsideNotebook):

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server"
+)
+
+func serveCommand(a *app) *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "run the host process: the HTTP API on a socket in the home and on 127.0.0.1:4321; other commands forward to it",
+		Description: "memhost serve keeps the index open, the embeddings plugin warm and the notebook watched,\n" +
+			"so that every other memhost command of this home answers through it in a few milliseconds.\n" +
+			"It runs in the foreground until Ctrl-C (or SIGTERM), or in the background with --detach.\n\n" +
+			"Examples:\n" +
+			"  memhost serve --detach            start it in the background (log in brain/serve.log)\n" +
+			"  memhost serve --listen 127.0.0.1:0  any free port\n" +
+			"  memhost serve status              pid, addresses, uptime, version\n" +
+			"  memhost serve stop",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "listen", Usage: "TCP address of the API (\"\" for the unix socket only; port 0 for any free port) (default: server.listen, " + "127.0.0.1:4321)"},
+			&cli.StringFlag{Name: "token-file", Usage: "bearer token file, needed for an address that is not loopback (default: brain/serve.token, made when needed)"},
+			&cli.BoolFlag{Name: "detach", Usage: "run in the background; its log goes to brain/serve.log"},
+		},
+		Action: a.serve,
+		Commands: []*cli.Command{
+			{Name: "status", Usage: "whether a server runs for the home: pid, addresses, uptime, version", ArgsUsage: " ", Action: a.serveStatus},
+			{Name: "stop", Usage: "stop the home's server (it finishes requests in flight)", ArgsUsage: " ", Action: a.serveStop},
+		},
+	}
+}
+
+func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	home, err := a.home(cmd)
+	if err != nil {
+		return err
+	}
+	if cmd.Bool("detach") {
+		return a.detach(ctx, cmd, home)
+	}
+	opts := server.RunOptions{
+		Home:      home,
+		Getenv:    a.io.getenv,
+		TokenFile: cmd.String("token-file"),
+		Log:       slog.New(slog.NewTextHandler(a.io.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		LogPath:   a.io.getenv("MEMHOST_SERVE_LOG"),
+		Open: func(ctx context.Context) (*host.Host, error) {
+			quiet := *a
+			quiet.io.spawnEmbed = nil // the server's own worker embeds
+			return quiet.open(ctx, cmd)
+		},
+		Ready: func(in server.Info) {
+			if cmd.Bool("json") {
+				a.out(cmd, in, nil)
+				return
+			}
+			fmt.Fprintf(a.io.stdout, "memhost serve: pid %d, memhost %s, home %s\n", in.PID, in.Version, in.Home)
+			if in.URL != "" {
+				auth := "no token on loopback"
+				if in.Token {
+					auth = "bearer token required"
+				}
+				fmt.Fprintf(a.io.stdout, "  %s (%s)\n", in.URL, auth)
+			}
+			fmt.Fprintf(a.io.stdout, "  unix://%s\n", in.Socket)
+			fmt.Fprintln(a.io.stdout, "other memhost commands of this home now run through it; Ctrl-C stops it")
+		},
+	}
+	if cmd.IsSet("listen") {
+		l := cmd.String("listen")
+		opts.Listen = &l
+	}
+	return server.Run(ctx, opts)
+}
+
+// detach starts `memhost serve` in a new session with its output in
+// brain/serve.log, and returns once it answers (or says why it stopped).
+func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
+	if c, err := server.Dial(home, nil); err == nil {
+		defer c.Close()
+		if in, err := c.Info(ctx); err == nil {
+			return fault.Errorf(fault.Conflict, "", "memhost serve already runs for %s (pid %d)", in.Home, in.PID)
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(home+"/brain", 0o755); err != nil {
+		return err
+	}
+	logPath := server.LogPath(home)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	start, _ := logf.Seek(0, io.SeekEnd)
+	args := []string{"--home", home, "serve"}
+	for _, f := range []string{"listen", "token-file"} {
+		if cmd.IsSet(f) {
+			args = append(args, "--"+f, cmd.String(f))
+		}
+	}
+	child := exec.Command(exe, args...)
+	child.Stdout, child.Stderr = logf, logf
+	child.Env = append(os.Environ(), "MEMHOST_SERVE_LOG="+logPath)
+	child.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := child.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- child.Wait() }()
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case <-exited:
+			return fmt.Errorf("memhost serve stopped at start: %s (log: %s)", lastLine(logPath, start), logPath)
+		case <-deadline:
+			return fmt.Errorf("memhost serve (pid %d) did not answer within 60 s; see %s", child.Process.Pid, logPath)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		c, err := server.Dial(home, nil)
+		if err != nil {
+			continue
+		}
+		in, err := c.Info(ctx)
+		c.Close()
+		if err != nil || in.PID != child.Process.Pid {
+			continue
+		}
+		return a.out(cmd, in, func(w io.Writer) {
+			fmt.Fprintf(w, "memhost serve: running in the background, pid %d\n", in.PID)
+			if in.URL != "" {
+				fmt.Fprintf(w, "  %s\n", in.URL)
+			}
+			fmt.Fprintf(w, "  unix://%s\n  log: %s\n", in.Socket, logPath)
+		})
+	}
+}
+
+// lastLine is the last non-empty line written to the log after offset.
+func lastLine(path string, offset int64) string {
+	b, err := os.ReadFile(path)
+	if err != nil || int64(len(b)) < offset {
+		return "no log"
+	}
+	lines := strings.Split(strings.TrimSpace(string(b[offset:])), "\n")
+	return strings.TrimPrefix(lines[len(lines)-1], "memhost: ")
+}
+
+func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	c, in, err := a.running(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	c.Close()
+	return a.out(cmd, in, func(w io.Writer) {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "server:\trunning, pid %d\n", in.PID)
+		ver := in.Version
+		if ver != version.String() {
+			ver += " (this memhost is " + version.String() + ": restart the server to match)"
+		}
+		fmt.Fprintf(tw, "version:\t%s\n", ver)
+		fmt.Fprintf(tw, "home:\t%s\n", in.Home)
+		if in.URL != "" {
+			auth := ""
+			if in.Token {
+				auth = " (bearer token required)"
+			}
+			fmt.Fprintf(tw, "url:\t%s%s\n", in.URL, auth)
+		}
+		fmt.Fprintf(tw, "socket:\tunix://%s\n", in.Socket)
+		fmt.Fprintf(tw, "uptime:\t%s\n", (time.Duration(in.UptimeS) * time.Second).String())
+		watcher := "active"
+		if !in.Watcher {
+			watcher = "stopped (searches check every page)"
+		}
+		fmt.Fprintf(tw, "watcher:\t%s\n", watcher)
+		if in.LogPath != "" {
+			fmt.Fprintf(tw, "log:\t%s\n", in.LogPath)
+		}
+		tw.Flush()
+	})
+}
+
+// running connects to the home's server and asks about it.
+func (a *app) running(ctx context.Context, cmd *cli.Command) (*server.Client, server.Info, error) {
+	home, err := a.home(cmd)
+	if err != nil {
+		return nil, server.Info{}, err
+	}
+	c, err := server.Dial(home, nil)
+	if err != nil {
+		return nil, server.Info{}, fault.Errorf(fault.NotFound, "", "no memhost server runs for %s", home)
+	}
+	in, err := c.Info(ctx)
+	if err != nil {
+		c.Close()
+		return nil, in, err
+	}
+	return c, in, nil
+}
+
+func (a *app) serveStop(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	c, in, err := a.running(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.Stop(ctx); err != nil {
+		return err
+	}
+	// Wait for the process to go: it finishes requests in flight first.
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if in.PID != os.Getpid() {
+			if err := syscall.Kill(in.PID, 0); errors.Is(err, syscall.ESRCH) {
+				break
+			}
+			continue
+		}
+		// A server in this very process (tests): its socket goes last.
+		c2, err := server.Dial(in.Home, nil)
+		if err != nil {
+			break
+		}
+		c2.Close()
+	}
+	return a.out(cmd, map[string]any{"stopped": true, "pid": in.PID}, func(w io.Writer) {
+		fmt.Fprintf(w, "stopped memhost serve (pid %d)\n", in.PID)
+	})
+}

@@ -1,0 +1,112 @@
+package server
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/memhost/memhost/host/fault"
+)
+
+// Who may call the API, by listener:
+//   - the unix socket: whoever can open it (mode 0600: the home's owner);
+//   - TCP on a loopback address: programs of this machine, but not web
+//     pages a browser shows, which could otherwise reach 127.0.0.1 too:
+//     the Host header must name a loopback host (DNS rebinding), and a
+//     request from a page of another origin is refused;
+//   - TCP on any other address: the bearer token only.
+
+// guard wraps h with the checks of a TCP listener: token, when not empty,
+// is required as "Authorization: Bearer TOKEN".
+func guard(h http.Handler, token string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
+				writeError(w, &fault.Error{Kind: KindUnauthorized, Message: "missing or wrong bearer token"})
+				return
+			}
+		} else {
+			if !loopbackHost(r.Host) {
+				writeError(w, &fault.Error{Kind: fault.Outside, Field: "Host", Message: fmt.Sprintf("host %q is not this machine's loopback address", r.Host)})
+				return
+			}
+			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
+				writeError(w, &fault.Error{Kind: fault.Outside, Field: "Origin", Message: fmt.Sprintf("requests from pages of %s are refused", o)})
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether a Host header names this machine:
+// localhost or a loopback IP, with any port.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func sameOrigin(origin, host string) bool {
+	o, ok := strings.CutPrefix(origin, "http://")
+	return ok && strings.EqualFold(o, host)
+}
+
+// isLoopback reports whether a listen address binds loopback only.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// loadToken reads the token file, or creates it (32 random bytes, hex,
+// mode 0600) when it does not exist. A token file others may read is
+// refused.
+func loadToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		buf := make([]byte, 32)
+		rand.Read(buf)
+		tok := hex.EncodeToString(buf)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return "", fmt.Errorf("token file %s: %w", path, err)
+		}
+		if _, err := f.WriteString(tok + "\n"); err != nil {
+			f.Close()
+			return "", fmt.Errorf("token file %s: %w", path, err)
+		}
+		return tok, f.Close()
+	}
+	if err != nil {
+		return "", fmt.Errorf("token file %s: %w", path, err)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		return "", fault.BadInputf("tokenFile", "token file %s can be read by others (mode %o); chmod 600 it", path, fi.Mode().Perm())
+	}
+	tok := strings.TrimSpace(string(b))
+	if len(tok) < 16 {
+		return "", fault.BadInputf("tokenFile", "token in %s is shorter than 16 characters", path)
+	}
+	return tok, nil
+}

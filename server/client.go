@@ -1,0 +1,374 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/version"
+)
+
+// ErrNoServer means no server runs for the home (no socket, or nothing
+// listening on it).
+var ErrNoServer = errors.New("no memhost server runs for this home")
+
+// UnreachableError means the server stopped answering in the middle of a
+// request: it was killed or crashed. A write may or may not have happened.
+type UnreachableError struct{ Err error }
+
+func (e *UnreachableError) Error() string {
+	return "the memhost server stopped answering: " + e.Err.Error()
+}
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Client calls a home's server through its unix socket. Its methods are
+// the host operations with the same requests, responses and error kinds,
+// so that a caller cannot tell it from a *host.Host but for speed.
+type Client struct {
+	hc      *http.Client
+	base    string
+	version string
+	home    string
+	env     string // EnvFingerprint of the client's overrides; "" sends none
+}
+
+// Dial connects to home's server, or returns ErrNoServer when none runs.
+// It costs one connect on the socket. env is the client's
+// config.Overrides; requests fail with a conflict on field "env"
+// (ErrEnvDiffers) when the server's differ.
+func Dial(home string, env []string) (*Client, error) {
+	sock := SocketPath(home)
+	conn, err := net.DialTimeout("unix", sock, time.Second)
+	if err != nil {
+		return nil, ErrNoServer // no file, or a file no server listens on
+	}
+	first := make(chan net.Conn, 1) // the probe's connection serves the first request
+	first <- conn
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			select {
+			case c := <-first:
+				return c, nil
+			default:
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", sock)
+		},
+		MaxIdleConnsPerHost: 4,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	return &Client{hc: &http.Client{Transport: tr}, base: "http://memhost", version: version.String(), home: canonical(home), env: EnvFingerprint(env)}, nil
+}
+
+// NewClient calls a server at base (http://127.0.0.1:4321) through hc;
+// used by tests and tools that reach a server over TCP.
+func NewClient(base string, hc *http.Client) *Client {
+	return &Client{hc: hc, base: strings.TrimSuffix(base, "/"), version: version.String()}
+}
+
+// Close drops the client's idle connections.
+func (c *Client) Close() { c.hc.CloseIdleConnections() }
+
+// checker is a request that can tell it is invalid before it is sent.
+type checker interface{ Check() error }
+
+// call posts req to /api/v1/<path> and decodes the answer into a Resp.
+func call[Resp any](ctx context.Context, c *Client, path string, req any) (Resp, error) {
+	var resp Resp
+	if ch, ok := req.(checker); ok {
+		if err := ch.Check(); err != nil {
+			return resp, err
+		}
+	}
+	if err := checkUTF8(reflect.ValueOf(req), ""); err != nil {
+		return resp, err
+	}
+	body, err := json.Marshal(req)
+	if err != nil {
+		return resp, fault.BadInputf("", "request cannot be sent: %v", err)
+	}
+	r, err := c.do(ctx, http.MethodPost, "/api/v1/"+path, body, "")
+	if err != nil {
+		return resp, err
+	}
+	defer r.Body.Close()
+	if err := readError(r); err != nil {
+		return resp, err
+	}
+	if err := json.NewDecoder(r.Body).Decode(&resp); err != nil {
+		return resp, &UnreachableError{fmt.Errorf("reading the answer: %w", err)}
+	}
+	return resp, nil
+}
+
+// checkUTF8 refuses a request holding a string that is not UTF-8: JSON
+// would silently replace the bad bytes (U+FFFD), and the server would
+// store what the caller did not send. The error names the field as the
+// host does ("text is not valid UTF-8").
+func checkUTF8(v reflect.Value, name string) error {
+	switch v.Kind() {
+	case reflect.String:
+		if !utf8.ValidString(v.String()) {
+			return fault.BadInputf(name, "%s is not valid UTF-8", name)
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.String {
+			for i := range v.Len() {
+				if err := checkUTF8(v.Index(i), name); err != nil {
+					return err
+				}
+			}
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			if err := checkUTF8(iter.Key(), name); err != nil {
+				return err
+			}
+			if err := checkUTF8(iter.Value(), name); err != nil {
+				return err
+			}
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || tag == "-" {
+				continue
+			}
+			if tag == "" {
+				tag = f.Name
+			}
+			if err := checkUTF8(v.Field(i), tag); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// do sends one request; transport failures are UnreachableError, a
+// cancelled ctx is the context's error.
+func (c *Client) do(ctx context.Context, method, path string, body []byte, accept string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(VersionHeader, c.version)
+	if c.env != "" {
+		req.Header.Set(EnvHeader, c.env)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	r, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &UnreachableError{err}
+	}
+	return r, nil
+}
+
+// readError returns the error an answer carries, nil for a 2xx answer.
+func readError(r *http.Response) error {
+	if r.StatusCode/100 == 2 {
+		return nil
+	}
+	var eb errorBody
+	b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err := json.Unmarshal(b, &eb); err != nil || eb.Error.Kind == "" {
+		return &fault.Error{Kind: fault.Internal, Message: fmt.Sprintf("server answered %s: %s", r.Status, strings.TrimSpace(string(b)))}
+	}
+	return fromWire(eb.Error)
+}
+
+// The host operations.
+
+func (c *Client) Init(ctx context.Context, req host.InitRequest) (host.InitResponse, error) {
+	return call[host.InitResponse](ctx, c, "init", req)
+}
+func (c *Client) Remember(ctx context.Context, req host.RememberRequest) (host.RememberResponse, error) {
+	return call[host.RememberResponse](ctx, c, "remember", req)
+}
+func (c *Client) DailyLog(ctx context.Context, req host.DailyLogRequest) (host.DailyLogResponse, error) {
+	return call[host.DailyLogResponse](ctx, c, "daily-log", req)
+}
+func (c *Client) Get(ctx context.Context, req host.GetRequest) (host.GetResponse, error) {
+	return call[host.GetResponse](ctx, c, "get", req)
+}
+func (c *Client) Write(ctx context.Context, req host.WriteRequest) (host.WriteResponse, error) {
+	return call[host.WriteResponse](ctx, c, "write", req)
+}
+func (c *Client) Remove(ctx context.Context, req host.RemoveRequest) (host.RemoveResponse, error) {
+	return call[host.RemoveResponse](ctx, c, "rm", req)
+}
+func (c *Client) Recall(ctx context.Context, req host.RecallRequest) (host.RecallResponse, error) {
+	return call[host.RecallResponse](ctx, c, "recall", req)
+}
+func (c *Client) Context(ctx context.Context, req host.ContextRequest) (host.ContextResponse, error) {
+	return call[host.ContextResponse](ctx, c, "context", req)
+}
+func (c *Client) ConversationSearch(ctx context.Context, req host.ConversationSearchRequest) (host.ConversationSearchResponse, error) {
+	return call[host.ConversationSearchResponse](ctx, c, "conversation-search", req)
+}
+func (c *Client) Status(ctx context.Context, req host.StatusRequest) (host.StatusResponse, error) {
+	return call[host.StatusResponse](ctx, c, "status", req)
+}
+func (c *Client) Files(ctx context.Context, req host.FilesRequest) (host.FilesResponse, error) {
+	return call[host.FilesResponse](ctx, c, "files", req)
+}
+func (c *Client) Sync(ctx context.Context, req host.SyncRequest) (host.SyncResult, error) {
+	return call[host.SyncResult](ctx, c, "sync", req)
+}
+func (c *Client) Rebuild(ctx context.Context, req host.RebuildRequest) (host.SyncResult, error) {
+	return call[host.SyncResult](ctx, c, "rebuild", req)
+}
+func (c *Client) Embed(ctx context.Context, req host.EmbedRequest) (host.EmbedResult, error) {
+	return call[host.EmbedResult](ctx, c, "embed", req)
+}
+func (c *Client) SessionAppend(ctx context.Context, req host.SessionAppendRequest) (host.SessionAppendResponse, error) {
+	return call[host.SessionAppendResponse](ctx, c, "session/append", req)
+}
+func (c *Client) Ingest(ctx context.Context, req host.IngestRequest) (host.IngestResponse, error) {
+	return call[host.IngestResponse](ctx, c, "session/ingest", req)
+}
+func (c *Client) SessionTokens(ctx context.Context, req host.SessionTokensRequest) (host.SessionTokens, error) {
+	return call[host.SessionTokens](ctx, c, "session/tokens", req)
+}
+func (c *Client) SessionCheck(ctx context.Context, req host.SessionCheckRequest) (host.SessionCheck, error) {
+	return call[host.SessionCheck](ctx, c, "session/check", req)
+}
+func (c *Client) SessionCompact(ctx context.Context, req host.SessionCompactRequest) (host.SessionCompactResponse, error) {
+	return call[host.SessionCompactResponse](ctx, c, "session/compact", req)
+}
+func (c *Client) Hook(ctx context.Context, req host.HookRequest) (host.HookResponse, error) {
+	return call[host.HookResponse](ctx, c, "hook", req)
+}
+func (c *Client) Plugins(ctx context.Context, req host.PluginsRequest) (host.PluginsResponse, error) {
+	return call[host.PluginsResponse](ctx, c, "plugins", req)
+}
+func (c *Client) UsePlugin(ctx context.Context, req host.UsePluginRequest) (host.UseResponse, error) {
+	return call[host.UseResponse](ctx, c, "plugins/use", req)
+}
+func (c *Client) PluginStatus(ctx context.Context, req host.PluginStatusRequest) (host.PluginStatusResponse, error) {
+	return call[host.PluginStatusResponse](ctx, c, "plugins/status", req)
+}
+func (c *Client) Models(ctx context.Context, req host.ModelsRequest) (host.ModelsResponse, error) {
+	return call[host.ModelsResponse](ctx, c, "models", req)
+}
+func (c *Client) RemoveModel(ctx context.Context, req host.RemoveModelRequest) (host.RemoveModelResponse, error) {
+	return call[host.RemoveModelResponse](ctx, c, "models/rm", req)
+}
+
+// PullModel downloads a model on the server, calling req.Progress as the
+// server reports progress.
+func (c *Client) PullModel(ctx context.Context, req host.PullModelRequest) (host.PullResponse, error) {
+	var resp host.PullResponse
+	body, err := json.Marshal(req)
+	if err != nil {
+		return resp, err
+	}
+	r, err := c.do(ctx, http.MethodPost, "/api/v1/models/pull", body, "application/x-ndjson")
+	if err != nil {
+		return resp, err
+	}
+	defer r.Body.Close()
+	if err := readError(r); err != nil {
+		return resp, err
+	}
+	dec := json.NewDecoder(bufio.NewReader(r.Body))
+	for {
+		var line struct {
+			Progress *struct{ Done, Total int64 } `json:"progress"`
+			Result   *host.PullResponse           `json:"result"`
+			Error    *wireError                   `json:"error"`
+		}
+		if err := dec.Decode(&line); err != nil {
+			return resp, &UnreachableError{fmt.Errorf("reading the download's progress: %w", err)}
+		}
+		switch {
+		case line.Progress != nil && req.Progress != nil:
+			req.Progress(line.Progress.Done, line.Progress.Total)
+		case line.Result != nil:
+			return *line.Result, nil
+		case line.Error != nil:
+			return resp, fromWire(*line.Error)
+		}
+	}
+}
+
+// Info asks the server about itself.
+func (c *Client) Info(ctx context.Context) (Info, error) {
+	var in Info
+	r, err := c.do(ctx, http.MethodGet, "/api/v1/server", nil, "")
+	if err != nil {
+		return in, err
+	}
+	defer r.Body.Close()
+	if err := readError(r); err != nil {
+		return in, err
+	}
+	return in, json.NewDecoder(r.Body).Decode(&in)
+}
+
+// Stop asks the server to stop; it returns once the server said it will.
+func (c *Client) Stop(ctx context.Context) error {
+	r, err := c.do(ctx, http.MethodPost, "/api/v1/server/stop", nil, "")
+	if err != nil {
+		return err
+	}
+	defer r.Body.Close()
+	return readError(r)
+}
+
+// Events calls fn with each event the server publishes until ctx ends or
+// the server goes (then the error is an UnreachableError).
+func (c *Client) Events(ctx context.Context, fn func(Event)) error {
+	r, err := c.do(ctx, http.MethodGet, "/api/v1/events", nil, "text/event-stream")
+	if err != nil {
+		return err
+	}
+	defer r.Body.Close()
+	if err := readError(r); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(r.Body)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var ev Event
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			ev.Type = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			ev.Data = json.RawMessage(strings.TrimPrefix(line, "data: "))
+		case line == "" && ev.Type != "":
+			fn(ev)
+			ev = Event{}
+		}
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	err = sc.Err()
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return &UnreachableError{err}
+}

@@ -1,0 +1,101 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Event is one server-sent event: its type ("sync", "embed", "write",
+// "rebuild") and JSON data.
+type Event struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+// hub fans events out to the open streams. A stream that does not keep up
+// loses events rather than slowing the publisher (the server's watcher and
+// request goroutines): it is told with a "lagged" event.
+type hub struct {
+	mu   sync.Mutex
+	subs map[chan Event]bool
+}
+
+// streamBuffer is how many events a slow stream may fall behind.
+const streamBuffer = 64
+
+func newHub() *hub { return &hub{subs: map[chan Event]bool{}} }
+
+func (h *hub) subscribe() chan Event {
+	c := make(chan Event, streamBuffer)
+	h.mu.Lock()
+	h.subs[c] = true
+	h.mu.Unlock()
+	return c
+}
+
+func (h *hub) unsubscribe(c chan Event) {
+	h.mu.Lock()
+	delete(h.subs, c)
+	h.mu.Unlock()
+}
+
+func (h *hub) publish(typ string, data any) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		b, _ = json.Marshal(map[string]string{"error": err.Error()})
+	}
+	ev := Event{Type: typ, Data: b}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.subs {
+		select {
+		case c <- ev:
+		default: // full: the stream reports the loss when it drains
+			select {
+			case c <- Event{Type: "lagged", Data: json.RawMessage(`{}`)}:
+			default:
+			}
+		}
+	}
+}
+
+// keepAlive is how often an idle stream gets a comment line, so that
+// proxies and clients notice a dead connection.
+const keepAlive = 25 * time.Second
+
+// streamEvents serves GET /api/v1/events: text/event-stream until the
+// client goes or the server closes.
+func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	c := s.events.subscribe()
+	defer s.events.unsubscribe(c)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, ": memhost events\n\n")
+	fl.Flush()
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.closing:
+			return
+		case <-tick.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+		case ev := <-c:
+			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, ev.Data)
+		}
+		fl.Flush()
+	}
+}

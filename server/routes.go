@@ -1,0 +1,85 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/memhost/memhost/internal/version"
+)
+
+// Handler returns every route of the API (docs/api.md documents each).
+// It has no auth of its own: Run wraps it per listener (auth.go).
+func (s *Server) Handler() http.Handler {
+	h := s.h
+	mux := http.NewServeMux()
+
+	// One endpoint per host operation: POST, JSON request → JSON response.
+	mux.Handle("POST /api/v1/init", write(s, "init", h.Init))
+	mux.Handle("POST /api/v1/remember", write(s, "remember", h.Remember))
+	mux.Handle("POST /api/v1/daily-log", write(s, "daily-log", h.DailyLog))
+	mux.Handle("POST /api/v1/get", op(s, h.Get))
+	mux.Handle("POST /api/v1/write", write(s, "write", h.Write))
+	mux.Handle("POST /api/v1/rm", write(s, "rm", h.Remove))
+	mux.Handle("POST /api/v1/recall", op(s, h.Recall))
+	mux.Handle("POST /api/v1/context", op(s, h.Context))
+	mux.Handle("POST /api/v1/conversation-search", op(s, h.ConversationSearch))
+	mux.Handle("POST /api/v1/status", op(s, h.Status))
+	mux.Handle("POST /api/v1/files", op(s, h.Files))
+	mux.Handle("POST /api/v1/sync", op(s, h.Sync))
+	mux.Handle("POST /api/v1/rebuild", op(s, h.Rebuild))
+	mux.Handle("POST /api/v1/embed", op(s, h.Embed))
+	mux.Handle("POST /api/v1/session/append", write(s, "session-append", h.SessionAppend))
+	mux.Handle("POST /api/v1/session/ingest", write(s, "session-ingest", h.Ingest))
+	mux.Handle("POST /api/v1/session/tokens", op(s, h.SessionTokens))
+	mux.Handle("POST /api/v1/session/check", op(s, h.SessionCheck))
+	mux.Handle("POST /api/v1/session/compact", write(s, "session-compact", h.SessionCompact))
+	mux.Handle("POST /api/v1/hook", op(s, h.Hook))
+	mux.Handle("POST /api/v1/plugins", op(s, h.Plugins))
+	mux.Handle("POST /api/v1/plugins/use", op(s, h.UsePlugin))
+	mux.Handle("POST /api/v1/plugins/status", op(s, h.PluginStatus))
+	mux.Handle("POST /api/v1/models", op(s, h.Models))
+	mux.HandleFunc("POST /api/v1/models/pull", s.pullModel)
+	mux.Handle("POST /api/v1/models/rm", op(s, h.RemoveModel))
+
+	// The server itself.
+	mux.HandleFunc("GET /api/v1/server", s.info)
+	mux.HandleFunc("POST /api/v1/server/stop", s.stop)
+	mux.HandleFunc("GET /api/v1/events", s.streamEvents)
+
+	// Seed 001 §10: debug and admin endpoints.
+	mux.HandleFunc("GET /api/debug/memory/status", s.debugStatus)
+	mux.HandleFunc("GET /api/debug/memory/search", s.debugSearch)
+	mux.HandleFunc("GET /api/debug/memory/files", s.debugFiles)
+	mux.HandleFunc("POST /api/debug/memory/rebuild", s.debugRebuild)
+	mux.HandleFunc("GET /api/debug/memory/rebuild/{id}", s.debugRebuildJob)
+	mux.HandleFunc("GET /api/debug/memory/rebuild/{id}/events", s.debugRebuildEvents)
+	mux.HandleFunc("POST /api/debug/memory/simulate-compaction", s.debugSimulateCompaction)
+	mux.HandleFunc("POST /api/debug/brain/inject-turn", s.debugInjectTurn)
+	mux.HandleFunc("GET /api/debug/notebook/pages", s.debugPages)
+	mux.HandleFunc("GET /api/debug/notebook/{path...}", s.debugGetPage)
+	mux.HandleFunc("POST /api/debug/notebook/{path...}", s.debugWritePage)
+	mux.HandleFunc("DELETE /api/debug/notebook/{path...}", s.debugDeletePage)
+
+	mux.HandleFunc("/", s.notFound)
+	return s.common(mux)
+}
+
+// common adds what every response carries and refuses clients of another
+// build, but for the server's own endpoints: any client may ask which
+// version runs, and stop it.
+func (s *Server) common(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.requests.Add(1)
+		w.Header().Set(VersionHeader, version.String())
+		if v := r.Header.Get(VersionHeader); v != "" && v != version.String() && !strings.HasPrefix(r.URL.Path, "/api/v1/server") {
+			writeError(w, versionMismatch(v))
+			return
+		}
+		if e := r.Header.Get(EnvHeader); e != "" && s.opts.Env != "" && e != s.opts.Env && !strings.HasPrefix(r.URL.Path, "/api/v1/server") {
+			writeError(w, ErrEnvDiffers)
+			return
+		}
+		s.h.RecheckConfig()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,256 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/version"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	Home string // required
+	// Open opens the home's Host; Run calls it once it holds the lock and
+	// closes the Host when it stops.
+	Open func(ctx context.Context) (*host.Host, error)
+	// Listen overrides server.listen from the config when not nil: a TCP
+	// address ("127.0.0.1:4321", port 0 for any free one) or "" for the
+	// unix socket only.
+	Listen *string
+	// TokenFile overrides server.tokenFile when not "".
+	TokenFile string
+	// Log receives the server's log; nil discards it.
+	Log *slog.Logger
+	// LogPath names the log file in the server's Info (--detach).
+	LogPath string
+	// Ready, when set, is called once the server listens.
+	Ready func(Info)
+	// ShutdownTimeout bounds the wait for requests in flight when the
+	// server stops; 0 means 30 s.
+	ShutdownTimeout time.Duration
+	// MaxBody: see Options.
+	MaxBody int64
+	// Getenv is the environment the Host's configuration was read with
+	// (config.Overrides): clients with other overrides run in-process.
+	// Nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// Run serves home until ctx ends or a client asks it to stop, then
+// finishes the requests in flight, stops the watcher and the plugins and
+// returns nil. One server runs per home: a second Run fails with a
+// conflict naming the first one's pid.
+func Run(ctx context.Context, opts RunOptions) error {
+	home := canonical(opts.Home)
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(filepath.Join(home, "brain"), 0o755); err != nil {
+		return fmt.Errorf("home %s: %w", home, err)
+	}
+	unlock, err := lock(home)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	h, err := opts.Open(ctx)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	cfg := h.Config().Server
+	listen := cfg.Listen
+	if opts.Listen != nil {
+		listen = *opts.Listen
+	}
+	tokenFile := cfg.TokenFile
+	if opts.TokenFile != "" {
+		tokenFile = opts.TokenFile
+	}
+
+	// The socket: a file left by a server that died is removed (the lock
+	// says none runs). Created with mode 0600 from the start.
+	sock := SocketPath(home)
+	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("stale socket %s: %w", sock, err)
+	}
+	old := syscall.Umask(0o077)
+	unixLn, err := net.Listen("unix", sock)
+	syscall.Umask(old)
+	if err != nil {
+		return fmt.Errorf("socket %s: %w", sock, err)
+	}
+	defer os.Remove(sock)
+
+	var tcpLn net.Listener
+	token := ""
+	if listen != "" {
+		if !isLoopback(listen) || opts.TokenFile != "" {
+			if tokenFile == "" {
+				tokenFile = tokenPath(home)
+			}
+			if token, err = loadToken(tokenFile); err != nil {
+				unixLn.Close()
+				return err
+			}
+		}
+		if tcpLn, err = net.Listen("tcp", listen); err != nil {
+			unixLn.Close()
+			if errors.Is(err, syscall.EADDRINUSE) {
+				return fault.Errorf(fault.Conflict, "listen", "address %s is in use by another program", listen)
+			}
+			return fault.Errorf(fault.BadInput, "listen", "cannot listen on %q: %v", listen, err)
+		}
+	}
+
+	info := Info{PID: os.Getpid(), Version: version.String(), Home: home, Notebook: h.NotebookDir(),
+		Socket: sock, Token: token != "", Started: time.Now().UTC().Truncate(time.Second), LogPath: opts.LogPath}
+	if tcpLn != nil {
+		info.URL = "http://" + tcpLn.Addr().String()
+	}
+	var watching atomic.Bool
+	stopc := make(chan struct{})
+	var stopOnce sync.Once
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	s := New(h, Options{Log: log, MaxBody: opts.MaxBody, Env: EnvFingerprint(config.Overrides(getenv)),
+		Info: func() Info { in := info; in.Watcher = watching.Load(); return in },
+		Stop: func() { stopOnce.Do(func() { close(stopc) }) }})
+	defer s.Close()
+
+	// The watcher: freshness for searches, the embedding worker, events.
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	watchDone := make(chan struct{})
+	go func() {
+		defer close(watchDone)
+		watching.Store(true)
+		err := h.Watch(watchCtx, host.WatchRequest{
+			OnSync: func(r host.SyncResult) {
+				s.lastSyncMs.Store(r.DurationMs)
+				s.Publish("sync", r)
+			},
+			OnEmbed: func(r host.EmbedResult) { s.Publish("embed", r) },
+		})
+		watching.Store(false)
+		if err != nil && watchCtx.Err() == nil {
+			log.Error("the notebook watcher stopped; searches stat every page from now on", "err", err)
+		}
+	}()
+	defer func() { stopWatch(); <-watchDone }()
+
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// Requests outlive the server's context: a stop lets them finish.
+		BaseContext: func(net.Listener) context.Context { return context.Background() },
+	}
+	serveErr := make(chan error, 2)
+	go func() { serveErr <- hs.Serve(unixLn) }()
+	if tcpLn != nil {
+		tcp := &http.Server{Handler: guard(hs.Handler, token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
+		go func() { serveErr <- tcp.Serve(tcpLn) }()
+		defer shutdown(tcp, opts.ShutdownTimeout)
+	}
+	if err := writeState(home, info); err != nil {
+		log.Warn("cannot write the server's state file", "err", err)
+	}
+	defer os.Remove(statePath(home))
+	log.Info("serving", "pid", info.PID, "socket", sock, "url", info.URL, "version", info.Version)
+	if opts.Ready != nil {
+		opts.Ready(info)
+	}
+
+	select {
+	case <-ctx.Done():
+	case <-stopc:
+	case err := <-serveErr:
+		if !errors.Is(err, http.ErrServerClosed) {
+			log.Error("serving failed", "err", err)
+		}
+	}
+	log.Info("stopping: finishing requests in flight")
+	s.Close() // event streams end now; Shutdown waits for the rest
+	shutdown(hs, opts.ShutdownTimeout)
+	return nil
+}
+
+// shutdown stops hs, waiting up to timeout for its requests.
+func shutdown(hs *http.Server, timeout time.Duration) {
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if hs.Shutdown(ctx) != nil {
+		hs.Close()
+	}
+}
+
+// lock takes brain/serve.lock for this process (released when it exits,
+// however it exits), or says which server holds it.
+func lock(home string) (unlock func(), err error) {
+	f, err := os.OpenFile(lockPath(home), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("lock %s: %w", lockPath(home), err)
+		}
+		msg := "memhost serve already runs for " + home
+		if in, err := ReadState(home); err == nil {
+			msg = fmt.Sprintf("memhost serve already runs for %s (pid %d", home, in.PID)
+			if in.URL != "" {
+				msg += ", " + in.URL
+			}
+			msg += ")"
+		}
+		return nil, fault.Errorf(fault.Conflict, "", "%s", msg)
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// writeState writes brain/serve.json atomically.
+func writeState(home string, in Info) error {
+	b, err := json.MarshalIndent(in, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := statePath(home) + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, statePath(home))
+}
+
+// ReadState reads brain/serve.json: what the last server of home said
+// about itself. It may be stale (a server killed with SIGKILL leaves it);
+// ask the server itself (Client.Info) to know whether it runs.
+func ReadState(home string) (Info, error) {
+	var in Info
+	b, err := os.ReadFile(statePath(canonical(home)))
+	if err != nil {
+		return in, err
+	}
+	return in, json.Unmarshal(b, &in)
+}

@@ -1,0 +1,224 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/version"
+)
+
+// DefaultMaxBody bounds a request body: the CLI sends up to 64 MB of text
+// (what it reads from stdin), plus JSON's escaping.
+const DefaultMaxBody = 80 << 20
+
+// VersionHeader carries the build of the client (request) and the server
+// (response). A request whose version differs from the server's is refused
+// with a conflict on field "version"; requests without one (curl) are
+// served.
+const VersionHeader = "Memhost-Version"
+
+// EnvHeader carries a fingerprint of the client's configuration overrides
+// from the environment (EnvFingerprint). A request whose fingerprint
+// differs from the server's is refused with a conflict on field "env": the
+// server would read config.yaml differently than the client does, so the
+// client runs the command itself.
+const EnvHeader = "Memhost-Env"
+
+// EnvFingerprint is a short hash of config.Overrides.
+func EnvFingerprint(overrides []string) string {
+	sum := sha256.Sum256([]byte(strings.Join(overrides, "\n")))
+	return hex.EncodeToString(sum[:8])
+}
+
+// ErrEnvDiffers means the server reads its configuration with other
+// environment overrides than the client (see EnvHeader).
+var ErrEnvDiffers = &fault.Error{Kind: fault.Conflict, Field: "env", Message: "the server's environment overrides config.yaml differently"}
+
+// Options configure a Server.
+type Options struct {
+	// Log receives request failures; nil discards them.
+	Log *slog.Logger
+	// MaxBody bounds request bodies; 0 means DefaultMaxBody.
+	MaxBody int64
+	// Info describes the running server for GET /api/v1/server; nil
+	// answers with the version alone (a Server used without Run).
+	Info func() Info
+	// Stop, when set, is called by POST /api/v1/server/stop.
+	Stop func()
+	// Env is the server's EnvFingerprint; "" accepts any client's.
+	Env string
+}
+
+// Server is the HTTP API over one open Host. Use Handler for the routes
+// (tests mount it on httptest servers); Run adds the listeners, the lock
+// and the watcher.
+type Server struct {
+	h       *host.Host
+	opts    Options
+	log     *slog.Logger
+	events  *hub
+	closing chan struct{} // closed by Close: event streams end
+	once    sync.Once
+
+	requests   atomic.Int64 // served, for Info
+	lastSyncMs atomic.Value // float64: the duration of the last sync the watcher ran
+
+	jobsMu sync.Mutex
+	jobs   map[string]*job // rebuilds started through the debug API
+	nextID int
+}
+
+// New returns the Server of h; h stays the caller's to close.
+func New(h *host.Host, opts Options) *Server {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if opts.MaxBody == 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	return &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), jobs: map[string]*job{}}
+}
+
+// Close ends the event streams, so that an http.Server's Shutdown does not
+// wait for them. It does not close the Host.
+func (s *Server) Close() { s.once.Do(func() { close(s.closing) }) }
+
+// Publish sends an event to every /api/v1/events stream.
+func (s *Server) Publish(typ string, data any) { s.events.publish(typ, data) }
+
+// decode reads a JSON request body into v: at most MaxBody bytes, no
+// unknown fields, nothing after the value. An empty body is an empty
+// request.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return &fault.Error{Kind: KindTooLarge, Message: fmt.Sprintf("request body is larger than %d bytes", tooBig.Limit)}
+	case err != nil:
+		return fault.Errorf(fault.Canceled, "", "reading the request: %w", err)
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return fault.BadInputf("", "request body holds more than one JSON value")
+	}
+	return nil
+}
+
+// jsonError words a decoding error with the field it is about.
+func jsonError(err error) error {
+	var (
+		syn *json.SyntaxError
+		typ *json.UnmarshalTypeError
+	)
+	switch {
+	case errors.As(err, &syn):
+		return fault.BadInputf("", "request body is not valid JSON at byte %d: %v", syn.Offset, err)
+	case errors.As(err, &typ):
+		return fault.BadInputf(typ.Field, "field %q: expected %s, got a JSON %s", typ.Field, typ.Type, typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fault.BadInputf("", "request body ends in the middle of its JSON")
+	}
+	// encoding/json has no error type for an unknown field: its message
+	// is the only way to name the field.
+	msg := err.Error()
+	if f, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		f = strings.Trim(f, `"`)
+		return fault.BadInputf(f, "unknown field %q", f)
+	}
+	return fault.BadInputf("", "request body: %v", err)
+}
+
+// op serves one host operation: JSON request in, JSON response out.
+func op[Req, Resp any](s *Server, fn func(context.Context, Req) (Resp, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var req Req
+		if err := s.decode(w, r, &req); err != nil {
+			writeError(w, err)
+			return
+		}
+		resp, err := fn(r.Context(), req)
+		if err != nil {
+			s.failed(r, err)
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, resp)
+	}
+}
+
+// write serves a host operation that changes the notebook: as op, and an
+// event tells the dashboard and other clients.
+func write[Req, Resp any](s *Server, name string, fn func(context.Context, Req) (Resp, error)) http.HandlerFunc {
+	return op(s, func(ctx context.Context, req Req) (Resp, error) {
+		resp, err := fn(ctx, req)
+		if err == nil {
+			s.Publish("write", map[string]any{"op": name, "result": resp})
+		}
+		return resp, err
+	})
+}
+
+// failed logs an internal error (a request's bad input is the client's
+// business, not the log's).
+func (s *Server) failed(r *http.Request, err error) {
+	if k := fault.KindOf(err); k == fault.Internal || k == fault.Unavailable {
+		s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+}
+
+// Info describes a running server.
+type Info struct {
+	PID      int       `json:"pid"`
+	Version  string    `json:"version"`
+	Home     string    `json:"home"`
+	Notebook string    `json:"notebook"`
+	Socket   string    `json:"socket"`            // path of the unix socket
+	URL      string    `json:"url,omitempty"`     // http://127.0.0.1:4321; "" without TCP
+	Token    bool      `json:"token"`             // TCP requests need the bearer token
+	Started  time.Time `json:"started"`           // RFC 3339
+	UptimeS  float64   `json:"uptimeSeconds"`     // at the time of the answer
+	Watcher  bool      `json:"watcherActive"`     // the notebook watcher runs
+	LogPath  string    `json:"logPath,omitempty"` // with --detach
+	Requests int64     `json:"requests"`          // answered since the start, this one included
+}
+
+func (s *Server) info(w http.ResponseWriter, r *http.Request) {
+	in := Info{Version: version.String(), Home: s.h.Home(), Notebook: s.h.NotebookDir()}
+	if s.opts.Info != nil {
+		in = s.opts.Info()
+		in.UptimeS = time.Since(in.Started).Round(time.Millisecond).Seconds()
+	}
+	in.Requests = s.requests.Load()
+	writeJSON(w, http.StatusOK, in)
+}
+
+func (s *Server) stop(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Stop == nil {
+		writeError(w, &fault.Error{Kind: fault.Unavailable, Message: "this server cannot be stopped through the API"})
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]bool{"stopping": true})
+	s.opts.Stop()
+}
