@@ -8,8 +8,8 @@ import (
 	"time"
 )
 
-// Event is one server-sent event: its type ("sync", "embed", "write",
-// "rebuild") and JSON data.
+// Event is one server-sent event: its type ("ready" first, then "sync",
+// "embed", "write", "rebuild", "lagged") and JSON data.
 type Event struct {
 	Type string          `json:"type"`
 	Data json.RawMessage `json:"data"`
@@ -81,7 +81,8 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, ": memhost events\n\n")
+	// "ready" tells the client that events from now on reach it.
+	fmt.Fprint(w, "event: ready\ndata: {}\n\n")
 	fl.Flush()
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()

@@ -97,6 +97,10 @@ func Run(ctx context.Context, opts RunOptions) error {
 		return fmt.Errorf("socket %s: %w", sock, err)
 	}
 	defer os.Remove(sock)
+	if err := os.Chmod(sock, 0o600); err != nil {
+		unixLn.Close()
+		return fmt.Errorf("socket %s: %w", sock, err)
+	}
 
 	var tcpLn net.Listener
 	token := ""
