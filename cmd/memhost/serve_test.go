@@ -1,0 +1,222 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memhost/memhost/server"
+)
+
+// serveInfo runs `memhost serve status --json`.
+func serveInfo(t *testing.T, home string) (server.Info, error) {
+	t.Helper()
+	out, errOut, err := exe(home, "", nil, "serve", "status", "--json")
+	if err != nil {
+		return server.Info{}, fmt.Errorf("%v: %s", err, errOut)
+	}
+	var in server.Info
+	return in, json.Unmarshal([]byte(out), &in)
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// TestBinaryServe: the server as a user runs it: --detach, status, one per
+// home, commands forwarded (and the same without it), stop; SIGTERM ends a
+// foreground server with exit 0.
+func TestBinaryServe(t *testing.T) {
+	home := t.TempDir()
+	if _, _, err := exe(home, "", nil, "init"); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, err := exe(home, "", nil, "serve", "--detach", "--listen", "127.0.0.1:0")
+	if err != nil || !strings.Contains(out, "running in the background, pid ") {
+		t.Fatalf("serve --detach: %v %q %q", err, out, errOut)
+	}
+	in, err := serveInfo(t, home)
+	if err != nil || in.PID == 0 || !strings.HasPrefix(in.URL, "http://127.0.0.1:") || !in.Watcher {
+		t.Fatalf("serve status: %+v %v", in, err)
+	}
+	t.Cleanup(func() { syscall.Kill(in.PID, syscall.SIGKILL) })
+	if b, err := os.ReadFile(filepath.Join(home, "brain", "serve.log")); err != nil || !strings.Contains(string(b), "serving") {
+		t.Errorf("serve.log: %q %v", b, err)
+	}
+	out, _, _ = exe(home, "", nil, "serve", "status")
+	for _, want := range []string{"running, pid", in.URL, "unix://", "uptime:", "watcher:  active"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("serve status lacks %q:\n%s", want, out)
+		}
+	}
+
+	// A second server refuses, naming the first.
+	_, errOut, err = exe(home, "", nil, "serve", "--listen", "")
+	if exitCode(err) != 1 || !strings.Contains(errOut, fmt.Sprintf("pid %d", in.PID)) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("second server: %v %q", err, errOut)
+	}
+
+	// Commands go through the server, and answer as in-process.
+	before, _ := serveInfo(t, home)
+	if _, errOut, err := exe(home, "", nil, "remember", "Sarah Chen - Phone: 555-1234"); err != nil {
+		t.Fatal(err, errOut)
+	}
+	viaServer, _, err := exe(home, "", nil, "recall", "sarah", "phone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := serveInfo(t, home)
+	if after.Requests-before.Requests < 3 { // status, remember, recall (and this status)
+		t.Errorf("the server answered %d requests for remember and recall", after.Requests-before.Requests)
+	}
+	inProcess, _, err := exe(home, "", nil, "recall", "sarah", "phone", "--no-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := func(s string) string { return millis.ReplaceAllString(s, "N ms") }
+	if ms(viaServer) != ms(inProcess) || !strings.Contains(viaServer, "reference/contacts.md") {
+		t.Errorf("recall via the server:\n%s\nin-process:\n%s", viaServer, inProcess)
+	}
+
+	// stop: the process ends, the socket goes; commands run in-process.
+	out, errOut, err = exe(home, "", nil, "serve", "stop")
+	if err != nil || !strings.Contains(out, fmt.Sprintf("stopped memhost serve (pid %d)", in.PID)) {
+		t.Fatalf("serve stop: %v %q %q", err, out, errOut)
+	}
+	if err := syscall.Kill(in.PID, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("pid %d still runs after stop: %v", in.PID, err)
+	}
+	_, errOut, err = exe(home, "", nil, "serve", "status")
+	if exitCode(err) != 1 || !strings.Contains(errOut, "no memhost server runs for") {
+		t.Errorf("status with no server: %v %q", err, errOut)
+	}
+	if out, _, err := exe(home, "", nil, "recall", "sarah"); err != nil || !strings.Contains(out, "reference/contacts.md") {
+		t.Errorf("recall without a server: %v %s", err, out)
+	}
+
+	// Foreground: SIGTERM finishes and exits 0.
+	cmd := exec.Command(binary, "--home", home, "serve", "--listen", "")
+	var fgOut lockedBuffer
+	cmd.Stdout, cmd.Stderr = &fgOut, &fgOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitServing(t, home, cmd.Process.Pid)
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("serve after SIGTERM: %v\n%s", err, fgOut.String())
+	}
+	if _, err := os.Stat(server.SocketPath(home)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket left after SIGTERM: %v", err)
+	}
+}
+
+// waitServing waits until the server of home answers with pid.
+func waitServing(t *testing.T, home string, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if in, err := serveInfo(t, home); err == nil && in.PID == pid {
+			return
+		}
+	}
+	t.Fatalf("memhost serve (pid %d) did not answer", pid)
+}
+
+// TestBinaryServeKilled: kill -9 the server while agents write through it.
+// Every write either went through the server or, when the server stopped
+// answering, ran again in-process: each command exits 0 and its entry is
+// on disk (at least once), the next server starts over the stale socket.
+func TestBinaryServeKilled(t *testing.T) {
+	home := t.TempDir()
+	if _, _, err := exe(home, "", nil, "init"); err != nil {
+		t.Fatal(err)
+	}
+	for round := range 3 {
+		out, errOut, err := exe(home, "", nil, "serve", "--detach", "--listen", "")
+		if err != nil {
+			t.Fatalf("round %d: serve --detach: %v %s %s", round, err, out, errOut)
+		}
+		in, err := serveInfo(t, home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const writers, each = 4, 6
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var failures []string
+		fellBack := 0
+		for w := range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					text := fmt.Sprintf("round%d-writer%d-entry%d", round, w, i)
+					args := []string{"session", "append", "--session", fmt.Sprintf("s%d", w), "--role", "user", text}
+					if i%2 == 1 {
+						args = []string{"daily-log", text}
+					}
+					_, errOut, err := exe(home, "", nil, args...)
+					mu.Lock()
+					if err != nil {
+						failures = append(failures, fmt.Sprintf("%s: %v %s", text, err, errOut))
+					}
+					if strings.Contains(errOut, "running in this process instead") {
+						fellBack++
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+		time.Sleep(time.Duration(50+rand.IntN(200)) * time.Millisecond)
+		syscall.Kill(in.PID, syscall.SIGKILL)
+		wg.Wait()
+		for _, f := range failures {
+			t.Errorf("round %d: %s", round, f)
+		}
+		t.Logf("round %d: killed after the server took requests; %d writes ran again in-process", round, fellBack)
+		// Every entry is on disk.
+		var all strings.Builder
+		filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() && (strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".jsonl")) {
+				b, _ := os.ReadFile(p)
+				all.Write(b)
+			}
+			return nil
+		})
+		for w := range writers {
+			for i := range each {
+				if text := fmt.Sprintf("round%d-writer%d-entry%d", round, w, i); !strings.Contains(all.String(), text) {
+					t.Errorf("lost: %s", text)
+				}
+			}
+		}
+		// The killed server's socket is stale: the next round's server
+		// replaces it.
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if err := syscall.Kill(in.PID, 0); errors.Is(err, syscall.ESRCH) || time.Now().After(deadline) {
+				break
+			}
+		}
+	}
+	// And everything is found by search afterwards.
+	out, _, err := exe(home, "", nil, "conversation-search", "round2-writer0-entry0")
+	if err != nil || !strings.Contains(out, "s0") {
+		t.Errorf("search after the kills: %v %s", err, out)
+	}
+}
