@@ -53,8 +53,10 @@ test: build-local
 
 # Benchmarks generate notebooks of 1k and 10k pages (about 100k chunks)
 # and embed them through the hello plugin; expect several minutes on 2 cores.
+# The English notebook is made of WordNet's glosses (Debian's wordnet-base).
 bench:
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 60m ./host/ ./index/
+	test -f /usr/share/wordnet/data.noun || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base; }
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 60m ./host/ ./index/ ./cmd/memhost/
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./examples/embeddings-hello/
 	$(LOCAL) $(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m .
 

@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/internal/benchdata"
 )
 
 // The benchmarks run on generated notebooks: pages of a title and ten H2
@@ -20,86 +20,11 @@ import (
 // made-up words, so each page gives 11 chunks (10k pages, ~110k chunks).
 // Run them with `make bench`; figures go in docs/benchmarks.md.
 
-const benchVocab = 20000
-
-func vocabulary(r *rand.Rand) []string {
-	syll := []string{"ka", "lo", "mi", "ne", "ru", "ta", "shi", "po", "ve", "da", "ri", "gu", "zo", "fe", "ba", "ni", "to", "su", "me", "la"}
-	seen := map[string]bool{}
-	var words []string
-	for len(words) < benchVocab {
-		n := 2 + r.Intn(3)
-		var b strings.Builder
-		for range n {
-			b.WriteString(syll[r.Intn(len(syll))])
-		}
-		if w := b.String(); !seen[w] {
-			seen[w] = true
-			words = append(words, w)
-		}
-	}
-	return words
-}
-
-type wordSource struct {
-	words []string
-	zipf  *rand.Zipf
-}
-
-func newWordSource(seed int64) *wordSource {
-	r := rand.New(rand.NewSource(seed))
-	return &wordSource{words: vocabulary(r), zipf: rand.NewZipf(r, 1.07, 2, benchVocab-1)}
-}
-
-func (s *wordSource) word() string { return s.words[s.zipf.Uint64()] }
-
-func (s *wordSource) sentence(r *rand.Rand, n int) string {
-	ws := make([]string, n)
-	for i := range ws {
-		ws[i] = s.word()
-	}
-	return strings.Join(ws, " ")
-}
-
-// benchNotebook generates a notebook of n pages once and reuses it across
-// runs (it is deterministic).
+// benchNotebook is the synthetic notebook of n pages (see benchdata).
 func benchNotebook(b *testing.B, n int) string {
 	b.Helper()
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("memhost-bench-v1-%d", n))
-	marker := filepath.Join(dir, ".complete")
-	if _, err := os.Stat(marker); err == nil {
-		return dir
-	}
-	os.RemoveAll(dir)
-	ws := newWordSource(1)
-	r := rand.New(rand.NewSource(2))
-	for i := range n {
-		folder := []string{"knowledge", "lists", "reference", "daily", "projects"}[i%5]
-		var p strings.Builder
-		fmt.Fprintf(&p, "# Page %d %s\n\n", i, ws.word())
-		for s := range 10 {
-			fmt.Fprintf(&p, "## %s %s %d\n", ws.word(), ws.word(), s)
-			for range 3 {
-				fmt.Fprintf(&p, "- %s.\n", ws.sentence(r, 13+r.Intn(10)))
-			}
-			p.WriteString("\n")
-		}
-		path := filepath.Join(dir, folder, fmt.Sprintf("%03d", i/1000), fmt.Sprintf("page-%05d.md", i))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(p.String()), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	// Age the pages past the racy window, as pages edited earlier are.
-	old := time.Now().Add(-time.Hour)
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			os.Chtimes(p, old, old)
-		}
-		return nil
-	})
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+	dir, err := benchdata.Synthetic(n)
+	if err != nil {
 		b.Fatal(err)
 	}
 	return dir
@@ -174,23 +99,15 @@ func BenchmarkNotebook(b *testing.B) {
 				}
 			})
 
-			// Queries are 1-3 content words: recall drops English stop
-			// words, so the synthetic language's 100 most frequent words
-			// (each in most chunks) play that part and are left out. The
-			// "common-words" runs keep them, as a worst case.
-			ws := newWordSource(1)
+			// Queries are 1-3 content words (see benchdata.Words.Queries);
+			// the "common-words" runs keep the commonest words, as a worst
+			// case.
+			ws := benchdata.NewWords(1)
+			content := ws.Queries(300, 3)
+			common := make([]string, 300)
 			r := rand.New(rand.NewSource(3))
-			content, common := make([]string, 300), make([]string, 300)
-			for i := range content {
-				n := 1 + r.Intn(3)
-				var cw []string
-				for len(cw) < n {
-					if k := ws.zipf.Uint64(); k >= 100 {
-						cw = append(cw, ws.words[k])
-					}
-				}
-				content[i] = strings.Join(cw, " ")
-				common[i] = ws.sentence(r, n)
+			for i := range common {
+				common[i] = ws.Sentence(1 + r.Intn(3))
 			}
 			searchOnly := benchHost(b, dir, false)
 			searchOnly.idx.Close()
@@ -265,18 +182,7 @@ func BenchmarkHybrid(b *testing.B) {
 				b.ReportMetric(float64(res.Embedded)/took.Seconds(), "chunks/s")
 				b.ReportMetric(float64(res.FromCache), "from-cache")
 			})
-			ws := newWordSource(1)
-			r := rand.New(rand.NewSource(3))
-			queries := make([]string, 200)
-			for i := range queries {
-				var cw []string
-				for n := 1 + r.Intn(3); len(cw) < n; {
-					if k := ws.zipf.Uint64(); k >= 100 {
-						cw = append(cw, ws.words[k])
-					}
-				}
-				queries[i] = strings.Join(cw, " ")
-			}
+			queries := benchdata.NewWords(1).Queries(200, 3)
 			b.Run("recall-hybrid", func(b *testing.B) {
 				for range b.N {
 					var ds, vs, fs []time.Duration

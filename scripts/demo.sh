@@ -29,4 +29,14 @@ run plugins list
 run plugins use hello
 run embed
 run recall "sarah's mobile"
+
+# The host process: one server owns the home; the same commands forward to
+# it through brain/serve.sock and answer in a few milliseconds. (The demo
+# takes any free port; the default is 127.0.0.1:4321.)
+run serve --detach --listen 127.0.0.1:0
+trap '"$bin" serve stop >/dev/null 2>&1 || true' EXIT
+run recall "how can I call Sarah?"
+run serve status
+run serve stop
+trap - EXIT
 printf '\nThe home is %s: open %s/notebook in any editor.\n' "$home" "$home"

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/internal/benchdata"
+	"github.com/memhost/memhost/server"
+)
+
+// BenchmarkServe measures what an agent waits for with `memhost serve`
+// running (a real server process of the built binary, warm, keyword
+// search: no provider installed in the home) on notebooks of 10k pages, in
+// the synthetic language and in English (WordNet glosses):
+//
+//   - api: a recall through the Go client on the socket (the server's
+//     own latency plus one HTTP round trip);
+//   - cli-forwarded: a whole `memhost recall` process forwarded to it;
+//   - curl: `curl --unix-socket` posting the same request;
+//   - cli-in-process: `memhost --no-server recall`, what every call cost
+//     before (open the index, stat every page, search);
+//
+// and the server's resident memory and its CPU time over 10 idle seconds.
+// Run with `make bench`; figures go in docs/benchmarks.md.
+func BenchmarkServe(b *testing.B) {
+	for _, corpus := range []struct {
+		name    string
+		dir     func(int) (string, error)
+		queries []string
+	}{
+		{"synthetic", benchdata.Synthetic, benchdata.NewWords(1).Queries(50, 3)},
+		{"english", benchdata.WordNet, benchdata.EnglishQueries},
+	} {
+		b.Run(corpus.name+"/pages=10000", func(b *testing.B) {
+			dir, err := corpus.dir(10000)
+			if err != nil {
+				b.Skip(err)
+			}
+			home := b.TempDir()
+			os.WriteFile(filepath.Join(home, "config.yaml"), []byte("memory:\n  notebookDir: "+dir+"\n"), 0o644)
+			srv := exec.Command(binary, "--home", home, "serve", "--listen", "")
+			srv.Env = append(os.Environ(), "MEMHOST_HOME="+home)
+			if err := srv.Start(); err != nil {
+				b.Fatal(err)
+			}
+			defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
+			var c *server.Client
+			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				if c, err = server.Dial(home, nil); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					b.Fatal("the server did not answer")
+				}
+			}
+			defer c.Close()
+			ctx := context.Background()
+			start := time.Now()
+			res, err := c.Sync(ctx, host.SyncRequest{}) // waits for the start-up sync
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Logf("indexed in %.1f s (then a sync of %d pages)", time.Since(start).Seconds(), res.Scanned)
+
+			measure := func(name string, one func(q string)) {
+				b.Run(name, func(b *testing.B) {
+					for range b.N {
+						var ds []time.Duration
+						for range 2 {
+							for _, q := range corpus.queries {
+								t0 := time.Now()
+								one(q)
+								ds = append(ds, time.Since(t0))
+							}
+						}
+						report(b, ds)
+					}
+				})
+			}
+			measure("api", func(q string) {
+				if _, err := c.Recall(ctx, host.RecallRequest{Query: q}); err != nil {
+					b.Fatal(err)
+				}
+			})
+			env := []string{"MEMHOST_HOME=" + home}
+			run := func(args ...string) {
+				cmd := exec.Command(binary, args...)
+				cmd.Env = append(os.Environ(), env...)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %v %s", args, err, out)
+				}
+			}
+			measure("cli-forwarded", func(q string) { run("recall", q) })
+			measure("curl", func(q string) {
+				cmd := exec.Command("curl", "-sf", "--unix-socket", server.SocketPath(home), "-d", `{"query":`+strconv.Quote(q)+`}`, "http://memhost/api/v1/recall")
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("curl: %v %s", err, out)
+				}
+			})
+			measure("cli-in-process", func(q string) { run("--no-server", "recall", q) })
+
+			b.Run("idle", func(b *testing.B) {
+				for range b.N {
+					cpu0 := cpuTime(b, srv.Process.Pid)
+					time.Sleep(10 * time.Second)
+					b.ReportMetric(float64((cpuTime(b, srv.Process.Pid)-cpu0).Microseconds())/1000, "cpu-ms/10s")
+					b.ReportMetric(float64(rssKB(b, srv.Process.Pid))/1024, "rss-MB")
+				}
+			})
+		})
+	}
+}
+
+// report gives p50 and p95 in milliseconds.
+func report(b *testing.B, ds []time.Duration) {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	at := func(q float64) float64 { return float64(ds[int(q*float64(len(ds)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(at(0.50), "p50-ms")
+	b.ReportMetric(at(0.95), "p95-ms")
+}
+
+// cpuTime is the user + system time of a process so far (/proc/PID/stat).
+func cpuTime(b *testing.B, pid int) time.Duration {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+2:]))
+	u, _ := strconv.Atoi(f[11])
+	s, _ := strconv.Atoi(f[12])
+	return time.Duration(u+s) * time.Second / 100 // USER_HZ
+}
+
+// rssKB is a process's resident memory (/proc/PID/status VmRSS).
+func rssKB(b *testing.B, pid int) int {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(st), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return n
+		}
+	}
+	return 0
+}
