@@ -81,6 +81,21 @@ func (r SessionAppendRequest) Check() error {
 	return nil
 }
 
+// SessionsRequest lists the transcripts; it has no parameters.
+type SessionsRequest struct{}
+
+// SessionsResponse lists the transcripts, the most recently active first.
+type SessionsResponse struct {
+	Sessions []sessions.Summary `json:"sessions"`
+}
+
+// Sessions lists the transcripts in the sessions folder with their turn
+// counts and first and last times.
+func (h *Host) Sessions(ctx context.Context, _ SessionsRequest) (SessionsResponse, error) {
+	list, err := h.sessions.List(ctx)
+	return SessionsResponse{Sessions: list}, err
+}
+
 // IngestRequest imports transcript files.
 type IngestRequest struct {
 	Paths  []string `json:"paths"`

@@ -242,6 +242,9 @@ func (c *Client) Rebuild(ctx context.Context, req host.RebuildRequest) (host.Syn
 func (c *Client) Embed(ctx context.Context, req host.EmbedRequest) (host.EmbedResult, error) {
 	return call[host.EmbedResult](ctx, c, "embed", req)
 }
+func (c *Client) Sessions(ctx context.Context, req host.SessionsRequest) (host.SessionsResponse, error) {
+	return call[host.SessionsResponse](ctx, c, "sessions", req)
+}
 func (c *Client) SessionAppend(ctx context.Context, req host.SessionAppendRequest) (host.SessionAppendResponse, error) {
 	return call[host.SessionAppendResponse](ctx, c, "session/append", req)
 }

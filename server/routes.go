@@ -28,6 +28,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /api/v1/sync", op(s, h.Sync))
 	mux.Handle("POST /api/v1/rebuild", op(s, h.Rebuild))
 	mux.Handle("POST /api/v1/embed", op(s, h.Embed))
+	mux.Handle("POST /api/v1/sessions", op(s, h.Sessions))
 	mux.Handle("POST /api/v1/session/append", write(s, "session-append", h.SessionAppend))
 	mux.Handle("POST /api/v1/session/ingest", write(s, "session-ingest", h.Ingest))
 	mux.Handle("POST /api/v1/session/tokens", op(s, h.SessionTokens))

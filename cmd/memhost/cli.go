@@ -190,8 +190,9 @@ func newApp(io stdio) *cli.Command {
 			{Name: "embed", Usage: "embed every chunk still waiting for a vector of the active provider", ArgsUsage: " ", Action: a.embed},
 			{
 				Name:  "session",
-				Usage: "conversation transcripts: append turns",
+				Usage: "conversation transcripts: list, append, ingest, tokens, check, compact",
 				Commands: []*cli.Command{
+					{Name: "list", Usage: "every session with its turn count and first and last times, most recent first", ArgsUsage: " ", Action: a.sessionList},
 					{
 						Name:      "append",
 						Usage:     "append one turn to sessions/ID.jsonl (flushed to disk, indexed before returning)",

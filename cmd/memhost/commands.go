@@ -621,6 +621,30 @@ func (p *progress) done() {
 	}
 }
 
+func (a *app) sessionList(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.with(ctx, cmd, func(h ops) error {
+		resp, err := h.Sessions(ctx, host.SessionsRequest{})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			if len(resp.Sessions) == 0 {
+				fmt.Fprintln(w, "no sessions (memhost session append or session ingest adds them)")
+				return
+			}
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "SESSION\tTURNS\tCOMPACTIONS\tFIRST\tLAST\tSIZE")
+			for _, s := range resp.Sessions {
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", s.Session, s.Turns, s.Compactions, s.First, s.Last, modelstore.HumanSize(s.SizeBytes))
+			}
+			tw.Flush()
+		})
+	})
+}
+
 func (a *app) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 	text, err := a.text(cmd.Args().Slice())
 	if err != nil {

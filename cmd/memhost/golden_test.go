@@ -695,6 +695,7 @@ func goldenSessions(t *testing.T) {
 	g.run("conversation-search", "release", "--session", "work-1", "--max-results", "2")
 	g.run("files")
 	g.run("status")
+	g.run("session", "list")
 	g.check("sessions")
 }
 
@@ -726,6 +727,7 @@ func goldenIngestSearch(t *testing.T) {
 	g.run("recall", "lighthouse", "--sources", "sessions")
 	g.run("recall", "lighthouse")
 	g.run("files")
+	g.run("session", "list")
 	g.check("ingest-search")
 }
 

@@ -32,6 +32,7 @@ type ops interface {
 	Sync(context.Context, host.SyncRequest) (host.SyncResult, error)
 	Rebuild(context.Context, host.RebuildRequest) (host.SyncResult, error)
 	Embed(context.Context, host.EmbedRequest) (host.EmbedResult, error)
+	Sessions(context.Context, host.SessionsRequest) (host.SessionsResponse, error)
 	SessionAppend(context.Context, host.SessionAppendRequest) (host.SessionAppendResponse, error)
 	Ingest(context.Context, host.IngestRequest) (host.IngestResponse, error)
 	SessionTokens(context.Context, host.SessionTokensRequest) (host.SessionTokens, error)

@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"syscall"
 	"time"
 
@@ -212,4 +214,67 @@ func before(a, b string) bool {
 		return a < b
 	}
 	return ta.Before(tb)
+}
+
+// Summary describes one transcript.
+type Summary struct {
+	Session     string `json:"session"`
+	Path        string `json:"path"`            // index path, sessions/ID.jsonl
+	Turns       int    `json:"turns"`           // entries but compactions
+	Compactions int    `json:"compactions"`     // compaction entries
+	First       string `json:"first,omitempty"` // the first entry's time
+	Last        string `json:"last,omitempty"`  // the last entry's time
+	SizeBytes   int64  `json:"sizeBytes"`
+}
+
+// List describes every transcript, most recent last entry first. Files
+// whose name is not a session id are left out.
+func (s *Store) List(ctx context.Context) ([]Summary, error) {
+	entries, err := os.ReadDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []Summary{}
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if e.IsDir() || !ok || !ValidID(id) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tr, err := s.Read(id)
+		if errors.Is(err, fs.ErrNotExist) || fault.KindOf(err) == fault.NotFound {
+			continue // removed while we looked
+		}
+		if err != nil {
+			return nil, err
+		}
+		sum := Summary{Session: id, Path: Path(id), Compactions: tr.Compactions}
+		if fi, err := e.Info(); err == nil {
+			sum.SizeBytes = fi.Size()
+		}
+		for _, t := range tr.Turns {
+			if t.Type != "compaction" {
+				sum.Turns++
+			}
+			if t.Timestamp != "" {
+				if sum.First == "" {
+					sum.First = t.Timestamp
+				}
+				sum.Last = t.Timestamp
+			}
+		}
+		out = append(out, sum)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Last != out[j].Last {
+			return out[i].Last > out[j].Last
+		}
+		return out[i].Session < out[j].Session
+	})
+	return out, nil
 }
