@@ -695,7 +695,6 @@ func goldenSessions(t *testing.T) {
 	g.run("conversation-search", "release", "--session", "work-1", "--max-results", "2")
 	g.run("files")
 	g.run("status")
-	g.run("session", "list")
 	g.check("sessions")
 }
 
