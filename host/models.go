@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"net/url"
 	"os"
 
 	"github.com/memhost/memhost/host/fault"
@@ -62,6 +63,10 @@ func (h *Host) PullModel(ctx context.Context, req PullModelRequest) (PullRespons
 	progress := req.Progress
 	resp := PullResponse{Name: ref.Name, Path: ref.Path, Already: ref.Present()}
 	if err := st.Pull(ctx, ref, progress); err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) && ctx.Err() == nil { // the network or the model's server
+			return resp, fault.Errorf(fault.Unavailable, "model", "%w", err)
+		}
 		return resp, err
 	}
 	fi, err := os.Stat(ref.Path)

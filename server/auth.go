@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/version"
 )
 
 // Who may call the API, by listener:
@@ -26,6 +28,8 @@ import (
 // is required as "Authorization: Bearer TOKEN".
 func guard(h http.Handler, token string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(VersionHeader, version.String())
+		r = r.WithContext(context.WithValue(r.Context(), overTCPKey{}, true))
 		if token != "" {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 			if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
@@ -109,4 +113,29 @@ func loadToken(path string) (string, error) {
 		return "", fault.BadInputf("tokenFile", "token in %s is shorter than 16 characters", path)
 	}
 	return tok, nil
+}
+
+type overTCPKey struct{}
+
+// overTCP reports whether a request came through a TCP listener rather
+// than the unix socket.
+func overTCP(r *http.Request) bool { return r.Context().Value(overTCPKey{}) != nil }
+
+// socketOnly serves h on the unix socket only: operations that read files
+// the request names (transcripts to ingest, a hook's transcript_path, a
+// model file) would let anyone who reaches the TCP port — on loopback,
+// every user of the machine — read the server's user's files. The socket
+// is the home owner's alone (mode 0600).
+func socketOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if overTCP(r) {
+			writeError(w, refuseFiles())
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func refuseFiles() error {
+	return &fault.Error{Kind: fault.Outside, Message: "this request names files for the server to read: send it through the unix socket (brain/serve.sock)"}
 }

@@ -321,7 +321,7 @@ func (s *Server) debugInjectTurn(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := s.h.SessionAppend(r.Context(), host.SessionAppendRequest{Session: req.Session, Role: req.Role, Text: req.Content, Meta: req.Meta})
 	if err != nil {
-		writeError(w, err)
+		writeError(w, renameField(err, "text", "content"))
 		return
 	}
 	s.Publish("write", map[string]any{"op": "session-append", "result": resp})
@@ -368,7 +368,7 @@ func (s *Server) debugWritePage(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := s.h.Write(r.Context(), host.WriteRequest{Path: r.PathValue("path"), Text: req.Content, Replace: true})
 	if err != nil {
-		writeError(w, err)
+		writeError(w, renameField(err, "text", "content"))
 		return
 	}
 	s.Publish("write", map[string]any{"op": "write", "result": resp})
@@ -402,6 +402,10 @@ func (s *Server) pullModel(w http.ResponseWriter, r *http.Request) {
 	var req host.PullModelRequest
 	if err := s.decode(w, r, &req); err != nil {
 		writeError(w, err)
+		return
+	}
+	if overTCP(r) && !strings.Contains(req.Model, "://") && strings.ContainsAny(req.Model, `/\`) {
+		writeError(w, refuseFiles()) // a path on the server's disk
 		return
 	}
 	if r.Header.Get("Accept") != "application/x-ndjson" {
@@ -438,4 +442,13 @@ func (s *Server) pullModel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	line(map[string]any{"result": resp})
+}
+
+// renameField gives an error about the host request's field from the name
+// the debug request calls it (the seed's "content" is the host's "text").
+func renameField(err error, from, to string) error {
+	if fault.FieldOf(err) != from {
+		return err
+	}
+	return &fault.Error{Kind: fault.KindOf(err), Field: to, Message: err.Error(), Err: err}
 }

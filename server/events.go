@@ -53,11 +53,18 @@ func (h *hub) publish(typ string, data any) {
 	for c := range h.subs {
 		select {
 		case c <- ev:
-		default: // full: the stream reports the loss when it drains
-			select {
-			case c <- Event{Type: "lagged", Data: json.RawMessage(`{}`)}:
-			default:
-			}
+			continue
+		default:
+		}
+		// Full: the oldest event makes room for "lagged", which tells the
+		// stream it lost events (the dashboard reloads what it shows).
+		select {
+		case <-c:
+		default:
+		}
+		select {
+		case c <- Event{Type: "lagged", Data: json.RawMessage(`{}`)}:
+		default:
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
@@ -114,6 +115,11 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
+	}
+	// encoding/json replaces invalid UTF-8 by U+FFFD without a word: the
+	// host would store what the caller did not send.
+	if !utf8.Valid(body) {
+		return fault.BadInputf("", "request body is not valid UTF-8")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

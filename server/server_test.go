@@ -158,6 +158,9 @@ func TestServeLifecycle(t *testing.T) {
 	if fault.KindOf(err) != fault.NotFound || !errors.As(err, &pe) || pe.Path != "reference/nope.md" {
 		t.Fatalf("get of a missing page through the client: %v (kind %s)", err, fault.KindOf(err))
 	}
+	if _, err := c.Ingest(ctx, host.IngestRequest{Paths: []string{"/nonexistent/x.jsonl"}}); fault.KindOf(err) != fault.NotFound || fault.FieldOf(err) != "paths" {
+		t.Errorf("ingest of a missing file: %v", err)
+	}
 	_, err = c.Recall(ctx, host.RecallRequest{Query: "x", Sources: []string{"mail"}})
 	if fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "sources" {
 		t.Fatalf("bad source: %v kind %s field %q", err, fault.KindOf(err), fault.FieldOf(err))
@@ -266,11 +269,16 @@ func TestBadRequests(t *testing.T) {
 		{"debug write ..", "POST", "/api/debug/notebook/..%2f..%2fx.md", `{"content": "x"}`, 403, "outside", "", nil},
 		{"debug delete ..", "DELETE", "/api/debug/notebook/..%2fsecret.md", ``, 403, "outside", "", nil},
 		{"debug delete missing", "DELETE", "/api/debug/notebook/reference/nope.md", ``, 404, "not-found", "", nil},
-		{"ingest missing file", "POST", "/api/v1/session/ingest", `{"paths": ["/nonexistent/x.jsonl"]}`, 404, "not-found", "paths", nil},
 		{"session id", "POST", "/api/v1/session/append", `{"session": "../x", "role": "user", "text": "x"}`, 400, "bad-input", "session", nil},
 		{"search without q", "GET", "/api/debug/memory/search", ``, 400, "bad-input", "query", nil},
 		{"search bad maxResults", "GET", "/api/debug/memory/search?q=x&maxResults=many", ``, 400, "bad-input", "maxResults", nil},
 		{"unknown rebuild", "GET", "/api/debug/memory/rebuild/rebuild-99", ``, 404, "not-found", "id", nil},
+		{"invalid UTF-8", "POST", "/api/v1/remember", "{\"text\": \"caf\xe9 au lait\"}", 400, "bad-input", "", nil},
+		{"inject empty content", "POST", "/api/debug/brain/inject-turn", `{"session": "s", "role": "user", "content": " "}`, 400, "bad-input", "content", nil},
+		// Requests naming files for the server to read: the socket only.
+		{"ingest over TCP", "POST", "/api/v1/session/ingest", `{"paths": ["/etc/hostname"]}`, 403, "outside", "", nil},
+		{"hook over TCP", "POST", "/api/v1/hook", `{"event": "pre-compact", "payload": {"transcript_path": "/etc/hostname"}}`, 403, "outside", "", nil},
+		{"model path over TCP", "POST", "/api/v1/models/pull", `{"model": "/etc/hostname"}`, 403, "outside", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body, _ := do(t, tc.method, u+tc.path, tc.body, tc.header...)
@@ -534,4 +542,29 @@ func pagesIn(t *testing.T, home string) []string {
 		return nil
 	})
 	return out
+}
+
+// TestHubLagged: a stream that falls behind loses the oldest events and is
+// told so with a "lagged" event.
+func TestHubLagged(t *testing.T) {
+	h := newHub()
+	c := h.subscribe()
+	for i := range 100 {
+		h.publish("write", i)
+	}
+	var n, lagged int
+	for len(c) > 0 {
+		if ev := <-c; ev.Type == "lagged" {
+			lagged++
+		} else {
+			n++
+		}
+	}
+	if lagged == 0 || n+lagged > streamBuffer {
+		t.Errorf("%d events and %d lagged from 100 into a buffer of %d", n, lagged, streamBuffer)
+	}
+	h.publish("write", "after")
+	if ev := <-c; ev.Type != "write" || string(ev.Data) != `"after"` {
+		t.Errorf("after draining: %+v", ev)
+	}
 }
