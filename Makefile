@@ -32,7 +32,8 @@ LOCAL := cd plugins/embeddings-local && CGO_CFLAGS="$(LOCAL_CFLAGS)" CGO_CXXFLAG
 
 .PHONY: build-local
 build: build-local
-	$(GO) build -tags $(TAGS) -o bin/memhost ./cmd/memhost
+	$(GO) build -tags $(TAGS) -o bin/memhost-core ./cmd/memhost-core
+	$(GO) build -o bin/memhost ./cmd/memhost
 	$(GO) build -o bin/memhost-embeddings-hello ./examples/embeddings-hello
 	$(GO) build -o bin/memhost-embeddings-ollama ./plugins/embeddings-ollama
 
@@ -56,7 +57,7 @@ test: build-local
 # The English notebook is made of WordNet's glosses (Debian's wordnet-base).
 bench:
 	test -f /usr/share/wordnet/data.noun || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base; }
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 60m ./host/ ./index/ ./cmd/memhost/
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchtime 1x -timeout 60m ./host/ ./index/ ./cmd/memhost-core/
 	$(GO) test -run '^$$' -bench . -benchtime 3s ./examples/embeddings-hello/
 	$(LOCAL) $(GO) test -run '^$$' -bench . -benchtime 5x -timeout 30m .
 

@@ -44,6 +44,9 @@ type RunOptions struct {
 	ShutdownTimeout time.Duration
 	// MaxBody: see Options.
 	MaxBody int64
+	// SocketRoutes are served on the unix socket only, before the API's
+	// routes (memhost-core adds the launcher's relay).
+	SocketRoutes map[string]http.Handler
 	// Getenv is the environment the Host's configuration was read with
 	// (config.Overrides): clients with other overrides run in-process.
 	// Nil means os.Getenv.
@@ -168,9 +171,17 @@ func Run(ctx context.Context, opts RunOptions) error {
 		BaseContext: func(net.Listener) context.Context { return context.Background() },
 	}
 	serveErr := make(chan error, 2)
+	if len(opts.SocketRoutes) > 0 {
+		mux := http.NewServeMux()
+		for p, h := range opts.SocketRoutes {
+			mux.Handle(p, h)
+		}
+		mux.Handle("/", hs.Handler)
+		hs.Handler = mux
+	}
 	go func() { serveErr <- hs.Serve(unixLn) }()
 	if tcpLn != nil {
-		tcp := &http.Server{Handler: guard(hs.Handler, token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
+		tcp := &http.Server{Handler: guard(s.Handler(), token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
 		go func() { serveErr <- tcp.Serve(tcpLn) }()
 		defer shutdown(tcp, opts.ShutdownTimeout)
 	}

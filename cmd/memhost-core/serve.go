@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/relay"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server"
 )
@@ -90,6 +92,7 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 		l := cmd.String("listen")
 		opts.Listen = &l
 	}
+	opts.SocketRoutes = map[string]http.Handler{relay.Path: http.HandlerFunc(relayHandler)}
 	return server.Run(ctx, opts)
 }
 

@@ -32,6 +32,9 @@ type stdio struct {
 	// spawnEmbed starts `memhost embed` for home in the background; nil
 	// disables background embedding (in-process tests).
 	spawnEmbed func(home string) error
+	// cwd, when set, is the caller's working folder for relative paths
+	// (a command run in the server for the launcher); "" is this process's.
+	cwd string
 }
 
 // Exit codes.
@@ -308,6 +311,9 @@ type app struct {
 // home resolves the home folder: --home, $MEMHOST_HOME, ~/.memhost.
 func (a *app) home(cmd *cli.Command) (string, error) {
 	if h := cmd.String("home"); h != "" {
+		if a.io.cwd != "" {
+			return a.abs(h), nil
+		}
 		return h, nil
 	}
 	if h := a.io.getenv("MEMHOST_HOME"); h != "" {

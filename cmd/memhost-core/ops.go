@@ -104,14 +104,10 @@ func (a *app) dial(cmd *cli.Command) (*server.Client, error) {
 
 // absPaths makes file arguments absolute: a server resolves paths against
 // its own working folder, not the CLI's.
-func absPaths(paths []string) []string {
+func (a *app) absPaths(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		if abs, err := filepath.Abs(p); err == nil {
-			out[i] = abs
-		} else {
-			out[i] = p
-		}
+		out[i] = a.abs(p)
 	}
 	return out
 }

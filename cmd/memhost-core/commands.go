@@ -821,12 +821,12 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 	return a.with(ctx, cmd, func(h ops) error {
 		paths := cmd.Args().Slice()
 		_, remote := h.(*server.Client)
-		if remote {
-			paths = absPaths(paths)
+		if remote || a.io.cwd != "" {
+			paths = a.absPaths(paths)
 		}
 		resp, err := h.Ingest(ctx, host.IngestRequest{Paths: paths, Format: cmd.String("format")})
 		if err != nil {
-			if remote { // name the files as they were given
+			if remote || a.io.cwd != "" { // name the files as they were given
 				msg := err.Error()
 				for j, p := range paths {
 					msg = strings.ReplaceAll(msg, p, cmd.Args().Get(j))

@@ -25,7 +25,10 @@ import (
 //
 //   - api: a recall through the Go client on the socket (the server's
 //     own latency plus one HTTP round trip);
-//   - cli-forwarded: a whole `memhost recall` process forwarded to it;
+//   - cli-forwarded: a whole `memhost recall` process (the launcher,
+//     relayed into the server);
+//   - core-forwarded: a whole `memhost-core recall` process forwarded
+//     through the API (what the launcher saves: linking everything);
 //   - curl: `curl --unix-socket` posting the same request;
 //   - cli-in-process: `memhost --no-server recall`, what every call cost
 //     before (open the index, stat every page, search);
@@ -122,14 +125,10 @@ func BenchmarkServe(b *testing.B) {
 				}
 			})
 			env := []string{"MEMHOST_HOME=" + home}
-			run := func(args ...string) {
-				cmd := exec.Command(binary, args...)
-				cmd.Env = append(os.Environ(), env...)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					b.Fatalf("%v: %v %s", args, err, out)
-				}
-			}
+			run := func(args ...string) { runBin(b, binary, env, args...) }
+			core := filepath.Join(filepath.Dir(binary), "memhost-core")
 			measure("cli-forwarded", func(q string) { run("recall", q) })
+			measure("core-forwarded", func(q string) { runBin(b, core, env, "recall", q) })
 			measure("curl", func(q string) {
 				cmd := exec.Command("curl", "-sf", "--unix-socket", server.SocketPath(home), "-d", `{"query":`+strconv.Quote(q)+`}`, "http://memhost/api/v1/recall")
 				if out, err := cmd.CombinedOutput(); err != nil {
@@ -137,7 +136,6 @@ func BenchmarkServe(b *testing.B) {
 				}
 			})
 			measure("cli-in-process", func(q string) { run("--no-server", "recall", q) })
-
 			b.Run("idle", func(b *testing.B) {
 				for range b.N {
 					cpu0 := cpuTime(b, srv.Process.Pid)
@@ -151,6 +149,15 @@ func BenchmarkServe(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// runBin runs a binary with env added, failing the benchmark on error.
+func runBin(b *testing.B, bin string, env []string, args ...string) {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("%s %v: %v %s", bin, args, err, out)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -127,6 +128,8 @@ func TestBinaryServe(t *testing.T) {
 	}
 }
 
+var jsonMillis = regexp.MustCompile(`"(\w+)Ms": [0-9.]+`)
+
 // waitServing waits until the server of home answers with pid.
 func waitServing(t *testing.T, home string, pid int) {
 	t.Helper()
@@ -218,5 +221,116 @@ func TestBinaryServeKilled(t *testing.T) {
 	out, _, err := exe(home, "", nil, "conversation-search", "round2-writer0-entry0")
 	if err != nil || !strings.Contains(out, "s0") {
 		t.Errorf("search after the kills: %v %s", err, out)
+	}
+}
+
+// TestBinaryLauncher: the launcher (bin/memhost) relays commands into the
+// server and prints exactly what memhost-core prints in-process, exit codes
+// and stdin included; relative paths are the caller's; a command that
+// reads no stdin does not wait for a pipe that stays open.
+func TestBinaryLauncher(t *testing.T) {
+	work := t.TempDir()
+	home := filepath.Join(work, "home")
+	if _, _, err := exe(home, "", nil, "init"); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(work, "chat.jsonl"), []byte(`{"id":"t1","type":"message","role":"user","content":"the zeppelin lands at noon","timestamp":"2024-03-01T09:00:00Z"}`+"\n"), 0o644)
+	if out, errOut, err := exe(home, "", nil, "serve", "--detach", "--listen", ""); err != nil {
+		t.Fatalf("serve: %v %s %s", err, out, errOut)
+	}
+	in, err := serveInfo(t, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { exe(home, "", nil, "serve", "stop") })
+
+	type result struct {
+		out, err string
+		code     int
+	}
+	runIn := func(dir, stdin string, env []string, args ...string) result {
+		cmd := exec.Command(binary, args...)
+		cmd.Dir = dir
+		cmd.Env = append(append(os.Environ(), "MEMHOST_HOME="+home), env...)
+		if stdin != "" {
+			cmd.Stdin = strings.NewReader(stdin)
+		}
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		return result{o.String(), e.String(), exitCode(err)}
+	}
+	// Each command once through the server, then again in-process on a
+	// copy of the home as it was before (so both see the same state).
+	for _, c := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"remember", "Sarah Chen - Phone: 555-1234"}},
+		{"Kettle: descale monthly\n", []string{"remember", "--category", "knowledge"}},
+		{"", []string{"recall", "sarah", "phone"}},
+		{"", []string{"--json", "recall", "kettle"}},
+		{"", []string{"get", "nope.md"}},
+		{"", []string{"get", "../etc/passwd"}},
+		{"", []string{"recall", "--max-results", "0", "x"}},
+		{"", []string{"recall"}},
+		{"", []string{"frobnicate"}},
+		{"- [ ] one\n- [ ] two\n", []string{"write", "lists/todo.md", "-"}},
+		{"", []string{"session", "ingest", "chat.jsonl"}},
+		{"", []string{"session", "ingest", "missing.jsonl"}},
+		{"", []string{"conversation-search", "zeppelin"}},
+		{`{"session_id":"x","hook_event_name":"SessionStart"}`, []string{"hook", "session-start"}},
+		{"", []string{"--home", "home", "context"}},
+	} {
+		before := filepath.Join(t.TempDir(), "home")
+		if err := exec.Command("cp", "-a", home, before).Run(); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(filepath.Join(before, "brain", "serve.sock"))
+		got := runIn(work, c.stdin, nil, c.args...)
+		// In-process on the copy: same paths in the output.
+		cmd := exec.Command(filepath.Join(filepath.Dir(binary), "memhost-core"), c.args...)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "MEMHOST_HOME="+before, "MEMHOST_NO_SERVER=1")
+		if len(c.args) > 1 && c.args[0] == "--home" {
+			cmd.Args = append([]string{cmd.Path, "--home", before}, c.args[2:]...)
+		}
+		if c.stdin != "" {
+			cmd.Stdin = strings.NewReader(c.stdin)
+		}
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		want := result{strings.ReplaceAll(o.String(), before, home), strings.ReplaceAll(e.String(), before, home), exitCode(err)}
+		norm := func(s string) string {
+			return jsonMillis.ReplaceAllString(millis.ReplaceAllString(s, "N ms"), `"${1}Ms": N`)
+		}
+		if norm(got.out) != norm(want.out) || got.err != want.err || got.code != want.code {
+			t.Errorf("memhost %v:\nthrough the server: exit %d\n%s%s\nin-process: exit %d\n%s%s", c.args, got.code, got.out, got.err, want.code, want.out, want.err)
+		}
+	}
+	after, _ := serveInfo(t, home)
+	if after.Requests-in.Requests < 10 {
+		t.Errorf("the server answered %d requests for the commands: were they relayed?", after.Requests-in.Requests)
+	}
+
+	// A command that reads no stdin does not wait for stdin to close.
+	pr, pw, _ := os.Pipe()
+	defer pw.Close()
+	cmd := exec.Command(binary, "recall", "sarah")
+	cmd.Env = append(os.Environ(), "MEMHOST_HOME="+home)
+	cmd.Stdin = pr
+	done := make(chan error, 1)
+	cmd.Start()
+	pr.Close()
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("recall with an open stdin: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Error("recall waited for stdin to close")
 	}
 }

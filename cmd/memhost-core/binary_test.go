@@ -28,10 +28,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// binary is the launcher users run; memhost-core beside it.
 	binary = filepath.Join(dir, "memhost")
 	// The hello plugin goes beside memhost, where built-in plugins live.
 	for _, b := range [][]string{
-		{"build", "-tags", "sqlite_fts5", "-o", binary, "."},
+		{"build", "-tags", "sqlite_fts5", "-o", filepath.Join(dir, "memhost-core"), "."},
+		{"build", "-o", binary, "../memhost"},
 		{"build", "-o", filepath.Join(dir, "memhost-embeddings-hello"), "../../examples/embeddings-hello"},
 		{"build", "-o", filepath.Join(dir, "memhost-embeddings-ollama"), "../../plugins/embeddings-ollama"},
 	} {
@@ -456,8 +458,10 @@ func localBinaries(t *testing.T) string {
 			localOnce.err = err
 			return
 		}
-		b, _ := os.ReadFile(binary)
-		os.WriteFile(filepath.Join(dir, "memhost"), b, 0o755)
+		for _, name := range []string{"memhost", "memhost-core"} {
+			b, _ := os.ReadFile(filepath.Join(filepath.Dir(binary), name))
+			os.WriteFile(filepath.Join(dir, name), b, 0o755)
+		}
 		localOnce.dir = dir
 		// make test builds it first (with the CPU flags it needs); a bare
 		// go test builds it here.

@@ -1,0 +1,60 @@
+// Command memhost is the agent's and the person's interface to a memhost
+// home: remember, recall, read and write notebook pages, and keep the index
+// in step. Run `memhost help` for the commands.
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	_ "time/tzdata" // time zones from config work on machines without tzdata
+
+	"github.com/memhost/memhost/registry"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, stdio{
+		stdin:        os.Stdin,
+		stdinIsPiped: isPiped(os.Stdin),
+		stdout:       os.Stdout,
+		stdoutIsTTY:  !isPiped(os.Stdout),
+		stderr:       os.Stderr,
+		getenv:       os.Getenv,
+		spawnEmbed:   spawnEmbed,
+	})
+	stop()
+	registry.KillAll() // no plugin process outlives memhost
+	os.Exit(code)
+}
+
+// isPiped reports whether f is a pipe or file rather than a terminal.
+func isPiped(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice == 0
+}
+
+// spawnEmbed starts `memhost embed` for home as a detached process that
+// outlives this one; its output goes to brain/embed.log. Only one embedder
+// runs at a time (it takes brain/embed.lock), so extra starts exit at once.
+func spawnEmbed(home string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(home, "brain", "embed.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "--home", home, "embed")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}

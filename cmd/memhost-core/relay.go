@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"sync"
+
+	"github.com/memhost/memhost/internal/relay"
+	"github.com/memhost/memhost/internal/version"
+)
+
+// relayHandler runs commands for the thin launcher inside the server (see
+// internal/relay): the same run() as a memhost-core process, with the
+// launcher's arguments, environment, working folder and stdio. Served on
+// the unix socket only. The command reaches the server's data as any CLI
+// does, through the socket (or in-process when the server would read the
+// configuration differently), so its output and exit code are a CLI's.
+func relayHandler(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Upgrade") != relay.Upgrade {
+		http.Error(w, "want Upgrade: "+relay.Upgrade, http.StatusBadRequest)
+		return
+	}
+	if v := r.Header.Get("Memhost-Version"); v != version.String() {
+		// The launcher then runs memhost-core, which says what differs.
+		http.Error(w, "memhost "+version.String(), http.StatusConflict)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "cannot relay", http.StatusInternalServerError)
+		return
+	}
+	conn, brw, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	fmt.Fprintf(brw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: %s\r\nConnection: Upgrade\r\n\r\n", relay.Upgrade)
+	if brw.Flush() != nil {
+		return
+	}
+	typ, p, err := relay.Read(brw.Reader)
+	var hello relay.HelloMsg
+	if err != nil || typ != relay.Hello || json.Unmarshal(p, &hello) != nil || len(hello.Args) == 0 {
+		return
+	}
+
+	var wmu sync.Mutex
+	out := func(typ byte) io.Writer {
+		return writerFunc(func(p []byte) (int, error) {
+			wmu.Lock()
+			defer wmu.Unlock()
+			if err := relay.Chunks(conn, typ, p); err != nil {
+				return 0, err
+			}
+			return len(p), nil
+		})
+	}
+	// The launcher's end of the connection ends the command (Ctrl-C).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	in := &lazyStdin{ask: func() { wmu.Lock(); relay.Write(conn, relay.WantIn, nil); wmu.Unlock() }, pr: nil}
+	pr, pw := io.Pipe()
+	in.pr = pr
+	go func() {
+		defer cancel()
+		for {
+			typ, p, err := relay.Read(brw.Reader)
+			if err != nil {
+				pw.CloseWithError(io.ErrUnexpectedEOF)
+				return
+			}
+			switch typ {
+			case relay.Stdin:
+				if _, err := pw.Write(p); err != nil {
+					return
+				}
+			case relay.StdinEOF:
+				pw.Close()
+			}
+		}
+	}()
+	env := hello.Env
+	code := run(ctx, hello.Args, stdio{
+		stdin:        in,
+		stdinIsPiped: hello.StdinPiped,
+		stdout:       out(relay.Stdout),
+		stdoutIsTTY:  hello.StdoutTTY,
+		stderr:       out(relay.Stderr),
+		getenv:       func(k string) string { return env[k] },
+		cwd:          hello.Cwd,
+	})
+	wmu.Lock()
+	relay.Write(conn, relay.Exit, relay.ExitPayload(code))
+	wmu.Unlock()
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// lazyStdin asks the launcher for its stdin on the first Read only.
+type lazyStdin struct {
+	once sync.Once
+	ask  func()
+	pr   *io.PipeReader
+}
+
+func (l *lazyStdin) Read(p []byte) (int, error) {
+	l.once.Do(l.ask)
+	n, err := l.pr.Read(p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return n, fmt.Errorf("the launcher went away: %w", err)
+	}
+	return n, err
+}
+
+// abs resolves a path given on the command line against the caller's
+// working folder (the launcher's, when the command runs in the server).
+func (a *app) abs(p string) string {
+	if filepath.IsAbs(p) || a.io.cwd == "" {
+		if abs, err := filepath.Abs(p); err == nil {
+			return abs
+		}
+		return p
+	}
+	return filepath.Join(a.io.cwd, p)
+}
