@@ -119,11 +119,15 @@ func BenchmarkServe(b *testing.B) {
 					}
 				})
 			}
+			var fts []time.Duration
 			measure("api", func(q string) {
-				if _, err := c.Recall(ctx, host.RecallRequest{Query: q}); err != nil {
+				resp, err := c.Recall(ctx, host.RecallRequest{Query: q})
+				if err != nil {
 					b.Fatal(err)
 				}
+				fts = append(fts, time.Duration(resp.Timing.FtsMs*float64(time.Millisecond)))
 			})
+			b.Run("api-fts-half", func(b *testing.B) { report(b, fts) })
 			env := []string{"MEMHOST_HOME=" + home}
 			run := func(args ...string) { runBin(b, binary, env, args...) }
 			core := filepath.Join(filepath.Dir(binary), "memhost-core")
