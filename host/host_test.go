@@ -526,3 +526,47 @@ func TestWatchFreshness(t *testing.T) {
 		t.Errorf("Fresh without a watcher scanned %d pages, want 2", res.Scanned)
 	}
 }
+
+// TestWatchFreshConcurrent: two searches at once after an edit both see
+// it: the second waits for the first one's sync of the dirty pages instead
+// of finding the dirty set empty and searching the index as it was.
+func TestWatchFreshConcurrent(t *testing.T) {
+	h := openHost(t, t.TempDir(), func(c *config.Config) {
+		c.Memory.Sync.WatchDebounceMs = 3_600_000 // only searches sync
+	})
+	writePage(t, h, "reference/a.md", "# a\nnothing yet\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	synced := make(chan SyncResult, 4)
+	go h.Watch(ctx, WatchRequest{OnSync: func(r SyncResult) { synced <- r }})
+	<-synced
+	misses := 0
+	for i := range 30 {
+		word := fmt.Sprintf("zeppelin%d", i)
+		// A long page: its sync takes long enough for the others to race it.
+		writePage(t, h, "reference/a.md", "# a\n"+word+"\n"+strings.Repeat("## section\nsome words of filler text here\n", 3000))
+		time.Sleep(20 * time.Millisecond) // the event reaches the watcher
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp, err := h.Recall(context.Background(), RecallRequest{Query: word})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(resp.Results.Notebook) != 1 {
+					mu.Lock()
+					misses++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if misses > 0 {
+		t.Errorf("%d of 90 concurrent searches missed an edit made 20 ms before", misses)
+	}
+}

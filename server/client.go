@@ -17,6 +17,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
 )
 
@@ -50,9 +51,9 @@ type Client struct {
 // (ErrEnvDiffers) when the server's differ.
 func Dial(home string, env []string) (*Client, error) {
 	sock := SocketPath(home)
-	conn, err := net.DialTimeout("unix", sock, time.Second)
+	conn, err := sockpath.Dial(home, time.Second)
 	if err != nil {
-		return nil, ErrNoServer // no file, or a file no server listens on
+		return nil, ErrNoServer // no file, a file no server listens on, another user's
 	}
 	first := make(chan net.Conn, 1) // the probe's connection serves the first request
 	first <- conn
@@ -64,12 +65,27 @@ func Dial(home string, env []string) (*Client, error) {
 			default:
 			}
 			var d net.Dialer
-			return d.DialContext(ctx, "unix", sock)
+			c, err := d.DialContext(ctx, "unix", sock)
+			if err == nil {
+				if err = sockpath.CheckPeer(c); err != nil {
+					c.Close()
+				}
+			}
+			return c, err
 		},
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     30 * time.Second,
 	}
-	return &Client{hc: &http.Client{Transport: tr}, base: "http://memhost", version: version.String(), home: canonical(home), env: EnvFingerprint(env)}, nil
+	return &Client{hc: &http.Client{Transport: tr}, base: "http://memhost", version: version.String(), home: canonical(home), env: envHeader(env)}, nil
+}
+
+// envHeader is the Memhost-Env a client sends: none without overrides
+// given (nil), so that such a client is never refused.
+func envHeader(env []string) string {
+	if env == nil {
+		return ""
+	}
+	return EnvFingerprint(env)
 }
 
 // NewClient calls a server at base (http://127.0.0.1:4321) through hc;

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -105,5 +106,22 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, ev.Data)
 		}
 		fl.Flush()
+	}
+}
+
+// Follow calls fn with each event published from now on, on the caller's
+// goroutine, until ctx ends or the server closes (then it returns nil).
+func (s *Server) Follow(ctx context.Context, fn func(Event)) error {
+	c := s.events.subscribe()
+	defer s.events.unsubscribe(c)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-s.closing:
+			return nil
+		case ev := <-c:
+			fn(ev)
+		}
 	}
 }

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host"
-	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
 )
 
@@ -44,9 +44,12 @@ type RunOptions struct {
 	ShutdownTimeout time.Duration
 	// MaxBody: see Options.
 	MaxBody int64
-	// SocketRoutes are served on the unix socket only, before the API's
-	// routes (memhost-core adds the launcher's relay).
-	SocketRoutes map[string]http.Handler
+	// SocketRoutes, when set, gives routes served on the unix socket only,
+	// before the API's, over the server's Host and Server (memhost-core
+	// adds the launcher's relay). Their handlers may hijack the
+	// connection: Run waits for every one to return before it closes the
+	// Host, and refuses new ones (503) once it is stopping.
+	SocketRoutes func(h *host.Host, s *Server) map[string]http.Handler
 	// Getenv is the environment the Host's configuration was read with
 	// (config.Overrides): clients with other overrides run in-process.
 	// Nil means os.Getenv.
@@ -90,6 +93,9 @@ func Run(ctx context.Context, opts RunOptions) error {
 	// The socket: a file left by a server that died is removed (the lock
 	// says none runs). Created with mode 0600 from the start.
 	sock := SocketPath(home)
+	if err := sockpath.Prepare(sock); err != nil {
+		return err
+	}
 	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("stale socket %s: %w", sock, err)
 	}
@@ -138,7 +144,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	s := New(h, Options{Log: log, MaxBody: opts.MaxBody, Env: EnvFingerprint(config.Overrides(getenv)),
+	s := New(h, Options{Log: log, MaxBody: opts.MaxBody, Env: EnvFingerprint(EnvOverrides(getenv)),
 		Info: func() Info { in := info; in.Watcher = watching.Load(); return in },
 		Stop: func() { stopOnce.Do(func() { close(stopc) }) }})
 	defer s.Close()
@@ -171,14 +177,42 @@ func Run(ctx context.Context, opts RunOptions) error {
 		BaseContext: func(net.Listener) context.Context { return context.Background() },
 	}
 	serveErr := make(chan error, 2)
-	if len(opts.SocketRoutes) > 0 {
+	var (
+		socketRuns sync.WaitGroup // socket routes in flight, hijacked or not
+		stopping   atomic.Bool
+	)
+	if opts.SocketRoutes != nil {
 		mux := http.NewServeMux()
-		for p, h := range opts.SocketRoutes {
-			mux.Handle(p, h)
+		for p, route := range opts.SocketRoutes(h, s) {
+			mux.Handle(p, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				socketRuns.Add(1)
+				defer socketRuns.Done()
+				s.requests.Add(1)
+				if stopping.Load() {
+					writeError(w, &fault.Error{Kind: fault.Unavailable, Message: "the server is stopping"})
+					return
+				}
+				route.ServeHTTP(w, r)
+			}))
 		}
 		mux.Handle("/", hs.Handler)
 		hs.Handler = mux
 	}
+	// Before the Host closes: the socket routes' commands finish.
+	defer func() {
+		stopping.Store(true)
+		done := make(chan struct{})
+		go func() { socketRuns.Wait(); close(done) }()
+		timeout := opts.ShutdownTimeout
+		if timeout == 0 {
+			timeout = 30 * time.Second
+		}
+		select {
+		case <-done:
+		case <-time.After(timeout):
+			log.Warn("commands still running at shutdown; stopping anyway")
+		}
+	}()
 	go func() { serveErr <- hs.Serve(unixLn) }()
 	if tcpLn != nil {
 		tcp := &http.Server{Handler: guard(s.Handler(), token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/version"
 )
@@ -39,7 +40,14 @@ const VersionHeader = "Memhost-Version"
 // client runs the command itself.
 const EnvHeader = "Memhost-Env"
 
-// EnvFingerprint is a short hash of config.Overrides.
+// EnvOverrides is what a process's environment changes in how a command
+// runs: the configuration's overrides (config.Overrides) and the time zone
+// (TZ, the daily log's when config.yaml names none).
+func EnvOverrides(getenv func(string) string) []string {
+	return append(config.Overrides(getenv), "TZ="+getenv("TZ"))
+}
+
+// EnvFingerprint is a short hash of EnvOverrides.
 func EnvFingerprint(overrides []string) string {
 	sum := sha256.Sum256([]byte(strings.Join(overrides, "\n")))
 	return hex.EncodeToString(sum[:8])

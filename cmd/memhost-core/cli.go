@@ -18,6 +18,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/server"
 )
 
 // stdio is everything a run reads from or writes to outside its arguments,
@@ -35,6 +36,10 @@ type stdio struct {
 	// cwd, when set, is the caller's working folder for relative paths
 	// (a command run in the server for the launcher); "" is this process's.
 	cwd string
+	// shared, when set, is the Host every command runs on (the server's,
+	// for a command relayed by the launcher), and follow its events.
+	shared *host.Host
+	follow func(context.Context, func(server.Event)) error
 }
 
 // Exit codes.
@@ -317,6 +322,9 @@ func (a *app) home(cmd *cli.Command) (string, error) {
 		return h, nil
 	}
 	if h := a.io.getenv("MEMHOST_HOME"); h != "" {
+		if a.io.cwd != "" {
+			return a.abs(h), nil
+		}
 		return h, nil
 	}
 	dir := a.io.getenv("HOME")

@@ -347,8 +347,16 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 		fmt.Fprintf(a.io.stdout, "%s embedded %d chunks with %s (%d from the cache); %d pending\n",
 			time.Now().Format("15:04:05"), res.Embedded, res.Provider, res.FromCache, res.Pending)
 	}
+	if h := a.io.shared; h != nil { // relayed into the server
+		return a.followServer(ctx, cmd, h.NotebookDir(), func() (host.SyncResult, error) { return h.Sync(ctx, host.SyncRequest{}) },
+			a.io.follow, onSync, onEmbed)
+	}
 	if c, err := a.dial(cmd); err == nil {
-		err = a.watchServer(ctx, cmd, c, onSync, onEmbed)
+		info, err := c.Info(ctx)
+		if err == nil {
+			err = a.followServer(ctx, cmd, info.Notebook, func() (host.SyncResult, error) { return c.Sync(ctx, host.SyncRequest{}) },
+				c.Events, onSync, onEmbed)
+		}
 		c.Close()
 		if !envDiffers(err) {
 			return err
@@ -362,22 +370,19 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-// watchServer follows the running server, which watches the notebook
+// followServer follows a running server, which watches the notebook
 // itself: one sync now, then the server's sync and embed events.
-func (a *app) watchServer(ctx context.Context, cmd *cli.Command, c *server.Client, onSync func(host.SyncResult), onEmbed func(host.EmbedResult)) error {
-	info, err := c.Info(ctx)
-	if err != nil {
-		return err
-	}
-	res, err := c.Sync(ctx, host.SyncRequest{})
+func (a *app) followServer(ctx context.Context, cmd *cli.Command, notebook string, sync func() (host.SyncResult, error),
+	events func(context.Context, func(server.Event)) error, onSync func(host.SyncResult), onEmbed func(host.EmbedResult)) error {
+	res, err := sync()
 	if err != nil {
 		return err
 	}
 	if !cmd.Bool("json") {
-		fmt.Fprintf(a.io.stdout, "watching %s (Ctrl-C to stop)\n", info.Notebook)
+		fmt.Fprintf(a.io.stdout, "watching %s (Ctrl-C to stop)\n", notebook)
 	}
 	onSync(res)
-	err = c.Events(ctx, func(ev server.Event) {
+	err = events(ctx, func(ev server.Event) {
 		switch ev.Type {
 		case "sync":
 			var r host.SyncResult

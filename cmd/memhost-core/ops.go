@@ -62,6 +62,12 @@ var (
 // answer differently: the command then runs in-process, as it does with
 // --no-server.
 func (a *app) with(ctx context.Context, cmd *cli.Command, fn func(ops) error) error {
+	if a.io.shared != nil { // relayed into the server
+		if _, err := a.config(cmd); err != nil {
+			return err
+		}
+		return fn(a.io.shared)
+	}
 	if c, err := a.dial(cmd); err == nil {
 		err = fn(c)
 		c.Close()
@@ -91,15 +97,24 @@ func (a *app) dial(cmd *cli.Command) (*server.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := server.Dial(home, config.Overrides(a.io.getenv))
+	c, err := server.Dial(home, server.EnvOverrides(a.io.getenv))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := config.Load(filepath.Join(home, config.FileName), a.io.getenv); err != nil {
+	if _, err := a.config(cmd); err != nil {
 		c.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+// config reads the home's config.yaml as an in-process run would.
+func (a *app) config(cmd *cli.Command) (config.Config, error) {
+	home, err := a.home(cmd)
+	if err != nil {
+		return config.Config{}, err
+	}
+	return config.Load(filepath.Join(home, config.FileName), a.io.getenv)
 }
 
 // absPaths makes file arguments absolute: a server resolves paths against

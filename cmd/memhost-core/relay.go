@@ -10,17 +10,25 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/relay"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server"
 )
 
 // relayHandler runs commands for the thin launcher inside the server (see
 // internal/relay): the same run() as a memhost-core process, with the
 // launcher's arguments, environment, working folder and stdio. Served on
 // the unix socket only. The command reaches the server's data as any CLI
-// does, through the socket (or in-process when the server would read the
-// configuration differently), so its output and exit code are a CLI's.
-func relayHandler(w http.ResponseWriter, r *http.Request) {
+// does... but on the server's own Host: when the launcher's environment
+// would read the configuration (or the clock) otherwise, the launcher is
+// told to run memhost-core itself instead.
+func (a *app) relayHandler(h *host.Host, srv *server.Server) http.HandlerFunc {
+	serverEnv := server.EnvFingerprint(server.EnvOverrides(a.io.getenv))
+	return func(w http.ResponseWriter, r *http.Request) { a.relay(h, srv, serverEnv, w, r) }
+}
+
+func (a *app) relay(h *host.Host, srv *server.Server, serverEnv string, w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Upgrade") != relay.Upgrade {
 		http.Error(w, "want Upgrade: "+relay.Upgrade, http.StatusBadRequest)
 		return
@@ -47,6 +55,14 @@ func relayHandler(w http.ResponseWriter, r *http.Request) {
 	typ, p, err := relay.Read(brw.Reader)
 	var hello relay.HelloMsg
 	if err != nil || typ != relay.Hello || json.Unmarshal(p, &hello) != nil || len(hello.Args) == 0 {
+		return
+	}
+	env := hello.Env
+	getenv := func(k string) string { return env[k] }
+	if server.EnvFingerprint(server.EnvOverrides(getenv)) != serverEnv {
+		// The server reads its configuration (or the clock) otherwise:
+		// the launcher runs memhost-core itself.
+		relay.Write(conn, relay.Exit, relay.ExitPayload(relay.ExitRunLocally))
 		return
 	}
 
@@ -85,16 +101,18 @@ func relayHandler(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}()
-	env := hello.Env
 	code := run(ctx, hello.Args, stdio{
 		stdin:        in,
 		stdinIsPiped: hello.StdinPiped,
 		stdout:       out(relay.Stdout),
 		stdoutIsTTY:  hello.StdoutTTY,
 		stderr:       out(relay.Stderr),
-		getenv:       func(k string) string { return env[k] },
+		getenv:       getenv,
 		cwd:          hello.Cwd,
+		shared:       h,
+		follow:       srv.Follow,
 	})
+	pr.CloseWithError(io.EOF) // unblock the reader: stdin the command left unread
 	wmu.Lock()
 	relay.Write(conn, relay.Exit, relay.ExitPayload(code))
 	wmu.Unlock()

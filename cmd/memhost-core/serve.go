@@ -92,7 +92,9 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 		l := cmd.String("listen")
 		opts.Listen = &l
 	}
-	opts.SocketRoutes = map[string]http.Handler{relay.Path: http.HandlerFunc(relayHandler)}
+	opts.SocketRoutes = func(h *host.Host, s *server.Server) map[string]http.Handler {
+		return map[string]http.Handler{relay.Path: a.relayHandler(h, s)}
+	}
 	return server.Run(ctx, opts)
 }
 

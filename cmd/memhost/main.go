@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memhost/memhost/internal/relay"
 	"github.com/memhost/memhost/internal/sockpath"
@@ -40,14 +40,14 @@ func launch(args []string) int {
 	if !ok {
 		return core(args, nil)
 	}
-	code, stdin, err := forward(home, args)
+	code, in, err := forward(home, args)
 	if err == nil {
 		return code
 	}
 	if !errors.Is(err, errNoServer) {
 		fmt.Fprintf(os.Stderr, "memhost: warning: the memhost server stopped answering (%v); running in this process instead\n", err)
 	}
-	return core(args, stdin)
+	return core(args, in)
 }
 
 // forwardable finds the home of a command the server can run: not serve
@@ -98,21 +98,93 @@ func forwardable(args []string) (home string, ok bool) {
 
 var errNoServer = errors.New("no server")
 
-// forward runs the command in the home's server. errNoServer: none
-// answered, nothing happened. Another error: the server went away before
-// the command ended; stdin holds what was read of stdin.
-func forward(home string, args []string) (code int, stdin []byte, err error) {
-	conn, err := net.DialTimeout("unix", sockpath.Of(home), time.Second)
+// stdinReader is the one reader of this process's stdin, started when the
+// server asks for stdin: what it read is kept (up to maxStdin) so that
+// memhost-core can be given it again if the server goes away.
+type stdinReader struct {
+	mu     sync.Mutex
+	kept   bytes.Buffer
+	chunks chan []byte // closed at end of stdin
+}
+
+func readStdin() *stdinReader {
+	s := &stdinReader{chunks: make(chan []byte, 16)}
+	go func() {
+		defer close(s.chunks)
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := os.Stdin.Read(buf)
+			if n > 0 {
+				s.chunks <- buf[:n]
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// keep records a chunk taken from chunks.
+func (s *stdinReader) keep(p []byte) {
+	s.mu.Lock()
+	if s.kept.Len() <= maxStdin {
+		s.kept.Write(p)
+	}
+	s.mu.Unlock()
+}
+
+// rest is what was read so far followed by what stdin still holds.
+func (s *stdinReader) rest() io.Reader {
+	s.mu.Lock()
+	kept := append([]byte(nil), s.kept.Bytes()...)
+	s.mu.Unlock()
+	pr, pw := io.Pipe()
+	go func() {
+		for p := range s.chunks {
+			if _, err := pw.Write(p); err != nil {
+				return
+			}
+		}
+		pw.Close()
+	}()
+	return io.MultiReader(bytes.NewReader(kept), pr)
+}
+
+// forward runs the command in the home's server. errNoServer: nothing was
+// run (no server, another version, or the server asks this process to run
+// it). Another error: the server went away before the command ended; in
+// then replays stdin to whoever runs it next.
+func forward(home string, args []string) (code int, in *stdinReader, err error) {
+	cwd, _ := os.Getwd()
+	hello := relay.HelloMsg{Args: args, Env: map[string]string{}, Cwd: cwd,
+		StdinPiped: notTTY(os.Stdin), StdoutTTY: !notTTY(os.Stdout)}
+	for _, kv := range os.Environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "MEMHOST_") || k == "HOME" || k == "TZ" {
+			hello.Env[k] = v
+		}
+	}
+	// JSON carries text: bytes that are not UTF-8 (a file name, an
+	// argument) would arrive changed. memhost-core gets them as they are.
+	for _, v := range append(append([]string{cwd}, args...), mapValues(hello.Env)...) {
+		if !utf8.ValidString(v) {
+			return 0, nil, errNoServer
+		}
+	}
+	conn, err := sockpath.Dial(home, time.Second)
 	if err != nil {
 		return 0, nil, errNoServer
 	}
 	defer conn.Close()
+	// A server that accepts but does not answer (stopped) must not hang
+	// the command: the handshake has a deadline.
+	conn.SetDeadline(time.Now().Add(10 * time.Second))
 	fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: memhost\r\nConnection: Upgrade\r\nUpgrade: %s\r\nMemhost-Version: %s\r\nContent-Length: 0\r\n\r\n",
 		relay.Path, relay.Upgrade, version.String())
 	br := bufio.NewReader(conn)
 	status, err := br.ReadString('\n')
 	if err != nil {
-		return 0, nil, errNoServer // a socket nobody serves well: let memhost-core see
+		return 0, nil, errNoServer
 	}
 	for { // the headers
 		l, err := br.ReadString('\n')
@@ -124,20 +196,13 @@ func forward(home string, args []string) (code int, stdin []byte, err error) {
 		}
 	}
 	if !strings.Contains(status, " 101 ") {
-		// Another version, or a server without the relay: memhost-core
-		// talks to it through the API and says what is wrong.
+		// Another version, a server stopping, or one without the relay:
+		// memhost-core talks to it through the API and says what is wrong.
 		return 0, nil, errNoServer
 	}
-	cwd, _ := os.Getwd()
-	hello := relay.HelloMsg{Args: args, Env: map[string]string{}, Cwd: cwd,
-		StdinPiped: notTTY(os.Stdin), StdoutTTY: !notTTY(os.Stdout)}
-	for _, kv := range os.Environ() {
-		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "MEMHOST_") || k == "HOME" {
-			hello.Env[k] = v
-		}
-	}
+	conn.SetDeadline(time.Time{})
 	b, _ := json.Marshal(hello)
-	var wmu sync.Mutex // frames from this goroutine and the stdin copier
+	var wmu sync.Mutex // frames from this goroutine and the stdin sender
 	send := func(typ byte, p []byte) error {
 		wmu.Lock()
 		defer wmu.Unlock()
@@ -146,52 +211,11 @@ func forward(home string, args []string) (code int, stdin []byte, err error) {
 	if err := send(relay.Hello, b); err != nil {
 		return 0, nil, errNoServer
 	}
-	var (
-		kept     bytes.Buffer // stdin sent, for a replay
-		keptMu   sync.Mutex
-		started  bool
-		copyDone = make(chan struct{})
-	)
-	copyStdin := func() {
-		defer close(copyDone)
-		buf := make([]byte, 64<<10)
-		for {
-			n, err := os.Stdin.Read(buf)
-			if n > 0 {
-				keptMu.Lock()
-				if kept.Len() < maxStdin+1 {
-					kept.Write(buf[:n])
-				}
-				keptMu.Unlock()
-				if send(relay.Stdin, buf[:n]) != nil {
-					return
-				}
-			}
-			if err != nil {
-				send(relay.StdinEOF, nil)
-				return
-			}
-		}
-	}
-	stdinSoFar := func() []byte {
-		if !started {
-			return nil
-		}
-		keptMu.Lock()
-		defer keptMu.Unlock()
-		return append([]byte(nil), kept.Bytes()...)
-	}
+	started := false
 	for {
 		typ, p, err := relay.Read(br)
 		if err != nil {
-			if started {
-				// Let the copier finish what stdin holds, for the replay.
-				select {
-				case <-copyDone:
-				case <-time.After(2 * time.Second):
-				}
-			}
-			return 0, stdinSoFar(), err
+			return 0, in, err
 		}
 		switch typ {
 		case relay.Stdout:
@@ -201,16 +225,36 @@ func forward(home string, args []string) (code int, stdin []byte, err error) {
 		case relay.WantIn:
 			if !started {
 				started = true
-				go copyStdin()
+				in = readStdin()
+				go func() {
+					for p := range in.chunks {
+						in.keep(p) // before sending: a failed send loses nothing
+						if send(relay.Stdin, p) != nil {
+							return
+						}
+					}
+					send(relay.StdinEOF, nil)
+				}()
 			}
 		case relay.Exit:
 			code, err := relay.ExitCode(p)
-			if err != nil {
-				return 0, stdinSoFar(), err
+			switch {
+			case err != nil:
+				return 0, in, err
+			case code == relay.ExitRunLocally && !started:
+				return 0, nil, errNoServer
 			}
 			return code, nil, nil
 		}
 	}
+}
+
+func mapValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
 }
 
 // notTTY reports whether f is a pipe or file rather than a terminal.
@@ -219,16 +263,17 @@ func notTTY(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice == 0
 }
 
-// core runs memhost-core with args. With stdin not nil (what a server
-// that went away had read), that is its stdin, followed by the rest.
-func core(args []string, stdin []byte) int {
+// core runs memhost-core with args. With in not nil (the stdin a server
+// that went away had started to read), memhost-core reads what was read
+// and then the rest.
+func core(args []string, in *stdinReader) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "memhost:", err)
 		return 1
 	}
 	path := filepath.Join(filepath.Dir(exe), "memhost-core")
-	if stdin == nil {
+	if in == nil {
 		// Replace this process: signals, stdin and the exit code are
 		// memhost-core's own.
 		err := syscall.Exec(path, append([]string{path}, args[1:]...), os.Environ())
@@ -236,7 +281,7 @@ func core(args []string, stdin []byte) int {
 		return 1
 	}
 	cmd := exec.Command(path, args[1:]...)
-	cmd.Stdin = io.MultiReader(bytes.NewReader(stdin), os.Stdin)
+	cmd.Stdin = in.rest()
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(), "MEMHOST_NO_SERVER=1")
 	if err := cmd.Run(); err != nil {

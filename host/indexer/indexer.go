@@ -55,6 +55,7 @@ type Indexer struct {
 	dirtyMu  sync.Mutex
 	dirty    map[string]bool
 	rescan   bool
+	drainReq chan chan struct{} // the running Watch's: mark pending events now
 }
 
 // New returns the Indexer of opts.

@@ -41,10 +41,32 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 	x.markRescan()
 	x.watching.Add(1)
 	defer x.watching.Add(-1)
+	drain := make(chan chan struct{})
+	x.dirtyMu.Lock()
+	x.drainReq = drain
+	x.dirtyMu.Unlock()
+	defer func() {
+		x.dirtyMu.Lock()
+		if x.drainReq == drain {
+			x.drainReq = nil
+		}
+		x.dirtyMu.Unlock()
+	}()
+	onEvent := func(ev fsnotify.Event) {
+		if ev.Has(fsnotify.Create) {
+			if fi, err := statDir(ev.Name); err == nil && fi {
+				if err := watchTree(w, ev.Name); err != nil {
+					x.opts.Log.Warn("cannot watch new folder; syncing everything from now on", "path", ev.Name, "err", err)
+					x.markRescan()
+				}
+			}
+		}
+		x.markEvent(ev.Name)
+	}
 
 	cfg := x.opts.Config()
 	sync := func(first bool) error {
-		res, err := x.Fresh(ctx)
+		res, err := x.fresh(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -76,15 +98,23 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 			if !ok {
 				return errors.New("watcher closed")
 			}
-			if ev.Has(fsnotify.Create) {
-				if fi, err := statDir(ev.Name); err == nil && fi {
-					if err := watchTree(w, ev.Name); err != nil {
-						x.opts.Log.Warn("cannot watch new folder", "path", ev.Name, "err", err)
+			onEvent(ev)
+			timer.Reset(debounce)
+		case done := <-drain:
+			for pending := true; pending; {
+				select {
+				case ev, ok := <-w.Events:
+					if !ok {
+						pending = false
+						break
 					}
+					onEvent(ev)
+					timer.Reset(debounce)
+				default:
+					pending = false
 				}
 			}
-			x.markEvent(ev.Name)
-			timer.Reset(debounce)
+			close(done)
 		case err, ok := <-w.Errors:
 			if !ok {
 				return errors.New("watcher closed")
@@ -105,10 +135,23 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 // running Watch that is a full Sync (one stat per page); with one, only
 // the pages its events named since the last sync are looked at, so a
 // search in a long-lived process costs nothing when nothing changed.
+// Events the watcher has received but not yet looked at are taken in
+// first, so an edit saved before the call is seen.
 func (x *Indexer) Fresh(ctx context.Context) (SyncResult, error) {
+	x.drainEvents(ctx)
+	return x.fresh(ctx)
+}
+
+// fresh is Fresh without draining (Watch's own goroutine drains itself).
+func (x *Indexer) fresh(ctx context.Context) (SyncResult, error) {
 	if x.watching.Load() == 0 {
 		return x.Sync(ctx)
 	}
+	// The dirty set is taken under the sync lock, so that a second caller
+	// waits for this sync instead of finding the set empty and searching
+	// before it is written.
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	x.dirtyMu.Lock()
 	dirty, rescan := x.dirty, x.rescan
 	x.dirty, x.rescan = nil, false
@@ -119,13 +162,11 @@ func (x *Indexer) Fresh(ctx context.Context) (SyncResult, error) {
 	)
 	switch {
 	case rescan:
-		res, err = x.Sync(ctx)
+		res, err = x.syncInto(ctx, x.opts.Index, nil)
 	case len(dirty) == 0:
 		return res, nil
 	default:
-		x.mu.Lock()
 		res, err = x.syncInto(ctx, x.opts.Index, keys(dirty))
-		x.mu.Unlock()
 	}
 	if err != nil { // look again next time
 		x.dirtyMu.Lock()
@@ -136,6 +177,33 @@ func (x *Indexer) Fresh(ctx context.Context) (SyncResult, error) {
 		x.dirtyMu.Unlock()
 	}
 	return res, err
+}
+
+// drainEvents asks the running watcher to mark the events it has received
+// and not yet looked at, and waits until it has (at most a second: it may
+// be in the middle of a sync, which takes the dirty set anyway).
+func (x *Indexer) drainEvents(ctx context.Context) {
+	x.dirtyMu.Lock()
+	req := x.drainReq
+	x.dirtyMu.Unlock()
+	if req == nil {
+		return
+	}
+	done := make(chan struct{})
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case req <- done:
+	case <-ctx.Done():
+		return
+	case <-t.C:
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 func (x *Indexer) markRescan() {

@@ -105,6 +105,11 @@ func Chunks(w io.Writer, typ byte, p []byte) error {
 	return nil
 }
 
+// ExitRunLocally, as the exit code, tells the launcher to run the command
+// in memhost-core itself (the server would read its configuration with
+// other environment overrides); nothing was run.
+const ExitRunLocally = 1 << 30
+
 // ExitPayload is the payload of an Exit frame.
 func ExitPayload(code int) []byte {
 	var c [4]byte
