@@ -69,6 +69,7 @@ func (d *DB) SetVectorModel(ctx context.Context, m VectorModel) (changed bool, e
 		changed = true
 		stmts := []string{
 			`DROP TABLE IF EXISTS chunks_vec`,
+			`DROP TABLE IF EXISTS chunks_bit`,
 			// Vectors are stored at unit length, where L2 ranks exactly as
 			// cosine does, and sqlite-vec has SIMD code for L2 only. The
 			// source is a partition key: each source's vectors lie in
@@ -82,6 +83,12 @@ func (d *DB) SetVectorModel(ctx context.Context, m VectorModel) (changed bool, e
 			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return err
 			}
+		}
+		if err := createBitTable(ctx, tx, m.Dimensions); err != nil {
+			return err
+		}
+		if err := touchVectors(ctx, tx); err != nil {
+			return err
 		}
 		for k, v := range map[string]string{"embeddings_plugin": m.Provider, "embeddings_model": m.Model, "dimensions": strconv.Itoa(m.Dimensions)} {
 			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, k, v); err != nil {
@@ -170,15 +177,23 @@ func (d *DB) PutVectors(ctx context.Context, model string, vecs []ChunkVector) (
 			if err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_vec WHERE chunk_id = ?`, v.ID); err != nil {
-				return err
+			for _, s := range []string{`DELETE FROM chunks_vec WHERE chunk_id = ?`, `DELETE FROM chunks_bit WHERE chunk_id = ?`} {
+				if _, err := tx.ExecContext(ctx, s, v.ID); err != nil {
+					return err
+				}
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_vec(chunk_id, embedding, source) VALUES (?, ?, ?)`, v.ID, EncodeVector(unit(v.Vector)), source); err != nil {
 				return err
 			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_bit(chunk_id, bits, source) VALUES (?, vec_bit(?), ?)`, v.ID, bitVector(v.Vector), source); err != nil {
+				return err
+			}
 			stored++
 		}
-		return nil
+		if stored == 0 {
+			return nil
+		}
+		return touchVectors(ctx, tx)
 	})
 	return stored, err
 }
@@ -196,7 +211,9 @@ const pointSearchMax = 500
 // limited to sources and to one file (path) when given. Hit.Distance is 1 - cosine similarity.
 // The limits apply inside the nearest-neighbour search, so the hits are
 // the k nearest of the chunks they allow, however many closer chunks
-// other sources or files hold.
+// other sources or files hold. A search over many vectors (see
+// coarseRatio) ranks them by their sign bits first and re-scores the best
+// exactly (quantized.go); others compare q with every vector.
 func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []string, path string) ([]Hit, error) {
 	var parts []string // the sources searched, one KNN each; nil: all in one
 	for _, s := range sources {
@@ -204,12 +221,13 @@ func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []st
 			parts = append(parts, s)
 		}
 	}
+	q = unit(q)
 	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
 		return "?" + strconv.Itoa(len(args))
 	}
-	qv, kv := arg(EncodeVector(unit(q))), arg(k)
+	qv, kv := arg(EncodeVector(q)), arg(k)
 	knn := `SELECT chunk_id, distance FROM chunks_vec WHERE embedding MATCH ` + qv + ` AND k = ` + kv
 	if path != "" {
 		// Only the partitions holding the file's chunks are searched.
@@ -227,14 +245,15 @@ func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []st
 			for i, s := range in {
 				list[i] = arg(s)
 			}
-			knn = `SELECT v.chunk_id, vec_distance_l2(v.embedding, ` + qv + `) AS distance
+			return d.knnHits(ctx, `SELECT v.chunk_id, vec_distance_l2(v.embedding, `+qv+`) AS distance
 				FROM chunks f CROSS JOIN chunks_vec v ON v.chunk_id = f.id
-				WHERE f.file_path = ` + pv + ` AND f.source IN (` + strings.Join(list, ", ") + `)`
-			parts = nil
-		} else {
-			// vec0 applies chunk_id IN (...) within the KNN.
-			knn += ` AND chunk_id IN (SELECT id FROM chunks WHERE file_path = ` + pv + `)`
+				WHERE f.file_path = `+pv+` AND f.source IN (`+strings.Join(list, ", ")+`)`, args, kv)
 		}
+		// vec0 applies chunk_id IN (...) within the KNN.
+		knn += ` AND chunk_id IN (SELECT id FROM chunks WHERE file_path = ` + pv + `)`
+	}
+	if hits, ok, err := d.searchBits(ctx, q, k, parts, path); ok || err != nil {
+		return hits, err
 	}
 	// One KNN per source, each confined to its partition: the k nearest of
 	// the sources are among their k nearest each.
@@ -245,16 +264,51 @@ func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []st
 			arms = append(arms, knn+` AND source = `+arg(s))
 		}
 	}
+	return d.knnHits(ctx, strings.Join(arms, `
+		UNION ALL `), args, kv)
+}
+
+// searchBits runs the two-stage search (quantized.go) over the sources
+// (all when nil), limited to the file at path when given, if they hold
+// d.coarseRatio times its candidates or more; ok reports whether it ran.
+func (d *DB) searchBits(ctx context.Context, q []float32, k int, sources []string, path string) (hits []Hit, ok bool, err error) {
+	s, err := d.bits(ctx)
+	if errors.Is(err, errBitLayout) {
+		return nil, false, nil // the exact search still works
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("vector search: %w", err)
+	}
+	n := max(oversample*k, minCandidates)
+	if s == nil || s.count(sources) < d.coarseRatio*n {
+		return nil, false, nil
+	}
+	var allow map[int64]bool
+	if path != "" {
+		if allow, err = d.fileChunks(ctx, path); err != nil {
+			return nil, false, fmt.Errorf("vector search: %w", err)
+		}
+	}
+	ids, err := s.candidates(q, n, sources, allow)
+	if err != nil {
+		return nil, false, fmt.Errorf("vector search: %w", err)
+	}
+	hits, err = d.rescore(ctx, q, ids, k)
+	return hits, true, err
+}
+
+// knnHits returns the chunks of the (chunk_id, distance) rows of the query
+// knn, ordered by distance, at most limit (an argument of knn's).
+func (d *DB) knnHits(ctx context.Context, knn string, args []any, limit string) ([]Hit, error) {
 	// Distances are rounded before ordering: SIMD and scalar builds differ
 	// in the last bits, and ties must be broken by path and line, not by
 	// float noise.
 	rows, err := d.db.QueryContext(ctx, `
-		WITH knn AS (`+strings.Join(arms, `
-			UNION ALL `)+`)
+		WITH knn AS (`+knn+`)
 		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, knn.distance, coalesce(c.meta, ''), coalesce(c.context, '')
 		FROM knn JOIN chunks c ON c.id = knn.chunk_id
 		ORDER BY round(knn.distance, 5), c.file_path, c.start_line
-		LIMIT `+kv, args...)
+		LIMIT `+limit, args...)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
@@ -269,6 +323,24 @@ func (d *DB) SearchVectors(ctx context.Context, q []float32, k int, sources []st
 		hits = append(hits, h)
 	}
 	return hits, rows.Err()
+}
+
+// fileChunks returns the ids of the chunks of the file at path.
+func (d *DB) fileChunks(ctx context.Context, path string) (map[int64]bool, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT id FROM chunks WHERE file_path = ?`, path)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
 }
 
 // fileSources returns the sources of the chunks of the file at path that

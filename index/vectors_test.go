@@ -263,6 +263,35 @@ func (h vecHome) bruteForce(q []float32, k int, sources []string, path string) [
 	return hits[:min(k, len(hits))]
 }
 
+// check runs SearchVectors and fails t unless it returns what bruteForce
+// does.
+func (h vecHome) check(t *testing.T, q []float32, k int, sources []string, path string) []Hit {
+	t.Helper()
+	got, err := h.db.SearchVectors(context.Background(), q, k, sources, path)
+	if err != nil {
+		t.Fatalf("SearchVectors(%v, %q): %v", sources, path, err)
+	}
+	want := h.bruteForce(q, k, sources, path)
+	if len(got) != len(want) {
+		t.Fatalf("SearchVectors(k=%d, %v, %q): %d hits, want %d", k, sources, path, len(got), len(want))
+	}
+	seen := map[int64]bool{}
+	for i, g := range got {
+		w := want[i]
+		c, ok := h.chunks[g.ChunkID]
+		// Two chunks within float noise of each other may come in
+		// either order: the distances must agree rank by rank, and
+		// each hit be an allowed chunk, found once.
+		if seen[g.ChunkID] || !ok || !c.in(sources, path) || c.path != g.Path || c.source != g.Source || c.line != g.StartLine ||
+			math.Abs(g.Distance-w.Distance) > 1e-5 {
+			t.Fatalf("SearchVectors(k=%d, %v, %q) hit %d = %d %s:%d %.6f, want %d %s:%d %.6f", k, sources, path, i,
+				g.ChunkID, g.Path, g.StartLine, g.Distance, w.ChunkID, w.Path, w.StartLine, w.Distance)
+		}
+		seen[g.ChunkID] = true
+	}
+	return got
+}
+
 // in reports whether a search limited to sources and path may return c.
 func (c vecChunk) in(sources []string, path string) bool {
 	return (len(sources) == 0 || slices.Contains(sources, c.source)) && (path == "" || c.path == path)
@@ -324,47 +353,20 @@ func TestSearchVectorsFiltered(t *testing.T) {
 	}
 	h := newVecHome(t, dims, files, vecs)
 
-	check := func(q []float32, k int, sources []string, path string) []Hit {
-		t.Helper()
-		got, err := h.db.SearchVectors(ctx, q, k, sources, path)
-		if err != nil {
-			t.Fatalf("SearchVectors(%v, %q): %v", sources, path, err)
-		}
-		want := h.bruteForce(q, k, sources, path)
-		if len(got) != len(want) {
-			t.Fatalf("SearchVectors(k=%d, %v, %q): %d hits, want %d", k, sources, path, len(got), len(want))
-		}
-		seen := map[int64]bool{}
-		for i, g := range got {
-			w := want[i]
-			c, ok := h.chunks[g.ChunkID]
-			// Two chunks within float noise of each other may come in
-			// either order: the distances must agree rank by rank, and
-			// each hit be an allowed chunk, found once.
-			if seen[g.ChunkID] || !ok || !c.in(sources, path) || c.path != g.Path || c.source != g.Source || c.line != g.StartLine ||
-				math.Abs(g.Distance-w.Distance) > 1e-5 {
-				t.Fatalf("SearchVectors(k=%d, %v, %q) hit %d = %d %s:%d %.6f, want %d %s:%d %.6f", k, sources, path, i,
-					g.ChunkID, g.Path, g.StartLine, g.Distance, w.ChunkID, w.Path, w.StartLine, w.Distance)
-			}
-			seen[g.ChunkID] = true
-		}
-		return got
-	}
-
-	hits := check(q, 10, []string{"sessions"}, "")
+	hits := h.check(t, q, 10, []string{"sessions"}, "")
 	if len(hits) != 10 || hits[0].Path != "sessions/a.jsonl" || hits[0].StartLine != 2 || math.Abs(hits[0].Distance-0.11) > 1e-4 {
 		t.Errorf("sessions: %d hits, first %+v", len(hits), hits[0])
 	}
-	hits = check(q, 10, nil, "sessions/a.jsonl")
+	hits = h.check(t, q, 10, nil, "sessions/a.jsonl")
 	if len(hits) != 3 || hits[0].StartLine != 2 {
 		t.Errorf("one session: %+v", hits)
 	}
-	check(q, 10, []string{"sessions"}, "sessions/a.jsonl")
-	check(q, 2, []string{"sessions"}, "sessions/b.jsonl")
-	if hits := check(q, 10, []string{"notebook", "daily"}, "sessions/a.jsonl"); len(hits) != 0 {
+	h.check(t, q, 10, []string{"sessions"}, "sessions/a.jsonl")
+	h.check(t, q, 2, []string{"sessions"}, "sessions/b.jsonl")
+	if hits := h.check(t, q, 10, []string{"notebook", "daily"}, "sessions/a.jsonl"); len(hits) != 0 {
 		t.Errorf("a session's file outside the sources: %d hits", len(hits))
 	}
-	hits = check(q, 10, []string{"notebook", "daily"}, "")
+	hits = h.check(t, q, 10, []string{"notebook", "daily"}, "")
 	if len(hits) != 10 {
 		t.Errorf("notebook+daily: %d hits", len(hits))
 	}
@@ -373,25 +375,25 @@ func TestSearchVectorsFiltered(t *testing.T) {
 			t.Errorf("notebook+daily returned %s", h.Path)
 		}
 	}
-	check(q, 10, []string{"daily", "sessions", "daily"}, "")
-	check(q, 10, []string{"sessions", "notebook"}, "")
-	if hits := check(q, 10, []string{"elsewhere"}, ""); len(hits) != 0 {
+	h.check(t, q, 10, []string{"daily", "sessions", "daily"}, "")
+	h.check(t, q, 10, []string{"sessions", "notebook"}, "")
+	if hits := h.check(t, q, 10, []string{"elsewhere"}, ""); len(hits) != 0 {
 		t.Errorf("an unknown source: %d hits", len(hits))
 	}
 	for range 20 {
 		q := randomUnit(r, dims)
 		for _, sources := range [][]string{nil, {"sessions"}, {"notebook"}, {"notebook", "daily"}, {"daily", "sessions"}} {
-			check(q, 1+r.Intn(30), sources, "")
+			h.check(t, q, 1+r.Intn(30), sources, "")
 		}
-		check(q, 1+r.Intn(5), nil, "notes/n07.md")
-		check(q, 4, []string{"daily"}, "daily/d03.md")
-		check(q, 1+r.Intn(30), []string{"sessions"}, "sessions/long.jsonl")
-		check(q, 1+r.Intn(30), nil, "sessions/long.jsonl")
+		h.check(t, q, 1+r.Intn(5), nil, "notes/n07.md")
+		h.check(t, q, 4, []string{"daily"}, "daily/d03.md")
+		h.check(t, q, 1+r.Intn(30), []string{"sessions"}, "sessions/long.jsonl")
+		h.check(t, q, 1+r.Intn(30), nil, "sessions/long.jsonl")
 	}
-	if hits := check(q, 10, []string{"notebook"}, "sessions/long.jsonl"); len(hits) != 0 {
+	if hits := h.check(t, q, 10, []string{"notebook"}, "sessions/long.jsonl"); len(hits) != 0 {
 		t.Errorf("a long session's file outside the sources: %d hits", len(hits))
 	}
-	check(q, 500, nil, "")
+	h.check(t, q, 500, nil, "")
 
 	// A chunk still without its vector is not found, by either way of
 	// searching a file.
@@ -404,9 +406,9 @@ func TestSearchVectorsFiltered(t *testing.T) {
 	if err := h.db.Apply(ctx, Batch{Appends: []Update{grown, long}}); err != nil {
 		t.Fatal(err)
 	}
-	check(q, 10, nil, "sessions/b.jsonl")
-	check(q, 600, nil, "sessions/long.jsonl")
-	check(q, 10, []string{"sessions"}, "")
+	h.check(t, q, 10, nil, "sessions/b.jsonl")
+	h.check(t, q, 600, nil, "sessions/long.jsonl")
+	h.check(t, q, 10, []string{"sessions"}, "")
 
 	// Removing a file removes its vectors from filtered searches too.
 	if err := h.db.Apply(ctx, Batch{Removes: []string{"sessions/a.jsonl"}}); err != nil {
@@ -417,8 +419,8 @@ func TestSearchVectorsFiltered(t *testing.T) {
 			delete(h.chunks, id)
 		}
 	}
-	check(q, 10, []string{"sessions"}, "")
-	if hits := check(q, 10, nil, "sessions/a.jsonl"); len(hits) != 0 {
+	h.check(t, q, 10, []string{"sessions"}, "")
+	if hits := h.check(t, q, 10, nil, "sessions/a.jsonl"); len(hits) != 0 {
 		t.Errorf("after removing a session: %d of its hits", len(hits))
 	}
 	if n, err := h.db.VectorRows(ctx); err != nil || n != len(h.chunks) {
