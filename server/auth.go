@@ -31,8 +31,8 @@ func guard(h http.Handler, token string) http.Handler {
 		w.Header().Set(VersionHeader, version.String())
 		r = r.WithContext(context.WithValue(r.Context(), overTCPKey{}, true))
 		if token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
+			scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+			if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
 				writeError(w, &fault.Error{Kind: KindUnauthorized, Message: "missing or wrong bearer token"})
 				return
 			}

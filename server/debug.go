@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -394,6 +395,10 @@ func versionMismatch(client string) error {
 	return fault.Errorf(fault.Conflict, "version", "the server runs memhost %s, the client is memhost %s", version.String(), client)
 }
 
+// modelName is a model's bare name, which over TCP is all a request may
+// give besides an http(s) URL: anything else may be a path.
+var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
 // pullModel is POST /api/v1/models/pull. With "Accept:
 // application/x-ndjson" the answer streams one JSON line per progress
 // step ({"progress": {"done", "total"}}) and ends with {"result": ...} or
@@ -404,7 +409,7 @@ func (s *Server) pullModel(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if overTCP(r) && !strings.Contains(req.Model, "://") && strings.ContainsAny(req.Model, `/\`) {
+	if overTCP(r) && !modelName.MatchString(req.Model) && !strings.HasPrefix(req.Model, "https://") && !strings.HasPrefix(req.Model, "http://") {
 		writeError(w, refuseFiles()) // a path on the server's disk
 		return
 	}

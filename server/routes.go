@@ -36,7 +36,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /api/v1/session/compact", write(s, "session-compact", h.SessionCompact))
 	mux.Handle("POST /api/v1/hook", socketOnly(op(s, h.Hook)))
 	mux.Handle("POST /api/v1/plugins", op(s, h.Plugins))
-	mux.Handle("POST /api/v1/plugins/use", op(s, h.UsePlugin))
+	mux.Handle("POST /api/v1/plugins/use", socketOnly(op(s, h.UsePlugin))) // options name files and hosts
 	mux.Handle("POST /api/v1/plugins/status", op(s, h.PluginStatus))
 	mux.Handle("POST /api/v1/models", op(s, h.Models))
 	mux.HandleFunc("POST /api/v1/models/pull", s.pullModel)

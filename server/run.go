@@ -114,7 +114,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	var tcpLn net.Listener
 	token := ""
 	if listen != "" {
-		if !isLoopback(listen) || opts.TokenFile != "" {
+		if !isLoopback(listen) || tokenFile != "" { // a token file asked for is used on loopback too
 			if tokenFile == "" {
 				tokenFile = tokenPath(home)
 			}
@@ -135,7 +135,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	info := Info{PID: os.Getpid(), Version: version.String(), Home: home, Notebook: h.NotebookDir(),
 		Socket: sock, Token: token != "", Started: time.Now().UTC().Truncate(time.Second), LogPath: opts.LogPath}
 	if tcpLn != nil {
-		info.URL = "http://" + tcpLn.Addr().String()
+		info.URL = "http://" + displayAddr(tcpLn.Addr())
 	}
 	var watching atomic.Bool
 	stopc := make(chan struct{})
@@ -302,4 +302,35 @@ func ReadState(home string) (Info, error) {
 		return in, err
 	}
 	return in, json.Unmarshal(b, &in)
+}
+
+// displayAddr is a listener's address as a URL host a person can open:
+// an unspecified IP (0.0.0.0, ::) shows as 127.0.0.1.
+func displayAddr(a net.Addr) string {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok || !ta.IP.IsUnspecified() {
+		return a.String()
+	}
+	return net.JoinHostPort("127.0.0.1", fmt.Sprint(ta.Port))
+}
+
+// Holder says which server holds home's lock when its socket does not
+// answer (removed, or another user's): ok is false when no server holds
+// it.
+func Holder(home string) (Info, bool) {
+	home = canonical(home)
+	f, err := os.Open(lockPath(home))
+	if err != nil {
+		return Info{}, false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return Info{}, false
+	}
+	in, err := ReadState(home)
+	if err != nil {
+		return Info{Home: home}, true
+	}
+	return in, true
 }

@@ -24,8 +24,10 @@ import (
 )
 
 // DefaultMaxBody bounds a request body: the CLI sends up to 64 MB of text
-// (what it reads from stdin), plus JSON's escaping.
-const DefaultMaxBody = 80 << 20
+// (what it reads from stdin), which JSON's escaping of quotes and
+// backslashes can double. (Text made of control characters, escaped six
+// bytes for one, can still exceed it.)
+const DefaultMaxBody = 2*64<<20 + 1<<20
 
 // VersionHeader carries the build of the client (request) and the server
 // (response). A request whose version differs from the server's is refused

@@ -279,6 +279,8 @@ func TestBadRequests(t *testing.T) {
 		{"ingest over TCP", "POST", "/api/v1/session/ingest", `{"paths": ["/etc/hostname"]}`, 403, "outside", "", nil},
 		{"hook over TCP", "POST", "/api/v1/hook", `{"event": "pre-compact", "payload": {"transcript_path": "/etc/hostname"}}`, 403, "outside", "", nil},
 		{"model path over TCP", "POST", "/api/v1/models/pull", `{"model": "/etc/hostname"}`, 403, "outside", "", nil},
+		{"hidden model name over TCP", "POST", "/api/v1/models/pull", `{"model": ".secret"}`, 403, "outside", "", nil},
+		{"plugins use over TCP", "POST", "/api/v1/plugins/use", `{"name": "hello"}`, 403, "outside", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, body, _ := do(t, tc.method, u+tc.path, tc.body, tc.header...)
@@ -332,13 +334,24 @@ func TestAuthToken(t *testing.T) {
 	if pages := pagesIn(t, home); len(pages) != 0 {
 		t.Errorf("an unauthorised remember wrote %v", pages)
 	}
-	code, body, _ := do(t, "POST", u+"/api/v1/status", `{}`, "Authorization", "Bearer "+token)
-	if code != 200 {
-		t.Errorf("with the token: %d %s", code, body)
+	for _, scheme := range []string{"Bearer ", "bearer "} {
+		code, body, _ := do(t, "POST", u+"/api/v1/status", `{}`, "Authorization", scheme+token)
+		if code != 200 {
+			t.Errorf("with the token (%q): %d %s", scheme, code, body)
+		}
 	}
 	// The socket needs no token.
 	if _, err := r.client(t).Status(context.Background(), host.StatusRequest{}); err != nil {
 		t.Error(err)
+	}
+
+	// A token file named in config.yaml is asked for on loopback too.
+	home3 := t.TempDir()
+	tf := filepath.Join(home3, "tok")
+	os.WriteFile(tf, []byte(strings.Repeat("t", 32)), 0o600)
+	r3 := start(t, home3, "127.0.0.1:0", "server:\n  tokenFile: "+tf+"\n")
+	if code, body, _ := do(t, "POST", r3.info.URL+"/api/v1/status", `{}`); code != 401 || !r3.info.Token {
+		t.Errorf("loopback with server.tokenFile, no token: %d %s", code, body)
 	}
 
 	// A token file others can read is refused.

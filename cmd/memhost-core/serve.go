@@ -172,8 +172,15 @@ func lastLine(path string, offset int64) string {
 	if err != nil || int64(len(b)) < offset {
 		return "no log"
 	}
+	// Another server started at the same moment writes to the same log:
+	// the child's own words are its last error line.
 	lines := strings.Split(strings.TrimSpace(string(b[offset:])), "\n")
-	return strings.TrimPrefix(lines[len(lines)-1], "memhost: ")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if msg, ok := strings.CutPrefix(lines[i], "memhost: "); ok {
+			return msg
+		}
+	}
+	return lines[len(lines)-1]
 }
 
 func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
@@ -223,6 +230,9 @@ func (a *app) running(ctx context.Context, cmd *cli.Command) (*server.Client, se
 	}
 	c, err := server.Dial(home, nil)
 	if err != nil {
+		if in, held := server.Holder(home); held {
+			return nil, in, fault.Errorf(fault.Unavailable, "", "memhost serve (pid %d) holds %s but its socket %s does not answer: stop it with kill %d", in.PID, home, server.SocketPath(home), in.PID)
+		}
 		return nil, server.Info{}, fault.Errorf(fault.NotFound, "", "no memhost server runs for %s", home)
 	}
 	in, err := c.Info(ctx)
