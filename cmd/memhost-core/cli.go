@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/urfave/cli/v3"
@@ -62,7 +63,7 @@ const maxStdin = 64 << 20
 // run runs the CLI and returns the exit code. Errors are printed as one
 // line on stderr.
 func run(ctx context.Context, args []string, io stdio) int {
-	app := newApp(io)
+	app := newApp(io, !allUTF8(args))
 	err := app.Run(ctx, args)
 	if err == nil {
 		return exitOK
@@ -73,6 +74,15 @@ func run(ctx context.Context, args []string, io stdio) int {
 		return exitUsage
 	}
 	return exitError
+}
+
+func allUTF8(args []string) bool {
+	for _, a := range args {
+		if !utf8.ValidString(a) {
+			return false
+		}
+	}
+	return true
 }
 
 // message words an error for people, from its kind and, for page paths,
@@ -96,8 +106,8 @@ func message(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", " ")
 }
 
-func newApp(io stdio) *cli.Command {
-	a := &app{io: io}
+func newApp(io stdio, notUTF8 bool) *cli.Command {
+	a := &app{io: io, notUTF8: notUTF8}
 	root := &cli.Command{
 		Name:  "memhost",
 		Usage: "persistent, local, inspectable memory for AI agents",
@@ -311,6 +321,9 @@ func newApp(io stdio) *cli.Command {
 // app holds what command actions share.
 type app struct {
 	io stdio
+	// notUTF8: an argument is not UTF-8, which JSON cannot carry to a
+	// server unchanged; the command runs in-process.
+	notUTF8 bool
 }
 
 // home resolves the home folder: --home, $MEMHOST_HOME, ~/.memhost.

@@ -90,7 +90,7 @@ func (a *app) with(ctx context.Context, cmd *cli.Command, fn func(ops) error) er
 // would: a broken file is reported the same way with or without a server
 // (the server keeps its last good settings).
 func (a *app) dial(cmd *cli.Command) (*server.Client, error) {
-	if cmd.Bool("no-server") || a.io.getenv("MEMHOST_NO_SERVER") != "" {
+	if cmd.Bool("no-server") || a.io.getenv("MEMHOST_NO_SERVER") != "" || a.notUTF8 {
 		return nil, server.ErrNoServer
 	}
 	home, err := a.home(cmd)

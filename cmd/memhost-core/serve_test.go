@@ -281,6 +281,8 @@ func TestBinaryLauncher(t *testing.T) {
 		{"", []string{"conversation-search", "zeppelin"}},
 		{`{"session_id":"x","hook_event_name":"SessionStart"}`, []string{"hook", "session-start"}},
 		{"", []string{"--home", "home", "context"}},
+		{"", []string{"remember", "bad \xff text"}},
+		{"", []string{"write", "knowledge/caf\xe9.md", "x"}},
 	} {
 		before := filepath.Join(t.TempDir(), "home")
 		if err := exec.Command("cp", "-a", home, before).Run(); err != nil {
@@ -314,6 +316,16 @@ func TestBinaryLauncher(t *testing.T) {
 		t.Errorf("the server answered %d requests for the commands: were they relayed?", after.Requests-in.Requests)
 	}
 
+	// A relative MEMHOST_HOME is the caller's, not the server's folder.
+	rel := exec.Command(binary, "remember", "--category", "knowledge", "relative home works")
+	rel.Dir, rel.Env = work, append(os.Environ(), "MEMHOST_HOME=home")
+	if out, err := rel.CombinedOutput(); err != nil {
+		t.Fatalf("relative MEMHOST_HOME: %v %s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "notebook", "knowledge", "facts.md")); !strings.Contains(string(b), "relative home works") {
+		t.Errorf("relative MEMHOST_HOME wrote elsewhere: facts.md is %q", b)
+	}
+
 	// A command that reads no stdin does not wait for stdin to close.
 	pr, pw, _ := os.Pipe()
 	defer pw.Close()
@@ -332,5 +344,46 @@ func TestBinaryLauncher(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		cmd.Process.Kill()
 		t.Error("recall waited for stdin to close")
+	}
+}
+
+// TestBinaryLauncherStdinReplay: the server dies while a relayed command
+// reads stdin; memhost-core, run instead, gets all of it: what the server
+// had been sent and what came after.
+func TestBinaryLauncherStdinReplay(t *testing.T) {
+	home := t.TempDir()
+	if out, errOut, err := exe(home, "", nil, "serve", "--detach", "--listen", ""); err != nil {
+		t.Fatalf("serve: %v %s %s", err, out, errOut)
+	}
+	in, err := serveInfo(t, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(in.PID, syscall.SIGKILL) })
+	pr, pw, _ := os.Pipe()
+	cmd := exec.Command(binary, "remember", "--category", "knowledge", "-")
+	cmd.Env = append(os.Environ(), "MEMHOST_HOME="+home)
+	cmd.Stdin = pr
+	var out, errOut lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	pw.WriteString("stdinreplay part-one\n")
+	time.Sleep(500 * time.Millisecond) // the server asked for stdin and got part one
+	syscall.Kill(in.PID, syscall.SIGKILL)
+	time.Sleep(200 * time.Millisecond)
+	pw.WriteString("part-two\n")
+	pw.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("remember: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "running in this process instead") {
+		t.Errorf("no word of the server going away: %q", errOut.String())
+	}
+	b, _ := os.ReadFile(filepath.Join(home, "notebook", "knowledge", "facts.md"))
+	if !strings.Contains(string(b), "stdinreplay part-one") || !strings.Contains(string(b), "part-two") {
+		t.Errorf("facts.md after the replay:\n%s", b)
 	}
 }

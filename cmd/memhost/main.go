@@ -99,16 +99,19 @@ func forwardable(args []string) (home string, ok bool) {
 var errNoServer = errors.New("no server")
 
 // stdinReader is the one reader of this process's stdin, started when the
-// server asks for stdin: what it read is kept (up to maxStdin) so that
-// memhost-core can be given it again if the server goes away.
+// server asks for stdin. A sender hands what it reads to the server,
+// keeping a copy (up to maxStdin) first, so that if the server goes away
+// memhost-core can be given all of it: what was sent, then the rest.
 type stdinReader struct {
 	mu     sync.Mutex
 	kept   bytes.Buffer
-	chunks chan []byte // closed at end of stdin
+	chunks chan []byte   // from stdin; closed at its end
+	quit   chan struct{} // closed: the sender stops
+	sent   chan struct{} // closed when the sender has stopped
 }
 
 func readStdin() *stdinReader {
-	s := &stdinReader{chunks: make(chan []byte, 16)}
+	s := &stdinReader{chunks: make(chan []byte, 16), quit: make(chan struct{}), sent: make(chan struct{})}
 	go func() {
 		defer close(s.chunks)
 		for {
@@ -125,17 +128,35 @@ func readStdin() *stdinReader {
 	return s
 }
 
-// keep records a chunk taken from chunks.
-func (s *stdinReader) keep(p []byte) {
-	s.mu.Lock()
-	if s.kept.Len() <= maxStdin {
-		s.kept.Write(p)
+// send hands stdin to send until its end, a failed send or rest.
+func (s *stdinReader) send(send func(typ byte, p []byte) error) {
+	defer close(s.sent)
+	for {
+		select {
+		case p, ok := <-s.chunks:
+			if !ok {
+				send(relay.StdinEOF, nil)
+				return
+			}
+			s.mu.Lock()
+			if s.kept.Len() <= maxStdin {
+				s.kept.Write(p) // before sending: a failed send loses nothing
+			}
+			s.mu.Unlock()
+			if send(relay.Stdin, p) != nil {
+				return
+			}
+		case <-s.quit:
+			return
+		}
 	}
-	s.mu.Unlock()
 }
 
-// rest is what was read so far followed by what stdin still holds.
+// rest stops the sender and returns what it took followed by what stdin
+// still holds.
 func (s *stdinReader) rest() io.Reader {
+	close(s.quit)
+	<-s.sent
 	s.mu.Lock()
 	kept := append([]byte(nil), s.kept.Bytes()...)
 	s.mu.Unlock()
@@ -226,15 +247,7 @@ func forward(home string, args []string) (code int, in *stdinReader, err error) 
 			if !started {
 				started = true
 				in = readStdin()
-				go func() {
-					for p := range in.chunks {
-						in.keep(p) // before sending: a failed send loses nothing
-						if send(relay.Stdin, p) != nil {
-							return
-						}
-					}
-					send(relay.StdinEOF, nil)
-				}()
+				go in.send(send)
 			}
 		case relay.Exit:
 			code, err := relay.ExitCode(p)
