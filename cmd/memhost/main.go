@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -232,6 +234,20 @@ func forward(home string, args []string) (code int, in *stdinReader, err error) 
 	if err := send(relay.Hello, b); err != nil {
 		return 0, nil, errNoServer
 	}
+	// Ctrl-C (or SIGTERM) ends the command as it ends one in-process: the
+	// server sees this side close, cancels the command, and its exit code
+	// comes back. A second signal leaves at once.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		<-sigs
+		if uc, ok := conn.(*net.UnixConn); ok {
+			uc.CloseWrite()
+		}
+		<-sigs
+		os.Exit(130)
+	}()
 	started := false
 	for {
 		typ, p, err := relay.Read(br)
