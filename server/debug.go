@@ -165,17 +165,30 @@ type rebuildResult struct {
 	Sync          *host.SyncResult `json:"sync"`
 }
 
+// keptJobs is how many finished rebuilds can still be polled.
+const keptJobs = 20
+
 // debugRebuild is POST /api/debug/memory/rebuild: starts a rebuild and
 // answers at once (202) with its id; GET .../rebuild/{id} polls it and
 // .../rebuild/{id}/events streams it.
 func (s *Server) debugRebuild(w http.ResponseWriter, r *http.Request) {
 	s.jobsMu.Lock()
+	for _, other := range s.jobs {
+		if !other.Completed {
+			s.jobsMu.Unlock()
+			writeError(w, fault.Errorf(fault.Conflict, "", "rebuild %s is running; poll /api/debug/memory/rebuild/%s", other.ID, other.ID))
+			return
+		}
+	}
 	s.nextID++
 	j := &job{ID: "rebuild-" + strconv.Itoa(s.nextID), Started: time.Now().UTC(), done: make(chan struct{})}
 	s.jobs[j.ID] = j
+	delete(s.jobs, "rebuild-"+strconv.Itoa(s.nextID-keptJobs)) // the oldest kept
 	s.jobsMu.Unlock()
 	s.Publish("rebuild", map[string]any{"id": j.ID, "state": "started"})
+	s.background.Add(1)
 	go func() {
+		defer s.background.Done()
 		// The rebuild outlives the request; the server's Close ends it.
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()

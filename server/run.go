@@ -198,11 +198,12 @@ func Run(ctx context.Context, opts RunOptions) error {
 		mux.Handle("/", hs.Handler)
 		hs.Handler = mux
 	}
-	// Before the Host closes: the socket routes' commands finish.
+	// Before the Host closes: the socket routes' commands and background
+	// work (rebuilds) finish.
 	defer func() {
 		stopping.Store(true)
 		done := make(chan struct{})
-		go func() { socketRuns.Wait(); close(done) }()
+		go func() { socketRuns.Wait(); s.Wait(); close(done) }()
 		timeout := opts.ShutdownTimeout
 		if timeout == 0 {
 			timeout = 30 * time.Second
@@ -214,10 +215,10 @@ func Run(ctx context.Context, opts RunOptions) error {
 		}
 	}()
 	go func() { serveErr <- hs.Serve(unixLn) }()
+	var tcp *http.Server
 	if tcpLn != nil {
-		tcp := &http.Server{Handler: guard(s.Handler(), token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
+		tcp = &http.Server{Handler: guard(s.Handler(), token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
 		go func() { serveErr <- tcp.Serve(tcpLn) }()
-		defer shutdown(tcp, opts.ShutdownTimeout)
 	}
 	if err := writeState(home, info); err != nil {
 		log.Warn("cannot write the server's state file", "err", err)
@@ -237,8 +238,15 @@ func Run(ctx context.Context, opts RunOptions) error {
 		}
 	}
 	log.Info("stopping: finishing requests in flight")
-	s.Close() // event streams end now; Shutdown waits for the rest
-	shutdown(hs, opts.ShutdownTimeout)
+	s.Close() // event streams and rebuilds end now; Shutdown waits for the rest
+	var wg sync.WaitGroup
+	for _, srv := range []*http.Server{hs, tcp} {
+		if srv != nil {
+			wg.Add(1)
+			go func() { defer wg.Done(); shutdown(srv, opts.ShutdownTimeout) }()
+		}
+	}
+	wg.Wait() // both listeners close at once, requests in flight finish
 	return nil
 }
 

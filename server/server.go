@@ -88,6 +88,8 @@ type Server struct {
 	requests   atomic.Int64 // served, for Info
 	lastSyncMs atomic.Value // float64: the duration of the last sync the watcher ran
 
+	background sync.WaitGroup // work that outlives its request (rebuilds)
+
 	jobsMu sync.Mutex
 	jobs   map[string]*job // rebuilds started through the debug API
 	nextID int
@@ -104,9 +106,13 @@ func New(h *host.Host, opts Options) *Server {
 	return &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), jobs: map[string]*job{}}
 }
 
-// Close ends the event streams, so that an http.Server's Shutdown does not
-// wait for them. It does not close the Host.
+// Close ends the event streams and cancels background work (a rebuild
+// started through the debug API), so that an http.Server's Shutdown does
+// not wait for them. It does not close the Host: Wait first.
 func (s *Server) Close() { s.once.Do(func() { close(s.closing) }) }
+
+// Wait waits for the background work Close cancelled to end.
+func (s *Server) Wait() { s.background.Wait() }
 
 // Publish sends an event to every /api/v1/events stream.
 func (s *Server) Publish(typ string, data any) { s.events.publish(typ, data) }
