@@ -59,7 +59,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -85,7 +84,7 @@ func (g *goldenScenario) startServer() {
 	g.t.Helper()
 	env := maps.Clone(g.env)
 	ctx, cancel := context.WithCancel(context.Background())
-	var log syncBuffer
+	var log lockedBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"memhost", "serve", "--listen", ""}, stdio{
@@ -128,24 +127,6 @@ func (g *goldenScenario) startServer() {
 var serverState = regexp.MustCompile(`(?m)^(last sync|database):  .*$`)
 
 func maskServerState(s string) string { return serverState.ReplaceAllString(s, "$1:  <server state>") }
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // goldenScenario is one home and the transcript of the commands run on it.
 type goldenScenario struct {
