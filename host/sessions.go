@@ -98,8 +98,12 @@ func (h *Host) Sessions(ctx context.Context, _ SessionsRequest) (SessionsRespons
 
 // IngestRequest imports transcript files.
 type IngestRequest struct {
-	Paths  []string `json:"paths"`
-	Format string   `json:"format"` // auto (default), memhost, claude-code
+	Paths []string `json:"paths"`
+	// Dir is the folder relative Paths are in: the caller's working folder
+	// when the caller is another process (a server resolves them otherwise
+	// against its own). "" is this process's working folder.
+	Dir    string `json:"dir,omitempty"`
+	Format string `json:"format"` // auto (default), memhost, claude-code
 }
 
 // IngestResponse reports every file.
@@ -118,7 +122,7 @@ func (h *Host) Ingest(ctx context.Context, req IngestRequest) (IngestResponse, e
 	}
 	var resp IngestResponse
 	for _, p := range req.Paths {
-		f, err := h.sessions.Import(ctx, p, req.Format)
+		f, err := h.sessions.Import(ctx, req.Dir, p, req.Format)
 		if err == nil && f.Added > 0 {
 			err = h.indexer.SyncPaths(ctx, sessions.Path(f.Session))
 		}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/eval"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/server"
 )
@@ -824,29 +823,9 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 		return usagef("session ingest takes transcript files (e.g. ~/.claude/projects/PROJECT/ID.jsonl)")
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		paths := cmd.Args().Slice()
-		_, remote := h.(*server.Client)
-		if remote || a.io.cwd != "" {
-			paths = a.absPaths(paths)
-		}
-		resp, err := h.Ingest(ctx, host.IngestRequest{Paths: paths, Format: cmd.String("format")})
+		resp, err := h.Ingest(ctx, host.IngestRequest{Paths: cmd.Args().Slice(), Dir: a.cwd(), Format: cmd.String("format")})
 		if err != nil {
-			if remote || a.io.cwd != "" { // name the files as they were given
-				msg := err.Error()
-				for j, p := range paths {
-					msg = strings.ReplaceAll(msg, p, cmd.Args().Get(j))
-				}
-				err = &fault.Error{Kind: fault.KindOf(err), Field: fault.FieldOf(err), Message: msg}
-			}
 			return err
-		}
-		for i, f := range resp.Files { // name the files as they were given
-			if j := slices.Index(paths, f.Path); j >= 0 {
-				resp.Files[i].Path = cmd.Args().Get(j)
-				for k, p := range f.Problems {
-					f.Problems[k] = strings.ReplaceAll(p, paths[j], cmd.Args().Get(j))
-				}
-			}
 		}
 		for _, f := range resp.Files {
 			for _, p := range f.Problems {

@@ -117,16 +117,6 @@ func (a *app) config(cmd *cli.Command) (config.Config, error) {
 	return config.Load(filepath.Join(home, config.FileName), a.io.getenv)
 }
 
-// absPaths makes file arguments absolute: a server resolves paths against
-// its own working folder, not the CLI's.
-func (a *app) absPaths(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = a.abs(p)
-	}
-	return out
-}
-
 // envDiffers reports the server's refusal of a client whose environment
 // overrides the configuration differently.
 func envDiffers(err error) bool {

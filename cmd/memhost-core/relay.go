@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -138,14 +139,21 @@ func (l *lazyStdin) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// cwd is the caller's working folder: the launcher's, when the command
+// runs in the server, else this process's.
+func (a *app) cwd() string {
+	if a.io.cwd != "" {
+		return a.io.cwd
+	}
+	wd, _ := os.Getwd()
+	return wd
+}
+
 // abs resolves a path given on the command line against the caller's
-// working folder (the launcher's, when the command runs in the server).
+// working folder.
 func (a *app) abs(p string) string {
-	if filepath.IsAbs(p) || a.io.cwd == "" {
-		if abs, err := filepath.Abs(p); err == nil {
-			return abs
-		}
+	if filepath.IsAbs(p) {
 		return p
 	}
-	return filepath.Join(a.io.cwd, p)
+	return filepath.Join(a.cwd(), p)
 }

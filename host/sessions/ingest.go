@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,20 +49,30 @@ func CheckFormat(format string) error {
 // assistant messages; tool calls and results summarised, not dropped). A
 // turn keeps its source id, so importing a file again adds nothing and a
 // grown file adds only its new turns. The file is streamed: memory stays
-// bounded however long it is. The caller indexes Path(res.Session).
-func (s *Store) Import(ctx context.Context, path, format string) (Imported, error) {
+// bounded however long it is. The caller indexes Path(res.Session). A
+// relative path is found in dir ("": the working folder) and is named as
+// given in the result, its problems and its errors.
+func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported, error) {
 	res := Imported{Path: path, Problems: []string{}}
-	src, err := os.Open(path)
+	file := path
+	if dir != "" && !filepath.IsAbs(path) {
+		file = filepath.Join(dir, path)
+	}
+	src, err := os.Open(file)
 	if err != nil {
 		kind := fault.Internal
 		if errors.Is(err, fs.ErrNotExist) {
 			kind = fault.NotFound
 		}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Path = path // as the caller named it
+		}
 		return res, fault.Errorf(kind, "paths", "%w", err)
 	}
 	defer src.Close()
 	if format == FormatAuto || format == "" {
-		if format, err = detectFormat(path); err != nil {
+		if format, err = detectFormat(src, path); err != nil {
 			return res, err
 		}
 	}
@@ -146,16 +157,13 @@ func (s *Store) Import(ctx context.Context, path, format string) (Imported, erro
 	return res, out.Sync()
 }
 
-// detectFormat reads lines until one tells: Claude Code lines carry a
-// "message" object or a "sessionId"; memhost's carry "content".
-func detectFormat(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
+// detectFormat reads lines of f until one tells, then rewinds it: Claude
+// Code lines carry a "message" object or a "sessionId"; memhost's carry
+// "content". path names the file in errors.
+func detectFormat(f *os.File, path string) (string, error) {
+	defer f.Seek(0, io.SeekStart)
 	format, tried := "", 0
-	err = ReadLines(f, 1, func(_ int, line []byte) error {
+	err := ReadLines(f, 1, func(_ int, line []byte) error {
 		if tried++; tried > 50 {
 			return ErrStop
 		}
