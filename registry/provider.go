@@ -33,6 +33,11 @@ var ErrStarting = errors.New("plugin starting")
 // ErrBadVectors means a plugin returned vectors memhost will not store.
 var ErrBadVectors = errors.New("plugin returned unusable vectors")
 
+// ErrReconfigured means the plugin's model changed (another caller
+// configured it) while a call was in flight: its vectors are of another
+// model than the caller asked for. Retrying is right.
+var ErrReconfigured = errors.New("plugin was reconfigured during the call")
+
 // Provider is a running plugin, seen as an sdk.Embedder. Its process is
 // started on first use and restarted after a crash; every call has a
 // timeout. It is safe for concurrent use.
@@ -363,6 +368,11 @@ func (p *Provider) EmbedWithin(ctx context.Context, texts []string, kind sdk.Kin
 	}
 	for i, v := range vecs {
 		if len(v) != dims {
+			// The provider is shared: a Configure may have changed the
+			// model after the call and before the info was updated.
+			if info, err := p.Info(ctx); err == nil && info.Dimensions == len(v) {
+				return nil, fmt.Errorf("plugin %s: %w (%d dimensions, not %d)", p.plugin.Name, ErrReconfigured, len(v), dims)
+			}
 			return nil, fmt.Errorf("plugin %s: %w: vector %d has %d dimensions, Info says %d", p.plugin.Name, ErrBadVectors, i, len(v), dims)
 		}
 		for _, x := range v {

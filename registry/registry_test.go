@@ -218,6 +218,28 @@ func TestBadVectorsAreRejected(t *testing.T) {
 	}
 }
 
+// TestReconfiguredDuringEmbed: vectors of other dimensions than the
+// provider last recorded, from a plugin whose Info now says so (another
+// caller configured it meanwhile), are ErrReconfigured, not ErrBadVectors.
+func TestReconfiguredDuringEmbed(t *testing.T) {
+	ctx := context.Background()
+	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "hello")}})
+	p, err := r.Provider(ctx, "hello", map[string]string{"dimensions": "32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Embed(ctx, []string{"warm"}, sdk.KindDocument); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.info.Dimensions = 64 // as if a Configure had not been recorded yet
+	p.mu.Unlock()
+	_, err = p.Embed(ctx, []string{"text"}, sdk.KindDocument)
+	if !errors.Is(err, ErrReconfigured) || errors.Is(err, ErrBadVectors) {
+		t.Errorf("Embed after an unrecorded reconfigure: %v, want ErrReconfigured", err)
+	}
+}
+
 func TestChangedBinaryIsRefused(t *testing.T) {
 	dir := pluginDir(t, "hello", "faulty")
 	r := newRegistry(t, Options{Dirs: []string{dir}})

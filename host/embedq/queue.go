@@ -189,6 +189,9 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cach
 	}
 	if len(texts) > 0 {
 		got, err := sem.Provider.Embed(ctx, texts, sdk.KindDocument)
+		if errors.Is(err, registry.ErrReconfigured) {
+			return 0, 0, notReady("%v; retrying", err) // as sameModel finds after the call
+		}
 		if err != nil {
 			return 0, 0, err
 		}
