@@ -62,6 +62,9 @@ type RunOptions struct {
 // conflict naming the first one's pid.
 func Run(ctx context.Context, opts RunOptions) error {
 	home := canonical(opts.Home)
+	if opts.ShutdownTimeout == 0 {
+		opts.ShutdownTimeout = 30 * time.Second
+	}
 	log := opts.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -204,13 +207,9 @@ func Run(ctx context.Context, opts RunOptions) error {
 		stopping.Store(true)
 		done := make(chan struct{})
 		go func() { socketRuns.Wait(); s.Wait(); close(done) }()
-		timeout := opts.ShutdownTimeout
-		if timeout == 0 {
-			timeout = 30 * time.Second
-		}
 		select {
 		case <-done:
-		case <-time.After(timeout):
+		case <-time.After(opts.ShutdownTimeout):
 			log.Warn("commands still running at shutdown; stopping anyway")
 		}
 	}()
@@ -252,9 +251,6 @@ func Run(ctx context.Context, opts RunOptions) error {
 
 // shutdown stops hs, waiting up to timeout for its requests.
 func shutdown(hs *http.Server, timeout time.Duration) {
-	if timeout == 0 {
-		timeout = 30 * time.Second
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if hs.Shutdown(ctx) != nil {

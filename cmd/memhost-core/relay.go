@@ -81,9 +81,8 @@ func (a *app) relay(h *host.Host, srv *server.Server, serverEnv string, w http.R
 	// The launcher's end of the connection ends the command (Ctrl-C).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	in := &lazyStdin{ask: func() { wmu.Lock(); relay.Write(conn, relay.WantIn, nil); wmu.Unlock() }, pr: nil}
 	pr, pw := io.Pipe()
-	in.pr = pr
+	in := &lazyStdin{ask: func() { wmu.Lock(); relay.Write(conn, relay.WantIn, nil); wmu.Unlock() }, pr: pr}
 	go func() {
 		defer cancel()
 		for {
