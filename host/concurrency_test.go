@@ -202,3 +202,45 @@ func TestHostConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentAppendsAcrossHosts: writers in several processes (here
+// several Hosts on one home, each with its own indexer lock) append to one
+// session at once; each turn is indexed exactly once. Before Apply
+// re-checked a grown transcript's file row inside its transaction, 20
+// appenders left 33 chunks for 20 turns.
+func TestConcurrentAppendsAcrossHosts(t *testing.T) {
+	home := t.TempDir()
+	hosts := make([]*Host, 4)
+	for i := range hosts {
+		hosts[i] = openHost(t, home, nil)
+	}
+	ctx := context.Background()
+	const turns = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, turns)
+	for i := range turns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := hosts[i%len(hosts)].SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "user", Text: fmt.Sprintf("turn number %d", i)})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := hosts[0].Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	files, err := hosts[0].idx.Files(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := files["sessions/s.jsonl"].Chunks; got != turns {
+		t.Fatalf("%d chunks for %d turns", got, turns)
+	}
+}

@@ -42,6 +42,9 @@ type SessionAppendResponse struct {
 	Session string `json:"session"`
 	Path    string `json:"path"`
 	Turn    Turn   `json:"turn"`
+	// Warnings are troubles after the turn was written (a repaired torn
+	// line, an index that could not be updated): the turn is stored.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // SessionAppend appends a turn to sessions/ID.jsonl, flushed to disk, and
@@ -61,12 +64,16 @@ func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (Ses
 	if err := req.Check(); err != nil {
 		return SessionAppendResponse{}, err
 	}
-	turn, err := h.sessions.Append(ctx, req.Session, Turn{Type: "message", Role: req.Role, Content: text, Metadata: req.Meta})
+	a, err := h.sessions.Append(ctx, req.Session, Turn{Type: "message", Role: req.Role, Content: text, Metadata: req.Meta})
 	if err != nil {
 		return SessionAppendResponse{}, err
 	}
 	rel := sessions.Path(req.Session)
-	return SessionAppendResponse{Session: req.Session, Path: rel, Turn: turn}, h.indexer.SyncPaths(ctx, rel)
+	resp := SessionAppendResponse{Session: req.Session, Path: rel, Turn: a.Turn}
+	if a.Repaired != "" {
+		resp.Warnings = append(resp.Warnings, a.Repaired)
+	}
+	return resp, h.indexer.SyncPaths(ctx, rel)
 }
 
 // Check reports a Meta that is not a JSON object; a client checks it

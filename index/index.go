@@ -267,7 +267,17 @@ func (c Chunk) EmbedText() string {
 type Update struct {
 	File   File
 	Chunks []Chunk
+	// Base, for Batch.Appends, is the hash of the file row the new chunks
+	// continue. Another process may have indexed the file since it was
+	// read: Apply then skips the append if the row already holds File's
+	// content, and fails with ErrStale otherwise, instead of adding chunks
+	// twice.
+	Base string
 }
+
+// ErrStale means an append was computed from a file row that has changed
+// since: read the file again and recompute.
+var ErrStale = errors.New("the index changed since the file was read")
 
 // Batch is a set of changes applied in one transaction.
 type Batch struct {
@@ -388,6 +398,18 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 			if i < len(b.Upserts) {
 				if err := removeFile(ctx, tx, f.Path); err != nil {
 					return err
+				}
+			} else {
+				var cur string
+				err := tx.QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, f.Path).Scan(&cur)
+				if err != nil && !errors.Is(err, sql.ErrNoRows) {
+					return err
+				}
+				if cur == f.Hash {
+					continue // indexed meanwhile by another process
+				}
+				if cur != u.Base {
+					return fmt.Errorf("appending to %s: %w", f.Path, ErrStale)
 				}
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO files(path, source, hash, mtime, size, indexed_at) VALUES (?, ?, ?, ?, ?, ?)`,

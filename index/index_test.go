@@ -357,3 +357,39 @@ func TestSourceRange(t *testing.T) {
 		t.Errorf("daily+sessions = [%d, %d)", lo, hi)
 	}
 }
+
+// TestApplyStaleAppend: an append computed from a file row another
+// process has changed since is refused (ErrStale), not added twice; one
+// that another process already applied is skipped.
+func TestApplyStaleAppend(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "memory.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	first := page("sessions/s.jsonl", "turn one")
+	first.File.Source = "sessions"
+	if err := db.Apply(ctx, Batch{Upserts: []Update{first}}); err != nil {
+		t.Fatal(err)
+	}
+	grown := page("sessions/s.jsonl", "turn two")
+	grown.File.Source, grown.File.Hash, grown.Base = "sessions", "h2", first.File.Hash
+	for range 2 { // the second is the same append from another process: skipped
+		if err := db.Apply(ctx, Batch{Appends: []Update{grown}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := page("sessions/s.jsonl", "turn two again")
+	stale.File.Source, stale.File.Hash, stale.Base = "sessions", "h3", first.File.Hash
+	if err := db.Apply(ctx, Batch{Appends: []Update{stale}}); !errors.Is(err, ErrStale) {
+		t.Fatalf("stale append: %v", err)
+	}
+	files, err := db.Files(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := files["sessions/s.jsonl"]; f.Chunks != 2 || f.Hash != "h2" {
+		t.Fatalf("file row = %+v", f)
+	}
+}

@@ -150,6 +150,7 @@ func TestSearchVectorsQuantized(t *testing.T) {
 	grown := page("sessions/a.jsonl", "turn 4")
 	grown.File.Source = "sessions"
 	grown.Chunks[0].StartLine, grown.Chunks[0].EndLine = 4, 4
+	grown.File.Hash, grown.Base = "h-grown", grown.File.Hash
 	if err := h.db.Apply(ctx, Batch{Appends: []Update{grown}, Upserts: []Update{page("notes/n00.md", "new")}}); err != nil {
 		t.Fatal(err)
 	}

@@ -426,9 +426,7 @@ func (a *app) pluginsList(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		for _, w := range resp.Warnings {
-			fmt.Fprintln(a.io.stderr, "memhost: warning: "+w)
-		}
+		a.warn(resp.Warnings...)
 		if cmd.Bool("json") {
 			return a.out(cmd, resp.Plugins, nil)
 		}
@@ -659,6 +657,7 @@ func (a *app) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.warn(resp.Warnings...)
 		return a.out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "appended turn %s (%s) to %s\n", resp.Turn.ID, resp.Turn.Role, resp.Path)
 		})
@@ -811,6 +810,7 @@ func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.warn(resp.Warnings...)
 		return a.out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "compacted %s: the summary replaces %d turns (%s to %s); %d recent tokens kept; the turns stay searchable\n",
 				resp.Session, resp.RemovedCount, resp.FirstTurn, resp.LastTurn, resp.KeptTokens)
@@ -828,13 +828,12 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 		for _, f := range resp.Files {
-			for _, p := range f.Problems {
-				fmt.Fprintln(a.io.stderr, "memhost: warning: "+p)
-			}
+			a.warn(f.Repaired...)
+			a.warn(f.Problems...)
 		}
 		return a.out(cmd, resp, func(w io.Writer) {
 			for _, f := range resp.Files {
-				fmt.Fprintf(w, "%s (%s) -> session %s: %d turns added, %d already there, %d lines left out\n", f.Path, f.Format, f.Session, f.Added, f.Known, f.Skipped)
+				fmt.Fprintf(w, "%s (%s) -> session %s: %s added, %d already there, %s left out\n", f.Path, f.Format, f.Session, plural(f.Added, "turn"), f.Known, plural(f.Skipped, "line"))
 			}
 		})
 	})
@@ -868,4 +867,19 @@ func quoted(context string) string {
 		return ""
 	}
 	return "      > " + context + "\n"
+}
+
+// warn prints each warning to stderr, one line each.
+func (a *app) warn(warnings ...string) {
+	for _, w := range warnings {
+		fmt.Fprintln(a.io.stderr, "memhost: warning: "+w)
+	}
+}
+
+// plural is "1 turn", "2 turns".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -155,7 +155,24 @@ func (x *Indexer) SyncPaths(ctx context.Context, rels ...string) error {
 
 // syncInto syncs db with the whole notebook (only == nil) or with the pages
 // in only.
+//
+// Another process may index the same transcripts meanwhile; an append
+// computed from what it changed is stale (index.ErrStale) and the sync is
+// done again from the index as it is now.
 func (x *Indexer) syncInto(ctx context.Context, db *index.DB, only []string) (SyncResult, error) {
+	for attempt := 1; ; attempt++ {
+		res, err := x.syncOnce(ctx, db, only)
+		if !errors.Is(err, index.ErrStale) || attempt == staleRetries {
+			return res, err
+		}
+	}
+}
+
+// staleRetries bounds the syncs tried in a row when each finds the index
+// changed under it by another process.
+const staleRetries = 10
+
+func (x *Indexer) syncOnce(ctx context.Context, db *index.DB, only []string) (SyncResult, error) {
 	start := time.Now()
 	var res SyncResult
 	stamps, err := db.Stamps(ctx)
@@ -370,6 +387,9 @@ func (x *Indexer) examineOne(f diskFile, st index.File) examined {
 			r.problem = strings.Join(problems, "; ")
 		}
 		r.update = &index.Update{File: file, Chunks: chunks}
+		if r.appendOnly {
+			r.update.Base = st.Hash
+		}
 		return r
 	}
 	text := string(data)

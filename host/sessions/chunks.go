@@ -25,8 +25,10 @@ const contextWords = 60
 // before it in the transcript (for the first new turn the lines before from
 // are read back, so a grown transcript's new turns get the context a whole
 // indexing gives them). Malformed lines are reported with their line number
-// and skipped.
+// and skipped; a last line without its newline that is not whole JSON is
+// one being written (or cut by a crash) and is left out silently.
 func Chunks(rel string, data []byte, from int, opt chunk.Options) ([]index.Chunk, []string) {
+	data = completeLines(data)
 	session := IDOf(rel)
 	prev := lastTurnText(data[:from], opt)
 	maxWords := opt.MaxTokens * 3 / 4 // a token is about 3/4 of a word

@@ -92,6 +92,9 @@ type Compacted struct {
 	RemovedCount int    `json:"removedCount"` // turns the summary replaces in the working context
 	KeptTokens   int    `json:"keptTokens"`   // recent turns left as they are
 	Turn         Turn   `json:"turn"`
+	// Warnings are troubles after the entry was written (a repaired torn
+	// line, an index that could not be updated): the entry is stored.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Compact appends a compaction entry holding summary (already cleaned):
@@ -119,6 +122,10 @@ func (s *Store) Compact(ctx context.Context, session, summary string, keepRecent
 	}
 	resp := Compacted{Session: session, FirstTurn: removed[0].ID, LastTurn: removed[len(removed)-1].ID, RemovedCount: len(removed), KeptTokens: kept}
 	meta, _ := json.Marshal(map[string]any{"removedCount": len(removed), "firstTurn": resp.FirstTurn, "lastTurn": resp.LastTurn})
-	resp.Turn, err = s.Append(ctx, session, Turn{Type: "compaction", Content: summary, Metadata: meta})
+	a, err := s.Append(ctx, session, Turn{Type: "compaction", Content: summary, Metadata: meta})
+	resp.Turn = a.Turn
+	if a.Repaired != "" {
+		resp.Warnings = append(resp.Warnings, a.Repaired)
+	}
 	return resp, err
 }

@@ -1,7 +1,7 @@
 package sessions
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"time"
 
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/fault"
@@ -31,8 +31,11 @@ type Imported struct {
 	Format   string   `json:"format"`
 	Added    int      `json:"added"`    // turns appended
 	Known    int      `json:"known"`    // turns already in the session (skipped)
-	Skipped  int      `json:"skipped"`  // lines that are not turns (metadata, empty)
+	Skipped  int      `json:"skipped"`  // lines left out: not turns (metadata, empty) or malformed
 	Problems []string `json:"problems"` // malformed lines, file:line
+	// Repaired says what was repaired in the session's transcript before
+	// the import (an incomplete last line left by an interrupted write).
+	Repaired []string `json:"repaired,omitempty"`
 }
 
 // CheckFormat refuses an unknown format name; "" means auto.
@@ -44,14 +47,22 @@ func CheckFormat(format string) error {
 	return fault.BadInputf("format", "format %q: choose auto, memhost or claude-code", format)
 }
 
-// Import appends the turns of the transcript at path to the session named
-// after its file: memhost's own format, or Claude Code's (text of user and
-// assistant messages; tool calls and results summarised, not dropped). A
-// turn keeps its source id, so importing a file again adds nothing and a
-// grown file adds only its new turns. The file is streamed: memory stays
-// bounded however long it is. The caller indexes Path(res.Session). A
-// relative path is found in dir ("": the working folder) and is named as
-// given in the result, its problems and its errors.
+// importBatch is how many bytes of whole lines Import collects before it
+// writes them in one write and flushes them to disk.
+const importBatch = 1 << 20
+
+// Import appends the turns of the transcript at path to a session:
+// memhost's own format, or Claude Code's (text of user and assistant
+// messages; tool calls and results summarised, not dropped). A turn keeps
+// its source id, so importing a file again adds nothing and a grown file
+// adds only its new turns. The session is named after the file; another
+// file of the same name gets its own session (see claim). The file is
+// streamed: memory stays bounded however long it is, and the turns are
+// written in batches of whole lines, each flushed to disk, so a crash
+// loses at most the batch being written, and importing again restores it.
+// A file without turns makes no session. The caller indexes
+// Path(res.Session). A relative path is found in dir ("": the working
+// folder) and is named as given in the result, its problems and errors.
 func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported, error) {
 	res := Imported{Path: path, Problems: []string{}}
 	file := path
@@ -78,20 +89,25 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported,
 	}
 	res.Format = format
 	res.Session = sessionName(path, format)
-	dest := s.file(res.Session)
-	out, err := os.OpenFile(dest, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
-	if err != nil {
-		return res, err
+	source := canonical(file)
+	var (
+		out   *os.File // the session's transcript, locked; nil until the first turn
+		known map[string]bool
+		batch []byte
+	)
+	defer func() {
+		if out != nil {
+			out.Close()
+		}
+	}()
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := writeWhole(out, batch)
+		batch = batch[:0]
+		return err
 	}
-	defer out.Close()
-	if err := syscall.Flock(int(out.Fd()), syscall.LOCK_EX); err != nil {
-		return res, err
-	}
-	known, err := ids(dest)
-	if err != nil {
-		return res, err
-	}
-	w := bufio.NewWriterSize(out, 1<<20)
 	var werr error
 	err = ReadLines(src, 1, func(n int, line []byte) error {
 		if n%1000 == 0 && ctx.Err() != nil {
@@ -103,7 +119,7 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported,
 			turns, perr = claudeTurns(line)
 		} else {
 			var t Turn
-			if perr = json.Unmarshal(line, &t); perr == nil {
+			if perr = json.Unmarshal(line, &t); perr == nil && strings.TrimSpace(t.Content) != "" {
 				if t.Type == "" {
 					t.Type = "message"
 				}
@@ -112,7 +128,6 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported,
 		}
 		if perr != nil {
 			res.Problems = append(res.Problems, fmt.Sprintf("%s:%d: %v; skipped", path, n, perr))
-			return nil
 		}
 		if len(turns) == 0 {
 			res.Skipped++
@@ -124,6 +139,15 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported,
 			}
 			if len(turns) > 1 {
 				t.ID = fmt.Sprintf("%s#%d", t.ID, i)
+			}
+			if out == nil {
+				var repaired string
+				if res.Session, out, repaired, known, werr = s.claim(res.Session, source, t); werr != nil {
+					return werr
+				}
+				if repaired != "" {
+					res.Repaired = append(res.Repaired, repaired)
+				}
 			}
 			if known[t.ID] {
 				res.Known++
@@ -137,24 +161,163 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported,
 			if err != nil {
 				return err
 			}
-			if _, werr = w.Write(append(b, '\n')); werr != nil {
-				return werr
-			}
+			batch = append(append(batch, b...), '\n')
 			known[t.ID] = true
 			res.Added++
+			if len(batch) >= importBatch {
+				if werr = flush(); werr != nil {
+					return werr
+				}
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		if err == ctx.Err() || err == werr {
-			return res, err
+			return res, errors.Join(err, flush())
 		}
 		res.Problems = append(res.Problems, fmt.Sprintf("%s: %v", path, err))
 	}
-	if err := w.Flush(); err != nil {
-		return res, err
+	return res, flush()
+}
+
+// sourcesFile records which file each imported session came from, one
+// JSON line per claim, in the sessions folder (hidden: never indexed).
+const sourcesFile = ".sources.jsonl"
+
+// sourceRecord is one line of sourcesFile.
+type sourceRecord struct {
+	Session string `json:"session"`
+	Source  string `json:"source"` // absolute, symlinks resolved
+	Time    string `json:"time"`
+}
+
+// claim picks the session the turns of source go to, opens its transcript
+// for appending (locked, torn tail repaired) and reads the ids it holds.
+// It is the session recorded for source, else the first of name, name-2,
+// name-3, … that is new, or that no other source claimed and whose
+// transcript starts with first (the same file imported before sources
+// were recorded). So a/chat.jsonl and b/chat.jsonl, whose turns have no
+// ids of their own, never merge into one session.
+func (s *Store) claim(name, source string, first Turn) (string, *os.File, string, map[string]bool, error) {
+	owners, bySource, err := s.readSources()
+	if err != nil {
+		return "", nil, "", nil, err
 	}
-	return res, out.Sync()
+	if session, ok := bySource[source]; ok {
+		f, repaired, err := s.openAppend(session, true, false)
+		if err != nil {
+			return "", nil, "", nil, err
+		}
+		known, _, err := turnIDs(f)
+		if err != nil {
+			f.Close()
+			return "", nil, "", nil, err
+		}
+		return session, f, repaired, known, nil
+	}
+	for i := 1; i <= 1000; i++ {
+		session := suffixed(name, i)
+		if _, taken := owners[session]; taken {
+			continue
+		}
+		f, repaired, err := s.openAppend(session, true, true)
+		known := map[string]bool{}
+		switch {
+		case errors.Is(err, fs.ErrExist):
+			if f, repaired, err = s.openAppend(session, false, false); errors.Is(err, fs.ErrNotExist) {
+				continue // removed meanwhile; a later name will do
+			}
+			if err != nil {
+				return "", nil, "", nil, err
+			}
+			var head Turn
+			if known, head, err = turnIDs(f); err != nil {
+				f.Close()
+				return "", nil, "", nil, err
+			}
+			if head.ID != first.ID || head.Content != strings.ToValidUTF8(first.Content, "\uFFFD") {
+				f.Close()
+				continue
+			}
+		case err != nil:
+			return "", nil, "", nil, err
+		}
+		rec, _ := json.Marshal(sourceRecord{Session: session, Source: source, Time: s.Now().UTC().Format(time.RFC3339Nano)})
+		if err := appendLocked(filepath.Join(s.Dir, sourcesFile), append(rec, '\n')); err != nil {
+			f.Close()
+			return "", nil, "", nil, err
+		}
+		return session, f, repaired, known, nil
+	}
+	return "", nil, "", nil, fmt.Errorf("no free session name for %s (%s-2 … %s-1000 are taken)", source, name, name)
+}
+
+// readSources reads sourcesFile: the source each claimed session belongs
+// to, and the session of each source (the last claim wins).
+func (s *Store) readSources() (owners, bySource map[string]string, err error) {
+	owners, bySource = map[string]string{}, map[string]string{}
+	data, err := os.ReadFile(filepath.Join(s.Dir, sourcesFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return owners, bySource, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	err = ReadLines(bytes.NewReader(data), 1, func(_ int, line []byte) error {
+		var r sourceRecord
+		if json.Unmarshal(line, &r) == nil && r.Session != "" && r.Source != "" {
+			owners[r.Session], bySource[r.Source] = r.Source, r.Session
+		}
+		return nil
+	})
+	return owners, bySource, err
+}
+
+// turnIDs reads the ids of the turns in the transcript f (open, locked),
+// and its first turn.
+func turnIDs(f *os.File) (map[string]bool, Turn, error) {
+	out := map[string]bool{}
+	var first Turn
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, first, err
+	}
+	err = ReadLines(io.NewSectionReader(f, 0, fi.Size()), 1, func(_ int, line []byte) error {
+		var t Turn
+		if json.Unmarshal(line, &t) == nil && t.ID != "" {
+			if len(out) == 0 {
+				first = t
+			}
+			out[t.ID] = true
+		}
+		return nil
+	})
+	return out, first, err
+}
+
+// suffixed is name for i = 1, else name-i, kept within an id's 128 bytes.
+func suffixed(name string, i int) string {
+	if i == 1 {
+		return name
+	}
+	suffix := fmt.Sprintf("-%d", i)
+	if len(name)+len(suffix) > 128 {
+		name = name[:128-len(suffix)]
+	}
+	return name + suffix
+}
+
+// canonical is path made absolute with its symlinks resolved, as far as
+// that can be done.
+func canonical(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	return path
 }
 
 // detectFormat reads lines of f until one tells, then rewinds it: Claude

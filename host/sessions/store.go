@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/memhost/memhost/host/chunk"
@@ -46,11 +45,16 @@ func (s *Store) Exists(session string) (bool, error) {
 	return err == nil, err
 }
 
+// Appended is a turn as written, and what was repaired first.
+type Appended struct {
+	Turn     Turn
+	Repaired string // an incomplete last line cut off before (see cutTornTail); "" if none
+}
+
 // Append gives t an id, a time and a token count, and appends it to the
 // session's transcript as one line, flushed to disk, under the file's lock
-// so lines of concurrent writers never interleave. It returns the turn as
-// written.
-func (s *Store) Append(ctx context.Context, session string, t Turn) (Turn, error) {
+// so lines of concurrent writers never interleave.
+func (s *Store) Append(ctx context.Context, session string, t Turn) (Appended, error) {
 	var id [6]byte
 	rand.Read(id[:])
 	t.ID = hex.EncodeToString(id[:])
@@ -58,29 +62,17 @@ func (s *Store) Append(ctx context.Context, session string, t Turn) (Turn, error
 	t.TokenCount = chunk.EstimateTokens(t.Content)
 	line, err := json.Marshal(t)
 	if err != nil {
-		return t, err
+		return Appended{Turn: t}, err
 	}
-	if err := appendLocked(s.file(session), append(line, '\n')); err != nil {
-		return t, fmt.Errorf("append to %s: %w", Path(session), err)
-	}
-	return t, nil
-}
-
-// appendLocked appends data to the file at path under an exclusive flock
-// and flushes it to disk.
-func appendLocked(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, repaired, err := s.openAppend(session, true, false)
 	if err != nil {
-		return err
+		return Appended{Turn: t}, fmt.Errorf("append to %s: %w", Path(session), err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return err
+	if err := writeWhole(f, append(line, '\n')); err != nil {
+		return Appended{Turn: t, Repaired: repaired}, fmt.Errorf("append to %s: %w", Path(session), err)
 	}
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	return f.Sync()
+	return Appended{Turn: t, Repaired: repaired}, nil
 }
 
 // Transcript is a session file read whole, for compaction.
@@ -128,29 +120,6 @@ func (tr Transcript) Working() []Turn {
 		return tr.Turns
 	}
 	return tr.Turns[tr.lastCompact:]
-}
-
-// ids reads the ids of a transcript's turns (none when it is missing).
-func ids(path string) (map[string]bool, error) {
-	out := map[string]bool{}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	err = ReadLines(f, 1, func(_ int, line []byte) error {
-		var t struct {
-			ID string `json:"id"`
-		}
-		if json.Unmarshal(line, &t) == nil && t.ID != "" {
-			out[t.ID] = true
-		}
-		return nil
-	})
-	return out, err
 }
 
 // receiptsFile records flushes: one JSON line per flush, in the sessions

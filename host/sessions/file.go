@@ -1,0 +1,173 @@
+package sessions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Transcripts are append-only files that a crash may cut at any byte: a
+// kill during write(2) can leave part of a line (Linux stops copying when
+// a fatal signal is pending). Every writer therefore
+//   - opens the file with O_NOFOLLOW (a transcript is never a symlink, so a
+//     link planted in sessions/ cannot make memhost write elsewhere),
+//   - takes an exclusive flock for as long as it writes,
+//   - repairs a torn tail before its first write (cutTornTail), and
+//   - writes whole lines only, each batch in one write followed by fsync,
+//     cutting the file back to where it was if the write fails part way.
+// Readers leave out a last line without its newline unless it is whole
+// JSON (an editor's save), so a line being written is never half-read.
+
+// tornFile keeps the bytes cut off torn transcripts, one JSON line each,
+// in the sessions folder (hidden, so never indexed as a transcript).
+const tornFile = ".torn-lines.jsonl"
+
+// tornRecord is one line of tornFile.
+type tornRecord struct {
+	Path   string `json:"path"`   // sessions/ID.jsonl
+	Offset int64  `json:"offset"` // where the torn line started
+	Time   string `json:"time"`
+	Bytes  string `json:"bytes"` // the torn line, invalid UTF-8 replaced
+}
+
+// openAppend opens the transcript of session for appending and locks it;
+// with create, a missing one is created (O_EXCL when excl is also set, so
+// that of two writers making a new session only one succeeds). A torn
+// last line is cut off first; repaired then says what was cut.
+func (s *Store) openAppend(session string, create, excl bool) (f *os.File, repaired string, err error) {
+	flags := os.O_RDWR | os.O_APPEND | syscall.O_NOFOLLOW
+	if create {
+		flags |= os.O_CREATE
+	}
+	if excl {
+		flags |= os.O_EXCL
+	}
+	f, err = os.OpenFile(s.file(session), flags, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, "", fmt.Errorf("%s is a symlink: memhost appends only to regular files in sessions/", Path(session))
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, "", fmt.Errorf("%s is not a regular file", Path(session))
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, "", err
+	}
+	repaired, err = s.cutTornTail(f, session)
+	if err != nil {
+		f.Close()
+		return nil, "", fmt.Errorf("%s: repairing its last line: %w", Path(session), err)
+	}
+	return f, repaired, nil
+}
+
+// cutTornTail makes the locked transcript f end with a newline. A last
+// line that is whole JSON only lacks its newline and gets one; anything
+// else is a line cut by a crash, never acknowledged to its writer: it is
+// moved to tornFile and the file cut back to the line before.
+func (s *Store) cutTornTail(f *os.File, session string) (string, error) {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return "", err
+	}
+	size := fi.Size()
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return "", err
+	}
+	if last[0] == '\n' {
+		return "", nil
+	}
+	start := int64(0)
+	buf := make([]byte, 64<<10)
+	for off := size; off > 0; {
+		n := min(off, int64(len(buf)))
+		off -= n
+		if _, err := f.ReadAt(buf[:n], off); err != nil {
+			return "", err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			start = off + int64(i) + 1
+			break
+		}
+	}
+	tail := make([]byte, size-start)
+	if _, err := f.ReadAt(tail, start); err != nil {
+		return "", err
+	}
+	if json.Valid(tail) {
+		return "", writeWhole(f, []byte("\n"))
+	}
+	rec, _ := json.Marshal(tornRecord{Path: Path(session), Offset: start, Time: s.Now().UTC().Format(time.RFC3339Nano), Bytes: string(bytes.ToValidUTF8(tail, []byte("\uFFFD")))})
+	if err := appendLocked(filepath.Join(s.Dir, tornFile), append(rec, '\n')); err != nil {
+		return "", err
+	}
+	if err := f.Truncate(start); err != nil {
+		return "", err
+	}
+	if err := f.Sync(); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s: cut off an incomplete last line (%d bytes at byte %d, left by an interrupted write; kept in sessions/%s)",
+		Path(session), len(tail), start, tornFile), nil
+}
+
+// writeWhole appends data (whole lines) to f and flushes it to disk; if
+// the write fails part way, the file is cut back to its size before, so it
+// never ends in part of a line.
+func writeWhole(f *os.File, data []byte) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		if terr := f.Truncate(fi.Size()); terr != nil {
+			return fmt.Errorf("%w (and cutting back the partial write failed: %v)", err, terr)
+		}
+		return err
+	}
+	return f.Sync()
+}
+
+// appendLocked appends data to a memhost file (receipts, torn lines) under
+// an exclusive flock and flushes it to disk.
+func appendLocked(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	return writeWhole(f, data)
+}
+
+// completeLines is data without a last line that lacks its newline and is
+// not whole JSON: a line still being written, or cut by a crash.
+func completeLines(data []byte) []byte {
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return data
+	}
+	i := bytes.LastIndexByte(data, '\n')
+	if json.Valid(data[i+1:]) {
+		return data
+	}
+	return data[:i+1]
+}
+
+// exists reports whether a file exists at path (a dangling symlink counts).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}
