@@ -16,6 +16,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,11 +46,23 @@ const driverName = "sqlite3_memhost"
 // at p50, with 2 GB in 186 and 28.
 const mmapSize = 2147418112
 
+// persistWAL is SQLITE_FCNTL_PERSIST_WAL. With it, closing the last
+// connection to a database leaves its -wal and -shm files in place instead
+// of deleting them by name: after the database file was deleted or moved
+// aside (see DB.handle), those names may already belong to the new index
+// another process made, and deleting them would corrupt it.
+const persistWAL = 10
+
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
-			_, err := c.Exec("PRAGMA mmap_size = "+strconv.Itoa(mmapSize), nil)
-			return err
+			// journal_size_limit 0: the log kept by persistWAL is cut to
+			// nothing when the last connection closes, so that no stale
+			// log sits beside the file.
+			if _, err := c.Exec("PRAGMA mmap_size = "+strconv.Itoa(mmapSize)+"; PRAGMA journal_size_limit = 0", nil); err != nil {
+				return err
+			}
+			return c.SetFileControlInt("main", persistWAL, 1)
 		},
 	})
 }
@@ -113,10 +126,16 @@ var schema = []string{
 
 var tables = []string{"chunks_vec", "chunks_bit", "chunks_fts", "chunks", "files", "meta"}
 
-// DB is an open index database.
+// DB is an open index database. It follows its path: when the file there
+// is no longer the one it opened (a person deleted it for a rebuild, or
+// another process moved a corrupt one aside), the next call opens the new
+// one (see handle).
 type DB struct {
-	db   *sql.DB
-	path string
+	mu      sync.RWMutex
+	db      *sql.DB // the open database; use handle()
+	id      fileID  // the file db has open
+	retired sync.WaitGroup
+	path    string
 	// coarseRatio is the package's coarseRatio; tests set it to 0 (every
 	// search ranks by bits first) or math.MaxInt32 (none does).
 	coarseRatio int
@@ -124,30 +143,78 @@ type DB struct {
 }
 
 // Open opens or creates the index at path (its folder must exist) and makes
-// sure its schema is current.
+// sure its schema is current. A corrupt database fails with an error that
+// IsCorrupt recognises; a small one is checked whole (quickCheckMax).
 func Open(ctx context.Context, path string) (*DB, error) {
+	d := &DB{path: path, coarseRatio: coarseRatio}
+	db, id, err := d.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.db, d.id = db, id
+	return d, nil
+}
+
+// quickCheckMax is the largest index Open checks with PRAGMA quick_check:
+// it reads every page, about 7 ms per MB here (a notebook of a few hundred
+// pages); larger ones are checked when an error says they are corrupt.
+var quickCheckMax int64 = 4 << 20 // a variable for tests
+
+// open opens the database file at d.path, under the open lock: a missing
+// file's leftover -wal and -shm are removed first (they belong to a
+// database that is gone; SQLite would otherwise read the new empty file
+// through the old log and fail with "disk I/O error").
+func (d *DB) open(ctx context.Context) (*sql.DB, fileID, error) {
 	loadVec.Do(sqlite_vec.Auto)
-	dsn := "file:" + path + "?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_foreign_keys=1"
+	unlock, err := lockFile(d.path + ".lock")
+	if err != nil {
+		return nil, fileID{}, fmt.Errorf("index %s: %w", d.path, err)
+	}
+	defer unlock()
+	fi, err := os.Stat(d.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		for _, s := range []string{"-wal", "-shm", "-journal"} {
+			if err := os.Remove(d.path + s); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fileID{}, fmt.Errorf("index %s: removing the files of a deleted index: %w", d.path, err)
+			}
+		}
+	}
+	dsn := "file:" + d.path + "?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_foreign_keys=1"
 	db, err := sql.Open(driverName, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("index %s: %w", path, err)
+		return nil, fileID{}, fmt.Errorf("index %s: %w", d.path, err)
 	}
-	d := &DB{db: db, path: path, coarseRatio: coarseRatio}
-	if err := d.migrate(ctx); err != nil {
+	if fi != nil && fi.Size() <= quickCheckMax {
+		err = quickCheck(ctx, db)
+	}
+	if err == nil {
+		err = migrate(ctx, db)
+	}
+	var id fileID
+	if err == nil {
+		id, err = statID(d.path)
+	}
+	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("index %s: %w", path, err)
+		return nil, fileID{}, fmt.Errorf("index %s: %w", d.path, err)
 	}
-	return d, nil
+	return db, id, nil
 }
 
 // Path is the database file.
 func (d *DB) Path() string { return d.path }
 
 // Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	err := d.db.Close()
+	d.retired.Wait()
+	return err
+}
 
-func (d *DB) migrate(ctx context.Context) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
+func migrate(ctx context.Context, db *sql.DB) error {
+	return writeTx(ctx, db, func(tx *sql.Tx) error {
 		var version string
 		hasMeta, err := hasTable(ctx, tx, "meta")
 		if err != nil {
@@ -196,8 +263,12 @@ func (d *DB) migrate(ctx context.Context) error {
 // write runs fn in an IMMEDIATE transaction, retrying when another process
 // holds the lock past the busy timeout.
 func (d *DB) write(ctx context.Context, fn func(*sql.Tx) error) error {
+	return writeTx(ctx, d.handle(), fn)
+}
+
+func writeTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
 	for attempt := 0; ; attempt++ {
-		err := d.tryWrite(ctx, fn)
+		err := tryWrite(ctx, db, fn)
 		if err == nil || !isBusy(err) || attempt == 5 {
 			return err
 		}
@@ -209,8 +280,8 @@ func (d *DB) write(ctx context.Context, fn func(*sql.Tx) error) error {
 	}
 }
 
-func (d *DB) tryWrite(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := d.db.BeginTx(ctx, nil)
+func tryWrite(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -497,7 +568,7 @@ func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
 
 // Files returns every indexed file by path, with its chunk count.
 func (d *DB) Files(ctx context.Context) (map[string]File, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT f.path, f.source, f.hash, f.mtime, f.size, f.indexed_at,
+	rows, err := d.handle().QueryContext(ctx, `SELECT f.path, f.source, f.hash, f.mtime, f.size, f.indexed_at,
 		(SELECT count(*) FROM chunks c WHERE c.file_path = f.path) FROM files f`)
 	if err != nil {
 		return nil, err
@@ -519,7 +590,7 @@ func (d *DB) Files(ctx context.Context) (map[string]File, error) {
 // Stamps returns path → (hash, size, mtime, indexed_at) for every file: the
 // cheap subset of Files that a no-change sync needs.
 func (d *DB) Stamps(ctx context.Context) (map[string]File, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT path, hash, size, mtime, indexed_at FROM files`)
+	rows, err := d.handle().QueryContext(ctx, `SELECT path, hash, size, mtime, indexed_at FROM files`)
 	if err != nil {
 		return nil, err
 	}
@@ -548,7 +619,7 @@ func (d *DB) SetMeta(ctx context.Context, key, value string) error {
 // Meta returns a key of meta, or "" when it is not set.
 func (d *DB) Meta(ctx context.Context, key string) (string, error) {
 	var v string
-	err := d.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	err := d.handle().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -565,7 +636,7 @@ type Stats struct {
 // Stats counts files and chunks and measures the database on disk.
 func (d *DB) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
-	if err := d.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks)`).Scan(&s.Files, &s.Chunks); err != nil {
+	if err := d.handle().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks)`).Scan(&s.Files, &s.Chunks); err != nil {
 		return s, err
 	}
 	for _, suffix := range []string{"", "-wal"} {
@@ -656,7 +727,7 @@ func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 		limit = 50
 	}
 	args = append(args, limit)
-	rows, err := d.db.QueryContext(ctx, `
+	rows, err := d.handle().QueryContext(ctx, `
 		WITH m AS (
 			SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.5, `+contextWeight+`) AS score
 			FROM chunks_fts WHERE `+where+`
@@ -694,7 +765,7 @@ func (d *DB) CopyFrom(ctx context.Context, src string) error {
 		return err
 	}
 	defer srcConn.Close()
-	dstConn, err := d.db.Conn(ctx)
+	dstConn, err := d.handle().Conn(ctx)
 	if err != nil {
 		return err
 	}

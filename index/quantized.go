@@ -100,6 +100,13 @@ type bitCache struct {
 	snap *bitSnapshot
 }
 
+// reset forgets the snapshot (the database file was replaced).
+func (c *bitCache) reset() {
+	c.mu.Lock()
+	c.snap = nil
+	c.mu.Unlock()
+}
+
 // errBitLayout means chunks_bit's shadow tables are not laid out as this
 // package reads them (another sqlite-vec version): searches stay exact.
 var errBitLayout = errors.New("unexpected layout of chunks_bit")
@@ -167,7 +174,7 @@ func (d *DB) bits(ctx context.Context) (*bitSnapshot, error) {
 	// between leaves a snapshot newer than its generation, which the next
 	// search reloads, never an older one that would be kept.
 	var gen string
-	err := d.db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vectors_generation'`).Scan(&gen)
+	err := d.handle().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vectors_generation'`).Scan(&gen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -179,7 +186,7 @@ func (d *DB) bits(ctx context.Context) (*bitSnapshot, error) {
 	if s := d.bitCache.snap; s != nil && s.generation == gen {
 		return s, nil
 	}
-	s, err := loadBits(ctx, d.db, gen)
+	s, err := loadBits(ctx, d.handle(), gen)
 	if err != nil {
 		return nil, err
 	}

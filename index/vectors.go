@@ -25,7 +25,7 @@ type VectorModel struct {
 // VectorModel returns the model of the index's vectors; zero when none.
 func (d *DB) VectorModel(ctx context.Context) (VectorModel, error) {
 	var m VectorModel
-	rows, err := d.db.QueryContext(ctx, `SELECT key, value FROM meta WHERE key IN ('embeddings_plugin', 'embeddings_model', 'dimensions')`)
+	rows, err := d.handle().QueryContext(ctx, `SELECT key, value FROM meta WHERE key IN ('embeddings_plugin', 'embeddings_model', 'dimensions')`)
 	if err != nil {
 		return m, err
 	}
@@ -109,7 +109,7 @@ type PendingChunk struct {
 
 // Pending returns up to limit chunks without a vector, oldest first.
 func (d *DB) Pending(ctx context.Context, limit int) ([]PendingChunk, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id, text, coalesce(context, ''), hash FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?`, limit)
+	rows, err := d.handle().QueryContext(ctx, `SELECT id, text, coalesce(context, ''), hash FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?`, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -131,13 +131,13 @@ func (d *DB) Pending(ctx context.Context, limit int) ([]PendingChunk, error) {
 // VectorCounts it costs one index probe.
 func (d *DB) HasPending(ctx context.Context) (bool, error) {
 	var b bool
-	err := d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE embedded = 0)`).Scan(&b)
+	err := d.handle().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks WHERE embedded = 0)`).Scan(&b)
 	return b, err
 }
 
 // VectorCounts returns how many chunks have a vector and how many wait.
 func (d *DB) VectorCounts(ctx context.Context) (embedded, pending int, err error) {
-	err = d.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks WHERE embedded = 1), (SELECT count(*) FROM chunks WHERE embedded = 0)`).Scan(&embedded, &pending)
+	err = d.handle().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunks WHERE embedded = 1), (SELECT count(*) FROM chunks WHERE embedded = 0)`).Scan(&embedded, &pending)
 	return embedded, pending, err
 }
 
@@ -303,7 +303,7 @@ func (d *DB) knnHits(ctx context.Context, knn string, args []any, limit string) 
 	// Distances are rounded before ordering: SIMD and scalar builds differ
 	// in the last bits, and ties must be broken by path and line, not by
 	// float noise.
-	rows, err := d.db.QueryContext(ctx, `
+	rows, err := d.handle().QueryContext(ctx, `
 		WITH knn AS (`+knn+`)
 		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, knn.distance, coalesce(c.meta, ''), coalesce(c.context, '')
 		FROM knn JOIN chunks c ON c.id = knn.chunk_id
@@ -327,7 +327,7 @@ func (d *DB) knnHits(ctx context.Context, knn string, args []any, limit string) 
 
 // fileChunks returns the ids of the chunks of the file at path.
 func (d *DB) fileChunks(ctx context.Context, path string) (map[int64]bool, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT id FROM chunks WHERE file_path = ?`, path)
+	rows, err := d.handle().QueryContext(ctx, `SELECT id FROM chunks WHERE file_path = ?`, path)
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +346,7 @@ func (d *DB) fileChunks(ctx context.Context, path string) (map[int64]bool, error
 // fileSources returns the sources of the chunks of the file at path that
 // are among sources (all when nil), and how many chunks those hold.
 func (d *DB) fileSources(ctx context.Context, path string, sources []string) (in []string, chunks int, err error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT source, count(*) FROM chunks WHERE file_path = ? GROUP BY source`, path)
+	rows, err := d.handle().QueryContext(ctx, `SELECT source, count(*) FROM chunks WHERE file_path = ? GROUP BY source`, path)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -403,11 +403,11 @@ func DecodeVector(b []byte) []float32 {
 // VectorCounts it shows that every embedded chunk has exactly one vector.
 func (d *DB) VectorRows(ctx context.Context) (int, error) {
 	var n int
-	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'chunks_vec'`).Scan(&n)
+	err := d.handle().QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'chunks_vec'`).Scan(&n)
 	if err != nil || n == 0 {
 		return 0, err
 	}
-	err = d.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks_vec`).Scan(&n)
+	err = d.handle().QueryRowContext(ctx, `SELECT count(*) FROM chunks_vec`).Scan(&n)
 	return n, err
 }
 
@@ -422,7 +422,7 @@ func (d *DB) Similarities(ctx context.Context, q []float32, ids []int64) (map[in
 		return out, nil
 	}
 	list, _ := json.Marshal(ids)
-	rows, err := d.db.QueryContext(ctx, `SELECT v.chunk_id, vec_distance_l2(v.embedding, ?)
+	rows, err := d.handle().QueryContext(ctx, `SELECT v.chunk_id, vec_distance_l2(v.embedding, ?)
 		FROM json_each(?) AS j CROSS JOIN chunks_vec AS v ON v.chunk_id = j.value`, EncodeVector(unit(q)), string(list))
 	if err != nil {
 		return nil, fmt.Errorf("vector similarities: %w", err)
