@@ -126,6 +126,18 @@ func (n *Notebook) Clean(p string) (string, error) {
 	return p, nil
 }
 
+// Inside reports whether rel, a page or folder path relative to the root,
+// stays inside the notebook: ErrOutsideNotebook when it leads out through
+// ".." or through a symlink (in its existing part), nil otherwise. It is
+// the rule the indexer's scan follows, for readers that walk folders
+// themselves: a symlink is followed only when it leads inside.
+func (n *Notebook) Inside(rel string) error {
+	if !within(n.root, filepath.Join(n.root, filepath.FromSlash(rel))) {
+		return ErrOutsideNotebook
+	}
+	return n.checkLinks(rel)
+}
+
 // checkLinks refuses a path whose existing part resolves outside the root
 // through a symlink.
 func (n *Notebook) checkLinks(rel string) error {

@@ -61,6 +61,36 @@ func TestClean(t *testing.T) {
 	}
 }
 
+func TestInside(t *testing.T) {
+	n := newNotebook(t)
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(n.Root(), "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(n.Root(), "lists"), filepath.Join(n.Root(), "in")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rel  string
+		want error
+	}{
+		{"reference", nil},
+		{".", nil},
+		{"missing/folder", nil},
+		{"in", nil},
+		{"in/page.md", nil},
+		{"out", ErrOutsideNotebook},
+		{"out/page.md", ErrOutsideNotebook},
+		{"..", ErrOutsideNotebook},
+		{"../../missing", ErrOutsideNotebook},
+	}
+	for _, tt := range tests {
+		if got := n.Inside(tt.rel); !errors.Is(got, tt.want) {
+			t.Errorf("Inside(%q) = %v, want %v", tt.rel, got, tt.want)
+		}
+	}
+}
+
 func TestUpdateIsAtomicAndKeepsPageOnError(t *testing.T) {
 	ctx := context.Background()
 	n := newNotebook(t)
