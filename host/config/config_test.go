@@ -167,3 +167,47 @@ func TestSetPlugin(t *testing.T) {
 		t.Error("broken file was changed")
 	}
 }
+
+// TestFoldersStayInside: a folder relative to the home or the notebook
+// must not climb out of it with "..". The home's folders may be absolute
+// (a notebook kept in another place); the reference folder may not, since
+// context reads only the notebook.
+func TestFoldersStayInside(t *testing.T) {
+	tests := []struct {
+		yaml string
+		want string // "" for no error
+	}{
+		{"memory:\n  notebookDir: /srv/vault\n", ""},
+		{"memory:\n  notebookDir: notes/../vault\n", ""},
+		{"memory:\n  notebookDir: ../../vault\n", `memory.notebookDir: a relative folder must stay inside the home, got "../../vault" (give an absolute path for a folder elsewhere)`},
+		{"memory:\n  database: /var/lib/memhost/memory.db\n", ""},
+		{"memory:\n  database: brain/../../memory.db\n", `memory.database: a relative file must stay inside the home, got "brain/../../memory.db" (give an absolute path for a file elsewhere)`},
+		{"memory:\n  embedding:\n    modelsDir: /opt/models\n", ""},
+		{"memory:\n  embedding:\n    modelsDir: ..\n", `memory.embedding.modelsDir: a relative folder must stay inside the home, got ".." (give an absolute path for a folder elsewhere)`},
+		{"memory:\n  prompt:\n    referenceDir: knowledge/people\n", ""},
+		{"memory:\n  prompt:\n    referenceDir: ../..\n", `memory.prompt.referenceDir: must be a folder inside the notebook, got "../.."`},
+		{"memory:\n  prompt:\n    referenceDir: reference/../../x\n", `memory.prompt.referenceDir: must be a folder inside the notebook, got "reference/../../x"`},
+		{"memory:\n  prompt:\n    referenceDir: /etc\n", `memory.prompt.referenceDir: must be a folder inside the notebook, got "/etc"`},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(path, []byte(tt.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path, nil)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if tt.want == "" && err != nil || tt.want != "" && !strings.HasSuffix(got, tt.want) {
+			t.Fatalf("Load(%q) error = %q, want %q", tt.yaml, got, tt.want)
+		}
+	}
+	// From the environment too: the variable is named.
+	env := map[string]string{"MEMHOST_MEMORY_PROMPT_REFERENCEDIR": "../.."}
+	_, err := Load(filepath.Join(t.TempDir(), "config.yaml"), func(k string) string { return env[k] })
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Key != "memory.prompt.referenceDir" {
+		t.Fatalf("referenceDir from env: err = %v, want one naming memory.prompt.referenceDir", err)
+	}
+}
