@@ -50,6 +50,9 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (RememberRespo
 	if strings.ContainsAny(file, `/\`) || file == "." || file == ".." {
 		return RememberResponse{}, fault.BadInputf("file", "page name %q: give a name such as \"contacts\", not a path", req.File)
 	}
+	if err := notebook.CheckName(file); err != nil {
+		return RememberResponse{}, fault.BadInputf("file", "page name %q: %v", req.File, err)
+	}
 	r := notebook.Route(text, req.Category, file, h.pageExists)
 	if req.Section != "" {
 		r.Section = notebook.SectionName(req.Section)

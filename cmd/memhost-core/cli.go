@@ -91,11 +91,11 @@ func message(err error) string {
 	var pe *notebook.PathError
 	switch {
 	case errors.As(err, &pe) && fault.KindOf(err) == fault.NotFound:
-		return "no such page: " + pe.Path
+		return "no such page: " + notebook.ShowPath(pe.Path)
 	case errors.As(err, &pe) && fault.KindOf(err) == fault.Outside:
-		return "refused: " + pe.Path + " is outside the notebook (paths are relative to it, like reference/contacts.md)"
+		return "refused: " + notebook.ShowPath(pe.Path) + " is outside the notebook (paths are relative to it, like reference/contacts.md)"
 	case errors.As(err, &pe):
-		return pe.Err.Error() + ": " + pe.Path
+		return pe.Err.Error() + ": " + notebook.ShowPath(pe.Path)
 	case fault.KindOf(err) == fault.BadInput && fault.FieldOf(err) == "text":
 		return "refused: " + err.Error() // the text is empty, not UTF-8, …
 	case fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "version":

@@ -251,6 +251,11 @@ func TestBadInput(t *testing.T) {
 		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
 		{[]string{"status", "extra"}, nil, 2, "status takes no arguments"},
 		{[]string{"remember", "--nope", "x"}, nil, 2, "nope"},
+		{[]string{"write", "notes/evil\n## Injected", "x"}, nil, 1, `control character: "notes/evil\n## Injected"`},
+		{[]string{"get", "a\tb.md"}, nil, 1, `control character: "a\tb.md"`},
+		{[]string{"remember", "--file", "a\nb", "x"}, nil, 1, `page name "a\nb"`},
+		{[]string{"write", "knowledge/", "x"}, nil, 1, "it names a folder, not a page (give a page such as knowledge/notes.md): knowledge/"},
+		{[]string{"write", "notes/.drafts/y.md", "x"}, nil, 1, "hidden files and folders are not indexed: notes/.drafts/y.md"},
 	}
 	before := snapshot(t, home)
 	for _, tt := range tests {

@@ -17,10 +17,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/memhost/memhost/host/fault"
 )
@@ -40,7 +43,48 @@ type PathError struct {
 	Err  error
 }
 
-func (e *PathError) Error() string { return e.Err.Error() + ": " + e.Path }
+func (e *PathError) Error() string { return e.Err.Error() + ": " + ShowPath(e.Path) }
+
+// ShowPath returns a path as messages show it: as it is, or quoted with
+// escapes when it holds a character that would not print as itself (a line
+// break, a tab, bytes that are not UTF-8), so that an error about it stays
+// one readable line.
+func ShowPath(p string) string {
+	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
+// badPath is a bad-input error about the page path p, for field "path".
+func badPath(p, format string, args ...any) error {
+	return &PathError{p, fault.BadInputf("path", "%w: "+format, append([]any{ErrBadPath}, args...)...)}
+}
+
+// CheckName checks one name of a page path (a page or folder name, without
+// slashes) for what Clean refuses: control characters and hidden names.
+func CheckName(name string) error {
+	switch {
+	case strings.ContainsFunc(name, controlChar):
+		return errControl
+	case strings.HasPrefix(name, "."):
+		return errHidden
+	}
+	return nil
+}
+
+var (
+	errControl = errors.New("it holds a line break, a tab or another control character")
+	errHidden  = errors.New("it is hidden (a name starting with \".\"), and hidden files and folders are not indexed")
+)
+
+// controlChar reports a character a page or section name must not hold:
+// control characters (line breaks, tabs, escapes) and the Unicode line and
+// paragraph separators. Such a name breaks the one-line-per-page output of
+// recall and files, and in a heading it starts a new line.
+func controlChar(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+}
 func (e *PathError) Unwrap() error { return e.Err }
 
 // FaultKind tells the error's kind: not-found, outside or bad-input.
@@ -97,8 +141,8 @@ func (n *Notebook) Clean(p string) (string, error) {
 	if p == "" {
 		return "", &PathError{orig, ErrBadPath}
 	}
-	if strings.ContainsRune(p, 0) {
-		return "", &PathError{orig, ErrBadPath}
+	if strings.ContainsFunc(p, controlChar) {
+		return "", badPath(orig, "%v", errControl)
 	}
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) {
 		return "", &PathError{orig, ErrOutsideNotebook}
@@ -109,12 +153,28 @@ func (n *Notebook) Clean(p string) (string, error) {
 			return "", &PathError{orig, ErrOutsideNotebook}
 		}
 	}
+	// "knowledge/" would otherwise clean to "knowledge" and become the page
+	// knowledge.md: the caller named a folder.
+	folder := strings.HasSuffix(p, "/")
 	p = path.Clean(p)
-	if p == "." || strings.HasSuffix(p, "/") {
-		return "", &PathError{orig, ErrBadPath}
+	if p == "." {
+		return "", badPath(orig, "it names the notebook folder, not a page")
+	}
+	if folder {
+		return "", badPath(orig, "it names a folder, not a page (give a page such as %s/notes.md)", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if strings.HasPrefix(part, ".") {
+			// The indexer skips hidden names (.git, .obsidian, temporary
+			// files): such a page could be written but never found.
+			return "", badPath(orig, "%v", errHidden)
+		}
 	}
 	switch ext := path.Ext(p); {
 	case ext == "":
+		if fi, err := os.Stat(n.Abs(p)); err == nil && fi.IsDir() && !n.isFile(p+".md") {
+			return "", badPath(orig, "it names a folder, not a page (give a page such as %s/notes.md)", p)
+		}
 		p += ".md"
 	case strings.EqualFold(ext, ".md"):
 	default:
@@ -124,6 +184,11 @@ func (n *Notebook) Clean(p string) (string, error) {
 		return "", &PathError{orig, err}
 	}
 	return p, nil
+}
+
+func (n *Notebook) isFile(rel string) bool {
+	fi, err := os.Stat(n.Abs(rel))
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // Inside reports whether rel, a page or folder path relative to the root,

@@ -52,6 +52,30 @@ func TestClean(t *testing.T) {
 		{".", "", ErrBadPath},
 		{"notes.txt", "", ErrBadPath},
 		{"a\x00b.md", "", ErrBadPath},
+		// One line, no control characters: a page name is printed in
+		// recall and files output, one per line.
+		{"notes/a\nb.md", "", ErrBadPath},
+		{"a\tb.md", "", ErrBadPath},
+		{"a\rb", "", ErrBadPath},
+		{"a\x1b[31mb.md", "", ErrBadPath},
+		{"a\u0085b.md", "", ErrBadPath},
+		{"a\u2028b.md", "", ErrBadPath},
+		{"caf\u00e9/na\u00efve.md", "caf\u00e9/na\u00efve.md", nil},
+		// A folder is not a page.
+		{"knowledge/", "", ErrBadPath},
+		{"knowledge/./", "", ErrBadPath},
+		{"./", "", ErrBadPath},
+		{"knowledge", "", ErrBadPath},
+		{"reference", "reference.md", nil}, // reference.md exists beside the folder
+		{"new-folder/", "", ErrBadPath},
+		// Hidden files and folders are not indexed.
+		{".hidden/x.md", "", ErrBadPath},
+		{"notes/.drafts/y.md", "", ErrBadPath},
+		{".x.md", "", ErrBadPath},
+		{".md", "", ErrBadPath},
+	}
+	if err := os.WriteFile(filepath.Join(n.Root(), "reference.md"), []byte("# Reference\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		got, err := n.Clean(tt.in)

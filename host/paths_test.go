@@ -1,0 +1,94 @@
+package host
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/memhost/memhost/host/fault"
+)
+
+// notebookFiles returns every file under the notebook with its content, to
+// show that a refused request left the disk as it was.
+func notebookFiles(t *testing.T, h *Host) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(h.NotebookDir(), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		b := []byte(nil)
+		if !d.IsDir() {
+			if b, err = os.ReadFile(p); err != nil {
+				return err
+			}
+		}
+		files[p] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestBadPagePathsAreRefused: a page path that cannot name an indexed page
+// (control characters, a folder, a hidden name) is refused with a one-line
+// bad-input error naming the input, and nothing on disk changes.
+func TestBadPagePathsAreRefused(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	writePage(t, h, "knowledge/facts.md", "# Facts\n")
+	bad := []string{
+		"notes/evil\n## Injected.md",
+		"tab\there.md",
+		"bell\a.md",
+		"knowledge/",
+		"knowledge",
+		"new-folder/",
+		".hidden/x.md",
+		"notes/.drafts/y.md",
+		".secret.md",
+	}
+	before := notebookFiles(t, h)
+	for _, p := range bad {
+		calls := map[string]func() error{
+			"write": func() error { _, err := h.Write(ctx, WriteRequest{Path: p, Text: "x"}); return err },
+			"get":   func() error { _, err := h.Get(ctx, GetRequest{Path: p}); return err },
+			"rm":    func() error { _, err := h.Remove(ctx, RemoveRequest{Path: p}); return err },
+		}
+		for name, call := range calls {
+			err := call()
+			if got := fault.KindOf(err); got != fault.BadInput {
+				t.Fatalf("%s %q: kind %q (%v), want %q", name, p, got, err, fault.BadInput)
+			}
+			msg := err.Error()
+			if strings.ContainsAny(msg, "\n\r\t\a") || !strings.Contains(msg, shownPath(p)) {
+				t.Fatalf("%s %q: error %q, want one line naming %s", name, p, msg, shownPath(p))
+			}
+		}
+	}
+	for _, file := range []string{"evil\nname", ".secret", "tab\tname"} {
+		_, err := h.Remember(ctx, RememberRequest{Text: "x", File: file})
+		if fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "file" || strings.ContainsAny(err.Error(), "\n\t") {
+			t.Fatalf("remember --file %q: %v (kind %q, field %q), want a one-line bad-input error about file", file, err, fault.KindOf(err), fault.FieldOf(err))
+		}
+	}
+	if after := notebookFiles(t, h); !reflect.DeepEqual(after, before) {
+		t.Fatalf("refused requests changed the notebook:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// shownPath is a path as an error shows it: quoted when it holds a
+// character that is not printed as itself.
+func shownPath(p string) string {
+	if strconv.Quote(p) != `"`+p+`"` {
+		return strconv.Quote(p)
+	}
+	return p
+}
