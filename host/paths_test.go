@@ -92,3 +92,42 @@ func shownPath(p string) string {
 	}
 	return p
 }
+
+// TestBadSectionsAreRefused: a section name is one heading line. One with a
+// line break would add headings of its own, and one that is empty once its
+// #s are dropped would make a section edit an edit of the whole page.
+func TestBadSectionsAreRefused(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	writePage(t, h, "knowledge/facts.md", "# Facts\n\n## Process\n- ship on Fridays\n")
+	bad := []string{"Evil\n## Injected", "Evil\r\n## Injected", "tab\there", "bell\a", "##", " # ", "Evil\u2028Injected"}
+	before := notebookFiles(t, h)
+	for _, section := range bad {
+		calls := map[string]func() error{
+			"write": func() error {
+				_, err := h.Write(ctx, WriteRequest{Path: "knowledge/facts.md", Section: section, Text: "x"})
+				return err
+			},
+			"write --replace": func() error {
+				_, err := h.Write(ctx, WriteRequest{Path: "knowledge/facts.md", Section: section, Text: "x", Replace: true})
+				return err
+			},
+			"remember": func() error {
+				_, err := h.Remember(ctx, RememberRequest{Text: "x", Category: "knowledge", File: "facts", Section: section})
+				return err
+			},
+		}
+		for name, call := range calls {
+			err := call()
+			if fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "section" {
+				t.Fatalf("%s --section %q: %v (kind %q, field %q), want a bad-input error about section", name, section, err, fault.KindOf(err), fault.FieldOf(err))
+			}
+			if msg := err.Error(); strings.ContainsAny(msg, "\n\r\t\a\u2028") || !strings.Contains(msg, strconv.Quote(section)) {
+				t.Fatalf("%s --section %q: error %q, want one line naming %s", name, section, msg, strconv.Quote(section))
+			}
+		}
+	}
+	if after := notebookFiles(t, h); !reflect.DeepEqual(after, before) {
+		t.Fatalf("refused requests changed the notebook:\nbefore %v\nafter  %v", before, after)
+	}
+}

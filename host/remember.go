@@ -41,6 +41,9 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (RememberRespo
 	if err != nil {
 		return RememberResponse{}, err
 	}
+	if err := notebook.CheckSection(req.Section); err != nil {
+		return RememberResponse{}, err
+	}
 	switch req.Category {
 	case "", CategoryLists, CategoryReference, CategoryKnowledge:
 	default:

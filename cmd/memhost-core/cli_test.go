@@ -254,6 +254,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"write", "notes/evil\n## Injected", "x"}, nil, 1, `control character: "notes/evil\n## Injected"`},
 		{[]string{"get", "a\tb.md"}, nil, 1, `control character: "a\tb.md"`},
 		{[]string{"remember", "--file", "a\nb", "x"}, nil, 1, `page name "a\nb"`},
+		{[]string{"remember", "--section", "Evil\n## Injected", "x"}, nil, 1, `section "Evil\n## Injected": it holds a line break`},
+		{[]string{"write", "reference/contacts.md", "--section", "##", "--replace", "x"}, nil, 1, `section "##" names no heading`},
 		{[]string{"write", "knowledge/", "x"}, nil, 1, "it names a folder, not a page (give a page such as knowledge/notes.md): knowledge/"},
 		{[]string{"write", "notes/.drafts/y.md", "x"}, nil, 1, "hidden files and folders are not indexed: notes/.drafts/y.md"},
 	}

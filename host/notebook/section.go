@@ -3,6 +3,7 @@ package notebook
 import (
 	"strings"
 
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 )
 
@@ -17,6 +18,22 @@ type Edit struct {
 // SectionName normalises a section given by a user: "## Groceries",
 // "Groceries" and " groceries " name the same H2 section.
 func SectionName(s string) string { return markdown.HeadingText(s) }
+
+// CheckSection checks a section given by a user ("" means none): it must
+// be one line without control characters, since a line break in it would
+// write headings of its own, and it must name a heading once its #s are
+// dropped, since an empty name means the whole page.
+func CheckSection(s string) error {
+	switch {
+	case s == "":
+		return nil
+	case strings.ContainsFunc(s, controlChar):
+		return fault.BadInputf("section", "section %q: it holds a line break, a tab or another control character (a section is one heading line)", s)
+	case SectionName(s) == "":
+		return fault.BadInputf("section", "section %q names no heading", s)
+	}
+	return nil
+}
 
 // findSection returns the line index of the H2 heading named name and the
 // index of the line after the section's last line (the next H1/H2 heading or

@@ -117,3 +117,26 @@ func TestPersonSection(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckSection(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool // accepted
+	}{
+		{"", true},
+		{"Groceries", true},
+		{"## Sarah Chen", true},
+		{"Café crème", true},
+		{"Evil\n## Injected", false},
+		{"Evil\r\n## Injected", false},
+		{"tab\there", false},
+		{"line\u2028separator", false},
+		{"##", false},
+		{"   ", false},
+	}
+	for _, tt := range tests {
+		if got := CheckSection(tt.in) == nil; got != tt.want {
+			t.Fatalf("CheckSection(%q) accepted = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
