@@ -131,3 +131,21 @@ func TestBadSectionsAreRefused(t *testing.T) {
 		t.Fatalf("refused requests changed the notebook:\nbefore %v\nafter  %v", before, after)
 	}
 }
+
+// TestSectionEditsKeepCRLF: remember and write into a section of a page
+// with CRLF line endings keep them, so the edit changes only what it adds.
+func TestSectionEditsKeepCRLF(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	writePage(t, h, "reference/contacts.md", "# Contacts\r\n\r\n## Sarah Chen\r\n- Phone: 555-1234\r\n")
+	if _, err := h.Remember(ctx, RememberRequest{Text: "Sarah Chen - email: sarah@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Write(ctx, WriteRequest{Path: "reference/contacts.md", Section: "Max", Text: "- Phone: 555-9876"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "# Contacts\r\n\r\n## Sarah Chen\r\n- Phone: 555-1234\r\n- email: sarah@example.com\r\n\r\n## Max\r\n- Phone: 555-9876\r\n"
+	if got := readPage(t, h, "reference/contacts.md"); got != want {
+		t.Fatalf("contacts.md = %q, want %q", got, want)
+	}
+}

@@ -67,12 +67,13 @@ func Append(page, section, text string) Edit {
 func Replace(page, section, text string) Edit {
 	if section == "" {
 		body := markdown.Lines(strings.TrimRight(text, "\n"))
-		return Edit{Page: join(body), StartLine: 1, EndLine: max(1, len(body))}
+		return Edit{Page: join(body, lineEnding(page)), StartLine: 1, EndLine: max(1, len(body))}
 	}
 	return edit(page, section, text, true)
 }
 
 func edit(page, section, text string, replace bool) Edit {
+	eol := lineEnding(page)
 	lines := markdown.Lines(page)
 	body := markdown.Lines(strings.Trim(text, "\n"))
 	name := SectionName(section)
@@ -89,7 +90,7 @@ func edit(page, section, text string, replace bool) Edit {
 		lines = append(lines, "## "+name)
 		at := len(lines)
 		lines = append(lines, body...)
-		return Edit{Page: join(lines), StartLine: at + 1, EndLine: at + len(body)}
+		return Edit{Page: join(lines, eol), StartLine: at + 1, EndLine: at + len(body)}
 	}
 	var head []string
 	if replace {
@@ -106,14 +107,25 @@ func edit(page, section, text string, replace bool) Edit {
 		out = append(out, "")
 		out = append(out, tail...)
 	}
-	return Edit{Page: join(out), StartLine: at + 1, EndLine: at + len(body)}
+	return Edit{Page: join(out, eol), StartLine: at + 1, EndLine: at + len(body)}
 }
 
-func join(lines []string) string {
+func join(lines []string, eol string) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	return strings.Join(lines, "\n") + "\n"
+	return strings.Join(lines, eol) + eol
+}
+
+// lineEnding is the line ending most of page's lines have: "\r\n" for a
+// page from a Windows editor, else "\n". An edit writes the whole page with
+// it, so that adding a line does not rewrite every other line's ending.
+func lineEnding(page string) string {
+	crlf := strings.Count(page, "\r\n")
+	if crlf > strings.Count(page, "\n")-crlf {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 func trimBlankTail(lines []string) []string {
