@@ -1,8 +1,8 @@
 // Package config reads $MEMHOST_HOME/config.yaml.
 //
 // Every key is optional; Default holds the values of seed 000's memory:
-// block. Unknown keys and values of the wrong type are reported with the
-// key's dotted name and line. Environment variables override the file: each
+// block. Unknown keys, keys given twice and values of the wrong type are
+// reported with the key's dotted name and line. Environment variables override the file: each
 // key has one, MEMHOST_ followed by its dotted name in upper case with dots
 // as underscores (memory.search.maxResults → MEMHOST_MEMORY_SEARCH_MAXRESULTS).
 package config
@@ -228,7 +228,37 @@ func Parse(r io.Reader, cfg *Config, name string) error {
 	if len(doc.Content) == 0 {
 		return nil
 	}
+	if err := duplicates(doc.Content[0], "", name); err != nil {
+		return err
+	}
 	return decode(doc.Content[0], reflect.ValueOf(cfg).Elem(), "", name)
+}
+
+// duplicates refuses a key given twice in one mapping. Decoding a yaml.Node
+// does not check it, and decode would let the later value win (or merge
+// two memory: blocks) without a word.
+func duplicates(n *yaml.Node, prefix, src string) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		first := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if line, ok := first[k.Value]; ok {
+				return &Error{src, prefix + k.Value, k.Line, fmt.Sprintf("duplicate key (first on line %d)", line)}
+			}
+			first[k.Value] = k.Line
+			if err := duplicates(n.Content[i+1], prefix+k.Value+".", src); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if err := duplicates(c, prefix, src); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // decode walks a mapping node against a struct, so that an unknown key or

@@ -211,3 +211,29 @@ func TestFoldersStayInside(t *testing.T) {
 		t.Fatalf("referenceDir from env: err = %v, want one naming memory.prompt.referenceDir", err)
 	}
 }
+
+// TestDuplicateKeys: a key given twice is refused, naming the file, the
+// line of the second and the key, instead of the later one silently
+// winning.
+func TestDuplicateKeys(t *testing.T) {
+	tests := []struct {
+		yaml string
+		want string
+	}{
+		{"memory:\n  search:\n    maxResults: 3\n    maxResults: 5\n", "config.yaml line 4: memory.search.maxResults: duplicate key (first on line 3)"},
+		{"memory:\n  search:\n    maxResults: 3\nmemory:\n  sync:\n    syncOnStart: false\n", "config.yaml line 4: memory: duplicate key (first on line 1)"},
+		{"timezone: UTC\ntimezone: Asia/Tokyo\n", "config.yaml line 2: timezone: duplicate key (first on line 1)"},
+		{"memory:\n  embedding:\n    options:\n      ollama: {url: a}\n      ollama: {url: b}\n", "config.yaml line 5: memory.embedding.options.ollama: duplicate key (first on line 4)"},
+		{"memory:\n  embedding:\n    options:\n      ollama:\n        url: a\n        url: b\n", "config.yaml line 6: memory.embedding.options.ollama.url: duplicate key (first on line 5)"},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(path, []byte(tt.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path, nil)
+		if err == nil || !strings.HasSuffix(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("Load(%q) error = %v, want one line ending in %q", tt.yaml, err, tt.want)
+		}
+	}
+}
