@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -321,5 +322,42 @@ func TestRecallSourcesAndLimits(t *testing.T) {
 	sort.Strings(names)
 	if !reflect.DeepEqual(names, []string{"daily", "notebook"}) {
 		t.Errorf("groups: %v", names)
+	}
+}
+
+// TestMisspeltEnvWarns: a MEMHOST_ variable memhost does not read gets one
+// warning line on stderr, however often the command reads its settings,
+// and the command still runs.
+func TestMisspeltEnvWarns(t *testing.T) {
+	envChecked = sync.Once{} // as in a new process
+	home := t.TempDir()
+	env := map[string]string{
+		"MEMHOST_HOME":                     home,
+		"MEMHOST_HOEM":                     "/elsewhere",
+		"MEMHOST_MEMORY_SEARCH_MAXRESULTS": "3",
+	}
+	var out, errb bytes.Buffer
+	io := stdio{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv: func(k string) string { return env[k] },
+		environ: func() []string {
+			var kv []string
+			for k, v := range env {
+				kv = append(kv, k+"="+v)
+			}
+			return kv
+		}}
+	ctx := context.Background()
+	if code := run(ctx, []string{"memhost", "remember", "kiwis are green"}, io); code != 0 {
+		t.Fatalf("remember: exit %d, stderr %q", code, errb.String())
+	}
+	if code := run(ctx, []string{"memhost", "recall", "kiwis"}, io); code != 0 {
+		t.Fatalf("recall: exit %d, stderr %q", code, errb.String())
+	}
+	want := "memhost: warning: MEMHOST_HOEM is not a memhost variable and is ignored (did you mean MEMHOST_HOME?)\n"
+	if got := errb.String(); got != want {
+		t.Fatalf("stderr = %q, want %q once", got, want)
+	}
+	if !strings.Contains(out.String(), "kiwis are green") {
+		t.Fatalf("recall found nothing:\n%s", out.String())
 	}
 }

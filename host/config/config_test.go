@@ -237,3 +237,31 @@ func TestDuplicateKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownEnv: a MEMHOST_ variable memhost does not read is named, with
+// the known one closest to it; known ones and other variables pass.
+func TestUnknownEnv(t *testing.T) {
+	tests := []struct {
+		environ []string
+		want    []string
+	}{
+		{[]string{"HOME=/home/u", "MEMHOST_HOME=/x", "MEMHOST_MEMORY_SEARCH_MAXRESULTS=3", "MEMHOST_NO_SERVER=1", "MEMHOST_TIMEZONE=UTC"}, nil},
+		{[]string{"MEMHOST_HOEM=/x"}, []string{"MEMHOST_HOEM is not a memhost variable and is ignored (did you mean MEMHOST_HOME?)"}},
+		{[]string{"MEMHOST_MEMORY_SEARCH_MAXRESULT=3", "PATH=/bin"}, []string{"MEMHOST_MEMORY_SEARCH_MAXRESULT is not a memhost variable and is ignored (did you mean MEMHOST_MEMORY_SEARCH_MAXRESULTS?)"}},
+		{[]string{"MEMHOST_memory_search_maxResults=3"}, []string{"MEMHOST_memory_search_maxResults is not a memhost variable and is ignored (did you mean MEMHOST_MEMORY_SEARCH_MAXRESULTS?)"}},
+		{[]string{"MEMHOST_ZZ=1", "MEMHOST_NOSERVER=1"}, []string{
+			"MEMHOST_NOSERVER is not a memhost variable and is ignored (did you mean MEMHOST_NO_SERVER?)",
+			"MEMHOST_ZZ is not a memhost variable and is ignored (did you mean MEMHOST_HOME?)",
+		}},
+	}
+	for _, tt := range tests {
+		if got := UnknownEnv(tt.environ); !reflect.DeepEqual(got, tt.want) {
+			t.Fatalf("UnknownEnv(%q) = %q, want %q", tt.environ, got, tt.want)
+		}
+	}
+	for _, name := range EnvNames() {
+		if got := UnknownEnv([]string{name + "=1"}); got != nil {
+			t.Fatalf("UnknownEnv of the known %s = %q", name, got)
+		}
+	}
+}
