@@ -149,3 +149,55 @@ func TestSectionEditsKeepCRLF(t *testing.T) {
 		t.Fatalf("contacts.md = %q, want %q", got, want)
 	}
 }
+
+// TestUnindexablePagesAreNotStale: a page that no sync can index (over the
+// size limit, or unreadable) is listed as such, not as stale for ever, and
+// status counts it apart from the stale pages.
+func TestUnindexablePagesAreNotStale(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	writePage(t, h, "ok.md", "# OK\nfine\n")
+	writePage(t, h, "grown.md", "# Grown\nsmall for now\n")
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	writePage(t, h, "huge.md", strings.Repeat("x", MaxPageBytes+1))
+	writePage(t, h, "grown.md", strings.Repeat("y", MaxPageBytes+1)) // indexed before, too large now
+	want := map[string]string{"ok.md": "indexed", "huge.md": "too-large", "grown.md": "too-large"}
+	unreadable := os.Geteuid() != 0 // root reads any file
+	if unreadable {
+		writePage(t, h, "locked.md", "# Locked\n")
+		if err := os.Chmod(filepath.Join(h.NotebookDir(), "locked.md"), 0); err != nil {
+			t.Fatal(err)
+		}
+		want["locked.md"] = "unreadable"
+	}
+	for _, synced := range []bool{false, true} {
+		if synced {
+			if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		files, err := h.Files(ctx, FilesRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, f := range files.Files {
+			got[f.Path] = f.State
+			if f.Stale {
+				got[f.Path] += " (stale)"
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("synced %v: files = %v, want %v", synced, got, want)
+		}
+		st, err := h.Status(ctx, StatusRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Stale != 0 || st.Unindexable != len(want)-1 {
+			t.Fatalf("synced %v: status stale %d, unindexable %d; want 0, %d", synced, st.Stale, st.Unindexable, len(want)-1)
+		}
+	}
+}
