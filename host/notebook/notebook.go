@@ -2,7 +2,9 @@
 // source of truth.
 //
 // Every path is relative to the notebook root and checked before use: "..",
-// absolute paths and symlinks that lead out of the notebook are refused.
+// absolute paths and symlinks that lead out of the notebook are refused, and
+// so are paths that could not be listed or found as a page: names with
+// control characters, hidden names (which the indexer skips) and folders.
 // Every write goes to a temporary file in the page's folder and is renamed
 // over the page, so an error never leaves a truncated page behind. Updates
 // (read, change, write) hold an exclusive lock on a lock file, so two
@@ -44,6 +46,7 @@ type PathError struct {
 }
 
 func (e *PathError) Error() string { return e.Err.Error() + ": " + ShowPath(e.Path) }
+func (e *PathError) Unwrap() error { return e.Err }
 
 // ShowPath returns a path as messages show it: as it is, or quoted with
 // escapes when it holds a character that would not print as itself (a line
@@ -85,7 +88,6 @@ var (
 func controlChar(r rune) bool {
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }
-func (e *PathError) Unwrap() error { return e.Err }
 
 // FaultKind tells the error's kind: not-found, outside or bad-input.
 func (e *PathError) FaultKind() fault.Kind {
@@ -170,11 +172,9 @@ func (n *Notebook) Clean(p string) (string, error) {
 			return "", badPath(orig, "%v", errHidden)
 		}
 	}
-	switch ext := path.Ext(p); {
+	ext := path.Ext(p)
+	switch {
 	case ext == "":
-		if fi, err := os.Stat(n.Abs(p)); err == nil && fi.IsDir() && !n.isFile(p+".md") {
-			return "", badPath(orig, "it names a folder, not a page (give a page such as %s/notes.md)", p)
-		}
 		p += ".md"
 	case strings.EqualFold(ext, ".md"):
 	default:
@@ -183,7 +183,16 @@ func (n *Notebook) Clean(p string) (string, error) {
 	if err := n.checkLinks(p); err != nil {
 		return "", &PathError{orig, err}
 	}
+	// "knowledge" names the folder, unless knowledge.md exists beside it.
+	if dir := strings.TrimSuffix(p, ".md"); ext == "" && n.isDir(dir) && !n.isFile(p) {
+		return "", badPath(orig, "it names a folder, not a page (give a page such as %s/notes.md)", dir)
+	}
 	return p, nil
+}
+
+func (n *Notebook) isDir(rel string) bool {
+	fi, err := os.Stat(n.Abs(rel))
+	return err == nil && fi.IsDir()
 }
 
 func (n *Notebook) isFile(rel string) bool {
