@@ -149,11 +149,15 @@ type StatusRequest struct{}
 
 // StatusResponse summarises a home.
 type StatusResponse struct {
-	Home        string `json:"home"`
-	Notebook    string `json:"notebook"`
-	Files       int    `json:"files"`  // indexed pages
-	Chunks      int    `json:"chunks"` // indexed chunks
-	Stale       int    `json:"stale"`  // pages new, edited or deleted since the last sync
+	Home     string `json:"home"`
+	Notebook string `json:"notebook"`
+	Files    int    `json:"files"`  // indexed pages
+	Chunks   int    `json:"chunks"` // indexed chunks
+	Stale    int    `json:"stale"`  // pages new, edited or deleted since the last sync
+	// Unindexable counts pages no sync can index: too large, unreadable,
+	// or a symlink out of the notebook (see Files for which). They are
+	// not stale.
+	Unindexable int    `json:"unindexable"`
 	LastSync    string `json:"lastSync,omitempty"`
 	DBSizeBytes int64  `json:"dbSizeBytes"`
 	Mode        string `json:"mode"`
@@ -185,7 +189,10 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 		return resp, err
 	}
 	for _, f := range files.Files {
-		if f.Stale {
+		switch {
+		case !indexer.Indexable(f.State):
+			resp.Unindexable++
+		case f.Stale:
 			resp.Stale++
 		}
 	}

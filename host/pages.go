@@ -79,6 +79,9 @@ func (h *Host) Write(ctx context.Context, req WriteRequest) (WriteResponse, erro
 	if err != nil {
 		return WriteResponse{}, err
 	}
+	if err := notebook.CheckSection(req.Section); err != nil {
+		return WriteResponse{}, err
+	}
 	rel, err := h.notebook.Clean(req.Path)
 	if err != nil {
 		return WriteResponse{}, err

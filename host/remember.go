@@ -41,6 +41,9 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (RememberRespo
 	if err != nil {
 		return RememberResponse{}, err
 	}
+	if err := notebook.CheckSection(req.Section); err != nil {
+		return RememberResponse{}, err
+	}
 	switch req.Category {
 	case "", CategoryLists, CategoryReference, CategoryKnowledge:
 	default:
@@ -49,6 +52,9 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (RememberRespo
 	file := strings.TrimSuffix(strings.TrimSpace(req.File), ".md")
 	if strings.ContainsAny(file, `/\`) || file == "." || file == ".." {
 		return RememberResponse{}, fault.BadInputf("file", "page name %q: give a name such as \"contacts\", not a path", req.File)
+	}
+	if err := notebook.CheckName(file); err != nil {
+		return RememberResponse{}, fault.BadInputf("file", "page name %q: %v", req.File, err)
 	}
 	r := notebook.Route(text, req.Category, file, h.pageExists)
 	if req.Section != "" {

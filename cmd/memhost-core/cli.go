@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
@@ -31,6 +32,10 @@ type stdio struct {
 	stdoutIsTTY  bool // progress bars instead of progress lines
 	stderr       io.Writer
 	getenv       func(string) string
+	// environ lists the environment as "NAME=value" pairs, to warn of
+	// MEMHOST_ variables memhost does not read; nil skips the check (a
+	// command relayed by the launcher, tests).
+	environ func() []string
 	// spawnEmbed starts `memhost embed` for home in the background; nil
 	// disables background embedding (in-process tests).
 	spawnEmbed func(home string) error
@@ -63,6 +68,7 @@ const maxStdin = 64 << 20
 // run runs the CLI and returns the exit code. Errors are printed as one
 // line on stderr.
 func run(ctx context.Context, args []string, io stdio) int {
+	warnUnknownEnv(io)
 	app := newApp(io, !allUTF8(args))
 	err := app.Run(ctx, args)
 	if err == nil {
@@ -74,6 +80,25 @@ func run(ctx context.Context, args []string, io stdio) int {
 		return exitUsage
 	}
 	return exitError
+}
+
+// envChecked makes the check of the environment once per process: the
+// environment does not change, and a warning repeated by every command a
+// process runs would bury the output.
+var envChecked sync.Once
+
+// warnUnknownEnv prints a warning line for each MEMHOST_ variable that
+// memhost does not read (see config.UnknownEnv). A warning, not an error:
+// a stray variable in a user's shell must not stop every command.
+func warnUnknownEnv(io stdio) {
+	if io.environ == nil {
+		return
+	}
+	envChecked.Do(func() {
+		for _, w := range config.UnknownEnv(io.environ()) {
+			fmt.Fprintln(io.stderr, "memhost: warning: "+w)
+		}
+	})
 }
 
 func allUTF8(args []string) bool {
@@ -91,11 +116,11 @@ func message(err error) string {
 	var pe *notebook.PathError
 	switch {
 	case errors.As(err, &pe) && fault.KindOf(err) == fault.NotFound:
-		return "no such page: " + pe.Path
+		return "no such page: " + notebook.ShowPath(pe.Path)
 	case errors.As(err, &pe) && fault.KindOf(err) == fault.Outside:
-		return "refused: " + pe.Path + " is outside the notebook (paths are relative to it, like reference/contacts.md)"
+		return "refused: " + notebook.ShowPath(pe.Path) + " is outside the notebook (paths are relative to it, like reference/contacts.md)"
 	case errors.As(err, &pe):
-		return pe.Err.Error() + ": " + pe.Path
+		return pe.Err.Error() + ": " + notebook.ShowPath(pe.Path)
 	case fault.KindOf(err) == fault.BadInput && fault.FieldOf(err) == "text":
 		return "refused: " + err.Error() // the text is empty, not UTF-8, …
 	case fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "version":

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -251,6 +252,13 @@ func TestBadInput(t *testing.T) {
 		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
 		{[]string{"status", "extra"}, nil, 2, "status takes no arguments"},
 		{[]string{"remember", "--nope", "x"}, nil, 2, "nope"},
+		{[]string{"write", "notes/evil\n## Injected", "x"}, nil, 1, `control character: "notes/evil\n## Injected"`},
+		{[]string{"get", "a\tb.md"}, nil, 1, `control character: "a\tb.md"`},
+		{[]string{"remember", "--file", "a\nb", "x"}, nil, 1, `page name "a\nb"`},
+		{[]string{"remember", "--section", "Evil\n## Injected", "x"}, nil, 1, `section "Evil\n## Injected": it holds a line break`},
+		{[]string{"write", "reference/contacts.md", "--section", "##", "--replace", "x"}, nil, 1, `section "##" names no heading`},
+		{[]string{"write", "knowledge/", "x"}, nil, 1, "it names a folder, not a page (give a page such as knowledge/notes.md): knowledge/"},
+		{[]string{"write", "notes/.drafts/y.md", "x"}, nil, 1, "hidden files and folders are not indexed: notes/.drafts/y.md"},
 	}
 	before := snapshot(t, home)
 	for _, tt := range tests {
@@ -314,5 +322,42 @@ func TestRecallSourcesAndLimits(t *testing.T) {
 	sort.Strings(names)
 	if !reflect.DeepEqual(names, []string{"daily", "notebook"}) {
 		t.Errorf("groups: %v", names)
+	}
+}
+
+// TestMisspeltEnvWarns: a MEMHOST_ variable memhost does not read gets one
+// warning line on stderr, however often the command reads its settings,
+// and the command still runs.
+func TestMisspeltEnvWarns(t *testing.T) {
+	envChecked = sync.Once{} // as in a new process
+	home := t.TempDir()
+	env := map[string]string{
+		"MEMHOST_HOME":                     home,
+		"MEMHOST_HOEM":                     "/elsewhere",
+		"MEMHOST_MEMORY_SEARCH_MAXRESULTS": "3",
+	}
+	var out, errb bytes.Buffer
+	io := stdio{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv: func(k string) string { return env[k] },
+		environ: func() []string {
+			var kv []string
+			for k, v := range env {
+				kv = append(kv, k+"="+v)
+			}
+			return kv
+		}}
+	ctx := context.Background()
+	if code := run(ctx, []string{"memhost", "remember", "kiwis are green"}, io); code != 0 {
+		t.Fatalf("remember: exit %d, stderr %q", code, errb.String())
+	}
+	if code := run(ctx, []string{"memhost", "recall", "kiwis"}, io); code != 0 {
+		t.Fatalf("recall: exit %d, stderr %q", code, errb.String())
+	}
+	want := "memhost: warning: MEMHOST_HOEM is not a memhost variable and is ignored (did you mean MEMHOST_HOME?)\n"
+	if got := errb.String(); got != want {
+		t.Fatalf("stderr = %q, want %q once", got, want)
+	}
+	if !strings.Contains(out.String(), "kiwis are green") {
+		t.Fatalf("recall found nothing:\n%s", out.String())
 	}
 }

@@ -232,7 +232,11 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			}
 			fmt.Fprintf(tw, "home:\t%s\n", resp.Home)
 			fmt.Fprintf(tw, "notebook:\t%s\n", resp.Notebook)
-			fmt.Fprintf(tw, "files:\t%d indexed, %d stale\n", resp.Files, resp.Stale)
+			files := fmt.Sprintf("%d indexed, %d stale", resp.Files, resp.Stale)
+			if resp.Unindexable > 0 {
+				files += fmt.Sprintf(", %d not indexable (too large, unreadable or linked outside: see memhost files)", resp.Unindexable)
+			}
+			fmt.Fprintf(tw, "files:\t%s\n", files)
 			fmt.Fprintf(tw, "chunks:\t%d\n", resp.Chunks)
 			fmt.Fprintf(tw, "last sync:\t%s\n", last)
 			fmt.Fprintf(tw, "database:\t%s\n", modelstore.HumanSize(resp.DBSizeBytes))
@@ -270,7 +274,7 @@ func (a *app) files(ctx context.Context, cmd *cli.Command) error {
 				if len(hash) > 12 {
 					hash = hash[:12]
 				}
-				state := f.State
+				state := strings.ReplaceAll(f.State, "-", " ") // "too large"
 				if f.Stale {
 					state += " (stale)"
 				}

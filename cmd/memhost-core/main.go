@@ -24,6 +24,7 @@ func main() {
 		stdoutIsTTY:  !isPiped(os.Stdout),
 		stderr:       os.Stderr,
 		getenv:       os.Getenv,
+		environ:      os.Environ,
 		spawnEmbed:   spawnEmbed,
 	})
 	stop()

@@ -1,8 +1,8 @@
 // Package config reads $MEMHOST_HOME/config.yaml.
 //
 // Every key is optional; Default holds the values of seed 000's memory:
-// block. Unknown keys and values of the wrong type are reported with the
-// key's dotted name and line. Environment variables override the file: each
+// block. Unknown keys, keys given twice and values of the wrong type are
+// reported with the key's dotted name and line. Environment variables override the file: each
 // key has one, MEMHOST_ followed by its dotted name in upper case with dots
 // as underscores (memory.search.maxResults → MEMHOST_MEMORY_SEARCH_MAXRESULTS).
 package config
@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -48,14 +49,18 @@ const DefaultListen = "127.0.0.1:4321"
 
 // Memory is seed 000's memory: block.
 type Memory struct {
-	NotebookDir string     `yaml:"notebookDir"` // relative to the home; default "notebook"
-	Database    string     `yaml:"database"`    // relative to the home; default "brain/memory.db"
-	Embedding   Embedding  `yaml:"embedding"`
-	Chunking    Chunking   `yaml:"chunking"`
-	Sync        Sync       `yaml:"sync"`
-	Search      Search     `yaml:"search"`
-	Prompt      Prompt     `yaml:"prompt"`
-	Compaction  Compaction `yaml:"compaction"`
+	// NotebookDir is the notebook: absolute, or relative to the home and
+	// inside it (".." may not lead out). Default "notebook".
+	NotebookDir string `yaml:"notebookDir"`
+	// Database is the index file: absolute, or relative to the home and
+	// inside it. Default "brain/memory.db".
+	Database   string     `yaml:"database"`
+	Embedding  Embedding  `yaml:"embedding"`
+	Chunking   Chunking   `yaml:"chunking"`
+	Sync       Sync       `yaml:"sync"`
+	Search     Search     `yaml:"search"`
+	Prompt     Prompt     `yaml:"prompt"`
+	Compaction Compaction `yaml:"compaction"`
 }
 
 // Compaction holds seed 002's thresholds for an agent's working context.
@@ -76,8 +81,10 @@ type Embedding struct {
 	// Plugin is the active provider (memhost-embeddings-<plugin>).
 	// Default "": the local provider when it is installed, else none
 	// (keyword-only search).
-	Plugin    string `yaml:"plugin"`
-	ModelsDir string `yaml:"modelsDir"` // default "models"
+	Plugin string `yaml:"plugin"`
+	// ModelsDir holds downloaded models: absolute, or relative to the
+	// home and inside it. Default "models".
+	ModelsDir string `yaml:"modelsDir"`
 	// Options holds each plugin's settings by plugin name, passed to its
 	// Configure; switching plugins keeps the others'.
 	Options map[string]map[string]string `yaml:"options"`
@@ -134,7 +141,10 @@ const (
 
 // Prompt shapes the block printed by `memhost context`.
 type Prompt struct {
-	ReferenceDir           string `yaml:"referenceDir"`           // default "reference"
+	// ReferenceDir is the folder whose pages context always shows,
+	// relative to the notebook and inside it: absolute paths and ".."
+	// leading out are refused. Default "reference".
+	ReferenceDir           string `yaml:"referenceDir"`
 	DailyWindow            int    `yaml:"dailyWindow"`            // default 2: today and yesterday
 	MaxPerFileChars        int    `yaml:"maxPerFileChars"`        // default 8000
 	MaxTotalReferenceChars int    `yaml:"maxTotalReferenceChars"` // default 32000
@@ -218,7 +228,37 @@ func Parse(r io.Reader, cfg *Config, name string) error {
 	if len(doc.Content) == 0 {
 		return nil
 	}
+	if err := duplicates(doc.Content[0], "", name); err != nil {
+		return err
+	}
 	return decode(doc.Content[0], reflect.ValueOf(cfg).Elem(), "", name)
+}
+
+// duplicates refuses a key given twice in one mapping. Decoding a yaml.Node
+// does not check it, and decode would let the later value win (or merge
+// two memory: blocks) without a word.
+func duplicates(n *yaml.Node, prefix, src string) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		first := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if line, ok := first[k.Value]; ok {
+				return &Error{src, prefix + k.Value, k.Line, fmt.Sprintf("duplicate key (first on line %d)", line)}
+			}
+			first[k.Value] = k.Line
+			if err := duplicates(n.Content[i+1], prefix+k.Value+".", src); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			if err := duplicates(c, prefix, src); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // decode walks a mapping node against a struct, so that an unknown key or
@@ -360,6 +400,14 @@ func (c Config) Validate() error {
 		return bad("memory.notebookDir", "must not be empty")
 	case m.Database == "":
 		return bad("memory.database", "must not be empty")
+	case !inHome(m.NotebookDir):
+		return bad("memory.notebookDir", fmt.Sprintf("a relative folder must stay inside the home, got %q (give an absolute path for a folder elsewhere)", m.NotebookDir))
+	case !inHome(m.Database):
+		return bad("memory.database", fmt.Sprintf("a relative file must stay inside the home, got %q (give an absolute path for a file elsewhere)", m.Database))
+	case m.Embedding.ModelsDir == "":
+		return bad("memory.embedding.modelsDir", "must not be empty")
+	case !inHome(m.Embedding.ModelsDir):
+		return bad("memory.embedding.modelsDir", fmt.Sprintf("a relative folder must stay inside the home, got %q (give an absolute path for a folder elsewhere)", m.Embedding.ModelsDir))
 	case m.Chunking.MaxTokens < 16:
 		return bad("memory.chunking.maxTokens", fmt.Sprintf("must be at least 16, got %d", m.Chunking.MaxTokens))
 	case m.Chunking.OverlapTokens < 0 || m.Chunking.OverlapTokens >= m.Chunking.MaxTokens:
@@ -380,6 +428,8 @@ func (c Config) Validate() error {
 		return bad("memory.search.fusionK", fmt.Sprintf("must be at least 1, got %d", m.Search.FusionK))
 	case m.Prompt.ReferenceDir == "":
 		return bad("memory.prompt.referenceDir", "must not be empty")
+	case !filepath.IsLocal(m.Prompt.ReferenceDir):
+		return bad("memory.prompt.referenceDir", fmt.Sprintf("must be a folder inside the notebook, got %q", m.Prompt.ReferenceDir))
 	case m.Prompt.DailyWindow < 0:
 		return bad("memory.prompt.dailyWindow", "must not be negative")
 	case m.Prompt.MaxPerFileChars < 1:
@@ -406,6 +456,12 @@ func (c Config) Validate() error {
 	}
 	return nil
 }
+
+// inHome reports whether a home path is allowed: an absolute path may be
+// anywhere (a notebook kept in a synced folder, an index on another disk),
+// but a relative one is resolved against the home and must stay in it, so
+// that "../.." cannot silently point memhost at a parent folder.
+func inHome(p string) bool { return filepath.IsAbs(p) || filepath.IsLocal(p) }
 
 // Location is the time zone for daily logs.
 func (c Config) Location() (*time.Location, error) {

@@ -167,3 +167,101 @@ func TestSetPlugin(t *testing.T) {
 		t.Error("broken file was changed")
 	}
 }
+
+// TestFoldersStayInside: a folder relative to the home or the notebook
+// must not climb out of it with "..". The home's folders may be absolute
+// (a notebook kept in another place); the reference folder may not, since
+// context reads only the notebook.
+func TestFoldersStayInside(t *testing.T) {
+	tests := []struct {
+		yaml string
+		want string // "" for no error
+	}{
+		{"memory:\n  notebookDir: /srv/vault\n", ""},
+		{"memory:\n  notebookDir: notes/../vault\n", ""},
+		{"memory:\n  notebookDir: ../../vault\n", `memory.notebookDir: a relative folder must stay inside the home, got "../../vault" (give an absolute path for a folder elsewhere)`},
+		{"memory:\n  database: /var/lib/memhost/memory.db\n", ""},
+		{"memory:\n  database: brain/../../memory.db\n", `memory.database: a relative file must stay inside the home, got "brain/../../memory.db" (give an absolute path for a file elsewhere)`},
+		{"memory:\n  embedding:\n    modelsDir: /opt/models\n", ""},
+		{"memory:\n  embedding:\n    modelsDir: ..\n", `memory.embedding.modelsDir: a relative folder must stay inside the home, got ".." (give an absolute path for a folder elsewhere)`},
+		{"memory:\n  prompt:\n    referenceDir: knowledge/people\n", ""},
+		{"memory:\n  prompt:\n    referenceDir: ../..\n", `memory.prompt.referenceDir: must be a folder inside the notebook, got "../.."`},
+		{"memory:\n  prompt:\n    referenceDir: reference/../../x\n", `memory.prompt.referenceDir: must be a folder inside the notebook, got "reference/../../x"`},
+		{"memory:\n  prompt:\n    referenceDir: /etc\n", `memory.prompt.referenceDir: must be a folder inside the notebook, got "/etc"`},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(path, []byte(tt.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path, nil)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if tt.want == "" && err != nil || tt.want != "" && !strings.HasSuffix(got, tt.want) {
+			t.Fatalf("Load(%q) error = %q, want %q", tt.yaml, got, tt.want)
+		}
+	}
+	// From the environment too: the variable is named.
+	env := map[string]string{"MEMHOST_MEMORY_PROMPT_REFERENCEDIR": "../.."}
+	_, err := Load(filepath.Join(t.TempDir(), "config.yaml"), func(k string) string { return env[k] })
+	var ce *Error
+	if !errors.As(err, &ce) || ce.Key != "memory.prompt.referenceDir" {
+		t.Fatalf("referenceDir from env: err = %v, want one naming memory.prompt.referenceDir", err)
+	}
+}
+
+// TestDuplicateKeys: a key given twice is refused, naming the file, the
+// line of the second and the key, instead of the later one silently
+// winning.
+func TestDuplicateKeys(t *testing.T) {
+	tests := []struct {
+		yaml string
+		want string
+	}{
+		{"memory:\n  search:\n    maxResults: 3\n    maxResults: 5\n", "config.yaml line 4: memory.search.maxResults: duplicate key (first on line 3)"},
+		{"memory:\n  search:\n    maxResults: 3\nmemory:\n  sync:\n    syncOnStart: false\n", "config.yaml line 4: memory: duplicate key (first on line 1)"},
+		{"timezone: UTC\ntimezone: Asia/Tokyo\n", "config.yaml line 2: timezone: duplicate key (first on line 1)"},
+		{"memory:\n  embedding:\n    options:\n      ollama: {url: a}\n      ollama: {url: b}\n", "config.yaml line 5: memory.embedding.options.ollama: duplicate key (first on line 4)"},
+		{"memory:\n  embedding:\n    options:\n      ollama:\n        url: a\n        url: b\n", "config.yaml line 6: memory.embedding.options.ollama.url: duplicate key (first on line 5)"},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		if err := os.WriteFile(path, []byte(tt.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(path, nil)
+		if err == nil || !strings.HasSuffix(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("Load(%q) error = %v, want one line ending in %q", tt.yaml, err, tt.want)
+		}
+	}
+}
+
+// TestUnknownEnv: a MEMHOST_ variable memhost does not read is named, with
+// the known one closest to it; known ones and other variables pass.
+func TestUnknownEnv(t *testing.T) {
+	tests := []struct {
+		environ []string
+		want    []string
+	}{
+		{[]string{"HOME=/home/u", "MEMHOST_HOME=/x", "MEMHOST_MEMORY_SEARCH_MAXRESULTS=3", "MEMHOST_NO_SERVER=1", "MEMHOST_TIMEZONE=UTC"}, nil},
+		{[]string{"MEMHOST_HOEM=/x"}, []string{"MEMHOST_HOEM is not a memhost variable and is ignored (did you mean MEMHOST_HOME?)"}},
+		{[]string{"MEMHOST_MEMORY_SEARCH_MAXRESULT=3", "PATH=/bin"}, []string{"MEMHOST_MEMORY_SEARCH_MAXRESULT is not a memhost variable and is ignored (did you mean MEMHOST_MEMORY_SEARCH_MAXRESULTS?)"}},
+		{[]string{"MEMHOST_memory_search_maxResults=3"}, []string{"MEMHOST_memory_search_maxResults is not a memhost variable and is ignored (did you mean MEMHOST_MEMORY_SEARCH_MAXRESULTS?)"}},
+		{[]string{"MEMHOST_ZZ=1", "MEMHOST_NOSERVER=1"}, []string{
+			"MEMHOST_NOSERVER is not a memhost variable and is ignored (did you mean MEMHOST_NO_SERVER?)",
+			"MEMHOST_ZZ is not a memhost variable and is ignored (did you mean MEMHOST_HOME?)",
+		}},
+	}
+	for _, tt := range tests {
+		if got := UnknownEnv(tt.environ); !reflect.DeepEqual(got, tt.want) {
+			t.Fatalf("UnknownEnv(%q) = %q, want %q", tt.environ, got, tt.want)
+		}
+	}
+	for _, name := range EnvNames() {
+		if got := UnknownEnv([]string{name + "=1"}); got != nil {
+			t.Fatalf("UnknownEnv of the known %s = %q", name, got)
+		}
+	}
+}

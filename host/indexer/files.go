@@ -2,9 +2,13 @@ package indexer
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"sort"
 	"time"
 
+	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 )
 
@@ -14,7 +18,9 @@ type FilesResponse struct {
 }
 
 // FileInfo is one page. Stale means the index does not hold the page as it
-// is on disk: it is new, edited or deleted since the last sync.
+// is on disk and a sync would change that: it is new, edited or deleted
+// since the last sync. A page no sync can index is never stale, or it
+// would stay stale for ever: its state says why instead.
 type FileInfo struct {
 	Path   string `json:"path"`
 	Hash   string `json:"hash"` // as indexed; "" when not indexed
@@ -22,7 +28,30 @@ type FileInfo struct {
 	Size   int64  `json:"size"`
 	Chunks int    `json:"chunks"`
 	Stale  bool   `json:"stale"`
-	State  string `json:"state"` // indexed | new | edited | deleted | unindexable
+	State  string `json:"state"` // see the states below
+}
+
+// States of a page in FileInfo.
+const (
+	StateIndexed = "indexed"
+	StateNew     = "new"
+	StateEdited  = "edited"
+	StateDeleted = "deleted"
+	// StateTooLarge: the page is over MaxPageBytes (a transcript over
+	// MaxTranscriptBytes) and is not indexed; a version indexed before it
+	// grew is dropped by the next sync.
+	StateTooLarge = "too-large"
+	// StateUnreadable: the page cannot be read (its permissions).
+	StateUnreadable = "unreadable"
+	// StateUnindexable: anything else the scan refuses, such as a symlink
+	// that leads out of the notebook.
+	StateUnindexable = "unindexable"
+)
+
+// Indexable reports whether a state is one a sync can bring into the
+// index; false for too-large, unreadable and unindexable pages.
+func Indexable(state string) bool {
+	return state != StateTooLarge && state != StateUnreadable && state != StateUnindexable
 }
 
 // Files compares the index with the notebook on disk, hashing only pages
@@ -43,38 +72,70 @@ func (x *Indexer) Files(ctx context.Context) (FilesResponse, error) {
 		seen[d.rel] = true
 		f, ok := indexed[d.rel]
 		if !ok {
-			out = append(out, FileInfo{Path: d.rel, Size: d.size, Mtime: d.mtime.UTC().Format(time.RFC3339), Stale: true, State: "new"})
+			info := FileInfo{Path: d.rel, Size: d.size, Mtime: d.mtime.UTC().Format(time.RFC3339), Stale: true, State: StateNew}
+			if state := unindexable(d); state != "" {
+				info.Stale, info.State = false, state
+			}
+			out = append(out, info)
 			continue
 		}
 		if mayHaveChanged(d, f) {
 			check = append(check, d)
 			continue
 		}
-		out = append(out, fileInfo(f, false, "indexed"))
+		out = append(out, fileInfo(f, false, StateIndexed))
 	}
 	for r := range x.examine(ctx, check, indexed) {
 		f := indexed[r.file.rel]
 		switch {
+		case r.skip && r.problem == "":
+			out = append(out, fileInfo(f, true, StateDeleted)) // since the scan
 		case r.skip:
-			out = append(out, FileInfo{Path: r.file.rel, Size: r.file.size, Stale: true, State: "unindexable"})
+			state := unindexable(r.file)
+			if state == "" {
+				state = StateUnreadable // it failed to read just now
+			}
+			out = append(out, FileInfo{Path: r.file.rel, Size: r.file.size, State: state})
 		case r.update != nil:
-			out = append(out, fileInfo(f, true, "edited"))
+			out = append(out, fileInfo(f, true, StateEdited))
 		default:
-			out = append(out, fileInfo(f, false, "indexed"))
+			out = append(out, fileInfo(f, false, StateIndexed))
 		}
 	}
 	for p, f := range indexed {
 		if !seen[p] {
-			out = append(out, fileInfo(f, true, "deleted"))
+			out = append(out, fileInfo(f, true, StateDeleted))
 		}
 	}
 	for _, p := range problems {
 		if !seen[p.Path] {
-			out = append(out, FileInfo{Path: p.Path, Stale: false, State: "unindexable"})
+			out = append(out, FileInfo{Path: p.Path, Stale: false, State: StateUnindexable})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return FilesResponse{Files: out}, ctx.Err()
+}
+
+// unindexable returns why no sync can index a page found on disk:
+// StateTooLarge, StateUnreadable, or "" when it may be indexed. Only pages
+// not indexed as they are pay for the open.
+func unindexable(d diskFile) string {
+	limit := int64(MaxPageBytes)
+	if sessions.IsPath(d.rel) {
+		limit = MaxTranscriptBytes
+	}
+	if d.size > limit {
+		return StateTooLarge
+	}
+	f, err := os.Open(d.abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "" // removed since the scan: nothing to say
+		}
+		return StateUnreadable
+	}
+	f.Close()
+	return ""
 }
 
 func fileInfo(f index.File, stale bool, state string) FileInfo {

@@ -2,7 +2,9 @@
 // source of truth.
 //
 // Every path is relative to the notebook root and checked before use: "..",
-// absolute paths and symlinks that lead out of the notebook are refused.
+// absolute paths and symlinks that lead out of the notebook are refused, and
+// so are paths that could not be listed or found as a page: names with
+// control characters, hidden names (which the indexer skips) and folders.
 // Every write goes to a temporary file in the page's folder and is renamed
 // over the page, so an error never leaves a truncated page behind. Updates
 // (read, change, write) hold an exclusive lock on a lock file, so two
@@ -17,10 +19,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/memhost/memhost/host/fault"
 )
@@ -40,8 +45,49 @@ type PathError struct {
 	Err  error
 }
 
-func (e *PathError) Error() string { return e.Err.Error() + ": " + e.Path }
+func (e *PathError) Error() string { return e.Err.Error() + ": " + ShowPath(e.Path) }
 func (e *PathError) Unwrap() error { return e.Err }
+
+// ShowPath returns a path as messages show it: as it is, or quoted with
+// escapes when it holds a character that would not print as itself (a line
+// break, a tab, bytes that are not UTF-8), so that an error about it stays
+// one readable line.
+func ShowPath(p string) string {
+	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
+// badPath is a bad-input error about the page path p, for field "path".
+func badPath(p, format string, args ...any) error {
+	return &PathError{p, fault.BadInputf("path", "%w: "+format, append([]any{ErrBadPath}, args...)...)}
+}
+
+// CheckName checks one name of a page path (a page or folder name, without
+// slashes) for what Clean refuses: control characters and hidden names.
+func CheckName(name string) error {
+	switch {
+	case strings.ContainsFunc(name, controlChar):
+		return errControl
+	case strings.HasPrefix(name, "."):
+		return errHidden
+	}
+	return nil
+}
+
+var (
+	errControl = errors.New("it holds a line break, a tab or another control character")
+	errHidden  = errors.New("it is hidden (a name starting with \".\"), and hidden files and folders are not indexed")
+)
+
+// controlChar reports a character a page or section name must not hold:
+// control characters (line breaks, tabs, escapes) and the Unicode line and
+// paragraph separators. Such a name breaks the one-line-per-page output of
+// recall and files, and in a heading it starts a new line.
+func controlChar(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+}
 
 // FaultKind tells the error's kind: not-found, outside or bad-input.
 func (e *PathError) FaultKind() fault.Kind {
@@ -97,8 +143,8 @@ func (n *Notebook) Clean(p string) (string, error) {
 	if p == "" {
 		return "", &PathError{orig, ErrBadPath}
 	}
-	if strings.ContainsRune(p, 0) {
-		return "", &PathError{orig, ErrBadPath}
+	if strings.ContainsFunc(p, controlChar) {
+		return "", badPath(orig, "%v", errControl)
 	}
 	if filepath.IsAbs(p) || strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) {
 		return "", &PathError{orig, ErrOutsideNotebook}
@@ -109,11 +155,25 @@ func (n *Notebook) Clean(p string) (string, error) {
 			return "", &PathError{orig, ErrOutsideNotebook}
 		}
 	}
+	// "knowledge/" would otherwise clean to "knowledge" and become the page
+	// knowledge.md: the caller named a folder.
+	folder := strings.HasSuffix(p, "/")
 	p = path.Clean(p)
-	if p == "." || strings.HasSuffix(p, "/") {
-		return "", &PathError{orig, ErrBadPath}
+	if p == "." {
+		return "", badPath(orig, "it names the notebook folder, not a page")
 	}
-	switch ext := path.Ext(p); {
+	if folder {
+		return "", badPath(orig, "it names a folder, not a page (give a page such as %s/notes.md)", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if strings.HasPrefix(part, ".") {
+			// The indexer skips hidden names (.git, .obsidian, temporary
+			// files): such a page could be written but never found.
+			return "", badPath(orig, "%v", errHidden)
+		}
+	}
+	ext := path.Ext(p)
+	switch {
 	case ext == "":
 		p += ".md"
 	case strings.EqualFold(ext, ".md"):
@@ -123,7 +183,33 @@ func (n *Notebook) Clean(p string) (string, error) {
 	if err := n.checkLinks(p); err != nil {
 		return "", &PathError{orig, err}
 	}
+	// "knowledge" names the folder, unless knowledge.md exists beside it.
+	if dir := strings.TrimSuffix(p, ".md"); ext == "" && n.isDir(dir) && !n.isFile(p) {
+		return "", badPath(orig, "it names a folder, not a page (give a page such as %s/notes.md)", dir)
+	}
 	return p, nil
+}
+
+func (n *Notebook) isDir(rel string) bool {
+	fi, err := os.Stat(n.Abs(rel))
+	return err == nil && fi.IsDir()
+}
+
+func (n *Notebook) isFile(rel string) bool {
+	fi, err := os.Stat(n.Abs(rel))
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Inside reports whether rel, a page or folder path relative to the root,
+// stays inside the notebook: ErrOutsideNotebook when it leads out through
+// ".." or through a symlink (in its existing part), nil otherwise. It is
+// the rule the indexer's scan follows, for readers that walk folders
+// themselves: a symlink is followed only when it leads inside.
+func (n *Notebook) Inside(rel string) error {
+	if !within(n.root, filepath.Join(n.root, filepath.FromSlash(rel))) {
+		return ErrOutsideNotebook
+	}
+	return n.checkLinks(rel)
 }
 
 // checkLinks refuses a path whose existing part resolves outside the root

@@ -52,11 +52,65 @@ func TestClean(t *testing.T) {
 		{".", "", ErrBadPath},
 		{"notes.txt", "", ErrBadPath},
 		{"a\x00b.md", "", ErrBadPath},
+		// One line, no control characters: a page name is printed in
+		// recall and files output, one per line.
+		{"notes/a\nb.md", "", ErrBadPath},
+		{"a\tb.md", "", ErrBadPath},
+		{"a\rb", "", ErrBadPath},
+		{"a\x1b[31mb.md", "", ErrBadPath},
+		{"a\u0085b.md", "", ErrBadPath},
+		{"a\u2028b.md", "", ErrBadPath},
+		{"caf\u00e9/na\u00efve.md", "caf\u00e9/na\u00efve.md", nil},
+		// A folder is not a page.
+		{"knowledge/", "", ErrBadPath},
+		{"knowledge/./", "", ErrBadPath},
+		{"./", "", ErrBadPath},
+		{"knowledge", "", ErrBadPath},
+		{"reference", "reference.md", nil}, // reference.md exists beside the folder
+		{"new-folder/", "", ErrBadPath},
+		// Hidden files and folders are not indexed.
+		{".hidden/x.md", "", ErrBadPath},
+		{"notes/.drafts/y.md", "", ErrBadPath},
+		{".x.md", "", ErrBadPath},
+		{".md", "", ErrBadPath},
+	}
+	if err := os.WriteFile(filepath.Join(n.Root(), "reference.md"), []byte("# Reference\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		got, err := n.Clean(tt.in)
 		if !errors.Is(err, tt.wantErr) || got != tt.want {
 			t.Errorf("Clean(%q) = %q, %v; want %q, %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestInside(t *testing.T) {
+	n := newNotebook(t)
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(n.Root(), "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(n.Root(), "lists"), filepath.Join(n.Root(), "in")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		rel  string
+		want error
+	}{
+		{"reference", nil},
+		{".", nil},
+		{"missing/folder", nil},
+		{"in", nil},
+		{"in/page.md", nil},
+		{"out", ErrOutsideNotebook},
+		{"out/page.md", ErrOutsideNotebook},
+		{"..", ErrOutsideNotebook},
+		{"../../missing", ErrOutsideNotebook},
+	}
+	for _, tt := range tests {
+		if got := n.Inside(tt.rel); !errors.Is(got, tt.want) {
+			t.Errorf("Inside(%q) = %v, want %v", tt.rel, got, tt.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package notebook
 import (
 	"strings"
 
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 )
 
@@ -17,6 +18,22 @@ type Edit struct {
 // SectionName normalises a section given by a user: "## Groceries",
 // "Groceries" and " groceries " name the same H2 section.
 func SectionName(s string) string { return markdown.HeadingText(s) }
+
+// CheckSection checks a section given by a user ("" means none): it must
+// be one line without control characters, since a line break in it would
+// write headings of its own, and it must name a heading once its #s are
+// dropped, since an empty name means the whole page.
+func CheckSection(s string) error {
+	switch {
+	case s == "":
+		return nil
+	case strings.ContainsFunc(s, controlChar):
+		return fault.BadInputf("section", "section %q: it holds a line break, a tab or another control character (a section is one heading line)", s)
+	case SectionName(s) == "":
+		return fault.BadInputf("section", "section %q names no heading", s)
+	}
+	return nil
+}
 
 // findSection returns the line index of the H2 heading named name and the
 // index of the line after the section's last line (the next H1/H2 heading or
@@ -50,12 +67,13 @@ func Append(page, section, text string) Edit {
 func Replace(page, section, text string) Edit {
 	if section == "" {
 		body := markdown.Lines(strings.TrimRight(text, "\n"))
-		return Edit{Page: join(body), StartLine: 1, EndLine: max(1, len(body))}
+		return Edit{Page: join(body, lineEnding(page)), StartLine: 1, EndLine: max(1, len(body))}
 	}
 	return edit(page, section, text, true)
 }
 
 func edit(page, section, text string, replace bool) Edit {
+	eol := lineEnding(page)
 	lines := markdown.Lines(page)
 	body := markdown.Lines(strings.Trim(text, "\n"))
 	name := SectionName(section)
@@ -72,7 +90,7 @@ func edit(page, section, text string, replace bool) Edit {
 		lines = append(lines, "## "+name)
 		at := len(lines)
 		lines = append(lines, body...)
-		return Edit{Page: join(lines), StartLine: at + 1, EndLine: at + len(body)}
+		return Edit{Page: join(lines, eol), StartLine: at + 1, EndLine: at + len(body)}
 	}
 	var head []string
 	if replace {
@@ -89,14 +107,25 @@ func edit(page, section, text string, replace bool) Edit {
 		out = append(out, "")
 		out = append(out, tail...)
 	}
-	return Edit{Page: join(out), StartLine: at + 1, EndLine: at + len(body)}
+	return Edit{Page: join(out, eol), StartLine: at + 1, EndLine: at + len(body)}
 }
 
-func join(lines []string) string {
+func join(lines []string, eol string) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	return strings.Join(lines, "\n") + "\n"
+	return strings.Join(lines, eol) + eol
+}
+
+// lineEnding is the line ending most of page's lines have: "\r\n" for a
+// page from a Windows editor, else "\n". An edit writes the whole page with
+// it, so that adding a line does not rewrite every other line's ending.
+func lineEnding(page string) string {
+	crlf := strings.Count(page, "\r\n")
+	if crlf > strings.Count(page, "\n")-crlf {
+		return "\r\n"
+	}
+	return "\n"
 }
 
 func trimBlankTail(lines []string) []string {

@@ -117,3 +117,55 @@ func TestPersonSection(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckSection(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool // accepted
+	}{
+		{"", true},
+		{"Groceries", true},
+		{"## Sarah Chen", true},
+		{"Café crème", true},
+		{"Evil\n## Injected", false},
+		{"Evil\r\n## Injected", false},
+		{"tab\there", false},
+		{"line\u2028separator", false},
+		{"##", false},
+		{"   ", false},
+	}
+	for _, tt := range tests {
+		if got := CheckSection(tt.in) == nil; got != tt.want {
+			t.Fatalf("CheckSection(%q) accepted = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestEditsKeepLineEndings: a page written with CRLF line endings (by a
+// Windows editor) keeps them through section edits; the new text takes
+// them too.
+func TestEditsKeepLineEndings(t *testing.T) {
+	crlf := "# Shopping List\r\n\r\n## Groceries\r\n- Milk\r\n\r\n## Hardware\r\n- WD-40\r\n"
+	tests := []struct {
+		name string
+		edit func() Edit
+		want string
+	}{
+		{"append to section", func() Edit { return Append(crlf, "Groceries", "- Eggs") },
+			"# Shopping List\r\n\r\n## Groceries\r\n- Milk\r\n- Eggs\r\n\r\n## Hardware\r\n- WD-40\r\n"},
+		{"append to page", func() Edit { return Append(crlf, "", "- Bolts\n- Nuts") },
+			"# Shopping List\r\n\r\n## Groceries\r\n- Milk\r\n\r\n## Hardware\r\n- WD-40\r\n- Bolts\r\n- Nuts\r\n"},
+		{"new section", func() Edit { return Append(crlf, "Pharmacy", "- Aspirin") },
+			crlf + "\r\n## Pharmacy\r\n- Aspirin\r\n"},
+		{"replace section", func() Edit { return Replace(crlf, "Groceries", "- Bread") },
+			"# Shopping List\r\n\r\n## Groceries\r\n- Bread\r\n\r\n## Hardware\r\n- WD-40\r\n"},
+		{"replace page", func() Edit { return Replace(crlf, "", "# New\nbody") }, "# New\r\nbody\r\n"},
+		{"LF page stays LF", func() Edit { return Append("# T\n- a\n", "", "- b") }, "# T\n- a\n- b\n"},
+		{"mostly CRLF", func() Edit { return Append("# T\r\n- a\n- b\r\n", "", "- c") }, "# T\r\n- a\r\n- b\r\n- c\r\n"},
+	}
+	for _, tt := range tests {
+		if got := tt.edit().Page; got != tt.want {
+			t.Fatalf("%s: page = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

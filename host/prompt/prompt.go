@@ -42,14 +42,21 @@ func Build(nb *notebook.Notebook, p config.Prompt, today time.Time) (Block, erro
 	var b strings.Builder
 	b.WriteString("# Memory\n\nYour notebook's reference pages and recent daily logs. Search the rest with `memhost recall`.\n")
 
-	refDir := strings.Trim(p.ReferenceDir, "/")
-	refs, err := listPages(nb, refDir)
-	if err != nil {
-		return resp, err
-	}
+	refDir := path.Clean(strings.Trim(p.ReferenceDir, "/"))
 	b.WriteString("\n## Reference\n")
-	if len(refs) == 0 {
-		b.WriteString("\n(no reference pages yet)\n")
+	var refs []string
+	if err := nb.Inside(refDir); err != nil {
+		// The indexer does not follow such a link either: what context
+		// shows must be what recall can find and the notebook holds.
+		fmt.Fprintf(&b, "\n(%s/ leads outside the notebook; not read)\n", refDir)
+	} else {
+		var err error
+		if refs, err = listPages(nb, refDir); err != nil {
+			return resp, err
+		}
+		if len(refs) == 0 {
+			b.WriteString("\n(no reference pages yet)\n")
+		}
 	}
 	total := 0
 	for _, rel := range refs {
@@ -84,6 +91,9 @@ func Build(nb *notebook.Notebook, p config.Prompt, today time.Time) (Block, erro
 		for i := 0; i < p.DailyWindow; i++ {
 			day := today.AddDate(0, 0, -i).Format(time.DateOnly)
 			rel := "daily/" + day + ".md"
+			if nb.Inside(rel) != nil {
+				continue // a link out of the notebook, which is not indexed either
+			}
 			data, err := nb.Read(rel)
 			if errors.Is(err, notebook.ErrNotFound) {
 				continue
@@ -134,7 +144,10 @@ func countOmitted(files []File) int {
 	return n
 }
 
-// listPages returns the .md pages under a notebook folder, sorted.
+// listPages returns the .md pages under a notebook folder (which must be
+// inside the notebook), sorted. Like the indexer's scan it skips hidden
+// files and folders, and follows a symlinked page only when it leads to a
+// file inside the notebook.
 func listPages(nb *notebook.Notebook, dir string) ([]string, error) {
 	root := nb.Abs(dir)
 	var out []string
@@ -151,8 +164,17 @@ func listPages(nb *notebook.Notebook, dir string) ([]string, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && strings.EqualFold(path.Ext(p), ".md") {
-			out = append(out, path.Join(dir, p))
+		if !strings.EqualFold(path.Ext(p), ".md") {
+			return nil
+		}
+		rel := path.Join(dir, p)
+		switch {
+		case d.Type().IsRegular():
+			out = append(out, rel)
+		case d.Type()&fs.ModeSymlink != 0 && nb.Inside(rel) == nil:
+			if fi, err := os.Stat(nb.Abs(rel)); err == nil && fi.Mode().IsRegular() {
+				out = append(out, rel)
+			}
 		}
 		return nil
 	})
