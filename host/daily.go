@@ -20,6 +20,9 @@ type DailyLogResponse struct {
 	Heading string `json:"heading"`
 	Lines   Lines  `json:"lines"`
 	Created bool   `json:"created"`
+	// Warnings are troubles after the write (the index could not be
+	// updated, or was rebuilt): what was written is stored.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // maxHeadingRunes keeps daily-log headings to one readable line.
@@ -69,5 +72,6 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (DailyLogRespo
 	if err != nil {
 		return DailyLogResponse{}, err
 	}
-	return resp, h.indexer.SyncPaths(ctx, rel)
+	resp.Warnings = h.indexWritten(ctx, rel)
+	return resp, nil
 }

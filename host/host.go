@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
@@ -157,21 +156,19 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	return h, nil
 }
 
-// openIndex opens the index, moving a corrupt database aside: the index is
-// derived, so the next sync rebuilds it from the notebook.
+// openIndex opens the index, moving a corrupt database aside (under a
+// name of its own, kept for inspection): the index is derived, so the next
+// sync rebuilds it from the notebook.
 func openIndex(ctx context.Context, path string, log *slog.Logger) (*index.DB, error) {
 	db, err := index.Open(ctx, path)
-	var se sqlite3.Error
-	if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrNotADB && se.Code != sqlite3.ErrCorrupt) {
+	if !index.IsCorrupt(err) {
 		return db, err
 	}
-	aside := fmt.Sprintf("%s.corrupt-%d", path, time.Now().Unix())
-	log.Warn("index is corrupt; moving it aside and rebuilding", "path", path, "aside", aside)
-	if err := os.Rename(path, aside); err != nil {
-		return nil, fmt.Errorf("index %s is corrupt and cannot be moved aside: %w", path, err)
+	aside, merr := index.MoveAside(path)
+	if merr != nil {
+		return nil, fmt.Errorf("index %s is corrupt (%v) and cannot be moved aside: %w", path, err, merr)
 	}
-	os.Remove(path + "-wal")
-	os.Remove(path + "-shm")
+	log.Warn("index is corrupt; moved it aside, rebuilding", "path", path, "aside", aside, "err", err)
 	return index.Open(ctx, path)
 }
 

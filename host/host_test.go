@@ -96,7 +96,7 @@ func TestRemember(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Remember(%+v): %v", s.req, err)
 		}
-		if got != s.want {
+		if !reflect.DeepEqual(got, s.want) {
 			t.Errorf("Remember(%q) = %+v, want %+v", s.req.Text, got, s.want)
 		}
 	}
@@ -135,7 +135,7 @@ func TestDailyLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := DailyLogResponse{Path: "daily/2026-02-25.md", Heading: "## 08:30 — Morning check-in", Lines: Lines{3, 4}, Created: true}
-	if resp != want {
+	if !reflect.DeepEqual(resp, want) {
 		t.Errorf("DailyLog = %+v, want %+v", resp, want)
 	}
 	clk.set(clk.now().Add(90 * time.Minute))

@@ -67,8 +67,12 @@ type SyncRequest struct{}
 // Sync brings the index in step with the notebook and the sessions folder:
 // new and edited files are indexed, deleted ones removed. Unchanged files
 // cost one stat each.
-func (h *Host) Sync(ctx context.Context, _ SyncRequest) (SyncResult, error) {
-	return h.indexer.Sync(ctx)
+func (h *Host) Sync(ctx context.Context, _ SyncRequest) (res SyncResult, err error) {
+	err = h.withIndex(ctx, func() (err error) {
+		res, err = h.indexer.Sync(ctx)
+		return err
+	})
+	return res, err
 }
 
 // RebuildRequest asks for a rebuild; it has no parameters.

@@ -70,6 +70,9 @@ type WriteResponse struct {
 	Section string `json:"section,omitempty"`
 	Lines   Lines  `json:"lines"`
 	Created bool   `json:"created"` // the page did not exist before
+	// Warnings are troubles after the write (the index could not be
+	// updated, or was rebuilt): what was written is stored.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Write writes to a page, creating it and its folders when missing, and
@@ -101,7 +104,8 @@ func (h *Host) Write(ctx context.Context, req WriteRequest) (WriteResponse, erro
 	if err != nil {
 		return WriteResponse{}, err
 	}
-	return resp, h.indexer.SyncPaths(ctx, rel)
+	resp.Warnings = h.indexWritten(ctx, rel)
+	return resp, nil
 }
 
 // RemoveRequest names a page to delete.
@@ -112,6 +116,9 @@ type RemoveRequest struct {
 // RemoveResponse names the page removed.
 type RemoveResponse struct {
 	Path string `json:"path"`
+	// Warnings are troubles after the write (the index could not be
+	// updated, or was rebuilt): what was written is stored.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Remove deletes a page and drops it from the index.
@@ -123,7 +130,7 @@ func (h *Host) Remove(ctx context.Context, req RemoveRequest) (RemoveResponse, e
 	if err := h.notebook.Remove(ctx, rel); err != nil {
 		return RemoveResponse{}, err
 	}
-	return RemoveResponse{Path: rel}, h.indexer.SyncPaths(ctx, rel)
+	return RemoveResponse{Path: rel, Warnings: h.indexWritten(ctx, rel)}, nil
 }
 
 // cleanText refuses empty text and normalises line endings.

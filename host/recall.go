@@ -102,7 +102,7 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 			return resp, fault.BadInputf("sources", "unknown source %q (choose from %s)", s, strings.Join(Sources, ", "))
 		}
 	}
-	if err := h.syncBeforeSearch(ctx); err != nil {
+	if err := h.withIndex(ctx, func() error { return h.syncBeforeSearch(ctx) }); err != nil {
 		return resp, err
 	}
 	resp.Timing.SyncMs = ms(time.Since(start))
@@ -111,7 +111,11 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 	if len(sources) == 0 {
 		sources = []string{SourceNotebook, SourceDaily}
 	}
-	ranked, err := h.rank(ctx, search.Query{Text: req.Query, Sources: sources, N: max(50, 4*limit)}, &resp.Mode, &resp.Reason, &resp.Timing)
+	var ranked []search.Scored
+	err := h.withIndex(ctx, func() (err error) {
+		ranked, err = h.rank(ctx, search.Query{Text: req.Query, Sources: sources, N: max(50, 4*limit)}, &resp.Mode, &resp.Reason, &resp.Timing)
+		return err
+	})
 	if err != nil {
 		return resp, err
 	}
@@ -271,7 +275,7 @@ func (h *Host) ConversationSearch(ctx context.Context, req ConversationSearchReq
 	if err != nil {
 		return resp, fault.BadInputf("until", "until %q: %v", req.Until, err)
 	}
-	if err := h.syncBeforeSearch(ctx); err != nil {
+	if err := h.withIndex(ctx, func() error { return h.syncBeforeSearch(ctx) }); err != nil {
 		return resp, err
 	}
 	resp.Timing.SyncMs = ms(time.Since(start))
@@ -279,7 +283,11 @@ func (h *Host) ConversationSearch(ctx context.Context, req ConversationSearchReq
 	if !since.IsZero() || !until.IsZero() {
 		n = max(200, 20*limit) // dates filter after ranking
 	}
-	ranked, err := h.rank(ctx, search.Query{Text: req.Query, Sources: []string{SourceSessions}, Path: path, N: n}, &resp.Mode, &resp.Reason, &resp.Timing)
+	var ranked []search.Scored
+	err = h.withIndex(ctx, func() (err error) {
+		ranked, err = h.rank(ctx, search.Query{Text: req.Query, Sources: []string{SourceSessions}, Path: path, N: n}, &resp.Mode, &resp.Reason, &resp.Timing)
+		return err
+	})
 	if err != nil {
 		return resp, err
 	}

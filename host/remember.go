@@ -31,6 +31,9 @@ type RememberResponse struct {
 	Lines     Lines  `json:"lines"`
 	Duplicate bool   `json:"duplicate"` // already on the page: nothing written
 	Created   bool   `json:"created"`
+	// Warnings are troubles after the write (the index could not be
+	// updated, or was rebuilt): what was written is stored.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Remember routes text to a page (see Route), appends it as a list item
@@ -97,7 +100,8 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (RememberRespo
 	if err != nil {
 		return RememberResponse{}, err
 	}
-	return resp, h.indexer.SyncPaths(ctx, rel)
+	resp.Warnings = h.indexWritten(ctx, rel)
+	return resp, nil
 }
 
 func (h *Host) pageExists(rel string) bool {

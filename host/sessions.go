@@ -73,7 +73,8 @@ func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (Ses
 	if a.Repaired != "" {
 		resp.Warnings = append(resp.Warnings, a.Repaired)
 	}
-	return resp, h.indexer.SyncPaths(ctx, rel)
+	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, rel)...)
+	return resp, nil
 }
 
 // Check reports a Meta that is not a JSON object; a client checks it
@@ -131,7 +132,7 @@ func (h *Host) Ingest(ctx context.Context, req IngestRequest) (IngestResponse, e
 	for _, p := range req.Paths {
 		f, err := h.sessions.Import(ctx, req.Dir, p, req.Format)
 		if err == nil && f.Added > 0 {
-			err = h.indexer.SyncPaths(ctx, sessions.Path(f.Session))
+			f.Warnings = h.indexWritten(ctx, sessions.Path(f.Session))
 		}
 		if err != nil {
 			return resp, err
@@ -181,7 +182,8 @@ func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (S
 	if err != nil {
 		return resp, err
 	}
-	return resp, h.indexer.SyncPaths(ctx, sessions.Path(req.Session))
+	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, sessions.Path(req.Session))...)
+	return resp, nil
 }
 
 // Agent runtime hook events (Claude Code's hooks).

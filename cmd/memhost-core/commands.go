@@ -55,6 +55,7 @@ func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.warn(resp.Warnings...)
 		return a.out(cmd, resp, func(w io.Writer) {
 			where := resp.Path
 			if resp.Section != "" {
@@ -79,6 +80,7 @@ func (a *app) dailyLog(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.warn(resp.Warnings...)
 		return a.out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "logged in %s, %s: %s\n", resp.Path, lines(resp.Lines), resp.Heading)
 		})
@@ -116,6 +118,7 @@ func (a *app) write(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.warn(resp.Warnings...)
 		return a.out(cmd, resp, func(w io.Writer) {
 			verb := "wrote"
 			if cmd.Bool("replace") {
@@ -140,6 +143,7 @@ func (a *app) rm(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.warn(resp.Warnings...)
 		return a.out(cmd, resp, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", resp.Path) })
 	})
 }
@@ -834,6 +838,7 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 		for _, f := range resp.Files {
 			a.warn(f.Repaired...)
 			a.warn(f.Problems...)
+			a.warn(f.Warnings...)
 		}
 		return a.out(cmd, resp, func(w io.Writer) {
 			for _, f := range resp.Files {

@@ -534,7 +534,7 @@ func (x *Indexer) Rebuild(ctx context.Context) (SyncResult, error) {
 	defer x.mu.Unlock()
 	tmp := fmt.Sprintf("%s.rebuild-%d", x.opts.Index.Path(), os.Getpid())
 	cleanup := func() {
-		for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+		for _, s := range []string{"", "-wal", "-shm", "-journal", ".lock"} {
 			os.Remove(tmp + s)
 		}
 	}

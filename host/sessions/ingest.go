@@ -36,6 +36,9 @@ type Imported struct {
 	// Repaired says what was repaired in the session's transcript before
 	// the import (an incomplete last line left by an interrupted write).
 	Repaired []string `json:"repaired,omitempty"`
+	// Warnings are troubles after the turns were written (the index could
+	// not be updated, or was rebuilt): the turns are stored.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // CheckFormat refuses an unknown format name; "" means auto.

@@ -1,0 +1,73 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/memhost/memhost/index"
+)
+
+// indexWritten indexes files memhost has just written. The write is the
+// commit point: trouble indexing after it comes back as warnings, never as
+// an error, so that an agent does not write the same thing again. A
+// corrupt index is moved aside and rebuilt from the files (recoverIndex);
+// a page left unindexed is indexed by the next sync.
+func (h *Host) indexWritten(ctx context.Context, rels ...string) []string {
+	err := h.indexer.SyncPaths(ctx, rels...)
+	if err == nil {
+		return nil
+	}
+	if index.IsCorrupt(err) {
+		msg, rerr := h.recoverIndex(ctx, err)
+		if rerr == nil {
+			return []string{msg}
+		}
+		err = rerr
+	}
+	h.log.Warn("indexing after a write", "paths", rels, "err", err)
+	return []string{fmt.Sprintf("written, but not indexed yet (%v); the next sync indexes it", err)}
+}
+
+// recoverIndex moves the corrupt index aside (brain/memory.db.corrupt-…,
+// kept for inspection) and builds a new one from the notebook and the
+// sessions. cause is the error that showed the damage.
+func (h *Host) recoverIndex(ctx context.Context, cause error) (string, error) {
+	aside, err := h.idx.Replace(ctx)
+	if err != nil {
+		return "", fmt.Errorf("the index is corrupt (%v) and could not be moved aside: %w", cause, err)
+	}
+	res, err := h.indexer.Sync(ctx)
+	if err != nil {
+		return "", fmt.Errorf("the index was corrupt (%v); rebuilding it failed: %w", cause, err)
+	}
+	h.queue.Kick()
+	where := "another process moved it aside"
+	if aside != "" {
+		where = "moved aside to " + h.rel(aside)
+	}
+	msg := fmt.Sprintf("the index was corrupt (%v): %s and rebuilt from the files (%d indexed)", cause, where, res.Indexed)
+	h.log.Warn(msg)
+	return msg, nil
+}
+
+// rel names a file of the home relative to it.
+func (h *Host) rel(path string) string {
+	if r, err := filepath.Rel(h.home, path); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return path
+}
+
+// withIndex runs fn; if it fails because the index is corrupt, the index
+// is rebuilt (recoverIndex) and fn runs once more.
+func (h *Host) withIndex(ctx context.Context, fn func() error) error {
+	err := fn()
+	if !index.IsCorrupt(err) {
+		return err
+	}
+	if _, rerr := h.recoverIndex(ctx, err); rerr != nil {
+		return rerr
+	}
+	return fn()
+}

@@ -1,0 +1,117 @@
+package host
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// smash closes h, damages its index the way a bad sector would — the
+// files table's root page is pointed at an index's page — and opens the
+// home again. The index is larger than Open's quick check reads (see
+// bigNotebook), so the damage is met by the first query that reads files,
+// as in a large home.
+func smash(t *testing.T, h *Host) *Host {
+	t.Helper()
+	path := h.idx.Path()
+	h.Close()
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`PRAGMA writable_schema = ON`,
+		`UPDATE sqlite_master SET rootpage = (SELECT rootpage FROM sqlite_master WHERE name = 'idx_chunks_hash') WHERE name = 'files'`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	return openHost(t, h.Home(), nil)
+}
+
+// bigNotebook writes pages enough for an index of over 4 MB.
+func bigNotebook(t *testing.T, h *Host) {
+	t.Helper()
+	for i := range 120 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Page %d\n\n", i)
+		for j := range 200 {
+			fmt.Fprintf(&b, "Line %d of page %d mentions item%d and item%d among others.\n", j, i, i*j, i+j)
+		}
+		writePage(t, h, fmt.Sprintf("knowledge/page%03d.md", i), b.String())
+	}
+	writePage(t, h, "reference/tools.md", "# Tools\n\nThe team uses Grafana for dashboards.\n")
+	if _, err := h.Sync(context.Background(), SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(h.idx.Path()); err != nil || fi.Size() < 5<<20 {
+		t.Fatalf("index too small for the test: %v, %v", fi.Size(), err)
+	}
+}
+
+// TestWriteLandsOnCorruptIndex: with the index corrupted under it, a
+// write still succeeds — the page is the commit point — and says the
+// index was moved aside and rebuilt; everything is findable afterwards.
+// Before, daily-log and remember wrote the page and then failed with
+// "database disk image is malformed", so an agent retried and wrote twice.
+func TestWriteLandsOnCorruptIndex(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	bigNotebook(t, h)
+	for i, write := range []func() ([]string, error){
+		func() ([]string, error) {
+			r, err := h.Remember(ctx, RememberRequest{Text: "Sarah prefers tea", Category: "reference", File: "preferences"})
+			return r.Warnings, err
+		},
+		func() ([]string, error) {
+			r, err := h.DailyLog(ctx, DailyLogRequest{Text: "deployed the billing service"})
+			return r.Warnings, err
+		},
+		func() ([]string, error) {
+			r, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "the launch is on Friday"})
+			return r.Warnings, err
+		},
+	} {
+		h = smash(t, h)
+		warnings, err := write()
+		if err != nil {
+			t.Fatalf("write %d on a corrupt index failed: %v", i, err)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0], "corrupt") || !strings.Contains(warnings[0], "rebuilt") {
+			t.Fatalf("write %d: warnings %q", i, warnings)
+		}
+	}
+	for _, q := range []string{"Grafana", "tea", "billing", "launch Friday"} {
+		r, err := h.Recall(ctx, RecallRequest{Query: q, Sources: []string{SourceNotebook, SourceDaily, SourceSessions}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(r.Results.Notebook) + len(r.Results.Daily) + len(r.Results.Sessions); n == 0 {
+			t.Errorf("%q not found after the rebuild", q)
+		}
+	}
+	asides, _ := filepath.Glob(h.idx.Path() + ".corrupt-*")
+	if n := len(asides); n < 3 {
+		t.Errorf("%d corrupt copies kept (%v), want one per corruption", n, asides)
+	}
+}
+
+// TestRecallOnCorruptIndex: a search meeting a corrupt index rebuilds it
+// and answers.
+func TestRecallOnCorruptIndex(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	bigNotebook(t, h)
+	h = smash(t, h)
+	r, err := h.Recall(ctx, RecallRequest{Query: "Grafana"})
+	if err != nil || len(r.Results.Notebook) != 1 {
+		t.Fatalf("recall = %+v, %v", r.Results, err)
+	}
+}
