@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
@@ -24,8 +25,11 @@ func (d *DB) QuickCheck(ctx context.Context, limit int) (problems []string, err 
 			rows.Close()
 			return corruption(err)
 		}
-		if s != "ok" {
-			problems = append(problems, s)
+		for _, line := range strings.Split(s, "\n") {
+			// "*** in database main ***" heads the problems of a database.
+			if line = strings.TrimSpace(line); line != "ok" && line != "" && !strings.HasPrefix(line, "*** in database") {
+				problems = append(problems, line)
+			}
 		}
 	}
 	if err := rows.Close(); err != nil {
