@@ -94,6 +94,7 @@ type Host struct {
 	queue    *embedq.Queue
 	sessions *sessions.Store
 	reg      *registry.Registry
+	watch    watchState // the file watcher's, for Health
 }
 
 // Folders of a home, made by Open.

@@ -112,7 +112,15 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	if h.queue.StartWorker(ctx, req.OnEmbed) {
 		defer h.queue.StopWorker()
 	}
-	return h.indexer.Watch(ctx, req.OnSync, h.queue.Kick)
+	h.watch.start()
+	defer h.watch.stop()
+	onSync := func(r SyncResult) {
+		h.watch.synced(h.now())
+		if req.OnSync != nil {
+			req.OnSync(r)
+		}
+	}
+	return h.indexer.Watch(ctx, onSync, h.queue.Kick)
 }
 
 // EmbedRequest runs the embedding queue.

@@ -294,6 +294,9 @@ func (c *Client) Models(ctx context.Context, req host.ModelsRequest) (host.Model
 func (c *Client) RemoveModel(ctx context.Context, req host.RemoveModelRequest) (host.RemoveModelResponse, error) {
 	return call[host.RemoveModelResponse](ctx, c, "models/rm", req)
 }
+func (c *Client) Health(ctx context.Context, req host.HealthRequest) (host.HealthResponse, error) {
+	return call[host.HealthResponse](ctx, c, "health", req)
+}
 
 // PullModel downloads a model on the server, calling req.Progress as the
 // server reports progress.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/version"
 )
 
@@ -41,11 +42,15 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /api/v1/models", op(s, h.Models))
 	mux.HandleFunc("POST /api/v1/models/pull", s.pullModel)
 	mux.Handle("POST /api/v1/models/rm", op(s, h.RemoveModel))
+	mux.Handle("POST /api/v1/health", op(s, h.Health))
 
 	// The server itself.
 	mux.HandleFunc("GET /api/v1/server", s.info)
 	mux.HandleFunc("POST /api/v1/server/stop", s.stop)
 	mux.HandleFunc("GET /api/v1/events", s.streamEvents)
+
+	// Seed 004 §6: for container health checks and monitors.
+	mux.HandleFunc("GET /api/health", s.health)
 
 	// Seed 001 §10: debug and admin endpoints.
 	mux.HandleFunc("GET /api/debug/memory/status", s.debugStatus)
@@ -83,4 +88,21 @@ func (s *Server) common(next http.Handler) http.Handler {
 		s.h.RecheckConfig()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// health is GET /api/health: the health report, with status 200 when the
+// home is healthy or degraded and 503 when it is unhealthy, so that a
+// container health check or a monitor needs only the status code.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	resp, err := s.h.Health(r.Context(), host.HealthRequest{})
+	if err != nil {
+		s.failed(r, err)
+		writeError(w, err)
+		return
+	}
+	code := http.StatusOK
+	if resp.Overall == host.Unhealthy {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, resp)
 }

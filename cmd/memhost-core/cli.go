@@ -74,6 +74,10 @@ func run(ctx context.Context, args []string, io stdio) int {
 	if err == nil {
 		return exitOK
 	}
+	var code exitStatus
+	if errors.As(err, &code) { // the command printed its answer
+		return int(code)
+	}
 	fmt.Fprintln(io.stderr, "memhost: "+message(err))
 	var ue usageError
 	if errors.As(err, &ue) {
@@ -330,7 +334,7 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 			},
 		},
 	}
-	root.Commands = append(root.Commands, serveCommand(a))
+	root.Commands = append(root.Commands, healthCommand(a), serveCommand(a))
 	// Bad flags give one line on stderr and exit 2, not a page of help.
 	var setUsage func([]*cli.Command)
 	setUsage = func(cs []*cli.Command) {

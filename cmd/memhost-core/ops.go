@@ -45,6 +45,7 @@ type ops interface {
 	Models(context.Context, host.ModelsRequest) (host.ModelsResponse, error)
 	PullModel(context.Context, host.PullModelRequest) (host.PullResponse, error)
 	RemoveModel(context.Context, host.RemoveModelRequest) (host.RemoveModelResponse, error)
+	Health(context.Context, host.HealthRequest) (host.HealthResponse, error)
 }
 
 var (

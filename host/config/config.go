@@ -29,6 +29,7 @@ type Config struct {
 	Timezone string `yaml:"timezone"`
 	Memory   Memory `yaml:"memory"`
 	Server   Server `yaml:"server"`
+	Health   Health `yaml:"health"`
 }
 
 // Server configures `memhost serve`. Both keys are read when the server
@@ -164,6 +165,7 @@ func Default() Config {
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
 		},
 		Server: Server{Listen: DefaultListen},
+		Health: DefaultHealth(),
 	}
 }
 
@@ -450,6 +452,9 @@ func (c Config) Validate() error {
 		return bad("memory.compaction.flushPrompt", "must not be empty")
 	case m.Prompt.MaxTotalReferenceChars < 0:
 		return bad("memory.prompt.maxTotalReferenceChars", "must not be negative")
+	}
+	if err := c.Health.validate(); err != nil {
+		return err
 	}
 	if _, err := c.Location(); err != nil {
 		return bad("timezone", fmt.Sprintf("unknown time zone %q", c.Timezone))

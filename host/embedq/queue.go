@@ -3,8 +3,10 @@ package embedq
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -82,10 +84,11 @@ func (q *Queue) openCache(ctx context.Context) (*index.Cache, error) {
 type Result struct {
 	Provider   string  `json:"provider"`
 	Model      string  `json:"model"`
-	Embedded   int     `json:"embedded"`  // chunks given vectors in this run
-	FromCache  int     `json:"fromCache"` // of those, vectors taken from the cache
-	Pending    int     `json:"pending"`   // chunks still without a vector
-	Busy       bool    `json:"busy"`      // another process is embedding; this run did nothing
+	Embedded   int     `json:"embedded"`       // chunks given vectors in this run
+	FromCache  int     `json:"fromCache"`      // of those, vectors taken from the cache
+	Pending    int     `json:"pending"`        // chunks still without a vector, but dead ones
+	Dead       int     `json:"dead,omitempty"` // chunks whose embedding failed too often (see Queue.RetryDead)
+	Busy       bool    `json:"busy"`           // another process is embedding; this run did nothing
 	DurationMs float64 `json:"durationMs"`
 }
 
@@ -144,12 +147,12 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	batch := q.cfg().Memory.Embedding.BatchSize
+	batch, maxFailures := q.cfg().Memory.Embedding.BatchSize, q.cfg().Health.DeadAfterFailures
 	for budget <= 0 || time.Since(start) < budget {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		pending, err := idx.Pending(ctx, batch)
+		pending, err := idx.PendingLive(ctx, batch, sem.Info.ModelID, maxFailures)
 		if err != nil {
 			return res, err
 		}
@@ -163,12 +166,88 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (Result, error) {
 			return res, err
 		}
 	}
-	_, res.Pending, err = idx.VectorCounts(ctx)
+	res.Pending, res.Dead, err = idx.QueueCounts(ctx, sem.Info.ModelID, maxFailures)
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return res, err
 }
 
-func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cache, chunks []index.PendingChunk) (stored, cached int, err error) {
+// embedBatch embeds chunks, from the cache where it can. When the
+// provider fails on the batch for a reason that may lie in the texts (not
+// a plugin that is down, restarting or reconfigured), each text is tried
+// alone: those that fail again have a failure counted against them (see
+// index.DB.RecordEmbedFailures), the others are stored, and the error is
+// returned so that the worker backs off before it retries.
+func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cache, queued []index.QueuedChunk) (stored, cached int, err error) {
+	chunks := make([]index.PendingChunk, len(queued))
+	var failed []string // hashes that failed before
+	for i, c := range queued {
+		chunks[i] = c.PendingChunk
+		if c.Failures > 0 {
+			failed = append(failed, c.Hash)
+		}
+	}
+	stored, cached, err = q.embedChunks(ctx, sem, cache, chunks)
+	if err == nil || !textFault(ctx, err) {
+		if err == nil && len(failed) > 0 {
+			err = q.opts.Index.ForgetEmbedFailures(ctx, sem.Info.ModelID, failed)
+		}
+		return stored, cached, err
+	}
+	batchErr := err
+	stored, cached = 0, 0
+	var bad []string
+	for _, c := range chunks {
+		n, fromCache, err := q.embedChunks(ctx, sem, cache, []index.PendingChunk{c})
+		stored += n
+		cached += fromCache
+		switch {
+		case err == nil:
+			if slices.Contains(failed, c.Hash) {
+				if err := q.opts.Index.ForgetEmbedFailures(ctx, sem.Info.ModelID, []string{c.Hash}); err != nil {
+					return stored, cached, err
+				}
+			}
+		case textFault(ctx, err):
+			bad = append(bad, c.Hash)
+			batchErr = err
+		default:
+			return stored, cached, err
+		}
+	}
+	if len(bad) == 0 {
+		return stored, cached, nil
+	}
+	if err := q.opts.Index.RecordEmbedFailures(ctx, sem.Info.ModelID, bad, batchErr.Error()); err != nil {
+		return stored, cached, err
+	}
+	return stored, cached, fmt.Errorf("%d of %d chunks failed to embed: %w", len(bad), len(chunks), batchErr)
+}
+
+// textFault reports whether an embedding error may be caused by the texts
+// embedded rather than by the provider's state: a plugin down,
+// restarting, reconfigured, not ready, or a call cancelled says nothing
+// about the texts.
+func textFault(ctx context.Context, err error) bool {
+	var ee embedError
+	switch {
+	case !errors.As(err, &ee):
+		return false // the cache or the index failed, not the provider
+	case ctx.Err() != nil, errors.Is(err, ErrNotReady), errors.Is(err, sdk.ErrUnavailable),
+		errors.Is(err, registry.ErrRestarting), errors.Is(err, registry.ErrStarting),
+		errors.Is(err, registry.ErrReconfigured), errors.Is(err, registry.ErrClosed),
+		errors.Is(err, index.ErrModelChanged), errors.Is(err, context.Canceled):
+		return false
+	}
+	return true
+}
+
+// embedError is an error of the provider's Embed call.
+type embedError struct{ err error }
+
+func (e embedError) Error() string { return e.err.Error() }
+func (e embedError) Unwrap() error { return e.err }
+
+func (q *Queue) embedChunks(ctx context.Context, sem *Semantic, cache *index.Cache, chunks []index.PendingChunk) (stored, cached int, err error) {
 	hashes := make([]string, len(chunks))
 	for i, c := range chunks {
 		hashes[i] = c.Hash
@@ -178,6 +257,9 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cach
 		return 0, 0, err
 	}
 	cached = len(vecs)
+	if err := cache.CountLookups(ctx, cached, len(chunks)-cached); err != nil {
+		q.opts.Log.Warn("cannot count embedding cache look-ups", "err", err)
+	}
 	var texts, missing []string
 	seen := map[string]bool{}
 	for _, c := range chunks {
@@ -193,7 +275,7 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cach
 			return 0, 0, notReady("%v; retrying", err) // as sameModel finds after the call
 		}
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, embedError{err}
 		}
 		if err := sameModel(ctx, sem, got); err != nil {
 			return 0, 0, err

@@ -216,7 +216,9 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 			return notReady("%v", err)
 		}
 	}
-	pending, err := idx.HasPending(ctx)
+	// Dead chunks (failed too often) are not waited for.
+	maxFailures := q.cfg().Health.DeadAfterFailures
+	pending, err := idx.HasLivePending(ctx, sem.Info.ModelID, maxFailures)
 	if err != nil {
 		return err
 	}
@@ -225,7 +227,7 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 		if err != nil && !errors.Is(err, ErrNotReady) {
 			q.opts.Log.Warn("embedding before search failed", "err", err)
 		}
-		if pending, err = idx.HasPending(ctx); err != nil {
+		if pending, err = idx.HasLivePending(ctx, sem.Info.ModelID, maxFailures); err != nil {
 			return err
 		}
 	}

@@ -19,9 +19,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -532,6 +534,11 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func (x *Indexer) Rebuild(ctx context.Context) (SyncResult, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	// Rebuilds killed midway leave their files: remove those of processes
+	// that are gone.
+	if _, err := RemoveRebuildLeftovers(x.opts.Index.Path()); err != nil {
+		x.opts.Log.Warn("cannot remove the files of an interrupted rebuild", "err", err)
+	}
 	tmp := fmt.Sprintf("%s.rebuild-%d", x.opts.Index.Path(), os.Getpid())
 	cleanup := func() {
 		for _, s := range []string{"", "-wal", "-shm", "-journal", ".lock"} {
@@ -553,6 +560,110 @@ func (x *Indexer) Rebuild(ctx context.Context) (SyncResult, error) {
 	}
 	if err := x.opts.Index.CopyFrom(ctx, tmp); err != nil {
 		return res, fmt.Errorf("rebuild: swapping in the new index (the old one is untouched): %w", err)
+	}
+	return res, nil
+}
+
+// RebuildLeftovers lists the files a rebuild of the index at dbPath left
+// behind when its process died: dbPath.rebuild-PID and its -wal, -shm and
+// -journal, for PIDs no process has. A live process's files (a rebuild
+// under way) are not listed.
+func RebuildLeftovers(dbPath string) ([]string, error) {
+	matches, err := filepath.Glob(globEscape(dbPath) + ".rebuild-*")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, m := range matches {
+		rest := strings.TrimPrefix(m, dbPath+".rebuild-")
+		for _, s := range []string{"-wal", "-shm", "-journal"} {
+			rest = strings.TrimSuffix(rest, s)
+		}
+		pid, err := strconv.Atoi(rest)
+		if err != nil || pid <= 0 || !ProcessGone(pid) {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// RemoveRebuildLeftovers removes what RebuildLeftovers lists and returns
+// the files removed.
+func RemoveRebuildLeftovers(dbPath string) ([]string, error) {
+	files, err := RebuildLeftovers(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs []error
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, f)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// ProcessGone reports whether no process has the id pid: kill(pid, 0)
+// fails with ESRCH. (EPERM means one runs, of another user.)
+func ProcessGone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+// globEscape escapes the pattern characters of a literal path.
+func globEscape(p string) string {
+	var b strings.Builder
+	for _, r := range p {
+		if strings.ContainsRune(`*?[\\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// RebuildReplacing builds a new index from the notebook beside the index
+// file and puts it in that file's place, moving the old file to aside (its
+// -wal and -shm are removed). It is for an index too damaged for Rebuild
+// to copy into: connections open on the old file, this Indexer's too, go
+// on reading the file moved aside, so the caller must reopen the index
+// (or have the processes that hold it restarted).
+func (x *Indexer) RebuildReplacing(ctx context.Context, aside string) (SyncResult, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	path := x.opts.Index.Path()
+	if _, err := RemoveRebuildLeftovers(path); err != nil {
+		x.opts.Log.Warn("cannot remove the files of an interrupted rebuild", "err", err)
+	}
+	tmp := fmt.Sprintf("%s.rebuild-%d", path, os.Getpid())
+	cleanup := func() {
+		for _, s := range []string{"", "-wal", "-shm", "-journal"} {
+			os.Remove(tmp + s)
+		}
+	}
+	cleanup()
+	defer cleanup()
+	fresh, err := index.Open(ctx, tmp)
+	if err != nil {
+		return SyncResult{}, fmt.Errorf("rebuild: %w", err)
+	}
+	res, err := x.syncInto(ctx, fresh, nil)
+	if cerr := fresh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return res, fmt.Errorf("rebuild (the old index is untouched): %w", err)
+	}
+	if err := os.Rename(path, aside); err != nil {
+		return res, fmt.Errorf("rebuild: moving the old index aside: %w", err)
+	}
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	if err := os.Rename(tmp, path); err != nil {
+		return res, fmt.Errorf("rebuild: putting the new index in place (the old one is %s): %w", aside, err)
 	}
 	return res, nil
 }

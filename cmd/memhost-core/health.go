@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/memhost/memhost/host"
+)
+
+// Exit codes of memhost health: the home's state, for cron and container
+// health checks. (2 is a usage error for the other commands.)
+const (
+	exitDegraded  = 1
+	exitUnhealthy = 2
+)
+
+// exitStatus ends a command that printed its answer with a code other than
+// 0 and no error message (run prints nothing for it).
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+func healthCommand(a *app) *cli.Command {
+	return &cli.Command{
+		Name:  "health",
+		Usage: "check the home: index, drift, pages, transcripts, embedding queue and provider, sizes, leaked files",
+		Description: "Each check passes, warns or fails; the home is HEALTHY when all pass, DEGRADED when one warns,\n" +
+			"UNHEALTHY when one fails (thresholds: health: in config.yaml). The report is also written to\n" +
+			"health/latest-report.md in the home, or HEARTBEAT.md in the notebook with --into-notebook.\n\n" +
+			"Exit status: 0 HEALTHY, 1 DEGRADED, 2 UNHEALTHY (or a usage error), so it serves cron jobs and\n" +
+			"container health checks.",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "repair", Usage: "first rebuild a damaged or drifted index, sync changed files, remove files of dead processes and retry dead embeddings"},
+			&cli.BoolFlag{Name: "into-notebook", Usage: "write the report to HEARTBEAT.md in the notebook instead of health/latest-report.md"},
+		},
+		Action: a.health,
+	}
+}
+
+func (a *app) health(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	var overall host.HealthReport
+	err := a.with(ctx, cmd, func(h ops) error {
+		resp, err := h.Health(ctx, host.HealthRequest{Repair: cmd.Bool("repair"), IntoNotebook: cmd.Bool("into-notebook")})
+		if err != nil {
+			return err
+		}
+		overall = resp.Report
+		return a.out(cmd, resp, func(w io.Writer) { printHealth(w, resp) })
+	})
+	if err != nil {
+		return err
+	}
+	switch overall.Overall {
+	case host.Degraded:
+		return exitStatus(exitDegraded)
+	case host.Unhealthy:
+		return exitStatus(exitUnhealthy)
+	}
+	return nil
+}
+
+func printHealth(w io.Writer, r host.HealthResponse) {
+	for i, s := range r.Repairs {
+		if i == 0 {
+			fmt.Fprintln(w, "repaired:")
+		}
+		fmt.Fprintf(w, "  %s\n", s)
+	}
+	fmt.Fprintf(w, "%s\n", r.Overall)
+	for _, c := range r.Checks {
+		fmt.Fprintf(w, "  %-4s  %-18s  %s\n", c.Status, c.Name, c.Message)
+	}
+	fmt.Fprintf(w, "report: %s\n", r.ReportPath)
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memhost/memhost/host"
+)
+
+// TestHealthExitCodes: 0 healthy, 1 degraded, 2 unhealthy, the report
+// printed (or as JSON) either way, nothing on stderr.
+func TestHealthExitCodes(t *testing.T) {
+	home := t.TempDir()
+	ok(t, home, "init")
+	ok(t, home, "remember", "Sarah Chen - Phone: 555-1234")
+	r := memhost(t, home, nil, "health")
+	if r.code != exitDegraded || !strings.HasPrefix(r.stdout, "DEGRADED\n") || !strings.Contains(r.stdout, "warn  daily-log") || r.stderr != "" {
+		t.Fatalf("no daily log: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	ok(t, home, "daily-log", "checked the home")
+	out := ok(t, home, "health")
+	if !strings.HasPrefix(out, "HEALTHY\n") || !strings.Contains(out, "report: "+filepath.Join(home, "health", "latest-report.md")) {
+		t.Fatalf("healthy home:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(home, "health", "latest-report.md")); err != nil {
+		t.Fatal(err)
+	}
+
+	// Unhealthy: the drift limit lowered below a damaged index's.
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("health:\n  driftFail: 1\n"), 0o644)
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(home, "brain", "memory.db")+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`DELETE FROM chunks_fts`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = memhost(t, home, nil, "--json", "health")
+	resp := decode[host.HealthResponse](t, r.stdout)
+	if r.code != exitUnhealthy || resp.Overall != host.Unhealthy || r.stderr != "" {
+		t.Fatalf("damaged index: exit %d, %s %+v, stderr %q", r.code, resp.Overall, resp.Checks, r.stderr)
+	}
+	r = memhost(t, home, nil, "health", "--repair")
+	if r.code != 0 || !strings.Contains(r.stdout, "repaired:\n") {
+		t.Fatalf("repair: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := memhost(t, home, nil, "health", "extra"); r.code != exitUsage {
+		t.Fatalf("an argument: exit %d", r.code)
+	}
+	out = ok(t, home, "health", "--into-notebook")
+	if _, err := os.Stat(filepath.Join(home, "notebook", "HEARTBEAT.md")); err != nil || !strings.Contains(out, "HEARTBEAT.md") {
+		t.Fatalf("--into-notebook: %v\n%s", err, out)
+	}
+}

@@ -1,0 +1,69 @@
+package config
+
+import "fmt"
+
+// Health holds the thresholds of `memhost health` (seed 004 §6.3). A
+// figure above its Warn threshold makes the check warn (DEGRADED), above
+// its Fail threshold fail (UNHEALTHY); a Fail of 0 never fails.
+type Health struct {
+	// PendingWarn and PendingFail bound the chunks waiting in the
+	// embedding queue. Defaults 5 and 20 (seed: 0-5 healthy, 6-20
+	// degraded, >20 unhealthy). Any dead chunk fails the check.
+	PendingWarn int `yaml:"pendingWarn"`
+	PendingFail int `yaml:"pendingFail"`
+	// DeadAfterFailures is how often embedding a chunk may fail before it
+	// is dead: kept, reported, and no longer retried until `memhost health
+	// --repair`. Default 5 (seed 004 §4: max_retries).
+	DeadAfterFailures int `yaml:"deadAfterFailures"`
+	// LatencyWarnMs and LatencyFailMs bound the provider's p95 latency
+	// embedding a short query. Defaults 2000 and 10000.
+	LatencyWarnMs int `yaml:"latencyWarnMs"`
+	LatencyFailMs int `yaml:"latencyFailMs"`
+	// DriftWarn and DriftFail bound index rows out of step with each
+	// other (chunks, FTS rows, vectors, transcript turns). Defaults 0 and
+	// 10.
+	DriftWarn int `yaml:"driftWarn"`
+	DriftFail int `yaml:"driftFail"`
+	// DatabaseWarnMB and DatabaseFailMB bound brain/memory.db (with its
+	// WAL). Defaults 200 and 500.
+	DatabaseWarnMB int `yaml:"databaseWarnMB"`
+	DatabaseFailMB int `yaml:"databaseFailMB"`
+	// VaultWarnMB and VaultFailMB bound the notebook and sessions folders
+	// together. Defaults 1024 and 0 (never fails).
+	VaultWarnMB int `yaml:"vaultWarnMB"`
+	VaultFailMB int `yaml:"vaultFailMB"`
+	// StaleGraceMinutes: a page changed on disk less than this long ago
+	// and not yet indexed is normal (the next recall or the watcher
+	// indexes it); older ones warn. Default 10.
+	StaleGraceMinutes int `yaml:"staleGraceMinutes"`
+	// MinCacheHitRate warns when the embedding cache's hit rate is below
+	// it (0..1). Default 0, off: the cache is keyed by chunk content, so
+	// new content always misses; seed 004's 80% fits a cache of repeated
+	// content.
+	MinCacheHitRate float64 `yaml:"minCacheHitRate"`
+}
+
+// DefaultHealth returns seed 004's thresholds.
+func DefaultHealth() Health {
+	return Health{PendingWarn: 5, PendingFail: 20, DeadAfterFailures: 5, LatencyWarnMs: 2000, LatencyFailMs: 10000,
+		DriftWarn: 0, DriftFail: 10, DatabaseWarnMB: 200, DatabaseFailMB: 500, VaultWarnMB: 1024, VaultFailMB: 0,
+		StaleGraceMinutes: 10}
+}
+
+func (h Health) validate() error {
+	bad := func(key, msg string) error { return &Error{"config", "health." + key, 0, msg} }
+	for key, v := range map[string]int{"pendingWarn": h.PendingWarn, "pendingFail": h.PendingFail, "latencyWarnMs": h.LatencyWarnMs,
+		"latencyFailMs": h.LatencyFailMs, "driftWarn": h.DriftWarn, "driftFail": h.DriftFail, "databaseWarnMB": h.DatabaseWarnMB,
+		"databaseFailMB": h.DatabaseFailMB, "vaultWarnMB": h.VaultWarnMB, "vaultFailMB": h.VaultFailMB, "staleGraceMinutes": h.StaleGraceMinutes} {
+		if v < 0 {
+			return bad(key, fmt.Sprintf("must not be negative, got %d", v))
+		}
+	}
+	switch {
+	case h.DeadAfterFailures < 1:
+		return bad("deadAfterFailures", fmt.Sprintf("must be at least 1, got %d", h.DeadAfterFailures))
+	case h.MinCacheHitRate < 0 || h.MinCacheHitRate > 1:
+		return bad("minCacheHitRate", fmt.Sprintf("must be between 0 and 1, got %g", h.MinCacheHitRate))
+	}
+	return nil
+}

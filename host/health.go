@@ -1,0 +1,503 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memhost/memhost/host/chunk"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/health"
+	"github.com/memhost/memhost/host/indexer"
+	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/index"
+)
+
+// Health report types, from package health.
+type (
+	HealthReport = health.Report
+	HealthCheck  = health.Check
+)
+
+// The overall states of a health report.
+const (
+	Healthy   = health.Healthy
+	Degraded  = health.Degraded
+	Unhealthy = health.Unhealthy
+)
+
+// HealthRequest asks for a health check of the home.
+type HealthRequest struct {
+	// Repair fixes what it can before the report is made: a damaged or
+	// drifted index is rebuilt, changed files synced, files left by dead
+	// processes removed, dead embedding-queue entries queued again.
+	Repair bool `json:"repair,omitempty"`
+	// IntoNotebook writes the report to HEARTBEAT.md in the notebook
+	// instead of health/latest-report.md in the home.
+	IntoNotebook bool `json:"intoNotebook,omitempty"`
+}
+
+// HealthResponse is the report (seed 004 §6.2), what a repair did, and
+// where the report's markdown was written.
+type HealthResponse struct {
+	health.Report
+	Repairs    []string `json:"repairs,omitempty"`
+	ReportPath string   `json:"reportPath"`
+}
+
+// HealthReportPath is where Health writes its report, relative to the
+// home (outside the notebook).
+const HealthReportPath = "health/latest-report.md"
+
+// HeartbeatPage is the notebook page Health writes with IntoNotebook.
+const HeartbeatPage = "HEARTBEAT.md"
+
+// probes is how many query embeds measure the provider's latency.
+const probes = 5
+
+// Health checks the home (see package health for the checks and
+// config.Health for their thresholds) and writes the report as markdown.
+// A check that cannot run fails; Health itself fails only when the report
+// cannot be written or ctx ends.
+func (h *Host) Health(ctx context.Context, req HealthRequest) (HealthResponse, error) {
+	cfg := h.config()
+	f := h.healthFacts(ctx, cfg)
+	var resp HealthResponse
+	if req.Repair {
+		resp.Repairs = h.repair(ctx, f)
+		f = h.healthFacts(ctx, cfg)
+	}
+	if err := ctx.Err(); err != nil {
+		return resp, err
+	}
+	resp.Report = health.Evaluate(f, cfg.Health)
+	md := health.Markdown(resp.Report, resp.Repairs)
+	if req.IntoNotebook {
+		err := h.notebook.Update(ctx, HeartbeatPage, func([]byte, bool) ([]byte, error) { return []byte(md), nil })
+		if err != nil {
+			return resp, err
+		}
+		resp.ReportPath = h.notebook.Abs(HeartbeatPage)
+		return resp, h.indexer.SyncPaths(ctx, HeartbeatPage)
+	}
+	resp.ReportPath = filepath.Join(h.home, filepath.FromSlash(HealthReportPath))
+	return resp, writeFileAtomic(resp.ReportPath, []byte(md))
+}
+
+// writeFileAtomic writes data to path through a temporary file and a
+// rename, making its folder.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// healthFacts gathers what the checks judge. Each part's failure is kept
+// in the part (its Err) rather than ending the check.
+func (h *Host) healthFacts(ctx context.Context, cfg *config.Config) health.Facts {
+	f := health.Facts{Now: h.now()}
+	f.Database = h.databaseFacts(ctx)
+	if d, err := h.idx.Drift(ctx); err == nil {
+		f.Drift = &d
+	}
+	f.Pages = h.pageFacts(ctx, time.Duration(cfg.Health.StaleGraceMinutes)*time.Minute)
+	f.Transcripts = h.transcriptFacts(ctx, cfg)
+
+	timeout := time.Duration(max(cfg.Health.LatencyFailMs, cfg.Memory.Embedding.QueryTimeoutMs)) * time.Millisecond
+	p := h.queue.ProbeProvider(ctx, probes, timeout)
+	f.Provider = health.Provider{Name: p.Provider, NoProvider: p.NoProvider, Preparing: p.Preparing, Err: p.Err, LatenciesMs: p.LatenciesMs}
+	q, err := h.queue.Health(ctx)
+	f.Queue = health.Queue{NoProvider: p.NoProvider, Pending: q.Pending, Dead: q.Dead, DeadChunks: q.Oldest,
+		CacheHits: q.CacheHits, CacheMisses: q.CacheMisses}
+	if err != nil {
+		f.Queue.Err = err.Error()
+	}
+
+	day := "daily/" + h.now().In(h.loc()).Format(time.DateOnly) + ".md"
+	_, err = os.Stat(h.notebook.Abs(day))
+	f.Daily = health.Daily{Path: day, Exists: err == nil}
+
+	f.Sizes.DatabaseBytes = fileSizes(h.idx.Path(), h.idx.Path()+"-wal")
+	f.Sizes.VaultBytes = treeSize(h.notebook.Root()) + treeSize(h.sessions.Dir)
+	f.Leaks = h.leaks()
+	f.Watcher = h.watch.facts()
+	return f
+}
+
+func (h *Host) databaseFacts(ctx context.Context) health.Database {
+	d := health.Database{Path: h.idx.Path()}
+	st, err := h.idx.Stats(ctx)
+	if err != nil {
+		if index.IsCorrupt(err) {
+			d.Problems = []string{err.Error()}
+		} else {
+			d.Err = err.Error()
+		}
+		return d
+	}
+	d.Files, d.Chunks = st.Files, st.Chunks
+	d.LastSync, _ = h.idx.Meta(ctx, "last_sync")
+	problems, err := h.idx.QuickCheck(ctx, 20)
+	if err != nil {
+		d.Err = err.Error()
+	}
+	d.Problems = problems
+	return d
+}
+
+// pageFacts compares the files with the index. A file changed within
+// grace is Recent (the next sync indexes it), older ones Stale; a deleted
+// file's time is its folder's.
+func (h *Host) pageFacts(ctx context.Context, grace time.Duration) health.Pages {
+	var p health.Pages
+	files, err := h.indexer.Files(ctx)
+	if err != nil {
+		p.Err = err.Error()
+		return p
+	}
+	now := h.now()
+	for _, fi := range files.Files {
+		abs := h.absPath(fi.Path)
+		switch fi.State {
+		case "indexed":
+		case "unindexable":
+			st, err := os.Stat(abs)
+			limit := int64(indexer.MaxPageBytes)
+			if sessions.IsPath(fi.Path) {
+				limit = indexer.MaxTranscriptBytes
+			}
+			if err == nil && st.Size() > limit {
+				p.TooLarge = append(p.TooLarge, fi.Path)
+			} else {
+				p.Unreadable = append(p.Unreadable, fi.Path)
+			}
+		default: // new, edited, deleted
+			st, err := os.Stat(abs)
+			if err != nil {
+				st, err = os.Stat(filepath.Dir(abs))
+			}
+			if err == nil && now.Sub(st.ModTime()) < grace {
+				p.Recent = append(p.Recent, fi.Path)
+			} else {
+				p.Stale = append(p.Stale, fi.Path)
+			}
+		}
+	}
+	return p
+}
+
+// absPath is where an index path lives: transcripts in the sessions
+// folder, pages in the notebook.
+func (h *Host) absPath(rel string) string {
+	if sessions.IsPath(rel) {
+		return filepath.Join(h.sessions.Dir, filepath.FromSlash(strings.TrimPrefix(rel, "sessions/")))
+	}
+	return h.notebook.Abs(rel)
+}
+
+// transcriptFacts checks each transcript's turns against the index: every
+// turn of the part of the file that was indexed (its recorded size and
+// hash) must be there, once. A file changed otherwise than by appending
+// since it was indexed is left to the pages check.
+func (h *Host) transcriptFacts(ctx context.Context, cfg *config.Config) health.Transcripts {
+	var t health.Transcripts
+	fail := func(err error) health.Transcripts { return health.Transcripts{Err: err.Error()} }
+	stamps, err := h.idx.Stamps(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	groups, err := h.idx.TurnChunks(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	byPath := map[string][]index.TurnCopies{}
+	for _, g := range groups {
+		byPath[g.Path] = append(byPath[g.Path], g)
+	}
+	entries, err := os.ReadDir(h.sessions.Dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fail(err)
+	}
+	opt := chunk.Options{MaxTokens: cfg.Memory.Chunking.MaxTokens, OverlapTokens: cfg.Memory.Chunking.OverlapTokens}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".jsonl") {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fail(err)
+		}
+		rel := "sessions/" + name
+		data, err := os.ReadFile(filepath.Join(h.sessions.Dir, name))
+		if err != nil {
+			continue // the pages check reports unreadable files
+		}
+		torn := len(data) > 0 && data[len(data)-1] != '\n'
+		if torn {
+			t.Torn = append(t.Torn, rel)
+		}
+		st, ok := stamps[rel]
+		if !ok || int64(len(data)) < st.Size {
+			continue
+		}
+		sum := sha256.Sum256(data[:st.Size])
+		if hex.EncodeToString(sum[:]) != st.Hash {
+			continue
+		}
+		indexed := data[:st.Size]
+		t.Files++
+		chunks, problems := sessions.Chunks(rel, indexed, 0, opt)
+		t.Malformed += len(problems)
+		if torn && int64(len(data)) == st.Size && !json.Valid(lastLine(indexed)) {
+			t.Malformed-- // counted as torn
+		}
+		session := sessions.IDOf(rel)
+		var order []string
+		expected := map[string]bool{}
+		for _, c := range chunks {
+			for _, id := range sessions.ParseMeta(c.Meta).Turns {
+				if !expected[id] {
+					expected[id] = true
+					order = append(order, id)
+				}
+			}
+		}
+		t.Turns += len(order)
+		present := map[string]bool{}
+		copies := map[string]int{}
+		var dupOrder []string
+		for _, g := range byPath[rel] {
+			for _, id := range sessions.ParseMeta(g.Meta).Turns {
+				present[id] = true
+				if g.Copies > 1 {
+					if copies[id] == 0 {
+						dupOrder = append(dupOrder, id)
+					}
+					copies[id] = max(copies[id], g.Copies)
+					t.Extra += g.Copies - 1
+				}
+			}
+		}
+		for _, id := range dupOrder {
+			t.Duplicated = append(t.Duplicated, health.TurnIssue{Session: session, Turn: id, Copies: copies[id]})
+		}
+		for _, id := range order {
+			if !present[id] {
+				t.Missing = append(t.Missing, health.TurnIssue{Session: session, Turn: id})
+			}
+		}
+	}
+	return t
+}
+
+// lastLine is the last line of data, without its line break.
+func lastLine(data []byte) []byte {
+	s := strings.TrimRight(string(data), "\n")
+	return []byte(s[strings.LastIndexByte(s, '\n')+1:])
+}
+
+// leaks lists files in brain/ and cache/ left by processes that are gone.
+func (h *Host) leaks() health.Leaks {
+	var l health.Leaks
+	db := h.idx.Path()
+	var err error
+	if l.Rebuild, err = indexer.RebuildLeftovers(db); err != nil {
+		l.Err = err.Error()
+	}
+	dir := filepath.Dir(db)
+	l.Corrupt, _ = filepath.Glob(filepath.Join(dir, "*.corrupt-*"))
+	for _, d := range []string{dir, filepath.Join(h.home, "cache")} {
+		l.StrayWAL = append(l.StrayWAL, strayWAL(d)...)
+	}
+	l.Rebuild, l.Corrupt, l.StrayWAL = relTo(h.home, l.Rebuild), relTo(h.home, l.Corrupt), relTo(h.home, l.StrayWAL)
+	return l
+}
+
+// strayWAL lists the -wal and -shm files of dir whose database is gone
+// (a rebuild's, of a process that may still run, are left to
+// indexer.RebuildLeftovers).
+func strayWAL(dir string) []string {
+	var out []string
+	for _, suffix := range []string{"-wal", "-shm"} {
+		matches, _ := filepath.Glob(filepath.Join(dir, "*"+suffix))
+		for _, m := range matches {
+			if strings.Contains(filepath.Base(m), ".rebuild-") || strings.Contains(filepath.Base(m), ".corrupt-") {
+				continue
+			}
+			if _, err := os.Stat(strings.TrimSuffix(m, suffix)); errors.Is(err, fs.ErrNotExist) {
+				out = append(out, m)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func fileSizes(paths ...string) int64 {
+	var n int64
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// treeSize is the bytes of the regular files under dir.
+func treeSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// repair fixes what f shows can be fixed and says what it did.
+func (h *Host) repair(ctx context.Context, f health.Facts) []string {
+	var done []string
+	say := func(format string, args ...any) { done = append(done, fmt.Sprintf(format, args...)) }
+
+	removed, err := indexer.RemoveRebuildLeftovers(h.idx.Path())
+	for _, p := range strayWAL(filepath.Dir(h.idx.Path())) {
+		if err := os.Remove(p); err == nil {
+			removed = append(removed, p)
+		}
+	}
+	for _, p := range strayWAL(filepath.Join(h.home, "cache")) {
+		if err := os.Remove(p); err == nil {
+			removed = append(removed, p)
+		}
+	}
+	if len(removed) > 0 {
+		say("removed %d leaked files: %s", len(removed), strings.Join(relTo(h.home, removed), ", "))
+	}
+	if err != nil {
+		say("could not remove every leaked file: %v", err)
+	}
+
+	damaged := f.Database.Err != "" || len(f.Database.Problems) > 0
+	drifted := f.Drift == nil || f.Drift.Total() > 0 || f.Transcripts.Extra+len(f.Transcripts.Missing) > 0
+	switch {
+	case damaged || drifted:
+		why := "it drifted"
+		if damaged {
+			why = "it is damaged"
+		}
+		res, err := h.indexer.Rebuild(ctx)
+		if err != nil && damaged {
+			aside := fmt.Sprintf("%s.corrupt-%s", h.idx.Path(), h.now().UTC().Format("20060102T150405.000000000"))
+			say("could not rebuild the index in place (%v); moving it aside", err)
+			res, err = h.indexer.RebuildReplacing(ctx, aside)
+			if err == nil {
+				say("moved the damaged index to %s and built a new one (%d files, %d chunks); processes that have the home open, this one too, see the new index once they reopen it (restart the server)",
+					relTo(h.home, []string{aside})[0], res.Scanned, res.Chunks)
+				return done
+			}
+		}
+		if err != nil {
+			say("could not rebuild the index: %v", err)
+			break
+		}
+		say("rebuilt the index because %s: %d files, %d chunks", why, res.Scanned, res.Chunks)
+		if f.Provider.Err == "" && !f.Provider.NoProvider {
+			// Vectors come back from the embedding cache.
+			er, err := h.queue.Run(ctx, time.Minute)
+			if err != nil {
+				say("could not embed the rebuilt index yet: %v", err)
+			} else {
+				say("embedded %d chunks (%d from the cache), %d left for the background", er.Embedded, er.FromCache, er.Pending)
+				if er.Pending > 0 {
+					h.queue.Wake()
+				}
+			}
+		} else {
+			h.queue.Wake()
+		}
+	case len(f.Pages.Stale)+len(f.Pages.Recent) > 0:
+		res, err := h.indexer.Sync(ctx)
+		if err != nil {
+			say("could not sync: %v", err)
+		} else {
+			say("synced %d changed files (%d indexed, %d removed)", res.Indexed+res.Removed, res.Indexed, res.Removed)
+		}
+	}
+
+	if f.Queue.Dead > 0 {
+		n, err := h.queue.RetryDead(ctx)
+		if err != nil {
+			say("could not queue the dead chunks again: %v", err)
+		} else {
+			say("queued %d dead chunks for embedding again", n)
+		}
+	}
+	if len(done) == 0 {
+		say("nothing to repair")
+	}
+	return done
+}
+
+// relTo names paths relative to the home where they lie in it.
+func relTo(home string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if r, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(r, "..") {
+			p = r
+		}
+		out[i] = filepath.ToSlash(p)
+	}
+	return out
+}
+
+// watchState is what Health reports of the file watcher (Host.Watch).
+type watchState struct {
+	mu       sync.Mutex
+	started  bool
+	running  int
+	lastSync time.Time
+}
+
+func (w *watchState) start() {
+	w.mu.Lock()
+	w.started = true
+	w.running++
+	w.mu.Unlock()
+}
+
+func (w *watchState) stop() {
+	w.mu.Lock()
+	w.running--
+	w.mu.Unlock()
+}
+
+func (w *watchState) synced(t time.Time) {
+	w.mu.Lock()
+	w.lastSync = t
+	w.mu.Unlock()
+}
+
+func (w *watchState) facts() health.Watcher {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return health.Watcher{Started: w.started, Running: w.running > 0, LastEvent: w.lastSync}
+}

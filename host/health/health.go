@@ -1,0 +1,558 @@
+// Package health turns facts gathered about a memhost home into seed 004's
+// health report: checks that pass, warn or fail, each with a message, and
+// an overall HEALTHY (every check passes), DEGRADED (one warns) or
+// UNHEALTHY (one fails). It does no I/O: package host gathers the Facts,
+// Evaluate applies the thresholds of config.Health, Markdown writes the
+// report for people (health/latest-report.md, HEARTBEAT.md).
+package health
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/index"
+)
+
+// Status is a check's outcome.
+type Status string
+
+// The outcomes of a check.
+const (
+	Pass Status = "pass"
+	Warn Status = "warn"
+	Fail Status = "fail"
+)
+
+// Overall is the home's state: the worst of its checks.
+type Overall string
+
+// The overall states.
+const (
+	Healthy   Overall = "HEALTHY"
+	Degraded  Overall = "DEGRADED"
+	Unhealthy Overall = "UNHEALTHY"
+)
+
+// Check is one check's outcome.
+type Check struct {
+	Name      string         `json:"name"`
+	Status    Status         `json:"status"`
+	Message   string         `json:"message"`
+	LatencyMs float64        `json:"latencyMs,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+}
+
+// Metrics are the figures behind the checks (seed 004 §6.2).
+type Metrics struct {
+	Files            int      `json:"files"`
+	Chunks           int      `json:"chunks"`
+	QueuePending     int      `json:"queuePending"`
+	QueueDead        int      `json:"queueDead"`
+	Drift            int      `json:"drift"` // index rows and transcript turns out of step
+	LatencyP95Ms     *float64 `json:"latencyP95Ms,omitempty"`
+	CacheHitRate     *float64 `json:"embeddingCacheHitRate,omitempty"`
+	DatabaseBytes    int64    `json:"dbSizeBytes"`
+	VaultBytes       int64    `json:"vaultSizeBytes"`
+	LastSync         string   `json:"lastSync,omitempty"`
+	LastWatcherEvent string   `json:"lastWatcherEvent,omitempty"`
+}
+
+// Report is a health check of a home.
+type Report struct {
+	Timestamp string  `json:"timestamp"` // RFC 3339, UTC
+	Overall   Overall `json:"overall"`
+	Checks    []Check `json:"checks"`
+	Metrics   Metrics `json:"metrics"`
+}
+
+// Facts is what the checks judge, gathered by package host. A field whose
+// gathering failed holds the error's text in its Err.
+type Facts struct {
+	Now         time.Time
+	Database    Database
+	Drift       *index.Drift // nil when it could not be counted
+	Pages       Pages
+	Transcripts Transcripts
+	Queue       Queue
+	Provider    Provider
+	Daily       Daily
+	Sizes       Sizes
+	Leaks       Leaks
+	Watcher     Watcher
+}
+
+// Database is the index file's state.
+type Database struct {
+	Path     string
+	Err      string   // it cannot be read at all
+	Problems []string // PRAGMA quick_check and FTS5 integrity-check
+	Files    int
+	Chunks   int
+	LastSync string
+}
+
+// Pages compares the notebook and the sessions folder with the index.
+type Pages struct {
+	Err string
+	// Stale are files new, edited or deleted since the last sync that
+	// changed longer ago than the grace; Recent those changed within it.
+	Stale, Recent []string
+	TooLarge      []string // larger than what is indexed
+	Unreadable    []string // cannot be read, or symlinks leading out
+}
+
+// Transcripts compares each transcript's turns with the index.
+type Transcripts struct {
+	Err        string
+	Files      int         // transcripts checked
+	Turns      int         // turns in them (as far as indexed)
+	Duplicated []TurnIssue // turns whose chunks the index holds more than once
+	Missing    []TurnIssue // turns the index does not hold
+	Extra      int         // extra chunk copies in all
+	Torn       []string    // transcripts whose last line is incomplete
+	Malformed  int         // lines that are not JSON turns
+}
+
+// TurnIssue names a turn of a session.
+type TurnIssue struct {
+	Session string `json:"session"`
+	Turn    string `json:"turn"`
+	Copies  int    `json:"copies,omitempty"`
+}
+
+// Queue is the embedding queue.
+type Queue struct {
+	Err        string
+	NoProvider bool // keyword-only by choice: the queue is not worked
+	Pending    int
+	Dead       int
+	DeadChunks []index.DeadChunk
+	// CacheHits and CacheMisses count the embedding cache's look-ups.
+	CacheHits, CacheMisses int64
+}
+
+// Provider is the active embeddings provider, probed with a short query.
+type Provider struct {
+	Name        string
+	NoProvider  bool
+	Preparing   bool
+	Err         string
+	LatenciesMs []float64
+}
+
+// Daily says whether today's daily log exists.
+type Daily struct {
+	Path   string // notebook path of today's log
+	Exists bool
+}
+
+// Sizes are the database's and the vault's (notebook and sessions) bytes.
+type Sizes struct {
+	DatabaseBytes, VaultBytes int64
+}
+
+// Leaks are files left in brain/ (and cache/) by processes that are gone.
+type Leaks struct {
+	Err      string
+	Rebuild  []string // memory.db.rebuild-PID* of dead PIDs
+	Corrupt  []string // *.corrupt-* copies of damaged databases, kept for inspection
+	StrayWAL []string // -wal and -shm files whose database is gone
+}
+
+// Watcher is the file watcher of a long-lived process (memhost serve).
+type Watcher struct {
+	Started   bool      // Watch ran in this process
+	Running   bool      // it still runs
+	LastEvent time.Time // when it last synced changes it saw; zero when none
+}
+
+// Evaluate judges facts against th.
+func Evaluate(f Facts, th config.Health) Report {
+	r := Report{Timestamp: f.Now.UTC().Format(time.RFC3339)}
+	r.Metrics = Metrics{Files: f.Database.Files, Chunks: f.Database.Chunks, QueuePending: f.Queue.Pending, QueueDead: f.Queue.Dead,
+		DatabaseBytes: f.Sizes.DatabaseBytes, VaultBytes: f.Sizes.VaultBytes, LastSync: f.Database.LastSync}
+	if f.Drift != nil {
+		r.Metrics.Drift = f.Drift.Total()
+	}
+	r.Metrics.Drift += f.Transcripts.Extra + len(f.Transcripts.Missing)
+	if !f.Watcher.LastEvent.IsZero() {
+		r.Metrics.LastWatcherEvent = f.Watcher.LastEvent.UTC().Format(time.RFC3339)
+	}
+	r.Checks = []Check{
+		checkDatabase(f.Database),
+		checkDrift(f.Drift, th),
+		checkPages(f.Pages),
+		checkTranscripts(f.Transcripts, th),
+		checkQueue(f.Queue, th),
+		checkProvider(f.Provider, th, &r.Metrics),
+		checkDaily(f.Daily),
+		checkCache(f.Queue, th, &r.Metrics),
+		checkSize("database-size", "the index", f.Sizes.DatabaseBytes, th.DatabaseWarnMB, th.DatabaseFailMB),
+		checkSize("vault-size", "the notebook and sessions", f.Sizes.VaultBytes, th.VaultWarnMB, th.VaultFailMB),
+		checkLeaks(f.Leaks),
+		checkWatcher(f.Watcher, f.Now),
+	}
+	r.Overall = OverallOf(r.Checks)
+	return r
+}
+
+// OverallOf is UNHEALTHY when a check fails, DEGRADED when one warns,
+// HEALTHY otherwise.
+func OverallOf(checks []Check) Overall {
+	o := Healthy
+	for _, c := range checks {
+		switch c.Status {
+		case Fail:
+			return Unhealthy
+		case Warn:
+			o = Degraded
+		}
+	}
+	return o
+}
+
+// grade is Pass up to warn, Warn up to fail, Fail above (never when fail
+// is 0 and warn is not).
+func grade(v, warn, fail float64) Status {
+	switch {
+	case fail > 0 && v > fail:
+		return Fail
+	case v > warn:
+		return Warn
+	}
+	return Pass
+}
+
+func checkDatabase(d Database) Check {
+	c := Check{Name: "database"}
+	switch {
+	case d.Err != "":
+		c.Status, c.Message = Fail, "cannot read the index: "+d.Err
+	case len(d.Problems) > 0:
+		c.Status = Fail
+		c.Message = fmt.Sprintf("the index is damaged (%d problems; first: %s); a repair rebuilds it", len(d.Problems), d.Problems[0])
+		c.Metadata = map[string]any{"problems": d.Problems}
+	default:
+		c.Status, c.Message = Pass, fmt.Sprintf("readable, quick_check ok (%d files, %d chunks)", d.Files, d.Chunks)
+	}
+	return c
+}
+
+func checkDrift(d *index.Drift, th config.Health) Check {
+	c := Check{Name: "index-drift"}
+	if d == nil {
+		return Check{Name: c.Name, Status: Fail, Message: "cannot compare the index's tables"}
+	}
+	n := d.Total()
+	c.Status = grade(float64(n), float64(th.DriftWarn), float64(th.DriftFail))
+	if n == 0 {
+		c.Message = "chunks, full-text rows and vectors agree"
+		return c
+	}
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{
+		{d.ChunksWithoutFTS, "chunks without a full-text row"},
+		{d.FTSWithoutChunk, "full-text rows without a chunk"},
+		{d.VectorsWithoutChunk, "vectors without a chunk"},
+		{d.EmbeddedWithoutVector, "chunks marked embedded without a vector"},
+	} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	c.Message = strings.Join(parts, ", ") + "; a repair rebuilds the index"
+	c.Metadata = map[string]any{"drift": d}
+	return c
+}
+
+func checkPages(p Pages) Check {
+	c := Check{Name: "pages"}
+	if p.Err != "" {
+		return Check{Name: c.Name, Status: Fail, Message: "cannot compare the files with the index: " + p.Err}
+	}
+	var parts []string
+	c.Status = Pass
+	if n := len(p.Stale); n > 0 {
+		c.Status = Warn
+		parts = append(parts, fmt.Sprintf("%d not indexed since they changed (%s)", n, list(p.Stale)))
+	}
+	if n := len(p.TooLarge); n > 0 {
+		c.Status = Warn
+		parts = append(parts, fmt.Sprintf("%d too large to index (%s)", n, list(p.TooLarge)))
+	}
+	if n := len(p.Unreadable); n > 0 {
+		c.Status = Warn
+		parts = append(parts, fmt.Sprintf("%d unreadable (%s)", n, list(p.Unreadable)))
+	}
+	if n := len(p.Recent); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d changed moments ago, indexed at the next sync", n))
+	}
+	if len(parts) == 0 {
+		c.Message = "every file is indexed as it is on disk"
+		return c
+	}
+	c.Message = strings.Join(parts, "; ")
+	c.Metadata = map[string]any{}
+	for k, v := range map[string][]string{"stale": p.Stale, "tooLarge": p.TooLarge, "unreadable": p.Unreadable, "recent": p.Recent} {
+		if len(v) > 0 {
+			c.Metadata[k] = v
+		}
+	}
+	return c
+}
+
+func checkTranscripts(t Transcripts, th config.Health) Check {
+	c := Check{Name: "transcripts"}
+	if t.Err != "" {
+		return Check{Name: c.Name, Status: Fail, Message: "cannot compare transcripts with the index: " + t.Err}
+	}
+	n := t.Extra + len(t.Missing)
+	c.Status = grade(float64(n), float64(th.DriftWarn), float64(th.DriftFail))
+	var parts []string
+	if len(t.Duplicated) > 0 {
+		parts = append(parts, fmt.Sprintf("%d turns indexed more than once (%d extra chunks; first: %s)", len(t.Duplicated), t.Extra, turnName(t.Duplicated[0])))
+	}
+	if len(t.Missing) > 0 {
+		parts = append(parts, fmt.Sprintf("%d turns missing from the index (first: %s)", len(t.Missing), turnName(t.Missing[0])))
+	}
+	if len(parts) > 0 {
+		parts[len(parts)-1] += "; a repair rebuilds the index"
+	}
+	if len(t.Torn) > 0 {
+		c.Status = worse(c.Status, Warn)
+		parts = append(parts, fmt.Sprintf("%d with an incomplete last line (%s)", len(t.Torn), list(t.Torn)))
+	}
+	if t.Malformed > 0 {
+		c.Status = worse(c.Status, Warn)
+		parts = append(parts, fmt.Sprintf("%d lines are not JSON turns (skipped)", t.Malformed))
+	}
+	if len(parts) == 0 {
+		c.Message = fmt.Sprintf("%d turns in %d transcripts, each indexed once", t.Turns, t.Files)
+		return c
+	}
+	c.Message = strings.Join(parts, "; ")
+	c.Metadata = map[string]any{}
+	if len(t.Duplicated) > 0 {
+		c.Metadata["duplicated"] = first(t.Duplicated, 20)
+	}
+	if len(t.Missing) > 0 {
+		c.Metadata["missing"] = first(t.Missing, 20)
+	}
+	if len(t.Torn) > 0 {
+		c.Metadata["torn"] = t.Torn
+	}
+	return c
+}
+
+// worse is the worse of two statuses: pass < warn < fail.
+func worse(a, b Status) Status {
+	rank := map[Status]int{Pass: 0, Warn: 1, Fail: 2}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+func turnName(t TurnIssue) string { return t.Session + " turn " + t.Turn }
+
+func first[T any](s []T, n int) []T { return s[:min(n, len(s))] }
+
+func checkQueue(q Queue, th config.Health) Check {
+	c := Check{Name: "embedding-queue"}
+	switch {
+	case q.Err != "":
+		return Check{Name: c.Name, Status: Fail, Message: "cannot read the queue: " + q.Err}
+	case q.Dead > 0:
+		c.Status = Fail
+		d := q.DeadChunks
+		c.Message = fmt.Sprintf("%d chunks dead after %d failed embeddings (first: %s line %d: %s), %d pending; a repair retries them",
+			q.Dead, th.DeadAfterFailures, d[0].Path, d[0].StartLine, d[0].LastError, q.Pending)
+		c.Metadata = map[string]any{"dead": d}
+	case q.NoProvider:
+		c.Status, c.Message = Pass, fmt.Sprintf("no embeddings provider: keyword-only search (%d chunks without a vector)", q.Pending)
+	default:
+		c.Status = grade(float64(q.Pending), float64(th.PendingWarn), float64(th.PendingFail))
+		c.Message = fmt.Sprintf("%d chunks waiting for a vector, none dead", q.Pending)
+	}
+	c.Metadata = merge(c.Metadata, map[string]any{"pending": q.Pending, "dead": q.Dead})
+	return c
+}
+
+func merge(a, b map[string]any) map[string]any {
+	if a == nil {
+		return b
+	}
+	for k, v := range b {
+		if _, ok := a[k]; !ok {
+			a[k] = v
+		}
+	}
+	return a
+}
+
+func checkProvider(p Provider, th config.Health, m *Metrics) Check {
+	c := Check{Name: "embedding-provider"}
+	switch {
+	case p.NoProvider:
+		c.Status, c.Message = Pass, "none configured: search is keyword-only ("+p.Err+")"
+		return c
+	case p.Preparing:
+		c.Status, c.Message = Warn, fmt.Sprintf("%s is not ready yet: %s", p.Name, p.Err)
+		return c
+	case p.Err != "":
+		c.Status, c.Message = Fail, fmt.Sprintf("%s cannot embed: %s", p.Name, p.Err)
+		return c
+	case len(p.LatenciesMs) == 0:
+		c.Status, c.Message = Warn, fmt.Sprintf("%s was not probed", p.Name)
+		return c
+	}
+	p95 := Percentile(p.LatenciesMs, 95)
+	m.LatencyP95Ms = &p95
+	c.LatencyMs = p95
+	c.Status = grade(p95, float64(th.LatencyWarnMs), float64(th.LatencyFailMs))
+	c.Message = fmt.Sprintf("%s responds: p95 %s over %d query embeds", p.Name, fmtMs(p95), len(p.LatenciesMs))
+	c.Metadata = map[string]any{"latenciesMs": p.LatenciesMs}
+	return c
+}
+
+// Percentile is the p-th percentile of xs (nearest rank); 0 for none.
+func Percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[min(len(s)-1, i)]
+}
+
+func fmtMs(ms float64) string {
+	if ms >= 1000 {
+		return fmt.Sprintf("%.1f s", ms/1000)
+	}
+	return fmt.Sprintf("%.0f ms", ms)
+}
+
+func checkDaily(d Daily) Check {
+	if d.Exists {
+		return Check{Name: "daily-log", Status: Pass, Message: d.Path + " exists"}
+	}
+	return Check{Name: "daily-log", Status: Warn, Message: "no daily log for today yet (" + d.Path + ")"}
+}
+
+func checkCache(q Queue, th config.Health, m *Metrics) Check {
+	c := Check{Name: "embedding-cache", Status: Pass}
+	total := q.CacheHits + q.CacheMisses
+	if total == 0 {
+		c.Message = "no look-ups recorded yet"
+		return c
+	}
+	rate := float64(q.CacheHits) / float64(total)
+	m.CacheHitRate = &rate
+	c.Message = fmt.Sprintf("hit rate %.0f%% (%d of %d look-ups)", 100*rate, q.CacheHits, total)
+	if th.MinCacheHitRate > 0 && rate < th.MinCacheHitRate {
+		c.Status = Warn
+		c.Message += fmt.Sprintf(", below %.0f%%", 100*th.MinCacheHitRate)
+	}
+	return c
+}
+
+func checkSize(name, what string, bytes int64, warnMB, failMB int) Check {
+	mb := float64(bytes) / (1 << 20)
+	c := Check{Name: name, Status: grade(mb, float64(warnMB), float64(failMB))}
+	limit := fmt.Sprintf("warn above %d MB", warnMB)
+	if failMB > 0 {
+		limit += fmt.Sprintf(", fail above %d MB", failMB)
+	}
+	c.Message = fmt.Sprintf("%s: %s (%s)", what, fmtBytes(bytes), limit)
+	return c
+}
+
+func fmtBytes(b int64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(b)/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.0f kB", float64(b)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", b)
+}
+
+func checkLeaks(l Leaks) Check {
+	c := Check{Name: "leaked-files", Status: Pass}
+	if l.Err != "" {
+		return Check{Name: c.Name, Status: Warn, Message: "cannot look for leaked files: " + l.Err}
+	}
+	var parts []string
+	if n := len(l.Rebuild); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d files of interrupted rebuilds (%s)", n, list(l.Rebuild)))
+	}
+	if n := len(l.StrayWAL); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d -wal/-shm files without their database (%s)", n, list(l.StrayWAL)))
+	}
+	if len(parts) > 0 {
+		parts[len(parts)-1] += "; a repair removes them"
+	}
+	if n := len(l.Corrupt); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d copies of damaged indexes kept for inspection (%s); delete them when done", n, list(l.Corrupt)))
+	}
+	if len(parts) == 0 {
+		c.Message = "none"
+		return c
+	}
+	c.Status = Warn
+	c.Message = strings.Join(parts, "; ")
+	c.Metadata = map[string]any{}
+	for k, v := range map[string][]string{"rebuild": l.Rebuild, "corrupt": l.Corrupt, "strayWal": l.StrayWAL} {
+		if len(v) > 0 {
+			c.Metadata[k] = v
+		}
+	}
+	return c
+}
+
+func checkWatcher(w Watcher, now time.Time) Check {
+	c := Check{Name: "watcher"}
+	last := "no change seen yet"
+	if !w.LastEvent.IsZero() {
+		last = "last change seen " + ago(now.Sub(w.LastEvent)) + " ago"
+	}
+	switch {
+	case !w.Started:
+		c.Status, c.Message = Pass, "not running in this process (a server runs one); recalls check files for changes"
+	case !w.Running:
+		c.Status, c.Message = Fail, "the file watcher stopped; searches stat every page until the server restarts ("+last+")"
+	default:
+		c.Status, c.Message = Pass, "running; "+last
+	}
+	return c
+}
+
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// list names up to three items, then how many more.
+func list(xs []string) string {
+	if len(xs) <= 3 {
+		return strings.Join(xs, ", ")
+	}
+	return strings.Join(xs[:3], ", ") + fmt.Sprintf(" and %d more", len(xs)-3)
+}

@@ -1,0 +1,131 @@
+package health
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/index"
+)
+
+// sound is the facts of a healthy home.
+func sound() Facts {
+	return Facts{
+		Now:         time.Date(2026, 2, 24, 10, 30, 0, 0, time.UTC),
+		Database:    Database{Files: 3, Chunks: 9},
+		Drift:       &index.Drift{},
+		Transcripts: Transcripts{Files: 1, Turns: 4},
+		Provider:    Provider{Name: "local", LatenciesMs: []float64{20, 30, 25}},
+		Daily:       Daily{Path: "daily/2026-02-24.md", Exists: true},
+		Sizes:       Sizes{DatabaseBytes: 1 << 20, VaultBytes: 1 << 20},
+	}
+}
+
+func TestEvaluateThresholds(t *testing.T) {
+	th := config.DefaultHealth()
+	tests := []struct {
+		name    string
+		edit    func(*Facts)
+		check   string
+		want    Status
+		overall Overall
+	}{
+		{"sound", func(*Facts) {}, "database", Pass, Healthy},
+		{"quick_check problem", func(f *Facts) { f.Database.Problems = []string{"page 7 is never used"} }, "database", Fail, Unhealthy},
+		{"unreadable db", func(f *Facts) { f.Database.Err = "disk I/O error" }, "database", Fail, Unhealthy},
+		{"drift 1", func(f *Facts) { f.Drift = &index.Drift{ChunksWithoutFTS: 1} }, "index-drift", Warn, Degraded},
+		{"drift 10", func(f *Facts) { f.Drift = &index.Drift{FTSWithoutChunk: 4, VectorsWithoutChunk: 6} }, "index-drift", Warn, Degraded},
+		{"drift 11", func(f *Facts) { f.Drift = &index.Drift{EmbeddedWithoutVector: 11} }, "index-drift", Fail, Unhealthy},
+		{"drift uncounted", func(f *Facts) { f.Drift = nil }, "index-drift", Fail, Unhealthy},
+		{"pending 5", func(f *Facts) { f.Queue.Pending = 5 }, "embedding-queue", Pass, Healthy},
+		{"pending 6", func(f *Facts) { f.Queue.Pending = 6 }, "embedding-queue", Warn, Degraded},
+		{"pending 21", func(f *Facts) { f.Queue.Pending = 21 }, "embedding-queue", Fail, Unhealthy},
+		{"pending without provider", func(f *Facts) { f.Queue.Pending, f.Queue.NoProvider = 500, true }, "embedding-queue", Pass, Healthy},
+		{"one dead", func(f *Facts) {
+			f.Queue.Dead, f.Queue.DeadChunks = 1, []index.DeadChunk{{Path: "a.md", StartLine: 3, LastError: "bad"}}
+		}, "embedding-queue", Fail, Unhealthy},
+		{"p95 1.9 s", func(f *Facts) { f.Provider.LatenciesMs = []float64{100, 1900} }, "embedding-provider", Pass, Healthy},
+		{"p95 2.5 s", func(f *Facts) { f.Provider.LatenciesMs = []float64{100, 200, 2500} }, "embedding-provider", Warn, Degraded},
+		{"p95 11 s", func(f *Facts) { f.Provider.LatenciesMs = []float64{11000} }, "embedding-provider", Fail, Unhealthy},
+		{"provider down", func(f *Facts) { f.Provider = Provider{Name: "local", Err: "plugin crashed"} }, "embedding-provider", Fail, Unhealthy},
+		{"provider downloading", func(f *Facts) { f.Provider = Provider{Name: "local", Preparing: true, Err: "model downloading 40%"} }, "embedding-provider", Warn, Degraded},
+		{"no provider", func(f *Facts) { f.Provider = Provider{NoProvider: true, Err: "none"} }, "embedding-provider", Pass, Healthy},
+		{"no daily log", func(f *Facts) { f.Daily.Exists = false }, "daily-log", Warn, Degraded},
+		{"db 300 MB", func(f *Facts) { f.Sizes.DatabaseBytes = 300 << 20 }, "database-size", Warn, Degraded},
+		{"db 600 MB", func(f *Facts) { f.Sizes.DatabaseBytes = 600 << 20 }, "database-size", Fail, Unhealthy},
+		{"vault 5 GB", func(f *Facts) { f.Sizes.VaultBytes = 5 << 30 }, "vault-size", Warn, Degraded},
+		{"stale page", func(f *Facts) { f.Pages.Stale = []string{"a.md"} }, "pages", Warn, Degraded},
+		{"recent page", func(f *Facts) { f.Pages.Recent = []string{"a.md"} }, "pages", Pass, Healthy},
+		{"too large", func(f *Facts) { f.Pages.TooLarge = []string{"big.md"} }, "pages", Warn, Degraded},
+		{"duplicated turn", func(f *Facts) {
+			f.Transcripts.Duplicated, f.Transcripts.Extra = []TurnIssue{{Session: "s", Turn: "t1", Copies: 2}}, 1
+		}, "transcripts", Warn, Degraded},
+		{"many duplicates", func(f *Facts) {
+			f.Transcripts.Duplicated, f.Transcripts.Extra = []TurnIssue{{Session: "s", Turn: "t1", Copies: 12}}, 11
+		}, "transcripts", Fail, Unhealthy},
+		{"torn line", func(f *Facts) { f.Transcripts.Torn = []string{"sessions/s.jsonl"} }, "transcripts", Warn, Degraded},
+		{"leftover", func(f *Facts) { f.Leaks.Rebuild = []string{"brain/memory.db.rebuild-12"} }, "leaked-files", Warn, Degraded},
+		{"watcher stopped", func(f *Facts) { f.Watcher = Watcher{Started: true} }, "watcher", Fail, Unhealthy},
+		{"watcher runs", func(f *Facts) {
+			f.Watcher = Watcher{Started: true, Running: true, LastEvent: f.Now.Add(-3 * time.Minute)}
+		}, "watcher", Pass, Healthy},
+	}
+	for _, tt := range tests {
+		f := sound()
+		tt.edit(&f)
+		r := Evaluate(f, th)
+		var got Check
+		for _, c := range r.Checks {
+			if c.Name == tt.check {
+				got = c
+			}
+		}
+		if got.Status != tt.want || r.Overall != tt.overall {
+			t.Errorf("%s: %s = %s (%q), overall %s; want %s, %s", tt.name, tt.check, got.Status, got.Message, r.Overall, tt.want, tt.overall)
+		}
+	}
+}
+
+func TestCacheHitRateIsInfoUnlessConfigured(t *testing.T) {
+	f := sound()
+	f.Queue.CacheHits, f.Queue.CacheMisses = 1, 9
+	r := Evaluate(f, config.DefaultHealth())
+	if r.Overall != Healthy || r.Metrics.CacheHitRate == nil || *r.Metrics.CacheHitRate != 0.1 {
+		t.Fatalf("default: %s, rate %v", r.Overall, r.Metrics.CacheHitRate)
+	}
+	th := config.DefaultHealth()
+	th.MinCacheHitRate = 0.8
+	if r := Evaluate(f, th); r.Overall != Degraded {
+		t.Fatalf("with minCacheHitRate 0.8: %s", r.Overall)
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	for _, tt := range []struct {
+		xs   []float64
+		p    float64
+		want float64
+	}{
+		{nil, 95, 0},
+		{[]float64{5}, 95, 5},
+		{[]float64{1, 2, 3, 4, 5}, 95, 5},
+		{[]float64{5, 1, 4, 2, 3}, 50, 3},
+	} {
+		if got := Percentile(tt.xs, tt.p); got != tt.want {
+			t.Errorf("Percentile(%v, %v) = %v, want %v", tt.xs, tt.p, got, tt.want)
+		}
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	f := sound()
+	f.Daily.Exists = false
+	md := Markdown(Evaluate(f, config.DefaultHealth()), []string{"removed 1 leaked file"})
+	for _, want := range []string{"---\nlast_run: 2026-02-24T10:30:00Z\nlast_status: DEGRADED\n---\n", "- [x] **database** (pass)",
+		"- [ ] **daily-log** (warn): no daily log for today yet", "## Repairs\n\n- removed 1 leaked file\n"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}

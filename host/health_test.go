@@ -1,0 +1,266 @@
+package host
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/health"
+)
+
+func checkHealth(t *testing.T, h *Host, req HealthRequest) HealthResponse {
+	t.Helper()
+	resp, err := h.Health(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Health(%+v): %v", req, err)
+	}
+	return resp
+}
+
+// status returns the status of the named check.
+func status(t *testing.T, r HealthResponse, name string) health.Check {
+	t.Helper()
+	for _, c := range r.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no check %q in %+v", name, r.Checks)
+	return health.Check{}
+}
+
+// healthyHost has a page, today's daily log and a transcript.
+func healthyHost(t *testing.T) *Host {
+	t.Helper()
+	ctx := context.Background()
+	h := newHost(t)
+	if _, err := h.Remember(ctx, RememberRequest{Text: "Sarah Chen's phone is 555-1234"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "met Sarah"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: fmt.Sprintf("turn number %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h
+}
+
+func TestHealthHealthy(t *testing.T) {
+	h := healthyHost(t)
+	r := checkHealth(t, h, HealthRequest{})
+	if r.Overall != Healthy {
+		t.Fatalf("overall %s: %+v", r.Overall, r.Checks)
+	}
+	if c := status(t, r, "transcripts"); !strings.Contains(c.Message, "3 turns in 1 transcripts") {
+		t.Errorf("transcripts: %+v", c)
+	}
+	b, err := os.ReadFile(filepath.Join(h.Home(), "health", "latest-report.md"))
+	if err != nil || !strings.Contains(string(b), "last_status: HEALTHY") || r.ReportPath != filepath.Join(h.Home(), "health", "latest-report.md") {
+		t.Fatalf("report %s: %q, %v", r.ReportPath, b, err)
+	}
+	// Into the notebook: HEARTBEAT.md, indexed with the rest.
+	r = checkHealth(t, h, HealthRequest{IntoNotebook: true})
+	if _, err := os.Stat(filepath.Join(h.NotebookDir(), "HEARTBEAT.md")); err != nil || r.ReportPath != filepath.Join(h.NotebookDir(), "HEARTBEAT.md") {
+		t.Fatalf("HEARTBEAT.md: %v (%s)", err, r.ReportPath)
+	}
+	if r := checkHealth(t, h, HealthRequest{}); r.Overall != Healthy {
+		t.Fatalf("after HEARTBEAT.md: %s %+v", r.Overall, r.Checks)
+	}
+}
+
+func TestHealthNoDailyLogWarns(t *testing.T) {
+	h := newHost(t)
+	r := checkHealth(t, h, HealthRequest{})
+	if c := status(t, r, "daily-log"); c.Status != health.Warn || r.Overall != Degraded {
+		t.Fatalf("overall %s, daily-log %+v", r.Overall, c)
+	}
+}
+
+// rawDB opens the home's index with plain SQL, to damage it.
+func rawDB(t *testing.T, h *Host) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+h.idx.Path()+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func mustExec(t *testing.T, db *sql.DB, q string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
+func TestHealthDriftAndRepair(t *testing.T) {
+	h := healthyHost(t)
+	db := rawDB(t, h)
+	mustExec(t, db, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE source = 'notebook')`)
+	r := checkHealth(t, h, HealthRequest{})
+	if c := status(t, r, "index-drift"); c.Status != health.Warn || !strings.Contains(c.Message, "chunks without a full-text row") || r.Overall != Degraded {
+		t.Fatalf("overall %s, drift %+v", r.Overall, c)
+	}
+	r = checkHealth(t, h, HealthRequest{Repair: true})
+	if r.Overall != Healthy || len(r.Repairs) == 0 || !strings.Contains(r.Repairs[0], "rebuilt the index because it drifted") {
+		t.Fatalf("after repair: %s %q %+v", r.Overall, r.Repairs, r.Checks)
+	}
+	if got := found(t, h, "sarah"); len(got) == 0 {
+		t.Fatal("recall finds nothing after the repair")
+	}
+}
+
+func TestHealthTranscripts(t *testing.T) {
+	h := healthyHost(t)
+	db := rawDB(t, h)
+	// A turn indexed twice, as concurrent appends do, and one lost.
+	mustExec(t, db, `INSERT INTO chunks(id, file_path, source, heading, start_line, end_line, text, context, hash, meta)
+		SELECT id + 1000, file_path, source, heading, start_line, end_line, text, context, hash, meta FROM chunks
+		WHERE source = 'sessions' AND start_line = 1`)
+	mustExec(t, db, `INSERT INTO chunks_fts(rowid, text, heading, context, file_path, source)
+		SELECT id, text, heading, context, file_path, source FROM chunks WHERE source = 'sessions' AND start_line = 1 AND id % 1000 = id % 1000 AND id > (SELECT min(id) FROM chunks WHERE source = 'sessions') + 999`)
+	mustExec(t, db, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE source = 'sessions' AND start_line = 3)`)
+	mustExec(t, db, `DELETE FROM chunks WHERE source = 'sessions' AND start_line = 3`)
+	// A write cut short.
+	f, err := os.OpenFile(filepath.Join(h.Home(), "sessions", "s1.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"id":"abc","type":"message","con`)
+	f.Close()
+
+	r := checkHealth(t, h, HealthRequest{})
+	c := status(t, r, "transcripts")
+	for _, want := range []string{"1 turns indexed more than once (1 extra chunks", "1 turns missing from the index", "1 with an incomplete last line (sessions/s1.jsonl)"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("transcripts message %q lacks %q", c.Message, want)
+		}
+	}
+	if c.Status != health.Warn {
+		t.Errorf("transcripts status %s", c.Status)
+	}
+	if d := status(t, r, "index-drift"); d.Status != health.Pass {
+		t.Errorf("the test damaged more than turns: %+v", d)
+	}
+	r = checkHealth(t, h, HealthRequest{Repair: true})
+	c = status(t, r, "transcripts")
+	if strings.Contains(c.Message, "more than once") || strings.Contains(c.Message, "missing") || !strings.Contains(c.Message, "incomplete last line") {
+		t.Errorf("after repair: %+v (repairs %q)", c, r.Repairs)
+	}
+}
+
+// corrupt overwrites the middle half of a file with garbage.
+func corrupt(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	junk := make([]byte, fi.Size()/2)
+	for i := range junk {
+		junk[i] = byte(i*31 + 7)
+	}
+	if _, err := f.WriteAt(junk, fi.Size()/4); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestHealthCorruptIndex(t *testing.T) {
+	home := t.TempDir()
+	h := openHost(t, home, nil)
+	for i := range 60 {
+		writePage(t, h, fmt.Sprintf("knowledge/p%02d.md", i), strings.Repeat(fmt.Sprintf("Page %d holds words about topic %d. ", i, i*7), 40))
+	}
+	if _, err := h.Sync(context.Background(), SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	corrupt(t, filepath.Join(home, "brain", "memory.db"))
+	h = openHost(t, home, nil)
+	r := checkHealth(t, h, HealthRequest{})
+	if c := status(t, r, "database"); c.Status != health.Fail || r.Overall != Unhealthy {
+		t.Fatalf("overall %s, database %+v", r.Overall, c)
+	}
+	r = checkHealth(t, h, HealthRequest{Repair: true})
+	if c := status(t, r, "database"); c.Status != health.Pass {
+		t.Fatalf("after repair: database %+v, repairs %q", c, r.Repairs)
+	}
+	if got := found(t, h, "topic"); len(got) == 0 {
+		t.Fatal("recall finds nothing after the repair")
+	}
+}
+
+// TestHealthLeakedFiles: files of dead processes are reported and a repair
+// removes them; a live process's are left alone.
+func TestHealthLeakedFiles(t *testing.T) {
+	h := healthyHost(t)
+	brain := filepath.Join(h.Home(), "brain")
+	dead := filepath.Join(brain, fmt.Sprintf("memory.db.rebuild-%d", deadPID(t)))
+	live := filepath.Join(brain, fmt.Sprintf("memory.db.rebuild-%d", os.Getppid()))
+	stray := filepath.Join(brain, "old.db-wal")
+	for _, p := range []string{dead, dead + "-wal", live, stray} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := checkHealth(t, h, HealthRequest{})
+	c := status(t, r, "leaked-files")
+	if c.Status != health.Warn || !strings.Contains(c.Message, "2 files of interrupted rebuilds") || !strings.Contains(c.Message, "brain/old.db-wal") {
+		t.Fatalf("leaked-files %+v", c)
+	}
+	r = checkHealth(t, h, HealthRequest{Repair: true})
+	if c := status(t, r, "leaked-files"); c.Status != health.Pass || !strings.Contains(r.Repairs[0], "removed 3 leaked files") {
+		t.Fatalf("after repair: leaked-files %+v, repairs %q", c, r.Repairs)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live process's rebuild file was removed: %v", err)
+	}
+}
+
+// TestDeadEmbeddings: a chunk the provider always fails on is dead after
+// health.deadAfterFailures runs: the rest is embedded, search is hybrid,
+// health fails, and a repair queues it again.
+func TestDeadEmbeddings(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, func(c *config.Config) {
+		c.Memory.Embedding.Plugin = "faulty"
+		c.Health.DeadAfterFailures = 3
+	}, "faulty")
+	writePage(t, h, "poison.md", "nan")
+	var err error
+	for i := range 3 {
+		if _, err = h.Embed(ctx, EmbedRequest{Sync: true}); err == nil {
+			t.Fatalf("run %d: embedding %q succeeded", i, "nan")
+		}
+	}
+	res, err := h.Embed(ctx, EmbedRequest{})
+	if err != nil || res.Dead != 1 || res.Pending != 0 {
+		t.Fatalf("after 3 failures: %+v, %v", res, err)
+	}
+	if r := recall(t, h, "sarah"); r.Mode != ModeHybrid {
+		t.Errorf("a dead chunk keeps search keyword-only: %s", r.Reason)
+	}
+	r := checkHealth(t, h, HealthRequest{})
+	c := status(t, r, "embedding-queue")
+	if c.Status != health.Fail || !strings.Contains(c.Message, "1 chunks dead after 3 failed embeddings (first: poison.md line 1") || r.Overall != Unhealthy {
+		t.Fatalf("overall %s, queue %+v", r.Overall, c)
+	}
+	if p := status(t, r, "embedding-provider"); p.Status != health.Pass || p.LatencyMs <= 0 {
+		t.Errorf("provider %+v", p)
+	}
+	r = checkHealth(t, h, HealthRequest{Repair: true})
+	if c := status(t, r, "embedding-queue"); c.Status != health.Pass || !strings.Contains(strings.Join(r.Repairs, "\n"), "queued 1 dead chunks for embedding again") {
+		t.Fatalf("after repair: queue %+v, repairs %q", c, r.Repairs)
+	}
+}

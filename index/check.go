@@ -1,0 +1,152 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// QuickCheck runs SQLite's PRAGMA quick_check and FTS5's integrity-check
+// on the full-text table. It returns the problems found, at most limit
+// of SQLite's (nil when the database is sound); err is for a check that
+// could not run at all. A corrupt page often makes the check itself fail
+// with SQLITE_CORRUPT: that is reported as a problem, not an error.
+func (d *DB) QuickCheck(ctx context.Context, limit int) (problems []string, err error) {
+	rows, err := d.db.QueryContext(ctx, fmt.Sprintf("PRAGMA quick_check(%d)", max(limit, 1)))
+	if err != nil {
+		return corruption(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return corruption(err)
+		}
+		for _, line := range strings.Split(s, "\n") {
+			// "*** in database main ***" heads the problems of a database.
+			if line = strings.TrimSpace(line); line != "ok" && line != "" && !strings.HasPrefix(line, "*** in database") {
+				problems = append(problems, line)
+			}
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return corruption(err)
+	}
+	if err := rows.Err(); err != nil {
+		return corruption(err)
+	}
+	// quick_check sees the FTS5 shadow tables as plain tables; whether the
+	// full-text index agrees with its content is FTS5's own check.
+	if _, err := d.db.ExecContext(ctx, `INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
+		p, err := corruption(err)
+		if err != nil {
+			return problems, err
+		}
+		problems = append(problems, "full-text index: "+p[0])
+	}
+	return problems, nil
+}
+
+// corruption turns an error that says the database is damaged into a
+// problem; other errors stay errors.
+func corruption(err error) ([]string, error) {
+	if IsCorrupt(err) {
+		return []string{err.Error()}, nil
+	}
+	return nil, err
+}
+
+// IsCorrupt reports whether err says the database file is damaged or is
+// not a database.
+func IsCorrupt(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
+}
+
+// Drift counts rows of the index's tables that are out of step with each
+// other. Every count is 0 in a sound index.
+type Drift struct {
+	ChunksWithoutFTS      int `json:"chunksWithoutFts"`      // chunks the keyword search cannot find
+	FTSWithoutChunk       int `json:"ftsWithoutChunk"`       // FTS rows whose chunk is gone
+	VectorsWithoutChunk   int `json:"vectorsWithoutChunk"`   // chunks_vec and chunks_bit rows whose chunk is gone
+	EmbeddedWithoutVector int `json:"embeddedWithoutVector"` // chunks marked embedded, without a vector or its bits
+}
+
+// Total is the number of rows out of step.
+func (dr Drift) Total() int {
+	return dr.ChunksWithoutFTS + dr.FTSWithoutChunk + dr.VectorsWithoutChunk + dr.EmbeddedWithoutVector
+}
+
+// Drift compares chunks with chunks_fts, chunks_vec and chunks_bit. It
+// reads every table once.
+func (d *DB) Drift(ctx context.Context) (Drift, error) {
+	var dr Drift
+	q := func(dst *int, query string) error {
+		var n int
+		if err := d.db.QueryRowContext(ctx, query).Scan(&n); err != nil {
+			return fmt.Errorf("drift: %w", err)
+		}
+		*dst += n
+		return nil
+	}
+	if err := q(&dr.ChunksWithoutFTS, `SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.id)`); err != nil {
+		return dr, err
+	}
+	if err := q(&dr.FTSWithoutChunk, `SELECT count(*) FROM chunks_fts f WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = f.rowid)`); err != nil {
+		return dr, err
+	}
+	var hasVec bool
+	if err := d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec')`).Scan(&hasVec); err != nil {
+		return dr, err
+	}
+	if !hasVec {
+		// No model yet: no chunk may say it has a vector.
+		return dr, q(&dr.EmbeddedWithoutVector, `SELECT count(*) FROM chunks WHERE embedded != 0`)
+	}
+	for _, t := range []string{"chunks_vec", "chunks_bit"} {
+		if err := q(&dr.VectorsWithoutChunk, `SELECT count(*) FROM `+t+` v WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = v.chunk_id)`); err != nil {
+			return dr, err
+		}
+	}
+	err := q(&dr.EmbeddedWithoutVector, `SELECT count(*) FROM chunks c WHERE c.embedded != 0 AND (
+		NOT EXISTS (SELECT 1 FROM chunks_vec v WHERE v.chunk_id = c.id) OR
+		NOT EXISTS (SELECT 1 FROM chunks_bit b WHERE b.chunk_id = c.id))`)
+	return dr, err
+}
+
+// TurnCopies is a group of identical transcript chunks: the chunks of one
+// file with the same meta (session, turn ids, role, time), first line and
+// text. Copies is 1 in a sound index.
+type TurnCopies struct {
+	Path      string
+	Meta      string
+	StartLine int
+	Copies    int
+}
+
+// TurnChunks groups the chunks of the sessions source, in path and line
+// order.
+func (d *DB) TurnChunks(ctx context.Context) ([]TurnCopies, error) {
+	lo, hi, err := idRange("sessions")
+	if err != nil {
+		return nil, err
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT file_path, coalesce(meta, ''), start_line, count(*) FROM chunks
+		WHERE id >= ? AND id < ? GROUP BY file_path, meta, start_line, text ORDER BY file_path, start_line`, lo, hi)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []TurnCopies
+	for rows.Next() {
+		var t TurnCopies
+		if err := rows.Scan(&t.Path, &t.Meta, &t.StartLine, &t.Copies); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
