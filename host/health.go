@@ -142,6 +142,9 @@ func (h *Host) healthFacts(ctx context.Context, cfg *config.Config) health.Facts
 
 func (h *Host) databaseFacts(ctx context.Context) health.Database {
 	d := health.Database{Path: h.idx.Path()}
+	if aside := h.movedAside.Load().(string); aside != "" {
+		d.MovedAside = h.rel(aside)
+	}
 	st, err := h.idx.Stats(ctx)
 	if err != nil {
 		if index.IsCorrupt(err) {
@@ -404,22 +407,26 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 		if damaged {
 			why = "it is damaged"
 		}
-		res, err := h.indexer.Rebuild(ctx)
-		if err != nil && damaged {
-			aside := fmt.Sprintf("%s.corrupt-%s", h.idx.Path(), h.now().UTC().Format("20060102T150405.000000000"))
-			say("could not rebuild the index in place (%v); moving it aside", err)
-			res, err = h.indexer.RebuildReplacing(ctx, aside)
+		var res indexer.SyncResult
+		var err error
+		if damaged {
+			// A damaged file is not copied into: it is moved aside (kept
+			// for inspection) and a new one is built in its place; other
+			// processes follow the path to the new file.
+			var msg string
+			if msg, err = h.recoverIndex(ctx, errors.New(strings.Join(append([]string{f.Database.Err}, f.Database.Problems...), "; "))); err == nil {
+				say("%s", msg)
+			}
+		} else {
+			res, err = h.indexer.Rebuild(ctx)
 			if err == nil {
-				say("moved the damaged index to %s and built a new one (%d files, %d chunks); processes that have the home open, this one too, see the new index once they reopen it (restart the server)",
-					relTo(h.home, []string{aside})[0], res.Scanned, res.Chunks)
-				return done
+				say("rebuilt the index because %s: %d files, %d chunks", why, res.Scanned, res.Chunks)
 			}
 		}
 		if err != nil {
 			say("could not rebuild the index: %v", err)
 			break
 		}
-		say("rebuilt the index because %s: %d files, %d chunks", why, res.Scanned, res.Chunks)
 		if f.Provider.Err == "" && !f.Provider.NoProvider {
 			// Vectors come back from the embedding cache.
 			er, err := h.queue.Run(ctx, time.Minute)
@@ -441,6 +448,9 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 		} else {
 			say("synced %d changed files (%d indexed, %d removed)", res.Indexed+res.Removed, res.Indexed, res.Removed)
 		}
+	}
+	if f.Database.MovedAside != "" && !damaged {
+		h.movedAside.Store("") // the index built afresh at open is in step now
 	}
 
 	if f.Queue.Dead > 0 {

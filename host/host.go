@@ -92,9 +92,12 @@ type Host struct {
 	idx      *index.DB
 	indexer  *indexer.Indexer
 	queue    *embedq.Queue
-	sessions *sessions.Store
-	reg      *registry.Registry
-	watch    watchState // the file watcher's, for Health
+	// movedAside is where Open moved a corrupt index ("" if it did not,
+	// or a health repair has rebuilt it since).
+	movedAside atomic.Value
+	sessions   *sessions.Store
+	reg        *registry.Registry
+	watch      watchState // the file watcher's, for Health
 }
 
 // Folders of a home, made by Open.
@@ -135,7 +138,9 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
 		return nil, err
 	}
-	h.idx, err = openIndex(ctx, dbPath, h.log)
+	var aside string
+	h.idx, aside, err = openIndex(ctx, dbPath, h.log)
+	h.movedAside.Store(aside)
 	if err != nil {
 		return nil, err
 	}
@@ -158,19 +163,20 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 }
 
 // openIndex opens the index, moving a corrupt database aside (under a
-// name of its own, kept for inspection): the index is derived, so the next
-// sync rebuilds it from the notebook.
-func openIndex(ctx context.Context, path string, log *slog.Logger) (*index.DB, error) {
+// name of its own, kept for inspection, returned): the index is derived,
+// so the next sync rebuilds it from the notebook.
+func openIndex(ctx context.Context, path string, log *slog.Logger) (*index.DB, string, error) {
 	db, err := index.Open(ctx, path)
 	if !index.IsCorrupt(err) {
-		return db, err
+		return db, "", err
 	}
 	aside, merr := index.MoveAside(path)
 	if merr != nil {
-		return nil, fmt.Errorf("index %s is corrupt (%v) and cannot be moved aside: %w", path, err, merr)
+		return nil, "", fmt.Errorf("index %s is corrupt (%v) and cannot be moved aside: %w", path, err, merr)
 	}
 	log.Warn("index is corrupt; moved it aside, rebuilding", "path", path, "aside", aside, "err", err)
-	return index.Open(ctx, path)
+	db, err = index.Open(ctx, path)
+	return db, aside, err
 }
 
 // path resolves a config path against the home.

@@ -2,11 +2,8 @@ package index
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-
-	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
 // QuickCheck runs SQLite's PRAGMA quick_check and FTS5's integrity-check
@@ -15,7 +12,7 @@ import (
 // could not run at all. A corrupt page often makes the check itself fail
 // with SQLITE_CORRUPT: that is reported as a problem, not an error.
 func (d *DB) QuickCheck(ctx context.Context, limit int) (problems []string, err error) {
-	rows, err := d.db.QueryContext(ctx, fmt.Sprintf("PRAGMA quick_check(%d)", max(limit, 1)))
+	rows, err := d.handle().QueryContext(ctx, fmt.Sprintf("PRAGMA quick_check(%d)", max(limit, 1)))
 	if err != nil {
 		return corruption(err)
 	}
@@ -40,7 +37,7 @@ func (d *DB) QuickCheck(ctx context.Context, limit int) (problems []string, err 
 	}
 	// quick_check sees the FTS5 shadow tables as plain tables; whether the
 	// full-text index agrees with its content is FTS5's own check.
-	if _, err := d.db.ExecContext(ctx, `INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
+	if _, err := d.handle().ExecContext(ctx, `INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
 		p, err := corruption(err)
 		if err != nil {
 			return problems, err
@@ -57,13 +54,6 @@ func corruption(err error) ([]string, error) {
 		return []string{err.Error()}, nil
 	}
 	return nil, err
-}
-
-// IsCorrupt reports whether err says the database file is damaged or is
-// not a database.
-func IsCorrupt(err error) bool {
-	var se sqlite3.Error
-	return errors.As(err, &se) && (se.Code == sqlite3.ErrCorrupt || se.Code == sqlite3.ErrNotADB)
 }
 
 // Drift counts rows of the index's tables that are out of step with each
@@ -86,7 +76,7 @@ func (d *DB) Drift(ctx context.Context) (Drift, error) {
 	var dr Drift
 	q := func(dst *int, query string) error {
 		var n int
-		if err := d.db.QueryRowContext(ctx, query).Scan(&n); err != nil {
+		if err := d.handle().QueryRowContext(ctx, query).Scan(&n); err != nil {
 			return fmt.Errorf("drift: %w", err)
 		}
 		*dst += n
@@ -99,7 +89,7 @@ func (d *DB) Drift(ctx context.Context) (Drift, error) {
 		return dr, err
 	}
 	var hasVec bool
-	if err := d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec')`).Scan(&hasVec); err != nil {
+	if err := d.handle().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec')`).Scan(&hasVec); err != nil {
 		return dr, err
 	}
 	if !hasVec {
@@ -134,7 +124,7 @@ func (d *DB) TurnChunks(ctx context.Context) ([]TurnCopies, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT file_path, coalesce(meta, ''), start_line, count(*) FROM chunks
+	rows, err := d.handle().QueryContext(ctx, `SELECT file_path, coalesce(meta, ''), start_line, count(*) FROM chunks
 		WHERE id >= ? AND id < ? GROUP BY file_path, meta, start_line, text ORDER BY file_path, start_line`, lo, hi)
 	if err != nil {
 		return nil, err

@@ -93,6 +93,12 @@ func TestQuickCheckFindsCorruption(t *testing.T) {
 	}
 	db.Close()
 	Corrupt(t, path)
+	if _, err := Open(ctx, path); !IsCorrupt(err) {
+		t.Fatalf("Open's quick check missed the damage: %v", err)
+	}
+	// A larger index is not checked at open; QuickCheck finds it.
+	defer func(n int64) { quickCheckMax = n }(quickCheckMax)
+	quickCheckMax = 0
 	db, err = Open(ctx, path)
 	if err != nil {
 		t.Fatalf("the header is intact, so Open works: %v", err)

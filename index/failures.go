@@ -26,7 +26,7 @@ const failuresTable = `CREATE TABLE IF NOT EXISTS embed_failures (
 
 func (d *DB) hasFailures(ctx context.Context) (bool, error) {
 	var b bool
-	err := d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'embed_failures')`).Scan(&b)
+	err := d.handle().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'embed_failures')`).Scan(&b)
 	return b, err
 }
 
@@ -109,7 +109,7 @@ func (d *DB) PendingLive(ctx context.Context, limit int, model string, maxFailur
 			WHERE c.embedded = 0 AND coalesce(f.failures, 0) < ? ORDER BY c.id LIMIT ?`
 		args = []any{model, maxFailures, limit}
 	}
-	rows, err := d.db.QueryContext(ctx, query, args...)
+	rows, err := d.handle().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func (d *DB) HasLivePending(ctx context.Context, model string, maxFailures int) 
 		return d.HasPending(ctx)
 	}
 	var b bool
-	err = d.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.embedded = 0 AND NOT EXISTS
+	err = d.handle().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.embedded = 0 AND NOT EXISTS
 		(SELECT 1 FROM embed_failures f WHERE f.model = ? AND f.hash = c.hash AND f.failures >= ?))`, model, maxFailures).Scan(&b)
 	return b, err
 }
@@ -153,7 +153,7 @@ func (d *DB) QueueCounts(ctx context.Context, model string, maxFailures int) (pe
 	if has, err := d.hasFailures(ctx); err != nil || !has {
 		return all, 0, err
 	}
-	err = d.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks c JOIN embed_failures f ON f.model = ? AND f.hash = c.hash
+	err = d.handle().QueryRowContext(ctx, `SELECT count(*) FROM chunks c JOIN embed_failures f ON f.model = ? AND f.hash = c.hash
 		WHERE c.embedded = 0 AND f.failures >= ?`, model, maxFailures).Scan(&dead)
 	return all - dead, dead, err
 }
@@ -172,7 +172,7 @@ func (d *DB) DeadChunks(ctx context.Context, model string, maxFailures, limit in
 	if has, err := d.hasFailures(ctx); err != nil || !has {
 		return nil, err
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT c.id, c.file_path, c.start_line, f.failures, f.last_error FROM chunks c
+	rows, err := d.handle().QueryContext(ctx, `SELECT c.id, c.file_path, c.start_line, f.failures, f.last_error FROM chunks c
 		JOIN embed_failures f ON f.model = ? AND f.hash = c.hash WHERE c.embedded = 0 AND f.failures >= ? ORDER BY c.id LIMIT ?`,
 		model, maxFailures, limit)
 	if err != nil {

@@ -783,7 +783,15 @@ func (d *DB) CopyFrom(ctx context.Context, src string) error {
 					return fmt.Errorf("copy %s: %w", filepath.Base(src), err)
 				}
 				if done {
-					return bk.Finish()
+					if err := bk.Finish(); err != nil {
+						return err
+					}
+					// The copy went into the log; move it into the file
+					// now rather than leave the index twice its size until
+					// the next automatic checkpoint (busy readers only
+					// delay that).
+					dst.(*sqlite3.SQLiteConn).Exec("PRAGMA wal_checkpoint(TRUNCATE)", nil)
+					return nil
 				}
 				// Busy: another connection is writing; wait and go on.
 				select {

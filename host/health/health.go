@@ -87,12 +87,15 @@ type Facts struct {
 
 // Database is the index file's state.
 type Database struct {
-	Path     string
-	Err      string   // it cannot be read at all
-	Problems []string // PRAGMA quick_check and FTS5 integrity-check
-	Files    int
-	Chunks   int
-	LastSync string
+	Path string
+	Err  string // it cannot be read at all
+	// MovedAside is where a corrupt index found when the home was opened
+	// was moved ("" if none): the one in use was built afresh.
+	MovedAside string
+	Problems   []string // PRAGMA quick_check and FTS5 integrity-check
+	Files      int
+	Chunks     int
+	LastSync   string
 }
 
 // Pages compares the notebook and the sessions folder with the index.
@@ -236,6 +239,9 @@ func checkDatabase(d Database) Check {
 		c.Status = Fail
 		c.Message = fmt.Sprintf("the index is damaged (%d problems; first: %s); a repair rebuilds it", len(d.Problems), d.Problems[0])
 		c.Metadata = map[string]any{"problems": d.Problems}
+	case d.MovedAside != "":
+		c.Status = Warn
+		c.Message = fmt.Sprintf("the index was corrupt when opened: moved aside to %s and built afresh (%d files, %d chunks now)", d.MovedAside, d.Files, d.Chunks)
 	default:
 		c.Status, c.Message = Pass, fmt.Sprintf("readable, quick_check ok (%d files, %d chunks)", d.Files, d.Chunks)
 	}

@@ -576,7 +576,7 @@ func RebuildLeftovers(dbPath string) ([]string, error) {
 	var out []string
 	for _, m := range matches {
 		rest := strings.TrimPrefix(m, dbPath+".rebuild-")
-		for _, s := range []string{"-wal", "-shm", "-journal"} {
+		for _, s := range []string{"-wal", "-shm", "-journal", ".lock"} {
 			rest = strings.TrimSuffix(rest, s)
 		}
 		pid, err := strconv.Atoi(rest)
@@ -623,47 +623,4 @@ func globEscape(p string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// RebuildReplacing builds a new index from the notebook beside the index
-// file and puts it in that file's place, moving the old file to aside (its
-// -wal and -shm are removed). It is for an index too damaged for Rebuild
-// to copy into: connections open on the old file, this Indexer's too, go
-// on reading the file moved aside, so the caller must reopen the index
-// (or have the processes that hold it restarted).
-func (x *Indexer) RebuildReplacing(ctx context.Context, aside string) (SyncResult, error) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	path := x.opts.Index.Path()
-	if _, err := RemoveRebuildLeftovers(path); err != nil {
-		x.opts.Log.Warn("cannot remove the files of an interrupted rebuild", "err", err)
-	}
-	tmp := fmt.Sprintf("%s.rebuild-%d", path, os.Getpid())
-	cleanup := func() {
-		for _, s := range []string{"", "-wal", "-shm", "-journal"} {
-			os.Remove(tmp + s)
-		}
-	}
-	cleanup()
-	defer cleanup()
-	fresh, err := index.Open(ctx, tmp)
-	if err != nil {
-		return SyncResult{}, fmt.Errorf("rebuild: %w", err)
-	}
-	res, err := x.syncInto(ctx, fresh, nil)
-	if cerr := fresh.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return res, fmt.Errorf("rebuild (the old index is untouched): %w", err)
-	}
-	if err := os.Rename(path, aside); err != nil {
-		return res, fmt.Errorf("rebuild: moving the old index aside: %w", err)
-	}
-	os.Remove(path + "-wal")
-	os.Remove(path + "-shm")
-	if err := os.Rename(tmp, path); err != nil {
-		return res, fmt.Errorf("rebuild: putting the new index in place (the old one is %s): %w", aside, err)
-	}
-	return res, nil
 }
