@@ -1,7 +1,8 @@
 # memhost. Targets: build (bin/memhost and every plugin of the repo beside
 # it), demo (build, then the main job on a fresh home), test (vet, gofmt,
-# every test with -race), bench (figures for docs/benchmarks.md), proto
-# (regenerate sdk/proto with pinned tools).
+# every test with -race), fuzz (every fuzz target for FUZZTIME each), bench
+# (figures for docs/benchmarks.md), proto (regenerate sdk/proto with pinned
+# tools).
 GO   ?= go
 TAGS := sqlite_fts5
 
@@ -19,7 +20,7 @@ PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 TOOLS := $(CURDIR)/bin/tools
 
-.PHONY: build demo test bench proto fmt clean
+.PHONY: build demo test fuzz bench proto fmt clean
 
 # llama.cpp's CPU kernels are compiled for the building machine's CPU
 # (ggml's cgo flags give none, i.e. SSE2 only: 9x slower on these machines).
@@ -51,6 +52,31 @@ test: build-local
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) test -race -tags $(TAGS) ./...
 	$(LOCAL) $(GO) test -race .
+
+# Fuzz targets, as package:target; go test runs one -fuzz target of a
+# package at a time. Their seed corpora run in `make test` as it is.
+FUZZ_TARGETS := \
+	host/chunk:FuzzSplit host/chunk:FuzzSplitOptions host/chunk:FuzzEstimateTokens \
+	host/markdown:FuzzHeadingText \
+	host/notebook:FuzzEdit host/notebook:FuzzFrontmatter host/notebook:FuzzClean \
+	host/sessions:FuzzReadLines host/sessions:FuzzClaudeTurns host/sessions:FuzzImport \
+	host/config:FuzzParse
+FUZZTIME ?= 60s
+FUZZPARALLEL ?= $(shell nproc 2>/dev/null || echo 1)
+# Minimizing each new interesting input may take up to 60 s by default,
+# most of a short run; a crasher is still written, less minimized.
+FUZZMINIMIZETIME ?= 5s
+
+# Runs every target, then fails naming those that failed; a failing input
+# is written to the package's testdata/fuzz/<target>/.
+fuzz:
+	@failed=""; for pt in $(FUZZ_TARGETS); do \
+		pkg=$${pt%%:*}; target=$${pt#*:}; \
+		echo "== $$pkg $$target"; \
+		$(GO) test -tags $(TAGS) -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME) \
+			-fuzzminimizetime $(FUZZMINIMIZETIME) -parallel $(FUZZPARALLEL) ./$$pkg || failed="$$failed $$pt"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed"; exit 1; fi
 
 # Benchmarks generate notebooks of 1k and 10k pages (about 100k chunks)
 # and embed them through the hello plugin; expect several minutes on 2 cores.

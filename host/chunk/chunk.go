@@ -249,7 +249,11 @@ func cutLine(l string, max, size int) []string {
 		if sp := strings.LastIndexByte(l[:cut], ' '); sp > cut/2 {
 			cut = sp + 1
 		}
-		pieces = append(pieces, strings.TrimRight(l[:cut], " "))
+		// A piece of white space alone (a run of tabs or form feeds) would
+		// be a chunk with nothing to find.
+		if piece := strings.TrimRight(l[:cut], " "); strings.TrimSpace(piece) != "" {
+			pieces = append(pieces, piece)
+		}
 		l = l[cut:]
 	}
 	if strings.TrimSpace(l) != "" {

@@ -40,12 +40,18 @@ func HeadingLevels(lines []string) []int {
 }
 
 // HeadingText returns a heading line's text without its #s: "## Sarah Chen"
-// gives "Sarah Chen".
+// gives "Sarah Chen", and so does "## Sarah Chen ##".
 func HeadingText(line string) string {
 	t := strings.TrimSpace(line)
 	t = strings.TrimLeft(t, "#")
 	t = strings.TrimSpace(t)
-	return strings.TrimSpace(strings.TrimRight(t, "#")) // closing #s are optional
+	// Closing #s are optional, and are closing #s only after white space
+	// (CommonMark): "## C#" is about C#, and a section the editor names
+	// "## C#" must be found again as "C#".
+	if u := strings.TrimRight(t, "#"); u == "" || strings.HasSuffix(u, " ") || strings.HasSuffix(u, "\t") {
+		t = strings.TrimSpace(u)
+	}
+	return t
 }
 
 func headingLevel(l string) int {
