@@ -182,10 +182,11 @@ func FuzzImport(f *testing.F) {
 			if claude {
 				ts, _ := claudeTurns(line)
 				turns += len(ts)
-			} else if isObject(line) && json.Unmarshal(line, new(Turn)) == nil {
-				turns++
-			} else if string(line) == "null" {
-				turns++ // imported as an empty message; reported in fuzz-findings/FuzzImport
+			} else {
+				var t Turn
+				if isObject(line) && json.Unmarshal(line, &t) == nil && strings.TrimSpace(t.Content) != "" {
+					turns++ // a line without content (null, {}) is no turn
+				}
 			}
 			return nil
 		})
