@@ -424,3 +424,25 @@ func TestFilteredVectorSearchIsExact(t *testing.T) {
 		t.Fatalf("recall --sources sessions: %+v, %v", rr.Results, err)
 	}
 }
+
+// TestEmbedWaitsOutACrash: memhost embed goes on after the plugin crashed
+// once (it is restarted), instead of exiting with "plugin crashed,
+// restarting".
+func TestEmbedWaitsOutACrash(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, func(c *config.Config) {
+		c.Memory.Embedding.Plugin = "faulty"
+		c.Memory.Embedding.BatchSize = 4
+	}, "faulty")
+	writePage(t, h, "zz-once.md", "crash-once")
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Embed(ctx, EmbedRequest{})
+	if err != nil || res.Pending != 0 {
+		t.Fatalf("embed = %+v, %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(h.Home(), "faulty-crashed")); err != nil {
+		t.Fatalf("the plugin never crashed: %v", err)
+	}
+}

@@ -148,6 +148,7 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (Result, error) {
 		return res, err
 	}
 	batch, maxFailures := q.cfg().Memory.Embedding.BatchSize, q.cfg().Health.DeadAfterFailures
+	crashes, downSince := 0, time.Time{}
 	for budget <= 0 || time.Since(start) < budget {
 		if err := ctx.Err(); err != nil {
 			return res, err
@@ -162,9 +163,31 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (Result, error) {
 		n, cached, err := q.embedBatch(ctx, sem, cache, pending)
 		res.Embedded += n
 		res.FromCache += cached
+		if err != nil && budget <= 0 && providerDown(err) {
+			// A run without a budget (memhost embed) waits for a crashed
+			// plugin's restart and goes on, a few crashes in a row at most:
+			// a text that kills the plugin every time is not waited on for
+			// ever.
+			if downSince.IsZero() {
+				downSince = time.Now()
+			}
+			if !errors.Is(err, registry.ErrRestarting) && !errors.Is(err, registry.ErrStarting) {
+				crashes++
+			}
+			if crashes <= crashRetries && time.Since(downSince) < restartWait {
+				q.opts.Log.Warn("embedding: the provider is down; waiting for its restart", "err", err)
+				select {
+				case <-ctx.Done():
+					return res, ctx.Err()
+				case <-time.After(250 * time.Millisecond):
+				}
+				continue
+			}
+		}
 		if err != nil {
 			return res, err
 		}
+		crashes, downSince = 0, time.Time{}
 	}
 	res.Pending, res.Dead, err = idx.QueueCounts(ctx, sem.Info.ModelID, maxFailures)
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
@@ -221,6 +244,22 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cach
 		return stored, cached, err
 	}
 	return stored, cached, fmt.Errorf("%d of %d chunks failed to embed: %w", len(bad), len(chunks), batchErr)
+}
+
+// crashRetries and restartWait bound how long a run without a budget
+// waits for a crashed provider: crashes in a row, and time since the
+// provider went down.
+const (
+	crashRetries = 3
+	restartWait  = time.Minute
+)
+
+// providerDown reports whether err says the provider process is gone or
+// coming back (crashed, restarting, starting), not that it refused the
+// texts.
+func providerDown(err error) bool {
+	var ee embedError
+	return errors.As(err, &ee) && (errors.Is(err, sdk.ErrUnavailable) || errors.Is(err, registry.ErrRestarting) || errors.Is(err, registry.ErrStarting))
 }
 
 // textFault reports whether an embedding error may be caused by the texts

@@ -1,5 +1,5 @@
 // Command faulty is a test plugin that misbehaves on request: a text of
-// "crash" kills the process, "hang" never answers, "slow" answers after a
+// "crash" kills the process ("crash-once" the first time in a home), "hang" never answers, "slow" answers after a
 // second, "nan" returns NaN, "wrongdims" returns vectors longer than Info
 // says. Otherwise it embeds like a tiny deterministic provider of option
 // "dimensions" (default 8).
@@ -73,6 +73,12 @@ func (f *faulty) Embed(ctx context.Context, texts []string, _ sdk.Kind) ([][]flo
 		switch t {
 		case "crash":
 			os.Exit(3)
+		case "crash-once": // the first time in a home only
+			marker := os.Getenv("MEMHOST_HOME") + "/faulty-crashed"
+			if _, err := os.Stat(marker); err != nil {
+				os.WriteFile(marker, nil, 0o644)
+				os.Exit(3)
+			}
 		case "hang":
 			time.Sleep(time.Hour)
 		case "slow":
