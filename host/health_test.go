@@ -252,6 +252,9 @@ func TestDeadEmbeddings(t *testing.T) {
 	if r := recall(t, h, "sarah"); r.Mode != ModeHybrid {
 		t.Errorf("a dead chunk keeps search keyword-only: %s", r.Reason)
 	}
+	if st, err := h.Status(ctx, StatusRequest{}); err != nil || st.Mode != ModeHybrid || st.Dead != 1 || st.Pending != 0 {
+		t.Errorf("status with a dead chunk: mode %s (%s), %d dead, %d pending, %v", st.Mode, st.Reason, st.Dead, st.Pending, err)
+	}
 	r := checkHealth(t, h, HealthRequest{})
 	c := status(t, r, "embedding-queue")
 	if c.Status != health.Fail || !strings.Contains(c.Message, "1 chunks dead after 3 failed embeddings (first: poison.md line 1") || r.Overall != Unhealthy {

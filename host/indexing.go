@@ -177,8 +177,9 @@ type StatusResponse struct {
 	Provider    string `json:"provider,omitempty"` // the active embeddings plugin
 	Model       string `json:"model,omitempty"`    // its model id
 	Dimensions  int    `json:"dimensions,omitempty"`
-	Pending     int    `json:"pending"`  // chunks waiting for a vector of the model
-	Embedded    int    `json:"embedded"` // chunks with one
+	Dead        int    `json:"dead,omitempty"` // chunks whose embedding failed too often (memhost health --repair retries them)
+	Pending     int    `json:"pending"`        // chunks waiting for a vector of the model
+	Embedded    int    `json:"embedded"`       // chunks with one
 	// Pre-compaction flushes asked of agents.
 	Flushes   int           `json:"flushes"`
 	LastFlush *FlushReceipt `json:"lastFlush,omitempty"`
@@ -238,6 +239,10 @@ func (h *Host) searchMode(ctx context.Context, resp *StatusResponse) (mode, why 
 	}
 	if current.Model != sem.Model.Model || current.Dimensions != sem.Model.Dimensions {
 		resp.Pending, resp.Embedded = resp.Pending+resp.Embedded, 0 // all of them, for the new model
+	} else if pending, dead, err := h.idx.QueueCounts(ctx, sem.Info.ModelID, h.config().Health.DeadAfterFailures); err == nil {
+		// Dead chunks (failed too often, see memhost health) are not
+		// waited for: recall answers hybrid without them.
+		resp.Pending, resp.Dead = pending, dead
 	}
 	if resp.Pending > 0 {
 		return ModeKeyword, embedq.Reason(embedq.Progress(sem.Name, resp.Embedded, resp.Pending))

@@ -247,7 +247,11 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			if resp.Provider != "" {
 				fmt.Fprintf(tw, "embeddings:\t%s (%s, %d dimensions)\n", resp.Provider, resp.Model, resp.Dimensions)
 			}
-			fmt.Fprintf(tw, "vectors:\t%d embedded, %d pending\n", resp.Embedded, resp.Pending)
+			dead := ""
+			if resp.Dead > 0 {
+				dead = fmt.Sprintf(", %d dead (failed too often; memhost health --repair retries them)", resp.Dead)
+			}
+			fmt.Fprintf(tw, "vectors:\t%d embedded, %d pending%s\n", resp.Embedded, resp.Pending, dead)
 			search := resp.Mode
 			if resp.Reason != "" {
 				search += " (" + resp.Reason + ")"
