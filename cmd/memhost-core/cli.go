@@ -98,11 +98,16 @@ func warnUnknownEnv(io stdio) {
 	if io.environ == nil {
 		return
 	}
-	envChecked.Do(func() {
+	warn := func() {
 		for _, w := range config.UnknownEnv(io.environ()) {
 			fmt.Fprintln(io.stderr, "memhost: warning: "+w)
 		}
-	})
+	}
+	if io.shared != nil {
+		warn() // a relayed command: one command of its own process
+		return
+	}
+	envChecked.Do(warn)
 }
 
 func allUTF8(args []string) bool {

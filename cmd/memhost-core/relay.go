@@ -108,9 +108,16 @@ func (a *app) relay(h *host.Host, srv *server.Server, serverEnv string, w http.R
 		stdoutIsTTY:  hello.StdoutTTY,
 		stderr:       out(relay.Stderr),
 		getenv:       getenv,
-		cwd:          hello.Cwd,
-		shared:       h,
-		follow:       srv.Follow,
+		environ: func() []string {
+			var env []string
+			for k, v := range hello.Env {
+				env = append(env, k+"="+v)
+			}
+			return env
+		},
+		cwd:    hello.Cwd,
+		shared: h,
+		follow: srv.Follow,
 	})
 	pr.CloseWithError(io.EOF) // unblock the reader: stdin the command left unread
 	wmu.Lock()

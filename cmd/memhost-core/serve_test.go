@@ -326,6 +326,11 @@ func TestBinaryLauncher(t *testing.T) {
 		t.Errorf("relative MEMHOST_HOME wrote elsewhere: facts.md is %q", b)
 	}
 
+	// A misspelt variable is warned of through the server too.
+	if r := runIn(work, "", []string{"MEMHOST_HOEM=x"}, "recall", "sarah"); r.code != 0 || !strings.Contains(r.err, "MEMHOST_HOEM is not a memhost variable") {
+		t.Errorf("misspelt variable through the server: exit %d, stderr %q", r.code, r.err)
+	}
+
 	// A command that reads no stdin does not wait for stdin to close.
 	pr, pw, _ := os.Pipe()
 	defer pw.Close()
