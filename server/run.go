@@ -89,6 +89,9 @@ func Run(ctx context.Context, opts RunOptions) error {
 		listen = *opts.Listen
 	}
 	tokenFile := cfg.TokenFile
+	if tokenFile != "" && !filepath.IsAbs(tokenFile) {
+		tokenFile = filepath.Join(home, tokenFile) // config paths are the home's
+	}
 	if opts.TokenFile != "" {
 		tokenFile = opts.TokenFile
 	}

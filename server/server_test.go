@@ -349,7 +349,8 @@ func TestAuthToken(t *testing.T) {
 	home3 := t.TempDir()
 	tf := filepath.Join(home3, "tok")
 	os.WriteFile(tf, []byte(strings.Repeat("t", 32)), 0o600)
-	r3 := start(t, home3, "127.0.0.1:0", "server:\n  tokenFile: "+tf+"\n")
+	// Named relative: in the home, whatever the server's folder.
+	r3 := start(t, home3, "127.0.0.1:0", "server:\n  tokenFile: tok\n")
 	if code, body, _ := do(t, "POST", r3.info.URL+"/api/v1/status", `{}`); code != 401 || !r3.info.Token {
 		t.Errorf("loopback with server.tokenFile, no token: %d %s", code, body)
 	}

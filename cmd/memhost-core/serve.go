@@ -60,10 +60,14 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Bool("detach") {
 		return a.detach(ctx, cmd, home)
 	}
+	tokenFile := cmd.String("token-file")
+	if tokenFile != "" {
+		tokenFile = a.abs(tokenFile) // the caller's folder's, not the home's
+	}
 	opts := server.RunOptions{
 		Home:      home,
 		Getenv:    a.io.getenv,
-		TokenFile: cmd.String("token-file"),
+		TokenFile: tokenFile,
 		Log:       slog.New(slog.NewTextHandler(a.io.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
 		LogPath:   a.io.getenv("MEMHOST_SERVE_LOG"),
 		Open: func(ctx context.Context) (*host.Host, error) {
@@ -124,7 +128,11 @@ func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
 	args := []string{"--home", home, "serve"}
 	for _, f := range []string{"listen", "token-file"} {
 		if cmd.IsSet(f) {
-			args = append(args, "--"+f, cmd.String(f))
+			v := cmd.String(f)
+			if f == "token-file" {
+				v = a.abs(v) // the child runs elsewhere
+			}
+			args = append(args, "--"+f, v)
 		}
 	}
 	child := exec.Command(exe, args...)

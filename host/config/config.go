@@ -41,7 +41,8 @@ type Server struct {
 	// loopback requires a bearer token.
 	Listen string `yaml:"listen"`
 	// TokenFile holds the bearer token for non-loopback addresses; default
-	// "" is brain/serve.token, generated (mode 0600) when needed.
+	// "" is brain/serve.token, generated (mode 0600) when needed. A
+	// relative path is in the home.
 	TokenFile string `yaml:"tokenFile"`
 }
 
