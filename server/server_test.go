@@ -354,6 +354,9 @@ func TestAuthToken(t *testing.T) {
 	if code, body, _ := do(t, "POST", r3.info.URL+"/api/v1/status", `{}`); code != 401 || !r3.info.Token {
 		t.Errorf("loopback with server.tokenFile, no token: %d %s", code, body)
 	}
+	if code, body, _ := do(t, "POST", r3.info.URL+"/api/v1/status", `{}`, "Authorization", "Bearer "+strings.Repeat("t", 32)); code != 200 {
+		t.Errorf("the token of the home's file: %d %s", code, body)
+	}
 
 	// A token file others can read is refused.
 	home2 := t.TempDir()
