@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memhost/memhost/host/config"
 )
 
 // smash closes h, damages its index the way a bad sector would — the
@@ -113,5 +115,39 @@ func TestRecallOnCorruptIndex(t *testing.T) {
 	r, err := h.Recall(ctx, RecallRequest{Query: "Grafana"})
 	if err != nil || len(r.Results.Notebook) != 1 {
 		t.Fatalf("recall = %+v, %v", r.Results, err)
+	}
+}
+
+// TestIndexDeletedWhileWatching: a person deletes brain/memory.db while
+// a watcher runs in another process; other commands work at once (they
+// failed with "disk I/O error: no such file or directory" until the
+// watcher stopped), and the watcher goes on with the new index.
+func TestIndexDeletedWhileWatching(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	watcher := openHost(t, home, func(c *config.Config) { c.Memory.Sync.WatchDebounceMs = 50 })
+	writePage(t, watcher, "reference/tools.md", "# Tools\n\nThe team uses Grafana for dashboards.\n")
+	if _, err := watcher.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- watcher.Watch(wctx, WatchRequest{}) }()
+	defer func() { stop(); <-done }()
+
+	if err := os.Remove(watcher.idx.Path()); err != nil {
+		t.Fatal(err)
+	}
+	other := openHost(t, home, nil)
+	if _, err := other.Remember(ctx, RememberRequest{Text: "Kettle descaling is monthly", Category: "knowledge", File: "home"}); err != nil {
+		t.Fatalf("remember after the delete: %v", err)
+	}
+	for name, h := range map[string]*Host{"other": other, "watcher": watcher} {
+		for _, q := range []string{"Grafana", "kettle descaling"} {
+			r, err := h.Recall(ctx, RecallRequest{Query: q})
+			if err != nil || len(r.Results.Notebook) == 0 {
+				t.Errorf("%s: recall %q after the delete = %+v, %v", name, q, r.Results, err)
+			}
+		}
 	}
 }
