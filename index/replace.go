@@ -47,7 +47,9 @@ func lockFile(path string) (func(), error) {
 // handle is the open database, after making sure it is still the file at
 // the path: when that was deleted or replaced, the file there now is
 // opened (created if missing) and used from then on; the old handle is
-// closed once its queries end. The check costs a stat (about 1 µs).
+// closed once its queries end. The check costs a stat and a read lock:
+// 5.4-6.0 µs here (BenchmarkHandle, with other work on the machine), a
+// few calls per recall, about 1% of a 3.7 ms keyword recall.
 func (d *DB) handle() *sql.DB {
 	d.mu.RLock()
 	db, id := d.db, d.id

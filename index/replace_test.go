@@ -119,3 +119,16 @@ func corrupt(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkHandle: what following the file at the path costs each query
+// (a stat and a read lock).
+func BenchmarkHandle(b *testing.B) {
+	db, err := Open(context.Background(), filepath.Join(b.TempDir(), "memory.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for b.Loop() {
+		db.handle()
+	}
+}
