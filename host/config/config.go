@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -397,6 +398,9 @@ func EnvName(key string) string {
 func (c Config) Validate() error {
 	m := c.Memory
 	bad := func(key, msg string) error { return &Error{"config", key, 0, msg} }
+	if err := finite(reflect.ValueOf(c), ""); err != nil {
+		return err
+	}
 	switch {
 	case m.NotebookDir == "":
 		return bad("memory.notebookDir", "must not be empty")
@@ -458,6 +462,30 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.Location(); err != nil {
 		return bad("timezone", fmt.Sprintf("unknown time zone %q", c.Timezone))
+	}
+	return nil
+}
+
+// finite refuses a NaN or infinite number anywhere in v, a struct of
+// config.yaml's keys: YAML spells them .nan and .inf, and NaN passes every
+// range check written "x < lo || x > hi".
+func finite(v reflect.Value, prefix string) error {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		key := prefix + t.Field(i).Tag.Get("yaml")
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Struct:
+			if err := finite(f, key+"."); err != nil {
+				return err
+			}
+		case reflect.Float32, reflect.Float64:
+			switch x := f.Float(); {
+			case math.IsNaN(x):
+				return &Error{"config", key, 0, "must be a number, got NaN"}
+			case math.IsInf(x, 0):
+				return &Error{"config", key, 0, fmt.Sprintf("must be a finite number, got %g", x)}
+			}
+		}
 	}
 	return nil
 }

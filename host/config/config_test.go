@@ -64,6 +64,11 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"timezone: Mars/Olympus\n", `timezone: unknown time zone "Mars/Olympus"`},
 		{"memory:\n  chunking:\n    maxTokens: 100\n    overlapTokens: 100\n", "memory.chunking.overlapTokens: must be between 0 and maxTokens-1 (99), got 100"},
 		{"memory: [unclosed\n", "config.yaml"},
+		// NaN and infinities slip through a check written "x < lo || x > hi".
+		{"memory:\n  search:\n    minScore: .nan\n", "memory.search.minScore: must be a number, got NaN"},
+		{"memory:\n  search:\n    minSimilarity: .NaN\n", "memory.search.minSimilarity: must be a number, got NaN"},
+		{"memory:\n  search:\n    vectorWeight: .inf\n", "memory.search.vectorWeight: must be a finite number, got +Inf"},
+		{"health:\n  minCacheHitRate: -.inf\n", "health.minCacheHitRate: must be a finite number, got -Inf"},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(t.TempDir(), "config.yaml")

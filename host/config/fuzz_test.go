@@ -48,6 +48,9 @@ func FuzzParse(f *testing.F) {
 		"memory:\n  chunking:\n    maxTokens: ten\n",
 		"memory:\n  search:\n    minScore: .nan\n",
 		"memory:\n  search:\n    vectorWeight: .inf\n",
+		"memory:\n  search:\n    minSimilarity: .NaN\n",
+		"memory:\n  search:\n    vectorWeight: .nan\n",
+		"health:\n  minCacheHitRate: .nan\n",
 		"memory:\n  compaction:\n    reserveTokens: 9223372036854775807\n    softThresholdTokens: 1\n",
 		"memory:\n  embedding:\n    plugin: ollama\n    options:\n      ollama:\n        url: http://127.0.0.1:11434\n      hello: {}\n",
 		"memory:\n  embedding:\n    options: null\n",
@@ -110,9 +113,6 @@ func FuzzParse(f *testing.F) {
 		}
 		if err != nil || verr != nil {
 			return
-		}
-		if s := cfg.Memory.Search; math.IsNaN(s.MinScore) || math.IsNaN(s.MinSimilarity) || math.IsNaN(s.VectorWeight) {
-			return // NaN validates: reported in fuzz-findings/FuzzParse
 		}
 		if !equal(loaded, cfg) {
 			t.Fatalf("Load gave %+v, Parse %+v", loaded, cfg)
@@ -191,9 +191,10 @@ func checkRanges(t *testing.T, c Config) {
 	t.Helper()
 	s, m := c.Memory.Search, c.Memory.Compaction
 	for name, ok := range map[string]bool{
-		"minScore":      s.MinScore >= 0 && s.MinScore <= 1,
-		"minSimilarity": s.MinSimilarity >= -1 && s.MinSimilarity <= 1,
-		"vectorWeight":  s.VectorWeight >= 0 && s.VectorWeight <= 10 && !math.IsInf(s.VectorWeight, 0),
+		"minScore":        s.MinScore >= 0 && s.MinScore <= 1,
+		"minSimilarity":   s.MinSimilarity >= -1 && s.MinSimilarity <= 1,
+		"vectorWeight":    s.VectorWeight >= 0 && s.VectorWeight <= 10 && !math.IsInf(s.VectorWeight, 0),
+		"minCacheHitRate": c.Health.MinCacheHitRate >= 0 && c.Health.MinCacheHitRate <= 1,
 		// An overflowing reserveTokens+softThresholdTokens validates:
 		// reported in fuzz-findings/FuzzParse.
 		"compaction": m.ReserveTokens+m.SoftThresholdTokens < 0 || m.ReserveTokens < m.ContextWindow && m.SoftThresholdTokens < m.ContextWindow,
