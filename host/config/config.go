@@ -394,6 +394,12 @@ func EnvName(key string) string {
 	return "MEMHOST_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
+// MaxTokens bounds every token count in the file (1<<30, far above any
+// model's context window), so that sums of them cannot overflow an int:
+// reserveTokens: 9223372036854775807 plus softThresholdTokens: 1 would
+// otherwise wrap round to a negative sum smaller than contextWindow.
+const MaxTokens = 1 << 30
+
 // Validate checks ranges and names.
 func (c Config) Validate() error {
 	m := c.Memory
@@ -414,8 +420,8 @@ func (c Config) Validate() error {
 		return bad("memory.embedding.modelsDir", "must not be empty")
 	case !inHome(m.Embedding.ModelsDir):
 		return bad("memory.embedding.modelsDir", fmt.Sprintf("a relative folder must stay inside the home, got %q (give an absolute path for a folder elsewhere)", m.Embedding.ModelsDir))
-	case m.Chunking.MaxTokens < 16:
-		return bad("memory.chunking.maxTokens", fmt.Sprintf("must be at least 16, got %d", m.Chunking.MaxTokens))
+	case m.Chunking.MaxTokens < 16 || m.Chunking.MaxTokens > MaxTokens:
+		return bad("memory.chunking.maxTokens", fmt.Sprintf("must be between 16 and %d, got %d", MaxTokens, m.Chunking.MaxTokens))
 	case m.Chunking.OverlapTokens < 0 || m.Chunking.OverlapTokens >= m.Chunking.MaxTokens:
 		return bad("memory.chunking.overlapTokens", fmt.Sprintf("must be between 0 and maxTokens-1 (%d), got %d", m.Chunking.MaxTokens-1, m.Chunking.OverlapTokens))
 	case m.Sync.WatchDebounceMs < 0:
@@ -446,10 +452,14 @@ func (c Config) Validate() error {
 		return bad("memory.embedding.recallBudgetMs", "must not be negative")
 	case m.Embedding.QueryTimeoutMs < 1:
 		return bad("memory.embedding.queryTimeoutMs", fmt.Sprintf("must be at least 1, got %d", m.Embedding.QueryTimeoutMs))
-	case m.Compaction.ContextWindow < 1000:
-		return bad("memory.compaction.contextWindow", fmt.Sprintf("must be at least 1000, got %d", m.Compaction.ContextWindow))
-	case m.Compaction.ReserveTokens < 0 || m.Compaction.SoftThresholdTokens < 0 || m.Compaction.KeepRecentTokens < 0:
-		return bad("memory.compaction", "reserveTokens, softThresholdTokens and keepRecentTokens must not be negative")
+	case m.Compaction.ContextWindow < 1000 || m.Compaction.ContextWindow > MaxTokens:
+		return bad("memory.compaction.contextWindow", fmt.Sprintf("must be between 1000 and %d, got %d", MaxTokens, m.Compaction.ContextWindow))
+	case m.Compaction.ReserveTokens < 0 || m.Compaction.ReserveTokens > MaxTokens:
+		return bad("memory.compaction.reserveTokens", fmt.Sprintf("must be between 0 and %d, got %d", MaxTokens, m.Compaction.ReserveTokens))
+	case m.Compaction.SoftThresholdTokens < 0 || m.Compaction.SoftThresholdTokens > MaxTokens:
+		return bad("memory.compaction.softThresholdTokens", fmt.Sprintf("must be between 0 and %d, got %d", MaxTokens, m.Compaction.SoftThresholdTokens))
+	case m.Compaction.KeepRecentTokens < 0 || m.Compaction.KeepRecentTokens > MaxTokens:
+		return bad("memory.compaction.keepRecentTokens", fmt.Sprintf("must be between 0 and %d, got %d", MaxTokens, m.Compaction.KeepRecentTokens))
 	case m.Compaction.ReserveTokens+m.Compaction.SoftThresholdTokens >= m.Compaction.ContextWindow:
 		return bad("memory.compaction.softThresholdTokens", "reserveTokens + softThresholdTokens must be less than contextWindow")
 	case strings.TrimSpace(m.Compaction.FlushPrompt) == "":

@@ -69,6 +69,12 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"memory:\n  search:\n    minSimilarity: .NaN\n", "memory.search.minSimilarity: must be a number, got NaN"},
 		{"memory:\n  search:\n    vectorWeight: .inf\n", "memory.search.vectorWeight: must be a finite number, got +Inf"},
 		{"health:\n  minCacheHitRate: -.inf\n", "health.minCacheHitRate: must be a finite number, got -Inf"},
+		// A sum of two huge token counts overflows and looks small.
+		{"memory:\n  compaction:\n    reserveTokens: 9223372036854775807\n    softThresholdTokens: 1\n", "memory.compaction.reserveTokens: must be between 0 and 1073741824, got 9223372036854775807"},
+		{"memory:\n  compaction:\n    softThresholdTokens: -1\n", "memory.compaction.softThresholdTokens: must be between 0 and 1073741824, got -1"},
+		{"memory:\n  compaction:\n    keepRecentTokens: 1073741825\n", "memory.compaction.keepRecentTokens: must be between 0 and 1073741824, got 1073741825"},
+		{"memory:\n  compaction:\n    contextWindow: 1073741825\n", "memory.compaction.contextWindow: must be between 1000 and 1073741824, got 1073741825"},
+		{"memory:\n  chunking:\n    maxTokens: 1073741825\n", "memory.chunking.maxTokens: must be between 16 and 1073741824, got 1073741825"},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(t.TempDir(), "config.yaml")

@@ -52,6 +52,8 @@ func FuzzParse(f *testing.F) {
 		"memory:\n  search:\n    vectorWeight: .nan\n",
 		"health:\n  minCacheHitRate: .nan\n",
 		"memory:\n  compaction:\n    reserveTokens: 9223372036854775807\n    softThresholdTokens: 1\n",
+		"memory:\n  compaction:\n    contextWindow: 9223372036854775807\n    reserveTokens: 9223372036854775807\n    softThresholdTokens: 9223372036854775807\n",
+		"memory:\n  compaction:\n    keepRecentTokens: -9223372036854775808\n",
 		"memory:\n  embedding:\n    plugin: ollama\n    options:\n      ollama:\n        url: http://127.0.0.1:11434\n      hello: {}\n",
 		"memory:\n  embedding:\n    options: null\n",
 		"memory:\n  embedding:\n    options:\n      ollama: [1, 2]\n",
@@ -195,9 +197,10 @@ func checkRanges(t *testing.T, c Config) {
 		"minSimilarity":   s.MinSimilarity >= -1 && s.MinSimilarity <= 1,
 		"vectorWeight":    s.VectorWeight >= 0 && s.VectorWeight <= 10 && !math.IsInf(s.VectorWeight, 0),
 		"minCacheHitRate": c.Health.MinCacheHitRate >= 0 && c.Health.MinCacheHitRate <= 1,
-		// An overflowing reserveTokens+softThresholdTokens validates:
-		// reported in fuzz-findings/FuzzParse.
-		"compaction": m.ReserveTokens+m.SoftThresholdTokens < 0 || m.ReserveTokens < m.ContextWindow && m.SoftThresholdTokens < m.ContextWindow,
+		"compaction": m.ContextWindow <= MaxTokens && m.KeepRecentTokens >= 0 && m.KeepRecentTokens <= MaxTokens &&
+			m.ReserveTokens >= 0 && m.SoftThresholdTokens >= 0 && m.ReserveTokens < m.ContextWindow && m.SoftThresholdTokens < m.ContextWindow &&
+			m.ReserveTokens+m.SoftThresholdTokens < m.ContextWindow,
+		"maxTokens": c.Memory.Chunking.MaxTokens >= 16 && c.Memory.Chunking.MaxTokens <= MaxTokens,
 	} {
 		if !ok {
 			t.Fatalf("a config with %s out of range validates: %+v", name, c.Memory)
