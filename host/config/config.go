@@ -192,7 +192,24 @@ func (e *Error) Error() string {
 	if e.Line > 0 {
 		where = fmt.Sprintf("%s line %d", e.Source, e.Line)
 	}
-	return fmt.Sprintf("%s: %s: %s", where, e.Key, e.Msg)
+	return fmt.Sprintf("%s: %s: %s", where, showKey(e.Key), e.Msg)
+}
+
+// showKey returns a dotted key as messages show it: an empty name in it
+// (YAML's "": 1, or an anchor with no name after it, &a:) is shown as ""
+// and said to be empty, rather than leaving nothing between two colons.
+func showKey(key string) string {
+	parts := strings.Split(key, ".")
+	empty := false
+	for i, p := range parts {
+		if p == "" {
+			parts[i], empty = `""`, true
+		}
+	}
+	if !empty {
+		return key
+	}
+	return strings.Join(parts, ".") + " (empty key)"
 }
 
 // Load reads the config file at path (a missing file means all defaults),

@@ -75,6 +75,10 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"memory:\n  compaction:\n    keepRecentTokens: 1073741825\n", "memory.compaction.keepRecentTokens: must be between 0 and 1073741824, got 1073741825"},
 		{"memory:\n  compaction:\n    contextWindow: 1073741825\n", "memory.compaction.contextWindow: must be between 1000 and 1073741824, got 1073741825"},
 		{"memory:\n  chunking:\n    maxTokens: 1073741825\n", "memory.chunking.maxTokens: must be between 16 and 1073741824, got 1073741825"},
+		// An empty key (an anchor with no name after it) is named as one.
+		{"&000:\n0:00: 0\n", `config.yaml line 1: "" (empty key): unknown key`},
+		{"memory:\n  \"\": 1\n", `config.yaml line 2: memory."" (empty key): unknown key`},
+		{"\"\": 1\n\"\": 2\n", `config.yaml line 2: "" (empty key): duplicate key (first on line 1)`},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(t.TempDir(), "config.yaml")
