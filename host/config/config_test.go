@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -181,6 +182,45 @@ func TestSetPlugin(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "memory: [broken\n" {
 		t.Error("broken file was changed")
 	}
+}
+
+// TestSetPluginKeepsStrings: rewriting the file keeps every string as it
+// was, also those yaml.v3 writes back wrong as block scalars: a leading
+// blank line (go-yaml/yaml#888), a leading tab, a lone line break.
+func TestSetPluginKeepsStrings(t *testing.T) {
+	for _, prompt := range []string{"\nFlush now.\n", "\n\nFlush\nnow.", "\tFlush\nnow.\n", "  Flush\n  now.\n", "Flush now.\n\n", "Flush\r\nnow.\n"} {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		data := []byte(fmt.Sprintf("memory:\n  compaction:\n    flushPrompt: %q\n", prompt))
+		// Written by hand as a block scalar, as a person would.
+		if strings.HasPrefix(prompt, "\n") && !strings.Contains(prompt, "\r") {
+			data = []byte("memory:\n  compaction:\n    flushPrompt: |" + keep(prompt) + "\n      " + strings.ReplaceAll(strings.TrimSuffix(prompt, "\n"), "\n", "\n      ") + "\n")
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if before, err := Load(path, nil); err != nil || before.Memory.Compaction.FlushPrompt != prompt {
+			t.Fatalf("the test's file %q gives %q, %v", data, before.Memory.Compaction.FlushPrompt, err)
+		}
+		if err := SetPlugin(path, "hello", nil); err != nil {
+			t.Fatal(err)
+		}
+		after, err := Load(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := after.Memory.Compaction.FlushPrompt; got != prompt {
+			b, _ := os.ReadFile(path)
+			t.Fatalf("flushPrompt %q became %q:\n%s", prompt, got, b)
+		}
+	}
+}
+
+// keep is the chomping indicator of a block scalar holding s.
+func keep(s string) string {
+	if !strings.HasSuffix(s, "\n") {
+		return "-"
+	}
+	return ""
 }
 
 // TestFoldersStayInside: a folder relative to the home or the notebook
