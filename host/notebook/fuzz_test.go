@@ -107,6 +107,10 @@ func FuzzEdit(f *testing.F) {
 	f.Add(shopping, "Groceries", "```\nunclosed", false)
 	f.Add(shopping, "a# #", "x", true)
 	f.Fuzz(func(t *testing.T, page, sec, text string, replace bool) {
+		// Text with no lines (host refuses it first) adds none.
+		if e := Append(page, sec, "\n"); e.EndLine != e.StartLine-1 || e.StartLine < 1 {
+			t.Fatalf("Append of no text gives lines %d-%d of %q", e.StartLine, e.EndLine, e.Page)
+		}
 		text, ok := cleanText(text)
 		if !ok {
 			return

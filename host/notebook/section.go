@@ -58,6 +58,8 @@ func findSection(lines []string, name string) (start, end int) {
 // Append adds text at the end of the page, or of its H2 section when
 // section is not empty (creating the section at the end of the page when it
 // is missing). A blank line separates the new text from a following heading.
+// Text with no lines adds none: the Edit's range is then empty, EndLine
+// being StartLine-1.
 func Append(page, section, text string) Edit {
 	return edit(page, section, text, false)
 }
@@ -97,7 +99,7 @@ func edit(page, section, text string, replace bool) Edit {
 		head = append(head, lines[:start+1]...) // through the heading
 	} else {
 		head = trimBlankTail(append(head, lines[:end]...))
-		if n := len(head); n > 0 && needsBlank(head[n-1], body[0]) {
+		if n := len(head); n > 0 && len(body) > 0 && needsBlank(head[n-1], body[0]) {
 			head = append(head, "")
 		}
 	}

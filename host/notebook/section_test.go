@@ -57,6 +57,20 @@ func TestAppend(t *testing.T) {
 			name: "H3 inside section stays in it", page: "## A\ntext\n### sub\nmore\n## B\n", section: "A", text: "added",
 			want: "## A\ntext\n### sub\nmore\n\nadded\n\n## B\n", start: 6, end: 6,
 		},
+		// Text with no lines adds none (it panicked): an empty range after
+		// the section's last line, as Replace gives.
+		{
+			name: "no text at the end of the page", page: "# T\n", text: "\n",
+			want: "# T\n", start: 2, end: 1,
+		},
+		{
+			name: "no text in a section", page: shopping, section: "Groceries", text: "",
+			want: shopping, start: 6, end: 5,
+		},
+		{
+			name: "no text in a new section", page: "# T\n", section: "New", text: "\n\n",
+			want: "# T\n\n## New\n", start: 4, end: 3,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
