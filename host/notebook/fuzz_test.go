@@ -166,10 +166,9 @@ func FuzzEdit(f *testing.F) {
 		// The text went into the section named name, which an edit of the
 		// same section finds again; not when the text brings its own
 		// H1/H2 heading or fence (a daily log entry may be a section of its
-		// own), nor when the new section is put after an unclosed fence
-		// or is named with what reads as closing #s (both reported in
-		// fuzz-findings/FuzzEdit).
-		if name == "" || hasStructure(body) || (start < 0 && (endsInFence(lines) || closingHashes(name))) {
+		// own), nor when the new section is named with what reads as
+		// closing #s (reported in fuzz-findings/FuzzEdit).
+		if name == "" || hasStructure(body) || (start < 0 && closingHashes(name)) {
 			return
 		}
 		s, en := section(out, name)
@@ -188,13 +187,6 @@ func FuzzEdit(f *testing.F) {
 			}
 		}
 	})
-}
-
-// endsInFence reports whether a heading added at the end of the page
-// would be inside a code fence left open.
-func endsInFence(lines []string) bool {
-	probe := append(trimBlank(lines[:len(lines):len(lines)]), "## probe")
-	return markdown.HeadingLevels(probe)[len(probe)-1] != 2
 }
 
 // closingHashes reports whether "## "+name reads as a heading with closing

@@ -84,8 +84,12 @@ func edit(page, section, text string, replace bool) Edit {
 		start, end = findSection(lines, name)
 	}
 	if name != "" && start < 0 {
-		// New section at the end of the page.
+		// New section at the end of the page, where a code fence left open
+		// would make its heading code: close the fence first.
 		lines = trimBlankTail(lines)
+		if f := markdown.OpenFence(lines); f != "" {
+			lines = append(lines, f)
+		}
 		if len(lines) > 0 {
 			lines = append(lines, "")
 		}

@@ -1,6 +1,10 @@
 package notebook
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/memhost/memhost/host/markdown"
+)
 
 const shopping = `# Shopping List
 
@@ -180,6 +184,41 @@ func TestEditsKeepLineEndings(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.edit().Page; got != tt.want {
 			t.Fatalf("%s: page = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestEditFindsItsSectionAgain: a section an edit writes is found by the
+// next edit of the same section, which adds to it rather than making
+// another.
+func TestEditFindsItsSectionAgain(t *testing.T) {
+	tests := []struct{ name, page, section string }{
+		{"plain", shopping, "Pharmacy"},
+		{"after an unclosed fence", "# Log\n```\nunclosed fence\n", "Groceries"},
+		{"after an unclosed longer fence", "# Log\n  ````go\n```\nstill code\n\n\n", "Groceries"},
+		{"after an unclosed tilde fence", "~~~\n## Groceries\n", "Groceries"},
+	}
+	for _, tt := range tests {
+		for _, replace := range []bool{false, true} {
+			edit := Append
+			if replace {
+				edit = Replace
+			}
+			once := edit(tt.page, tt.section, "- x")
+			twice := edit(once.Page, tt.section, "- x")
+			lines := markdown.Lines(twice.Page)
+			n := 0
+			for i, l := range markdown.HeadingLevels(lines) {
+				if l == 2 && markdown.HeadingText(lines[i]) == SectionName(tt.section) {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Fatalf("%s (replace %v): %d sections %q after two edits:\n%s", tt.name, replace, n, SectionName(tt.section), twice.Page)
+			}
+			if replace && twice.Page != once.Page {
+				t.Fatalf("%s: Replace is not idempotent:\nonce  %q\ntwice %q", tt.name, once.Page, twice.Page)
+			}
 		}
 	}
 }
