@@ -37,9 +37,11 @@ func CheckSection(s string) error {
 
 // findSection returns the line index of the H2 heading named name and the
 // index of the line after the section's last line (the next H1/H2 heading or
-// len(lines)); start is -1 when there is no such section.
+// len(lines)); start is -1 when there is no such section. Frontmatter is
+// not searched: a YAML comment "## Groceries" in it is no section.
 func findSection(lines []string, name string) (start, end int) {
-	levels := markdown.HeadingLevels(lines)
+	fm := frontmatter(lines)
+	levels := append(make([]int, fm), markdown.HeadingLevels(lines[fm:])...)
 	start = -1
 	for i, l := range lines {
 		if start < 0 {
@@ -87,7 +89,7 @@ func edit(page, section, text string, replace bool) Edit {
 		// New section at the end of the page, where a code fence left open
 		// would make its heading code: close the fence first.
 		lines = trimBlankTail(lines)
-		if f := markdown.OpenFence(lines); f != "" {
+		if f := markdown.OpenFence(lines[frontmatter(lines):]); f != "" {
 			lines = append(lines, f)
 		}
 		if len(lines) > 0 {
@@ -114,6 +116,22 @@ func edit(page, section, text string, replace bool) Edit {
 		out = append(out, tail...)
 	}
 	return Edit{Page: join(out, eol), StartLine: at + 1, EndLine: at + len(body)}
+}
+
+// frontmatter returns how many lines a page's leading YAML frontmatter
+// takes: from a "---" first line through the next "---" line, or 0 when
+// there is none. The editor never edits it, and its lines are neither
+// headings nor fences (a block scalar may hold "```").
+func frontmatter(lines []string) int {
+	if len(lines) == 0 || strings.TrimRight(lines[0], " \t") != "---" {
+		return 0
+	}
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimRight(lines[i], " \t") == "---" {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 func join(lines []string, eol string) string {

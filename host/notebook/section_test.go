@@ -106,6 +106,15 @@ func TestReplace(t *testing.T) {
 			name: "replace a missing section creates it", page: "# T\n", section: "New", text: "body",
 			want: "# T\n\n## New\nbody\n", start: 4, end: 4,
 		},
+		// Frontmatter is not searched for the section, nor edited.
+		{
+			name: "a YAML comment in frontmatter is not a section", page: "---\n## GroCeries\n---\n", section: "GroCeries", text: "0",
+			want: "---\n## GroCeries\n---\n\n## GroCeries\n0\n", start: 6, end: 6,
+		},
+		{
+			name: "a fence in frontmatter opens no code block", page: "---\ndescription: |\n  ```\n---\n\n## Groceries\n- Milk\n", section: "groceries", text: "- Eggs",
+			want: "---\ndescription: |\n  ```\n---\n\n## Groceries\n- Eggs\n", start: 7, end: 7,
+		},
 		{
 			name: "replace the whole page", page: shopping, text: "# Fresh\n",
 			want: "# Fresh\n", start: 1, end: 1,
@@ -197,6 +206,8 @@ func TestEditFindsItsSectionAgain(t *testing.T) {
 		{"after an unclosed fence", "# Log\n```\nunclosed fence\n", "Groceries"},
 		{"after an unclosed longer fence", "# Log\n  ````go\n```\nstill code\n\n\n", "Groceries"},
 		{"after an unclosed tilde fence", "~~~\n## Groceries\n", "Groceries"},
+		{"after frontmatter with a heading-like line", "---\n## GroCeries\n---\n", "GroCeries"},
+		{"after frontmatter with a fence", "---\ndescription: |\n  ```\n---\n", "Groceries"},
 	}
 	for _, tt := range tests {
 		for _, replace := range []bool{false, true} {
@@ -207,6 +218,7 @@ func TestEditFindsItsSectionAgain(t *testing.T) {
 			once := edit(tt.page, tt.section, "- x")
 			twice := edit(once.Page, tt.section, "- x")
 			lines := markdown.Lines(twice.Page)
+			lines = lines[frontmatter(lines):]
 			n := 0
 			for i, l := range markdown.HeadingLevels(lines) {
 				if l == 2 && markdown.HeadingText(lines[i]) == SectionName(tt.section) {
