@@ -72,6 +72,18 @@ func HeadingText(line string) string {
 	return t
 }
 
+// Heading returns a heading line of the given level (1-6) whose
+// HeadingText is text, a heading's text as HeadingText gives it (trimmed,
+// one line). Text that ends in what reads as closing #s ("C #", "#") gets
+// a closing # of its own: "## C # #" reads back as "C #".
+func Heading(level int, text string) string {
+	line := strings.Repeat("#", level) + " " + text
+	if HeadingText(line) != text {
+		line += " #"
+	}
+	return line
+}
+
 func headingLevel(l string) int {
 	t := strings.TrimLeft(l, " ")
 	if len(l)-len(t) > 3 {

@@ -52,3 +52,20 @@ func TestOpenFence(t *testing.T) {
 		}
 	}
 }
+
+func TestHeading(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"Groceries", "## Groceries"},
+		{"C#", "## C#"},
+		{"C #", "## C # #"},
+		{"#", "## # #"},
+		{"##", "## ## #"},
+		{"a\t#", "## a\t# #"},
+	}
+	for _, tt := range tests {
+		got := Heading(2, tt.text)
+		if got != tt.want || HeadingText(got) != tt.text {
+			t.Errorf("Heading(2, %q) = %q, reading back as %q; want %q", tt.text, got, HeadingText(got), tt.want)
+		}
+	}
+}

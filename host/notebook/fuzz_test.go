@@ -115,6 +115,10 @@ func FuzzEdit(f *testing.F) {
 	f.Add(shopping, "Groceries", "## Injected\nx", true)
 	f.Add(shopping, "Groceries", "```\nunclosed", false)
 	f.Add(shopping, "a# #", "x", true)
+	f.Add(shopping, "0 # #", "x", false)
+	f.Add(shopping, "## # #", "x", true)
+	f.Add(shopping, "Evil\n## Injected", "x", false)
+	f.Add(shopping, "Evil\r\n# Injected\u2028", "x", true)
 	f.Fuzz(func(t *testing.T, page, sec, text string, replace bool) {
 		// Text with no lines (host refuses it first) adds none.
 		if e := Append(page, sec, "\n"); e.EndLine != e.StartLine-1 || e.StartLine < 1 {
@@ -123,9 +127,6 @@ func FuzzEdit(f *testing.F) {
 		text, ok := cleanText(text)
 		if !ok {
 			return
-		}
-		if strings.Contains(SectionName(sec), "\n") {
-			return // reported in fuzz-findings/FuzzEdit: the heading becomes two lines
 		}
 		var e Edit
 		if replace {
@@ -173,11 +174,11 @@ func FuzzEdit(f *testing.F) {
 			}
 		}
 		// The text went into the section named name, which an edit of the
-		// same section finds again; not when the text brings its own
-		// H1/H2 heading or fence (a daily log entry may be a section of its
-		// own), nor when the new section is named with what reads as
-		// closing #s (reported in fuzz-findings/FuzzEdit).
-		if name == "" || hasStructure(body) || (start < 0 && closingHashes(name)) {
+		// same section finds again (also one named with a line break, or
+		// with what reads as closing #s, which CheckSection refuses); not
+		// when the text brings its own H1/H2 heading or fence (a daily log
+		// entry may be a section of its own).
+		if name == "" || hasStructure(body) {
 			return
 		}
 		s, en := section(out, name)
@@ -196,13 +197,6 @@ func FuzzEdit(f *testing.F) {
 			}
 		}
 	})
-}
-
-// closingHashes reports whether "## "+name reads as a heading with closing
-// #s, so not as name: "0 #" (from "0 # #") or "#".
-func closingHashes(name string) bool {
-	u := strings.TrimRight(name, "#")
-	return u != name && (u == "" || strings.TrimRight(u, " \t") != u)
 }
 
 // hasStructure reports whether lines hold an H1/H2 heading or a code fence.

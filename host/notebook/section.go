@@ -16,13 +16,24 @@ type Edit struct {
 }
 
 // SectionName normalises a section given by a user: "## Groceries",
-// "Groceries" and " groceries " name the same H2 section.
-func SectionName(s string) string { return markdown.HeadingText(s) }
+// "Groceries" and " groceries " name the same H2 section. A line break or
+// other control character in s (which CheckSection refuses) becomes a
+// space, so that the name is one heading line.
+func SectionName(s string) string {
+	return markdown.HeadingText(strings.Map(func(r rune) rune {
+		if controlChar(r) {
+			return ' '
+		}
+		return r
+	}, s))
+}
 
 // CheckSection checks a section given by a user ("" means none): it must
 // be one line without control characters, since a line break in it would
-// write headings of its own, and it must name a heading once its #s are
-// dropped, since an empty name means the whole page.
+// write headings of its own; it must name a heading once its #s are
+// dropped, since an empty name means the whole page; and its heading must
+// read back as its name: "0 # #" names "0 #", whose heading "## 0 #"
+// reads as "0".
 func CheckSection(s string) error {
 	switch {
 	case s == "":
@@ -31,6 +42,8 @@ func CheckSection(s string) error {
 		return fault.BadInputf("section", "section %q: it holds a line break, a tab or another control character (a section is one heading line)", s)
 	case SectionName(s) == "":
 		return fault.BadInputf("section", "section %q names no heading", s)
+	case markdown.HeadingText("## "+SectionName(s)) != SectionName(s):
+		return fault.BadInputf("section", "section %q names %q, but the heading \"## %s\" reads as %q, its last #s being closing #s", s, SectionName(s), SectionName(s), markdown.HeadingText("## "+SectionName(s)))
 	}
 	return nil
 }
@@ -95,7 +108,7 @@ func edit(page, section, text string, replace bool) Edit {
 		if len(lines) > 0 {
 			lines = append(lines, "")
 		}
-		lines = append(lines, "## "+name)
+		lines = append(lines, markdown.Heading(2, name))
 		at := len(lines)
 		lines = append(lines, body...)
 		return Edit{Page: join(lines, eol), StartLine: at + 1, EndLine: at + len(body)}

@@ -1,6 +1,8 @@
 package notebook
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/memhost/memhost/host/markdown"
@@ -56,6 +58,14 @@ func TestAppend(t *testing.T) {
 		{
 			name: "multi-line text", page: "# Log\n", text: "## 09:15 — Check-in\nAll good.",
 			want: "# Log\n\n## 09:15 — Check-in\nAll good.\n", start: 3, end: 4,
+		},
+		{
+			name: "a line break in the section name is a space", page: "# T\n", section: "Evil\n## Injected", text: "- x",
+			want: "# T\n\n## Evil ## Injected\n- x\n", start: 4, end: 4,
+		},
+		{
+			name: "a name ending in a # gets closing #s", page: "# T\n", section: "C # #", text: "- x",
+			want: "# T\n\n## C # #\n- x\n", start: 4, end: 4,
 		},
 		{
 			name: "H3 inside section stays in it", page: "## A\ntext\n### sub\nmore\n## B\n", section: "A", text: "added",
@@ -160,10 +170,21 @@ func TestCheckSection(t *testing.T) {
 		{"line\u2028separator", false},
 		{"##", false},
 		{"   ", false},
+		// The name must read back as itself from its heading: "0 # #"
+		// names "0 #", whose heading "## 0 #" reads as "0".
+		{"0 # #", false},
+		{"## # #", false},
+		{"C#", true},
+		{"## C# ##", true},
+		{"a # b", true},
 	}
 	for _, tt := range tests {
-		if got := CheckSection(tt.in) == nil; got != tt.want {
+		err := CheckSection(tt.in)
+		if got := err == nil; got != tt.want {
 			t.Fatalf("CheckSection(%q) accepted = %v, want %v", tt.in, got, tt.want)
+		}
+		if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.in)) {
+			t.Fatalf("CheckSection(%q) = %v, not naming the section", tt.in, err)
 		}
 	}
 }
@@ -208,6 +229,12 @@ func TestEditFindsItsSectionAgain(t *testing.T) {
 		{"after an unclosed tilde fence", "~~~\n## Groceries\n", "Groceries"},
 		{"after frontmatter with a heading-like line", "---\n## GroCeries\n---\n", "GroCeries"},
 		{"after frontmatter with a fence", "---\ndescription: |\n  ```\n---\n", "Groceries"},
+		// Names CheckSection refuses, which the editor writes so that they
+		// read back.
+		{"a name ending in what reads as closing #s", shopping, "0 # #"},
+		{"a name that is a #", shopping, "## # #"},
+		{"a name with a line break", shopping, "Evil\n## Injected"},
+		{"a name with a CRLF", shopping, "Evil\r\n## Injected"},
 	}
 	for _, tt := range tests {
 		for _, replace := range []bool{false, true} {
