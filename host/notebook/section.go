@@ -147,11 +147,23 @@ func frontmatter(lines []string) int {
 	return 0
 }
 
+// join writes lines, each ended with eol. On an LF page a CR left at the
+// end of a line (\r\r\n, or a last line \r with no newline) is dropped:
+// written before "\n" it would make a CRLF and be read back without it,
+// one CR lost on each write instead of all at once.
 func join(lines []string, eol string) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	return strings.Join(lines, eol) + eol
+	var b strings.Builder
+	for _, l := range lines {
+		if eol == "\n" {
+			l = strings.TrimRight(l, "\r")
+		}
+		b.WriteString(l)
+		b.WriteString(eol)
+	}
+	return b.String()
 }
 
 // lineEnding is the line ending most of page's lines have: "\r\n" for a

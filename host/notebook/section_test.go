@@ -210,10 +210,21 @@ func TestEditsKeepLineEndings(t *testing.T) {
 		{"replace page", func() Edit { return Replace(crlf, "", "# New\nbody") }, "# New\r\nbody\r\n"},
 		{"LF page stays LF", func() Edit { return Append("# T\n- a\n", "", "- b") }, "# T\n- a\n- b\n"},
 		{"mostly CRLF", func() Edit { return Append("# T\r\n- a\n- b\r\n", "", "- c") }, "# T\r\n- a\r\n- b\r\n- c\r\n"},
+		// A CR left at the end of a line of an LF page would end the line
+		// as CRLF, to be read back without it: it is dropped at once, not
+		// one CR on each write.
+		{"stray CRs on an LF page", func() Edit { return Replace("0\r\r", "x", "t") }, "0\n\n## x\nt\n"},
+		{"stray CR before LF", func() Edit { return Append("# T\n- a\r\r\n- b\n\n", "", "- c") }, "# T\n- a\n- b\n- c\n"},
+		{"stray CR on a CRLF page", func() Edit { return Append("# T\r\n- a\r\r\n", "", "- b") }, "# T\r\n- a\r\r\n- b\r\n"},
+		{"text ending in CR", func() Edit { return Append("# T\n", "", "- a\r\n- b\r") }, "# T\n\n- a\n- b\n"},
 	}
 	for _, tt := range tests {
-		if got := tt.edit().Page; got != tt.want {
+		got := tt.edit().Page
+		if got != tt.want {
 			t.Fatalf("%s: page = %q, want %q", tt.name, got, tt.want)
+		}
+		if again := Append(got, "", "\n").Page; again != got {
+			t.Fatalf("%s: page %q is %q after the next edit", tt.name, got, again)
 		}
 	}
 }
