@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -192,7 +193,24 @@ func (e *Error) Error() string {
 	if e.Line > 0 {
 		where = fmt.Sprintf("%s line %d", e.Source, e.Line)
 	}
-	return fmt.Sprintf("%s: %s: %s", where, e.Key, e.Msg)
+	return fmt.Sprintf("%s: %s: %s", where, showKey(e.Key), e.Msg)
+}
+
+// showKey returns a dotted key as messages show it: an empty name in it
+// (YAML's "": 1, or an anchor with no name after it, &a:) is shown as ""
+// and said to be empty, rather than leaving nothing between two colons.
+func showKey(key string) string {
+	parts := strings.Split(key, ".")
+	empty := false
+	for i, p := range parts {
+		if p == "" {
+			parts[i], empty = `""`, true
+		}
+	}
+	if !empty {
+		return key
+	}
+	return strings.Join(parts, ".") + " (empty key)"
 }
 
 // Load reads the config file at path (a missing file means all defaults),
@@ -394,10 +412,19 @@ func EnvName(key string) string {
 	return "MEMHOST_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
 }
 
+// MaxTokens bounds every token count in the file (1<<30, far above any
+// model's context window), so that sums of them cannot overflow an int:
+// reserveTokens: 9223372036854775807 plus softThresholdTokens: 1 would
+// otherwise wrap round to a negative sum smaller than contextWindow.
+const MaxTokens = 1 << 30
+
 // Validate checks ranges and names.
 func (c Config) Validate() error {
 	m := c.Memory
 	bad := func(key, msg string) error { return &Error{"config", key, 0, msg} }
+	if err := finite(reflect.ValueOf(c), ""); err != nil {
+		return err
+	}
 	switch {
 	case m.NotebookDir == "":
 		return bad("memory.notebookDir", "must not be empty")
@@ -411,8 +438,8 @@ func (c Config) Validate() error {
 		return bad("memory.embedding.modelsDir", "must not be empty")
 	case !inHome(m.Embedding.ModelsDir):
 		return bad("memory.embedding.modelsDir", fmt.Sprintf("a relative folder must stay inside the home, got %q (give an absolute path for a folder elsewhere)", m.Embedding.ModelsDir))
-	case m.Chunking.MaxTokens < 16:
-		return bad("memory.chunking.maxTokens", fmt.Sprintf("must be at least 16, got %d", m.Chunking.MaxTokens))
+	case m.Chunking.MaxTokens < 16 || m.Chunking.MaxTokens > MaxTokens:
+		return bad("memory.chunking.maxTokens", fmt.Sprintf("must be between 16 and %d, got %d", MaxTokens, m.Chunking.MaxTokens))
 	case m.Chunking.OverlapTokens < 0 || m.Chunking.OverlapTokens >= m.Chunking.MaxTokens:
 		return bad("memory.chunking.overlapTokens", fmt.Sprintf("must be between 0 and maxTokens-1 (%d), got %d", m.Chunking.MaxTokens-1, m.Chunking.OverlapTokens))
 	case m.Sync.WatchDebounceMs < 0:
@@ -443,10 +470,14 @@ func (c Config) Validate() error {
 		return bad("memory.embedding.recallBudgetMs", "must not be negative")
 	case m.Embedding.QueryTimeoutMs < 1:
 		return bad("memory.embedding.queryTimeoutMs", fmt.Sprintf("must be at least 1, got %d", m.Embedding.QueryTimeoutMs))
-	case m.Compaction.ContextWindow < 1000:
-		return bad("memory.compaction.contextWindow", fmt.Sprintf("must be at least 1000, got %d", m.Compaction.ContextWindow))
-	case m.Compaction.ReserveTokens < 0 || m.Compaction.SoftThresholdTokens < 0 || m.Compaction.KeepRecentTokens < 0:
-		return bad("memory.compaction", "reserveTokens, softThresholdTokens and keepRecentTokens must not be negative")
+	case m.Compaction.ContextWindow < 1000 || m.Compaction.ContextWindow > MaxTokens:
+		return bad("memory.compaction.contextWindow", fmt.Sprintf("must be between 1000 and %d, got %d", MaxTokens, m.Compaction.ContextWindow))
+	case m.Compaction.ReserveTokens < 0 || m.Compaction.ReserveTokens > MaxTokens:
+		return bad("memory.compaction.reserveTokens", fmt.Sprintf("must be between 0 and %d, got %d", MaxTokens, m.Compaction.ReserveTokens))
+	case m.Compaction.SoftThresholdTokens < 0 || m.Compaction.SoftThresholdTokens > MaxTokens:
+		return bad("memory.compaction.softThresholdTokens", fmt.Sprintf("must be between 0 and %d, got %d", MaxTokens, m.Compaction.SoftThresholdTokens))
+	case m.Compaction.KeepRecentTokens < 0 || m.Compaction.KeepRecentTokens > MaxTokens:
+		return bad("memory.compaction.keepRecentTokens", fmt.Sprintf("must be between 0 and %d, got %d", MaxTokens, m.Compaction.KeepRecentTokens))
 	case m.Compaction.ReserveTokens+m.Compaction.SoftThresholdTokens >= m.Compaction.ContextWindow:
 		return bad("memory.compaction.softThresholdTokens", "reserveTokens + softThresholdTokens must be less than contextWindow")
 	case strings.TrimSpace(m.Compaction.FlushPrompt) == "":
@@ -459,6 +490,30 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.Location(); err != nil {
 		return bad("timezone", fmt.Sprintf("unknown time zone %q", c.Timezone))
+	}
+	return nil
+}
+
+// finite refuses a NaN or infinite number anywhere in v, a struct of
+// config.yaml's keys: YAML spells them .nan and .inf, and NaN passes every
+// range check written "x < lo || x > hi".
+func finite(v reflect.Value, prefix string) error {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		key := prefix + t.Field(i).Tag.Get("yaml")
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Struct:
+			if err := finite(f, key+"."); err != nil {
+				return err
+			}
+		case reflect.Float32, reflect.Float64:
+			switch x := f.Float(); {
+			case math.IsNaN(x):
+				return &Error{"config", key, 0, "must be a number, got NaN"}
+			case math.IsInf(x, 0):
+				return &Error{"config", key, 0, fmt.Sprintf("must be a finite number, got %g", x)}
+			}
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -64,6 +65,21 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"timezone: Mars/Olympus\n", `timezone: unknown time zone "Mars/Olympus"`},
 		{"memory:\n  chunking:\n    maxTokens: 100\n    overlapTokens: 100\n", "memory.chunking.overlapTokens: must be between 0 and maxTokens-1 (99), got 100"},
 		{"memory: [unclosed\n", "config.yaml"},
+		// NaN and infinities slip through a check written "x < lo || x > hi".
+		{"memory:\n  search:\n    minScore: .nan\n", "memory.search.minScore: must be a number, got NaN"},
+		{"memory:\n  search:\n    minSimilarity: .NaN\n", "memory.search.minSimilarity: must be a number, got NaN"},
+		{"memory:\n  search:\n    vectorWeight: .inf\n", "memory.search.vectorWeight: must be a finite number, got +Inf"},
+		{"health:\n  minCacheHitRate: -.inf\n", "health.minCacheHitRate: must be a finite number, got -Inf"},
+		// A sum of two huge token counts overflows and looks small.
+		{"memory:\n  compaction:\n    reserveTokens: 9223372036854775807\n    softThresholdTokens: 1\n", "memory.compaction.reserveTokens: must be between 0 and 1073741824, got 9223372036854775807"},
+		{"memory:\n  compaction:\n    softThresholdTokens: -1\n", "memory.compaction.softThresholdTokens: must be between 0 and 1073741824, got -1"},
+		{"memory:\n  compaction:\n    keepRecentTokens: 1073741825\n", "memory.compaction.keepRecentTokens: must be between 0 and 1073741824, got 1073741825"},
+		{"memory:\n  compaction:\n    contextWindow: 1073741825\n", "memory.compaction.contextWindow: must be between 1000 and 1073741824, got 1073741825"},
+		{"memory:\n  chunking:\n    maxTokens: 1073741825\n", "memory.chunking.maxTokens: must be between 16 and 1073741824, got 1073741825"},
+		// An empty key (an anchor with no name after it) is named as one.
+		{"&000:\n0:00: 0\n", `config.yaml line 1: "" (empty key): unknown key`},
+		{"memory:\n  \"\": 1\n", `config.yaml line 2: memory."" (empty key): unknown key`},
+		{"\"\": 1\n\"\": 2\n", `config.yaml line 2: "" (empty key): duplicate key (first on line 1)`},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(t.TempDir(), "config.yaml")
@@ -166,6 +182,45 @@ func TestSetPlugin(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "memory: [broken\n" {
 		t.Error("broken file was changed")
 	}
+}
+
+// TestSetPluginKeepsStrings: rewriting the file keeps every string as it
+// was, also those yaml.v3 writes back wrong as block scalars: a leading
+// blank line (go-yaml/yaml#888), a leading tab, a lone line break.
+func TestSetPluginKeepsStrings(t *testing.T) {
+	for _, prompt := range []string{"\nFlush now.\n", "\n\nFlush\nnow.", "\tFlush\nnow.\n", "  Flush\n  now.\n", "Flush now.\n\n", "Flush\r\nnow.\n"} {
+		path := filepath.Join(t.TempDir(), "config.yaml")
+		data := []byte(fmt.Sprintf("memory:\n  compaction:\n    flushPrompt: %q\n", prompt))
+		// Written by hand as a block scalar, as a person would.
+		if strings.HasPrefix(prompt, "\n") && !strings.Contains(prompt, "\r") {
+			data = []byte("memory:\n  compaction:\n    flushPrompt: |" + keep(prompt) + "\n      " + strings.ReplaceAll(strings.TrimSuffix(prompt, "\n"), "\n", "\n      ") + "\n")
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if before, err := Load(path, nil); err != nil || before.Memory.Compaction.FlushPrompt != prompt {
+			t.Fatalf("the test's file %q gives %q, %v", data, before.Memory.Compaction.FlushPrompt, err)
+		}
+		if err := SetPlugin(path, "hello", nil); err != nil {
+			t.Fatal(err)
+		}
+		after, err := Load(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := after.Memory.Compaction.FlushPrompt; got != prompt {
+			b, _ := os.ReadFile(path)
+			t.Fatalf("flushPrompt %q became %q:\n%s", prompt, got, b)
+		}
+	}
+}
+
+// keep is the chomping indicator of a block scalar holding s.
+func keep(s string) string {
+	if !strings.HasSuffix(s, "\n") {
+		return "-"
+	}
+	return ""
 }
 
 // TestFoldersStayInside: a folder relative to the home or the notebook

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -56,9 +58,7 @@ func SetPlugin(path, plugin string, options map[string]string) error {
 	}
 	var buf bytes.Buffer
 	buf.Write(prefix)
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
+	if err := encode(&buf, &doc); err != nil {
 		return err
 	}
 	cfg := Default()
@@ -81,6 +81,38 @@ func SetPlugin(path, plugin string, options map[string]string) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// encode writes doc as YAML, every string quoted where yaml.v3's own
+// choice of style would not read back as the same string: it writes
+// "\nFlush now.\n" as a block scalar that reads back without its leading
+// blank line (go-yaml/yaml#888), and "\tx\ny" as one that does not parse.
+func encode(w io.Writer, doc *yaml.Node) error {
+	quoteUnsafe(doc)
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// quoteUnsafe gives a double-quoted style, which escapes every character,
+// to each multi-line string under n whose style does not round-trip.
+func quoteUnsafe(n *yaml.Node) {
+	for _, c := range n.Content {
+		quoteUnsafe(c)
+	}
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" || !strings.ContainsAny(n.Value, "\n\r") || n.Style&yaml.DoubleQuotedStyle != 0 {
+		return
+	}
+	probe := *n
+	probe.HeadComment, probe.LineComment, probe.FootComment = "", "", ""
+	out, err := yaml.Marshal(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "k"}, &probe}})
+	var back map[string]string
+	if err != nil || yaml.Unmarshal(out, &back) != nil || back["k"] != n.Value {
+		n.Style = yaml.DoubleQuotedStyle
+	}
 }
 
 // child returns the mapping under key in m, creating it (or replacing a

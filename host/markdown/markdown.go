@@ -21,22 +21,40 @@ func Lines(text string) []string {
 // HeadingLevels returns, for each line, its ATX heading level (1-6) or 0.
 // Lines inside fenced code blocks are never headings.
 func HeadingLevels(lines []string) []int {
-	levels := make([]int, len(lines))
+	levels, _ := scan(lines)
+	return levels
+}
+
+// OpenFence returns the fence that opens a code block lines leave open,
+// as it was written ("```", "~~~~"), or "" when every fence is closed. A
+// line of it closes the block: a heading added after lines that leave a
+// fence open is code unless the fence is closed first.
+func OpenFence(lines []string) string {
+	_, open := scan(lines)
+	return open
+}
+
+// scan returns each line's heading level and the fence left open at the
+// end, as OpenFence returns it.
+func scan(lines []string) (levels []int, open string) {
+	levels = make([]int, len(lines))
 	fence := ""
 	for i, l := range lines {
 		if fence != "" {
 			if strings.HasPrefix(strings.TrimLeft(l, " "), fence) {
-				fence = ""
+				fence, open = "", ""
 			}
 			continue
 		}
 		if f := fenceMarker(l); f != "" {
 			fence = f
+			t := strings.TrimLeft(l, " ")
+			open = t[:len(t)-len(strings.TrimLeft(t, f[:1]))]
 			continue
 		}
 		levels[i] = headingLevel(l)
 	}
-	return levels
+	return levels, open
 }
 
 // HeadingText returns a heading line's text without its #s: "## Sarah Chen"
@@ -52,6 +70,18 @@ func HeadingText(line string) string {
 		t = strings.TrimSpace(u)
 	}
 	return t
+}
+
+// Heading returns a heading line of the given level (1-6) whose
+// HeadingText is text, a heading's text as HeadingText gives it (trimmed,
+// one line). Text that ends in what reads as closing #s ("C #", "#") gets
+// a closing # of its own: "## C # #" reads back as "C #".
+func Heading(level int, text string) string {
+	line := strings.Repeat("#", level) + " " + text
+	if HeadingText(line) != text {
+		line += " #"
+	}
+	return line
 }
 
 func headingLevel(l string) int {

@@ -78,6 +78,7 @@ func CheckName(name string) error {
 
 var (
 	errControl = errors.New("it holds a line break, a tab or another control character")
+	errSpace   = errors.New("a name in it starts or ends with white space")
 	errHidden  = errors.New("it is hidden (a name starting with \".\"), and hidden files and folders are not indexed")
 )
 
@@ -165,11 +166,23 @@ func (n *Notebook) Clean(p string) (string, error) {
 	if folder {
 		return "", badPath(orig, "it names a folder, not a page (give a page such as %s/notes.md)", p)
 	}
+	// What follows checks the cleaned path, the one returned: path.Clean
+	// drops "./" and "//", which can bring a backslash or a space to the
+	// front of a name ("./\\x", "./ x"), and Clean(Clean(p)) must be
+	// Clean(p).
+	if strings.HasPrefix(p, `\`) {
+		return "", &PathError{orig, ErrOutsideNotebook}
+	}
 	for _, part := range strings.Split(p, "/") {
 		if strings.HasPrefix(part, ".") {
 			// The indexer skips hidden names (.git, .obsidian, temporary
 			// files): such a page could be written but never found.
 			return "", badPath(orig, "%v", errHidden)
+		}
+		if strings.TrimSpace(part) != part {
+			// The path as a whole is trimmed, so " a.md" would name a.md
+			// next time; and such names are hard to tell apart.
+			return "", badPath(orig, "%v", errSpace)
 		}
 	}
 	ext := path.Ext(p)

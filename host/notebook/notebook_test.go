@@ -73,6 +73,16 @@ func TestClean(t *testing.T) {
 		{"notes/.drafts/y.md", "", ErrBadPath},
 		{".x.md", "", ErrBadPath},
 		{".md", "", ErrBadPath},
+		// Names are checked as path.Clean leaves them: what Clean returns
+		// is accepted again as itself.
+		{"  spaced name  ", "spaced name.md", nil},
+		{"./ 0", "", ErrBadPath},
+		{"a /b.md", "", ErrBadPath},
+		{"a/ b", "", ErrBadPath},
+		{"a/b .md", "a/b .md", nil},
+		{`./\`, "", ErrOutsideNotebook},
+		{`.//\x`, "", ErrOutsideNotebook},
+		{`a/\x`, `a/\x.md`, nil},
 	}
 	if err := os.WriteFile(filepath.Join(n.Root(), "reference.md"), []byte("# Reference\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -81,6 +91,11 @@ func TestClean(t *testing.T) {
 		got, err := n.Clean(tt.in)
 		if !errors.Is(err, tt.wantErr) || got != tt.want {
 			t.Errorf("Clean(%q) = %q, %v; want %q, %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+		if err == nil {
+			if again, err := n.Clean(got); again != got || err != nil {
+				t.Errorf("Clean(%q) = %q, but Clean(%q) = %q, %v", tt.in, got, got, again, err)
+			}
 		}
 	}
 }

@@ -16,13 +16,24 @@ type Edit struct {
 }
 
 // SectionName normalises a section given by a user: "## Groceries",
-// "Groceries" and " groceries " name the same H2 section.
-func SectionName(s string) string { return markdown.HeadingText(s) }
+// "Groceries" and " groceries " name the same H2 section. A line break or
+// other control character in s (which CheckSection refuses) becomes a
+// space, so that the name is one heading line.
+func SectionName(s string) string {
+	return markdown.HeadingText(strings.Map(func(r rune) rune {
+		if controlChar(r) {
+			return ' '
+		}
+		return r
+	}, s))
+}
 
 // CheckSection checks a section given by a user ("" means none): it must
 // be one line without control characters, since a line break in it would
-// write headings of its own, and it must name a heading once its #s are
-// dropped, since an empty name means the whole page.
+// write headings of its own; it must name a heading once its #s are
+// dropped, since an empty name means the whole page; and its heading must
+// read back as its name: "0 # #" names "0 #", whose heading "## 0 #"
+// reads as "0".
 func CheckSection(s string) error {
 	switch {
 	case s == "":
@@ -31,15 +42,19 @@ func CheckSection(s string) error {
 		return fault.BadInputf("section", "section %q: it holds a line break, a tab or another control character (a section is one heading line)", s)
 	case SectionName(s) == "":
 		return fault.BadInputf("section", "section %q names no heading", s)
+	case markdown.HeadingText("## "+SectionName(s)) != SectionName(s):
+		return fault.BadInputf("section", "section %q names %q, but the heading \"## %s\" reads as %q, its last #s being closing #s", s, SectionName(s), SectionName(s), markdown.HeadingText("## "+SectionName(s)))
 	}
 	return nil
 }
 
 // findSection returns the line index of the H2 heading named name and the
 // index of the line after the section's last line (the next H1/H2 heading or
-// len(lines)); start is -1 when there is no such section.
+// len(lines)); start is -1 when there is no such section. Frontmatter is
+// not searched: a YAML comment "## Groceries" in it is no section.
 func findSection(lines []string, name string) (start, end int) {
-	levels := markdown.HeadingLevels(lines)
+	fm := frontmatter(lines)
+	levels := append(make([]int, fm), markdown.HeadingLevels(lines[fm:])...)
 	start = -1
 	for i, l := range lines {
 		if start < 0 {
@@ -58,6 +73,8 @@ func findSection(lines []string, name string) (start, end int) {
 // Append adds text at the end of the page, or of its H2 section when
 // section is not empty (creating the section at the end of the page when it
 // is missing). A blank line separates the new text from a following heading.
+// Text with no lines adds none: the Edit's range is then empty, EndLine
+// being StartLine-1.
 func Append(page, section, text string) Edit {
 	return edit(page, section, text, false)
 }
@@ -82,12 +99,16 @@ func edit(page, section, text string, replace bool) Edit {
 		start, end = findSection(lines, name)
 	}
 	if name != "" && start < 0 {
-		// New section at the end of the page.
+		// New section at the end of the page, where a code fence left open
+		// would make its heading code: close the fence first.
 		lines = trimBlankTail(lines)
+		if f := markdown.OpenFence(lines[frontmatter(lines):]); f != "" {
+			lines = append(lines, f)
+		}
 		if len(lines) > 0 {
 			lines = append(lines, "")
 		}
-		lines = append(lines, "## "+name)
+		lines = append(lines, markdown.Heading(2, name))
 		at := len(lines)
 		lines = append(lines, body...)
 		return Edit{Page: join(lines, eol), StartLine: at + 1, EndLine: at + len(body)}
@@ -97,7 +118,7 @@ func edit(page, section, text string, replace bool) Edit {
 		head = append(head, lines[:start+1]...) // through the heading
 	} else {
 		head = trimBlankTail(append(head, lines[:end]...))
-		if n := len(head); n > 0 && needsBlank(head[n-1], body[0]) {
+		if n := len(head); n > 0 && len(body) > 0 && needsBlank(head[n-1], body[0]) {
 			head = append(head, "")
 		}
 	}
@@ -110,11 +131,39 @@ func edit(page, section, text string, replace bool) Edit {
 	return Edit{Page: join(out, eol), StartLine: at + 1, EndLine: at + len(body)}
 }
 
+// frontmatter returns how many lines a page's leading YAML frontmatter
+// takes: from a "---" first line through the next "---" line, or 0 when
+// there is none. The editor never edits it, and its lines are neither
+// headings nor fences (a block scalar may hold "```").
+func frontmatter(lines []string) int {
+	if len(lines) == 0 || strings.TrimRight(lines[0], " \t") != "---" {
+		return 0
+	}
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimRight(lines[i], " \t") == "---" {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// join writes lines, each ended with eol. On an LF page a CR left at the
+// end of a line (\r\r\n, or a last line \r with no newline) is dropped:
+// written before "\n" it would make a CRLF and be read back without it,
+// one CR lost on each write instead of all at once.
 func join(lines []string, eol string) string {
 	if len(lines) == 0 {
 		return ""
 	}
-	return strings.Join(lines, eol) + eol
+	var b strings.Builder
+	for _, l := range lines {
+		if eol == "\n" {
+			l = strings.TrimRight(l, "\r")
+		}
+		b.WriteString(l)
+		b.WriteString(eol)
+	}
+	return b.String()
 }
 
 // lineEnding is the line ending most of page's lines have: "\r\n" for a
