@@ -52,11 +52,15 @@ func DefaultHealth() Health {
 
 func (h Health) validate() error {
 	bad := func(key, msg string) error { return &Error{"config", "health." + key, 0, msg} }
-	for key, v := range map[string]int{"pendingWarn": h.PendingWarn, "pendingFail": h.PendingFail, "latencyWarnMs": h.LatencyWarnMs,
-		"latencyFailMs": h.LatencyFailMs, "driftWarn": h.DriftWarn, "driftFail": h.DriftFail, "databaseWarnMB": h.DatabaseWarnMB,
-		"databaseFailMB": h.DatabaseFailMB, "vaultWarnMB": h.VaultWarnMB, "vaultFailMB": h.VaultFailMB, "staleGraceMinutes": h.StaleGraceMinutes} {
-		if v < 0 {
-			return bad(key, fmt.Sprintf("must not be negative, got %d", v))
+	// In the order of the file, so that the first bad key is named.
+	for _, kv := range []struct {
+		key string
+		v   int
+	}{{"pendingWarn", h.PendingWarn}, {"pendingFail", h.PendingFail}, {"latencyWarnMs", h.LatencyWarnMs},
+		{"latencyFailMs", h.LatencyFailMs}, {"driftWarn", h.DriftWarn}, {"driftFail", h.DriftFail}, {"databaseWarnMB", h.DatabaseWarnMB},
+		{"databaseFailMB", h.DatabaseFailMB}, {"vaultWarnMB", h.VaultWarnMB}, {"vaultFailMB", h.VaultFailMB}, {"staleGraceMinutes", h.StaleGraceMinutes}} {
+		if kv.v < 0 {
+			return bad(kv.key, fmt.Sprintf("must not be negative, got %d", kv.v))
 		}
 	}
 	switch {
