@@ -328,7 +328,10 @@ func (h *Host) leaks() health.Leaks {
 	for _, d := range []string{dir, filepath.Join(h.home, "cache")} {
 		l.StrayWAL = append(l.StrayWAL, strayWAL(d)...)
 	}
-	l.Rebuild, l.Corrupt, l.StrayWAL = relTo(h.home, l.Rebuild), relTo(h.home, l.Corrupt), relTo(h.home, l.StrayWAL)
+	// Listed without the lock: one may belong to a write under way, which
+	// --repair, taking the lock, never removes.
+	l.PageTemp, _ = h.notebook.Leftovers(context.Background(), false)
+	l.Rebuild, l.Corrupt, l.StrayWAL, l.PageTemp = relTo(h.home, l.Rebuild), relTo(h.home, l.Corrupt), relTo(h.home, l.StrayWAL), relTo(h.home, l.PageTemp)
 	return l
 }
 
@@ -382,6 +385,11 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 	say := func(format string, args ...any) { done = append(done, fmt.Sprintf(format, args...)) }
 
 	removed, err := indexer.RemoveRebuildLeftovers(h.idx.Path())
+	if temp, terr := h.notebook.Leftovers(ctx, true); terr == nil {
+		removed = append(removed, temp...)
+	} else {
+		err = errors.Join(err, terr)
+	}
 	for _, p := range strayWAL(filepath.Dir(h.idx.Path())) {
 		if err := os.Remove(p); err == nil {
 			removed = append(removed, p)

@@ -210,18 +210,21 @@ func TestHealthLeakedFiles(t *testing.T) {
 	dead := filepath.Join(brain, fmt.Sprintf("memory.db.rebuild-%d", deadPID(t)))
 	live := filepath.Join(brain, fmt.Sprintf("memory.db.rebuild-%d", os.Getppid()))
 	stray := filepath.Join(brain, "old.db-wal")
-	for _, p := range []string{dead, dead + "-wal", live, stray} {
+	pageTemp := filepath.Join(h.NotebookDir(), "reference", ".memhost-tmp-123") // a page write killed before its rename
+	os.MkdirAll(filepath.Dir(pageTemp), 0o755)
+	for _, p := range []string{dead, dead + "-wal", live, stray, pageTemp} {
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	r := checkHealth(t, h, HealthRequest{})
 	c := status(t, r, "leaked-files")
-	if c.Status != health.Warn || !strings.Contains(c.Message, "2 files of interrupted rebuilds") || !strings.Contains(c.Message, "brain/old.db-wal") {
+	if c.Status != health.Warn || !strings.Contains(c.Message, "2 files of interrupted rebuilds") || !strings.Contains(c.Message, "brain/old.db-wal") ||
+		!strings.Contains(c.Message, "1 temporary files of interrupted page writes (notebook/reference/.memhost-tmp-123)") {
 		t.Fatalf("leaked-files %+v", c)
 	}
 	r = checkHealth(t, h, HealthRequest{Repair: true})
-	if c := status(t, r, "leaked-files"); c.Status != health.Pass || !strings.Contains(r.Repairs[0], "removed 3 leaked files") {
+	if c := status(t, r, "leaked-files"); c.Status != health.Pass || !strings.Contains(r.Repairs[0], "removed 4 leaked files") {
 		t.Fatalf("after repair: leaked-files %+v, repairs %q", c, r.Repairs)
 	}
 	if _, err := os.Stat(live); err != nil {

@@ -164,6 +164,7 @@ type Leaks struct {
 	Rebuild  []string // memory.db.rebuild-PID* of dead PIDs
 	Corrupt  []string // *.corrupt-* copies of damaged databases, kept for inspection
 	StrayWAL []string // -wal and -shm files whose database is gone
+	PageTemp []string // notebook/…/.memhost-tmp-*: page writes killed before their rename
 }
 
 // Watcher is the file watcher of a long-lived process (memhost serve).
@@ -505,6 +506,9 @@ func checkLeaks(l Leaks) Check {
 	if n := len(l.StrayWAL); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d -wal/-shm files without their database (%s)", n, list(l.StrayWAL)))
 	}
+	if n := len(l.PageTemp); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d temporary files of interrupted page writes (%s)", n, list(l.PageTemp)))
+	}
 	if len(parts) > 0 {
 		parts[len(parts)-1] += "; a repair removes them"
 	}
@@ -518,7 +522,7 @@ func checkLeaks(l Leaks) Check {
 	c.Status = Warn
 	c.Message = strings.Join(parts, "; ")
 	c.Metadata = map[string]any{}
-	for k, v := range map[string][]string{"rebuild": l.Rebuild, "corrupt": l.Corrupt, "strayWal": l.StrayWAL} {
+	for k, v := range map[string][]string{"rebuild": l.Rebuild, "corrupt": l.Corrupt, "strayWal": l.StrayWAL, "pageTemp": l.PageTemp} {
 		if len(v) > 0 {
 			c.Metadata[k] = v
 		}

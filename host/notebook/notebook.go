@@ -323,11 +323,19 @@ func (n *Notebook) Remove(ctx context.Context, rel string) error {
 // scanner skips such files.
 const TempPrefix = ".memhost-tmp-"
 
+// writeAtomic writes a page through a temporary file renamed into place.
+// The caller holds the notebook lock, so a temporary file already in the
+// folder is a dead writer's (killed before its rename) and is removed.
 func (n *Notebook) writeAtomic(rel string, data []byte) error {
 	full := n.Abs(rel)
 	dir := filepath.Dir(full)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
+	}
+	if stale, _ := filepath.Glob(filepath.Join(dir, TempPrefix+"*")); len(stale) > 0 {
+		for _, p := range stale {
+			os.Remove(p)
+		}
 	}
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(full); err == nil {
@@ -367,6 +375,35 @@ func (n *Notebook) writeAtomic(rel string, data []byte) error {
 		d.Close()
 	}
 	return nil
+}
+
+// Leftovers lists the temporary files of page writes killed before their
+// rename, anywhere in the notebook; with remove, it removes them first,
+// under the notebook lock (no live writer has one then).
+func (n *Notebook) Leftovers(ctx context.Context, remove bool) ([]string, error) {
+	if remove {
+		unlock, err := n.lock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+	}
+	var out []string
+	err := filepath.WalkDir(n.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if !d.IsDir() && strings.HasPrefix(d.Name(), TempPrefix) {
+			if remove {
+				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return err
+				}
+			}
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // lock takes the in-process mutex and an exclusive flock on the lock file.

@@ -240,3 +240,23 @@ func TestRemoveAndRead(t *testing.T) {
 		t.Error("Read of a folder succeeded")
 	}
 }
+
+// TestWriteRemovesDeadWritersTemp: a page write killed before its rename
+// leaves its temporary file; the next write to that folder (holding the
+// lock, so no live writer has one) removes it.
+func TestWriteRemovesDeadWritersTemp(t *testing.T) {
+	root := t.TempDir()
+	n, err := Open(root, filepath.Join(t.TempDir(), "notebook.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := filepath.Join(root, "reference", TempPrefix+"123")
+	os.MkdirAll(filepath.Dir(left), 0o755)
+	os.WriteFile(left, []byte("half a page"), 0o644)
+	if err := n.Update(context.Background(), "reference/x.md", func([]byte, bool) ([]byte, error) { return []byte("x\n"), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Fatalf("the dead writer's temporary file is still there: %v", err)
+	}
+}
