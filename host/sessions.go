@@ -31,6 +31,11 @@ const (
 
 // SessionAppendRequest adds one turn to a transcript.
 type SessionAppendRequest struct {
+	// ID is the turn's id, chosen by the caller so that an append sent
+	// again (the server died before answering) is stored once: a turn of
+	// that id among the transcript's last ones is returned instead. ""
+	// gives a new random id.
+	ID      string          `json:"id,omitempty"`
 	Session string          `json:"session"`
 	Role    string          `json:"role"` // user | assistant | system | tool
 	Text    string          `json:"text"`
@@ -64,7 +69,10 @@ func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (Ses
 	if err := req.Check(); err != nil {
 		return SessionAppendResponse{}, err
 	}
-	a, err := h.sessions.Append(ctx, req.Session, Turn{Type: "message", Role: req.Role, Content: text, Metadata: req.Meta})
+	if req.ID != "" && !sessions.ValidID(req.ID) {
+		return SessionAppendResponse{}, fault.BadInputf("id", "turn id %q: use letters, digits, '.', '_' and '-' (at most 128)", req.ID)
+	}
+	a, err := h.sessions.Append(ctx, req.Session, Turn{ID: req.ID, Type: "message", Role: req.Role, Content: text, Metadata: req.Meta})
 	if err != nil {
 		return SessionAppendResponse{}, err
 	}

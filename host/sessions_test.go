@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -396,4 +397,31 @@ func hook(ctx context.Context, h *Host, event string, payload []byte) ([]byte, e
 // isKind reports whether err is of one of kinds.
 func isKind(err error, kinds ...fault.Kind) bool {
 	return slices.Contains(kinds, fault.KindOf(err))
+}
+
+// TestSessionAppendRetriedOnce: an append sent again with the same turn
+// id (the server died after writing, before answering, and the command
+// ran again in-process) is stored once; the crash harness saw it twice.
+func TestSessionAppendRetriedOnce(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	req := SessionAppendRequest{ID: "a1b2c3d4e5f6", Session: "s", Role: "user", Text: "the ferry leaves at nine"}
+	first, err := h.SessionAppend(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "assistant", Text: "noted"}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.SessionAppend(ctx, req)
+	if err != nil || !reflect.DeepEqual(again.Turn, first.Turn) {
+		t.Fatalf("retry = %+v, %v; want the first turn %+v", again.Turn, err, first.Turn)
+	}
+	tr, err := h.sessions.Read("s")
+	if err != nil || len(tr.Turns) != 2 {
+		t.Fatalf("%d turns, %v; want 2", len(tr.Turns), err)
+	}
+	if _, err := h.SessionAppend(ctx, SessionAppendRequest{ID: "../x", Session: "s", Role: "user", Text: "x"}); fault.KindOf(err) != fault.BadInput {
+		t.Errorf("bad id: %v", err)
+	}
 }

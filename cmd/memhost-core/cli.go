@@ -156,6 +156,10 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 			&cli.StringFlag{Name: "home", Usage: "memhost home folder (default $MEMHOST_HOME, else ~/.memhost)"},
 			&cli.BoolFlag{Name: "json", Usage: "print machine-readable JSON on stdout"},
 			&cli.BoolFlag{Name: "no-server", Usage: "run in this process even when memhost serve runs for the home (also MEMHOST_NO_SERVER=1)"},
+			// The launcher's id of this command, kept when it runs the
+			// command again after the server died: a retried write is
+			// stored once.
+			&cli.StringFlag{Name: "request-id", Hidden: true},
 		},
 		OnUsageError: func(ctx context.Context, cmd *cli.Command, err error, isSubcommand bool) error {
 			return usageError{err}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -664,8 +666,17 @@ func (a *app) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
+	// The turn's id is chosen here, so that if the server dies after the
+	// append but before its answer, the append run again in this process
+	// (by with, or by the launcher: --request-id) finds it and adds nothing.
+	id := cmd.String("request-id")
+	if id == "" {
+		var b [6]byte
+		rand.Read(b[:])
+		id = hex.EncodeToString(b[:])
+	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.SessionAppend(ctx, host.SessionAppendRequest{Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta"))})
+		resp, err := h.SessionAppend(ctx, host.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta"))})
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,6 +44,12 @@ func launch(args []string) int {
 	if !ok {
 		return core(args, nil)
 	}
+	// A server may die after a write but before its answer; the command is
+	// then run again in this process. The request id, the same both times,
+	// lets the write be stored once (a turn appended keeps it as its id).
+	var id [6]byte
+	rand.Read(id[:])
+	args = append([]string{args[0], "--request-id=" + hex.EncodeToString(id[:])}, args[1:]...)
 	code, in, err := forward(home, args)
 	if err == nil {
 		return code

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,15 +50,25 @@ func (s *Store) Exists(session string) (bool, error) {
 type Appended struct {
 	Turn     Turn
 	Repaired string // an incomplete last line cut off before (see cutTornTail); "" if none
+	Existed  bool   // a turn of the id asked for was there already: nothing was written
 }
 
-// Append gives t an id, a time and a token count, and appends it to the
-// session's transcript as one line, flushed to disk, under the file's lock
-// so lines of concurrent writers never interleave.
+// retryWindow is how far back from the end of a transcript Append looks
+// for a turn of the id it was given: a retry comes seconds after the
+// first attempt, with at most a few turns of other writers in between.
+const retryWindow = 256 << 10
+
+// Append gives t a time and a token count, and an id unless it has one,
+// and appends it to the session's transcript as one line, flushed to
+// disk, under the file's lock so lines of concurrent writers never
+// interleave. If t has an id and a turn of that id is among the last
+// retryWindow bytes, that turn is returned and nothing is written.
 func (s *Store) Append(ctx context.Context, session string, t Turn) (Appended, error) {
-	var id [6]byte
-	rand.Read(id[:])
-	t.ID = hex.EncodeToString(id[:])
+	if t.ID == "" {
+		var id [6]byte
+		rand.Read(id[:])
+		t.ID = hex.EncodeToString(id[:])
+	}
 	t.Timestamp = s.Now().UTC().Format(time.RFC3339Nano)
 	t.TokenCount = chunk.EstimateTokens(t.Content)
 	line, err := json.Marshal(t)
@@ -69,6 +80,13 @@ func (s *Store) Append(ctx context.Context, session string, t Turn) (Appended, e
 		return Appended{Turn: t}, fmt.Errorf("append to %s: %w", Path(session), err)
 	}
 	defer f.Close()
+	if t.ID != "" {
+		if prev, ok, err := findRecent(f, t.ID); err != nil {
+			return Appended{Turn: t, Repaired: repaired}, fmt.Errorf("append to %s: %w", Path(session), err)
+		} else if ok {
+			return Appended{Turn: prev, Repaired: repaired, Existed: true}, nil
+		}
+	}
 	if err := writeWhole(f, append(line, '\n')); err != nil {
 		return Appended{Turn: t, Repaired: repaired}, fmt.Errorf("append to %s: %w", Path(session), err)
 	}
@@ -246,4 +264,27 @@ func (s *Store) List(ctx context.Context) ([]Summary, error) {
 		return out[i].Session < out[j].Session
 	})
 	return out, nil
+}
+
+// findRecent looks for the turn of id among the last retryWindow bytes of
+// the transcript f (open, locked).
+func findRecent(f *os.File, id string) (Turn, bool, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return Turn{}, false, err
+	}
+	from := max(0, fi.Size()-retryWindow)
+	var found Turn
+	ok := false
+	err = ReadLines(io.NewSectionReader(f, from, fi.Size()-from), 1, func(_ int, line []byte) error {
+		if !bytes.Contains(line, []byte(id)) {
+			return nil
+		}
+		var t Turn
+		if json.Unmarshal(line, &t) == nil && t.ID == id {
+			found, ok = t, true
+		}
+		return nil
+	})
+	return found, ok, err
 }
