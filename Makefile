@@ -1,8 +1,8 @@
 # memhost. Targets: build (bin/memhost and every plugin of the repo beside
 # it), demo (build, then the main job on a fresh home), test (vet, gofmt,
 # every test with -race), fuzz (every fuzz target for FUZZTIME each), bench
-# (figures for docs/benchmarks.md), proto (regenerate sdk/proto with pinned
-# tools).
+# (figures for docs/benchmarks.md), crash (CRASH_KILLS SIGKILLs, then the
+# checks after each), proto (regenerate sdk/proto with pinned tools).
 GO   ?= go
 TAGS := sqlite_fts5
 
@@ -20,7 +20,7 @@ PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 TOOLS := $(CURDIR)/bin/tools
 
-.PHONY: build demo test fuzz bench proto fmt clean
+.PHONY: build demo test fuzz crash bench proto fmt clean
 
 # llama.cpp's CPU kernels are compiled for the building machine's CPU
 # (ggml's cgo flags give none, i.e. SSE2 only: 9x slower on these machines).
@@ -77,6 +77,18 @@ fuzz:
 			-fuzzminimizetime $(FUZZMINIMIZETIME) -parallel $(FUZZPARALLEL) ./$$pkg || failed="$$failed $$pt"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzz failed:$$failed"; exit 1; fi
+
+# The crash harness (internal/crashtest) kills memhost with SIGKILL at
+# random points of ingest, append, remember, write, daily-log, sync,
+# rebuild, embed and serve, and checks the home after each kill; `make
+# test` runs it with 20 kills. It logs every kill, then a summary: kills
+# per operation, those that landed mid-operation, failures. A failure
+# names its seed and round; CRASH_SEED=N reproduces the run.
+CRASH_KILLS ?= 200
+CRASH_SEED  ?= 13
+crash:
+	MEMHOST_CRASH_KILLS=$(CRASH_KILLS) MEMHOST_CRASH_SEED=$(CRASH_SEED) \
+		$(GO) test -tags $(TAGS) -run '^TestCrash$$' -count 1 -v -timeout 60m ./internal/crashtest/
 
 # Benchmarks generate notebooks of 1k and 10k pages (about 100k chunks)
 # and embed them through the hello plugin; expect several minutes on 2 cores.
