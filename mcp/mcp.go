@@ -69,8 +69,9 @@ type Options struct {
 	// Context, and calls fn for each page changed by anyone (the server's
 	// events under memhost serve); it returns when Context ends or its
 	// source closes. Resource subscribers are notified of each change, and
-	// every client when pages come or go. Without it, only the changes made
-	// through this server's own tools are notified.
+	// every client when pages come or go. Changes must report the writes of
+	// this server's own tools too (memhost serve publishes them through
+	// Wrote); without it, only those writes are notified.
 	Changes func(ctx context.Context, fn func(Change)) error
 	// Context bounds Changes; nil means context.Background().
 	Context context.Context

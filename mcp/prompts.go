@@ -27,7 +27,8 @@ const (
 )
 
 // wrote records a successful write of a session and tells whoever asked
-// (Options.Wrote) and the clients (resources/updated).
+// (Options.Wrote) and, without Options.Changes, the clients
+// (resources/updated).
 func (s *srv) wrote(req *mcpsdk.CallToolRequest, op string, result any, st stored) {
 	id := sessionID(req.Session)
 	s.mu.Lock()
@@ -46,7 +47,9 @@ func (s *srv) wrote(req *mcpsdk.CallToolRequest, op string, result any, st store
 	if s.opts.Wrote != nil {
 		s.opts.Wrote(op, result)
 	}
-	s.changed(Change{Path: st.Path})
+	if s.opts.Changes == nil { // else the change comes back through Changes
+		s.changed(Change{Path: st.Path})
+	}
 }
 
 func sessionID(ss *mcpsdk.ServerSession) string {

@@ -215,6 +215,13 @@ func add[In, Out any](s *srv, t *mcpsdk.Tool, schema func(*jsonschema.Schema), f
 	if err != nil {
 		panic(fmt.Sprintf("mcp: tool %s: %v", t.Name, err))
 	}
+	// An optional argument is left out, never null: one type each, which
+	// clients that map schemas onto a single-type dialect (Gemini's) need.
+	for _, p := range sc.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
 	if schema != nil {
 		schema(sc)
 	}
@@ -330,7 +337,7 @@ func ptr[T any](v T) *T { return &v }
 func renderSearch(r host.RecallResponse) string {
 	var b strings.Builder
 	n := len(r.Results.Notebook) + len(r.Results.Daily) + len(r.Results.Sessions)
-	fmt.Fprintf(&b, "%d results for %q (%s search", n, r.Query, r.Mode)
+	fmt.Fprintf(&b, "%d %s for %q (%s search", n, plural(n, "result"), r.Query, r.Mode)
 	if r.Reason != "" {
 		fmt.Fprintf(&b, ": %s", r.Reason)
 	}
@@ -361,7 +368,7 @@ func renderSearch(r host.RecallResponse) string {
 // renderTurns is conversation_search's text.
 func renderTurns(r host.ConversationSearchResponse) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d turns for %q (%s search", len(r.Results), r.Query, r.Mode)
+	fmt.Fprintf(&b, "%d %s for %q (%s search", len(r.Results), plural(len(r.Results), "turn"), r.Query, r.Mode)
 	if r.Reason != "" {
 		fmt.Fprintf(&b, ": %s", r.Reason)
 	}
@@ -397,4 +404,11 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // transcript, not deleted).
 func isPage(f host.FileInfo) bool {
 	return strings.HasSuffix(f.Path, ".md") && f.State != indexer.StateDeleted
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }
