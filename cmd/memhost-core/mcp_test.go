@@ -200,57 +200,59 @@ func TestBinaryMCPServe(t *testing.T) {
 }
 
 // BenchmarkMCPStdio measures a memory_search (keyword: no provider) tool
-// call's round trip over stdio, client to `memhost mcp` and back, on a
-// synthetic notebook: in-process (no server: each search stats every page
+// call's round trip over stdio, client to `memhost mcp` and back, on
+// synthetic notebooks: in-process (no server: each search stats every page
 // first) and forwarded to a running `memhost serve`.
 func BenchmarkMCPStdio(b *testing.B) {
-	const pages = 1000
-	dir, err := benchdata.Synthetic(pages)
-	if err != nil {
-		b.Skip(err)
-	}
 	queries := benchdata.NewWords(1).Queries(50, 3)
-	home := b.TempDir()
-	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("memory:\n  notebookDir: "+dir+"\n"), 0o644)
-	if _, errOut, err := exe(home, "", nil, "sync"); err != nil {
-		b.Fatal(err, errOut)
-	}
-	measure := func(b *testing.B) {
-		cs, _ := mcpStdio(b, home, nil)
-		ctx := context.Background()
-		search := func(q string) {
-			res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": q}})
-			if err != nil || res.IsError {
-				b.Fatalf("memory_search %q: %v %+v", q, err, res)
-			}
+	for _, pages := range []int{1000, 10000} {
+		dir, err := benchdata.Synthetic(pages)
+		if err != nil {
+			b.Skip(err)
 		}
-		search(queries[0]) // warm: the first call opens the home
-		b.ResetTimer()
-		for range b.N {
-			var ds []time.Duration
-			for range 2 {
-				for _, q := range queries {
-					t0 := time.Now()
-					search(q)
-					ds = append(ds, time.Since(t0))
+		home := b.TempDir()
+		os.WriteFile(filepath.Join(home, "config.yaml"), []byte("memory:\n  notebookDir: "+dir+"\n"), 0o644)
+		if _, errOut, err := exe(home, "", nil, "sync"); err != nil {
+			b.Fatal(err, errOut)
+		}
+		measure := func(b *testing.B) {
+			cs, _ := mcpStdio(b, home, nil)
+			ctx := context.Background()
+			search := func(q string) {
+				res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": q}})
+				if err != nil || res.IsError {
+					b.Fatalf("memory_search %q: %v %+v", q, err, res)
 				}
 			}
-			report(b, ds)
+			search(queries[0]) // warm: the first call opens the home
+			b.ResetTimer()
+			for range b.N {
+				var ds []time.Duration
+				for range 2 {
+					for _, q := range queries {
+						t0 := time.Now()
+						search(q)
+						ds = append(ds, time.Since(t0))
+					}
+				}
+				report(b, ds)
+			}
 		}
-	}
-	b.Run(fmt.Sprintf("in-process/pages=%d", pages), measure)
-	srv := exec.Command(binary, "--home", home, "serve", "--listen", "")
-	if err := srv.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if in, err := serveInfo(b, home); err == nil && in.Watcher {
-			break
+		b.Run(fmt.Sprintf("in-process/pages=%d", pages), measure)
+		srv := exec.Command(binary, "--home", home, "serve", "--listen", "")
+		if err := srv.Start(); err != nil {
+			b.Fatal(err)
 		}
-		if time.Now().After(deadline) {
-			b.Fatal("the server did not answer")
+		for deadline := time.Now().Add(120 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if in, err := serveInfo(b, home); err == nil && in.Watcher {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatal("the server did not answer")
+			}
 		}
+		b.Run(fmt.Sprintf("via-serve/pages=%d", pages), measure)
+		srv.Process.Signal(syscall.SIGTERM)
+		srv.Wait()
 	}
-	b.Run(fmt.Sprintf("via-serve/pages=%d", pages), measure)
 }
