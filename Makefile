@@ -44,6 +44,15 @@ build-local:
 demo: build
 	./scripts/demo.sh
 
+# The MCP server (stdio and streamable HTTP) checked by an independent
+# client, the MCP Inspector's CLI from npm, installed into bin/npm; skips
+# with a message when npm or its registry cannot be reached. Not part of
+# `make test`: it installs from the network.
+mcp-inspector:
+	$(GO) build -tags $(TAGS) -o bin/memhost-core ./cmd/memhost-core
+	CGO_ENABLED=0 $(GO) build -o bin/memhost ./cmd/memhost
+	./scripts/mcp-inspector.sh bin
+
 # The local provider is a module of its own (llama.cpp, cgo): its tests run
 # from its folder, with the shared MiniLM model when ../shared/models has it.
 test: build-local

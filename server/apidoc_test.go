@@ -30,6 +30,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/mcp"
 	"github.com/memhost/memhost/server"
 )
 
@@ -394,7 +395,7 @@ func compareAnswers(documented, real string) error {
 
 // variesHeader are headers whose values differ from run to run (or build
 // to build): only their presence is checked.
-var variesHeader = map[string]bool{"Date": true, "Content-Length": true, "Memhost-Version": true}
+var variesHeader = map[string]bool{"Date": true, "Content-Length": true, "Memhost-Version": true, "Mcp-Session-Id": true}
 
 // parseHTTP splits curl -i output into the final response's status,
 // headers and body (1xx responses before it are skipped).
@@ -630,6 +631,7 @@ func startDocServer(t *testing.T, name string) *docServer {
 		Open: func(ctx context.Context) (*host.Host, error) {
 			return host.Open(ctx, host.Options{Home: home, Config: config.Default()})
 		},
+		MCP: func(h *host.Host, s *server.Server) http.Handler { return server.NewMCPHandler(h, s, mcp.Options{}) },
 	}
 	switch name {
 	case "token":

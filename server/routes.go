@@ -66,6 +66,12 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/debug/notebook/{path...}", s.debugWritePage)
 	mux.HandleFunc("DELETE /api/debug/notebook/{path...}", s.debugDeletePage)
 
+	// MCP over streamable HTTP (POST, GET and DELETE, answered by the
+	// SDK): docs/api.md, "MCP".
+	if s.mcp != nil {
+		mux.Handle("/mcp", s.mcp)
+	}
+
 	mux.HandleFunc("/", s.notFound)
 	return s.common(mux)
 }

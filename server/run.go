@@ -50,6 +50,10 @@ type RunOptions struct {
 	// connection: Run waits for every one to return before it closes the
 	// Host, and refuses new ones (503) once it is stopping.
 	SocketRoutes func(h *host.Host, s *Server) map[string]http.Handler
+	// MCP, when set, returns the handler of /mcp (MCP over streamable
+	// HTTP, usually NewMCPHandler), served on every listener with the
+	// API's auth; nil serves no /mcp.
+	MCP func(h *host.Host, s *Server) http.Handler
 	// Getenv is the environment the Host's configuration was read with
 	// (config.Overrides): clients with other overrides run in-process.
 	// Nil means os.Getenv.
@@ -154,6 +158,9 @@ func Run(ctx context.Context, opts RunOptions) error {
 		Info: func() Info { in := info; in.Watcher = watching.Load(); return in },
 		Stop: func() { stopOnce.Do(func() { close(stopc) }) }})
 	defer s.Close()
+	if opts.MCP != nil {
+		s.mcp = opts.MCP(h, s)
+	}
 
 	// The watcher: freshness for searches, the embedding worker, events.
 	watchCtx, stopWatch := context.WithCancel(context.Background())

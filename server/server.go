@@ -90,6 +90,8 @@ type Server struct {
 
 	background sync.WaitGroup // work that outlives its request (rebuilds)
 
+	mcp http.Handler // /mcp (RunOptions.MCP); nil: none
+
 	jobsMu sync.Mutex
 	jobs   map[string]*job // rebuilds started through the debug API
 	nextID int

@@ -343,7 +343,7 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 			},
 		},
 	}
-	root.Commands = append(root.Commands, healthCommand(a), serveCommand(a))
+	root.Commands = append(root.Commands, healthCommand(a), serveCommand(a), mcpCommand(a))
 	// Bad flags give one line on stderr and exit 2, not a page of help.
 	var setUsage func([]*cli.Command)
 	setUsage = func(cs []*cli.Command) {

@@ -20,6 +20,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/relay"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/mcp"
 	"github.com/memhost/memhost/server"
 )
 
@@ -98,6 +99,9 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 	}
 	opts.SocketRoutes = func(h *host.Host, s *server.Server) map[string]http.Handler {
 		return map[string]http.Handler{relay.Path: a.relayHandler(h, s)}
+	}
+	opts.MCP = func(h *host.Host, s *server.Server) http.Handler {
+		return server.NewMCPHandler(h, s, mcp.Options{})
 	}
 	return server.Run(ctx, opts)
 }

@@ -19,7 +19,7 @@ import (
 )
 
 // serveInfo runs `memhost serve status --json`.
-func serveInfo(t *testing.T, home string) (server.Info, error) {
+func serveInfo(t testing.TB, home string) (server.Info, error) {
 	t.Helper()
 	out, errOut, err := exe(home, "", nil, "serve", "status", "--json")
 	if err != nil {

@@ -60,8 +60,9 @@ func launch(args []string) int {
 	return core(args, in)
 }
 
-// forwardable finds the home of a command the server can run: not serve
-// or eval, not with --no-server or MEMHOST_NO_SERVER.
+// forwardable finds the home of a command the server can run: not serve,
+// eval or mcp (a long stdio session, which forwards each call itself), not
+// with --no-server or MEMHOST_NO_SERVER.
 func forwardable(args []string) (home string, ok bool) {
 	if os.Getenv("MEMHOST_NO_SERVER") != "" {
 		return "", false
@@ -90,7 +91,7 @@ func forwardable(args []string) (home string, ok bool) {
 		}
 	}
 	switch cmd {
-	case "", "serve", "eval", "help", "h":
+	case "", "serve", "eval", "mcp", "help", "h": // mcp: a session of its own, forwarding each call
 		return "", false
 	}
 	if home == "" {

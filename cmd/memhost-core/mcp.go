@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v3"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/mcp"
+	"github.com/memhost/memhost/server"
+)
+
+var (
+	_ mcp.Ops = (*host.Host)(nil)
+	_ mcp.Ops = (*server.Client)(nil)
+	_ mcp.Ops = (*mcpOps)(nil)
+)
+
+func mcpCommand(a *app) *cli.Command {
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "serve memhost's memory to an MCP client over stdio (claude mcp add memhost -- memhost mcp)",
+		Description: "memhost mcp speaks the Model Context Protocol on stdin and stdout, for agent runtimes\n" +
+			"(Claude Code, Claude Desktop, Cursor) that start it as a subprocess. Its tools are memory_search,\n" +
+			"memory_get, remember, notebook_write, daily_log, conversation_search, context and memory_status;\n" +
+			"every notebook page is a resource (memhost://notebook/<path>); its prompts are session-start and\n" +
+			"pre-compaction-flush. It runs the calls through the home's memhost serve when one runs, else in\n" +
+			"this process. Nothing but the protocol goes to stdout; warnings go to stderr.\n\n" +
+			"Examples:\n" +
+			"  claude mcp add memhost -- memhost mcp\n" +
+			"  memhost mcp --read-only            only the tools that read",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "read-only", Usage: "serve only the tools that read (memory_search, memory_get, conversation_search, context, memory_status)"},
+		},
+		Action: a.mcp,
+	}
+}
+
+// mcp serves MCP on stdin and stdout until the client closes stdin or ctx
+// ends.
+func (a *app) mcp(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	if _, err := a.config(cmd); err != nil {
+		return err // a broken config.yaml is said at once, not at the first call
+	}
+	log := slog.New(slog.NewTextHandler(a.io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	o := &mcpOps{a: a, cmd: cmd, log: log}
+	defer o.close()
+	opts := mcp.Options{ReadOnly: cmd.Bool("read-only"), Log: log, Context: ctx,
+		FlushPrompt: func() string {
+			cfg, err := a.config(cmd)
+			if err != nil {
+				return config.DefaultFlushPrompt
+			}
+			return cfg.Memory.Compaction.FlushPrompt
+		}}
+	if c := o.start(ctx); c != nil {
+		// Page changes come from the server's events: writes of any client
+		// and edits on disk.
+		opts.Changes = func(ctx context.Context, fn func(mcp.Change)) error {
+			return c.Events(ctx, func(ev server.Event) { server.PageChanges(ev, fn) })
+		}
+	}
+	srv := mcp.New(o, opts)
+	t := &mcpsdk.IOTransport{Reader: io.NopCloser(a.io.stdin), Writer: nopWriteCloser{a.io.stdout}}
+	err := srv.Run(ctx, t)
+	if ctx.Err() != nil || errors.Is(err, io.EOF) {
+		return nil // the client closed stdin, or Ctrl-C
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// mcpOps runs each call through the home's server while one answers, and
+// in this process from the first call that finds it gone (stopped or
+// killed) — as `with` does for one command, for a session that may
+// outlive a server.
+type mcpOps struct {
+	a   *app
+	cmd *cli.Command
+	log *slog.Logger
+
+	mu     sync.Mutex
+	client *server.Client // nil: none runs, or it went
+	h      *host.Host     // opened at the first call without a server
+}
+
+// start dials the home's server (or takes the relaying server's Host) and
+// returns its client, nil when the calls run in this process.
+func (o *mcpOps) start(ctx context.Context) *server.Client {
+	if o.a.io.shared != nil {
+		o.h = o.a.io.shared
+		return nil
+	}
+	c, err := o.a.dial(o.cmd)
+	if err != nil {
+		if !errors.Is(err, server.ErrNoServer) {
+			o.log.Warn("cannot use the home's server; running in this process", "err", err)
+		}
+		return nil
+	}
+	if _, err := c.Info(ctx); err != nil {
+		c.Close()
+		return nil
+	}
+	o.client = c
+	return c
+}
+
+func (o *mcpOps) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.client != nil {
+		o.client.Close()
+	}
+	if o.h != nil && o.h != o.a.io.shared {
+		o.h.Close()
+	}
+}
+
+// through returns the server's client, or nil once calls run in this
+// process.
+func (o *mcpOps) through() *server.Client {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.client
+}
+
+// gone drops the server after err, which says it stopped answering or
+// reads its configuration otherwise.
+func (o *mcpOps) gone(c *server.Client, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.client == c && c != nil {
+		fmt.Fprintf(o.a.io.stderr, "memhost: warning: %v; running in this process from now on\n", err)
+		c.Close()
+		o.client = nil
+	}
+}
+
+// local returns the Host of this process, opening it at the first call.
+func (o *mcpOps) local(ctx context.Context) (*host.Host, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.h == nil {
+		h, err := o.a.open(ctx, o.cmd)
+		if err != nil {
+			return nil, err
+		}
+		o.h = h
+	}
+	return o.h, nil
+}
+
+// either calls viaServer on the server's client while one runs, else (or
+// when it stops answering) inProcess on the Host.
+func either[Req, Resp any](o *mcpOps, ctx context.Context, req Req,
+	viaServer func(*server.Client, context.Context, Req) (Resp, error),
+	inProcess func(*host.Host, context.Context, Req) (Resp, error)) (Resp, error) {
+	if c := o.through(); c != nil {
+		resp, err := viaServer(c, ctx, req)
+		var unreachable *server.UnreachableError
+		if !errors.As(err, &unreachable) && !envDiffers(err) {
+			return resp, err
+		}
+		o.gone(c, err)
+	}
+	h, err := o.local(ctx)
+	if err != nil {
+		var zero Resp
+		return zero, err
+	}
+	return inProcess(h, ctx, req)
+}
+
+func (o *mcpOps) Recall(ctx context.Context, r host.RecallRequest) (host.RecallResponse, error) {
+	return either(o, ctx, r, (*server.Client).Recall, (*host.Host).Recall)
+}
+
+func (o *mcpOps) Get(ctx context.Context, r host.GetRequest) (host.GetResponse, error) {
+	return either(o, ctx, r, (*server.Client).Get, (*host.Host).Get)
+}
+
+func (o *mcpOps) Remember(ctx context.Context, r host.RememberRequest) (host.RememberResponse, error) {
+	return either(o, ctx, r, (*server.Client).Remember, (*host.Host).Remember)
+}
+
+func (o *mcpOps) Write(ctx context.Context, r host.WriteRequest) (host.WriteResponse, error) {
+	return either(o, ctx, r, (*server.Client).Write, (*host.Host).Write)
+}
+
+func (o *mcpOps) DailyLog(ctx context.Context, r host.DailyLogRequest) (host.DailyLogResponse, error) {
+	return either(o, ctx, r, (*server.Client).DailyLog, (*host.Host).DailyLog)
+}
+
+func (o *mcpOps) ConversationSearch(ctx context.Context, r host.ConversationSearchRequest) (host.ConversationSearchResponse, error) {
+	return either(o, ctx, r, (*server.Client).ConversationSearch, (*host.Host).ConversationSearch)
+}
+
+func (o *mcpOps) Context(ctx context.Context, r host.ContextRequest) (host.ContextResponse, error) {
+	return either(o, ctx, r, (*server.Client).Context, (*host.Host).Context)
+}
+
+func (o *mcpOps) Status(ctx context.Context, r host.StatusRequest) (host.StatusResponse, error) {
+	return either(o, ctx, r, (*server.Client).Status, (*host.Host).Status)
+}
+
+func (o *mcpOps) Files(ctx context.Context, r host.FilesRequest) (host.FilesResponse, error) {
+	return either(o, ctx, r, (*server.Client).Files, (*host.Host).Files)
+}

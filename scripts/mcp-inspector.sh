@@ -1,0 +1,78 @@
+#!/bin/sh
+# mcp-inspector.sh: memhost's MCP server checked by an independent client,
+# the MCP Inspector's CLI (npm @modelcontextprotocol/inspector, pinned),
+# over stdio (`memhost mcp`) and over streamable HTTP (`memhost serve`,
+# /mcp): tools/list (with the Inspector's --strict schema checks), remember
+# then memory_search finding it, resources/read of the page written.
+#
+# The Inspector is installed into bin/npm (not committed). Without npm, or
+# when the registry cannot be reached, it says so and exits 0: a skip, not
+# a failure. Usage: scripts/mcp-inspector.sh BIN_DIR (holding memhost and
+# memhost-core).
+set -eu
+
+VERSION=2.12.0
+BIN=$(cd "${1:-bin}" && pwd)
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PREFIX="$ROOT/bin/npm"
+INSPECTOR="$PREFIX/node_modules/.bin/mcp-inspector"
+
+skip() { echo "mcp-inspector: SKIPPED: $*"; exit 0; }
+
+if ! "$INSPECTOR" --version 2>/dev/null | grep -q "$VERSION"; then
+	command -v npm >/dev/null 2>&1 || skip "npm is not installed"
+	echo "mcp-inspector: installing @modelcontextprotocol/inspector@$VERSION into bin/npm"
+	mkdir -p "$PREFIX"
+	if ! timeout 300 npm install --prefix "$PREFIX" --no-audit --no-fund --loglevel=error \
+		"@modelcontextprotocol/inspector@$VERSION" >"$PREFIX/install.log" 2>&1; then
+		tail -n 5 "$PREFIX/install.log"
+		skip "npm could not install the Inspector (registry unreachable?); see bin/npm/install.log"
+	fi
+fi
+
+HOME_DIR=$(mktemp -d)
+OUT=$(mktemp -d)
+SERVE_PID=""
+cleanup() {
+	if [ -n "$SERVE_PID" ]; then "$BIN/memhost" --home "$HOME_DIR" serve stop >/dev/null 2>&1 || kill "$SERVE_PID" 2>/dev/null || true; fi
+	rm -rf "$HOME_DIR" "$OUT"
+}
+trap cleanup EXIT INT TERM
+export MCP_CATALOG_PATH="$OUT/catalog.json" # not the user's ~/.mcp-inspector
+
+fail() { echo "mcp-inspector: FAIL: $*"; exit 1; }
+
+# check TRANSPORT TARGET...: the calls against one server.
+check() {
+	name=$1
+	shift
+	insp() { timeout 60 "$INSPECTOR" --cli "$@"; }
+	insp "$@" --method tools/list --strict >"$OUT/tools.json" 2>"$OUT/strict.txt" ||
+		fail "$name: tools/list: $(cat "$OUT/strict.txt")"
+	for tool in memory_search memory_get remember notebook_write daily_log conversation_search context memory_status; do
+		grep -q "\"name\": \"$tool\"" "$OUT/tools.json" || fail "$name: tools/list lacks $tool"
+	done
+	echo "mcp-inspector: $name: tools/list: 8 tools ($(tail -n 1 "$OUT/strict.txt"))"
+	fact="The $name test phrase is quokka-$$"
+	insp "$@" --method tools/call --tool-name remember --tool-arg "content=$fact" category=knowledge file=inspector \
+		>"$OUT/remember.json" || fail "$name: remember: $(cat "$OUT/remember.json")"
+	grep -q '"path": "knowledge/inspector.md"' "$OUT/remember.json" || fail "$name: remember: $(cat "$OUT/remember.json")"
+	insp "$@" --method tools/call --tool-name memory_search --tool-arg "query=quokka-$$ $name" >"$OUT/search.json" ||
+		fail "$name: memory_search: $(cat "$OUT/search.json")"
+	grep -q "$fact" "$OUT/search.json" || fail "$name: memory_search did not find what remember stored: $(cat "$OUT/search.json")"
+	echo "mcp-inspector: $name: remember, then memory_search found it"
+	insp "$@" --method resources/read --uri memhost://notebook/knowledge/inspector.md >"$OUT/read.json" ||
+		fail "$name: resources/read: $(cat "$OUT/read.json")"
+	grep -q "$fact" "$OUT/read.json" || fail "$name: resources/read: $(cat "$OUT/read.json")"
+	echo "mcp-inspector: $name: resources/read memhost://notebook/knowledge/inspector.md"
+}
+
+check stdio "$BIN/memhost" --home "$HOME_DIR" mcp
+
+"$BIN/memhost" --home "$HOME_DIR" serve --detach --listen 127.0.0.1:0 >"$OUT/serve.txt" || fail "serve: $(cat "$OUT/serve.txt")"
+SERVE_PID=$(sed -n 's/.*pid \([0-9]*\).*/\1/p' "$OUT/serve.txt" | head -n 1)
+URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$OUT/serve.txt" | head -n 1)
+[ -n "$URL" ] || fail "serve printed no URL: $(cat "$OUT/serve.txt")"
+check http "$URL/mcp" --transport http
+
+echo "mcp-inspector: OK (Inspector $VERSION, stdio and streamable HTTP)"

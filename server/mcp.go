@@ -1,0 +1,87 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/mcp"
+)
+
+// MCPSessionTimeout closes an MCP session over HTTP that has made no
+// request for this long (its client went without a DELETE).
+const MCPSessionTimeout = time.Hour
+
+// NewMCPHandler returns MCP over streamable HTTP for the server's Host
+// (RunOptions.MCP mounts it at /mcp): the tools, resources and prompts of
+// package mcp, with resource notifications from the server's events and
+// the MCP tools' writes published as "write" events. Streams end when the
+// server closes.
+func NewMCPHandler(h *host.Host, s *Server, opts mcp.Options) http.Handler {
+	if opts.FlushPrompt == nil {
+		opts.FlushPrompt = func() string { return h.Config().Memory.Compaction.FlushPrompt }
+	}
+	opts.Changes = func(ctx context.Context, fn func(mcp.Change)) error {
+		return s.Follow(ctx, func(ev Event) { PageChanges(ev, fn) })
+	}
+	opts.Wrote = func(op string, result any) { s.Publish("write", map[string]any{"op": op, "result": result}) }
+	if opts.Log == nil {
+		opts.Log = s.log
+	}
+	srv := mcp.New(h, opts)
+	handler := mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server { return srv },
+		&mcpsdk.StreamableHTTPOptions{Logger: s.log, SessionTimeout: MCPSessionTimeout})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A client's notification stream (GET) would otherwise hold the
+		// server's shutdown for its whole timeout.
+		ctx, cancel := context.WithCancel(r.Context())
+		defer cancel()
+		go func() {
+			select {
+			case <-s.closing:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		handler.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// PageChanges calls fn with each notebook page an event says changed:
+// the page of a "write" event (removed for "rm"), the pages a "sync" event
+// indexed or dropped. Transcripts are not pages.
+func PageChanges(ev Event, fn func(mcp.Change)) {
+	switch ev.Type {
+	case "write":
+		var w struct {
+			Op     string `json:"op"`
+			Result struct {
+				Path string `json:"path"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(ev.Data, &w) == nil && isPagePath(w.Result.Path) {
+			fn(mcp.Change{Path: w.Result.Path, Removed: w.Op == "rm"})
+		}
+	case "sync":
+		var r host.SyncResult
+		if json.Unmarshal(ev.Data, &r) != nil {
+			return
+		}
+		for _, p := range r.Paths {
+			if isPagePath(p) {
+				fn(mcp.Change{Path: p})
+			}
+		}
+		for _, p := range r.RemovedPaths {
+			if isPagePath(p) {
+				fn(mcp.Change{Path: p, Removed: true})
+			}
+		}
+	}
+}
+
+func isPagePath(p string) bool { return len(p) > 3 && p[len(p)-3:] == ".md" }
