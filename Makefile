@@ -61,6 +61,7 @@ test: build-local
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) test -race -tags $(TAGS) ./...
 	$(LOCAL) $(GO) test -race .
+	$(MAKE) --no-print-directory mcp-inspector
 
 # Fuzz targets, as package:target; go test runs one -fuzz target of a
 # package at a time. Their seed corpora run in `make test` as it is.

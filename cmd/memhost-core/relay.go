@@ -115,9 +115,10 @@ func (a *app) relay(h *host.Host, srv *server.Server, serverEnv string, w http.R
 			}
 			return env
 		},
-		cwd:    hello.Cwd,
-		shared: h,
-		follow: srv.Follow,
+		cwd:     hello.Cwd,
+		shared:  h,
+		publish: srv.Publish,
+		follow:  srv.Follow,
 	})
 	pr.CloseWithError(io.EOF) // unblock the reader: stdin the command left unread
 	wmu.Lock()
@@ -162,4 +163,66 @@ func (a *app) abs(p string) string {
 		return p
 	}
 	return filepath.Join(a.cwd(), p)
+}
+
+// publishing is the server's Host for a relayed command: its writes are
+// published as "write" events, with the op names of the HTTP API, as when
+// they come through the API.
+type publishing struct {
+	*host.Host
+	publish func(event string, data any)
+}
+
+func (p publishing) wrote(op string, result any, err error) {
+	if err == nil && p.publish != nil {
+		p.publish("write", map[string]any{"op": op, "result": result})
+	}
+}
+
+func (p publishing) Init(ctx context.Context, req host.InitRequest) (host.InitResponse, error) {
+	r, err := p.Host.Init(ctx, req)
+	p.wrote("init", r, err)
+	return r, err
+}
+
+func (p publishing) Remember(ctx context.Context, req host.RememberRequest) (host.RememberResponse, error) {
+	r, err := p.Host.Remember(ctx, req)
+	p.wrote("remember", r, err)
+	return r, err
+}
+
+func (p publishing) DailyLog(ctx context.Context, req host.DailyLogRequest) (host.DailyLogResponse, error) {
+	r, err := p.Host.DailyLog(ctx, req)
+	p.wrote("daily-log", r, err)
+	return r, err
+}
+
+func (p publishing) Write(ctx context.Context, req host.WriteRequest) (host.WriteResponse, error) {
+	r, err := p.Host.Write(ctx, req)
+	p.wrote("write", r, err)
+	return r, err
+}
+
+func (p publishing) Remove(ctx context.Context, req host.RemoveRequest) (host.RemoveResponse, error) {
+	r, err := p.Host.Remove(ctx, req)
+	p.wrote("rm", r, err)
+	return r, err
+}
+
+func (p publishing) SessionAppend(ctx context.Context, req host.SessionAppendRequest) (host.SessionAppendResponse, error) {
+	r, err := p.Host.SessionAppend(ctx, req)
+	p.wrote("session-append", r, err)
+	return r, err
+}
+
+func (p publishing) Ingest(ctx context.Context, req host.IngestRequest) (host.IngestResponse, error) {
+	r, err := p.Host.Ingest(ctx, req)
+	p.wrote("session-ingest", r, err)
+	return r, err
+}
+
+func (p publishing) SessionCompact(ctx context.Context, req host.SessionCompactRequest) (host.SessionCompactResponse, error) {
+	r, err := p.Host.SessionCompact(ctx, req)
+	p.wrote("session-compact", r, err)
+	return r, err
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -325,6 +326,34 @@ func TestBinaryLauncher(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(home, "notebook", "knowledge", "facts.md")); !strings.Contains(string(b), "relative home works") {
 		t.Errorf("relative MEMHOST_HOME wrote elsewhere: facts.md is %q", b)
 	}
+
+	// A relayed write is published on the event stream, as an API write is
+	// (dashboards and MCP subscribers follow it).
+	c, err := server.Dial(home, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evCtx, stopEvents := context.WithTimeout(context.Background(), 20*time.Second)
+	wrote := make(chan string, 16)
+	go c.Events(evCtx, func(e server.Event) {
+		if e.Type == "write" {
+			wrote <- string(e.Data)
+		}
+	})
+	time.Sleep(200 * time.Millisecond) // the stream is open
+	if r := runIn(work, "", nil, "remember", "--category", "knowledge", "relayed writes are published"); r.code != 0 {
+		t.Fatalf("remember: %+v", r)
+	}
+	select {
+	case d := <-wrote:
+		if !strings.Contains(d, `"op":"remember"`) || !strings.Contains(d, "knowledge/") {
+			t.Errorf("write event %s", d)
+		}
+	case <-evCtx.Done():
+		t.Error("no write event for a relayed remember")
+	}
+	stopEvents()
+	c.Close()
 
 	// A misspelt variable is warned of through the server too.
 	if r := runIn(work, "", []string{"MEMHOST_HOEM=x"}, "recall", "sarah"); r.code != 0 || !strings.Contains(r.err, "MEMHOST_HOEM is not a memhost variable") {
