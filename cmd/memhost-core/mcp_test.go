@@ -199,21 +199,38 @@ func TestBinaryMCPServe(t *testing.T) {
 	}
 }
 
-// BenchmarkMCPStdio measures a memory_search (keyword: no provider) tool
-// call's round trip over stdio, client to `memhost mcp` and back, on
-// synthetic notebooks: in-process (no server: each search stats every page
-// first) and forwarded to a running `memhost serve`.
+// BenchmarkMCPStdio measures a memory_search tool call's round trip over
+// stdio, client to `memhost mcp` and back, on synthetic notebooks:
+// in-process (no server: each search stats every page first) and
+// forwarded to a running `memhost serve`; keyword-only (no provider), and
+// hybrid with the hello plugin at 384 dimensions (everything embedded
+// first).
 func BenchmarkMCPStdio(b *testing.B) {
 	queries := benchdata.NewWords(1).Queries(50, 3)
-	for _, pages := range []int{1000, 10000} {
+	for _, c := range []struct {
+		pages  int
+		hybrid bool
+	}{{1000, false}, {10000, false}, {10000, true}} {
+		pages := c.pages
 		dir, err := benchdata.Synthetic(pages)
 		if err != nil {
 			b.Skip(err)
 		}
 		home := b.TempDir()
-		os.WriteFile(filepath.Join(home, "config.yaml"), []byte("memory:\n  notebookDir: "+dir+"\n"), 0o644)
+		cfg := "memory:\n  notebookDir: " + dir + "\n"
+		mode := "keyword"
+		if c.hybrid {
+			cfg += "  embedding:\n    plugin: hello\n    options: {hello: {dimensions: \"384\"}}\n"
+			mode = "hybrid"
+		}
+		os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o644)
 		if _, errOut, err := exe(home, "", nil, "sync"); err != nil {
 			b.Fatal(err, errOut)
+		}
+		if c.hybrid {
+			if _, errOut, err := exe(home, "", nil, "embed"); err != nil {
+				b.Fatal(err, errOut)
+			}
 		}
 		measure := func(b *testing.B) {
 			cs, _ := mcpStdio(b, home, nil)
@@ -222,6 +239,9 @@ func BenchmarkMCPStdio(b *testing.B) {
 				res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "memory_search", Arguments: map[string]any{"query": q}})
 				if err != nil || res.IsError {
 					b.Fatalf("memory_search %q: %v %+v", q, err, res)
+				}
+				if text := res.Content[0].(*mcpsdk.TextContent).Text; !strings.Contains(text, "("+mode+" search") {
+					b.Fatalf("memory_search %q answered %q, want %s search", q, text[:min(len(text), 200)], mode)
 				}
 			}
 			search(queries[0]) // warm: the first call opens the home
@@ -238,7 +258,7 @@ func BenchmarkMCPStdio(b *testing.B) {
 				report(b, ds)
 			}
 		}
-		b.Run(fmt.Sprintf("in-process/pages=%d", pages), measure)
+		b.Run(fmt.Sprintf("in-process/%s/pages=%d", mode, pages), measure)
 		srv := exec.Command(binary, "--home", home, "serve", "--listen", "")
 		if err := srv.Start(); err != nil {
 			b.Fatal(err)
@@ -251,7 +271,7 @@ func BenchmarkMCPStdio(b *testing.B) {
 				b.Fatal("the server did not answer")
 			}
 		}
-		b.Run(fmt.Sprintf("via-serve/pages=%d", pages), measure)
+		b.Run(fmt.Sprintf("via-serve/%s/pages=%d", mode, pages), measure)
 		srv.Process.Signal(syscall.SIGTERM)
 		srv.Wait()
 	}
