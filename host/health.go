@@ -407,6 +407,16 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 		say("could not remove every leaked file: %v", err)
 	}
 
+	for _, rel := range f.Transcripts.Torn {
+		msg, err := h.sessions.RepairTail(sessions.IDOf(rel))
+		switch {
+		case err != nil:
+			say("could not repair %s: %v", rel, err)
+		case msg != "":
+			say("%s", msg)
+		}
+	}
+
 	damaged := f.Database.Err != "" || len(f.Database.Problems) > 0
 	drifted := f.Drift == nil || f.Drift.Total() > 0 || f.Transcripts.Extra+len(f.Transcripts.Missing) > 0
 	switch {

@@ -72,7 +72,7 @@ func TestMoveAsideCorrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.Close()
-		corrupt(t, path)
+		Corrupt(t, path)
 		db, err = Open(ctx, path)
 		if round == 0 && !IsCorrupt(err) {
 			t.Fatalf("round %d: corrupt index gave %v", round, err)
@@ -102,21 +102,6 @@ func TestMoveAsideCorrupt(t *testing.T) {
 		if _, err := os.Stat(a); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// corrupt overwrites the middle of the file at path with garbage.
-func corrupt(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fi, _ := f.Stat()
-	garbage := []byte(strings.Repeat("\xde\xad\xbe\xef", 4096))
-	if _, err := f.WriteAt(garbage, fi.Size()/2&^4095); err != nil {
-		t.Fatal(err)
 	}
 }
 

@@ -173,56 +173,43 @@ type publishing struct {
 	publish func(event string, data any)
 }
 
-func (p publishing) wrote(op string, result any, err error) {
+// pub runs a write of the server's Host and publishes it when it succeeds.
+func pub[Req, Resp any](p publishing, op string, fn func(context.Context, Req) (Resp, error), ctx context.Context, req Req) (Resp, error) {
+	r, err := fn(ctx, req)
 	if err == nil && p.publish != nil {
-		p.publish("write", map[string]any{"op": op, "result": result})
+		p.publish("write", map[string]any{"op": op, "result": r})
 	}
+	return r, err
 }
 
 func (p publishing) Init(ctx context.Context, req host.InitRequest) (host.InitResponse, error) {
-	r, err := p.Host.Init(ctx, req)
-	p.wrote("init", r, err)
-	return r, err
+	return pub(p, "init", p.Host.Init, ctx, req)
 }
 
 func (p publishing) Remember(ctx context.Context, req host.RememberRequest) (host.RememberResponse, error) {
-	r, err := p.Host.Remember(ctx, req)
-	p.wrote("remember", r, err)
-	return r, err
+	return pub(p, "remember", p.Host.Remember, ctx, req)
 }
 
 func (p publishing) DailyLog(ctx context.Context, req host.DailyLogRequest) (host.DailyLogResponse, error) {
-	r, err := p.Host.DailyLog(ctx, req)
-	p.wrote("daily-log", r, err)
-	return r, err
+	return pub(p, "daily-log", p.Host.DailyLog, ctx, req)
 }
 
 func (p publishing) Write(ctx context.Context, req host.WriteRequest) (host.WriteResponse, error) {
-	r, err := p.Host.Write(ctx, req)
-	p.wrote("write", r, err)
-	return r, err
+	return pub(p, "write", p.Host.Write, ctx, req)
 }
 
 func (p publishing) Remove(ctx context.Context, req host.RemoveRequest) (host.RemoveResponse, error) {
-	r, err := p.Host.Remove(ctx, req)
-	p.wrote("rm", r, err)
-	return r, err
+	return pub(p, "rm", p.Host.Remove, ctx, req)
 }
 
 func (p publishing) SessionAppend(ctx context.Context, req host.SessionAppendRequest) (host.SessionAppendResponse, error) {
-	r, err := p.Host.SessionAppend(ctx, req)
-	p.wrote("session-append", r, err)
-	return r, err
+	return pub(p, "session-append", p.Host.SessionAppend, ctx, req)
 }
 
 func (p publishing) Ingest(ctx context.Context, req host.IngestRequest) (host.IngestResponse, error) {
-	r, err := p.Host.Ingest(ctx, req)
-	p.wrote("session-ingest", r, err)
-	return r, err
+	return pub(p, "session-ingest", p.Host.Ingest, ctx, req)
 }
 
 func (p publishing) SessionCompact(ctx context.Context, req host.SessionCompactRequest) (host.SessionCompactResponse, error) {
-	r, err := p.Host.SessionCompact(ctx, req)
-	p.wrote("session-compact", r, err)
-	return r, err
+	return pub(p, "session-compact", p.Host.SessionCompact, ctx, req)
 }

@@ -122,6 +122,20 @@ func (s *Store) cutTornTail(f *os.File, session string) (string, error) {
 		Path(session), len(tail), start, tornFile), nil
 }
 
+// RepairTail cuts off the incomplete last line of a session's transcript
+// (see cutTornTail), as the next append would, and says what it cut ("" if
+// nothing).
+func (s *Store) RepairTail(session string) (string, error) {
+	if !ValidID(session) {
+		return "", fmt.Errorf("unknown session %q", session)
+	}
+	f, repaired, err := s.openAppend(session, false, false)
+	if err != nil {
+		return "", err
+	}
+	return repaired, f.Close()
+}
+
 // writeWhole appends data (whole lines) to f and flushes it to disk; if
 // the write fails part way, the file is cut back to its size before, so it
 // never ends in part of a line.
