@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memhost/memhost/host/config"
 )
@@ -149,5 +150,31 @@ func TestIndexDeletedWhileWatching(t *testing.T) {
 				t.Errorf("%s: recall %q after the delete = %+v, %v", name, q, r.Results, err)
 			}
 		}
+	}
+}
+
+// TestIndexDeletedUnderServe: the index is deleted while a watcher runs
+// with nothing pending (a server settled); the next search rescans
+// everything instead of syncing only pages changed since (found by a
+// red-team pass: pages stayed unsearchable until the server stopped).
+func TestIndexDeletedUnderServe(t *testing.T) {
+	ctx := context.Background()
+	h := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Sync.WatchDebounceMs = 50 })
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- h.Watch(wctx, WatchRequest{}) }()
+	defer func() { stop(); <-done }()
+	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "pineapple meeting notes"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // the watcher settles
+	if r := recall(t, h, "pineapple"); len(r.Results.Daily) != 1 {
+		t.Fatalf("before: %+v", r.Results)
+	}
+	if err := os.Remove(h.idx.Path()); err != nil {
+		t.Fatal(err)
+	}
+	if r := recall(t, h, "pineapple"); len(r.Results.Daily) != 1 {
+		t.Fatalf("after deleting the index: %+v", r.Results)
 	}
 }

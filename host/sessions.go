@@ -139,7 +139,9 @@ func (h *Host) Ingest(ctx context.Context, req IngestRequest) (IngestResponse, e
 	var resp IngestResponse
 	for _, p := range req.Paths {
 		f, err := h.sessions.Import(ctx, req.Dir, p, req.Format)
-		if err == nil && f.Added > 0 {
+		if err == nil && f.Added+f.Known > 0 {
+			// Known turns too: an ingest killed after writing but before
+			// indexing left them unindexed (a stat when they are indexed).
 			f.Warnings = h.indexWritten(ctx, sessions.Path(f.Session))
 		}
 		if err != nil {

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
@@ -135,6 +136,7 @@ type DB struct {
 	db      *sql.DB // the open database; use handle()
 	id      fileID  // the file db has open
 	retired sync.WaitGroup
+	gen     atomic.Int64 // how many times the file was replaced under this DB
 	path    string
 	// coarseRatio is the package's coarseRatio; tests set it to 0 (every
 	// search ranks by bits first) or math.MaxInt32 (none does).

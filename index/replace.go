@@ -70,11 +70,21 @@ func (d *DB) handle() *sql.DB {
 	return fresh
 }
 
+// Generation counts the times the database file was found replaced (or
+// deleted) and opened anew: a caller that keeps state about the index's
+// content (which files changed since) must look at every file again when
+// it changes.
+func (d *DB) Generation() int64 {
+	d.handle()
+	return d.gen.Load()
+}
+
 // swap makes db the open database (d.mu held) and closes the old one once
 // its queries end.
 func (d *DB) swap(db *sql.DB, id fileID) {
 	old := d.db
 	d.db, d.id = db, id
+	d.gen.Add(1)
 	d.bitCache.reset()
 	d.retired.Add(1)
 	go func() {

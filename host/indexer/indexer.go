@@ -58,6 +58,7 @@ type Indexer struct {
 	dirty    map[string]bool
 	rescan   bool
 	drainReq chan chan struct{} // the running Watch's: mark pending events now
+	indexGen int64              // the index's Generation at the last fresh (x.mu)
 }
 
 // New returns the Indexer of opts.

@@ -156,6 +156,11 @@ func (x *Indexer) fresh(ctx context.Context) (SyncResult, error) {
 	dirty, rescan := x.dirty, x.rescan
 	x.dirty, x.rescan = nil, false
 	x.dirtyMu.Unlock()
+	// A replaced index file (deleted by a person, or moved aside as
+	// corrupt) holds none of what the dirty set is relative to.
+	if gen := x.opts.Index.Generation(); gen != x.indexGen {
+		rescan, x.indexGen = true, gen
+	}
 	var (
 		res SyncResult
 		err error
