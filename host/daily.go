@@ -38,6 +38,12 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (DailyLogRespo
 	if err != nil {
 		return DailyLogResponse{}, err
 	}
+	// The first line becomes the entry's heading, whatever it starts with.
+	if _, rest, ok := strings.Cut(text, "\n"); ok {
+		if err := noSections("text", rest, 1); err != nil {
+			return DailyLogResponse{}, err
+		}
+	}
 	now := h.now().In(h.loc())
 	day := now.Format(time.DateOnly)
 	rel := "daily/" + day + ".md"

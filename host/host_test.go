@@ -570,3 +570,32 @@ func TestWatchFreshConcurrent(t *testing.T) {
 		t.Errorf("%d of 90 concurrent searches missed an edit made 20 ms before", misses)
 	}
 }
+
+// TestTextCannotStartSections: an entry, a daily-log entry or a section's
+// content with an H1/H2 line is refused, the page untouched; a retried
+// section replace used to add the heading's section again each time, and
+// entries remembered after it landed under it.
+func TestTextCannotStartSections(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	text := "line one\n## Injected\n- x"
+	if _, err := h.Remember(ctx, RememberRequest{Text: text}); fault.KindOf(err) != fault.BadInput || !strings.Contains(err.Error(), `"## Injected", line 2`) {
+		t.Errorf("remember: %v", err)
+	}
+	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "standup\n" + text}); fault.KindOf(err) != fault.BadInput || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("daily-log: %v", err)
+	}
+	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/y.md", Section: "S", Replace: true, Text: "new\n## Other\nstuff"}); fault.KindOf(err) != fault.BadInput {
+		t.Errorf("write --section: %v", err)
+	}
+	if files, _ := os.ReadDir(filepath.Join(h.NotebookDir(), "knowledge")); len(files) != 0 {
+		t.Errorf("refused writes left %d pages", len(files))
+	}
+	// Lower headings and code are fine; a whole page may hold any heading.
+	if _, err := h.Remember(ctx, RememberRequest{Text: "steps:\n### One\n```\n## not a heading\n```"}); err != nil {
+		t.Errorf("remember with ### and code: %v", err)
+	}
+	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/page.md", Text: "# Page\n## Part\ntext"}); err != nil {
+		t.Errorf("whole page: %v", err)
+	}
+}

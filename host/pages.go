@@ -85,6 +85,11 @@ func (h *Host) Write(ctx context.Context, req WriteRequest) (WriteResponse, erro
 	if err := notebook.CheckSection(req.Section); err != nil {
 		return WriteResponse{}, err
 	}
+	if req.Section != "" {
+		if err := noSections("text", text, 0); err != nil {
+			return WriteResponse{}, err
+		}
+	}
 	rel, err := h.notebook.Clean(req.Path)
 	if err != nil {
 		return WriteResponse{}, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
 )
 
@@ -42,6 +43,9 @@ type RememberResponse struct {
 func (h *Host) Remember(ctx context.Context, req RememberRequest) (RememberResponse, error) {
 	text, err := cleanText(req.Text)
 	if err != nil {
+		return RememberResponse{}, err
+	}
+	if err := noSections("text", text, 0); err != nil {
 		return RememberResponse{}, err
 	}
 	if err := notebook.CheckSection(req.Section); err != nil {
@@ -107,4 +111,27 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (RememberRespo
 func (h *Host) pageExists(rel string) bool {
 	fi, err := os.Stat(h.notebook.Abs(rel))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// noSections refuses text that would start sections of its own: an H1 or
+// H2 line (outside code) in an entry, a daily-log entry or a section's
+// content would split the page there, so that later entries land under it
+// and a retried write finds nothing to replace and writes it again.
+// skip is the number of the text's lines before it (for the line number
+// named).
+func noSections(field, text string, skip int) error {
+	lines := markdown.Lines(text)
+	for i, level := range markdown.HeadingLevels(lines) {
+		if level == 1 || level == 2 {
+			return fault.BadInputf(field, "the text holds a heading (%q, line %d), which would start a section of its own; use ### or lower inside an entry, or write the whole page", shorten(lines[i], 60), skip+i+1)
+		}
+	}
+	return nil
+}
+
+func shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
