@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -432,7 +433,8 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 			// for inspection) and a new one is built in its place; other
 			// processes follow the path to the new file.
 			var msg string
-			if msg, err = h.recoverIndex(ctx, errors.New(strings.Join(append([]string{f.Database.Err}, f.Database.Problems...), "; "))); err == nil {
+			cause := strings.Join(slices.DeleteFunc(append([]string{f.Database.Err}, f.Database.Problems...), func(s string) bool { return s == "" }), "; ")
+			if msg, err = h.recoverIndex(ctx, errors.New(cause)); err == nil {
 				say("%s", msg)
 			}
 		} else {
@@ -463,7 +465,7 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 		res, err := h.indexer.Sync(ctx)
 		if err != nil {
 			say("could not sync: %v", err)
-		} else {
+		} else if res.Indexed+res.Removed > 0 {
 			say("synced %d changed files (%d indexed, %d removed)", res.Indexed+res.Removed, res.Indexed, res.Removed)
 		}
 	}

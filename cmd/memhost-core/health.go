@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -54,6 +55,17 @@ func (a *app) health(ctx context.Context, cmd *cli.Command) error {
 		overall = resp.Report
 		return a.out(cmd, resp, func(w io.Writer) { printHealth(w, resp) })
 	})
+	var ue usageError
+	if err != nil && !errors.As(err, &ue) {
+		// A home that cannot even be checked (a broken config.yaml, a
+		// home that is a file) is unhealthy, not degraded: exit 2, and
+		// say so in JSON too, for cron and container checks.
+		fmt.Fprintln(a.io.stderr, "memhost: "+message(err))
+		if cmd.Bool("json") {
+			a.out(cmd, map[string]string{"overall": string(host.Unhealthy), "error": message(err)}, nil)
+		}
+		return exitStatus(exitUnhealthy)
+	}
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,13 @@ func TestHealthExitCodes(t *testing.T) {
 	if r := memhost(t, home, nil, "health", "extra"); r.code != exitUsage {
 		t.Fatalf("an argument: exit %d", r.code)
 	}
+	// A home that cannot be checked at all is unhealthy, with a reason.
+	broken := t.TempDir()
+	os.WriteFile(filepath.Join(broken, "config.yaml"), []byte("memory: [\n"), 0o644)
+	r = memhost(t, broken, nil, "--json", "health")
+	if r.code != exitUnhealthy || !strings.Contains(r.stdout, `"overall": "UNHEALTHY"`) || !strings.Contains(r.stderr, "config.yaml") {
+		t.Fatalf("broken config: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
 	out = ok(t, home, "health", "--into-notebook")
 	if _, err := os.Stat(filepath.Join(home, "notebook", "HEARTBEAT.md")); err != nil || !strings.Contains(out, "HEARTBEAT.md") {
 		t.Fatalf("--into-notebook: %v\n%s", err, out)

@@ -222,3 +222,24 @@ func TestChunksLeaveOutALineBeingWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestLineProblemsInPlainWords: a malformed line is described without
+// Go's type names.
+func TestLineProblemsInPlainWords(t *testing.T) {
+	s := newStore(t)
+	src := filepath.Join(t.TempDir(), "odd.jsonl")
+	writeLines(t, src, `[1,2]`, `{"id":5,"content":"x"}`, `{broken`, `{"content":"fine"}`)
+	res, err := s.Import(context.Background(), "", src, FormatMemhost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(res.Problems, "\n")
+	for _, want := range []string{`:1: a JSON array, not a turn (an object with "content"); skipped`, `:2: its "id" is a JSON number, not a string; skipped`, `:3: invalid character`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems %q lack %q", got, want)
+		}
+	}
+	if strings.Contains(got, "sessions.Turn") || strings.Contains(got, "Go ") {
+		t.Errorf("Go's names in %q", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -130,7 +131,7 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported,
 			}
 		}
 		if perr != nil {
-			res.Problems = append(res.Problems, fmt.Sprintf("%s:%d: %v; skipped", path, n, perr))
+			res.Problems = append(res.Problems, fmt.Sprintf("%s:%d: %s; skipped", path, n, lineProblem(perr)))
 		}
 		if len(turns) == 0 {
 			res.Skipped++
@@ -472,4 +473,31 @@ func shorten(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// lineProblem says what is wrong with a transcript line in a person's
+// words: JSON's syntax error as it is, a wrong type without Go's names.
+func lineProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	if te.Field != "" {
+		return fmt.Sprintf("its %q is a JSON %s, not a %s", te.Field, te.Value, kindName(te.Type.Kind()))
+	}
+	return fmt.Sprintf("a JSON %s, not a turn (an object with \"content\")", te.Value)
+}
+
+func kindName(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "number"
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice:
+		return "list"
+	}
+	return k.String()
 }
