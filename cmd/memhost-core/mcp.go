@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -72,7 +75,8 @@ func (a *app) mcp(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	srv := mcp.New(o, opts)
-	t := &mcpsdk.IOTransport{Reader: io.NopCloser(a.io.stdin), Writer: nopWriteCloser{a.io.stdout}}
+	out := &lineWriter{w: a.io.stdout}
+	t := &mcpsdk.IOTransport{Reader: jsonLines(a.io.stdin, out), Writer: out}
 	err := srv.Run(ctx, t)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil // the client closed stdin, or Ctrl-C
@@ -80,9 +84,58 @@ func (a *app) mcp(ctx context.Context, cmd *cli.Command) error {
 	return err
 }
 
-type nopWriteCloser struct{ io.Writer }
+// jsonLines passes the lines of r that are JSON on to the MCP transport
+// and answers each other line itself with JSON-RPC's parse error (-32700),
+// as the specification asks: the SDK's transport ends the whole session
+// on one unparsable line.
+func jsonLines(r io.Reader, out *lineWriter) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		br := bufio.NewReader(r)
+		for {
+			line, err := br.ReadBytes('\n')
+			if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+				if json.Valid(trimmed) {
+					if _, werr := pw.Write(append(trimmed, '\n')); werr != nil {
+						return
+					}
+				} else {
+					msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+						"error": map[string]any{"code": -32700, "message": "parse error: the line is not JSON"}})
+					out.Write(append(msg, '\n'))
+				}
+			}
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+		}
+	}()
+	return pr
+}
 
-func (nopWriteCloser) Close() error { return nil }
+// lineWriter writes whole lines to w, one at a time: the transport's
+// messages and jsonLines' parse errors never interleave.
+type lineWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	buf []byte
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	if i := bytes.LastIndexByte(l.buf, '\n'); i >= 0 {
+		if _, err := l.w.Write(l.buf[:i+1]); err != nil {
+			return 0, err
+		}
+		l.buf = append(l.buf[:0], l.buf[i+1:]...)
+	}
+	return len(p), nil
+}
+
+func (l *lineWriter) Close() error { return nil }
 
 // mcpOps runs each call through the home's server while one answers, and
 // in this process from the first call that finds it gone (stopped or

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -274,5 +275,40 @@ func BenchmarkMCPStdio(b *testing.B) {
 		b.Run(fmt.Sprintf("via-serve/%s/pages=%d", mode, pages), measure)
 		srv.Process.Signal(syscall.SIGTERM)
 		srv.Wait()
+	}
+}
+
+// TestMCPStdioBadLine: a line that is not JSON gets JSON-RPC's parse
+// error and the session goes on (the SDK's transport ended it, losing the
+// answers already due).
+func TestMCPStdioBadLine(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`this is not json`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	pr, pw := io.Pipe()
+	cmd := exec.Command(filepath.Join(filepath.Dir(binary), "memhost-core"), "--home", t.TempDir(), "mcp")
+	cmd.Stdin = pr
+	var out, errb lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(pw, in)
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), `"id":1,`) && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	pw.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("memhost mcp: %v, stderr %q", err, errb.String())
+	}
+	got := out.String()
+	for _, want := range []string{`"code":-32700`, `"id":0,"result"`, `"id":1,"result"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stdout lacks %s:\n%s", want, got)
+		}
 	}
 }
