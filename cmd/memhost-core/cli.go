@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -404,7 +403,7 @@ func (a *app) open(ctx context.Context, cmd *cli.Command) (*host.Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := slog.New(slog.NewTextHandler(a.io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := newWarnLines(a.io.stderr)
 	level := a.io.getenv("MEMHOST_LOG_LEVEL")
 	if level == "" {
 		level = "warn"

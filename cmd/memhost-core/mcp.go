@@ -56,7 +56,7 @@ func (a *app) mcp(ctx context.Context, cmd *cli.Command) error {
 	if _, err := a.config(cmd); err != nil {
 		return err // a broken config.yaml is said at once, not at the first call
 	}
-	log := slog.New(slog.NewTextHandler(a.io.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := newWarnLines(a.io.stderr)
 	o := &mcpOps{a: a, cmd: cmd, log: log}
 	defer o.close()
 	opts := mcp.Options{ReadOnly: cmd.Bool("read-only"), Log: log, Context: ctx,
