@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/memhost/memhost/host/chunk"
@@ -22,6 +23,7 @@ import (
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/internal/sockpath"
 )
 
 // Health report types, from package health.
@@ -332,6 +334,7 @@ func (h *Host) leaks() health.Leaks {
 	// Listed without the lock: one may belong to a write under way, which
 	// --repair, taking the lock, never removes.
 	l.PageTemp, _ = h.notebook.Leftovers(context.Background(), false)
+	l.Serve = relTo(h.home, h.serveLeftovers(false))
 	l.Rebuild, l.Corrupt, l.StrayWAL, l.PageTemp = relTo(h.home, l.Rebuild), relTo(h.home, l.Corrupt), relTo(h.home, l.StrayWAL), relTo(h.home, l.PageTemp)
 	return l
 }
@@ -386,6 +389,7 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 	say := func(format string, args ...any) { done = append(done, fmt.Sprintf(format, args...)) }
 
 	removed, err := indexer.RemoveRebuildLeftovers(h.idx.Path())
+	removed = append(removed, h.serveLeftovers(true)...)
 	if temp, terr := h.notebook.Leftovers(ctx, true); terr == nil {
 		removed = append(removed, temp...)
 	} else {
@@ -530,4 +534,31 @@ func (w *watchState) facts() health.Watcher {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return health.Watcher{Started: w.started, Running: w.running > 0, LastEvent: w.lastSync}
+}
+
+// serveLeftovers lists brain/serve.json and the socket of a server that is
+// gone: a server removes them when it stops, so they are a killed one's
+// when nothing holds brain/serve.lock. With remove, they are removed while
+// this process holds the lock, so that no server starts meanwhile.
+func (h *Host) serveLeftovers(remove bool) []string {
+	f, err := os.OpenFile(filepath.Join(h.home, "brain", "serve.lock"), os.O_RDWR, 0)
+	if err != nil {
+		return nil // no server ever ran here
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return nil // a server runs
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	var out []string
+	for _, p := range []string{filepath.Join(h.home, "brain", "serve.json"), sockpath.Of(h.home)} {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		if remove && os.Remove(p) != nil {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -212,7 +212,10 @@ func TestHealthLeakedFiles(t *testing.T) {
 	stray := filepath.Join(brain, "old.db-wal")
 	pageTemp := filepath.Join(h.NotebookDir(), "reference", ".memhost-tmp-123") // a page write killed before its rename
 	os.MkdirAll(filepath.Dir(pageTemp), 0o755)
-	for _, p := range []string{dead, dead + "-wal", live, stray, pageTemp} {
+	// A server killed with SIGKILL: its state and socket stay, its lock
+	// is free.
+	serveFiles := []string{filepath.Join(brain, "serve.lock"), filepath.Join(brain, "serve.json"), filepath.Join(brain, "serve.sock")}
+	for _, p := range append([]string{dead, dead + "-wal", live, stray, pageTemp}, serveFiles...) {
 		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -220,11 +223,12 @@ func TestHealthLeakedFiles(t *testing.T) {
 	r := checkHealth(t, h, HealthRequest{})
 	c := status(t, r, "leaked-files")
 	if c.Status != health.Warn || !strings.Contains(c.Message, "2 files of interrupted rebuilds") || !strings.Contains(c.Message, "brain/old.db-wal") ||
-		!strings.Contains(c.Message, "1 temporary files of interrupted page writes (notebook/reference/.memhost-tmp-123)") {
+		!strings.Contains(c.Message, "1 temporary files of interrupted page writes (notebook/reference/.memhost-tmp-123)") ||
+		!strings.Contains(c.Message, "2 files of a server that was killed (brain/serve.json, brain/serve.sock)") {
 		t.Fatalf("leaked-files %+v", c)
 	}
 	r = checkHealth(t, h, HealthRequest{Repair: true})
-	if c := status(t, r, "leaked-files"); c.Status != health.Pass || !strings.Contains(r.Repairs[0], "removed 4 leaked files") {
+	if c := status(t, r, "leaked-files"); c.Status != health.Pass || !strings.Contains(r.Repairs[0], "removed 6 leaked files") {
 		t.Fatalf("after repair: leaked-files %+v, repairs %q", c, r.Repairs)
 	}
 	if _, err := os.Stat(live); err != nil {

@@ -165,6 +165,7 @@ type Leaks struct {
 	Corrupt  []string // *.corrupt-* copies of damaged databases, kept for inspection
 	StrayWAL []string // -wal and -shm files whose database is gone
 	PageTemp []string // notebook/…/.memhost-tmp-*: page writes killed before their rename
+	Serve    []string // brain/serve.json and the socket of a server that was killed
 }
 
 // Watcher is the file watcher of a long-lived process (memhost serve).
@@ -506,6 +507,9 @@ func checkLeaks(l Leaks) Check {
 	if n := len(l.StrayWAL); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d -wal/-shm files without their database (%s)", n, list(l.StrayWAL)))
 	}
+	if n := len(l.Serve); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d files of a server that was killed (%s)", n, list(l.Serve)))
+	}
 	if n := len(l.PageTemp); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d temporary files of interrupted page writes (%s)", n, list(l.PageTemp)))
 	}
@@ -522,7 +526,7 @@ func checkLeaks(l Leaks) Check {
 	c.Status = Warn
 	c.Message = strings.Join(parts, "; ")
 	c.Metadata = map[string]any{}
-	for k, v := range map[string][]string{"rebuild": l.Rebuild, "corrupt": l.Corrupt, "strayWal": l.StrayWAL, "pageTemp": l.PageTemp} {
+	for k, v := range map[string][]string{"rebuild": l.Rebuild, "corrupt": l.Corrupt, "strayWal": l.StrayWAL, "pageTemp": l.PageTemp, "serve": l.Serve} {
 		if len(v) > 0 {
 			c.Metadata[k] = v
 		}
