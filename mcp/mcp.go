@@ -106,6 +106,7 @@ func New(ops Ops, opts Options) *mcpsdk.Server {
 			SubscribeHandler:   s.subscribe,
 			UnsubscribeHandler: func(context.Context, *mcpsdk.UnsubscribeRequest) error { return nil },
 		})
+	s.sdk.AddReceivingMiddleware(plainArgErrors)
 	s.addTools()
 	s.addResources()
 	s.addPrompts()
