@@ -438,7 +438,7 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 			// processes follow the path to the new file.
 			var msg string
 			cause := strings.Join(slices.DeleteFunc(append([]string{f.Database.Err}, f.Database.Problems...), func(s string) bool { return s == "" }), "; ")
-			if msg, err = h.recoverIndex(ctx, errors.New(cause)); err == nil {
+			if msg, err = h.recoverIndex(ctx, errors.New(cause), h.idx.Generation()); err == nil {
 				say("%s", msg)
 			}
 		} else {

@@ -14,12 +14,13 @@ import (
 // corrupt index is moved aside and rebuilt from the files (recoverIndex);
 // a page left unindexed is indexed by the next sync.
 func (h *Host) indexWritten(ctx context.Context, rels ...string) []string {
+	gen := h.idx.Generation()
 	err := h.indexer.SyncPaths(ctx, rels...)
 	if err == nil {
 		return nil
 	}
 	if index.IsCorrupt(err) {
-		msg, rerr := h.recoverIndex(ctx, err)
+		msg, rerr := h.recoverIndex(ctx, err, gen)
 		if rerr == nil {
 			return []string{msg}
 		}
@@ -31,9 +32,11 @@ func (h *Host) indexWritten(ctx context.Context, rels ...string) []string {
 
 // recoverIndex moves the corrupt index aside (brain/memory.db.corrupt-…,
 // kept for inspection) and builds a new one from the notebook and the
-// sessions. cause is the error that showed the damage.
-func (h *Host) recoverIndex(ctx context.Context, cause error) (string, error) {
-	aside, err := h.idx.Replace(ctx)
+// sessions. cause is the error that showed the damage, met in the index's
+// Generation gen: if the file was replaced since (by a concurrent
+// recovery, or another process), it is only synced.
+func (h *Host) recoverIndex(ctx context.Context, cause error, gen int64) (string, error) {
+	aside, err := h.idx.Replace(ctx, gen)
 	if err != nil {
 		return "", fmt.Errorf("the index is corrupt (%v) and could not be moved aside: %w", cause, err)
 	}
@@ -42,7 +45,7 @@ func (h *Host) recoverIndex(ctx context.Context, cause error) (string, error) {
 		return "", fmt.Errorf("the index was corrupt (%v); rebuilding it failed: %w", cause, err)
 	}
 	h.queue.Kick()
-	where := "another process moved it aside"
+	where := "another process or request moved it aside"
 	if aside != "" {
 		where = "moved aside to " + h.rel(aside)
 	}
@@ -62,11 +65,12 @@ func (h *Host) rel(path string) string {
 // withIndex runs fn; if it fails because the index is corrupt, the index
 // is rebuilt (recoverIndex) and fn runs once more.
 func (h *Host) withIndex(ctx context.Context, fn func() error) error {
+	gen := h.idx.Generation()
 	err := fn()
 	if !index.IsCorrupt(err) {
 		return err
 	}
-	if _, rerr := h.recoverIndex(ctx, err); rerr != nil {
+	if _, rerr := h.recoverIndex(ctx, err, gen); rerr != nil {
 		return rerr
 	}
 	return fn()

@@ -132,12 +132,12 @@ var tables = []string{"chunks_vec", "chunks_bit", "chunks_fts", "chunks", "files
 // another process moved a corrupt one aside), the next call opens the new
 // one (see handle).
 type DB struct {
-	mu      sync.RWMutex
-	db      *sql.DB // the open database; use handle()
-	id      fileID  // the file db has open
-	retired sync.WaitGroup
-	gen     atomic.Int64 // how many times the file was replaced under this DB
-	path    string
+	mu   sync.RWMutex
+	db   *sql.DB      // the open database; use handle()
+	id   fileID       // the file db has open
+	old  []*sql.DB    // handles of replaced files, closed after retireAfter
+	gen  atomic.Int64 // how many times the file was replaced under this DB
+	path string
 	// coarseRatio is the package's coarseRatio; tests set it to 0 (every
 	// search ranks by bits first) or math.MaxInt32 (none does).
 	coarseRatio int
@@ -213,7 +213,10 @@ func (d *DB) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	err := d.db.Close()
-	d.retired.Wait()
+	for _, old := range d.old {
+		old.Close()
+	}
+	d.old = nil
 	return err
 }
 

@@ -173,8 +173,11 @@ func (d *DB) bits(ctx context.Context) (*bitSnapshot, error) {
 	// The generation is read before the bits: a change committed in
 	// between leaves a snapshot newer than its generation, which the next
 	// search reloads, never an older one that would be kept.
+	// One handle for both reads, taken before bitCache.mu: handle() may
+	// reopen the file and reset the cache, which takes bitCache.mu.
+	db := d.handle()
 	var gen string
-	err := d.handle().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vectors_generation'`).Scan(&gen)
+	err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vectors_generation'`).Scan(&gen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -186,7 +189,7 @@ func (d *DB) bits(ctx context.Context) (*bitSnapshot, error) {
 	if s := d.bitCache.snap; s != nil && s.generation == gen {
 		return s, nil
 	}
-	s, err := loadBits(ctx, d.handle(), gen)
+	s, err := loadBits(ctx, db, gen)
 	if err != nil {
 		return nil, err
 	}

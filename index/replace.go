@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -79,6 +80,10 @@ func (d *DB) Generation() int64 {
 	return d.gen.Load()
 }
 
+// retireAfter is how long a replaced database handle stays open for the
+// callers that took it just before.
+const retireAfter = 10 * time.Second
+
 // swap makes db the open database (d.mu held) and closes the old one once
 // its queries end.
 func (d *DB) swap(db *sql.DB, id fileID) {
@@ -86,11 +91,21 @@ func (d *DB) swap(db *sql.DB, id fileID) {
 	d.db, d.id = db, id
 	d.gen.Add(1)
 	d.bitCache.reset()
-	d.retired.Add(1)
-	go func() {
-		defer d.retired.Done()
-		old.Close()
-	}()
+	// Callers may hold the old handle without having started their query
+	// yet (sql.DB.Close fails those with "database is closed"): it is
+	// closed a while later, or when the DB is.
+	d.old = append(d.old, old)
+	time.AfterFunc(retireAfter, func() {
+		d.mu.Lock()
+		i := slices.Index(d.old, old)
+		if i >= 0 {
+			d.old = slices.Delete(d.old, i, i+1)
+		}
+		d.mu.Unlock()
+		if i >= 0 {
+			old.Close()
+		}
+	})
 }
 
 // IsCorrupt reports whether err says the database file is damaged
@@ -141,12 +156,17 @@ func moveAside(path string) (string, error) {
 
 // Replace moves the corrupt index aside (see MoveAside) and opens a new,
 // empty one in its place, which the caller fills from the notebook. Other
-// processes using the old file follow the path to the new one. If another
-// process replaced it first, Replace only opens the new file and returns
-// "".
-func (d *DB) Replace(ctx context.Context) (string, error) {
+// processes using the old file follow the path to the new one. seen is
+// the Generation the caller met the damage in: if the file was replaced
+// since (by this process or another), Replace does nothing and returns ""
+// — the damaged file is gone, and the new one must not be moved aside.
+func (d *DB) Replace(ctx context.Context, seen int64) (string, error) {
+	d.handle() // follow a replacement by another process first
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.gen.Load() != seen {
+		return "", nil
+	}
 	aside, err := func() (string, error) {
 		unlock, err := lockFile(d.path + ".lock")
 		if err != nil {

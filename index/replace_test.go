@@ -78,7 +78,7 @@ func TestMoveAsideCorrupt(t *testing.T) {
 			t.Fatalf("round %d: corrupt index gave %v", round, err)
 		}
 		if db != nil { // where the damage is, a query may or may not meet it
-			aside, err := db.Replace(ctx)
+			aside, err := db.Replace(ctx, db.Generation())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,5 +115,33 @@ func BenchmarkHandle(b *testing.B) {
 	defer db.Close()
 	for b.Loop() {
 		db.handle()
+	}
+}
+
+// TestReplaceOnce: two requests that met the same damage both ask for a
+// Replace; the second finds the file replaced since and leaves the new
+// index alone (it used to move the fresh index aside too).
+func TestReplaceOnce(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	seen := db.Generation()
+	first, err := db.Replace(ctx, seen)
+	if err != nil || first == "" {
+		t.Fatalf("first Replace = %q, %v", first, err)
+	}
+	if err := db.Apply(ctx, Batch{Upserts: []Update{page("a.md", "alpha")}}); err != nil {
+		t.Fatal(err)
+	}
+	second, err := db.Replace(ctx, seen)
+	if err != nil || second != "" {
+		t.Fatalf("second Replace = %q, %v; want nothing done", second, err)
+	}
+	if files, err := db.Files(ctx); err != nil || files["a.md"].Path == "" {
+		t.Fatalf("the new index lost its rows: %v, %v", files, err)
 	}
 }

@@ -84,6 +84,10 @@ func (a *app) mcp(ctx context.Context, cmd *cli.Command) error {
 	return err
 }
 
+// maxMCPLine bounds one line of MCP on stdin: tool calls carry at most 1 MB
+// of content (mcp's limit), JSON escaping can double it.
+const maxMCPLine = 16 << 20
+
 // jsonLines passes the lines of r that are JSON on to the MCP transport
 // and answers each other line itself with JSON-RPC's parse error (-32700),
 // as the specification asks: the SDK's transport ends the whole session
@@ -92,10 +96,21 @@ func jsonLines(r io.Reader, out *lineWriter) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
 		br := bufio.NewReader(r)
+		var line []byte
 		for {
-			line, err := br.ReadBytes('\n')
+			part, err := br.ReadSlice('\n')
+			line = append(line[:len(line):len(line)], part...)
+			if len(line) > maxMCPLine {
+				pw.CloseWithError(fmt.Errorf("a line of over %d MB on stdin", maxMCPLine>>20))
+				return
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue // the line goes on
+			}
 			if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-				if json.Valid(trimmed) {
+				// A message is an object (or a batch): other JSON would end
+				// the SDK's session as surely as no JSON.
+				if (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) {
 					if _, werr := pw.Write(append(trimmed, '\n')); werr != nil {
 						return
 					}
@@ -105,6 +120,7 @@ func jsonLines(r io.Reader, out *lineWriter) io.ReadCloser {
 					out.Write(append(msg, '\n'))
 				}
 			}
+			line = nil
 			if err != nil {
 				pw.CloseWithError(err)
 				return

@@ -286,6 +286,7 @@ func TestMCPStdioBadLine(t *testing.T) {
 		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`this is not json`,
+		`123`,
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 	}, "\n") + "\n"
 	pr, pw := io.Pipe()

@@ -81,7 +81,7 @@ func (s *Store) Append(ctx context.Context, session string, t Turn) (Appended, e
 	}
 	defer f.Close()
 	if t.ID != "" {
-		if prev, ok, err := findRecent(f, t.ID); err != nil {
+		if prev, ok, err := findRecent(f, t.ID, int64(len(line))); err != nil {
 			return Appended{Turn: t, Repaired: repaired}, fmt.Errorf("append to %s: %w", Path(session), err)
 		} else if ok {
 			return Appended{Turn: prev, Repaired: repaired, Existed: true}, nil
@@ -267,13 +267,14 @@ func (s *Store) List(ctx context.Context) ([]Summary, error) {
 }
 
 // findRecent looks for the turn of id among the last retryWindow bytes of
-// the transcript f (open, locked).
-func findRecent(f *os.File, id string) (Turn, bool, error) {
+// the transcript f (open, locked), and as many more as the turn's own line
+// takes (size).
+func findRecent(f *os.File, id string, size int64) (Turn, bool, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return Turn{}, false, err
 	}
-	from := max(0, fi.Size()-retryWindow)
+	from := max(0, fi.Size()-retryWindow-size)
 	var found Turn
 	ok := false
 	err = ReadLines(io.NewSectionReader(f, from, fi.Size()-from), 1, func(_ int, line []byte) error {
