@@ -446,3 +446,32 @@ func TestEmbedWaitsOutACrash(t *testing.T) {
 		t.Fatalf("the plugin never crashed: %v", err)
 	}
 }
+
+// TestCrashingTextEndsDead: a text the plugin dies on every time is tried
+// alone, counted, and dead after health.deadAfterFailures runs, while the
+// texts beside it are embedded (it blocked the whole queue for ever).
+func TestCrashingTextEndsDead(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, func(c *config.Config) {
+		c.Memory.Embedding.Plugin = "faulty"
+		c.Memory.Embedding.BatchSize = 4
+		c.Health.DeadAfterFailures = 2
+	}, "faulty")
+	writePage(t, h, "aa-poison.md", "crash")
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	var res EmbedResult
+	var err error
+	for range 4 {
+		if res, err = h.Embed(ctx, EmbedRequest{}); err == nil {
+			break
+		}
+	}
+	if err != nil || res.Dead != 1 || res.Pending != 0 {
+		t.Fatalf("after the poison's runs: %+v, %v", res, err)
+	}
+	if r := recall(t, h, "sarah"); r.Mode != ModeHybrid {
+		t.Errorf("mode %s (%s)", r.Mode, r.Reason)
+	}
+}

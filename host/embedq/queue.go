@@ -210,7 +210,7 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cach
 		}
 	}
 	stored, cached, err = q.embedChunks(ctx, sem, cache, chunks)
-	if err == nil || !textFault(ctx, err) {
+	if err == nil || !(textFault(ctx, err) || crashed(err) && len(chunks) > 1) {
 		if err == nil && len(failed) > 0 {
 			err = q.opts.Index.ForgetEmbedFailures(ctx, sem.Info.ModelID, failed)
 		}
@@ -218,13 +218,15 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cach
 	}
 	batchErr := err
 	stored, cached = 0, 0
-	var bad []string
+	var bad, crashers []string
+	worked := false
 	for _, c := range chunks {
-		n, fromCache, err := q.embedChunks(ctx, sem, cache, []index.PendingChunk{c})
+		n, fromCache, err := q.embedAlone(ctx, sem, cache, c)
 		stored += n
 		cached += fromCache
 		switch {
 		case err == nil:
+			worked = true
 			if slices.Contains(failed, c.Hash) {
 				if err := q.opts.Index.ForgetEmbedFailures(ctx, sem.Info.ModelID, []string{c.Hash}); err != nil {
 					return stored, cached, err
@@ -233,10 +235,20 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cach
 		case textFault(ctx, err):
 			bad = append(bad, c.Hash)
 			batchErr = err
+		case crashed(err):
+			crashers = append(crashers, c.Hash)
+			batchErr = err
 		default:
 			return stored, cached, err
 		}
 	}
+	// A text the plugin dies on, alone, while others embed: the text's
+	// fault (counted, so that it ends dead instead of blocking the queue
+	// for ever). Died on every text: the provider's.
+	if len(crashers) > 0 && !worked {
+		return stored, cached, batchErr
+	}
+	bad = append(bad, crashers...)
 	if len(bad) == 0 {
 		return stored, cached, nil
 	}
@@ -244,6 +256,29 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cach
 		return stored, cached, err
 	}
 	return stored, cached, fmt.Errorf("%d of %d chunks failed to embed: %w", len(bad), len(chunks), batchErr)
+}
+
+// crashed reports whether err says the plugin process died during the call.
+func crashed(err error) bool {
+	var ee embedError
+	return errors.As(err, &ee) && errors.Is(err, sdk.ErrUnavailable)
+}
+
+// embedAlone embeds one chunk, waiting (up to restartWait) for a plugin
+// restarting after a crash of the text before.
+func (q *Queue) embedAlone(ctx context.Context, sem *Semantic, cache *index.Cache, c index.PendingChunk) (int, int, error) {
+	start := time.Now()
+	for {
+		n, fromCache, err := q.embedChunks(ctx, sem, cache, []index.PendingChunk{c})
+		if !(errors.Is(err, registry.ErrRestarting) || errors.Is(err, registry.ErrStarting)) || time.Since(start) > restartWait {
+			return n, fromCache, err
+		}
+		select {
+		case <-ctx.Done():
+			return n, fromCache, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // crashRetries and restartWait bound how long a run without a budget
