@@ -395,10 +395,15 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 	} else {
 		err = errors.Join(err, terr)
 	}
-	for _, p := range strayWAL(filepath.Dir(h.idx.Path())) {
-		if err := os.Remove(p); err == nil {
-			removed = append(removed, p)
+	// Under the index's open lock, listed again: a process opening the
+	// index meanwhile may have made the database these files now belong to.
+	if unlock, lerr := index.Lock(h.idx.Path()); lerr == nil {
+		for _, p := range strayWAL(filepath.Dir(h.idx.Path())) {
+			if err := os.Remove(p); err == nil {
+				removed = append(removed, p)
+			}
 		}
+		unlock()
 	}
 	for _, p := range strayWAL(filepath.Join(h.home, "cache")) {
 		if err := os.Remove(p); err == nil {

@@ -108,6 +108,11 @@ func (d *DB) swap(db *sql.DB, id fileID) {
 	})
 }
 
+// Lock takes the open lock of the index at path (see DB.open): while it is
+// held no process opens, creates or replaces that index. The caller must
+// call the returned func.
+func Lock(path string) (func(), error) { return lockFile(path + ".lock") }
+
 // IsCorrupt reports whether err says the database file is damaged
 // (SQLITE_CORRUPT, SQLITE_NOTADB): the index must be moved aside and built
 // again from the notebook.

@@ -243,3 +243,17 @@ func TestLineProblemsInPlainWords(t *testing.T) {
 		t.Errorf("Go's names in %q", got)
 	}
 }
+
+// TestImportClaimsAnEmptyOrphan: an import killed after creating its
+// session's file but before recording the source left it empty; the next
+// import of the same name takes it instead of moving on to name-2.
+func TestImportClaimsAnEmptyOrphan(t *testing.T) {
+	s := newStore(t)
+	os.WriteFile(s.file("chat"), nil, 0o644)
+	src := filepath.Join(t.TempDir(), "chat.jsonl")
+	writeLines(t, src, `{"role":"user","content":"hello"}`)
+	res, err := s.Import(context.Background(), "", src, FormatAuto)
+	if err != nil || res.Session != "chat" || res.Added != 1 {
+		t.Fatalf("import = %+v, %v", res, err)
+	}
+}

@@ -240,7 +240,9 @@ func (s *Store) claim(name, source string, first Turn) (string, *os.File, string
 				f.Close()
 				return "", nil, "", nil, err
 			}
-			if head.ID != first.ID || head.Content != strings.ToValidUTF8(first.Content, "\uFFFD") {
+			// An empty one is an import's killed between making the file
+			// and recording its source: free to claim.
+			if len(known) > 0 && (head.ID != first.ID || head.Content != strings.ToValidUTF8(first.Content, "\uFFFD")) {
 				f.Close()
 				continue
 			}
