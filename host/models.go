@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"os"
+	"path/filepath"
 
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/modelstore"
@@ -45,14 +46,39 @@ type PullResponse struct {
 	Path    string `json:"path"`
 	Size    int64  `json:"size"`
 	SHA256  string `json:"sha256"`
-	Already bool   `json:"already"` // it was there before
+	Already bool   `json:"already"`        // it was there before
+	From    string `json:"from,omitempty"` // the local file it was copied from
 }
 
 // PullModel downloads a model: the default model by name (or ""), or any
 // GGUF by URL, verified against sha when given (the default model's digest
-// is known). An interrupted pull resumes when run again.
+// is known). An interrupted pull resumes when run again. A local file (a
+// path, or a file:// URL) is copied into the models folder and checked
+// the same way.
 func (h *Host) PullModel(ctx context.Context, req PullModelRequest) (PullResponse, error) {
 	st := h.modelStore()
+	if src, ok := modelstore.LocalSource(req.Model); ok {
+		// A file the user has (offline, or downloaded by hand): copied in.
+		_, err := os.Stat(filepath.Join(st.Dir, filepath.Base(src)))
+		already := err == nil
+		ref, err := st.Install(ctx, src, req.SHA256, req.Progress)
+		switch {
+		case errors.Is(err, modelstore.ErrNotFound):
+			return PullResponse{}, fault.Errorf(fault.NotFound, "model", "%v", err)
+		case errors.Is(err, modelstore.ErrChecksum):
+			return PullResponse{}, fault.BadInputf("model", "%v", err)
+		case err != nil:
+			return PullResponse{}, err
+		}
+		resp := PullResponse{Name: ref.Name, Path: ref.Path, From: src, Already: already}
+		fi, err := os.Stat(ref.Path)
+		if err != nil {
+			return resp, err
+		}
+		resp.Size = fi.Size()
+		resp.SHA256, err = modelstore.FileSHA256(ref.Path)
+		return resp, err
+	}
 	ref, err := st.Resolve(req.Model, "", req.SHA256)
 	if errors.Is(err, modelstore.ErrNotFound) {
 		return PullResponse{}, fault.Errorf(fault.NotFound, "model", "%s is not a known model name: give its URL (https://.../NAME.gguf)", req.Model)

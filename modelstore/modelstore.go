@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -346,4 +347,102 @@ func (s *Store) Remove(name string) error {
 		return err1
 	}
 	return nil
+}
+
+// LocalSource returns the file a model argument names when it is a local
+// file (a path with a folder in it, or a file:// URL), and whether it is.
+func LocalSource(model string) (string, bool) {
+	if rest, ok := strings.CutPrefix(model, "file://"); ok {
+		return rest, true
+	}
+	if strings.HasPrefix(model, "http://") || strings.HasPrefix(model, "https://") {
+		return "", false
+	}
+	return model, strings.ContainsRune(model, os.PathSeparator) || strings.HasPrefix(model, ".")
+}
+
+// Install copies the model file at src into the store under its own name,
+// as Pull does a download: through a .part file flushed to disk, checked
+// against sha (or, under the default model's name, its known digest), then
+// renamed into place. A model of that name already there and identical is
+// left alone; a different one is an error (remove it first).
+func (s *Store) Install(ctx context.Context, src, sha string, progress Progress) (Ref, error) {
+	in, err := os.Open(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Ref{}, fmt.Errorf("%w: %s", ErrNotFound, src)
+	}
+	if err != nil {
+		return Ref{}, err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return Ref{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return Ref{}, fmt.Errorf("%s is not a file", src)
+	}
+	name := filepath.Base(src)
+	if !strings.HasSuffix(strings.ToLower(name), ".gguf") {
+		return Ref{}, fmt.Errorf("%s is not a .gguf model file", src)
+	}
+	if sha == "" && name == DefaultName {
+		sha = DefaultSHA256
+	}
+	ref := Ref{Name: name, Path: filepath.Join(s.Dir, name), SHA256: strings.ToLower(sha)}
+	got, err := hashReader(in)
+	if err != nil {
+		return ref, err
+	}
+	if ref.SHA256 != "" && got != ref.SHA256 {
+		return ref, fmt.Errorf("%w: %s has sha256 %s, want %s; nothing was installed", ErrChecksum, src, got, ref.SHA256)
+	}
+	if ref.Present() {
+		have, err := FileSHA256(ref.Path)
+		if err != nil {
+			return ref, err
+		}
+		if have != got {
+			return ref, fmt.Errorf("%s holds another model of the name %s (sha256 %s, this one %s): memhost models rm %s first", s.Dir, name, have, got, name)
+		}
+		return ref, nil
+	}
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return ref, err
+	}
+	part := ref.Path + ".part"
+	out, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
+	if err != nil {
+		return ref, err
+	}
+	defer out.Close()
+	if err := syscall.Flock(int(out.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return ref, fmt.Errorf("%w: %s", ErrBusy, name)
+		}
+		return ref, err
+	}
+	if _, err := in.Seek(0, io.SeekStart); err != nil {
+		return ref, err
+	}
+	if err := copyProgress(ctx, out, in, 0, fi.Size(), progress); err != nil {
+		os.Remove(part)
+		return ref, diskError(err)
+	}
+	if err := out.Sync(); err != nil {
+		os.Remove(part)
+		return ref, diskError(err)
+	}
+	if _, err := out.Seek(0, io.SeekStart); err != nil {
+		return ref, err
+	}
+	if copied, err := hashReader(out); err != nil || copied != got {
+		os.Remove(part)
+		return ref, fmt.Errorf("copying %s: the copy differs from the file (sha256 %s, want %s): %v", src, copied, got, err)
+	}
+	if err := out.Close(); err != nil {
+		os.Remove(part)
+		return ref, diskError(err)
+	}
+	return ref, os.Rename(part, ref.Path)
 }

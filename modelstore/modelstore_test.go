@@ -234,3 +234,51 @@ func TestPullOneAtATime(t *testing.T) {
 		t.Errorf("model = %q", b)
 	}
 }
+
+// TestInstallLocalFile: a model file the user has is copied into the
+// store, checked, listed; again, nothing changes; a wrong digest or a
+// different file of the same name installs nothing. (Before, pulling a
+// path answered "already present" and installed nothing.)
+func TestInstallLocalFile(t *testing.T) {
+	ctx := context.Background()
+	src := filepath.Join(t.TempDir(), "tiny.gguf")
+	body := []byte("GGUF pretend model bytes")
+	os.WriteFile(src, body, 0o644)
+	s := &Store{Dir: filepath.Join(t.TempDir(), "models")}
+	for _, arg := range []string{src, "file://" + src} {
+		p, ok := LocalSource(arg)
+		if !ok || p != src {
+			t.Fatalf("LocalSource(%q) = %q, %v", arg, p, ok)
+		}
+		ref, err := s.Install(ctx, p, "", nil)
+		if err != nil || ref.Path != filepath.Join(s.Dir, "tiny.gguf") {
+			t.Fatalf("Install = %+v, %v", ref, err)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(s.Dir, "tiny.gguf")); string(got) != string(body) {
+		t.Fatalf("installed %q", got)
+	}
+	if models, err := s.List(); err != nil || len(models) != 1 {
+		t.Fatalf("List = %+v, %v", models, err)
+	}
+	if _, err := s.Install(ctx, src, strings.Repeat("0", 64), nil); !errors.Is(err, ErrChecksum) {
+		t.Errorf("wrong digest: %v", err)
+	}
+	other := filepath.Join(t.TempDir(), "tiny.gguf")
+	os.WriteFile(other, []byte("another model"), 0o644)
+	if _, err := s.Install(ctx, other, "", nil); err == nil || !strings.Contains(err.Error(), "memhost models rm tiny.gguf") {
+		t.Errorf("a different file of the same name: %v", err)
+	}
+	if _, err := s.Install(ctx, filepath.Join(t.TempDir(), "missing.gguf"), "", nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, ok := LocalSource("all-MiniLM-L6-v2-Q4_K_M"); ok {
+		t.Error("a bare name is not a local file")
+	}
+	if _, ok := LocalSource("https://example.com/x.gguf"); ok {
+		t.Error("a URL is not a local file")
+	}
+	if entries, _ := os.ReadDir(s.Dir); len(entries) != 1 {
+		t.Errorf("store holds %d files, want 1 (no .part left)", len(entries))
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/internal/fakeollama"
+	"github.com/memhost/memhost/modelstore"
 )
 
 // binary is the memhost executable built for these tests.
@@ -593,5 +594,33 @@ func TestBinaryPluginExitsWithHost(t *testing.T) {
 			t.Fatal("the plugin outlived its killed host")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestBinaryModelsPullLocalFile: a model file the user has (offline) is
+// installed with one `models pull PATH`, checked against the default
+// model's known digest, and listed; a relative path is the caller's.
+func TestBinaryModelsPullLocalFile(t *testing.T) {
+	model := sharedModel(t)
+	home := t.TempDir()
+	work := t.TempDir()
+	rel, err := filepath.Rel(work, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "models", "pull", rel)
+	cmd.Dir, cmd.Env = work, append(os.Environ(), "MEMHOST_HOME="+home)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "\ninstalled "+filepath.Join(home, "models", modelstore.DefaultName)) || !strings.HasPrefix(string(out), "copying: ") ||
+		!strings.Contains(string(out), modelstore.DefaultSHA256) {
+		t.Fatalf("models pull %s: %v\n%q", rel, err, out)
+	}
+	list, _, err := exe(home, "", nil, "models", "list")
+	if err != nil || !strings.Contains(list, modelstore.DefaultName) {
+		t.Fatalf("models list: %v\n%s", err, list)
+	}
+	again, _, err := exe(home, "", nil, "models", "pull", "file://"+model)
+	if err != nil || !strings.HasPrefix(again, "already present: ") {
+		t.Fatalf("again: %v\n%s", err, again)
 	}
 }

@@ -564,15 +564,26 @@ func (a *app) modelsPull(ctx context.Context, cmd *cli.Command) error {
 	}
 	return a.with(ctx, cmd, func(h ops) error {
 		bar := newProgress(a.io.stdout, a.io.stdoutIsTTY && !cmd.Bool("json"), cmd.Bool("json"))
-		resp, err := h.PullModel(ctx, host.PullModelRequest{Model: cmd.Args().First(), SHA256: cmd.String("sha256"), Progress: bar.update})
+		model := cmd.Args().First()
+		_, local := modelstore.LocalSource(model)
+		if local && !strings.HasPrefix(model, "file://") {
+			model = a.abs(model) // the caller's folder, not a server's
+		}
+		if local {
+			bar.verb = "copying"
+		}
+		resp, err := h.PullModel(ctx, host.PullModelRequest{Model: model, SHA256: cmd.String("sha256"), Progress: bar.update})
 		bar.done()
 		if err != nil {
 			return err
 		}
 		return a.out(cmd, resp, func(w io.Writer) {
 			verb := "downloaded"
-			if resp.Already {
+			switch {
+			case resp.Already:
 				verb = "already present:"
+			case resp.From != "":
+				verb = "installed"
 			}
 			fmt.Fprintf(w, "%s %s (%s, sha256 %s)\n", verb, resp.Path, modelstore.HumanSize(resp.Size), resp.SHA256)
 		})
@@ -598,12 +609,21 @@ type progress struct {
 	w     io.Writer
 	tty   bool
 	quiet bool
-	last  int // last tenth printed
+	last  int    // last tenth printed
+	verb  string // what it shows ("copying"); "" is downloading
 	drew  bool
 }
 
 func newProgress(w io.Writer, tty, quiet bool) *progress {
 	return &progress{w: w, tty: tty, quiet: quiet, last: -1}
+}
+
+// doing names what the bar shows: "downloading" unless set.
+func (p *progress) doing() string {
+	if p.verb == "" {
+		return "downloading"
+	}
+	return p.verb
 }
 
 func (p *progress) update(done, total int64) {
@@ -612,7 +632,7 @@ func (p *progress) update(done, total int64) {
 	}
 	if total <= 0 {
 		if p.tty {
-			fmt.Fprintf(p.w, "\rdownloading: %s", modelstore.HumanSize(done))
+			fmt.Fprintf(p.w, "\r%s: %s", p.doing(), modelstore.HumanSize(done))
 			p.drew = true
 		}
 		return
@@ -627,7 +647,7 @@ func (p *progress) update(done, total int64) {
 	}
 	if tenth := int(frac * 10); tenth > p.last {
 		p.last = tenth
-		fmt.Fprintf(p.w, "downloading: %d%% (%s of %s)\n", tenth*10, modelstore.HumanSize(done), modelstore.HumanSize(total))
+		fmt.Fprintf(p.w, "%s: %d%% (%s of %s)\n", p.doing(), tenth*10, modelstore.HumanSize(done), modelstore.HumanSize(total))
 	}
 }
 
