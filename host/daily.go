@@ -33,7 +33,8 @@ const maxHeadingRunes = 80
 // "# Daily Log — YYYY-MM-DD" title. Nothing of the text is dropped: a first
 // line over 80 characters is shortened in the heading and written whole
 // below it.
-func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (DailyLogResponse, error) {
+func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (out DailyLogResponse, err error) {
+	defer h.wrote("daily-log", &out, &err)
 	text, err := cleanText(req.Text)
 	if err != nil {
 		return DailyLogResponse{}, err

@@ -92,6 +92,7 @@ type Host struct {
 	idx      *index.DB
 	indexer  *indexer.Indexer
 	queue    *embedq.Queue
+	onWrite  atomic.Pointer[func(op string, result any)] // see OnWrite
 	// movedAside is where Open moved a corrupt index ("" if it did not,
 	// or a health repair has rebuilt it since).
 	movedAside atomic.Value
@@ -253,4 +254,17 @@ func (h *Host) Derive(ctx context.Context, home string, edit func(*config.Config
 		edit(&cfg)
 	}
 	return Open(ctx, Options{Home: home, Config: cfg, Now: h.now, Log: h.log, PluginDirs: h.pluginDirs, PluginLog: h.hlog})
+}
+
+// OnWrite has fn called after each write operation that succeeds (init,
+// remember, daily-log, write, rm, session-append, session-ingest,
+// session-compact), with the operation's name and its response, whoever
+// called it: a server publishes them on its event stream. nil stops it.
+func (h *Host) OnWrite(fn func(op string, result any)) { h.onWrite.Store(&fn) }
+
+// wrote tells OnWrite's function of a write, unless it failed (*err).
+func (h *Host) wrote(op string, result any, err *error) {
+	if fn := h.onWrite.Load(); *err == nil && fn != nil && *fn != nil {
+		(*fn)(op, result)
+	}
 }

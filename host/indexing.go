@@ -41,7 +41,8 @@ type InitResponse struct {
 // Init writes config.yaml with every default, commented, when the home has
 // none (a file that exists is kept as it is; the Host was opened with
 // it), and indexes the notebook. It is safe to run again.
-func (h *Host) Init(ctx context.Context, _ InitRequest) (InitResponse, error) {
+func (h *Host) Init(ctx context.Context, _ InitRequest) (out InitResponse, err error) {
+	defer h.wrote("init", &out, &err)
 	path := filepath.Join(h.home, config.FileName)
 	resp := InitResponse{Home: h.home, Notebook: h.notebook.Root(), Config: path}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)

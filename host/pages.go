@@ -77,7 +77,8 @@ type WriteResponse struct {
 
 // Write writes to a page, creating it and its folders when missing, and
 // indexes it before returning.
-func (h *Host) Write(ctx context.Context, req WriteRequest) (WriteResponse, error) {
+func (h *Host) Write(ctx context.Context, req WriteRequest) (out WriteResponse, err error) {
+	defer h.wrote("write", &out, &err)
 	text, err := cleanText(req.Text)
 	if err != nil {
 		return WriteResponse{}, err
@@ -127,7 +128,8 @@ type RemoveResponse struct {
 }
 
 // Remove deletes a page and drops it from the index.
-func (h *Host) Remove(ctx context.Context, req RemoveRequest) (RemoveResponse, error) {
+func (h *Host) Remove(ctx context.Context, req RemoveRequest) (out RemoveResponse, err error) {
+	defer h.wrote("rm", &out, &err)
 	rel, err := h.notebook.Clean(req.Path)
 	if err != nil {
 		return RemoveResponse{}, err

@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/memhost/memhost/index"
 )
@@ -54,13 +53,8 @@ func (h *Host) recoverIndex(ctx context.Context, cause error, gen int64) (string
 	return msg, nil
 }
 
-// rel names a file of the home relative to it.
-func (h *Host) rel(path string) string {
-	if r, err := filepath.Rel(h.home, path); err == nil {
-		return filepath.ToSlash(r)
-	}
-	return path
-}
+// rel names a file of the home relative to it (see relTo).
+func (h *Host) rel(path string) string { return relTo(h.home, []string{path})[0] }
 
 // withIndex runs fn; if it fails because the index is corrupt, the index
 // is rebuilt (recoverIndex) and fn runs once more.

@@ -40,7 +40,8 @@ type RememberResponse struct {
 // Remember routes text to a page (see Route), appends it as a list item
 // under the section, and indexes the page before returning. Text already on
 // the page (ignoring case, spacing and list markers) is not added again.
-func (h *Host) Remember(ctx context.Context, req RememberRequest) (RememberResponse, error) {
+func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberResponse, err error) {
+	defer h.wrote("remember", &out, &err)
 	text, err := cleanText(req.Text)
 	if err != nil {
 		return RememberResponse{}, err

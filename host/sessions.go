@@ -55,7 +55,8 @@ type SessionAppendResponse struct {
 // SessionAppend appends a turn to sessions/ID.jsonl, flushed to disk, and
 // indexes the transcript before returning. Transcripts are only ever
 // appended to.
-func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (SessionAppendResponse, error) {
+func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (out SessionAppendResponse, err error) {
+	defer h.wrote("session-append", &out, &err)
 	if !sessions.ValidID(req.Session) {
 		return SessionAppendResponse{}, fault.BadInputf("session", "session id %q: use letters, digits, '.', '_' and '-' (at most 128)", req.Session)
 	}
@@ -129,7 +130,8 @@ type IngestResponse struct {
 
 // Ingest imports transcripts into sessions/ (see sessions.Store.Import)
 // and indexes each one that grew.
-func (h *Host) Ingest(ctx context.Context, req IngestRequest) (IngestResponse, error) {
+func (h *Host) Ingest(ctx context.Context, req IngestRequest) (out IngestResponse, err error) {
+	defer h.wrote("session-ingest", &out, &err)
 	if err := sessions.CheckFormat(req.Format); err != nil {
 		return IngestResponse{}, err
 	}
@@ -183,7 +185,8 @@ type SessionCompactRequest struct {
 
 // SessionCompact appends a compaction entry (see sessions.Store.Compact)
 // and indexes it: the summary is searchable, the turns stay.
-func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (SessionCompactResponse, error) {
+func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (out SessionCompactResponse, err error) {
+	defer h.wrote("session-compact", &out, &err)
 	text, err := cleanText(req.Summary)
 	if err != nil {
 		return SessionCompactResponse{}, err

@@ -70,15 +70,12 @@ type Options struct {
 	// events under memhost serve); it returns when Context ends or its
 	// source closes. Resource subscribers are notified of each change, and
 	// every client when pages come or go. Changes must report the writes of
-	// this server's own tools too (memhost serve publishes them through
-	// Wrote); without it, only those writes are notified.
+	// this server's own tools too (under memhost serve they are the Host's
+	// writes, published as any write is); without it, only those writes
+	// are notified.
 	Changes func(ctx context.Context, fn func(Change)) error
 	// Context bounds Changes; nil means context.Background().
 	Context context.Context
-	// Wrote, when set, is called after each successful write tool with the
-	// name of the host operation ("remember", "write", "daily-log") and its
-	// response (memhost serve publishes it as a "write" event).
-	Wrote func(op string, result any)
 	// Log receives the SDK's and the subscription's log; nil discards it.
 	Log *slog.Logger
 }

@@ -26,10 +26,9 @@ const (
 	maxSessions = 64 // sessions remembered (an arbitrary one is forgotten past it)
 )
 
-// wrote records a successful write of a session and tells whoever asked
-// (Options.Wrote) and, without Options.Changes, the clients
-// (resources/updated).
-func (s *srv) wrote(req *mcpsdk.CallToolRequest, op string, result any, st stored) {
+// wrote records a successful write of a session and, without
+// Options.Changes, tells the clients (resources/updated).
+func (s *srv) wrote(req *mcpsdk.CallToolRequest, st stored) {
 	id := sessionID(req.Session)
 	s.mu.Lock()
 	if _, ok := s.stored[id]; !ok && len(s.stored) >= maxSessions {
@@ -44,9 +43,6 @@ func (s *srv) wrote(req *mcpsdk.CallToolRequest, op string, result any, st store
 	}
 	s.stored[id] = list
 	s.mu.Unlock()
-	if s.opts.Wrote != nil {
-		s.opts.Wrote(op, result)
-	}
 	if s.opts.Changes == nil { // else the change comes back through Changes
 		s.changed(Change{Path: st.Path})
 	}

@@ -155,7 +155,7 @@ func (s *srv) addTools() {
 			if r.Duplicate {
 				return r, fmt.Sprintf("Already remembered: %s lines %d-%d; nothing written.", r.Path, r.Lines.Start, r.Lines.End), nil
 			}
-			s.wrote(req, "remember", r, stored{Tool: "remember", Path: r.Path, Section: r.Section, Lines: r.Lines, Text: a.Content})
+			s.wrote(req, stored{Tool: "remember", Path: r.Path, Section: r.Section, Lines: r.Lines, Text: a.Content})
 			return r, fmt.Sprintf("Remembered in %s%s, lines %d-%d.", r.Path, inSection(r.Section), r.Lines.Start, r.Lines.End), nil
 		})
 
@@ -174,7 +174,7 @@ func (s *srv) addTools() {
 			if err != nil {
 				return r, "", err
 			}
-			s.wrote(req, "write", r, stored{Tool: "notebook_write", Path: r.Path, Section: r.Section, Lines: r.Lines, Text: a.Content})
+			s.wrote(req, stored{Tool: "notebook_write", Path: r.Path, Section: r.Section, Lines: r.Lines, Text: a.Content})
 			verb := "Appended to"
 			if a.Replace {
 				verb = "Replaced"
@@ -199,7 +199,7 @@ func (s *srv) addTools() {
 			if err != nil {
 				return r, "", err
 			}
-			s.wrote(req, "daily-log", r, stored{Tool: "daily_log", Path: r.Path, Section: r.Heading, Lines: r.Lines, Text: a.Entry})
+			s.wrote(req, stored{Tool: "daily_log", Path: r.Path, Section: r.Heading, Lines: r.Lines, Text: a.Entry})
 			return r, fmt.Sprintf("Logged in %s: %s (lines %d-%d).", r.Path, r.Heading, r.Lines.Start, r.Lines.End), nil
 		})
 }

@@ -338,7 +338,6 @@ func (s *Server) debugInjectTurn(w http.ResponseWriter, r *http.Request) {
 		writeError(w, renameField(err, "text", "content"))
 		return
 	}
-	s.Publish("write", map[string]any{"op": "session-append", "result": resp})
 	writeJSON(w, http.StatusOK, resp)
 }
 
@@ -385,7 +384,6 @@ func (s *Server) debugWritePage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, renameField(err, "text", "content"))
 		return
 	}
-	s.Publish("write", map[string]any{"op": "write", "result": resp})
 	writeJSON(w, http.StatusOK, resp)
 }
 
@@ -396,7 +394,6 @@ func (s *Server) debugDeletePage(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	s.Publish("write", map[string]any{"op": "rm", "result": resp})
 	writeJSON(w, http.StatusOK, resp)
 }
 

@@ -18,9 +18,9 @@ const MCPSessionTimeout = time.Hour
 
 // NewMCPHandler returns MCP over streamable HTTP for the server's Host
 // (RunOptions.MCP mounts it at /mcp): the tools, resources and prompts of
-// package mcp, with resource notifications from the server's events and
-// the MCP tools' writes published as "write" events. Streams end when the
-// server closes.
+// package mcp, with resource notifications from the server's events (the
+// MCP tools' writes are the Host's, published as any write is). Streams end
+// when the server closes.
 func NewMCPHandler(h *host.Host, s *Server, opts mcp.Options) http.Handler {
 	if opts.FlushPrompt == nil {
 		opts.FlushPrompt = func() string { return h.Config().Memory.Compaction.FlushPrompt }
@@ -28,7 +28,6 @@ func NewMCPHandler(h *host.Host, s *Server, opts mcp.Options) http.Handler {
 	opts.Changes = func(ctx context.Context, fn func(mcp.Change)) error {
 		return s.Follow(ctx, func(ev Event) { PageChanges(ev, fn) })
 	}
-	opts.Wrote = func(op string, result any) { s.Publish("write", map[string]any{"op": op, "result": result}) }
 	if opts.Log == nil {
 		opts.Log = s.log
 	}

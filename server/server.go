@@ -105,7 +105,11 @@ func New(h *host.Host, opts Options) *Server {
 	if opts.MaxBody == 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
-	return &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), jobs: map[string]*job{}}
+	s := &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), jobs: map[string]*job{}}
+	// Every write on h, whoever makes it (the API, a relayed command, an
+	// MCP tool), is a "write" event.
+	h.OnWrite(func(op string, result any) { s.Publish("write", map[string]any{"op": op, "result": result}) })
+	return s
 }
 
 // Close ends the event streams and cancels background work (a rebuild
@@ -190,18 +194,6 @@ func op[Req, Resp any](s *Server, fn func(context.Context, Req) (Resp, error)) h
 		}
 		writeJSON(w, http.StatusOK, resp)
 	}
-}
-
-// write serves a host operation that changes the notebook: as op, and an
-// event tells the dashboard and other clients.
-func write[Req, Resp any](s *Server, name string, fn func(context.Context, Req) (Resp, error)) http.HandlerFunc {
-	return op(s, func(ctx context.Context, req Req) (Resp, error) {
-		resp, err := fn(ctx, req)
-		if err == nil {
-			s.Publish("write", map[string]any{"op": name, "result": resp})
-		}
-		return resp, err
-	})
 }
 
 // failed logs an internal error (a request's bad input is the client's

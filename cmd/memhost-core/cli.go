@@ -44,10 +44,7 @@ type stdio struct {
 	// shared, when set, is the Host every command runs on (the server's,
 	// for a command relayed by the launcher), and follow its events.
 	shared *host.Host
-	// publish, with shared, tells the server's event stream of a write
-	// (as its HTTP API does), for dashboards and MCP subscribers.
-	publish func(event string, data any)
-	follow  func(context.Context, func(server.Event)) error
+	follow func(context.Context, func(server.Event)) error
 }
 
 // Exit codes.

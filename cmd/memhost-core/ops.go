@@ -67,7 +67,7 @@ func (a *app) with(ctx context.Context, cmd *cli.Command, fn func(ops) error) er
 		if _, err := a.config(cmd); err != nil {
 			return err
 		}
-		return fn(publishing{a.io.shared, a.io.publish})
+		return fn(a.io.shared)
 	}
 	if c, err := a.dial(cmd); err == nil {
 		err = fn(c)

@@ -115,10 +115,9 @@ func (a *app) relay(h *host.Host, srv *server.Server, serverEnv string, w http.R
 			}
 			return env
 		},
-		cwd:     hello.Cwd,
-		shared:  h,
-		publish: srv.Publish,
-		follow:  srv.Follow,
+		cwd:    hello.Cwd,
+		shared: h,
+		follow: srv.Follow,
 	})
 	pr.CloseWithError(io.EOF) // unblock the reader: stdin the command left unread
 	wmu.Lock()
@@ -163,53 +162,4 @@ func (a *app) abs(p string) string {
 		return p
 	}
 	return filepath.Join(a.cwd(), p)
-}
-
-// publishing is the server's Host for a relayed command: its writes are
-// published as "write" events, with the op names of the HTTP API, as when
-// they come through the API.
-type publishing struct {
-	*host.Host
-	publish func(event string, data any)
-}
-
-// pub runs a write of the server's Host and publishes it when it succeeds.
-func pub[Req, Resp any](p publishing, op string, fn func(context.Context, Req) (Resp, error), ctx context.Context, req Req) (Resp, error) {
-	r, err := fn(ctx, req)
-	if err == nil && p.publish != nil {
-		p.publish("write", map[string]any{"op": op, "result": r})
-	}
-	return r, err
-}
-
-func (p publishing) Init(ctx context.Context, req host.InitRequest) (host.InitResponse, error) {
-	return pub(p, "init", p.Host.Init, ctx, req)
-}
-
-func (p publishing) Remember(ctx context.Context, req host.RememberRequest) (host.RememberResponse, error) {
-	return pub(p, "remember", p.Host.Remember, ctx, req)
-}
-
-func (p publishing) DailyLog(ctx context.Context, req host.DailyLogRequest) (host.DailyLogResponse, error) {
-	return pub(p, "daily-log", p.Host.DailyLog, ctx, req)
-}
-
-func (p publishing) Write(ctx context.Context, req host.WriteRequest) (host.WriteResponse, error) {
-	return pub(p, "write", p.Host.Write, ctx, req)
-}
-
-func (p publishing) Remove(ctx context.Context, req host.RemoveRequest) (host.RemoveResponse, error) {
-	return pub(p, "rm", p.Host.Remove, ctx, req)
-}
-
-func (p publishing) SessionAppend(ctx context.Context, req host.SessionAppendRequest) (host.SessionAppendResponse, error) {
-	return pub(p, "session-append", p.Host.SessionAppend, ctx, req)
-}
-
-func (p publishing) Ingest(ctx context.Context, req host.IngestRequest) (host.IngestResponse, error) {
-	return pub(p, "session-ingest", p.Host.Ingest, ctx, req)
-}
-
-func (p publishing) SessionCompact(ctx context.Context, req host.SessionCompactRequest) (host.SessionCompactResponse, error) {
-	return pub(p, "session-compact", p.Host.SessionCompact, ctx, req)
 }

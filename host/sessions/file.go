@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -178,10 +177,4 @@ func completeLines(data []byte) []byte {
 		return data
 	}
 	return data[:i+1]
-}
-
-// exists reports whether a file exists at path (a dangling symlink counts).
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return !errors.Is(err, fs.ErrNotExist)
 }

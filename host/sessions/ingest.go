@@ -16,6 +16,7 @@ import (
 
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/sockpath"
 )
 
 // Transcript formats Import reads.
@@ -93,7 +94,7 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported,
 	}
 	res.Format = format
 	res.Session = sessionName(path, format)
-	source := canonical(file)
+	source := sockpath.Canonical(file) // as the server names a home: absolute, symlinks resolved
 	var (
 		out   *os.File // the session's transcript, locked; nil until the first turn
 		known map[string]bool
@@ -312,18 +313,6 @@ func suffixed(name string, i int) string {
 		name = name[:128-len(suffix)]
 	}
 	return name + suffix
-}
-
-// canonical is path made absolute with its symlinks resolved, as far as
-// that can be done.
-func canonical(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	return path
 }
 
 // detectFormat reads lines of f until one tells, then rewinds it: Claude
