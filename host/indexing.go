@@ -11,6 +11,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/indexer"
+	"github.com/memhost/memhost/modelstore"
 )
 
 // Index types, from package indexer and embedq.
@@ -184,6 +185,24 @@ type StatusResponse struct {
 	// Pre-compaction flushes asked of agents.
 	Flushes   int           `json:"flushes"`
 	LastFlush *FlushReceipt `json:"lastFlush,omitempty"`
+	// FailedDownloads are models whose last download failed, with the
+	// error and when it is tried next (the search reason says it briefly).
+	FailedDownloads []FailedDownload `json:"failedDownloads,omitempty"`
+}
+
+// FailedDownload is a model whose download keeps failing.
+type FailedDownload struct {
+	modelstore.Failure
+	NextTry string `json:"nextTry"` // RFC 3339: not tried again before
+}
+
+// failedDownloads reads the models folder's failure records.
+func (h *Host) failedDownloads() []FailedDownload {
+	var out []FailedDownload
+	for _, f := range h.modelStore().Failures() {
+		out = append(out, FailedDownload{Failure: f, NextTry: f.Next().UTC().Format(time.RFC3339)})
+	}
+	return out
 }
 
 // Status reports the index without changing it: stale pages are counted,
@@ -215,6 +234,7 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 		return resp, err
 	}
 	resp.Mode, resp.Reason = h.searchMode(ctx, &resp)
+	resp.FailedDownloads = h.failedDownloads()
 	rs, err := h.sessions.Receipts()
 	if err != nil {
 		return resp, err

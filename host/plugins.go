@@ -132,6 +132,8 @@ type PluginStatusResponse struct {
 	Reason   string `json:"reason,omitempty"`
 	Pending  int    `json:"pending"`
 	Embedded int    `json:"embedded"`
+	// FailedDownloads: as in StatusResponse.
+	FailedDownloads []FailedDownload `json:"failedDownloads,omitempty"`
 }
 
 // PluginStatus reports the active provider and what search does with it.
@@ -142,6 +144,7 @@ func (h *Host) PluginStatus(ctx context.Context, _ PluginStatusRequest) (PluginS
 		return resp, err
 	}
 	resp.Mode, resp.Reason, resp.Pending, resp.Embedded = st.Mode, st.Reason, st.Pending, st.Embedded
+	resp.FailedDownloads = st.FailedDownloads
 	resp.ProviderStatus, err = h.queue.ProviderStatus(ctx)
 	return resp, err
 }

@@ -117,11 +117,23 @@ type Progress func(done, total int64)
 // Pull downloads ref.URL to ref.Path, resuming a .part file left by an
 // interrupted download, and verifies ref.SHA256 when set. On a checksum
 // mismatch the partial file is removed. It does nothing when the file is
-// already there.
+// already there. A failed download is recorded (LastFailure) for every
+// process to back off from; a successful one clears the record.
 func (s *Store) Pull(ctx context.Context, ref Ref, progress Progress) error {
 	if ref.Present() {
 		return nil
 	}
+	err := s.pull(ctx, ref, progress)
+	switch {
+	case err == nil:
+		s.clearFailure(ref.Name)
+	case ctx.Err() == nil && !errors.Is(err, ErrBusy) && !errors.Is(err, ErrNotFound):
+		s.recordFailure(ref.Name, err, time.Now())
+	}
+	return err
+}
+
+func (s *Store) pull(ctx context.Context, ref Ref, progress Progress) (err error) {
 	if ref.URL == "" {
 		return fmt.Errorf("%w: %s", ErrNotFound, ref.Path)
 	}
@@ -145,6 +157,13 @@ func (s *Store) Pull(ctx context.Context, ref Ref, progress Progress) error {
 		os.Remove(part)
 		return nil
 	}
+	defer func() {
+		// A download that never got a byte leaves no empty .part behind
+		// (removed while locked: no other process is writing it).
+		if fi, serr := f.Stat(); err != nil && serr == nil && fi.Size() == 0 {
+			os.Remove(part)
+		}
+	}()
 	have, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return err

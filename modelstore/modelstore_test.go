@@ -121,8 +121,8 @@ func TestPullBadChecksum(t *testing.T) {
 		t.Fatalf("corrupted download: %v", err)
 	}
 	entries, _ := os.ReadDir(st.Dir)
-	if len(entries) != 0 {
-		t.Errorf("files left after a bad checksum: %v", entries)
+	if len(entries) != 1 || entries[0].Name() != "."+DefaultName+".failed.json" {
+		t.Errorf("files left after a bad checksum (want only its failure record): %v", entries)
 	}
 }
 

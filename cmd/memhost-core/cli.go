@@ -61,6 +61,25 @@ func (e usageError) Unwrap() error { return e.error }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// flagValueUsage makes a refused flag value a usage error (exit 2) when the
+// operation names the flag as the bad field (recall --sources web): the
+// command line was wrong, whatever the home holds.
+func flagValueUsage(action cli.ActionFunc) cli.ActionFunc {
+	if action == nil {
+		return nil
+	}
+	return func(ctx context.Context, cmd *cli.Command) error {
+		err := action(ctx, cmd)
+		if f := fault.FieldOf(err); err != nil && fault.KindOf(err) == fault.BadInput && f != "" && cmd.IsSet(f) {
+			var ue usageError
+			if !errors.As(err, &ue) {
+				return usageError{err}
+			}
+		}
+		return err
+	}
+}
+
 // maxStdin bounds text read from stdin.
 const maxStdin = 64 << 20
 
@@ -348,10 +367,12 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 	setUsage = func(cs []*cli.Command) {
 		for _, c := range cs {
 			c.OnUsageError = root.OnUsageError
+			c.Action = flagValueUsage(c.Action)
 			setUsage(c.Commands)
 		}
 	}
 	setUsage(root.Commands)
+	addExamples(root)
 	return root
 }
 
@@ -407,7 +428,8 @@ func (a *app) open(ctx context.Context, cmd *cli.Command) (*host.Host, error) {
 	}
 	opts := host.Options{
 		Home: home, Config: cfg, Log: log, Getenv: a.io.getenv,
-		PluginLog: hclog.New(&hclog.LoggerOptions{Name: "memhost", Level: hclog.LevelFromString(level), Output: a.io.stderr}),
+		PluginLog: hclog.New(&hclog.LoggerOptions{Name: "memhost", Level: hclog.LevelFromString(level),
+			Output: &pluginLines{w: a.io.stderr}, DisableTime: true}),
 	}
 	if exe, err := os.Executable(); err == nil {
 		opts.PluginDirs = []string{filepath.Dir(exe)}

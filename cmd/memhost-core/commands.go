@@ -34,13 +34,13 @@ func (a *app) init(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 		return a.out(cmd, resp, func(w io.Writer) {
-			fmt.Fprintf(w, "memhost home: %s\n", resp.Home)
-			fmt.Fprintf(w, "notebook:     %s (%d pages)\n", resp.Notebook, resp.Pages)
+			fmt.Fprintf(w, "memhost home: %s\n", a.tilde(resp.Home))
+			fmt.Fprintf(w, "notebook:     %s (%d pages)\n", a.tilde(resp.Notebook), resp.Pages)
 			state := "kept as it was"
 			if resp.ConfigCreated {
 				state = "created with every default, commented"
 			}
-			fmt.Fprintf(w, "config:       %s (%s)\n", resp.Config, state)
+			fmt.Fprintf(w, "config:       %s (%s)\n", a.tilde(resp.Config), state)
 		})
 	})
 }
@@ -236,8 +236,8 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			} else if t, err := time.Parse(time.RFC3339, last); err == nil {
 				last = fmt.Sprintf("%s (%s ago)", last, time.Since(t).Round(time.Second))
 			}
-			fmt.Fprintf(tw, "home:\t%s\n", resp.Home)
-			fmt.Fprintf(tw, "notebook:\t%s\n", resp.Notebook)
+			fmt.Fprintf(tw, "home:\t%s\n", a.tilde(resp.Home))
+			fmt.Fprintf(tw, "notebook:\t%s\n", a.tilde(resp.Notebook))
 			files := fmt.Sprintf("%d indexed, %d stale", resp.Files, resp.Stale)
 			if resp.Unindexable > 0 {
 				files += fmt.Sprintf(", %d not indexable (too large, unreadable or linked outside: see memhost files)", resp.Unindexable)
@@ -259,6 +259,7 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 				search += " (" + resp.Reason + ")"
 			}
 			fmt.Fprintf(tw, "search:\t%s\n", search)
+			printFailedDownloads(tw, resp.FailedDownloads)
 			if resp.LastFlush != nil {
 				fmt.Fprintf(tw, "flushes:\t%d (last: session %s at %s, %d tokens)\n", resp.Flushes, resp.LastFlush.Session, resp.LastFlush.Time, resp.LastFlush.Tokens)
 			}
@@ -451,7 +452,7 @@ func (a *app) pluginsList(ctx context.Context, cmd *cli.Command) error {
 			if p.Active {
 				name += " *"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, p.Version, p.Model, p.Dimensions, p.Status, p.SHA256[:12], p.Path)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, p.Version, p.Model, p.Dimensions, p.Status, p.SHA256[:12], a.tilde(p.Path))
 		}
 		tw.Flush()
 		if len(resp.Plugins) == 0 {
@@ -504,7 +505,7 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 			}
 			fmt.Fprintf(tw, "plugin:\t%s\n", plugin)
 			if resp.Path != "" {
-				fmt.Fprintf(tw, "binary:\t%s (sha256 %s)\n", resp.Path, resp.SHA256[:12])
+				fmt.Fprintf(tw, "binary:\t%s (sha256 %s)\n", a.tilde(resp.Path), resp.SHA256[:12])
 				fmt.Fprintf(tw, "model:\t%s (%d dimensions)\n", resp.Model, resp.Dimensions)
 			}
 			state := resp.State
@@ -524,9 +525,23 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 				search += " (" + resp.Reason + ")"
 			}
 			fmt.Fprintf(tw, "search:\t%s\n", search)
+			printFailedDownloads(tw, resp.FailedDownloads)
 			tw.Flush()
 		})
 	})
+}
+
+// printFailedDownloads gives the detail a search's reason leaves out: what
+// the last download of a model failed with, and when it is tried next.
+func printFailedDownloads(w io.Writer, fs []host.FailedDownload) {
+	for _, f := range fs {
+		next := f.NextTry
+		if t, err := time.Parse(time.RFC3339, f.NextTry); err == nil {
+			next = t.Local().Format(time.TimeOnly)
+		}
+		fmt.Fprintf(w, "download:\t%s: %s failed, the last at %s: %s; next try after %s (or memhost models pull FILE|URL)\n",
+			f.Name, plural(f.Count, "attempt"), f.At.Local().Format(time.TimeOnly), f.Err, next)
+	}
 }
 
 func (a *app) modelsList(ctx context.Context, cmd *cli.Command) error {
@@ -816,6 +831,9 @@ func (a *app) sessionCheck(ctx context.Context, cmd *cli.Command) error {
 	id, err := onePath(cmd)
 	if err != nil {
 		return usagef("session check takes one session ID")
+	}
+	if n := cmd.Int("incoming-tokens"); n < 0 {
+		return usagef("--incoming-tokens must not be negative, got %d", n)
 	}
 	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.SessionCheck(ctx, host.SessionCheckRequest{Session: id, Incoming: cmd.Int("incoming-tokens")})

@@ -53,3 +53,50 @@ func (h *warnLines) WithAttrs(as []slog.Attr) slog.Handler {
 }
 
 func (h *warnLines) WithGroup(string) slog.Handler { return h }
+
+// pluginLines is where a command's plugin log (hclog, without times) goes:
+// each record prints as the CLI's own warning line — "memhost: warning:
+// local plugin: message key=value" — not in hclog's format.
+type pluginLines struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *pluginLines) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if _, err := fmt.Fprintln(p.w, pluginLine(line)); err != nil {
+			return 0, err
+		}
+	}
+	return len(b), nil
+}
+
+// pluginLine rewords one hclog line: "[WARN]  memhost.local.memhost-
+// embeddings-local: text" is "memhost: warning: local plugin: text".
+func pluginLine(line string) string {
+	prefix := "memhost: warning: "
+	if rest, ok := strings.CutPrefix(line, "["); ok {
+		level, after, found := strings.Cut(rest, "]")
+		if found {
+			if level == "ERROR" {
+				prefix = "memhost: "
+			}
+			line = strings.TrimSpace(after)
+		}
+	}
+	if name, text, ok := strings.Cut(line, ": "); ok && !strings.Contains(name, " ") {
+		parts := strings.Split(name, ".")
+		switch {
+		case len(parts) >= 2 && parts[0] == "memhost":
+			line = parts[1] + " plugin: " + text
+		case len(parts) == 1 && parts[0] == "memhost":
+			line = text
+		}
+	}
+	return prefix + strings.Join(strings.Fields(line), " ")
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/memhost/memhost/host"
@@ -162,4 +163,20 @@ func (a *app) abs(p string) string {
 		return p
 	}
 	return filepath.Join(a.cwd(), p)
+}
+
+// tilde shows a path under the user's home folder as ~/…, the way people
+// write it; text output only (--json keeps absolute paths).
+func (a *app) tilde(p string) string {
+	home := a.io.getenv("HOME")
+	if home == "" || home == "/" || p == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	if rel, err := filepath.Rel(home, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		if rel == "." {
+			return "~"
+		}
+		return "~/" + rel
+	}
+	return p
 }

@@ -81,7 +81,7 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 				a.out(cmd, in, nil)
 				return
 			}
-			fmt.Fprintf(a.io.stdout, "memhost serve: pid %d, memhost %s, home %s\n", in.PID, in.Version, in.Home)
+			fmt.Fprintf(a.io.stdout, "memhost serve: pid %d, memhost %s, home %s\n", in.PID, in.Version, a.tilde(in.Home))
 			if in.URL != "" {
 				auth := "no token on loopback"
 				if in.Token {
@@ -89,7 +89,7 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 				}
 				fmt.Fprintf(a.io.stdout, "  %s (%s)\n", in.URL, auth)
 			}
-			fmt.Fprintf(a.io.stdout, "  unix://%s\n", in.Socket)
+			fmt.Fprintf(a.io.stdout, "  unix://%s\n", a.tilde(in.Socket))
 			fmt.Fprintln(a.io.stdout, "other memhost commands of this home now run through it; Ctrl-C stops it")
 		},
 	}
@@ -173,7 +173,7 @@ func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
 			if in.URL != "" {
 				fmt.Fprintf(w, "  %s\n", in.URL)
 			}
-			fmt.Fprintf(w, "  unix://%s\n  log: %s\n", in.Socket, logPath)
+			fmt.Fprintf(w, "  unix://%s\n  log: %s\n", a.tilde(in.Socket), a.tilde(logPath))
 		})
 	}
 }
@@ -212,7 +212,7 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 			ver += " (this memhost is " + version.String() + ": restart the server to match)"
 		}
 		fmt.Fprintf(tw, "version:\t%s\n", ver)
-		fmt.Fprintf(tw, "home:\t%s\n", in.Home)
+		fmt.Fprintf(tw, "home:\t%s\n", a.tilde(in.Home))
 		if in.URL != "" {
 			auth := ""
 			if in.Token {
@@ -220,7 +220,7 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 			}
 			fmt.Fprintf(tw, "url:\t%s%s\n", in.URL, auth)
 		}
-		fmt.Fprintf(tw, "socket:\tunix://%s\n", in.Socket)
+		fmt.Fprintf(tw, "socket:\tunix://%s\n", a.tilde(in.Socket))
 		fmt.Fprintf(tw, "uptime:\t%s\n", (time.Duration(in.UptimeS) * time.Second).String())
 		watcher := "active"
 		if !in.Watcher {
@@ -228,7 +228,7 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 		}
 		fmt.Fprintf(tw, "watcher:\t%s\n", watcher)
 		if in.LogPath != "" {
-			fmt.Fprintf(tw, "log:\t%s\n", in.LogPath)
+			fmt.Fprintf(tw, "log:\t%s\n", a.tilde(in.LogPath))
 		}
 		tw.Flush()
 	})

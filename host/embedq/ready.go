@@ -138,7 +138,11 @@ func (q *Queue) ready(ctx context.Context, name string, p *registry.Provider, er
 	switch st.State {
 	case sdk.StateReady:
 	case sdk.StateDownloading:
-		return nil, &NotReadyError{Reason: fmt.Sprintf("model downloading %.0f%%", st.Progress*100), Preparing: true}
+		reason := fmt.Sprintf("model downloading %.0f%%", st.Progress*100)
+		if st.Progress == 0 {
+			reason = "model download starting" // nothing has arrived yet, maybe nothing will
+		}
+		return nil, &NotReadyError{Reason: reason, Preparing: true}
 	case sdk.StateLoading:
 		return nil, &NotReadyError{Reason: "model loading", Preparing: true}
 	default:

@@ -35,6 +35,10 @@ type tornRecord struct {
 	Bytes  string `json:"bytes"` // the torn line, invalid UTF-8 replaced
 }
 
+// beforeLock, set by tests, runs between opening a transcript and locking
+// it: where another writer may lock it first.
+var beforeLock func(session string)
+
 // openAppend opens the transcript of session for appending and locks it;
 // with create, a missing one is created (O_EXCL when excl is also set, so
 // that of two writers making a new session only one succeeds). A torn
@@ -57,6 +61,9 @@ func (s *Store) openAppend(session string, create, excl bool) (f *os.File, repai
 	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, "", fmt.Errorf("%s is not a regular file", Path(session))
+	}
+	if beforeLock != nil {
+		beforeLock(session)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		f.Close()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -255,5 +256,56 @@ func TestImportClaimsAnEmptyOrphan(t *testing.T) {
 	res, err := s.Import(context.Background(), "", src, FormatAuto)
 	if err != nil || res.Session != "chat" || res.Added != 1 {
 		t.Fatalf("import = %+v, %v", res, err)
+	}
+}
+
+// TestImportRaceForANewSession: a second importer that locks a session's
+// new transcript before the importer that created it (between its create
+// and its lock) must leave neither doubled turns (the same source) nor two
+// sources merged into one session.
+func TestImportRaceForANewSession(t *testing.T) {
+	ctx := context.Background()
+	for _, sameSource := range []bool{true, false} {
+		s := newStore(t)
+		other := &Store{Dir: s.Dir, Now: s.Now}
+		root := t.TempDir()
+		a, b := filepath.Join(root, "a", "chat.jsonl"), filepath.Join(root, "b", "chat.jsonl")
+		os.Mkdir(filepath.Dir(a), 0o755)
+		os.Mkdir(filepath.Dir(b), 0o755)
+		writeLines(t, a, `{"role":"user","content":"alpha one"}`, `{"role":"assistant","content":"alpha two"}`)
+		writeLines(t, b, `{"role":"user","content":"beta one"}`)
+		second := b
+		if sameSource {
+			second = a
+		}
+		var rb Imported
+		var errb error
+		beforeLock = func(string) {
+			beforeLock = nil // the second import runs through
+			rb, errb = other.Import(ctx, "", second, FormatAuto)
+		}
+		ra, err := s.Import(ctx, "", a, FormatAuto)
+		beforeLock = nil
+		if err != nil || errb != nil {
+			t.Fatal(err, errb)
+		}
+		turns := map[string]int{}
+		for _, session := range []string{"chat", "chat-2"} {
+			if _, err := os.Stat(s.file(session)); err != nil {
+				continue
+			}
+			for _, tu := range turnsOf(t, s.file(session)) {
+				turns[session+": "+tu.Content]++
+			}
+		}
+		var want map[string]int
+		if sameSource {
+			want = map[string]int{"chat: alpha one": 1, "chat: alpha two": 1}
+		} else if ra.Session == "chat-2" && rb.Session == "chat" {
+			want = map[string]int{"chat: beta one": 1, "chat-2: alpha one": 1, "chat-2: alpha two": 1}
+		}
+		if !reflect.DeepEqual(turns, want) {
+			t.Errorf("same source %v: a → %s, second → %s; turns %v", sameSource, ra.Session, rb.Session, turns)
+		}
 	}
 }

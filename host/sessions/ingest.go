@@ -227,33 +227,41 @@ func (s *Store) claim(name, source string, first Turn) (string, *os.File, string
 			continue
 		}
 		f, repaired, err := s.openAppend(session, true, true)
-		known := map[string]bool{}
-		switch {
-		case errors.Is(err, fs.ErrExist):
+		if errors.Is(err, fs.ErrExist) {
 			if f, repaired, err = s.openAppend(session, false, false); errors.Is(err, fs.ErrNotExist) {
 				continue // removed meanwhile; a later name will do
 			}
-			if err != nil {
-				return "", nil, "", nil, err
-			}
-			var head Turn
-			if known, head, err = turnIDs(f); err != nil {
-				f.Close()
-				return "", nil, "", nil, err
-			}
-			// An empty one is an import's killed between making the file
-			// and recording its source: free to claim.
-			if len(known) > 0 && (head.ID != first.ID || head.Content != strings.ToValidUTF8(first.Content, "\uFFFD")) {
-				f.Close()
-				continue
-			}
-		case err != nil:
+		}
+		if err != nil {
 			return "", nil, "", nil, err
 		}
-		rec, _ := json.Marshal(sourceRecord{Session: session, Source: source, Time: s.Now().UTC().Format(time.RFC3339Nano)})
-		if err := appendLocked(filepath.Join(s.Dir, sourcesFile), append(rec, '\n')); err != nil {
+		// Locked now. Whoever locked it first, even a file this call
+		// created, has recorded its claim and written its turns by now.
+		owners, _, err := s.readSources()
+		if err != nil {
 			f.Close()
 			return "", nil, "", nil, err
+		}
+		owner, claimed := owners[session]
+		known, head, err := turnIDs(f)
+		if err != nil {
+			f.Close()
+			return "", nil, "", nil, err
+		}
+		// Another source's; or turns of no recorded source that are not
+		// this file's (an empty one is an import's killed between making
+		// the file and recording its source: free to claim).
+		if claimed && owner != source ||
+			!claimed && len(known) > 0 && (head.ID != first.ID || head.Content != strings.ToValidUTF8(first.Content, "\uFFFD")) {
+			f.Close()
+			continue
+		}
+		if !claimed {
+			rec, _ := json.Marshal(sourceRecord{Session: session, Source: source, Time: s.Now().UTC().Format(time.RFC3339Nano)})
+			if err := appendLocked(filepath.Join(s.Dir, sourcesFile), append(rec, '\n')); err != nil {
+				f.Close()
+				return "", nil, "", nil, err
+			}
 		}
 		return session, f, repaired, known, nil
 	}

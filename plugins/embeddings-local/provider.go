@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"github.com/ollama/ollama/llama"
 
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/sdk"
@@ -95,10 +94,8 @@ type Provider struct {
 	nCtx     int
 	cancel   context.CancelFunc
 
-	embedMu sync.Mutex // guards the llama objects below during use
-	model   *llama.Model
-	lctx    *llama.Context
-	batch   *llama.Batch
+	embedMu sync.Mutex // guards eng during use
+	eng     engine
 }
 
 var _ sdk.Embedder = (*Provider)(nil)
@@ -107,7 +104,7 @@ var backend sync.Once
 
 // New returns an unconfigured provider over a models folder.
 func New(modelsDir string, log hclog.Logger) *Provider {
-	backend.Do(llama.BackendInit)
+	backend.Do(initEngine)
 	return &Provider{store: &modelstore.Store{Dir: modelsDir}, log: log, state: sdk.StateLoading, message: "not configured yet", opt: defaultOptions()}
 }
 
@@ -166,6 +163,23 @@ func (p *Provider) Configure(ctx context.Context, o map[string]string) error {
 	return nil
 }
 
+// notDownloaded puts the provider in error for a model whose download
+// failed: a short reason for every search to show (the error itself is in
+// the log, and in memhost status from the failure record), and a retry
+// once the backoff has passed.
+func (p *Provider) notDownloaded(gen int, ref modelstore.Ref, f modelstore.Failure) {
+	why := "download failed"
+	if f.Offline {
+		why = "offline"
+	}
+	p.mu.Lock()
+	if gen == p.gen {
+		p.retryAt = f.Next()
+	}
+	p.mu.Unlock()
+	p.setState(gen, sdk.StateError, 0, fmt.Sprintf("model not downloaded (%s); memhost models pull FILE|URL installs %s", why, ref.Name))
+}
+
 func positive(v string, maxv int) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > maxv {
@@ -188,7 +202,13 @@ func (p *Provider) setState(gen int, st sdk.State, progress float64, msg string)
 // prepare downloads the model when missing, then loads it.
 func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref) {
 	if !ref.Present() {
-		p.setState(gen, sdk.StateDownloading, 0, "downloading "+ref.Name)
+		// A download that failed lately (in any process) is not tried
+		// again before its backoff has passed.
+		if f, ok := p.store.LastFailure(ref.Name); ok && time.Now().Before(f.Next()) && ref.URL != "" {
+			p.notDownloaded(gen, ref, f)
+			return
+		}
+		p.setState(gen, sdk.StateDownloading, 0, "downloading "+ref.Name+": connecting")
 		err := p.store.Pull(ctx, ref, func(done, total int64) {
 			if total > 0 {
 				p.setState(gen, sdk.StateDownloading, math.Min(1, float64(done)/float64(total)), fmt.Sprintf("downloading %s: %d of %d MB", ref.Name, done>>20, total>>20))
@@ -212,13 +232,12 @@ func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref) {
 			return
 		}
 		if err != nil {
-			p.log.Debug("model download failed", "model", ref.Name, "err", err) // Status carries it to the user
-			p.mu.Lock()
-			if gen == p.gen {
-				p.retryAt = time.Now().Add(30 * time.Second)
+			f, ok := p.store.LastFailure(ref.Name)
+			if !ok { // not recorded (no URL, or the models folder is read-only)
+				f = modelstore.Failure{Name: ref.Name, At: time.Now(), Err: err.Error(), Offline: modelstore.IsOffline(err), Count: 1}
 			}
-			p.mu.Unlock()
-			p.setState(gen, sdk.StateError, 0, fmt.Sprintf("cannot download the model: %v; retrying in 30 s; or place %s in %s by hand", err, ref.Name, p.store.Dir))
+			p.log.Info("model download failed", "model", ref.Name, "err", err, "next", f.Next().Format(time.TimeOnly))
+			p.notDownloaded(gen, ref, f)
 			return
 		}
 	}
@@ -252,20 +271,10 @@ func (p *Provider) load(gen int, ref modelstore.Ref) error {
 		nCtx = opt.contextSize
 	}
 	nBatch := max(min(opt.batchSize, maxTokensPerDecode), nCtx)
-	model, err := llama.LoadModelFromFile(ref.Path, llama.ModelParams{UseMmap: true, Progress: func(f float32) {
+	eng, err := loadEngine(ref.Path, nBatch, maxSeqs, opt.threads, func(f float32) {
 		p.setState(gen, sdk.StateLoading, float64(f), "loading "+ref.Name)
-	}})
+	})
 	if err != nil {
-		return fmt.Errorf("%s: %v (corrupt, or an architecture this llama.cpp cannot load)", ref.Path, err)
-	}
-	lctx, err := llama.NewContextWithModel(model, llama.NewContextParams(nBatch, nBatch, maxSeqs, opt.threads, false, ""))
-	if err != nil {
-		llama.FreeModel(model)
-		return fmt.Errorf("%s: %v", ref.Path, err)
-	}
-	batch, err := llama.NewBatch(nBatch, maxSeqs, 0)
-	if err != nil {
-		llama.FreeModel(model)
 		return err
 	}
 	q, d := familyPrefixes(ref.Name + " " + meta.Name)
@@ -280,17 +289,16 @@ func (p *Provider) load(gen int, ref modelstore.Ref) error {
 	if gen != p.gen { // configured again meanwhile
 		p.mu.Unlock()
 		p.embedMu.Unlock()
-		batch.Free()
-		llama.FreeModel(model)
+		eng.free()
 		return nil
 	}
-	p.model, p.lctx, p.batch = model, lctx, batch
+	p.eng = eng
 	p.meta, p.nCtx, p.prefixQ, p.prefixD = meta, nCtx, q, d
 	p.modelID = modelID(ref.Name, sum, q, d, opt.normalize, nCtx, meta.Context)
 	p.state, p.progress, p.message = sdk.StateReady, 1, ""
 	p.mu.Unlock()
 	p.embedMu.Unlock()
-	p.log.Info("model ready", "model", ref.Path, "dimensions", model.NEmbd(), "context", nCtx)
+	p.log.Info("model ready", "model", ref.Path, "dimensions", eng.dims(), "context", nCtx)
 	return nil
 }
 
@@ -309,13 +317,10 @@ func modelID(name, sum, q, d string, normalize bool, nCtx, modelCtx int) string 
 func (p *Provider) unload() {
 	p.embedMu.Lock()
 	defer p.embedMu.Unlock()
-	if p.batch != nil {
-		p.batch.Free()
+	if p.eng != nil {
+		p.eng.free()
 	}
-	if p.model != nil {
-		llama.FreeModel(p.model) // the context goes with the process; llama.go has no free for it
-	}
-	p.model, p.lctx, p.batch = nil, nil, nil
+	p.eng = nil
 }
 
 // Info describes the model; dimensions are 0 until it is loaded.
@@ -393,17 +398,17 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([]
 		prefix = p.prefixQ
 	}
 	p.mu.Unlock()
-	if state != sdk.StateReady || p.model == nil {
+	if state != sdk.StateReady || p.eng == nil {
 		return nil, sdk.NotReady("%s", msg)
 	}
 	seqs := make([][]int, len(texts))
 	for i, t := range texts {
-		toks, err := p.model.Tokenize(prefix+t, true, false)
+		toks, err := p.eng.tokenize(prefix + t)
 		if err != nil {
 			return nil, fmt.Errorf("tokenizing text %d: %w", i, err)
 		}
 		if len(toks) == 0 {
-			toks, _ = p.model.Tokenize(" ", true, false)
+			toks, _ = p.eng.tokenize(" ")
 		}
 		if len(toks) > nCtx {
 			p.log.Debug("text truncated to the model's context", "text", i, "tokens", len(toks), "kept", nCtx)
@@ -417,21 +422,18 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([]
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		p.batch.Clear()
 		end, tokens := start, 0
-		for end < len(seqs) && end-start < maxSeqs && tokens+len(seqs[end]) <= p.batch.Size() &&
+		for end < len(seqs) && end-start < maxSeqs && tokens+len(seqs[end]) <= p.eng.batchSize() &&
 			(end == start || tokens+len(seqs[end]) <= pack) {
-			for pos, tok := range seqs[end] {
-				p.batch.Add(tok, nil, pos, true, end-start)
-			}
 			tokens += len(seqs[end])
 			end++
 		}
-		if err := p.lctx.Decode(p.batch); err != nil {
+		vecs, err := p.eng.embed(seqs[start:end])
+		if err != nil {
 			return nil, fmt.Errorf("llama.cpp decode: %w", err)
 		}
 		for i := start; i < end; i++ {
-			v := p.lctx.GetEmbeddingsSeq(i - start)
+			v := vecs[i-start]
 			if v == nil {
 				return nil, fmt.Errorf("llama.cpp returned no embedding for text %d (does the model pool sentence embeddings?)", i)
 			}
@@ -440,7 +442,6 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([]
 			}
 			out[i] = v
 		}
-		p.lctx.KvCacheClear()
 		start = end
 	}
 	return out, nil

@@ -87,6 +87,9 @@ func TestGGUFMetadata(t *testing.T) {
 }
 
 func TestEmbeddings(t *testing.T) {
+	if raceEngine {
+		t.Skip("a -race build has no llama.cpp (engine.go): the plain `go test` run checks the model's vectors")
+	}
 	p := loaded(t, nil)
 	ctx := context.Background()
 	info, _ := p.Info(ctx)
@@ -156,21 +159,26 @@ func TestDownloadThenReady(t *testing.T) {
 	}
 }
 
+// TestNoNetwork: offline, the provider says so in a short line, and a
+// second provider on the same models folder (another process) does not try
+// again before the backoff has passed, nor claims to be downloading.
 func TestNoNetwork(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
 	dir := t.TempDir()
+	opts := map[string]string{"modelURL": url + "/" + modelstore.DefaultName}
+	want := "model not downloaded (offline); memhost models pull FILE|URL installs " + modelstore.DefaultName
 	p := New(dir, hclog.NewNullLogger())
-	if err := p.Configure(context.Background(), map[string]string{"modelURL": url + "/" + modelstore.DefaultName}); err != nil {
+	if err := p.Configure(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		st, _ := p.Status(context.Background())
 		if st.State == sdk.StateError {
-			if !strings.Contains(st.Message, "in "+dir+" by hand") {
-				t.Errorf("message: %q", st.Message)
+			if st.Message != want {
+				t.Errorf("message: %q, want %q", st.Message, want)
 			}
 			break
 		}
@@ -181,6 +189,37 @@ func TestNoNetwork(t *testing.T) {
 	}
 	if _, err := p.Embed(context.Background(), []string{"x"}, sdk.KindDocument); err == nil {
 		t.Error("Embed without a model succeeded")
+	}
+	f, ok := (&modelstore.Store{Dir: dir}).LastFailure(modelstore.DefaultName)
+	if !ok || !f.Offline || f.Count != 1 || !strings.Contains(f.Err, "connection refused") {
+		t.Errorf("failure record: %+v, %v", f, ok)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("models folder holds more than the failure record: %v", ents)
+	}
+
+	q := New(dir, hclog.NewNullLogger())
+	if err := q.Configure(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		st, _ := q.Status(context.Background())
+		if st.State == sdk.StateDownloading {
+			t.Fatalf("the second provider claims a download within the backoff: %+v", st)
+		}
+		if st.State == sdk.StateError {
+			if st.Message != want {
+				t.Errorf("second provider's message: %q", st.Message)
+			}
+			break
+		}
+		if i > 500 {
+			t.Fatalf("second provider: %+v", st)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	if f2, _ := (&modelstore.Store{Dir: dir}).LastFailure(modelstore.DefaultName); f2.Count != 1 {
+		t.Errorf("the second provider tried again within the backoff: %+v", f2)
 	}
 }
 
