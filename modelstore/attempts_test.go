@@ -3,10 +3,12 @@ package modelstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -69,5 +71,38 @@ func TestFailuresRecordedThenCleared(t *testing.T) {
 	s.Pull(context.Background(), ref2, nil)
 	if f, ok := s.LastFailure("n.gguf"); !ok || !f.Offline {
 		t.Errorf("unreachable host not recorded as offline: %+v", f)
+	}
+}
+
+// TestInstallClearsFailuresAndSparesADownload: installing a file the user
+// has clears the record of failed downloads, and an install while a
+// download holds the .part neither truncates it nor installs.
+func TestInstallClearsFailuresAndSparesADownload(t *testing.T) {
+	ctx := context.Background()
+	s := &Store{Dir: t.TempDir()}
+	s.recordFailure("tiny.gguf", errors.New("dial tcp: lookup huggingface.co: no such host"), time.Now())
+	src := filepath.Join(t.TempDir(), "tiny.gguf")
+	os.WriteFile(src, []byte("GGUF pretend model"), 0o644)
+
+	part := filepath.Join(s.Dir, "tiny.gguf.part")
+	os.WriteFile(part, []byte("half a download"), 0o644)
+	f, err := os.Open(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_EX) // a download in progress
+	if _, err := s.Install(ctx, src, "", nil); !errors.Is(err, ErrBusy) {
+		t.Errorf("install during a download: %v", err)
+	}
+	if b, _ := os.ReadFile(part); string(b) != "half a download" {
+		t.Errorf("the download's .part was changed to %q", b)
+	}
+	f.Close()
+
+	if _, err := s.Install(ctx, src, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.LastFailure("tiny.gguf"); ok {
+		t.Error("the failure record outlived the install")
 	}
 }

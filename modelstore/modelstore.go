@@ -430,7 +430,8 @@ func (s *Store) Install(ctx context.Context, src, sha string, progress Progress)
 		return ref, err
 	}
 	part := ref.Path + ".part"
-	out, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o644)
+	// Not O_TRUNC: the .part may be a download in progress, until locked.
+	out, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return ref, err
 	}
@@ -440,6 +441,9 @@ func (s *Store) Install(ctx context.Context, src, sha string, progress Progress)
 			return ref, fmt.Errorf("%w: %s", ErrBusy, name)
 		}
 		return ref, err
+	}
+	if err := out.Truncate(0); err != nil {
+		return ref, diskError(err)
 	}
 	if _, err := in.Seek(0, io.SeekStart); err != nil {
 		return ref, err
@@ -463,5 +467,9 @@ func (s *Store) Install(ctx context.Context, src, sha string, progress Progress)
 		os.Remove(part)
 		return ref, diskError(err)
 	}
-	return ref, os.Rename(part, ref.Path)
+	if err := os.Rename(part, ref.Path); err != nil {
+		return ref, err
+	}
+	s.clearFailure(name) // its failed downloads are history now
+	return ref, nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -87,6 +88,7 @@ type Provider struct {
 	progress float64
 	message  string
 	retryAt  time.Time // a failed download is retried after this
+	missing  string    // the model file a failed download left missing
 	meta     ggufMeta
 	modelID  string
 	prefixQ  string
@@ -155,6 +157,8 @@ func (p *Provider) Configure(ctx context.Context, o map[string]string) error {
 	p.gen++
 	gen := p.gen
 	p.opt = opt
+	// What the last options left (an error) is not this one's state.
+	p.state, p.progress, p.message = sdk.StateLoading, 0, "preparing "+ref.Name
 	bg, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	p.mu.Unlock()
@@ -174,7 +178,7 @@ func (p *Provider) notDownloaded(gen int, ref modelstore.Ref, f modelstore.Failu
 	}
 	p.mu.Lock()
 	if gen == p.gen {
-		p.retryAt = f.Next()
+		p.retryAt, p.missing = f.Next(), ref.Path
 	}
 	p.mu.Unlock()
 	p.setState(gen, sdk.StateError, 0, fmt.Sprintf("model not downloaded (%s); memhost models pull FILE|URL installs %s", why, ref.Name))
@@ -343,14 +347,26 @@ func (p *Provider) Info(ctx context.Context) (sdk.Info, error) {
 func (p *Provider) Status(ctx context.Context) (sdk.Status, error) {
 	p.mu.Lock()
 	st := sdk.Status{State: p.state, Progress: p.progress, Message: p.message}
+	missing := p.missing
 	retry := p.state == sdk.StateError && !p.retryAt.IsZero() && time.Now().After(p.retryAt)
-	if retry {
-		p.retryAt = time.Time{}
-	}
 	p.mu.Unlock()
+	// A model installed meanwhile (memhost models pull FILE) is loaded
+	// now, not after the download's backoff.
+	if fi, err := os.Stat(missing); st.State == sdk.StateError && missing != "" && err == nil && fi.Mode().IsRegular() {
+		retry = true
+	}
+	if retry {
+		p.mu.Lock()
+		retry = p.state == sdk.StateError && !p.retryAt.IsZero() // one caller retries
+		p.retryAt, p.missing = time.Time{}, ""
+		p.mu.Unlock()
+	}
 	if retry {
 		p.log.Info("retrying the model download")
 		p.Configure(ctx, p.optionMap())
+		p.mu.Lock()
+		st = sdk.Status{State: p.state, Progress: p.progress, Message: p.message}
+		p.mu.Unlock()
 	}
 	return st, nil
 }

@@ -221,6 +221,13 @@ func TestNoNetwork(t *testing.T) {
 	if f2, _ := (&modelstore.Store{Dir: dir}).LastFailure(modelstore.DefaultName); f2.Count != 1 {
 		t.Errorf("the second provider tried again within the backoff: %+v", f2)
 	}
+
+	// The user installs the file she has: the provider loads it at once,
+	// not after the backoff.
+	if _, err := (&modelstore.Store{Dir: dir}).Install(context.Background(), testModel(t), "", nil); err != nil {
+		t.Fatal(err)
+	}
+	ready(t, q)
 }
 
 func TestBadModelFiles(t *testing.T) {
