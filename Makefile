@@ -38,19 +38,25 @@ LOCAL_CFLAGS ?= -O2 -g
 endif
 LOCAL := cd plugins/embeddings-local && CGO_CFLAGS="$(LOCAL_CFLAGS) $(CWARN)" CGO_CXXFLAGS="$(LOCAL_CFLAGS) $(CWARN)"
 
-.PHONY: build-local
-build: build-local
-	@echo "building bin/memhost-core (SQLite, sqlite-vec: cgo; BUILD_CORE_TIME the first time, seconds after)"
+.PHONY: build-core build-local
+# build: memhost and every plugin of the repo; build-core: all but the
+# llama.cpp plugin, which is what takes long the first time.
+build: build-core build-local
+
+build-core:
+	@echo "building bin/memhost, bin/memhost-core and the hello and ollama plugins (SQLite is cgo: BUILD_CORE_TIME the first time, seconds after)"
 	$(GO) build -tags $(TAGS) -o bin/memhost-core ./cmd/memhost-core
 	CGO_ENABLED=0 $(GO) build -o bin/memhost ./cmd/memhost  # static: no dynamic loader, ~4 ms less per call
 	$(GO) build -o bin/memhost-embeddings-hello ./examples/embeddings-hello
 	$(GO) build -o bin/memhost-embeddings-ollama ./plugins/embeddings-ollama
 
 build-local:
-	@echo "building bin/memhost-embeddings-local (llama.cpp: cgo; BUILD_LOCAL_TIME the first time on 2 cores, cached by Go after)"
+	@echo "building bin/memhost-embeddings-local (llama.cpp is C++: BUILD_LOCAL_TIME the first time on 2 cores, seconds after)"
 	$(LOCAL) $(GO) build -o ../../bin/memhost-embeddings-local .
 
-demo: build
+# The demo needs no model, so not the llama.cpp plugin either: it runs on
+# keyword search, then on the hello plugin.
+demo: build-core
 	./scripts/demo.sh
 
 # The MCP server (stdio and streamable HTTP) checked by an independent

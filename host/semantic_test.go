@@ -99,7 +99,7 @@ func recall(t *testing.T, h *Host, q string) RecallResponse {
 func TestKeywordReasonWithoutProvider(t *testing.T) {
 	h := semanticHost(t, nil, "hello")
 	r := recall(t, h, "sarah")
-	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, "no embeddings provider configured") || !strings.Contains(r.Reason, "installed: hello") {
+	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, "no embeddings provider: memhost-embeddings-local is not installed") || !strings.Contains(r.Reason, "plugins use hello") {
 		t.Errorf("mode %q reason %q", r.Mode, r.Reason)
 	}
 	h = semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "olama" }, "hello")

@@ -85,11 +85,11 @@ func (q *Queue) providerName(cfg *config.Config) (string, error) {
 			return n, nil
 		}
 	}
-	hint := "install memhost-embeddings-local or choose an installed plugin"
+	reason := "no embeddings provider: memhost-embeddings-local is not installed beside memhost (make build builds it)"
 	if len(names) > 0 {
-		hint = fmt.Sprintf("choose an installed plugin (installed: %s)", strings.Join(names, ", "))
+		reason += "; or memhost plugins use " + strings.Join(names, "|")
 	}
-	return "", &NotReadyError{Reason: "no embeddings provider configured: " + hint, NoProvider: true}
+	return "", &NotReadyError{Reason: reason, NoProvider: true}
 }
 
 // Semantic is the state of semantic search for one call: the active
