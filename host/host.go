@@ -98,7 +98,8 @@ type Host struct {
 	movedAside atomic.Value
 	sessions   *sessions.Store
 	reg        *registry.Registry
-	watch      watchState // the file watcher's, for Health
+	watch      watchState                       // the file watcher's, for Health
+	summarizer atomic.Pointer[RollupSummarizer] // see SetRollupSummarizer
 }
 
 // Folders of a home, made by Open.

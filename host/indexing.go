@@ -184,6 +184,9 @@ type StatusResponse struct {
 	// Pre-compaction flushes asked of agents.
 	Flushes   int           `json:"flushes"`
 	LastFlush *FlushReceipt `json:"lastFlush,omitempty"`
+	// UnresolvedLinks counts the wikilinks that find no page or
+	// attachment (Links with Unresolved lists them).
+	UnresolvedLinks int `json:"unresolvedLinks"`
 }
 
 // Status reports the index without changing it: stale pages are counted,
@@ -221,6 +224,9 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 	}
 	if resp.Flushes = len(rs); len(rs) > 0 {
 		resp.LastFlush = &rs[len(rs)-1]
+	}
+	if resp.UnresolvedLinks, err = h.unresolvedLinks(ctx); err != nil {
+		return resp, err
 	}
 	return resp, nil
 }
