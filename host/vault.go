@@ -208,7 +208,8 @@ type LinkUpdate struct {
 
 // Move renames a page (never over another one) and rewrites the wikilinks
 // that found it under its old name, in every page, so that they find it
-// under the new one: the page part of each link changes (to the new file
+// under the new one (a link that still does, by an alias or a file name
+// the page kept, stays as it is): the page part of each link changes (to the new file
 // name when that is unique, else the path), its #heading and |alias stay,
 // and nothing else of the page changes. Frontmatter is never touched.
 func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err error) {
@@ -270,6 +271,9 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 			text, count := vault.RewriteLinks(string(old), func(l markdown.Link) (string, bool) {
 				if p, ok := g.resolver.Resolve(src, l.Target); !ok || p != from {
 					return "", false
+				}
+				if p, ok := newResolver.Resolve(page, l.Target); ok && p == to {
+					return "", false // it still finds the page: an alias, a name kept
 				}
 				nt := newResolver.LinkText(page, to)
 				if strings.EqualFold(filepath.Ext(l.Target), ".md") {

@@ -24,8 +24,8 @@ type Page struct {
 //
 // The rules are Obsidian's, matched case-insensitively and without the
 // .md extension:
-//  1. a path from the notebook's root ([[people/Sarah Chen]]), or from the
-//     linking page's folder when it starts with ./ or ../;
+//  1. a path from the linking page's folder ([[notes]] beside it, or
+//     [[../notes]]), then from the notebook's root ([[people/Sarah Chen]]);
 //  2. a file name, or the end of a path ([[Sarah Chen]] finds
 //     people/Sarah Chen.md wherever it is);
 //  3. a frontmatter alias (Obsidian suggests aliases when a link is typed;
@@ -80,14 +80,20 @@ func (r *Resolver) Resolve(from, target string) (string, bool) {
 	if t == "" {
 		return "", false
 	}
+	dir := path.Dir(from)
 	if strings.HasPrefix(t, "./") || strings.HasPrefix(t, "../") {
-		t = path.Join(path.Dir(from), t)
+		t, dir = path.Join(dir, t), "." // resolved from the folder already
 		if strings.HasPrefix(t, "../") || t == ".." {
 			return "", false
 		}
 	}
 	t = strings.TrimPrefix(t, "/")
 	k := strings.ToLower(trimMD(t))
+	if dir != "." {
+		if p, ok := r.paths[strings.ToLower(dir)+"/"+k]; ok {
+			return p, true // beside the linking page
+		}
+	}
 	if p, ok := r.paths[k]; ok {
 		return p, true
 	}
