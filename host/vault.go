@@ -32,7 +32,7 @@ type LinksResponse struct {
 	Tags       []string   `json:"tags,omitempty"`
 	Out        []LinkInfo `json:"out"`
 	Back       []LinkInfo `json:"back"`
-	Unresolved []LinkInfo `json:"unresolved,omitempty"`
+	Unresolved []LinkInfo `json:"unresolved"` // null unless asked for
 }
 
 // LinkInfo is one wikilink. In Out, Page is the page (or attachment) the

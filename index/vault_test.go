@@ -92,7 +92,7 @@ func TestSearchScoped(t *testing.T) {
 	}
 	add("knowledge.md", "notebook", 2, func() float64 { return 0.5 }, "project")
 	add("knowledgebase/x.md", "notebook", 2, func() float64 { return 0.95 }, "person") // not under knowledge/
-	for i := range 130 { // a scope larger than pointSearchMax
+	for i := range 130 {                                                               // a scope larger than pointSearchMax
 		add(fmt.Sprintf("archive/a%03d.md", i), "notebook", 5, func() float64 { return 0.7 * r.Float64() }, "old")
 	}
 	for i := range 10 {
