@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,9 +77,8 @@ func ParsePeriod(kind, s string, today time.Time) (Period, error) {
 		return Period{}, fmt.Errorf("%q is neither a day (2026-11-20) nor a month (2026-11)", s)
 	}
 	if m := weekName.FindStringSubmatch(s); m != nil {
-		var y, w int
-		fmt.Sscan(m[1], &y)
-		fmt.Sscan(m[2], &w)
+		y, _ := strconv.Atoi(m[1])
+		w, _ := strconv.Atoi(m[2])
 		// January 4th is always in week 1.
 		p := WeekOf(time.Date(y, 1, 4, 0, 0, 0, 0, time.UTC).AddDate(0, 0, 7*(w-1)))
 		if w < 1 || p.Name != fmt.Sprintf("%04d-W%02d", y, w) {
