@@ -131,7 +131,8 @@ func linkInfo(page string, l index.Link, resolved bool) LinkInfo {
 // Links lists a page's out links (each with the page it resolves to) and
 // its back links (the links in other pages that resolve to it), resolved
 // as Obsidian resolves them (see vault.Resolver); with Unresolved, every
-// link of the notebook that finds no page.
+// link of the notebook that finds no page. The page is a path, or a name
+// as a wikilink gives it ("Project Alpha").
 func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, error) {
 	resp := LinksResponse{Out: []LinkInfo{}, Back: []LinkInfo{}}
 	if req.Path == "" && !req.Unresolved {
@@ -143,15 +144,18 @@ func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, erro
 		if rel, err = h.notebook.Clean(req.Path); err != nil {
 			return resp, err
 		}
-		if !h.pageExists(rel) {
-			if _, err := h.notebook.Read(rel); err != nil {
-				return resp, err
-			}
-		}
 	}
 	g, err := h.graph(ctx, true)
 	if err != nil {
 		return resp, err
+	}
+	if rel != "" && !h.pageExists(rel) {
+		// A page may be named as a link names it: "Project Alpha".
+		if p, ok := g.resolver.Resolve("", req.Path); ok && strings.EqualFold(path.Ext(p), ".md") {
+			rel = p
+		} else if _, err := h.notebook.Read(rel); err != nil {
+			return resp, err
+		}
 	}
 	if req.Unresolved {
 		resp.Unresolved = g.unresolved()

@@ -262,6 +262,15 @@ func TestObsidianVault(t *testing.T) {
 	if links.Title != "Project Alpha" || !reflect.DeepEqual(links.Aliases, []string{"Alpha"}) || !reflect.DeepEqual(links.Tags, []string{"project", "project/alpha"}) {
 		t.Fatalf("page metadata: %q %v %v", links.Title, links.Aliases, links.Tags)
 	}
+	if byName, err := h.Links(ctx, LinksRequest{Path: "project alpha"}); err != nil || byName.Path != "projects/alpha/Project Alpha.md" {
+		t.Fatalf("links of a page by name: %q, %v", byName.Path, err)
+	}
+	if _, err := h.Links(ctx, LinksRequest{Path: "whiteboard.png"}); fault.KindOf(err) != fault.BadInput {
+		t.Fatalf("links of an attachment: %v", err)
+	}
+	if _, err := h.Links(ctx, LinksRequest{Path: "Nobody"}); fault.KindOf(err) != fault.NotFound {
+		t.Fatalf("links of no page: %v", err)
+	}
 	un, err := h.Links(ctx, LinksRequest{Unresolved: true})
 	if err != nil || len(un.Unresolved) != 1 || un.Unresolved[0].Target != "Finance Team" || un.Unresolved[0].Line != 16 {
 		t.Fatalf("unresolved: %+v, %v", un.Unresolved, err)
