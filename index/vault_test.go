@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -189,5 +190,47 @@ func TestSearchScoped(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("Search in %+v: %d hits %v, want %d %v", sc, len(got), got, len(want), want)
 		}
+	}
+}
+
+// TestUpgradeFromSchema9: an index of schema 9 (before the vault tables)
+// gains them, keeps its chunks and vectors, and has its pages (not its
+// transcripts) marked changed, so the next sync reads each page again and
+// fills them.
+func TestUpgradeFromSchema9(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := page("sessions/s.jsonl", "a turn")
+	s.File.Source = "sessions"
+	if err := db.Apply(ctx, Batch{Upserts: []Update{page("knowledge/a.md", "alpha"), s}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{`DROP TABLE page_meta`, `DROP TABLE page_tags`, `DROP TABLE page_links`, `UPDATE meta SET value = '9' WHERE key = 'schema_version'`} {
+		if _, err := db.db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, _ := db.Meta(ctx, "schema_version"); v != schemaVersion {
+		t.Fatalf("schema_version = %q", v)
+	}
+	if _, err := db.VaultPages(ctx); err != nil {
+		t.Fatalf("the vault tables after the upgrade: %v", err)
+	}
+	st, err := db.Stamps(ctx)
+	if err != nil || st["knowledge/a.md"].Hash != "" || st["knowledge/a.md"].Size != -1 || st["sessions/s.jsonl"].Hash != "h-sessions/s.jsonl" {
+		t.Fatalf("stamps after the upgrade: %+v, %v", st, err)
+	}
+	if stats, _ := db.Stats(ctx); stats.Chunks != 2 {
+		t.Fatalf("%d chunks after the upgrade, want 2 kept", stats.Chunks)
 	}
 }
