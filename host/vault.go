@@ -56,9 +56,9 @@ type vaultGraph struct {
 	resolver *vault.Resolver
 }
 
-// graph reads the pages and links from the index, after syncing what
-// changed when fresh.
-func (h *Host) graph(ctx context.Context, fresh bool) (vaultGraph, error) {
+// graph reads the pages (and, with links, every link) from the index,
+// after syncing what changed when fresh.
+func (h *Host) graph(ctx context.Context, fresh, links bool) (vaultGraph, error) {
 	var g vaultGraph
 	err := h.withIndex(ctx, func() error {
 		if fresh {
@@ -67,7 +67,7 @@ func (h *Host) graph(ctx context.Context, fresh bool) (vaultGraph, error) {
 			}
 		}
 		var err error
-		if g.pages, err = h.idx.VaultPages(ctx); err != nil {
+		if g.pages, err = h.idx.VaultPages(ctx); err != nil || !links {
 			return err
 		}
 		g.links, err = h.idx.VaultLinks(ctx, "")
@@ -145,7 +145,7 @@ func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, erro
 			return resp, err
 		}
 	}
-	g, err := h.graph(ctx, true)
+	g, err := h.graph(ctx, true, req.Unresolved)
 	if err != nil {
 		return resp, err
 	}
@@ -175,13 +175,30 @@ func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, erro
 	if resp.Tags, err = h.idx.PageTags(ctx, rel); err != nil {
 		return resp, err
 	}
-	for _, l := range g.links {
-		to, ok := g.resolver.Resolve(l.From, l.Target)
-		if l.From == rel {
-			info := linkInfo(to, l.Link, ok)
-			resp.Out = append(resp.Out, info)
+	out, back := g.links, g.links
+	if !req.Unresolved {
+		// Not every link is needed: the page's own, and those whose
+		// target could name it.
+		if out, err = h.idx.VaultLinks(ctx, rel); err != nil {
+			return resp, err
 		}
-		if ok && to == rel && l.From != rel {
+		if names := linkNames(rel, resp.Aliases); names != nil {
+			back, err = h.idx.VaultLinksNamed(ctx, names)
+		} else {
+			back, err = h.idx.VaultLinks(ctx, "")
+		}
+		if err != nil {
+			return resp, err
+		}
+	}
+	for _, l := range out {
+		if l.From == rel {
+			to, ok := g.resolver.Resolve(l.From, l.Target)
+			resp.Out = append(resp.Out, linkInfo(to, l.Link, ok))
+		}
+	}
+	for _, l := range back {
+		if to, ok := g.resolver.Resolve(l.From, l.Target); ok && to == rel && l.From != rel {
 			resp.Back = append(resp.Back, linkInfo(l.From, l.Link, true))
 		}
 	}
@@ -232,7 +249,7 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 	if _, err := h.notebook.Read(from); err != nil {
 		return MoveResponse{}, err
 	}
-	g, err := h.graph(ctx, true)
+	g, err := h.graph(ctx, true, true)
 	if err != nil {
 		return MoveResponse{}, err
 	}
@@ -333,9 +350,28 @@ func recallScope(req RecallRequest) (index.Scope, error) {
 // unresolvedLinks counts the links of the index's pages that find no page
 // or attachment (for Status; the index is not synced first).
 func (h *Host) unresolvedLinks(ctx context.Context) (int, error) {
-	g, err := h.graph(ctx, false)
+	g, err := h.graph(ctx, false, true)
 	if err != nil {
 		return 0, err
 	}
 	return len(g.unresolved()), nil
+}
+
+// linkNames are the names a link to the page at rel may end with: its file
+// name without .md and its aliases, lowercased, for VaultLinksNamed; nil
+// (every link) when one is not ASCII, which SQLite's case folding does not
+// cover.
+func linkNames(rel string, aliases []string) []string {
+	names := []string{strings.ToLower(strings.TrimSuffix(path.Base(rel), path.Ext(rel)))}
+	for _, a := range aliases {
+		names = append(names, strings.ToLower(strings.TrimSpace(a)))
+	}
+	for _, n := range names {
+		for _, r := range n {
+			if r >= 0x80 {
+				return nil
+			}
+		}
+	}
+	return names
 }

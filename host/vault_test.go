@@ -512,3 +512,35 @@ func TestRollupAndPrune(t *testing.T) {
 }
 
 func contains(list []string, s string) bool { return slices.Contains(list, s) }
+
+// TestBackLinksByName: a page's back links are found whatever case, path
+// or extension the links name it with, names with LIKE's wildcards and
+// non-ASCII letters included, and no look-alike is taken for it.
+func TestBackLinksByName(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	writePage(t, h, "a/Ünïcode Notes.md", "# U\n")
+	writePage(t, h, "b/under_score 100%.md", "---\naliases: [U-S]\n---\n# S\n")
+	writePage(t, h, "b/underXscore 100x.md", "# look-alike\n")
+	writePage(t, h, "c/x.md", "# X\n[[ünïcode notes]] [[UNDER_SCORE 100%]] [[b/under_score 100%.md#h]] [[underXscore 100x]] [[u-s]] [[../b/under_score 100%|rel]]\n")
+	for _, tt := range []struct {
+		page string
+		back []string
+	}{
+		{"a/Ünïcode Notes.md", []string{"ünïcode notes"}},
+		{"b/under_score 100%.md", []string{"UNDER_SCORE 100%", "b/under_score 100%.md", "u-s", "../b/under_score 100%"}},
+		{"b/underXscore 100x.md", []string{"underXscore 100x"}},
+	} {
+		resp, err := h.Links(ctx, LinksRequest{Path: tt.page})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range resp.Back {
+			got = append(got, l.Target)
+		}
+		if !reflect.DeepEqual(got, tt.back) {
+			t.Errorf("back links of %s: %q, want %q", tt.page, got, tt.back)
+		}
+	}
+}

@@ -325,3 +325,38 @@ func (d *DB) SearchVectorsIn(ctx context.Context, q []float32, k int, sources []
 	return d.knnHits(ctx, strings.Join(arms, `
 		UNION ALL `), args, kv)
 }
+
+// VaultLinksNamed returns the links whose target could name a page called
+// one of names (lowercase ASCII, without .md): the target, without a
+// trailing ".md", is the name or ends with "/" and the name, compared
+// without regard to ASCII case. It narrows the links a page's back links
+// are resolved from (Links of one page) without reading every link.
+func (d *DB) VaultLinksNamed(ctx context.Context, names []string) ([]PageLink, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	var conds []string
+	var args []any
+	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	for _, n := range names {
+		for _, v := range []string{n, n + ".md"} {
+			conds = append(conds, `target = ? COLLATE NOCASE OR target LIKE ? ESCAPE '\'`)
+			args = append(args, v, "%/"+esc.Replace(v))
+		}
+	}
+	rows, err := d.handle().QueryContext(ctx, `SELECT file_path, line, target, heading, alias, embed FROM page_links
+		WHERE `+strings.Join(conds, " OR ")+` ORDER BY file_path, line, rowid`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("vault links: %w", err)
+	}
+	defer rows.Close()
+	var out []PageLink
+	for rows.Next() {
+		var l PageLink
+		if err := rows.Scan(&l.From, &l.Line, &l.Target, &l.Heading, &l.Alias, &l.Embed); err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
