@@ -98,7 +98,8 @@ type Host struct {
 	movedAside atomic.Value
 	sessions   *sessions.Store
 	reg        *registry.Registry
-	watch      watchState // the file watcher's, for Health
+	watch      watchState                       // the file watcher's, for Health
+	summarizer atomic.Pointer[RollupSummarizer] // see SetRollupSummarizer
 }
 
 // Folders of a home, made by Open.
@@ -258,8 +259,9 @@ func (h *Host) Derive(ctx context.Context, home string, edit func(*config.Config
 
 // OnWrite has fn called after each write operation that succeeds (init,
 // remember, daily-log, write, rm, session-append, session-ingest,
-// session-compact), with the operation's name and its response, whoever
-// called it: a server publishes them on its event stream. nil stops it.
+// session-compact, mv, rollup, prune), with the operation's name and its
+// response, whoever called it: a server publishes them on its event
+// stream. nil stops it.
 func (h *Host) OnWrite(fn func(op string, result any)) { h.onWrite.Store(&fn) }
 
 // wrote tells OnWrite's function of a write, unless it failed (*err).

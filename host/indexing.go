@@ -188,6 +188,9 @@ type StatusResponse struct {
 	// FailedDownloads are models whose last download failed, with the
 	// error and when it is tried next (the search reason says it briefly).
 	FailedDownloads []FailedDownload `json:"failedDownloads,omitempty"`
+	// UnresolvedLinks counts the wikilinks that find no page or
+	// attachment (Links with Unresolved lists them).
+	UnresolvedLinks int `json:"unresolvedLinks"`
 }
 
 // FailedDownload is a model whose download keeps failing.
@@ -241,6 +244,9 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 	}
 	if resp.Flushes = len(rs); len(rs) > 0 {
 		resp.LastFlush = &rs[len(rs)-1]
+	}
+	if resp.UnresolvedLinks, err = h.unresolvedLinks(ctx); err != nil {
+		return resp, err
 	}
 	return resp, nil
 }

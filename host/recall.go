@@ -26,6 +26,12 @@ type RecallRequest struct {
 	MaxResults int      `json:"maxResults,omitempty"` // 0: memory.search.maxResults
 	MinScore   *float64 `json:"minScore,omitempty"`   // nil: memory.search.minScore
 	Sources    []string `json:"sources,omitempty"`    // empty: notebook and daily
+	// Filters, applied inside both the keyword and the vector search:
+	// pages having every tag in Tags (frontmatter tags and inline #tags;
+	// "project" also matches "project/alpha"), and pages under Path (a
+	// folder such as "knowledge/", or one page).
+	Tags []string `json:"tags,omitempty"`
+	Path string   `json:"path,omitempty"`
 }
 
 // RecallResponse holds results grouped by source, best first in each group.
@@ -102,6 +108,10 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 			return resp, fault.BadInputf("sources", "unknown source %q (choose from %s)", s, strings.Join(Sources, ", "))
 		}
 	}
+	scope, err := recallScope(req)
+	if err != nil {
+		return resp, err
+	}
 	if err := h.withIndex(ctx, func() error { return h.syncBeforeSearch(ctx) }); err != nil {
 		return resp, err
 	}
@@ -112,8 +122,8 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 		sources = []string{SourceNotebook, SourceDaily}
 	}
 	var ranked []search.Scored
-	err := h.withIndex(ctx, func() (err error) {
-		ranked, err = h.rank(ctx, search.Query{Text: req.Query, Sources: sources, N: max(50, 4*limit)}, &resp.Mode, &resp.Reason, &resp.Timing)
+	err = h.withIndex(ctx, func() (err error) {
+		ranked, err = h.rank(ctx, search.Query{Text: req.Query, Sources: sources, Scope: scope, N: max(50, 4*limit)}, &resp.Mode, &resp.Reason, &resp.Timing)
 		return err
 	})
 	if err != nil {

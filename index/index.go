@@ -70,13 +70,19 @@ func init() {
 
 // schemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook, unless upgrades knows the way.
-const schemaVersion = "9"
+const schemaVersion = "10"
 
 // upgrades bring an index of an older schema version to schemaVersion
 // where that is cheaper than rebuilding it from the notebook: vectors cost
 // an embedding each to make again.
 var upgrades = map[string]func(context.Context, *sql.Tx) error{
-	"8": fillBitTable, // 9 added chunks_bit
+	"8": func(ctx context.Context, tx *sql.Tx) error { // 9 added chunks_bit
+		if err := fillBitTable(ctx, tx); err != nil {
+			return err
+		}
+		return addVaultTables(ctx, tx)
+	},
+	"9": addVaultTables, // 10 added the vault tables (vault.go)
 }
 
 // ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.
@@ -351,6 +357,9 @@ type Update struct {
 	// content, and fails with ErrStale otherwise, instead of adding chunks
 	// twice.
 	Base string
+	// Vault is the page's Obsidian metadata (tags, aliases, links); nil
+	// for transcripts.
+	Vault *Vault
 }
 
 // ErrStale means an append was computed from a file row that has changed
@@ -494,6 +503,9 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 				f.Path, f.Source, f.Hash, f.Mtime.UnixNano(), f.Size, f.IndexedAt.UnixNano()); err != nil {
 				return err
 			}
+			if err := putVault(ctx, tx, f.Path, u.Vault); err != nil {
+				return err
+			}
 			for _, c := range u.Chunks {
 				id, err := ids.id(ctx, f.Source)
 				if err != nil {
@@ -568,6 +580,9 @@ func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks WHERE file_path = ?`, path); err != nil {
 			return err
 		}
+	}
+	if err := removeVault(ctx, tx, path); err != nil {
+		return err
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM files WHERE path = ?`, path)
 	return err
@@ -676,6 +691,7 @@ type Query struct {
 	Text    string   // free text, as the user typed it
 	Sources []string // empty means all
 	Path    string   // only this file, when set
+	Scope   Scope    // only these pages (folder, tags), when set
 	Limit   int
 }
 
@@ -728,6 +744,12 @@ func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Path != "" {
 		where += " AND chunks_fts.file_path = ?"
 		args = append(args, q.Path)
+	}
+	if q.Scope.filters() {
+		where += " AND " + q.Scope.cond("chunks_fts.file_path", func(v any) string {
+			args = append(args, v)
+			return "?"
+		})
 	}
 	limit := q.Limit
 	if limit <= 0 {

@@ -43,6 +43,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/v1/models/pull", s.pullModel)
 	mux.Handle("POST /api/v1/models/rm", op(s, h.RemoveModel))
 	mux.Handle("POST /api/v1/health", op(s, h.Health))
+	mux.Handle("POST /api/v1/links", op(s, h.Links))
+	mux.Handle("POST /api/v1/mv", op(s, h.Move))
+	mux.Handle("POST /api/v1/rollup", op(s, h.Rollup))
+	mux.Handle("POST /api/v1/prune", op(s, h.Prune))
 
 	// The server itself.
 	mux.HandleFunc("GET /api/v1/server", s.info)

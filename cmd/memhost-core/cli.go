@@ -247,6 +247,8 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 					&cli.IntFlag{Name: "max-results", Usage: "most results in all (default memory.search.maxResults, 15)", HideDefault: true},
 					&cli.FloatFlag{Name: "min-score", Usage: "drop results below this score, 0..1 (default memory.search.minScore, 0.25)", HideDefault: true},
 					&cli.StringFlag{Name: "sources", Usage: "comma-separated groups to search: notebook,daily,sessions (default notebook,daily)"},
+					&cli.StringSliceFlag{Name: "tag", Usage: "only pages with this tag, in frontmatter or as #tag (repeatable: every one; project also matches project/alpha)"},
+					&cli.StringFlag{Name: "path", Usage: "only pages under this folder (knowledge/) or this page"},
 				},
 				Action: a.recall,
 			},
@@ -362,6 +364,7 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 		},
 	}
 	root.Commands = append(root.Commands, healthCommand(a), serveCommand(a), mcpCommand(a))
+	root.Commands = append(root.Commands, vaultCommands(a)...)
 	// Bad flags give one line on stderr and exit 2, not a page of help.
 	var setUsage func([]*cli.Command)
 	setUsage = func(cs []*cli.Command) {

@@ -170,6 +170,7 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 			req.Sources = append(req.Sources, strings.TrimSpace(src))
 		}
 	}
+	req.Tags, req.Path = cmd.StringSlice("tag"), cmd.String("path")
 	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Recall(ctx, req)
 		if err != nil {
@@ -244,6 +245,9 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			}
 			fmt.Fprintf(tw, "files:\t%s\n", files)
 			fmt.Fprintf(tw, "chunks:\t%d\n", resp.Chunks)
+			if resp.UnresolvedLinks > 0 {
+				fmt.Fprintf(tw, "links:\t%d unresolved (see memhost links --unresolved)\n", resp.UnresolvedLinks)
+			}
 			fmt.Fprintf(tw, "last sync:\t%s\n", last)
 			fmt.Fprintf(tw, "database:\t%s\n", modelstore.HumanSize(resp.DBSizeBytes))
 			if resp.Provider != "" {

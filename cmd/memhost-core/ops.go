@@ -46,6 +46,10 @@ type ops interface {
 	PullModel(context.Context, host.PullModelRequest) (host.PullResponse, error)
 	RemoveModel(context.Context, host.RemoveModelRequest) (host.RemoveModelResponse, error)
 	Health(context.Context, host.HealthRequest) (host.HealthResponse, error)
+	Links(context.Context, host.LinksRequest) (host.LinksResponse, error)
+	Move(context.Context, host.MoveRequest) (host.MoveResponse, error)
+	Rollup(context.Context, host.RollupRequest) (host.RollupResponse, error)
+	Prune(context.Context, host.PruneRequest) (host.PruneResponse, error)
 }
 
 var (

@@ -1,5 +1,8 @@
 // Package chunk splits markdown pages into overlapping pieces for the index.
 //
+// A page's YAML frontmatter is not chunked: its keys are metadata (the
+// indexer stores tags and aliases apart), not body text.
+//
 // A chunk never crosses an H1 or H2 heading: each H1/H2 section is chunked on
 // its own. Inside a section, lines are packed greedily up to MaxTokens,
 // preferring to end a chunk at a paragraph break, and the next chunk repeats
@@ -73,7 +76,11 @@ func Split(text string, opt Options) []Chunk {
 		opt.OverlapTokens = opt.MaxTokens / 5
 	}
 	lines := markdown.Lines(text)
-	levels := markdown.HeadingLevels(lines)
+	// Frontmatter is metadata, not text to find: its lines are skipped,
+	// and the lines after it keep their numbers. A "# comment" or a "```"
+	// in its YAML is neither a heading nor a fence.
+	fm := markdown.FrontmatterLines(lines)
+	levels := append(make([]int, fm), markdown.HeadingLevels(lines[fm:])...)
 	var (
 		out      []Chunk
 		section  []unit
@@ -83,6 +90,9 @@ func Split(text string, opt Options) []Chunk {
 	)
 	for i, l := range lines {
 		n, level := i+1, levels[i]
+		if i < fm {
+			continue
+		}
 		if level > 0 {
 			nearest = strings.TrimSpace(l)
 		}

@@ -89,11 +89,15 @@ func FuzzSplitOptions(f *testing.F) {
 func checkFuzzInvariants(t *testing.T, page string, opt Options) {
 	t.Helper()
 	lines := markdown.Lines(page)
-	levels := markdown.HeadingLevels(lines)
+	fm := markdown.FrontmatterLines(lines)
+	levels := append(make([]int, fm), markdown.HeadingLevels(lines[fm:])...)
 	chunks := Split(page, opt)
 	covered := make([]bool, len(lines)+1)
 	whole := make([]bool, len(lines)+1) // the line is some covering chunk's line, as is
 	for i, c := range chunks {
+		if c.StartLine <= fm {
+			t.Fatalf("%+v: chunk %d (lines %d-%d) holds frontmatter (lines 1-%d)", opt, i, c.StartLine, c.EndLine, fm)
+		}
 		if c.StartLine < 1 || c.EndLine < c.StartLine || c.EndLine > len(lines) {
 			t.Fatalf("%+v: chunk %d has lines %d-%d of %d", opt, i, c.StartLine, c.EndLine, len(lines))
 		}
@@ -109,7 +113,7 @@ func checkFuzzInvariants(t *testing.T, page string, opt Options) {
 			}
 		}
 		want := ""
-		for l := c.StartLine; l >= 1; l-- {
+		for l := c.StartLine; l > fm; l-- {
 			if levels[l-1] > 0 {
 				want = strings.TrimSpace(lines[l-1])
 				break
@@ -151,8 +155,8 @@ func checkFuzzInvariants(t *testing.T, page string, opt Options) {
 		}
 	}
 	for n, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
+		if strings.TrimSpace(l) == "" || n < fm {
+			continue // blank, or frontmatter: metadata, never chunked
 		}
 		if !covered[n+1] {
 			t.Fatalf("%+v: line %d %q is in no chunk", opt, n+1, l)

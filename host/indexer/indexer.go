@@ -402,6 +402,11 @@ func (x *Indexer) examineOne(f diskFile, st index.File) examined {
 	}
 	pieces := chunk.Split(text, opt)
 	u := &index.Update{File: file, Chunks: make([]index.Chunk, len(pieces))}
+	var fmErr error
+	u.Vault, fmErr = PageVault(text)
+	if fmErr != nil {
+		r.problem = strings.TrimPrefix(r.problem+"; ", "; ") + fmErr.Error() + " (indexed without its keys)"
+	}
 	for i, p := range pieces {
 		s := sha256.Sum256([]byte(p.Text))
 		u.Chunks[i] = index.Chunk{Heading: p.Heading, StartLine: p.StartLine, EndLine: p.EndLine, Text: p.Text, Hash: hex.EncodeToString(s[:])}

@@ -80,11 +80,23 @@ func Append(page, section, text string) Edit {
 }
 
 // Replace replaces the body of an H2 section with text, keeping its heading;
-// with no section it replaces the whole page. A missing section is created.
+// with no section it replaces the whole page, keeping the page's
+// frontmatter byte for byte unless text starts with frontmatter of its own.
+// A missing section is created.
 func Replace(page, section, text string) Edit {
 	if section == "" {
+		// The page's frontmatter stays unless text brings its own: no
+		// write drops a page's metadata (aliases, tags) by accident.
 		body := markdown.Lines(strings.TrimRight(text, "\n"))
-		return Edit{Page: join(body, lineEnding(page)), StartLine: 1, EndLine: max(1, len(body))}
+		front, _ := markdown.SplitFrontmatter(page)
+		if front == "" || markdown.FrontmatterLines(body) > 0 {
+			return Edit{Page: join(body, lineEnding(page)), StartLine: 1, EndLine: max(1, len(body))}
+		}
+		if !strings.HasSuffix(front, "\n") {
+			front += lineEnding(page)
+		}
+		at := len(markdown.Lines(front))
+		return Edit{Page: front + join(body, lineEnding(page)), StartLine: at + 1, EndLine: at + max(1, len(body))}
 	}
 	return edit(page, section, text, true)
 }
@@ -132,20 +144,9 @@ func edit(page, section, text string, replace bool) Edit {
 }
 
 // frontmatter returns how many lines a page's leading YAML frontmatter
-// takes: from a "---" first line through the next "---" line, or 0 when
-// there is none. The editor never edits it, and its lines are neither
-// headings nor fences (a block scalar may hold "```").
-func frontmatter(lines []string) int {
-	if len(lines) == 0 || strings.TrimRight(lines[0], " \t") != "---" {
-		return 0
-	}
-	for i := 1; i < len(lines); i++ {
-		if strings.TrimRight(lines[i], " \t") == "---" {
-			return i + 1
-		}
-	}
-	return 0
-}
+// takes (markdown.FrontmatterLines). The editor never edits it, and its
+// lines are neither headings nor fences (a block scalar may hold "```").
+func frontmatter(lines []string) int { return markdown.FrontmatterLines(lines) }
 
 // join writes lines, each ended with eol. On an LF page a CR left at the
 // end of a line (\r\r\n, or a last line \r with no newline) is dropped:

@@ -21,6 +21,7 @@ type Query struct {
 	Text    string
 	Sources []string
 	Path    string
+	Scope   index.Scope // pages by folder and tags (the filters of recall)
 	N       int
 }
 
@@ -34,7 +35,7 @@ type Scored struct {
 // ranking (see relativeScore). A query with no searchable word is a
 // bad-input error.
 func Keyword(ctx context.Context, idx *index.DB, q Query) ([]index.Hit, []Scored, error) {
-	hits, err := idx.Search(ctx, index.Query{Text: q.Text, Sources: q.Sources, Path: q.Path, Limit: q.N})
+	hits, err := idx.Search(ctx, index.Query{Text: q.Text, Sources: q.Sources, Path: q.Path, Scope: q.Scope, Limit: q.N})
 	if errors.Is(err, index.ErrNoTerms) {
 		return nil, nil, fault.BadInputf("query", "the query %q has no searchable words", q.Text)
 	}
@@ -51,7 +52,9 @@ func Keyword(ctx context.Context, idx *index.DB, q Query) ([]index.Hit, []Scored
 // Hybrid runs the vector search for the query vector qv, limited to q's
 // sources and path inside the KNN, and fuses it with the BM25 hits.
 func Hybrid(ctx context.Context, idx *index.DB, s config.Search, q Query, qv []float32, bm25 []index.Hit) ([]Scored, error) {
-	vhits, err := idx.SearchVectors(ctx, qv, q.N, q.Sources, q.Path)
+	sc := q.Scope
+	sc.Path = q.Path
+	vhits, err := idx.SearchVectorsIn(ctx, qv, q.N, q.Sources, sc)
 	if err != nil {
 		return nil, err
 	}

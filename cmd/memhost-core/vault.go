@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/fault"
+)
+
+// vaultCommands are the commands of the Obsidian vault and of the notebook
+// over time: links, mv, rollup, prune.
+func vaultCommands(a *app) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:  "links",
+			Usage: "a page's out links and back links (wikilinks resolved as Obsidian does), or every unresolved link",
+			Description: "Examples:\n" +
+				"  memhost links knowledge/sarah-chen.md\n" +
+				"  memhost links --unresolved",
+			ArgsUsage: "[PAGE]",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "unresolved", Usage: "list every link in the notebook that finds no page or attachment"},
+			},
+			Action: a.links,
+		},
+		{
+			Name:  "mv",
+			Usage: "rename a page and update the wikilinks to it in every page (their #heading and |alias stay)",
+			Description: "Examples:\n" +
+				"  memhost mv knowledge/sarah.md people/Sarah\\ Chen.md\n" +
+				"  memhost mv reference/old-name new-name",
+			ArgsUsage: "OLD NEW",
+			Action:    a.mv,
+		},
+		{
+			Name:  "rollup",
+			Usage: "write the week's or month's rollup page (daily/rollups/) from the daily logs; again rewrites the same page",
+			Description: "DATE is a day (the week or month holding it), a week (2026-W47) or a month (2026-11);\n" +
+				"without it, the current week or month.\n\n" +
+				"Examples:\n" +
+				"  memhost rollup --week 2026-W47\n" +
+				"  memhost rollup --month 2026-11",
+			ArgsUsage: "[DATE]",
+			Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "week", Usage: "roll up an ISO week (Monday to Sunday): daily/rollups/YYYY-Www.md"},
+				&cli.BoolFlag{Name: "month", Usage: "roll up a month: daily/rollups/YYYY-MM.md"},
+			},
+			Action: a.rollup,
+		},
+		{
+			Name:  "prune",
+			Usage: "move old daily logs into daily/archive/ (or delete them with --delete), once their rollups hold them",
+			Description: "Nothing is pruned unless each log is held, as it is now, by its week's or month's rollup;\n" +
+				"otherwise the missing rollups are named. Archived logs stay searchable.\n\n" +
+				"Examples:\n" +
+				"  memhost prune --daily-older-than 90d --dry-run\n" +
+				"  memhost prune --daily-older-than 90d",
+			ArgsUsage: " ",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "daily-older-than", Usage: "age of the logs to prune, in days (90d) or weeks (12w)", Required: true},
+				&cli.BoolFlag{Name: "delete", Usage: "delete the logs (archived ones too) instead of archiving them"},
+				&cli.BoolFlag{Name: "dry-run", Usage: "say what would be pruned, change nothing"},
+			},
+			Action: a.prune,
+		},
+	}
+}
+
+func (a *app) links(ctx context.Context, cmd *cli.Command) error {
+	req := host.LinksRequest{Unresolved: cmd.Bool("unresolved")}
+	switch n := cmd.Args().Len(); {
+	case n > 1:
+		return usagef("give one PAGE, got %d arguments", n)
+	case n == 1:
+		req.Path = cmd.Args().First()
+	case !req.Unresolved:
+		return usagef("missing PAGE (or give --unresolved)")
+	}
+	return a.with(ctx, cmd, func(h ops) error {
+		resp, err := h.Links(ctx, req)
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			if resp.Path != "" {
+				head := resp.Path
+				if resp.Title != "" {
+					head += "  (" + resp.Title + ")"
+				}
+				fmt.Fprintln(w, head)
+				if len(resp.Aliases) > 0 {
+					fmt.Fprintf(w, "aliases: %s\n", strings.Join(resp.Aliases, ", "))
+				}
+				if len(resp.Tags) > 0 {
+					fmt.Fprintf(w, "tags: #%s\n", strings.Join(resp.Tags, " #"))
+				}
+				fmt.Fprintf(w, "OUT (%d)\n", len(resp.Out))
+				for _, l := range resp.Out {
+					to := l.Page
+					if !l.Resolved {
+						to = "(unresolved)"
+					}
+					fmt.Fprintf(w, "  %d  %s  -> %s\n", l.Line, wikilink(l), to)
+				}
+				fmt.Fprintf(w, "BACK (%d)\n", len(resp.Back))
+				for _, l := range resp.Back {
+					fmt.Fprintf(w, "  %s:%d  %s\n", l.Page, l.Line, wikilink(l))
+				}
+			}
+			if req.Unresolved {
+				fmt.Fprintf(w, "UNRESOLVED (%d)\n", len(resp.Unresolved))
+				for _, l := range resp.Unresolved {
+					fmt.Fprintf(w, "  %s:%d  %s\n", l.Page, l.Line, wikilink(l))
+				}
+			}
+		})
+	})
+}
+
+// wikilink writes a link back as it reads in a page.
+func wikilink(l host.LinkInfo) string {
+	s := "[[" + l.Target
+	if l.Heading != "" {
+		s += "#" + l.Heading
+	}
+	if l.Alias != "" {
+		s += "|" + l.Alias
+	}
+	s += "]]"
+	if l.Embed {
+		s = "!" + s
+	}
+	return s
+}
+
+func (a *app) mv(ctx context.Context, cmd *cli.Command) error {
+	if n := cmd.Args().Len(); n != 2 {
+		return usagef("give OLD and NEW page paths, got %d arguments", n)
+	}
+	req := host.MoveRequest{From: cmd.Args().Get(0), To: cmd.Args().Get(1)}
+	return a.with(ctx, cmd, func(h ops) error {
+		resp, err := h.Move(ctx, req)
+		if err != nil {
+			return err
+		}
+		a.warn(resp.Warnings...)
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "moved %s to %s\n", resp.From, resp.To)
+			for _, u := range resp.Updated {
+				fmt.Fprintf(w, "  updated %s (%s)\n", u.Path, plural(u.Links, "link"))
+			}
+		})
+	})
+}
+
+func (a *app) rollup(ctx context.Context, cmd *cli.Command) error {
+	req := host.RollupRequest{}
+	switch week, month := cmd.Bool("week"), cmd.Bool("month"); {
+	case week == month:
+		return usagef("give one of --week or --month")
+	case week:
+		req.Period = "week"
+	default:
+		req.Period = "month"
+	}
+	switch n := cmd.Args().Len(); {
+	case n > 1:
+		return usagef("give at most one DATE, got %d arguments", n)
+	case n == 1:
+		req.Date = cmd.Args().First()
+	}
+	return a.with(ctx, cmd, func(h ops) error {
+		resp, err := h.Rollup(ctx, req)
+		if err != nil {
+			return err
+		}
+		a.warn(resp.Warnings...)
+		return a.out(cmd, resp, func(w io.Writer) {
+			verb := "wrote"
+			switch {
+			case resp.Created:
+				verb = "created"
+			case !resp.Changed:
+				verb = "unchanged"
+			}
+			entries := plural(resp.Entries, "entry")
+			if resp.Entries != 1 {
+				entries = fmt.Sprintf("%d entries", resp.Entries)
+			}
+			fmt.Fprintf(w, "%s %s: %s to %s, %s, %s\n", verb, resp.Path, resp.From, resp.To, plural(len(resp.Logs), "daily log"), entries)
+		})
+	})
+}
+
+func (a *app) prune(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	days, err := parseDays(cmd.String("daily-older-than"))
+	if err != nil {
+		return usagef("--daily-older-than %q: %v", cmd.String("daily-older-than"), err)
+	}
+	req := host.PruneRequest{OlderThanDays: days, Delete: cmd.Bool("delete"), DryRun: cmd.Bool("dry-run")}
+	return a.with(ctx, cmd, func(h ops) error {
+		resp, err := h.Prune(ctx, req)
+		if errors.Is(err, host.ErrRollupsMissing) || fault.KindOf(err) == fault.Conflict {
+			return fmt.Errorf("%w (memhost rollup --week DATE writes a week's)", err)
+		}
+		if err != nil {
+			return err
+		}
+		a.warn(resp.Warnings...)
+		return a.out(cmd, resp, func(w io.Writer) {
+			would := ""
+			if resp.DryRun {
+				would = "would be "
+			}
+			for _, m := range resp.Archived {
+				fmt.Fprintf(w, "%sarchived %s -> %s\n", would, m.From, m.To)
+			}
+			for _, p := range resp.Deleted {
+				fmt.Fprintf(w, "%sdeleted %s\n", would, p)
+			}
+			if len(resp.Archived)+len(resp.Deleted) == 0 {
+				fmt.Fprintf(w, "no daily logs before %s to prune\n", resp.Before)
+			}
+		})
+	})
+}
+
+// parseDays reads an age: 90d, 12w or a plain number of days.
+func parseDays(s string) (int, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	mult := 1
+	switch {
+	case strings.HasSuffix(s, "d"):
+		s = strings.TrimSuffix(s, "d")
+	case strings.HasSuffix(s, "w"):
+		s, mult = strings.TrimSuffix(s, "w"), 7
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, errors.New("give a number of days (90d) or weeks (12w), at least 1")
+	}
+	return n * mult, nil
+}

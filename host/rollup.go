@@ -1,0 +1,284 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/markdown"
+	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/vault"
+)
+
+// RollupSummarizer writes the summary of a rollup from its daily logs: the
+// seam for a generator plugin (seed 002). Without one a rollup holds the
+// logs' entries alone, grouped by day and section.
+type RollupSummarizer interface {
+	SummarizeRollup(ctx context.Context, p vault.Period, days []vault.Day) (string, error)
+}
+
+// SetRollupSummarizer has rollups written with s's summary (nil: none).
+func (h *Host) SetRollupSummarizer(s RollupSummarizer) { h.summarizer.Store(&s) }
+
+// RollupRequest asks for the rollup of a week or a month.
+type RollupRequest struct {
+	Period string `json:"period"`         // week | month
+	Date   string `json:"date,omitempty"` // a day, 2026-W47 or 2026-11; "" is today's week or month
+}
+
+// RollupResponse says which page was written from which logs.
+type RollupResponse struct {
+	Path    string   `json:"path"`
+	Period  string   `json:"period"` // 2026-W47, 2026-11
+	From    string   `json:"from"`   // first day, YYYY-MM-DD
+	To      string   `json:"to"`     // last day
+	Logs    []string `json:"logs"`   // the daily logs rolled up
+	Entries int      `json:"entries"`
+	Created bool     `json:"created"`
+	Changed bool     `json:"changed"` // false: the page already held this rollup
+	Summary bool     `json:"summary"` // a summarizer wrote a summary
+	// Warnings are troubles after the write (the index could not be
+	// updated, or was rebuilt): what was written is stored.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Rollup writes the rollup page of a week (daily/rollups/2026-W47.md) or a
+// month (daily/rollups/2026-11.md) from the daily logs of its days, in
+// daily/ and daily/archive/: each day an H2, each of its sections an H3
+// with its text (see vault.Render), after a summary when a summarizer is
+// set. Running it again over the same logs writes the same bytes; a page
+// that exists keeps its frontmatter as it is.
+func (h *Host) Rollup(ctx context.Context, req RollupRequest) (out RollupResponse, err error) {
+	defer h.wrote("rollup", &out, &err)
+	today := h.now().In(h.loc())
+	p, err := vault.ParsePeriod(req.Period, req.Date, today)
+	if err != nil {
+		field := "date"
+		if req.Period != vault.Week && req.Period != vault.Month {
+			field = "period"
+		}
+		return RollupResponse{}, fault.BadInputf(field, "%v", err)
+	}
+	logs, err := h.dailyLogs()
+	if err != nil {
+		return RollupResponse{}, err
+	}
+	var days []vault.Day
+	resp := RollupResponse{Path: p.Path(), Period: p.Name, From: p.From.Format(time.DateOnly), To: p.To.Format(time.DateOnly), Logs: []string{}}
+	for _, l := range logs {
+		if !p.Contains(l.date) {
+			continue
+		}
+		data, err := h.notebook.Read(l.path)
+		if err != nil {
+			return RollupResponse{}, err
+		}
+		d := vault.ParseDay(l.path, l.date, data)
+		days = append(days, d)
+		resp.Logs = append(resp.Logs, l.path)
+		resp.Entries += len(d.Sections)
+	}
+	if len(days) == 0 {
+		return RollupResponse{}, fault.Errorf(fault.NotFound, "date", "no daily logs from %s to %s (in daily/ or %s/)", resp.From, resp.To, vault.ArchiveDir)
+	}
+	summary := ""
+	if s := h.summarizer.Load(); s != nil && *s != nil {
+		if summary, err = (*s).SummarizeRollup(ctx, p, days); err != nil {
+			return RollupResponse{}, fmt.Errorf("rollup %s: summary: %w", p.Name, err)
+		}
+		resp.Summary = summary != ""
+	}
+	body := vault.Render(p, days, summary)
+	err = h.notebook.Update(ctx, p.Path(), func(old []byte, exists bool) ([]byte, error) {
+		resp.Created = !exists
+		front, _ := markdown.SplitFrontmatter(string(old))
+		if front == "" {
+			front = vault.NewFrontmatter(p)
+		}
+		page := front + body
+		if exists && page == string(old) {
+			return nil, notebook.ErrUnchanged
+		}
+		resp.Changed = true
+		return []byte(page), nil
+	})
+	if err != nil && !errors.Is(err, notebook.ErrUnchanged) {
+		return RollupResponse{}, err
+	}
+	if resp.Changed {
+		resp.Warnings = h.indexWritten(ctx, p.Path())
+	}
+	return resp, nil
+}
+
+// dailyLog is a daily log found on disk.
+type dailyLog struct {
+	path     string // daily/2026-11-20.md or daily/archive/2026-11-20.md
+	date     time.Time
+	archived bool
+}
+
+// dailyLogs lists the daily logs (YYYY-MM-DD.md) in daily/ and
+// daily/archive/, by date; a day in both is taken from daily/.
+func (h *Host) dailyLogs() ([]dailyLog, error) {
+	seen := map[string]bool{}
+	var out []dailyLog
+	for _, dir := range []string{"daily", vault.ArchiveDir} {
+		entries, err := os.ReadDir(h.notebook.Abs(dir))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("daily logs: %w", err)
+		}
+		for _, e := range entries {
+			d, ok := vault.LogDate(e.Name())
+			if !ok || !e.Type().IsRegular() || seen[e.Name()] {
+				continue
+			}
+			seen[e.Name()] = true
+			out = append(out, dailyLog{path: dir + "/" + e.Name(), date: d, archived: dir != "daily"})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].date.Before(out[j].date) })
+	return out, nil
+}
+
+// PruneRequest archives (or deletes) the daily logs older than a number of
+// days.
+type PruneRequest struct {
+	OlderThanDays int  `json:"olderThanDays"`
+	Delete        bool `json:"delete,omitempty"` // delete instead of archiving (archived logs too)
+	DryRun        bool `json:"dryRun,omitempty"` // say what would be done, change nothing
+}
+
+// PruneResponse says what was (or, dry, would be) archived or deleted.
+type PruneResponse struct {
+	Before   string       `json:"before"` // logs of days before this one are pruned
+	Archived []PrunedLog  `json:"archived"`
+	Deleted  []string     `json:"deleted"`
+	DryRun   bool         `json:"dryRun,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
+	Missing  []MissingLog `json:"missing,omitempty"` // set with the error when rollups are missing
+}
+
+// PrunedLog is a daily log moved into the archive.
+type PrunedLog struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// MissingLog is a daily log that no rollup holds as it is now, and the
+// rollup that would.
+type MissingLog struct {
+	Log    string `json:"log"`
+	Rollup string `json:"rollup"` // the week's rollup page
+	Why    string `json:"why"`    // "missing" or "out of date"
+}
+
+// ErrRollupsMissing means prune found daily logs that no rollup holds as
+// they are now: nothing was pruned.
+var ErrRollupsMissing = errors.New("daily logs have no up-to-date rollup")
+
+// Prune moves the daily logs of days more than OlderThanDays before today
+// from daily/ into daily/archive/, or deletes them (archived ones too)
+// with Delete. It prunes nothing unless every one of them is held, as it
+// is now, by its week's or its month's rollup (a rollup names the logs it
+// holds with a hash of each); otherwise it fails with ErrRollupsMissing,
+// naming the rollups to write. Archived logs are still pages: they stay
+// indexed and searchable, and a rollup written again still reads them.
+func (h *Host) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, err error) {
+	defer func() {
+		if !req.DryRun {
+			h.wrote("prune", &out, &err)
+		}
+	}()
+	if req.OlderThanDays < 1 {
+		return PruneResponse{}, fault.BadInputf("olderThanDays", "the age must be at least 1 day, got %d", req.OlderThanDays)
+	}
+	today := h.now().In(h.loc())
+	cutoff := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -req.OlderThanDays)
+	resp := PruneResponse{Before: cutoff.Format(time.DateOnly), Archived: []PrunedLog{}, Deleted: []string{}, DryRun: req.DryRun}
+	logs, err := h.dailyLogs()
+	if err != nil {
+		return resp, err
+	}
+	var old []dailyLog
+	for _, l := range logs {
+		if l.date.Before(cutoff) && (req.Delete || !l.archived) {
+			old = append(old, l)
+		}
+	}
+	rollups := map[string]map[string]string{} // rollup path → its sources
+	sources := func(rel string) map[string]string {
+		if s, ok := rollups[rel]; ok {
+			return s
+		}
+		data, err := h.notebook.Read(rel)
+		if err != nil {
+			rollups[rel] = nil
+			return nil
+		}
+		rollups[rel] = vault.Sources(string(data))
+		return rollups[rel]
+	}
+	for _, l := range old {
+		data, err := h.notebook.Read(l.path)
+		if err != nil {
+			return resp, err
+		}
+		name, hash := path.Base(l.path), vault.LogHash(data)
+		week, month := vault.WeekOf(l.date).Path(), vault.MonthOf(l.date).Path()
+		if sources(week)[name] == hash || sources(month)[name] == hash {
+			continue
+		}
+		why := "missing"
+		if sources(week) != nil {
+			why = "out of date"
+		}
+		resp.Missing = append(resp.Missing, MissingLog{Log: l.path, Rollup: week, Why: why})
+	}
+	if len(resp.Missing) > 0 {
+		var names []string
+		for _, m := range resp.Missing {
+			if len(names) == 0 || !strings.HasPrefix(names[len(names)-1], m.Rollup+" ") {
+				names = append(names, m.Rollup+" ("+m.Why+")")
+			}
+		}
+		return resp, fault.Errorf(fault.Conflict, "olderThanDays", "%w: nothing pruned; write these rollups first: %s", ErrRollupsMissing, strings.Join(names, ", "))
+	}
+	var paths []string
+	for _, l := range old {
+		if req.Delete {
+			if !req.DryRun {
+				if err := h.notebook.Remove(ctx, l.path); err != nil {
+					// What was pruned before stays pruned and is reported.
+					resp.Warnings = append(resp.Warnings, fmt.Sprintf("%s not deleted: %v", l.path, err))
+					continue
+				}
+			}
+			resp.Deleted = append(resp.Deleted, l.path)
+			paths = append(paths, l.path)
+			continue
+		}
+		to := vault.ArchiveDir + "/" + path.Base(l.path)
+		if !req.DryRun {
+			if err := h.notebook.Rename(ctx, l.path, to); err != nil {
+				resp.Warnings = append(resp.Warnings, fmt.Sprintf("%s not archived: %v", l.path, err))
+				continue
+			}
+		}
+		resp.Archived = append(resp.Archived, PrunedLog{From: l.path, To: to})
+		paths = append(paths, l.path, to)
+	}
+	if !req.DryRun && len(paths) > 0 {
+		resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, paths...)...)
+	}
+	return resp, nil
+}

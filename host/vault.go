@@ -1,0 +1,377 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/markdown"
+	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/vault"
+	"github.com/memhost/memhost/index"
+)
+
+// LinksRequest asks for a page's links, or (Unresolved) for every link in
+// the notebook that finds no page.
+type LinksRequest struct {
+	Path       string `json:"path,omitempty"`
+	Unresolved bool   `json:"unresolved,omitempty"`
+}
+
+// LinksResponse lists a page's out links and back links, with its
+// frontmatter title, aliases and tags; or the unresolved links.
+type LinksResponse struct {
+	Path       string     `json:"path,omitempty"`
+	Title      string     `json:"title,omitempty"`
+	Aliases    []string   `json:"aliases,omitempty"`
+	Tags       []string   `json:"tags,omitempty"`
+	Out        []LinkInfo `json:"out"`
+	Back       []LinkInfo `json:"back"`
+	Unresolved []LinkInfo `json:"unresolved"` // null unless asked for
+}
+
+// LinkInfo is one wikilink. In Out, Page is the page (or attachment) the
+// link resolves to ("" when it resolves to none); in Back and Unresolved
+// it is the page the link is in.
+type LinkInfo struct {
+	Page     string `json:"page"`
+	Target   string `json:"target"` // as written
+	Heading  string `json:"heading,omitempty"`
+	Alias    string `json:"alias,omitempty"`
+	Embed    bool   `json:"embed,omitempty"`
+	Line     int    `json:"line"` // in the page holding the link
+	Resolved bool   `json:"resolved"`
+}
+
+// vaultGraph is the notebook's pages and links as the index holds them,
+// with the resolver over them.
+type vaultGraph struct {
+	pages    []index.VaultPage
+	links    []index.PageLink
+	resolver *vault.Resolver
+}
+
+// graph reads the pages (and, with links, every link) from the index,
+// after syncing what changed when fresh.
+func (h *Host) graph(ctx context.Context, fresh, links bool) (vaultGraph, error) {
+	var g vaultGraph
+	err := h.withIndex(ctx, func() error {
+		if fresh {
+			if _, err := h.indexer.Fresh(ctx); err != nil {
+				return err
+			}
+		}
+		var err error
+		if g.pages, err = h.idx.VaultPages(ctx); err != nil || !links {
+			return err
+		}
+		g.links, err = h.idx.VaultLinks(ctx, "")
+		return err
+	})
+	if err != nil {
+		return g, err
+	}
+	g.resolver = vault.NewResolver(vaultPages(g.pages), h.attachments())
+	return g, nil
+}
+
+func vaultPages(pages []index.VaultPage) []vault.Page {
+	out := make([]vault.Page, len(pages))
+	for i, p := range pages {
+		out[i] = vault.Page{Path: p.Path, Aliases: p.Aliases}
+	}
+	return out
+}
+
+// attachments lists the notebook's other files (images, PDFs, canvases),
+// which links may name, skipping hidden folders such as .obsidian.
+func (h *Host) attachments() []string {
+	root := h.notebook.Root()
+	var out []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if p != root && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && !strings.EqualFold(filepath.Ext(p), ".md") {
+			if r, err := filepath.Rel(root, p); err == nil {
+				out = append(out, filepath.ToSlash(r))
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// unresolved lists the links that resolve to nothing, by page and line.
+func (g vaultGraph) unresolved() []LinkInfo {
+	var out []LinkInfo
+	for _, l := range g.links {
+		if _, ok := g.resolver.Resolve(l.From, l.Target); !ok {
+			out = append(out, linkInfo(l.From, l.Link, false))
+		}
+	}
+	return out
+}
+
+func linkInfo(page string, l index.Link, resolved bool) LinkInfo {
+	return LinkInfo{Page: page, Target: l.Target, Heading: l.Heading, Alias: l.Alias, Embed: l.Embed, Line: l.Line, Resolved: resolved}
+}
+
+// Links lists a page's out links (each with the page it resolves to) and
+// its back links (the links in other pages that resolve to it), resolved
+// as Obsidian resolves them (see vault.Resolver); with Unresolved, every
+// link of the notebook that finds no page. The page is a path, or a name
+// as a wikilink gives it ("Project Alpha").
+func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, error) {
+	resp := LinksResponse{Out: []LinkInfo{}, Back: []LinkInfo{}}
+	if req.Path == "" && !req.Unresolved {
+		return resp, fault.BadInputf("path", "no page given")
+	}
+	var rel string
+	if req.Path != "" {
+		var err error
+		if rel, err = h.notebook.Clean(req.Path); err != nil {
+			return resp, err
+		}
+	}
+	g, err := h.graph(ctx, true, req.Unresolved)
+	if err != nil {
+		return resp, err
+	}
+	if rel != "" && !h.pageExists(rel) {
+		// A page may be named as a link names it: "Project Alpha".
+		if p, ok := g.resolver.Resolve("", req.Path); ok && strings.EqualFold(path.Ext(p), ".md") {
+			rel = p
+		} else if _, err := h.notebook.Read(rel); err != nil {
+			return resp, err
+		}
+	}
+	if req.Unresolved {
+		resp.Unresolved = g.unresolved()
+		if resp.Unresolved == nil {
+			resp.Unresolved = []LinkInfo{}
+		}
+	}
+	if rel == "" {
+		return resp, nil
+	}
+	resp.Path = rel
+	for _, p := range g.pages {
+		if p.Path == rel {
+			resp.Title, resp.Aliases = p.Title, p.Aliases
+		}
+	}
+	if resp.Tags, err = h.idx.PageTags(ctx, rel); err != nil {
+		return resp, err
+	}
+	out, back := g.links, g.links
+	if !req.Unresolved {
+		// Not every link is needed: the page's own, and those whose
+		// target could name it.
+		if out, err = h.idx.VaultLinks(ctx, rel); err != nil {
+			return resp, err
+		}
+		if names := linkNames(rel, resp.Aliases); names != nil {
+			back, err = h.idx.VaultLinksNamed(ctx, names)
+		} else {
+			back, err = h.idx.VaultLinks(ctx, "")
+		}
+		if err != nil {
+			return resp, err
+		}
+	}
+	for _, l := range out {
+		if l.From == rel {
+			to, ok := g.resolver.Resolve(l.From, l.Target)
+			resp.Out = append(resp.Out, linkInfo(to, l.Link, ok))
+		}
+	}
+	for _, l := range back {
+		if to, ok := g.resolver.Resolve(l.From, l.Target); ok && to == rel && l.From != rel {
+			resp.Back = append(resp.Back, linkInfo(l.From, l.Link, true))
+		}
+	}
+	return resp, nil
+}
+
+// MoveRequest renames a page.
+type MoveRequest struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// MoveResponse says what was renamed and which pages' links were updated.
+type MoveResponse struct {
+	From    string       `json:"from"`
+	To      string       `json:"to"`
+	Updated []LinkUpdate `json:"updated"`
+	// Warnings are troubles after the write (a page whose links could not
+	// be updated, the index not updated): what was written is stored.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// LinkUpdate is a page whose links to a renamed page were rewritten.
+type LinkUpdate struct {
+	Path  string `json:"path"`
+	Links int    `json:"links"`
+}
+
+// Move renames a page (never over another one) and rewrites the wikilinks
+// that found it under its old name, in every page, so that they find it
+// under the new one (a link that still does, by an alias or a file name
+// the page kept, stays as it is): the page part of each link changes (to the new file
+// name when that is unique, else the path), its #heading and |alias stay,
+// and nothing else of the page changes. Frontmatter is never touched.
+func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err error) {
+	defer h.wrote("mv", &out, &err)
+	from, err := h.notebook.Clean(req.From)
+	if err != nil {
+		return MoveResponse{}, err
+	}
+	to, err := h.notebook.Clean(req.To)
+	if err != nil {
+		return MoveResponse{}, fault.Errorf(fault.KindOf(err), "to", "%w", err)
+	}
+	if from == to {
+		return MoveResponse{}, fault.BadInputf("to", "%s is already the page's name", to)
+	}
+	if _, err := h.notebook.Read(from); err != nil {
+		return MoveResponse{}, err
+	}
+	g, err := h.graph(ctx, true, true)
+	if err != nil {
+		return MoveResponse{}, err
+	}
+	if err := h.notebook.Rename(ctx, from, to); err != nil {
+		return MoveResponse{}, err
+	}
+	resp := MoveResponse{From: from, To: to, Updated: []LinkUpdate{}}
+	// The pages whose links found the old name, and the resolver of the
+	// notebook after the rename, which chooses the new links' text.
+	linkers := map[string]bool{}
+	for _, l := range g.links {
+		if p, ok := g.resolver.Resolve(l.From, l.Target); ok && p == from {
+			linkers[l.From] = true
+		}
+	}
+	after := make([]vault.Page, 0, len(g.pages))
+	for _, p := range vaultPages(g.pages) {
+		if p.Path == from {
+			p.Path = to
+		}
+		after = append(after, p)
+	}
+	newResolver := vault.NewResolver(after, h.attachments())
+	paths := []string{from, to}
+	pages := make([]string, 0, len(linkers))
+	for p := range linkers {
+		pages = append(pages, p)
+	}
+	sort.Strings(pages)
+	for _, src := range pages {
+		page := src
+		if src == from {
+			page = to // the page links to itself
+		}
+		n := 0
+		err := h.notebook.Update(ctx, page, func(old []byte, exists bool) ([]byte, error) {
+			if !exists {
+				return nil, errPageGone
+			}
+			text, count := vault.RewriteLinks(string(old), func(l markdown.Link) (string, bool) {
+				if p, ok := g.resolver.Resolve(src, l.Target); !ok || p != from {
+					return "", false
+				}
+				if p, ok := newResolver.Resolve(page, l.Target); ok && p == to {
+					return "", false // it still finds the page: an alias, a name kept
+				}
+				nt := newResolver.LinkText(page, to)
+				if strings.EqualFold(filepath.Ext(l.Target), ".md") {
+					nt += ".md"
+				}
+				return nt, true
+			})
+			if n = count; count == 0 {
+				return nil, notebook.ErrUnchanged
+			}
+			return []byte(text), nil
+		})
+		switch {
+		case err == nil:
+			resp.Updated = append(resp.Updated, LinkUpdate{Path: page, Links: n})
+			paths = append(paths, page)
+		case errors.Is(err, notebook.ErrUnchanged), errors.Is(err, errPageGone):
+		default:
+			resp.Warnings = append(resp.Warnings, "links in "+page+" not updated: "+err.Error())
+		}
+	}
+	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, paths...)...)
+	return resp, nil
+}
+
+// errPageGone means a page was removed while Move was updating it.
+var errPageGone = errors.New("the page was removed meanwhile")
+
+// recallScope checks a recall's filters and returns them as the index's
+// scope: tags normalised (no '#', lowercase), the path relative to the
+// notebook without "./" or a trailing "/".
+func recallScope(req RecallRequest) (index.Scope, error) {
+	var sc index.Scope
+	for _, t := range req.Tags {
+		n := markdown.NormalizeTag(t)
+		if n == "" || strings.ContainsAny(n, " \t\n#") {
+			return sc, fault.BadInputf("tags", "tag %q: a tag is a word such as project or project/alpha", t)
+		}
+		sc.Tags = append(sc.Tags, n)
+	}
+	if p := strings.TrimSpace(req.Path); p != "" {
+		clean := path.Clean(filepath.ToSlash(p))
+		if strings.HasPrefix(clean, "/") || clean == ".." || strings.HasPrefix(clean, "../") {
+			return sc, fault.Errorf(fault.Outside, "path", "path %q is outside the notebook", req.Path)
+		}
+		if clean != "." {
+			sc.Prefix = clean
+		}
+	}
+	return sc, nil
+}
+
+// unresolvedLinks counts the links of the index's pages that find no page
+// or attachment (for Status; the index is not synced first).
+func (h *Host) unresolvedLinks(ctx context.Context) (int, error) {
+	g, err := h.graph(ctx, false, true)
+	if err != nil {
+		return 0, err
+	}
+	return len(g.unresolved()), nil
+}
+
+// linkNames are the names a link to the page at rel may end with: its file
+// name without .md and its aliases, lowercased, for VaultLinksNamed; nil
+// (every link) when one is not ASCII, which SQLite's case folding does not
+// cover.
+func linkNames(rel string, aliases []string) []string {
+	names := []string{strings.ToLower(strings.TrimSuffix(path.Base(rel), path.Ext(rel)))}
+	for _, a := range aliases {
+		names = append(names, strings.ToLower(strings.TrimSpace(a)))
+	}
+	for _, n := range names {
+		for _, r := range n {
+			if r >= 0x80 {
+				return nil
+			}
+		}
+	}
+	return names
+}
