@@ -123,24 +123,27 @@ func (h *Host) SavePage(ctx context.Context, req SavePageRequest) (out SavePageR
 	return out, nil
 }
 
-// PagesRequest asks for the notebook's folders and pages; it has no
-// parameters.
-type PagesRequest struct{}
+// PagesRequest asks for the notebook's folders and pages. Sizes and times
+// cost a stat a page: they are given for the pages of Folder only, or of
+// every folder with All.
+type PagesRequest struct {
+	Folder string `json:"folder,omitempty"`
+	All    bool   `json:"all,omitempty"`
+}
 
 // PageEntry is one page of the notebook.
 type PageEntry struct {
 	Path      string `json:"path"` // relative to the notebook
 	Title     string `json:"title"`
-	SizeBytes int64  `json:"sizeBytes"`
-	Mtime     string `json:"mtime"` // RFC 3339
+	SizeBytes int64  `json:"sizeBytes,omitempty"` // see PagesRequest
+	Mtime     string `json:"mtime,omitempty"`     // RFC 3339; see PagesRequest
 }
 
 // FolderEntry is one folder of the notebook ("" is its top) with the pages
 // right in it, sorted by name.
 type FolderEntry struct {
-	Path      string      `json:"path"`
-	Pages     []PageEntry `json:"pages"`
-	SizeBytes int64       `json:"sizeBytes"`
+	Path  string      `json:"path"`
+	Pages []PageEntry `json:"pages"`
 }
 
 // PagesResponse lists every folder of the notebook, the standard ones
@@ -157,7 +160,7 @@ var StandardFolders = []string{"lists", "reference", "knowledge", "daily"}
 // Pages lists the notebook's folders and markdown pages. Hidden files and
 // folders (a name starting with '.') are left out, as the index leaves
 // them out.
-func (h *Host) Pages(ctx context.Context, _ PagesRequest) (PagesResponse, error) {
+func (h *Host) Pages(ctx context.Context, req PagesRequest) (PagesResponse, error) {
 	root := h.notebook.Root()
 	folders := map[string]*FolderEntry{}
 	for _, f := range StandardFolders {
@@ -196,17 +199,20 @@ func (h *Host) Pages(ctx context.Context, _ PagesRequest) (PagesResponse, error)
 		if !d.Type().IsRegular() || !strings.HasSuffix(rel, ".md") {
 			return nil
 		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil // removed meanwhile
-		}
 		dir := filepath.ToSlash(filepath.Dir(rel))
 		if dir == "." {
 			dir = ""
 		}
+		pe := PageEntry{Path: rel, Title: notebook.Title(rel)}
+		if req.All || dir == req.Folder {
+			fi, err := d.Info()
+			if err != nil {
+				return nil // removed meanwhile
+			}
+			pe.SizeBytes, pe.Mtime = fi.Size(), fi.ModTime().UTC().Format(time.RFC3339)
+		}
 		fe := folders[dir]
-		fe.Pages = append(fe.Pages, PageEntry{Path: rel, Title: notebook.Title(rel), SizeBytes: fi.Size(), Mtime: fi.ModTime().UTC().Format(time.RFC3339)})
-		fe.SizeBytes += fi.Size()
+		fe.Pages = append(fe.Pages, pe)
 		return nil
 	})
 	if err != nil {
@@ -346,4 +352,24 @@ func du(ctx context.Context, dir string, fn func(p string, size int64)) error {
 		}
 		return nil
 	})
+}
+
+// IndexSummary is Status without what costs a look at every page (Stale
+// and Unindexable stay 0): what the dashboard's home shows on each paint,
+// at 10k pages in a few milliseconds rather than tens.
+func (h *Host) IndexSummary(ctx context.Context) (StatusResponse, error) {
+	resp := StatusResponse{Home: h.home, Notebook: h.notebook.Root(), Mode: ModeKeyword}
+	st, err := h.idx.Stats(ctx)
+	if err != nil {
+		return resp, err
+	}
+	resp.Files, resp.Chunks, resp.DBSizeBytes = st.Files, st.Chunks, st.SizeBytes
+	if resp.LastSync, err = h.idx.Meta(ctx, "last_sync"); err != nil {
+		return resp, err
+	}
+	if resp.Embedded, resp.Pending, err = h.idx.VectorCounts(ctx); err != nil {
+		return resp, err
+	}
+	resp.Mode, resp.Reason = h.searchMode(ctx, &resp)
+	return resp, nil
 }

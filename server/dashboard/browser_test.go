@@ -55,21 +55,23 @@ var (
 // helloPlugin builds examples/embeddings-hello once per test run.
 func helloPlugin(t *testing.T) string {
 	t.Helper()
-	helloOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "memhost-dash-plugins-")
-		if err != nil {
-			helloErr = err
-			return
-		}
-		helloBin = filepath.Join(dir, "memhost-embeddings-hello")
-		if out, err := exec.Command("go", "build", "-o", helloBin, "../../examples/embeddings-hello").CombinedOutput(); err != nil {
-			helloErr = errors.New(string(out))
-		}
-	})
+	helloOnce.Do(buildHello)
 	if helloErr != nil {
 		t.Fatalf("building the hello plugin: %v", helloErr)
 	}
 	return helloBin
+}
+
+func buildHello() {
+	dir, err := os.MkdirTemp("", "memhost-dash-plugins-")
+	if err != nil {
+		helloErr = err
+		return
+	}
+	helloBin = filepath.Join(dir, "memhost-embeddings-hello")
+	if out, err := exec.Command("go", "build", "-o", helloBin, "../../examples/embeddings-hello").CombinedOutput(); err != nil {
+		helloErr = errors.New(string(out))
+	}
 }
 
 // fixture is a home with a few pages, a transcript with a compaction entry

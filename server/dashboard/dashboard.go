@@ -285,29 +285,45 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 	if err != nil {
 		return b, err
 	}
+	// One row per top-level folder (seed 001 §8.1), its subfolders' pages
+	// counted in it; pages at the top make a row of their own.
+	byTop := map[string]*folderCard{}
+	var order []string
 	for _, f := range pages.Folders {
-		c := folderCard{Path: f.Path, Count: len(f.Pages)}
-		if f.Path == "daily" && len(f.Pages) > 0 {
-			latest := strings.TrimSuffix(path.Base(f.Pages[len(f.Pages)-1].Path), ".md")
-			if latest == time.Now().Format("2006-01-02") {
-				latest += " (today)"
-			}
-			c.Latest = latest
-		} else {
-			for i, p := range f.Pages {
-				if i == 4 {
-					c.More = len(f.Pages) - 4
-					break
+		top, _, _ := strings.Cut(f.Path, "/")
+		c := byTop[top]
+		if c == nil {
+			c = &folderCard{Path: top}
+			byTop[top] = c
+			order = append(order, top)
+		}
+		c.Count += len(f.Pages)
+		for _, p := range f.Pages {
+			if top == "daily" {
+				if day := strings.TrimSuffix(path.Base(p.Path), ".md"); day > c.Latest {
+					c.Latest = day
 				}
+				continue
+			}
+			if len(c.Names) < 4 {
 				c.Names = append(c.Names, p.Title)
+			} else {
+				c.More++
 			}
 		}
-		if c.Count == 0 && f.Path == "" {
+	}
+	today := time.Now().Format("2006-01-02")
+	for _, top := range order {
+		c := byTop[top]
+		if c.Count == 0 && top == "" {
 			continue
 		}
-		b.Folders = append(b.Folders, c)
+		if c.Latest == today {
+			c.Latest += " (today)"
+		}
+		b.Folders = append(b.Folders, *c)
 	}
-	if b.Status, err = d.h.Status(ctx, host.StatusRequest{}); err != nil {
+	if b.Status, err = d.h.IndexSummary(ctx); err != nil {
 		b.Err = err.Error()
 	}
 	return b, nil
@@ -322,12 +338,7 @@ type notebookBody struct {
 }
 
 func (d *Dashboard) notebook(w http.ResponseWriter, r *http.Request) {
-	pages, err := d.h.Pages(r.Context(), host.PagesRequest{})
-	if err != nil {
-		d.fail(w, r, err)
-		return
-	}
-	b := notebookBody{Folders: pages.Folders, New: r.URL.Query().Get("new")}
+	b := notebookBody{New: r.URL.Query().Get("new")}
 	dir := r.URL.Query().Get("dir")
 	if dir == "" && b.New != "" {
 		dir = path.Dir(b.New)
@@ -335,17 +346,20 @@ func (d *Dashboard) notebook(w http.ResponseWriter, r *http.Request) {
 			dir = ""
 		}
 	}
-	found := false
-	for _, f := range pages.Folders {
-		if f.Path == dir || (!r.URL.Query().Has("dir") && b.New == "" && !found && f.Path == "lists") {
-			b.Current, found = f, true
-			if f.Path == dir {
-				break
-			}
-		}
+	if !r.URL.Query().Has("dir") && b.New == "" {
+		dir = "lists"
 	}
-	if !found && len(pages.Folders) > 0 {
-		b.Current = host.FolderEntry{Path: dir, Pages: []host.PageEntry{}}
+	pages, err := d.h.Pages(r.Context(), host.PagesRequest{Folder: dir})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	b.Folders = pages.Folders
+	b.Current = host.FolderEntry{Path: dir, Pages: []host.PageEntry{}}
+	for _, f := range pages.Folders {
+		if f.Path == dir {
+			b.Current = f
+		}
 	}
 	if b.New == "" {
 		b.New = strings.TrimPrefix(b.Current.Path+"/", "/")
