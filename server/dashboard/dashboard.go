@@ -281,7 +281,18 @@ func (d *Dashboard) home(w http.ResponseWriter, r *http.Request) {
 
 func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 	var b homeBody
+	// The index summary (counts over every chunk) and the notebook's
+	// listing (a readdir of every folder) run side by side.
+	summary := make(chan error, 1)
+	go func() {
+		var err error
+		b.Status, err = d.h.IndexSummary(ctx)
+		summary <- err
+	}()
 	pages, err := d.h.Pages(ctx, host.PagesRequest{})
+	if serr := <-summary; serr != nil {
+		b.Err = serr.Error()
+	}
 	if err != nil {
 		return b, err
 	}
@@ -322,9 +333,6 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 			c.Latest += " (today)"
 		}
 		b.Folders = append(b.Folders, *c)
-	}
-	if b.Status, err = d.h.IndexSummary(ctx); err != nil {
-		b.Err = err.Error()
 	}
 	return b, nil
 }
