@@ -220,7 +220,7 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 				auth = " (bearer token required)"
 			}
 			fmt.Fprintf(tw, "url:\t%s%s\n", in.URL, auth)
-			fmt.Fprintf(tw, "dashboard:\t%s\n", dashboardURL(in))
+			fmt.Fprintf(tw, "browser:\t%s (the dashboard)\n", dashboardURL(in))
 		}
 		fmt.Fprintf(tw, "socket:\tunix://%s\n", in.Socket)
 		fmt.Fprintf(tw, "uptime:\t%s\n", (time.Duration(in.UptimeS) * time.Second).String())
