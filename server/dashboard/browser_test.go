@@ -15,6 +15,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -593,5 +595,55 @@ func TestBrowserXSS(t *testing.T) {
 	shown := text(t, ctx, "#transcript .turn-text")
 	if !strings.Contains(shown, "<script>") {
 		t.Errorf("the transcript does not show its text as text: %q", shown)
+	}
+}
+
+// TestBrowserModels: the models folder from the settings: a pull by URL
+// (an httptest server stands for the model's host) shows its progress and
+// lists the model; remove asks first, then removes it.
+func TestBrowserModels(t *testing.T) {
+	const size = 4 << 20
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", fmt.Sprint(size))
+		chunk := make([]byte, size/16)
+		for range 16 {
+			w.Write(chunk)
+			w.(http.Flusher).Flush()
+			time.Sleep(40 * time.Millisecond)
+		}
+	}))
+	defer srv.Close()
+	home := fixture(t, demoPages)
+	url := serve(t, home)
+	ctx := browser(t, 2*time.Minute)
+	run(t, ctx, "pull",
+		chromedp.Navigate(url+"/ui/settings"),
+		chromedp.WaitVisible(css("#pull-model")),
+		chromedp.SendKeys(css("#pull-model"), srv.URL+"/tiny-test.gguf"),
+		chromedp.Click(css("#pull button")),
+		waitText("#pull-status", "% of 4.0 MB"),
+		waitText("#pull-status", "Pulled"),
+		waitText("#models", "tiny-test.gguf"),
+	)
+	if fi, err := os.Stat(filepath.Join(home, "models", "tiny-test.gguf")); err != nil || fi.Size() != size {
+		t.Fatalf("the pulled model: %v %v", fi, err)
+	}
+	run(t, ctx, "remove, cancelled",
+		chromedp.Click(css(`button[data-rm-model="tiny-test.gguf"]`)),
+		chromedp.WaitVisible(css("#confirm-rm")),
+		chromedp.Click(css(`#confirm-rm button[value="cancel"]`)),
+		chromedp.WaitNotVisible(css("#confirm-rm")),
+	)
+	if _, err := os.Stat(filepath.Join(home, "models", "tiny-test.gguf")); err != nil {
+		t.Fatalf("a cancelled remove removed the model: %v", err)
+	}
+	run(t, ctx, "remove",
+		chromedp.Click(css(`button[data-rm-model="tiny-test.gguf"]`)),
+		chromedp.WaitVisible(css("#confirm-rm")),
+		chromedp.Click(css("#rm-yes")),
+		chromedp.WaitNotPresent(css(`button[data-rm-model="tiny-test.gguf"]`)),
+	)
+	if _, err := os.Stat(filepath.Join(home, "models", "tiny-test.gguf")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the model is still there: %v", err)
 	}
 }

@@ -156,12 +156,20 @@ document.addEventListener("click", async (e) => {
   else if (t.id === "take-theirs") { editing = false; location.href = location.pathname; }
   else if (t.dataset.delete) askDelete(t.dataset.delete);
   else if (t.id === "rebuild") rebuild();
-  else if (t.dataset.rmModel) {
-    if (!confirm("Remove the model " + t.dataset.rmModel + "?")) return;
-    const { ok, status, data } = await postJSON("/api/v1/models/rm", { name: t.dataset.rmModel });
-    if (ok) refreshMain(); else $("#pull-status").textContent = errText(data, status);
-  }
+  else if (t.dataset.rmModel) askRemoveModel(t.dataset.rmModel);
 });
+
+function askRemoveModel(name) {
+  const dlg = $("#confirm-rm");
+  $("#rm-name").textContent = name;
+  dlg.returnValue = "";
+  dlg.onclose = async () => {
+    if (dlg.returnValue !== "remove") return;
+    const { ok, status, data } = await postJSON("/api/v1/models/rm", { name });
+    if (ok) refreshMain(); else $("#pull-status").textContent = errText(data, status);
+  };
+  dlg.showModal();
+}
 
 function askDelete(path) {
   const dlg = $("#confirm-delete");
