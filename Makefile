@@ -27,7 +27,7 @@ PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 TOOLS := $(CURDIR)/bin/tools
 
-.PHONY: build demo test fuzz crash bench proto fmt clean
+.PHONY: build demo test fuzz crash bench proto fmt clean screenshots
 
 # llama.cpp's CPU kernels are compiled for the building machine's CPU
 # (ggml's cgo flags give none, i.e. SSE2 only: 9x slower on these machines).
@@ -71,6 +71,7 @@ mcp-inspector:
 # The local provider is a module of its own (llama.cpp, cgo): its tests run
 # from its folder, with the shared MiniLM model when ../shared/models has it.
 test: build-local
+	./scripts/chromium.sh
 	$(GO) vet -tags $(TAGS) ./...
 	$(LOCAL) $(GO) vet .
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
@@ -142,3 +143,10 @@ fmt:
 
 clean:
 	rm -rf bin
+
+# The dashboard's screenshots in docs/screenshots (README, "Dashboard"):
+# each screen at desktop and phone width, taken by its browser tests.
+screenshots:
+	./scripts/chromium.sh
+	mkdir -p docs/screenshots
+	$(GO) test -tags $(TAGS) -count=1 -run 'TestBrowser' ./server/dashboard/ -dashboard.screenshots=$(CURDIR)/docs/screenshots

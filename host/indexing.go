@@ -83,7 +83,11 @@ type RebuildRequest struct{}
 // Rebuild builds a new index beside the old one and swaps it in; if
 // anything fails the old index stays as it was.
 func (h *Host) Rebuild(ctx context.Context, _ RebuildRequest) (SyncResult, error) {
-	return h.indexer.Rebuild(ctx)
+	res, err := h.indexer.Rebuild(ctx)
+	if err == nil {
+		h.queue.Kick() // a running worker embeds the new index's chunks (from the cache) now, not at the next sync
+	}
+	return res, err
 }
 
 // FilesRequest asks for the file list; it has no parameters.

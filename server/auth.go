@@ -25,7 +25,8 @@ import (
 //   - TCP on any other address: the bearer token only.
 
 // guard wraps h with the checks of a TCP listener: token, when not empty,
-// is required as "Authorization: Bearer TOKEN".
+// is required as "Authorization: Bearer TOKEN" (or, from a browser, as the
+// dashboard's cookie: browserAuth).
 func guard(h http.Handler, token string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(VersionHeader, version.String())
@@ -33,8 +34,9 @@ func guard(h http.Handler, token string) http.Handler {
 		if token != "" {
 			scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 			if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
-				writeError(w, &fault.Error{Kind: KindUnauthorized, Message: "missing or wrong bearer token"})
-				return
+				if browserAuth(w, r, token) { // the dashboard's cookie, or an answer
+					return
+				}
 			}
 		} else {
 			if !loopbackHost(r.Host) {
@@ -48,6 +50,45 @@ func guard(h http.Handler, token string) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// A browser cannot send the bearer token, so the dashboard's pages take it
+// once from the address: GET /?token=TOKEN (what `memhost serve` prints)
+// sets an HttpOnly, SameSite=Strict cookie holding it and redirects to the
+// address without it; later requests, the dashboard's and its scripts' calls
+// of the API alike, carry the cookie. A request authenticated by the cookie
+// that comes from a page of another origin is refused, as on loopback.
+
+// tokenCookie names the cookie of the server at host (cookies are shared
+// by every port of a host).
+func tokenCookie(host string) string {
+	_, port, _ := net.SplitHostPort(host)
+	return "memhost-token-" + port
+}
+
+// browserAuth serves r when it carries the token as the dashboard's cookie
+// (or sets the cookie from ?token= on a GET, and redirects), and reports
+// whether it answered.
+func browserAuth(w http.ResponseWriter, r *http.Request, token string) bool {
+	name := tokenCookie(r.Host)
+	if c, err := r.Cookie(name); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(token)) == 1 {
+		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
+			writeError(w, &fault.Error{Kind: fault.Outside, Field: "Origin", Message: fmt.Sprintf("requests from pages of %s are refused", o)})
+			return true
+		}
+		return false // authenticated: the caller serves it
+	}
+	q := r.URL.Query()
+	if r.Method == http.MethodGet && q.Has("token") && subtle.ConstantTimeCompare([]byte(q.Get("token")), []byte(token)) == 1 {
+		http.SetCookie(w, &http.Cookie{Name: name, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		q.Del("token")
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return true
+	}
+	writeError(w, &fault.Error{Kind: KindUnauthorized, Message: "missing or wrong bearer token (a browser opens the dashboard once as /?token=TOKEN, the token file's content)"})
+	return true
 }
 
 // loopbackHost reports whether a Host header names this machine:

@@ -6,6 +6,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server/dashboard"
 )
 
 // Handler returns every route of the API (docs/api.md documents each).
@@ -75,6 +76,12 @@ func (s *Server) Handler() http.Handler {
 	if s.mcp != nil {
 		mux.Handle("/mcp", s.mcp)
 	}
+
+	// The dashboard (issue 15): GET / and everything under /ui/, with the
+	// API's auth (docs/api.md, "The dashboard").
+	dash := dashboard.New(h)
+	mux.Handle("/{$}", dash)
+	mux.Handle("/ui/", dash)
 
 	mux.HandleFunc("/", s.notFound)
 	return s.common(mux)

@@ -88,6 +88,7 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 					auth = "bearer token required"
 				}
 				fmt.Fprintf(a.io.stdout, "  %s (%s)\n", in.URL, auth)
+				fmt.Fprintf(a.io.stdout, "  dashboard: %s\n", dashboardURL(in))
 			}
 			fmt.Fprintf(a.io.stdout, "  unix://%s\n", a.tilde(in.Socket))
 			fmt.Fprintln(a.io.stdout, "other memhost commands of this home now run through it; Ctrl-C stops it")
@@ -171,7 +172,7 @@ func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
 		return a.out(cmd, in, func(w io.Writer) {
 			fmt.Fprintf(w, "memhost serve: running in the background, pid %d\n", in.PID)
 			if in.URL != "" {
-				fmt.Fprintf(w, "  %s\n", in.URL)
+				fmt.Fprintf(w, "  %s\n  dashboard: %s\n", in.URL, dashboardURL(in))
 			}
 			fmt.Fprintf(w, "  unix://%s\n  log: %s\n", a.tilde(in.Socket), a.tilde(logPath))
 		})
@@ -219,6 +220,7 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 				auth = " (bearer token required)"
 			}
 			fmt.Fprintf(tw, "url:\t%s%s\n", in.URL, auth)
+			fmt.Fprintf(tw, "browser:\t%s (the dashboard)\n", dashboardURL(in))
 		}
 		fmt.Fprintf(tw, "socket:\tunix://%s\n", a.tilde(in.Socket))
 		fmt.Fprintf(tw, "uptime:\t%s\n", (time.Duration(in.UptimeS) * time.Second).String())
@@ -285,4 +287,14 @@ func (a *app) serveStop(ctx context.Context, cmd *cli.Command) error {
 	return a.out(cmd, map[string]any{"stopped": true, "pid": in.PID}, func(w io.Writer) {
 		fmt.Fprintf(w, "stopped memhost serve (pid %d)\n", in.PID)
 	})
+}
+
+// dashboardURL is where a browser opens the dashboard (server/dashboard).
+// With a token, the browser brings it once in the address and keeps it as
+// a cookie; the token itself is not printed.
+func dashboardURL(in server.Info) string {
+	if in.Token {
+		return in.URL + "/?token=TOKEN (TOKEN: the token file's content; opened once, the browser keeps a cookie)"
+	}
+	return in.URL + "/"
 }

@@ -1,0 +1,809 @@
+// Package dashboard is memhost's web dashboard (issue 15; seeds 000
+// "Dashboard Interface" and 001 §8): the notebook card, the notebook
+// browser, page view and edit, grouped memory search, conversations and
+// settings, served by `memhost serve` beside the API and under the same
+// auth (server/auth.go).
+//
+// Pages are Go html/template, rendered on the server; a small script of our
+// own (static/app.js, no library, no build step) adds search as you type,
+// the editor's live preview, saves, and live updates from the API's event
+// stream (GET /api/v1/events). Everything is embedded in the binary.
+// Writes go through the host's operations, as the CLI's do: atomic and
+// path-checked (a save is conditional on the page's hash: Host.SavePage).
+//
+// No page content ever runs as script: markdown is rendered by goldmark in
+// safe mode (markdown.go) and every response carries a Content Security
+// Policy that allows scripts from the dashboard's own files only.
+package dashboard
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/sessions"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// csp allows the dashboard's own script and style only: no inline script,
+// no event-handler attributes, no javascript: URLs, nothing from
+// elsewhere.
+const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// maxBody bounds a dashboard request body (a page's text).
+const maxBody = 16 << 20
+
+// Dashboard serves the dashboard of one Host.
+type Dashboard struct {
+	h     *host.Host
+	tmpl  *template.Template
+	md    goldmark.Markdown
+	mux   *http.ServeMux
+	start time.Time
+
+	useMu sync.Mutex // one provider switch at a time
+}
+
+// New returns the dashboard of h.
+func New(h *host.Host) *Dashboard {
+	d := &Dashboard{h: h, start: time.Now()}
+	d.md = newMarkdown(d.resolve)
+	d.tmpl = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", d.home)
+	mux.HandleFunc("GET /ui/notebook", d.notebook)
+	mux.HandleFunc("GET /ui/page/{path...}", d.page)
+	mux.HandleFunc("GET /ui/search", d.search)
+	mux.HandleFunc("GET /ui/sessions", d.sessions)
+	mux.HandleFunc("GET /ui/session/{id}", d.session)
+	mux.HandleFunc("GET /ui/settings", d.settings)
+	mux.HandleFunc("GET /ui/api/search", d.searchFragment)
+	mux.HandleFunc("GET /ui/api/page/{path...}", d.pageJSON)
+	mux.HandleFunc("GET /ui/api/status", d.statusJSON)
+	mux.HandleFunc("POST /ui/api/save", d.save)
+	mux.HandleFunc("POST /ui/api/preview", d.preview)
+	mux.HandleFunc("POST /ui/api/delete", d.delete)
+	mux.HandleFunc("POST /ui/api/use", d.use)
+	static, _ := fs.Sub(staticFS, "static")
+	mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", http.FileServerFS(static)))
+	mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
+		d.fail(w, r, fault.Errorf(fault.NotFound, "", "no dashboard page at %s", r.URL.Path))
+	})
+	d.mux = mux
+	return d
+}
+
+// ServeHTTP serves the dashboard's routes: GET / and everything under /ui/.
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("Content-Security-Policy", csp)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Referrer-Policy", "no-referrer")
+	hd.Set("X-Frame-Options", "DENY")
+	if !strings.HasPrefix(r.URL.Path, "/ui/static/") {
+		hd.Set("Cache-Control", "no-store")
+	}
+	d.mux.ServeHTTP(w, r)
+}
+
+var funcs = template.FuncMap{
+	"pageURL": PageURL,
+	"size":    humanSize,
+	"ago":     ago,
+	"lines": func(l host.Lines) string {
+		if l.End > l.Start {
+			return fmt.Sprintf("%d-%d", l.Start, l.End)
+		}
+		return fmt.Sprint(l.Start)
+	},
+	"score": func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"folder": func(p string) string {
+		if p == "" {
+			return "/"
+		}
+		return p + "/"
+	},
+	"join": strings.Join,
+	"base": path.Base,
+	"add":  func(a, b int) int { return a + b },
+	"json": func(v any) (string, error) {
+		b, err := json.Marshal(v)
+		return string(b), err
+	},
+}
+
+// layout is what every full page passes its template.
+type layout struct {
+	Title string
+	Nav   string // the current tab
+	Query string
+	Body  any
+}
+
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, name string, l layout) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := d.tmpl.ExecuteTemplate(w, name, l); err != nil {
+		// Headers may be out: the page ends with the error.
+		fmt.Fprintf(w, "<p class=error>%s</p>", template.HTMLEscapeString(err.Error()))
+	}
+}
+
+// fail answers an error: JSON for /ui/api/, a page otherwise.
+func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
+	if strings.HasPrefix(r.URL.Path, "/ui/api/") {
+		writeJSON(w, status, map[string]any{"error": wireOf(err)})
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	d.tmpl.ExecuteTemplate(w, "error.html", layout{Title: "Error", Body: err.Error()})
+}
+
+type wireErr struct {
+	Kind    fault.Kind `json:"kind"`
+	Field   string     `json:"field,omitempty"`
+	Message string     `json:"message"`
+}
+
+func wireOf(err error) wireErr {
+	return wireErr{Kind: fault.KindOf(err), Field: fault.FieldOf(err), Message: err.Error()}
+}
+
+func statusOf(err error) int {
+	switch fault.KindOf(err) {
+	case fault.BadInput:
+		return http.StatusBadRequest
+	case fault.NotFound:
+		return http.StatusNotFound
+	case fault.Outside:
+		return http.StatusForbidden
+	case fault.Conflict:
+		return http.StatusConflict
+	case fault.Unavailable:
+		return http.StatusServiceUnavailable
+	case fault.Canceled:
+		return 499
+	}
+	return http.StatusInternalServerError
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.Encode(v)
+}
+
+// decode reads a JSON body into v, refusing unknown fields.
+func decode(r *http.Request, v any) error {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return fault.Errorf(fault.Canceled, "", "reading the request: %v", err)
+	}
+	if len(body) > maxBody {
+		return fault.BadInputf("", "request body is larger than %d bytes", maxBody)
+	}
+	if !utf8.Valid(body) {
+		return fault.BadInputf("", "request body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fault.BadInputf("", "request body: %v", err)
+	}
+	return nil
+}
+
+// resolve finds the page a wikilink names: a path (with or without .md),
+// or a page name looked for at the top and in each standard folder, as
+// written or as a file name ("Sarah Chen" → sarah-chen.md).
+func (d *Dashboard) resolve(target string) (string, bool) {
+	t := strings.Trim(strings.TrimSpace(target), "/")
+	if t == "" {
+		return "", false
+	}
+	var cands []string
+	add := func(p string) {
+		if !strings.HasSuffix(p, ".md") {
+			p += ".md"
+		}
+		cands = append(cands, p)
+	}
+	add(t)
+	if s := slug(t); s != t {
+		add(s)
+	}
+	if !strings.Contains(t, "/") {
+		for _, f := range host.StandardFolders {
+			add(f + "/" + t)
+			add(f + "/" + slug(t))
+		}
+	}
+	root := d.h.NotebookDir()
+	for _, c := range cands {
+		if strings.Contains(c, "..") {
+			continue
+		}
+		if fi, err := os.Stat(root + "/" + c); err == nil && fi.Mode().IsRegular() {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// Home.
+
+type folderCard struct {
+	Path   string
+	Count  int
+	Names  []string
+	More   int
+	Latest string // daily: the latest day
+}
+
+type homeBody struct {
+	Folders []folderCard
+	Status  host.StatusResponse
+	Err     string
+}
+
+func (d *Dashboard) home(w http.ResponseWriter, r *http.Request) {
+	b, err := d.homeData(r.Context())
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.render(w, r, "home.html", layout{Title: "memhost", Nav: "home", Body: b})
+}
+
+func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
+	var b homeBody
+	// The index summary (counts over every chunk) and the notebook's
+	// listing (a readdir of every folder) run side by side.
+	summary := make(chan error, 1)
+	go func() {
+		var err error
+		b.Status, err = d.h.IndexSummary(ctx)
+		summary <- err
+	}()
+	pages, err := d.h.Pages(ctx, host.PagesRequest{})
+	if serr := <-summary; serr != nil {
+		b.Err = serr.Error()
+	}
+	if err != nil {
+		return b, err
+	}
+	// One row per top-level folder (seed 001 §8.1), its subfolders' pages
+	// counted in it; pages at the top make a row of their own.
+	byTop := map[string]*folderCard{}
+	var order []string
+	for _, f := range pages.Folders {
+		top, _, _ := strings.Cut(f.Path, "/")
+		c := byTop[top]
+		if c == nil {
+			c = &folderCard{Path: top}
+			byTop[top] = c
+			order = append(order, top)
+		}
+		c.Count += len(f.Pages)
+		for _, p := range f.Pages {
+			if top == "daily" {
+				if day := strings.TrimSuffix(path.Base(p.Path), ".md"); day > c.Latest {
+					c.Latest = day
+				}
+				continue
+			}
+			if len(c.Names) < 4 {
+				c.Names = append(c.Names, p.Title)
+			} else {
+				c.More++
+			}
+		}
+	}
+	today := time.Now().Format("2006-01-02")
+	for _, top := range order {
+		c := byTop[top]
+		if c.Count == 0 && top == "" {
+			continue
+		}
+		if c.Latest == today {
+			c.Latest += " (today)"
+		}
+		b.Folders = append(b.Folders, *c)
+	}
+	return b, nil
+}
+
+// Notebook browser.
+
+type notebookBody struct {
+	Folders []host.FolderEntry
+	Current host.FolderEntry
+	New     string
+}
+
+func (d *Dashboard) notebook(w http.ResponseWriter, r *http.Request) {
+	b := notebookBody{New: r.URL.Query().Get("new")}
+	dir := r.URL.Query().Get("dir")
+	if dir == "" && b.New != "" {
+		dir = path.Dir(b.New)
+		if dir == "." {
+			dir = ""
+		}
+	}
+	if !r.URL.Query().Has("dir") && b.New == "" {
+		dir = "lists"
+	}
+	pages, err := d.h.Pages(r.Context(), host.PagesRequest{Folder: dir})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	b.Folders = pages.Folders
+	b.Current = host.FolderEntry{Path: dir, Pages: []host.PageEntry{}}
+	for _, f := range pages.Folders {
+		if f.Path == dir {
+			b.Current = f
+		}
+	}
+	if b.New == "" {
+		b.New = strings.TrimPrefix(b.Current.Path+"/", "/")
+	}
+	d.render(w, r, "notebook.html", layout{Title: "Notebook", Nav: "notebook", Body: b})
+}
+
+// Page view.
+
+type pageBody struct {
+	Page   host.PageResponse
+	Blocks []block
+	Lines  []string
+	Folder string
+	Edit   bool
+}
+
+func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
+	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path")})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	blocks, err := renderBlocks(d.md, []byte(p.Text))
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	lines := strings.Split(strings.TrimSuffix(p.Text, "\n"), "\n")
+	folder := path.Dir(p.Path)
+	if folder == "." {
+		folder = ""
+	}
+	b := pageBody{Page: p, Blocks: blocks, Lines: lines, Folder: folder, Edit: r.URL.Query().Has("edit")}
+	d.render(w, r, "page.html", layout{Title: p.Path, Nav: "notebook", Body: b})
+}
+
+// pageJSON is a page's text, hash and rendering, for the editor (a
+// conflict shows both versions) and live updates.
+func (d *Dashboard) pageJSON(w http.ResponseWriter, r *http.Request) {
+	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path")})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	html, err := renderHTML(d.md, []byte(p.Text))
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"page": p, "html": html})
+}
+
+type saveRequest struct {
+	Path     string `json:"path"`
+	Text     string `json:"text"`
+	BaseHash string `json:"baseHash"`
+}
+
+// save is a conditional save: a conflict answers 409 with the page as it
+// is now, so that the editor shows both versions.
+func (d *Dashboard) save(w http.ResponseWriter, r *http.Request) {
+	var req saveRequest
+	if err := decode(r, &req); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	resp, err := d.h.SavePage(r.Context(), host.SavePageRequest{Path: req.Path, Text: req.Text, BaseHash: req.BaseHash})
+	if fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "baseHash" {
+		out := map[string]any{"error": wireOf(err)}
+		if cur, err := d.h.Page(r.Context(), host.PageRequest{Path: req.Path}); err == nil {
+			html, _ := renderHTML(d.md, []byte(cur.Text))
+			out["current"] = map[string]any{"page": cur, "html": html}
+		}
+		writeJSON(w, http.StatusConflict, out)
+		return
+	}
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"result": resp, "url": PageURL(resp.Path)})
+}
+
+func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Text string `json:"text"`
+	}
+	if err := decode(r, &req); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	html, err := renderHTML(d.md, []byte(req.Text))
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"html": html})
+}
+
+func (d *Dashboard) delete(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Path string `json:"path"`
+	}
+	if err := decode(r, &req); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	resp, err := d.h.Remove(r.Context(), host.RemoveRequest{Path: req.Path})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	dir := path.Dir(resp.Path)
+	if dir == "." {
+		dir = ""
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"result": resp, "url": "/ui/notebook?dir=" + dir})
+}
+
+// Search.
+
+type searchBody struct {
+	Query    string
+	Sessions bool
+	Resp     *host.RecallResponse
+	Groups   []resultGroup
+	Err      string
+}
+
+type resultGroup struct {
+	Name    string
+	Results []markedResult
+}
+
+type markedResult struct {
+	host.Result
+	Marked template.HTML
+	URL    string
+}
+
+func (d *Dashboard) searchData(ctx context.Context, q string, withSessions bool) searchBody {
+	b := searchBody{Query: q, Sessions: withSessions}
+	if strings.TrimSpace(q) == "" {
+		return b
+	}
+	req := host.RecallRequest{Query: q}
+	if withSessions {
+		req.Sources = []string{"notebook", "daily", "sessions"}
+	}
+	resp, err := d.h.Recall(ctx, req)
+	if err != nil {
+		b.Err = err.Error()
+		return b
+	}
+	b.Resp = &resp
+	terms := queryTerms(q)
+	group := func(name string, rs []host.Result) {
+		g := resultGroup{Name: name}
+		for _, r := range rs {
+			m := markedResult{Result: r, Marked: mark(r.Snippet, terms)}
+			if r.Session != "" {
+				m.URL = "/ui/session/" + r.Session
+				if len(r.Turns) > 0 {
+					m.URL += "#turn-" + r.Turns[0]
+				}
+			} else {
+				m.URL = PageURL(r.Path) + fmt.Sprintf("#L%d-%d", r.Lines.Start, max(r.Lines.End, r.Lines.Start))
+			}
+			g.Results = append(g.Results, m)
+		}
+		b.Groups = append(b.Groups, g)
+	}
+	group("NOTEBOOK", resp.Results.Notebook)
+	group("DAILY", resp.Results.Daily)
+	if withSessions {
+		group("SESSIONS", resp.Results.Sessions)
+	}
+	return b
+}
+
+func (d *Dashboard) search(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query().Get("q")
+	b := d.searchData(r.Context(), q, r.URL.Query().Get("sessions") != "")
+	d.render(w, r, "search.html", layout{Title: "Search", Nav: "search", Query: q, Body: b})
+}
+
+// searchFragment is the results alone, for search as you type.
+func (d *Dashboard) searchFragment(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	b := d.searchData(r.Context(), r.URL.Query().Get("q"), r.URL.Query().Get("sessions") != "")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Server-Timing", fmt.Sprintf("search;dur=%.1f", float64(time.Since(start).Microseconds())/1000))
+	d.tmpl.ExecuteTemplate(w, "results", b)
+}
+
+// queryTerms are the query's words, lowercased.
+func queryTerms(q string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// mark escapes a snippet and wraps the words that match a query term (the
+// same word, or one it starts, as the index's stemming finds "meeting" for
+// "meet") in <mark>.
+func mark(snippet string, terms []string) template.HTML {
+	var b strings.Builder
+	word := func(w string) {
+		lw := strings.ToLower(w)
+		hit := false
+		for _, t := range terms {
+			if lw == t || len(t) >= 3 && strings.HasPrefix(lw, t) || len(lw) >= 4 && strings.HasPrefix(t, lw) {
+				hit = true
+				break
+			}
+		}
+		if hit {
+			b.WriteString("<mark>" + template.HTMLEscapeString(w) + "</mark>")
+		} else {
+			b.WriteString(template.HTMLEscapeString(w))
+		}
+	}
+	start := -1
+	for i, r := range snippet {
+		isWord := unicode.IsLetter(r) || unicode.IsDigit(r)
+		switch {
+		case isWord && start < 0:
+			start = i
+		case !isWord && start >= 0:
+			word(snippet[start:i])
+			start = -1
+		}
+		if !isWord {
+			b.WriteString(template.HTMLEscapeString(string(r)))
+		}
+	}
+	if start >= 0 {
+		word(snippet[start:])
+	}
+	return template.HTML(b.String())
+}
+
+// Conversations.
+
+type sessionsBody struct {
+	Sessions []sessions.Summary
+	Query    string
+	Results  *host.ConversationSearchResponse
+	Marked   []template.HTML
+	Err      string
+}
+
+func (d *Dashboard) sessions(w http.ResponseWriter, r *http.Request) {
+	list, err := d.h.Sessions(r.Context(), host.SessionsRequest{})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	b := sessionsBody{Sessions: list.Sessions, Query: r.URL.Query().Get("q")}
+	if strings.TrimSpace(b.Query) != "" {
+		resp, err := d.h.ConversationSearch(r.Context(), host.ConversationSearchRequest{Query: b.Query, MaxResults: 20})
+		if err != nil {
+			b.Err = err.Error()
+		} else {
+			b.Results = &resp
+			terms := queryTerms(b.Query)
+			for _, t := range resp.Results {
+				b.Marked = append(b.Marked, mark(t.Snippet, terms))
+			}
+		}
+	}
+	d.render(w, r, "sessions.html", layout{Title: "Conversations", Nav: "sessions", Query: b.Query, Body: b})
+}
+
+type turnView struct {
+	sessions.Turn
+	Compaction bool
+	Flushes    []sessions.FlushReceipt // flushes asked right before this turn
+}
+
+type sessionBody struct {
+	T     host.TranscriptResponse
+	Turns []turnView
+	Tail  []sessions.FlushReceipt // flushes after the last turn
+}
+
+func (d *Dashboard) session(w http.ResponseWriter, r *http.Request) {
+	tr, err := d.h.Transcript(r.Context(), host.TranscriptRequest{Session: r.PathValue("id")})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	b := sessionBody{T: tr}
+	fl := tr.Flushes
+	for _, t := range tr.Turns {
+		tv := turnView{Turn: t, Compaction: t.Type == "compaction"}
+		if tt, ok := parseTime(t.Timestamp); ok {
+			for len(fl) > 0 {
+				ft, ok := parseTime(fl[0].Time)
+				if !ok || !ft.After(tt) {
+					tv.Flushes = append(tv.Flushes, fl[0])
+					fl = fl[1:]
+					continue
+				}
+				break
+			}
+		}
+		b.Turns = append(b.Turns, tv)
+	}
+	b.Tail = fl
+	d.render(w, r, "session.html", layout{Title: "Session " + tr.Session, Nav: "sessions", Body: b})
+}
+
+func parseTime(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// Settings.
+
+type settingsBody struct {
+	Status  host.StatusResponse
+	Storage host.StorageResponse
+	Plugins host.PluginsResponse
+	Models  host.ModelsResponse
+	Errs    []string
+}
+
+func (d *Dashboard) settings(w http.ResponseWriter, r *http.Request) {
+	var b settingsBody
+	var err error
+	ctx := r.Context()
+	if b.Status, err = d.h.Status(ctx, host.StatusRequest{}); err != nil {
+		b.Errs = append(b.Errs, "status: "+err.Error())
+	}
+	if b.Storage, err = d.h.Storage(ctx, host.StorageRequest{}); err != nil {
+		b.Errs = append(b.Errs, "storage: "+err.Error())
+	}
+	if b.Plugins, err = d.h.Plugins(ctx, host.PluginsRequest{}); err != nil {
+		b.Errs = append(b.Errs, "plugins: "+err.Error())
+	}
+	if b.Models, err = d.h.Models(ctx, host.ModelsRequest{}); err != nil {
+		b.Errs = append(b.Errs, "models: "+err.Error())
+	}
+	d.render(w, r, "settings.html", layout{Title: "Settings", Nav: "settings", Body: b})
+}
+
+// statusJSON is the index's and the provider's state, polled by the
+// settings page while a model downloads or chunks are re-embedded.
+func (d *Dashboard) statusJSON(w http.ResponseWriter, r *http.Request) {
+	st, err := d.h.PluginStatus(r.Context(), host.PluginStatusRequest{})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, st)
+}
+
+type useRequest struct {
+	Name string            `json:"name"`
+	Set  map[string]string `json:"set,omitempty"`
+}
+
+// use switches the embeddings provider (Host.UsePlugin). The API serves
+// that on the unix socket only, since options may name files and hosts for
+// the server to read or reach; the dashboard, reachable over TCP, takes
+// option values that name neither (a model name, a number) and says to
+// use the CLI for the others.
+func (d *Dashboard) use(w http.ResponseWriter, r *http.Request) {
+	var req useRequest
+	if err := decode(r, &req); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	for k, v := range req.Set {
+		if namesFileOrHost(v) {
+			d.fail(w, r, fault.Errorf(fault.Outside, "set", "option %s=%q names a file or a host: set it with `memhost plugins use %s --set %s=...` (the unix socket)", k, v, req.Name, k))
+			return
+		}
+	}
+	d.useMu.Lock()
+	defer d.useMu.Unlock()
+	resp, err := d.h.UsePlugin(r.Context(), host.UsePluginRequest{Name: req.Name, Set: req.Set})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func namesFileOrHost(v string) bool {
+	return strings.ContainsAny(v, `/\:`) || strings.HasPrefix(v, "~") || strings.HasPrefix(v, ".")
+}
+
+// Formatting.
+
+func humanSize(n int64) string {
+	switch {
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	case n < 1024*1024*1024:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/(1024*1024*1024))
+}
+
+// ago shows an RFC 3339 time as a person reads it: "2 min ago",
+// "yesterday 14:05", "Feb 20".
+func ago(s string) string {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return s
+	}
+	t = t.Local()
+	now := time.Now()
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return t.Format("2006-01-02 15:04")
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case t.YearDay() == now.YearDay() && t.Year() == now.Year():
+		return "today " + t.Format("15:04")
+	case d < 48*time.Hour && t.YearDay() == now.AddDate(0, 0, -1).YearDay():
+		return "yesterday " + t.Format("15:04")
+	case t.Year() == now.Year():
+		return t.Format("Jan 2")
+	}
+	return t.Format("2006-01-02")
+}

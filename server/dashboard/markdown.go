@@ -1,0 +1,256 @@
+package dashboard
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"html/template"
+	"net/url"
+	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// Pages are rendered on the server with goldmark (CommonMark and GFM:
+// tables, task-list checkboxes, strikethrough, autolinks) in its default,
+// safe mode: raw HTML in a page is omitted, never passed through, and
+// links and images whose URL is dangerous (javascript:, vbscript:, file:,
+// data: but images) get an empty one. Wikilinks ([[page]], [[page|label]],
+// [[page#section]]) are this file's own inline syntax and become links to
+// the page in the dashboard, their text escaped. The dashboard's Content
+// Security Policy (script-src 'self') is the second wall: even markup that
+// got through could not run a script.
+
+// resolver turns a wikilink's target into a page path ("" when no page
+// matches: the link offers to create it).
+type resolver func(target string) (path string, ok bool)
+
+// block is one top-level block of a rendered page with the source lines it
+// came from, so that search results (path:lines) can point into the view.
+type block struct {
+	HTML      template.HTML // goldmark's safe-mode output
+	Start     int           // 1-based
+	End       int
+	HeadingID string // set for headings: the section anchor
+}
+
+func newMarkdown(resolve resolver) goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(extension.GFM, &wikiExt{resolve: resolve}),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+	)
+}
+
+// renderBlocks renders src block by block.
+func renderBlocks(md goldmark.Markdown, src []byte) ([]block, error) {
+	doc := md.Parser().Parse(text.NewReader(src))
+	lineOf := lineIndex(src)
+	var out []block
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		var buf bytes.Buffer
+		if err := md.Renderer().Render(&buf, src, n); err != nil {
+			return nil, err
+		}
+		b := block{HTML: template.HTML(buf.String())}
+		b.Start, b.End = span(n, lineOf)
+		if h, ok := n.(*ast.Heading); ok {
+			if id, ok := h.AttributeString("id"); ok {
+				if s, ok := id.([]byte); ok {
+					b.HeadingID = string(s)
+				}
+			}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// renderHTML renders src whole (the editor's preview).
+func renderHTML(md goldmark.Markdown, src []byte) (string, error) {
+	var buf bytes.Buffer
+	err := md.Convert(src, &buf)
+	return buf.String(), err
+}
+
+// lineIndex returns a function from a byte offset to its 1-based line.
+func lineIndex(src []byte) func(off int) int {
+	var starts []int
+	starts = append(starts, 0)
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return func(off int) int {
+		lo, hi := 0, len(starts)-1
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if starts[mid] <= off {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		return lo + 1
+	}
+}
+
+// span is the first and last source line of a block node; blocks without
+// lines of their own (lists, quotes) take their children's.
+func span(n ast.Node, lineOf func(int) int) (start, end int) {
+	first, last := -1, -1
+	ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || c.Type() != ast.TypeBlock {
+			return ast.WalkContinue, nil
+		}
+		if l := c.Lines(); l != nil && l.Len() > 0 {
+			s, e := l.At(0).Start, l.At(l.Len()-1).Stop
+			if first < 0 || s < first {
+				first = s
+			}
+			if e > last {
+				last = e
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	if first < 0 {
+		return 0, 0
+	}
+	start = lineOf(first)
+	end = lineOf(max(last-1, first))
+	if fc, ok := n.(*ast.FencedCodeBlock); ok {
+		start-- // the opening fence
+		if fc.Lines().Len() == 0 {
+			end = start
+		}
+		end++ // the closing fence
+	}
+	return max(start, 1), end
+}
+
+// Wikilinks.
+
+var kindWikilink = ast.NewNodeKind("Wikilink")
+
+type wikilink struct {
+	ast.BaseInline
+	Target  string // page, maybe with #section
+	Label   string
+	Path    string // resolved page; "" when missing
+	Section string
+}
+
+func (n *wikilink) Kind() ast.NodeKind { return kindWikilink }
+func (n *wikilink) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"Target": n.Target}, nil)
+}
+
+type wikiExt struct{ resolve resolver }
+
+func (e *wikiExt) Extend(m goldmark.Markdown) {
+	m.Parser().AddOptions(parser.WithInlineParsers(util.Prioritized(&wikiParser{e.resolve}, 199))) // before links (200)
+	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(wikiRenderer{}, 199)))
+}
+
+type wikiParser struct{ resolve resolver }
+
+func (p *wikiParser) Trigger() []byte { return []byte{'['} }
+
+func (p *wikiParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
+	line, _ := block.PeekLine()
+	if len(line) < 5 || line[1] != '[' {
+		return nil
+	}
+	end := bytes.Index(line[2:], []byte("]]"))
+	if end <= 0 {
+		return nil
+	}
+	inner := string(line[2 : 2+end])
+	if strings.ContainsAny(inner, "[]\n") || strings.TrimSpace(inner) == "" {
+		return nil
+	}
+	block.Advance(end + 4)
+	target, label, hasLabel := strings.Cut(inner, "|")
+	target = strings.TrimSpace(target)
+	if !hasLabel || strings.TrimSpace(label) == "" {
+		label = target
+	}
+	n := &wikilink{Target: target, Label: strings.TrimSpace(label)}
+	page, section, _ := strings.Cut(target, "#")
+	n.Section = section
+	if page == "" {
+		return n // [[#section]]: this page
+	}
+	if p.resolve != nil {
+		n.Path, _ = p.resolve(page)
+	}
+	return n
+}
+
+type wikiRenderer struct{}
+
+func (wikiRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(kindWikilink, func(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkSkipChildren, nil
+		}
+		n := node.(*wikilink)
+		href, class := "", "wikilink"
+		switch {
+		case n.Path != "":
+			href = PageURL(n.Path)
+		case strings.HasPrefix(n.Target, "#"):
+		default:
+			href = "/ui/notebook?new=" + url.QueryEscape(newPagePath(strings.Split(n.Target, "#")[0]))
+			class += " missing"
+		}
+		if n.Section != "" {
+			href += "#" + url.PathEscape(slug(n.Section))
+		}
+		fmt.Fprintf(w, `<a class="%s" href="%s">%s</a>`, class, html.EscapeString(href), html.EscapeString(n.Label))
+		return ast.WalkSkipChildren, nil
+	})
+}
+
+// PageURL is the dashboard's address of a page.
+func PageURL(path string) string {
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return "/ui/page/" + strings.Join(parts, "/")
+}
+
+// newPagePath is where a wikilink to a missing page would create it.
+func newPagePath(target string) string {
+	t := strings.TrimSpace(target)
+	if !strings.HasSuffix(t, ".md") {
+		t = slug(t) + ".md"
+	}
+	return t
+}
+
+// slug makes a heading or page name into an anchor or file name the way
+// goldmark's auto heading ids do: lowercase, spaces as '-', punctuation
+// dropped.
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
+		switch {
+		case r == ' ' || r == '-' || r == '_':
+			b.WriteRune('-')
+		case r == '/' || r == '.':
+			b.WriteRune(r)
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
