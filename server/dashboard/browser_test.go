@@ -217,9 +217,30 @@ func get[T any](t *testing.T, ctx context.Context, what string, a chromedp.Actio
 	return v
 }
 
+// text reads sel's visible text in one script: a live update may replace
+// the node between a query and a read by node id ("No node with given id").
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	return get(t, ctx, "text of "+sel, chromedp.Text(css(sel)))
+	js := fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e ? e.innerText : null })()`, sel)
+	var got string
+	run(t, ctx, "text of "+sel, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		for {
+			v, err := chromedp.Evaluate[string](js)(ctx, tg)
+			if err == nil {
+				got = v
+				return nil
+			}
+			if !errors.Is(err, chromedp.ErrJSNull) { // null: not there (yet, or again)
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s never appeared", sel)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}))
+	return got
 }
 
 func eval(t *testing.T, ctx context.Context, js string) step {
