@@ -116,7 +116,7 @@ proto:
 	PATH=$(TOOLS):$$PATH protoc --proto_path=sdk/proto \
 		--go_out=sdk/proto --go_opt=paths=source_relative \
 		--go-grpc_out=sdk/proto --go-grpc_opt=paths=source_relative \
-		sdk/proto/embedder.proto
+		sdk/proto/embedder.proto sdk/proto/generator.proto
 
 fmt:
 	gofmt -w .
