@@ -281,7 +281,7 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 						ArgsUsage: "ID",
 						Flags: []cli.Flag{&cli.StringFlag{Name: "summary", Usage: "the summary, or - for stdin"},
 							&cli.BoolFlag{Name: "summarize", Usage: "the generator (memory.generator.plugin) writes the summary"}},
-						Action:    a.sessionCompact,
+						Action: a.sessionCompact,
 					},
 				},
 			},
