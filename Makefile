@@ -37,6 +37,8 @@ build: build-local
 	CGO_ENABLED=0 $(GO) build -o bin/memhost ./cmd/memhost  # static: no dynamic loader, ~4 ms less per call
 	$(GO) build -o bin/memhost-embeddings-hello ./examples/embeddings-hello
 	$(GO) build -o bin/memhost-embeddings-ollama ./plugins/embeddings-ollama
+	$(GO) build -o bin/memhost-generator-ollama ./plugins/generator-ollama
+	$(GO) build -o bin/memhost-generator-openai ./plugins/generator-openai
 
 build-local:
 	$(LOCAL) $(GO) build -o ../../bin/memhost-embeddings-local .

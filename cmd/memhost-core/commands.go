@@ -519,7 +519,6 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 			case resp.Plugin != "" && resp.Path != "":
 				fmt.Fprintf(tw, "health:\tping ok (%.1f ms)\n", resp.PingMs)
 			}
-			fmt.Fprintf(tw, "generator:\t%s\n", generatorLine(resp.Generator))
 			fmt.Fprintf(tw, "vectors:\t%d embedded, %d pending\n", resp.Embedded, resp.Pending)
 			search := resp.Mode
 			if resp.Reason != "" {
@@ -527,6 +526,7 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 			}
 			fmt.Fprintf(tw, "search:\t%s\n", search)
 			tw.Flush()
+			fmt.Fprintf(w, "generator: %s\n", generatorLine(resp.Generator))
 		})
 	})
 }

@@ -49,7 +49,7 @@ func printGenerators(w io.Writer, gens []host.PluginInfo) {
 // generatorLine is the plugins status line of the generator.
 func generatorLine(g host.GeneratorStatus) string {
 	if g.Plugin == "" {
-		return "(none): " + g.Message
+		return "none: " + strings.TrimPrefix(g.Message, "no generator configured: ")
 	}
 	s := g.Plugin
 	if g.Model != "" {
