@@ -43,6 +43,9 @@ func (h *Host) generator(ctx context.Context) (sdk.Generator, func(), error) {
 		if ctx.Err() != nil {
 			return nil, func() {}, ctx.Err()
 		}
+		if errors.Is(err, sdk.ErrBadRequest) { // options it refused
+			return nil, func() {}, fault.Errorf(fault.BadInput, "generator", "memory.generator.options.%s: %w", cfg.Plugin, err)
+		}
 		return nil, func() {}, fault.Errorf(fault.Unavailable, "generator", "memory.generator.plugin %s: %w", cfg.Plugin, err)
 	}
 	return &timed{g: g, timeout: time.Duration(cfg.TimeoutMs) * time.Millisecond}, release, nil

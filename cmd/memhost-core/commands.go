@@ -46,6 +46,9 @@ func (a *app) init(ctx context.Context, cmd *cli.Command) error {
 }
 
 func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Bool("auto") && (cmd.IsSet("category") || cmd.IsSet("file") || cmd.IsSet("section")) {
+		return usagef("remember --auto chooses the category, file and section itself: give none of them")
+	}
 	text, err := a.text(cmd.Args().Slice())
 	if err != nil {
 		return err

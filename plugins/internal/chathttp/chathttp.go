@@ -54,8 +54,14 @@ func (e *StatusError) Error() string { return fmt.Sprintf("answered %d: %s", e.C
 // is rate limiting (429) or failing (5xx).
 func (e *StatusError) Transient() bool { return e.Code == http.StatusTooManyRequests || e.Code >= 500 }
 
-// ErrUnreachable wraps failures to connect or to get an answer in time.
+// ErrUnreachable is what failures to connect or to get an answer in time
+// are (errors.Is); their text says which.
 var ErrUnreachable = errors.New("not reachable")
+
+type unreachable struct{ msg string }
+
+func (e *unreachable) Error() string        { return e.msg }
+func (e *unreachable) Is(target error) bool { return target == ErrUnreachable }
 
 // Do sends body (nil for none) as JSON and decodes a 200 answer's JSON
 // into out. A non-200 answer is a *StatusError; a malformed answer says
@@ -141,9 +147,9 @@ func (c *Client) once(ctx context.Context, method, url string, payload []byte) (
 		}
 		var ne net.Error
 		if actx.Err() != nil || errors.As(err, &ne) && ne.Timeout() {
-			return nil, 0, fmt.Errorf("%w: %s did not answer within %v", ErrUnreachable, c.Service, timeout)
+			return nil, 0, &unreachable{fmt.Sprintf("%s did not answer within %v", c.Service, timeout)}
 		}
-		return nil, 0, fmt.Errorf("%w: %s: %v", ErrUnreachable, c.Service, errors.Unwrap(err))
+		return nil, 0, &unreachable{fmt.Sprintf("%s is not reachable (%v)", c.Service, errors.Unwrap(err))}
 	}
 	defer resp.Body.Close()
 	data, err = io.ReadAll(io.LimitReader(resp.Body, 32<<20))
@@ -151,7 +157,7 @@ func (c *Client) once(ctx context.Context, method, url string, payload []byte) (
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
 		}
-		return nil, 0, fmt.Errorf("%w: %s: reading its answer: %v", ErrUnreachable, c.Service, err)
+		return nil, 0, &unreachable{fmt.Sprintf("%s broke off its answer: %v", c.Service, err)}
 	}
 	if resp.StatusCode != http.StatusOK {
 		msg := ""
