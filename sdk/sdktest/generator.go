@@ -4,11 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/memhost/memhost/sdk"
 )
@@ -69,23 +68,11 @@ func RunGenerator(t *testing.T, g sdk.Generator, opt GeneratorOptions) {
 		}
 	})
 	t.Run("json-schema", func(t *testing.T) {
-		var s jsonschema.Schema
-		if err := json.Unmarshal([]byte(routeSchema), &s); err != nil {
-			t.Fatal(err)
-		}
-		rs, err := s.Resolve(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
 		resp, err := g.Complete(ctx, sdk.CompleteRequest{Messages: chat, Schema: json.RawMessage(routeSchema)})
 		if err != nil {
 			t.Fatalf("Complete with a schema: %v", err)
 		}
-		var v any
-		if err := json.Unmarshal([]byte(resp.Text), &v); err != nil {
-			t.Fatalf("answer to a schema is not JSON (%v): %.200q", err, resp.Text)
-		}
-		if err := rs.Validate(v); err != nil {
+		if err := followsRouteSchema(resp.Text); err != nil {
 			t.Errorf("answer does not follow the schema (%v): %.200q", err, resp.Text)
 		}
 	})
@@ -142,4 +129,36 @@ func RunGenerator(t *testing.T, g sdk.Generator, opt GeneratorOptions) {
 			t.Errorf("Status after the checks = %+v, %v; want ready", st, err)
 		}
 	})
+}
+
+// followsRouteSchema checks an answer against routeSchema by hand (the
+// suite imports nothing a plugin's module would not have).
+func followsRouteSchema(text string) error {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	for k := range v {
+		if k != "category" && k != "page" && k != "tags" {
+			return fmt.Errorf("property %q not in the schema", k)
+		}
+	}
+	switch c, _ := v["category"].(string); c {
+	case "lists", "reference", "knowledge":
+	default:
+		return fmt.Errorf("category %v is not one of lists, reference, knowledge", v["category"])
+	}
+	if p, _ := v["page"].(string); p == "" {
+		return fmt.Errorf("page %v is not a non-empty string", v["page"])
+	}
+	tags, ok := v["tags"].([]any)
+	if !ok {
+		return fmt.Errorf("tags %v is not an array", v["tags"])
+	}
+	for _, tag := range tags {
+		if _, ok := tag.(string); !ok {
+			return fmt.Errorf("tag %v is not a string", tag)
+		}
+	}
+	return nil
 }
