@@ -49,6 +49,8 @@ build-core:
 	CGO_ENABLED=0 $(GO) build -o bin/memhost ./cmd/memhost  # static: no dynamic loader, ~4 ms less per call
 	$(GO) build -o bin/memhost-embeddings-hello ./examples/embeddings-hello
 	$(GO) build -o bin/memhost-embeddings-ollama ./plugins/embeddings-ollama
+	$(GO) build -o bin/memhost-generator-ollama ./plugins/generator-ollama
+	$(GO) build -o bin/memhost-generator-openai ./plugins/generator-openai
 
 build-local:
 	@echo "building bin/memhost-embeddings-local (llama.cpp is C++: BUILD_LOCAL_TIME the first time on 2 cores, seconds after)"
@@ -136,7 +138,7 @@ proto:
 	PATH=$(TOOLS):$$PATH protoc --proto_path=sdk/proto \
 		--go_out=sdk/proto --go_opt=paths=source_relative \
 		--go-grpc_out=sdk/proto --go-grpc_opt=paths=source_relative \
-		sdk/proto/embedder.proto
+		sdk/proto/embedder.proto sdk/proto/generator.proto
 
 fmt:
 	gofmt -w .

@@ -100,6 +100,7 @@ type Host struct {
 	reg        *registry.Registry
 	watch      watchState                       // the file watcher's, for Health
 	summarizer atomic.Pointer[RollupSummarizer] // see SetRollupSummarizer
+	gens       *registry.Registry               // generator plugins (generate.go)
 }
 
 // Folders of a home, made by Open.
@@ -158,6 +159,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		"MEMHOST_HOME=" + h.home,
 		"MEMHOST_MODELS_DIR=" + h.path(cfg.Memory.Embedding.ModelsDir),
 	}})
+	h.gens = registry.New(registry.Options{Kind: registry.Generators, Dirs: dirs, Logger: h.hlog, Env: []string{"MEMHOST_HOME=" + h.home}})
 	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background})
@@ -197,6 +199,7 @@ func (h *Host) Close() error {
 	}
 	qerr := h.queue.Close()
 	h.reg.Close()
+	h.gens.Close()
 	err := h.idx.Close()
 	return errors.Join(qerr, err)
 }

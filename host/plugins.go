@@ -17,16 +17,26 @@ import (
 // PluginsRequest asks for the installed plugins; it has no parameters.
 type PluginsRequest struct{}
 
-// Plugin listing types, from package embedq.
-type (
-	PluginInfo      = embedq.PluginInfo
-	PluginsResponse = embedq.Plugins
-)
+// PluginInfo describes an installed plugin, from package embedq.
+type PluginInfo = embedq.PluginInfo
+
+// PluginsResponse lists the installed plugins of each kind; Warnings
+// name files that were skipped.
+type PluginsResponse struct {
+	Plugins    []PluginInfo `json:"plugins"`    // embeddings providers
+	Generators []PluginInfo `json:"generators"` // text generators (generate.go)
+	Warnings   []string     `json:"warnings"`
+}
 
 // Plugins starts each installed plugin to ask its version, model and
-// status. Plugins other than the active one are stopped again.
+// status. Plugins other than the active ones are stopped again.
 func (h *Host) Plugins(ctx context.Context, _ PluginsRequest) (PluginsResponse, error) {
-	return h.queue.Plugins(ctx)
+	emb, err := h.queue.Plugins(ctx)
+	if err != nil {
+		return PluginsResponse{Plugins: emb.Plugins, Generators: []PluginInfo{}, Warnings: emb.Warnings}, err
+	}
+	gens, warnings := h.generatorList(ctx)
+	return PluginsResponse{Plugins: emb.Plugins, Generators: gens, Warnings: append(emb.Warnings, warnings...)}, ctx.Err()
 }
 
 // UsePluginRequest makes Name the active provider, with its options
@@ -134,6 +144,8 @@ type PluginStatusResponse struct {
 	Embedded int    `json:"embedded"`
 	// FailedDownloads: as in StatusResponse.
 	FailedDownloads []FailedDownload `json:"failedDownloads,omitempty"`
+	// Generator is the configured generator's state (generate.go).
+	Generator GeneratorStatus `json:"generator"`
 }
 
 // PluginStatus reports the active provider and what search does with it.
@@ -146,6 +158,7 @@ func (h *Host) PluginStatus(ctx context.Context, _ PluginStatusRequest) (PluginS
 	resp.Mode, resp.Reason, resp.Pending, resp.Embedded = st.Mode, st.Reason, st.Pending, st.Embedded
 	resp.FailedDownloads = st.FailedDownloads
 	resp.ProviderStatus, err = h.queue.ProviderStatus(ctx)
+	resp.Generator = h.generatorStatus(ctx)
 	return resp, err
 }
 

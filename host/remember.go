@@ -23,15 +23,20 @@ type RememberRequest struct {
 	Category string `json:"category,omitempty"` // lists | reference | knowledge; "" routes by content
 	File     string `json:"file,omitempty"`     // page name within the category, e.g. "contacts"
 	Section  string `json:"section,omitempty"`  // H2 section to add under
+	// Auto has the generator choose category, page, section and tags
+	// (autoroute.go); the rules route when it cannot.
+	Auto bool `json:"auto,omitempty"`
 }
 
 // RememberResponse says where the text went.
 type RememberResponse struct {
-	Path      string `json:"path"`
-	Section   string `json:"section,omitempty"`
-	Lines     Lines  `json:"lines"`
-	Duplicate bool   `json:"duplicate"` // already on the page: nothing written
-	Created   bool   `json:"created"`
+	Path      string   `json:"path"`
+	Section   string   `json:"section,omitempty"`
+	Lines     Lines    `json:"lines"`
+	Duplicate bool     `json:"duplicate"` // already on the page: nothing written
+	Created   bool     `json:"created"`
+	Routing   string   `json:"routing,omitempty"` // with Auto: generator, or rules when it could not route
+	Tags      []string `json:"tags,omitempty"`    // added to the page's frontmatter by the generator's choice
 	// Warnings are troubles after the write (the index could not be
 	// updated, or was rebuilt): what was written is stored.
 	Warnings []string `json:"warnings,omitempty"`
@@ -64,7 +69,22 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 	if err := notebook.CheckName(file); err != nil {
 		return RememberResponse{}, fault.BadInputf("file", "page name %q: %v", req.File, err)
 	}
+	if req.Auto && (req.Category != "" || file != "" || req.Section != "") {
+		return RememberResponse{}, fault.BadInputf("auto", "automatic routing chooses the category, page and section itself: give none of them")
+	}
+	var auto struct {
+		r       notebook.Routed
+		tags    []string
+		ok      bool
+		warning string
+	}
+	if req.Auto {
+		auto.r, auto.tags, auto.ok, auto.warning = h.autoRoute(ctx, text)
+	}
 	r := notebook.Route(text, req.Category, file, h.pageExists)
+	if auto.ok {
+		r = auto.r
+	}
 	if req.Section != "" {
 		r.Section = notebook.SectionName(req.Section)
 		r.Entry, r.Person = "", false // the user chose the section: keep their text whole
@@ -81,6 +101,14 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 		entry = "- " + text
 	}
 	resp := RememberResponse{Path: rel, Section: r.Section}
+	if req.Auto {
+		resp.Routing = RoutedByRules
+		if auto.ok {
+			resp.Routing = RoutedByGenerator
+		} else {
+			resp.Warnings = append(resp.Warnings, auto.warning)
+		}
+	}
 	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		page := string(old)
@@ -95,6 +123,9 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 			r.Section = notebook.PersonSection(page, r.Section)
 			resp.Section = r.Section
 		}
+		if tagged, changed := notebook.AddTags(page, auto.tags); changed {
+			page, resp.Tags = tagged, auto.tags
+		}
 		e := notebook.Append(page, r.Section, entry)
 		resp.Lines = Lines{e.StartLine, e.EndLine}
 		return []byte(e.Page), nil
@@ -105,7 +136,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 	if err != nil {
 		return RememberResponse{}, err
 	}
-	resp.Warnings = h.indexWritten(ctx, rel)
+	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, rel)...)
 	return resp, nil
 }
 

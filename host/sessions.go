@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -181,12 +182,27 @@ func (h *Host) SessionCheck(ctx context.Context, req SessionCheckRequest) (Sessi
 type SessionCompactRequest struct {
 	Session string `json:"session"`
 	Summary string `json:"summary"`
+	// Summarize has the generator write the summary (summarize.go);
+	// Summary must then be empty.
+	Summarize bool `json:"summarize,omitempty"`
 }
 
 // SessionCompact appends a compaction entry (see sessions.Store.Compact)
 // and indexes it: the summary is searchable, the turns stay.
 func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (out SessionCompactResponse, err error) {
 	defer h.wrote("session-compact", &out, &err)
+	var model, through string
+	if req.Summarize {
+		if strings.TrimSpace(req.Summary) != "" {
+			return SessionCompactResponse{}, fault.BadInputf("summary", "give a summary or ask for one to be written, not both")
+		}
+		if !sessions.ValidID(req.Session) {
+			return SessionCompactResponse{}, fault.BadInputf("session", "invalid session id %q", req.Session)
+		}
+		if req.Summary, model, through, err = h.summarize(ctx, req.Session); err != nil {
+			return SessionCompactResponse{}, err
+		}
+	}
 	text, err := cleanText(req.Summary)
 	if err != nil {
 		return SessionCompactResponse{}, err
@@ -194,6 +210,10 @@ func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (o
 	resp, err := h.sessions.Compact(ctx, req.Session, text, h.config().Memory.Compaction.KeepRecentTokens)
 	if err != nil {
 		return resp, err
+	}
+	resp.Model = model
+	if through != "" && resp.LastTurn != through {
+		resp.Warnings = append(resp.Warnings, fmt.Sprintf("turns arrived while the summary was written: it covers the turns up to %s, the compaction up to %s", through, resp.LastTurn))
 	}
 	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, sessions.Path(req.Session))...)
 	return resp, nil

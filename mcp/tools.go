@@ -41,6 +41,7 @@ type RememberArgs struct {
 	Category string `json:"category,omitempty" jsonschema:"lists (things to buy or do), reference (contacts, preferences, standing orders) or knowledge (facts); default: chosen from the content"`
 	File     string `json:"file,omitempty" jsonschema:"page name within the category without folder or .md (e.g. contacts, shopping); default: chosen from the content"`
 	Section  string `json:"section,omitempty" jsonschema:"H2 section of the page to add under (e.g. a person's name); created when missing"`
+	Auto     bool   `json:"auto,omitempty" jsonschema:"let memhost's generator model choose category, page, section and tags (give none of them); its rules choose when no generator is configured"`
 }
 
 // WriteArgs are notebook_write's arguments.
@@ -148,7 +149,7 @@ func (s *srv) addTools() {
 			if err := checkSize("content", a.Content); err != nil {
 				return host.RememberResponse{}, "", err
 			}
-			r, err := s.ops.Remember(ctx, host.RememberRequest{Text: a.Content, Category: a.Category, File: a.File, Section: a.Section})
+			r, err := s.ops.Remember(ctx, host.RememberRequest{Text: a.Content, Category: a.Category, File: a.File, Section: a.Section, Auto: a.Auto})
 			if err != nil {
 				return r, "", err
 			}
@@ -156,7 +157,7 @@ func (s *srv) addTools() {
 				return r, fmt.Sprintf("Already remembered: %s lines %d-%d; nothing written.", r.Path, r.Lines.Start, r.Lines.End), nil
 			}
 			s.wrote(req, stored{Tool: "remember", Path: r.Path, Section: r.Section, Lines: r.Lines, Text: a.Content})
-			return r, fmt.Sprintf("Remembered in %s%s, lines %d-%d.", r.Path, inSection(r.Section), r.Lines.Start, r.Lines.End), nil
+			return r, fmt.Sprintf("Remembered in %s%s, lines %d-%d.%s", r.Path, inSection(r.Section), r.Lines.Start, r.Lines.End, routedBy(r)), nil
 		})
 
 	add(s, &mcpsdk.Tool{Name: "notebook_write", Title: "Write a page",
@@ -411,4 +412,12 @@ func plural(n int, noun string) string {
 		return noun
 	}
 	return noun + "s"
+}
+
+// routedBy tells, for an automatic remember, who chose the page.
+func routedBy(r host.RememberResponse) string {
+	if r.Routing == "" {
+		return ""
+	}
+	return " Chosen by the " + r.Routing + "."
 }

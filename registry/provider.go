@@ -17,7 +17,7 @@ import (
 
 var (
 	handshake = sdk.Handshake
-	pluginMap = sdk.PluginMap(nil)
+	pluginMap = sdk.PluginMap(nil) // every kind: Options.Kind says which is dispensed
 )
 
 func execCommand(path string) *exec.Cmd { return exec.Command(path) }
@@ -54,8 +54,8 @@ type Provider struct {
 	mu       sync.Mutex
 	client   *plugin.Client
 	rpc      plugin.ClientProtocol
-	emb      sdk.Embedder
-	info     sdk.Info // from the last start or Configure
+	emb      sdk.Provider // the plugin's client: an sdk.Embedder, or an sdk.Generator (Options.Kind)
+	info     sdk.Info     // from the last start or Configure
 	cfg      map[string]string
 	starting *start    // the start in flight, nil when none
 	failures int       // consecutive failed starts or crashes
@@ -103,7 +103,7 @@ func (p *Provider) isClosed() bool {
 // conn returns the live plugin. When it is not running and its backoff has
 // passed, conn starts it in the background; then wait says whether to wait
 // for that start (up to ctx) or to return ErrStarting at once.
-func (p *Provider) conn(ctx context.Context, wait bool) (sdk.Embedder, error) {
+func (p *Provider) conn(ctx context.Context, wait bool) (sdk.Provider, error) {
 	for {
 		p.mu.Lock()
 		if p.closed {
@@ -178,7 +178,7 @@ func (p *Provider) run(ctx context.Context, s *start, cfg map[string]string) {
 
 // launch starts the plugin process, hands it cfg and asks its Info. It
 // kills what it started when any step fails.
-func (p *Provider) launch(ctx context.Context, cfg map[string]string) (*plugin.Client, plugin.ClientProtocol, sdk.Embedder, sdk.Info, error) {
+func (p *Provider) launch(ctx context.Context, cfg map[string]string) (*plugin.Client, plugin.ClientProtocol, sdk.Provider, sdk.Info, error) {
 	var none sdk.Info
 	ccfg, err := clientConfig(p.plugin, p.opts)
 	if err != nil {
@@ -193,17 +193,17 @@ func (p *Provider) launch(ctx context.Context, cfg map[string]string) (*plugin.C
 		}
 		return nil, nil, nil, none, fmt.Errorf("plugin %s (%s) did not start: %v", p.plugin.Name, p.plugin.Path, oneLine(err))
 	}
-	fail := func(err error) (*plugin.Client, plugin.ClientProtocol, sdk.Embedder, sdk.Info, error) {
+	fail := func(err error) (*plugin.Client, plugin.ClientProtocol, sdk.Provider, sdk.Info, error) {
 		client.Kill()
 		return nil, nil, nil, none, err
 	}
-	raw, err := rpc.Dispense(sdk.PluginName)
+	raw, err := rpc.Dispense(p.opts.Kind.dispense())
 	if err != nil {
 		return fail(fmt.Errorf("plugin %s: %v", p.plugin.Name, err))
 	}
-	emb, ok := raw.(sdk.Embedder)
+	emb, ok := raw.(sdk.Provider)
 	if !ok {
-		return fail(fmt.Errorf("plugin %s is not an embeddings provider", p.plugin.Name))
+		return fail(fmt.Errorf("plugin %s is not a %s provider", p.plugin.Name, p.opts.Kind))
 	}
 	cctx, cancel := context.WithTimeout(ctx, p.opts.CallTimeout)
 	defer cancel()
@@ -238,7 +238,7 @@ func (p *Provider) dropLocked(reason error) *plugin.Client {
 
 // dropIf drops the plugin if it is still emb; a call that failed on a
 // plugin already replaced must not kill the new one.
-func (p *Provider) dropIf(emb sdk.Embedder, reason error) {
+func (p *Provider) dropIf(emb sdk.Provider, reason error) {
 	p.mu.Lock()
 	var dead *plugin.Client
 	if p.emb == emb && p.client != nil {
@@ -252,7 +252,7 @@ func (p *Provider) dropIf(emb sdk.Embedder, reason error) {
 
 // call runs fn against the plugin with a timeout, waiting for a start in
 // flight.
-func (p *Provider) call(ctx context.Context, timeout time.Duration, fn func(context.Context, sdk.Embedder) error) error {
+func (p *Provider) call(ctx context.Context, timeout time.Duration, fn func(context.Context, sdk.Provider) error) error {
 	emb, err := p.conn(ctx, true)
 	if err != nil {
 		return err
@@ -262,7 +262,7 @@ func (p *Provider) call(ctx context.Context, timeout time.Duration, fn func(cont
 
 // invoke runs fn against emb with a timeout; a transport failure or a
 // hang marks the plugin dead so the next call restarts it.
-func (p *Provider) invoke(ctx context.Context, emb sdk.Embedder, timeout time.Duration, fn func(context.Context, sdk.Embedder) error) error {
+func (p *Provider) invoke(ctx context.Context, emb sdk.Provider, timeout time.Duration, fn func(context.Context, sdk.Provider) error) error {
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := fn(cctx, emb)
@@ -283,7 +283,7 @@ func (p *Provider) invoke(ctx context.Context, emb sdk.Embedder, timeout time.Du
 // Info asks the plugin for its description, waiting for a start in flight.
 func (p *Provider) Info(ctx context.Context) (sdk.Info, error) {
 	var info sdk.Info
-	err := p.call(ctx, p.opts.CallTimeout, func(ctx context.Context, e sdk.Embedder) (err error) {
+	err := p.call(ctx, p.opts.CallTimeout, func(ctx context.Context, e sdk.Provider) (err error) {
 		info, err = e.Info(ctx)
 		return err
 	})
@@ -308,7 +308,7 @@ func (p *Provider) Status(ctx context.Context) (sdk.Status, error) {
 	}
 	var st sdk.Status
 	if err == nil {
-		err = p.invoke(ctx, emb, p.opts.CallTimeout, func(ctx context.Context, e sdk.Embedder) (err error) {
+		err = p.invoke(ctx, emb, p.opts.CallTimeout, func(ctx context.Context, e sdk.Provider) (err error) {
 			st, err = e.Status(ctx)
 			return err
 		})
@@ -323,7 +323,7 @@ func (p *Provider) Status(ctx context.Context) (sdk.Status, error) {
 // they are replayed after restarts. The provider is shared: every holder
 // sees the new options.
 func (p *Provider) Configure(ctx context.Context, options map[string]string) error {
-	err := p.call(ctx, p.opts.CallTimeout, func(ctx context.Context, e sdk.Embedder) error {
+	err := p.call(ctx, p.opts.CallTimeout, func(ctx context.Context, e sdk.Provider) error {
 		if err := e.Configure(ctx, options); err != nil {
 			return err
 		}
@@ -353,8 +353,12 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([]
 // answer within it is killed and restarted on the next call.
 func (p *Provider) EmbedWithin(ctx context.Context, texts []string, kind sdk.Kind, timeout time.Duration) ([][]float32, error) {
 	var vecs [][]float32
-	err := p.call(ctx, timeout, func(ctx context.Context, e sdk.Embedder) (err error) {
-		vecs, err = e.Embed(ctx, texts, kind)
+	err := p.call(ctx, timeout, func(ctx context.Context, e sdk.Provider) (err error) {
+		emb, ok := e.(sdk.Embedder)
+		if !ok {
+			return fmt.Errorf("%w: a %s plugin does not embed", sdk.ErrBadRequest, p.opts.Kind)
+		}
+		vecs, err = emb.Embed(ctx, texts, kind)
 		return err
 	})
 	if err != nil {

@@ -33,10 +33,39 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+
+	"github.com/memhost/memhost/sdk"
 )
 
-// Prefix starts every plugin binary's name.
+// Prefix starts every embeddings plugin binary's name.
 const Prefix = "memhost-embeddings-"
+
+// GeneratorPrefix starts every generator plugin binary's name.
+const GeneratorPrefix = "memhost-generator-"
+
+// Kind is the kind of plugin a Registry runs: one registry runs one kind,
+// found by its own binary name prefix.
+type Kind string
+
+// Kinds.
+const (
+	Embeddings Kind = "embeddings" // sdk.Embedder, memhost-embeddings-<name>
+	Generators Kind = "generator"  // sdk.Generator, memhost-generator-<name>
+)
+
+func (k Kind) prefix() string {
+	if k == Generators {
+		return GeneratorPrefix
+	}
+	return Prefix
+}
+
+func (k Kind) dispense() string {
+	if k == Generators {
+		return sdk.GeneratorPluginName
+	}
+	return sdk.PluginName
+}
 
 // Errors callers branch on.
 var (
@@ -54,6 +83,8 @@ type Plugin struct {
 
 // Options configure a Registry. Zero values take the defaults.
 type Options struct {
+	// Kind is the kind of plugins run. Default Embeddings.
+	Kind Kind
 	// Dirs are searched in order; the first binary of a name wins.
 	Dirs []string
 	// Logger receives the registry's and the plugins' logs (plugins log
@@ -65,6 +96,9 @@ type Options struct {
 	CallTimeout time.Duration
 	// EmbedTimeout bounds one Embed call. Default 2 minutes.
 	EmbedTimeout time.Duration
+	// CompleteTimeout bounds one Complete call of a generator, its
+	// plugin's own retries included. Default 10 minutes.
+	CompleteTimeout time.Duration
 	// MaxBackoff caps the wait between restarts of a crashing plugin.
 	// Restarts wait 250 ms, doubling up to this. Default 30 s.
 	MaxBackoff time.Duration
@@ -73,6 +107,12 @@ type Options struct {
 }
 
 func (o *Options) defaults() {
+	if o.Kind == "" {
+		o.Kind = Embeddings
+	}
+	if o.CompleteTimeout == 0 {
+		o.CompleteTimeout = 10 * time.Minute
+	}
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
 	}
@@ -160,11 +200,11 @@ func (r *Registry) scan(only string) (map[string]Plugin, []string) {
 			continue
 		}
 		for _, e := range entries {
-			if !strings.HasPrefix(e.Name(), Prefix) {
+			if !strings.HasPrefix(e.Name(), r.opts.Kind.prefix()) {
 				continue
 			}
 			path := filepath.Join(dir, e.Name())
-			name := strings.TrimPrefix(e.Name(), Prefix)
+			name := strings.TrimPrefix(e.Name(), r.opts.Kind.prefix())
 			if only != "" && name != only {
 				continue
 			}
@@ -177,7 +217,7 @@ func (r *Registry) scan(only string) (map[string]Plugin, []string) {
 				warnings = append(warnings, fmt.Sprintf("skipping %s: not an executable file", path))
 				continue
 			case name == "" || strings.ContainsAny(name, " \t"):
-				warnings = append(warnings, fmt.Sprintf("skipping %s: no plugin name after %s", path, Prefix))
+				warnings = append(warnings, fmt.Sprintf("skipping %s: no plugin name after %s", path, r.opts.Kind.prefix()))
 				continue
 			}
 			if prev, dup := found[name]; dup {
@@ -206,7 +246,7 @@ func (r *Registry) Names() []string {
 	for _, dir := range r.opts.Dirs {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
-			name := strings.TrimPrefix(e.Name(), Prefix)
+			name := strings.TrimPrefix(e.Name(), r.opts.Kind.prefix())
 			if name == e.Name() || name == "" || seen[name] {
 				continue
 			}
@@ -311,6 +351,9 @@ func (r *Registry) slot(ctx context.Context, name string, options map[string]str
 			names := strings.Join(r.Names(), ", ")
 			if names == "" {
 				names = "none found"
+			}
+			if r.opts.Kind == Generators {
+				return nil, &unknownGenerator{fmt.Sprintf("unknown generator plugin %q (installed: %s)", name, names)}
 			}
 			return nil, fmt.Errorf("%w %q (installed: %s)", ErrUnknownPlugin, name, names)
 		}

@@ -26,7 +26,7 @@ var Handshake = plugin.HandshakeConfig{
 	MagicCookieValue: "a5e1b8f0-embeddings",
 }
 
-// PluginName is the name the embedder is dispensed under.
+// PluginName is the name an embedder is dispensed under.
 const PluginName = "embedder"
 
 // GRPCPlugin is the go-plugin glue for Embedder: the host uses it with a
@@ -49,19 +49,37 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc
 	return &GRPCClient{client: pb.NewEmbedderClient(c)}, nil
 }
 
-// PluginMap is the plugin set of a memhost embeddings plugin.
-func PluginMap(impl Embedder) map[string]plugin.Plugin {
-	return map[string]plugin.Plugin{PluginName: &GRPCPlugin{Impl: impl}}
+// PluginMap is the plugin set of a memhost plugin serving impl: an
+// Embedder, a Generator, or a value that is both (served as both kinds).
+// The host asks with a nil impl for the set of every kind.
+func PluginMap(impl Provider) map[string]plugin.Plugin {
+	m := map[string]plugin.Plugin{}
+	e, isEmb := impl.(Embedder)
+	g, isGen := impl.(Generator)
+	if impl == nil || isEmb {
+		m[PluginName] = &GRPCPlugin{Impl: e}
+	}
+	if impl == nil || isGen {
+		m[GeneratorPluginName] = &GeneratorGRPCPlugin{Impl: g}
+	}
+	return m
 }
 
-// Serve runs impl as a plugin; it returns only when memhost stops the
-// plugin. Logs written through Logger() (or hclog.Default()) reach memhost's
-// log with their levels, under the plugin's name.
-func Serve(impl Embedder) {
+// Serve runs impl, an Embedder or a Generator, as a plugin; it returns
+// only when memhost stops the plugin. Logs written through Logger() (or
+// hclog.Default()) reach memhost's log with their levels, under the
+// plugin's name. A value that is neither kind ends the process with a
+// message saying so.
+func Serve(impl Provider) {
+	m := PluginMap(impl)
+	if impl == nil || len(m) == 0 {
+		fmt.Fprintf(os.Stderr, "sdk.Serve: %T is neither an sdk.Embedder nor an sdk.Generator\n", impl)
+		os.Exit(1)
+	}
 	go exitWithParent()
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: Handshake,
-		Plugins:         PluginMap(impl),
+		Plugins:         m,
 		GRPCServer:      plugin.DefaultGRPCServer,
 		Logger:          Logger(),
 	})
@@ -255,6 +273,8 @@ func fromStatus(err error) error {
 		return fmt.Errorf("%w: %s", ErrBadRequest, strings.TrimPrefix(msg, ErrBadRequest.Error()+": "))
 	case codes.Unavailable:
 		return fmt.Errorf("%w: %s", ErrUnavailable, msg)
+	case codes.Unimplemented:
+		return unimplemented(st)
 	}
 	return errors.New(msg)
 }

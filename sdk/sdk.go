@@ -1,12 +1,14 @@
-// Package sdk is the public contract between memhost and embeddings
-// provider plugins.
+// Package sdk is the public contract between memhost and its provider
+// plugins: embeddings providers (Embedder) and text generators
+// (Generator).
 //
-// A provider implements Embedder and calls Serve from its main function:
+// A provider implements Embedder or Generator and calls Serve from its
+// main function:
 //
 //	func main() { sdk.Serve(&myEmbedder{}) }
 //
-// and its binary, named memhost-embeddings-<name>, goes in
-// $MEMHOST_HOME/plugins/. memhost starts it as a subprocess through
+// and its binary, named memhost-embeddings-<name> (an Embedder) or
+// memhost-generator-<name> (a Generator), goes in $MEMHOST_HOME/plugins/. memhost starts it as a subprocess through
 // HashiCorp go-plugin and talks to it over gRPC; see examples/embeddings-hello
 // for a complete provider, and package sdktest for the conformance suite
 // every provider should pass in its own tests.
@@ -19,6 +21,14 @@ import (
 	"errors"
 	"fmt"
 )
+
+// Provider is what every plugin implements, whatever its kind: Embedder
+// and Generator both extend it. Serve takes one.
+type Provider interface {
+	Info(ctx context.Context) (Info, error)
+	Status(ctx context.Context) (Status, error)
+	Configure(ctx context.Context, options map[string]string) error
+}
 
 // Embedder is an embeddings provider. Every method must honour ctx and be
 // safe for concurrent use.

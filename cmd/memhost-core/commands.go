@@ -46,13 +46,16 @@ func (a *app) init(ctx context.Context, cmd *cli.Command) error {
 }
 
 func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Bool("auto") && (cmd.IsSet("category") || cmd.IsSet("file") || cmd.IsSet("section")) {
+		return usagef("remember --auto chooses the category, file and section itself: give none of them")
+	}
 	text, err := a.text(cmd.Args().Slice())
 	if err != nil {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Remember(ctx, host.RememberRequest{
-			Text: text, Category: cmd.String("category"), File: cmd.String("file"), Section: cmd.String("section"),
+			Text: text, Category: cmd.String("category"), File: cmd.String("file"), Section: cmd.String("section"), Auto: cmd.Bool("auto"),
 		})
 		if err != nil {
 			return err
@@ -67,7 +70,7 @@ func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
 				fmt.Fprintf(w, "already remembered: %s, %s; nothing written\n", where, lines(resp.Lines))
 				return
 			}
-			fmt.Fprintf(w, "remembered in %s, %s\n", where, lines(resp.Lines))
+			fmt.Fprintf(w, "remembered in %s, %s%s\n", where, lines(resp.Lines), routedBy(resp))
 		})
 	})
 }
@@ -447,7 +450,7 @@ func (a *app) pluginsList(ctx context.Context, cmd *cli.Command) error {
 		}
 		a.warn(resp.Warnings...)
 		if cmd.Bool("json") {
-			return a.out(cmd, resp.Plugins, nil)
+			return a.out(cmd, append(resp.Plugins, resp.Generators...), nil)
 		}
 		tw := tabwriter.NewWriter(a.io.stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tVERSION\tMODEL\tDIMS\tSTATUS\tSHA256\tPATH")
@@ -462,6 +465,7 @@ func (a *app) pluginsList(ctx context.Context, cmd *cli.Command) error {
 		if len(resp.Plugins) == 0 {
 			fmt.Fprintln(a.io.stdout, "(no plugins installed: put memhost-embeddings-<name> binaries next to memhost or in the home's plugins/ folder)")
 		}
+		printGenerators(a.io.stdout, resp.Generators)
 		return nil
 	})
 }
@@ -531,6 +535,7 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 			fmt.Fprintf(tw, "search:\t%s\n", search)
 			printFailedDownloads(tw, resp.FailedDownloads)
 			tw.Flush()
+			fmt.Fprintf(w, "generator: %s\n", generatorLine(resp.Generator))
 		})
 	})
 }
@@ -865,13 +870,19 @@ func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 		return usagef("session compact takes one session ID")
 	}
 	summary := cmd.String("summary")
+	switch {
+	case !cmd.IsSet("summary") && !cmd.Bool("summarize"):
+		return usagef("session compact needs --summary TEXT (or - for stdin), or --summarize to have the generator write it")
+	case cmd.IsSet("summary") && cmd.Bool("summarize"):
+		return usagef("session compact takes --summary or --summarize, not both")
+	}
 	if summary == "-" {
 		if summary, err = a.text([]string{"-"}); err != nil {
 			return err
 		}
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.SessionCompact(ctx, host.SessionCompactRequest{Session: id, Summary: summary})
+		resp, err := h.SessionCompact(ctx, host.SessionCompactRequest{Session: id, Summary: summary, Summarize: cmd.Bool("summarize")})
 		if err != nil {
 			return err
 		}
@@ -879,6 +890,9 @@ func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 		return a.out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "compacted %s: the summary replaces %d turns (%s to %s); %d recent tokens kept; the turns stay searchable\n",
 				resp.Session, resp.RemovedCount, resp.FirstTurn, resp.LastTurn, resp.KeptTokens)
+			if resp.Model != "" {
+				fmt.Fprintf(w, "summary written by %s:\n%s\n", resp.Model, resp.Turn.Content)
+			}
 		})
 	})
 }

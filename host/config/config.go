@@ -64,6 +64,7 @@ type Memory struct {
 	Search     Search     `yaml:"search"`
 	Prompt     Prompt     `yaml:"prompt"`
 	Compaction Compaction `yaml:"compaction"`
+	Generator  Generator  `yaml:"generator"`
 }
 
 // Compaction holds seed 002's thresholds for an agent's working context.
@@ -165,6 +166,7 @@ func Default() Config {
 			Search:      Search{MaxResults: 15, MinScore: 0.25, Fusion: FusionLinear, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 1},
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000},
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
+			Generator:   DefaultGenerator(),
 		},
 		Server: Server{Listen: DefaultListen},
 		Health: DefaultHealth(),
@@ -486,6 +488,9 @@ func (c Config) Validate() error {
 		return bad("memory.prompt.maxTotalReferenceChars", "must not be negative")
 	}
 	if err := c.Health.validate(); err != nil {
+		return err
+	}
+	if err := m.Generator.validate(); err != nil {
 		return err
 	}
 	if _, err := c.Location(); err != nil {

@@ -154,5 +154,6 @@ func (c *Config) Clone() Config {
 		opts[name] = m
 	}
 	out.Memory.Embedding.Options = opts
+	out.Memory.Generator.Options = cloneOptions(c.Memory.Generator.Options)
 	return out
 }

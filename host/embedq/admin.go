@@ -10,6 +10,7 @@ import (
 
 // PluginInfo describes an installed plugin.
 type PluginInfo struct {
+	Kind       string  `json:"kind"` // embeddings or generator
 	Name       string  `json:"name"`
 	Path       string  `json:"path"`
 	SHA256     string  `json:"sha256"`
@@ -48,7 +49,7 @@ func (q *Queue) Plugins(ctx context.Context) (Plugins, error) {
 			continue
 		}
 		resp.Plugins = append(resp.Plugins, PluginInfo{
-			Name: pl.Name, Path: pl.Path, SHA256: pl.SHA256, Version: info.Version, Model: info.ModelID,
+			Kind: "embeddings", Name: pl.Name, Path: pl.Path, SHA256: pl.SHA256, Version: info.Version, Model: info.ModelID,
 			Dimensions: info.Dimensions, Status: string(st.State), Progress: st.Progress, Message: st.Message,
 			Active: pl.Name == active,
 		})

@@ -92,6 +92,7 @@ type Compacted struct {
 	RemovedCount int    `json:"removedCount"` // turns the summary replaces in the working context
 	KeptTokens   int    `json:"keptTokens"`   // recent turns left as they are
 	Turn         Turn   `json:"turn"`
+	Model        string `json:"model,omitempty"` // the generator's model, when it wrote the summary
 	// Warnings are troubles after the entry was written (a repaired torn
 	// line, an index that could not be updated): the entry is stored.
 	Warnings []string `json:"warnings,omitempty"`
@@ -103,23 +104,11 @@ type Compacted struct {
 // themselves stay in the transcript and stay searchable; nothing is
 // deleted.
 func (s *Store) Compact(ctx context.Context, session, summary string, keepRecent int) (Compacted, error) {
-	tr, err := s.Read(session)
+	p, err := s.ToCompact(session, keepRecent)
 	if err != nil {
 		return Compacted{}, err
 	}
-	work := tr.Working()
-	if len(work) > 0 && work[0].Type == "compaction" {
-		work = work[1:]
-	}
-	keep, kept := len(work), 0
-	for keep > 0 && kept+turnTokens(work[keep-1]) <= keepRecent {
-		keep--
-		kept += turnTokens(work[keep])
-	}
-	removed := work[:keep]
-	if len(removed) == 0 {
-		return Compacted{}, fault.BadInputf("session", "nothing to compact in %s: its %d turns since the last compaction fit in keepRecentTokens (%d)", session, len(work), keepRecent)
-	}
+	removed, kept := p.Turns, p.KeptTokens
 	resp := Compacted{Session: session, FirstTurn: removed[0].ID, LastTurn: removed[len(removed)-1].ID, RemovedCount: len(removed), KeptTokens: kept}
 	meta, _ := json.Marshal(map[string]any{"removedCount": len(removed), "firstTurn": resp.FirstTurn, "lastTurn": resp.LastTurn})
 	a, err := s.Append(ctx, session, Turn{Type: "compaction", Content: summary, Metadata: meta})

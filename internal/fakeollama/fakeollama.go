@@ -1,5 +1,6 @@
 // Package fakeollama is an httptest server that speaks the part of Ollama's
-// REST API memhost uses — GET /api/tags, POST /api/show, POST /api/embed —
+// REST API memhost uses — GET /api/tags, POST /api/show, POST /api/embed,
+// POST /api/chat —
 // with the request and response shapes of Ollama's API documentation
 // (docs/api.md). Tests use it because no Ollama server can run here.
 //
@@ -20,6 +21,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/memhost/memhost/internal/fakellm"
 )
 
 // Model is a model the fake server has "pulled".
@@ -34,6 +37,8 @@ type Model struct {
 type Server struct {
 	*httptest.Server
 	handler http.Handler
+	// Chat scripts /api/chat's answers (chat.go).
+	Chat fakellm.Script
 
 	mu     sync.Mutex
 	Models map[string]Model // by full name, e.g. "embeddinggemma:latest"
@@ -55,6 +60,7 @@ func New(models map[string]Model) *Server {
 	mux.HandleFunc("GET /api/tags", s.tags)
 	mux.HandleFunc("POST /api/show", s.show)
 	mux.HandleFunc("POST /api/embed", s.embed)
+	mux.HandleFunc("POST /api/chat", s.chat) // chat.go
 	s.handler = mux
 	s.Server = httptest.NewServer(mux)
 	return s

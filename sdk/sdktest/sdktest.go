@@ -1,6 +1,7 @@
-// Package sdktest is the conformance suite for memhost embeddings
-// providers. Run it from a provider's own tests, on the provider in-process
-// or through its plugin binary:
+// Package sdktest is the conformance suite for memhost plugins: Run for
+// embeddings providers, RunGenerator for generators. Run it from a
+// provider's own tests, on the provider in-process or through its plugin
+// binary:
 //
 //	func TestConformance(t *testing.T) {
 //		sdktest.Run(t, New(), sdktest.Options{})
@@ -142,7 +143,9 @@ func Run(t *testing.T, e sdk.Embedder, opt Options) {
 }
 
 // waitReady polls Status until ready, checking every answer is sane.
-func waitReady(t *testing.T, e sdk.Embedder, timeout time.Duration) {
+func waitReady(t *testing.T, e interface {
+	Status(context.Context) (sdk.Status, error)
+}, timeout time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	last := -1.0

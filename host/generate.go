@@ -1,0 +1,184 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/registry"
+	"github.com/memhost/memhost/sdk"
+)
+
+// ErrNoGenerator means no generator plugin is configured: what needs a
+// text model (remember's auto routing, compaction summaries,
+// consolidation) says so and the rest of memhost works without one.
+var ErrNoGenerator error = &fault.Error{Kind: fault.Unavailable, Field: "generator",
+	Message: "no generator configured: set memory.generator.plugin (ollama or openai)"}
+
+// ErrBadAnswer means the generator's answer could not be used: not JSON,
+// or not following the schema asked for. The error says why.
+var ErrBadAnswer = registry.ErrBadAnswer
+
+// generator returns the configured generator plugin, started and
+// configured with its options from config.yaml, held until release is
+// called (release is never nil). Every Complete through it is bounded by
+// memory.generator.timeoutMs. With no generator configured it returns
+// ErrNoGenerator; a plugin that is not installed or does not start is
+// fault.Unavailable with the reason.
+func (h *Host) generator(ctx context.Context) (sdk.Generator, func(), error) {
+	cfg := h.config().Memory.Generator
+	if cfg.Plugin == "" {
+		return nil, func() {}, ErrNoGenerator
+	}
+	g, release, err := h.gens.Generator(ctx, cfg.Plugin, cfg.Options[cfg.Plugin])
+	if err != nil {
+		release()
+		if ctx.Err() != nil {
+			return nil, func() {}, ctx.Err()
+		}
+		if errors.Is(err, sdk.ErrBadRequest) { // options it refused
+			return nil, func() {}, fault.Errorf(fault.BadInput, "generator", "memory.generator.options.%s: %w", cfg.Plugin, err)
+		}
+		return nil, func() {}, fault.Errorf(fault.Unavailable, "generator", "memory.generator.plugin %s: %w", cfg.Plugin, err)
+	}
+	return &timed{g: g, timeout: time.Duration(cfg.TimeoutMs) * time.Millisecond}, release, nil
+}
+
+// timed bounds every Complete of a generator.
+type timed struct {
+	g       *registry.Generator
+	timeout time.Duration
+}
+
+func (t *timed) Info(ctx context.Context) (sdk.Info, error)     { return t.g.Info(ctx) }
+func (t *timed) Status(ctx context.Context) (sdk.Status, error) { return t.g.Status(ctx) }
+func (t *timed) Configure(ctx context.Context, o map[string]string) error {
+	return t.g.Configure(ctx, o)
+}
+
+func (t *timed) Complete(ctx context.Context, req sdk.CompleteRequest) (sdk.CompleteResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	resp, err := t.g.Complete(ctx, req)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() != nil {
+		return resp, fault.Errorf(fault.Unavailable, "generator", "the generator did not answer within memory.generator.timeoutMs (%v)", t.timeout)
+	}
+	return resp, err
+}
+
+// schemas caches compiled answer schemas by their text.
+var schemas sync.Map // string → *jsonschema.Resolved
+
+func resolveSchema(schema string) (*jsonschema.Resolved, error) {
+	if rs, ok := schemas.Load(schema); ok {
+		return rs.(*jsonschema.Resolved), nil
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(schema), &s); err != nil {
+		return nil, fmt.Errorf("answer schema: %w", err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("answer schema: %w", err)
+	}
+	schemas.Store(schema, rs)
+	return rs, nil
+}
+
+// completeJSON asks g to answer msgs with JSON following schema, checks
+// the answer against the schema and decodes it into out. An answer that
+// is not JSON or does not follow the schema is ErrBadAnswer with the
+// reason; nothing is decoded into out then. Callers decide whether to
+// retry (consolidation) or fall back (routing).
+func completeJSON(ctx context.Context, g sdk.Generator, msgs []sdk.Message, schema string, maxTokens int, out any) (sdk.CompleteResponse, error) {
+	rs, err := resolveSchema(schema)
+	if err != nil {
+		return sdk.CompleteResponse{}, err
+	}
+	resp, err := g.Complete(ctx, sdk.CompleteRequest{Messages: msgs, Schema: json.RawMessage(schema), MaxTokens: maxTokens})
+	if err != nil {
+		return resp, err
+	}
+	var v any
+	if err := json.Unmarshal([]byte(resp.Text), &v); err != nil {
+		return resp, fmt.Errorf("%w: not JSON (%v): %.120q", ErrBadAnswer, err, resp.Text)
+	}
+	if err := rs.Validate(v); err != nil {
+		return resp, fmt.Errorf("%w: it does not follow the schema: %v", ErrBadAnswer, err)
+	}
+	if err := json.Unmarshal([]byte(resp.Text), out); err != nil {
+		return resp, fmt.Errorf("%w: %v", ErrBadAnswer, err)
+	}
+	return resp, nil
+}
+
+// GeneratorStatus is the configured generator's state.
+type GeneratorStatus = embedq.ProviderStatus
+
+// generatorStatus reports the configured generator: its binary, model,
+// state and a health check round trip; State "none" when none is
+// configured, "error" with the reason when it cannot start.
+func (h *Host) generatorStatus(ctx context.Context) GeneratorStatus {
+	cfg := h.config().Memory.Generator
+	if cfg.Plugin == "" {
+		return GeneratorStatus{State: "none", Message: ErrNoGenerator.Error()}
+	}
+	resp := GeneratorStatus{Plugin: cfg.Plugin}
+	g, release, err := h.gens.Generator(ctx, cfg.Plugin, cfg.Options[cfg.Plugin])
+	defer release()
+	if g == nil {
+		resp.State, resp.Message = string(sdk.StateError), err.Error()
+		return resp
+	}
+	pl := g.Plugin()
+	resp.Path, resp.SHA256 = pl.Path, pl.SHA256
+	start := time.Now()
+	if err := g.Ping(ctx); err != nil {
+		resp.PingError = err.Error()
+	} else {
+		resp.PingMs = ms(time.Since(start))
+	}
+	st, _ := g.Status(ctx)
+	resp.State, resp.Progress, resp.Message = string(st.State), st.Progress, st.Message
+	if info, err := g.Info(ctx); err == nil {
+		resp.Version, resp.Model = info.Version, info.ModelID
+	}
+	return resp
+}
+
+// generatorList starts each installed generator plugin to ask its
+// version, model and status; those other than the configured one are
+// stopped again.
+func (h *Host) generatorList(ctx context.Context) ([]PluginInfo, []string) {
+	found, warnings := h.gens.Discover()
+	cfg := h.config().Memory.Generator
+	out := []PluginInfo{}
+	for _, pl := range found {
+		info := PluginInfo{Kind: string(registry.Generators), Name: pl.Name, Path: pl.Path, SHA256: pl.SHA256, Active: pl.Name == cfg.Plugin}
+		g, release, err := h.gens.Generator(ctx, pl.Name, cfg.Options[pl.Name])
+		if err == nil {
+			st, _ := g.Status(ctx)
+			info.Status, info.Progress, info.Message = string(st.State), st.Progress, st.Message
+			if i, err := g.Info(ctx); err == nil {
+				info.Version, info.Model = i.Version, i.ModelID
+			}
+		}
+		release()
+		if pl.Name != cfg.Plugin {
+			h.gens.Stop(pl.Name)
+		}
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("skipping %s: %v", pl.Path, err))
+			continue
+		}
+		out = append(out, info)
+	}
+	return out, warnings
+}

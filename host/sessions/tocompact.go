@@ -1,0 +1,36 @@
+package sessions
+
+import "github.com/memhost/memhost/host/fault"
+
+// Pending is what a compaction of a session would replace now.
+type Pending struct {
+	Turns      []Turn // the turns the summary replaces, oldest first
+	Previous   string // the last compaction's summary ("" when none): the new one replaces it too
+	KeptTokens int    // recent turns left as they are
+}
+
+// ToCompact returns the turns a compaction would replace: those since
+// the last compaction except the most recent keepRecent tokens. Nothing
+// to replace is a fault.BadInput error naming the session.
+func (s *Store) ToCompact(session string, keepRecent int) (Pending, error) {
+	tr, err := s.Read(session)
+	if err != nil {
+		return Pending{}, err
+	}
+	var p Pending
+	work := tr.Working()
+	if len(work) > 0 && work[0].Type == "compaction" {
+		p.Previous = work[0].Content
+		work = work[1:]
+	}
+	keep, kept := len(work), 0
+	for keep > 0 && kept+turnTokens(work[keep-1]) <= keepRecent {
+		keep--
+		kept += turnTokens(work[keep])
+	}
+	p.Turns, p.KeptTokens = work[:keep], kept
+	if len(p.Turns) == 0 {
+		return Pending{}, fault.BadInputf("session", "nothing to compact in %s: its %d turns since the last compaction fit in keepRecentTokens (%d)", session, len(work), keepRecent)
+	}
+	return p, nil
+}
