@@ -70,7 +70,7 @@ func init() {
 
 // schemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook, unless upgrades knows the way.
-const schemaVersion = "9"
+const schemaVersion = "10"
 
 // upgrades bring an index of an older schema version to schemaVersion
 // where that is cheaper than rebuilding it from the notebook: vectors cost
@@ -351,6 +351,9 @@ type Update struct {
 	// content, and fails with ErrStale otherwise, instead of adding chunks
 	// twice.
 	Base string
+	// Entity, for an entity page (knowledge/entities/*.md), is what its
+	// facts tables hold (facts.go); nil for other files.
+	Entity *EntityRows
 }
 
 // ErrStale means an append was computed from a file row that has changed
@@ -494,6 +497,11 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 				f.Path, f.Source, f.Hash, f.Mtime.UnixNano(), f.Size, f.IndexedAt.UnixNano()); err != nil {
 				return err
 			}
+			if u.Entity != nil {
+				if err := insertEntity(ctx, tx, f.Path, u.Entity); err != nil {
+					return fmt.Errorf("%s: %w", f.Path, err)
+				}
+			}
 			for _, c := range u.Chunks {
 				id, err := ids.id(ctx, f.Source)
 				if err != nil {
@@ -518,6 +526,9 @@ func hasTable(ctx context.Context, tx *sql.Tx, name string) (bool, error) {
 }
 
 func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
+	if err := removeEntity(ctx, tx, path); err != nil {
+		return err
+	}
 	// Delete FTS rows one rowid at a time: "rowid IN (subquery)" makes
 	// SQLite scan the whole FTS5 table for every file.
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE file_path = ?`, path)
