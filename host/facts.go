@@ -153,9 +153,13 @@ func (h *Host) nearDuplicates(ctx context.Context, p *facts.Page, req FactAddReq
 		return nil, "not compared by meaning: " + err.Error()
 	}
 	defer sem.Release()
-	texts := []string{factText(req.Attribute, req.Value)}
+	title := p.Meta.Title
+	if title == "" {
+		title = p.Slug
+	}
+	texts := []string{factText(title, req.Attribute, req.Value)}
 	for _, f := range cands {
-		texts = append(texts, factText(f.Attribute, f.Value))
+		texts = append(texts, factText(title, f.Attribute, f.Value))
 	}
 	timeout := time.Duration(h.config().Memory.Embedding.QueryTimeoutMs) * time.Millisecond
 	vecs, err := sem.Provider.EmbedWithin(ctx, texts, sdk.KindDocument, max(timeout, 10*time.Second))
@@ -171,7 +175,9 @@ func (h *Host) nearDuplicates(ctx context.Context, p *facts.Page, req FactAddReq
 	return out, ""
 }
 
-func factText(attr, value string) string { return attr + ": " + value }
+// factText is what a fact's embedding is made from: a sentence about the
+// entity, "Sarah Chen works at: [[acme-corp]]".
+func factText(entity, attr, value string) string { return entity + " " + attr + ": " + value }
 
 func cosine(a, b []float32) float64 {
 	var dot, na, nb float64

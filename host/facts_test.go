@@ -216,3 +216,48 @@ func TestFactAddBadInput(t *testing.T) {
 		t.Fatalf("forget an unknown id: %v", err)
 	}
 }
+
+// With an embeddings provider ready (the hello plugin, through go-plugin),
+// a fact restating a current one under another attribute supersedes it;
+// an unrelated one does not.
+func TestFactNearDuplicateByEmbedding(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "hello" }, "hello")
+	first, err := h.FactAdd(ctx, FactAddRequest{Entity: "Sarah Chen", Attribute: "role", Value: "senior robotics engineer at Acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := h.FactAdd(ctx, FactAddRequest{Entity: "Sarah Chen", Attribute: "likes", Value: "green tea"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(other.NearDups) != 0 || other.Similarity != "" || len(other.Superseded) != 0 {
+		t.Fatalf("an unrelated fact: %+v", other)
+	}
+	dup, err := h.FactAdd(ctx, FactAddRequest{Entity: "sarah-chen", Attribute: "job", Value: "senior robotics engineer at Acme."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dup.NearDups) != 1 || dup.NearDups[0].ID != first.Fact.ID || dup.NearDups[0].Cosine < NearDuplicate {
+		t.Fatalf("near-duplicate: %+v", dup)
+	}
+	if len(dup.Superseded) != 1 || dup.Superseded[0].ID != first.Fact.ID || dup.Fact.Supersedes != first.Fact.ID {
+		t.Fatalf("the near-duplicate did not supersede %s: %+v", first.Fact.ID, dup)
+	}
+	cur, _ := h.Facts(ctx, FactsRequest{Entity: "sarah-chen"})
+	if len(cur.Facts) != 2 {
+		t.Fatalf("current facts: %+v", cur.Facts)
+	}
+}
+
+// Without a provider, fact add says why no near-duplicates were looked
+// for, and still supersedes by attribute.
+func TestFactSimilarityWithoutProvider(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	h.FactAdd(ctx, FactAddRequest{Entity: "x", Attribute: "a", Value: "one"})
+	r, err := h.FactAdd(ctx, FactAddRequest{Entity: "x", Attribute: "b", Value: "two"})
+	if err != nil || !strings.HasPrefix(r.Similarity, "not compared by meaning: ") {
+		t.Fatalf("%+v, %v", r, err)
+	}
+}
