@@ -261,3 +261,35 @@ func TestFactSimilarityWithoutProvider(t *testing.T) {
 		t.Fatalf("%+v, %v", r, err)
 	}
 }
+
+func TestContextShowsMostMentionedFacts(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	h := openHost(t, home, func(c *config.Config) { c.Memory.Prompt.MaxFactsChars = 150 })
+	for _, a := range []FactAddRequest{
+		{Entity: "Acme Corp", Attribute: "industry", Value: "robotics"},
+		{Entity: "Sarah Chen", Attribute: "works at", Value: "[[acme-corp]]"},
+		{Entity: "Bob", Attribute: "works at", Value: "[[acme-corp]]"},
+		{Entity: "Bob", Attribute: "likes", Value: "a very long description of everything Bob likes, which does not fit in the budget at all, not even close"},
+	} {
+		if _, err := h.FactAdd(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := h.Context(ctx, ContextRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got, _ := strings.Cut(b.Text, "\n## Facts\n")
+	want := "\n### Acme Corp (knowledge/entities/acme-corp.md)\n\n- industry: robotics\n" +
+		"\n### Sarah Chen (knowledge/entities/sarah-chen.md)\n\n- works at: [[acme-corp]]\n" +
+		"\n[… 1 more entities left out: the facts are limited to 150 characters; list them with `memhost entities`]\n"
+	if got != want {
+		t.Fatalf("facts in context:\n%q\nwant\n%q", got, want)
+	}
+	h2 := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Prompt.MaxFactsChars = 0 })
+	h2.FactAdd(ctx, FactAddRequest{Entity: "x", Attribute: "a", Value: "b"})
+	if b, _ := h2.Context(ctx, ContextRequest{}); strings.Contains(b.Text, "## Facts") {
+		t.Fatal("maxFactsChars 0 still shows facts")
+	}
+}
