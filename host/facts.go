@@ -34,11 +34,14 @@ type FactAddRequest struct {
 
 // FactAddResponse says what fact add did.
 type FactAddResponse struct {
-	Path       string       `json:"path"`
-	Entity     string       `json:"entity"` // the slug
-	Created    bool         `json:"created"`
-	Fact       facts.Fact   `json:"fact"`
-	Confirmed  bool         `json:"confirmed"` // the value was already current: only its dates changed
+	Path      string     `json:"path"`
+	Entity    string     `json:"entity"` // the slug
+	Created   bool       `json:"created"`
+	Fact      facts.Fact `json:"fact"`
+	Confirmed bool       `json:"confirmed"` // the value was already current: only its dates changed
+	// Stale: nothing was written; Fact is the current value, confirmed
+	// after the day of the fact given (consolidation only).
+	Stale      bool         `json:"stale,omitempty"`
 	Superseded []facts.Fact `json:"superseded"`
 	NearDups   []NearDup    `json:"nearDuplicates,omitempty"`
 	// Similarity says whether near-duplicates were looked for by
@@ -61,10 +64,16 @@ type NearDup struct {
 // one's, when an embeddings provider is ready.
 func (h *Host) FactAdd(ctx context.Context, req FactAddRequest) (out FactAddResponse, err error) {
 	defer h.wrote("fact-add", &out, &err)
-	return h.factAdd(ctx, req)
+	return h.factAdd(ctx, req, addOptions{})
 }
 
-func (h *Host) factAdd(ctx context.Context, req FactAddRequest) (FactAddResponse, error) {
+// addOptions are what consolidation sets that fact add does not.
+type addOptions struct {
+	day         string // the fact's date; "" for today
+	onlyIfNewer bool   // see facts.Addition.OnlyIfNewer
+}
+
+func (h *Host) factAdd(ctx context.Context, req FactAddRequest, opt addOptions) (FactAddResponse, error) {
 	if err := facts.CheckAttribute(req.Attribute); err != nil {
 		return FactAddResponse{}, fault.BadInputf("attribute", "attribute %q: %v", shorten(req.Attribute, 60), err)
 	}
@@ -85,7 +94,10 @@ func (h *Host) factAdd(ctx context.Context, req FactAddRequest) (FactAddResponse
 	if err != nil {
 		return FactAddResponse{}, err
 	}
-	day := h.now().In(h.loc()).Format(facts.Date)
+	day := opt.day
+	if day == "" {
+		day = h.now().In(h.loc()).Format(facts.Date)
+	}
 	resp := FactAddResponse{Path: rel, Entity: slug, Superseded: []facts.Fact{}}
 
 	// Near-duplicates: embedded before the page is locked (a provider
@@ -103,7 +115,7 @@ func (h *Host) factAdd(ctx context.Context, req FactAddRequest) (FactAddResponse
 		resp.Similarity = "a new entity: nothing to compare with"
 	}
 	add := facts.Addition{Attribute: strings.TrimSpace(req.Attribute), Value: req.Value, Source: req.Source,
-		Confidence: req.Confidence, Keep: req.Keep, Replace: replace}
+		Confidence: req.Confidence, Keep: req.Keep, Replace: replace, OnlyIfNewer: opt.onlyIfNewer}
 	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		var p *facts.Page
@@ -116,9 +128,15 @@ func (h *Host) factAdd(ctx context.Context, req FactAddRequest) (FactAddResponse
 		if err != nil {
 			return nil, fault.BadInputf("value", "%v", err)
 		}
-		resp.Fact, resp.Confirmed, resp.Superseded = o.Fact, o.Confirmed, append(resp.Superseded, o.Superseded...)
+		resp.Fact, resp.Confirmed, resp.Stale, resp.Superseded = o.Fact, o.Confirmed, o.Stale, append(resp.Superseded, o.Superseded...)
+		if o.Stale {
+			return nil, notebook.ErrUnchanged
+		}
 		return p.Bytes(), nil
 	})
+	if resp.Stale {
+		return resp, nil
+	}
 	if err != nil {
 		return FactAddResponse{}, err
 	}

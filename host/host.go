@@ -93,6 +93,7 @@ type Host struct {
 	indexer  *indexer.Indexer
 	queue    *embedq.Queue
 	onWrite  atomic.Pointer[func(op string, result any)] // see OnWrite
+	gen      atomic.Pointer[generatorBox]                // consolidation's text model (SetGenerator)
 	// movedAside is where Open moved a corrupt index ("" if it did not,
 	// or a health repair has rebuilt it since).
 	movedAside atomic.Value

@@ -25,6 +25,10 @@ type Addition struct {
 	// Replace names current facts (of any attribute) the new one
 	// supersedes as well: near-duplicates found by the caller.
 	Replace []string
+	// OnlyIfNewer leaves the page alone (Outcome.Stale) when a fact the
+	// new one would supersede was last confirmed after the day given: an
+	// old conversation consolidated late must not undo what is known now.
+	OnlyIfNewer bool
 }
 
 // Outcome says what Add did.
@@ -34,6 +38,9 @@ type Outcome struct {
 	// (and confidence, when higher) were updated and nothing was added.
 	Confirmed  bool   `json:"confirmed"`
 	Superseded []Fact `json:"superseded,omitempty"`
+	// Stale: nothing was written, Fact is the newer current fact (see
+	// Addition.OnlyIfNewer).
+	Stale bool `json:"stale,omitempty"`
 }
 
 // ErrNoFact means no fact on the page has the id given.
@@ -94,6 +101,9 @@ func (p *Page) Add(a Addition, day string) (Outcome, error) {
 	}
 	var ids []string
 	for _, i := range old {
+		if a.OnlyIfNewer && p.Facts[i].LastConfirmed() > day {
+			return Outcome{Fact: p.Facts[i], Stale: true}, nil
+		}
 		ids = append(ids, p.Facts[i].ID)
 	}
 	taken := map[string]bool{}
