@@ -43,6 +43,12 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/v1/models/pull", s.pullModel)
 	mux.Handle("POST /api/v1/models/rm", op(s, h.RemoveModel))
 	mux.Handle("POST /api/v1/health", op(s, h.Health))
+	mux.Handle("POST /api/v1/fact/add", op(s, h.FactAdd))
+	mux.Handle("POST /api/v1/fact/forget", op(s, h.FactForget))
+	mux.Handle("POST /api/v1/facts", op(s, h.Facts))
+	mux.Handle("POST /api/v1/entities", op(s, h.Entities))
+	mux.Handle("POST /api/v1/relations", op(s, h.Relations))
+	mux.Handle("POST /api/v1/consolidate", op(s, h.Consolidate))
 
 	// The server itself.
 	mux.HandleFunc("GET /api/v1/server", s.info)

@@ -46,6 +46,12 @@ type ops interface {
 	PullModel(context.Context, host.PullModelRequest) (host.PullResponse, error)
 	RemoveModel(context.Context, host.RemoveModelRequest) (host.RemoveModelResponse, error)
 	Health(context.Context, host.HealthRequest) (host.HealthResponse, error)
+	FactAdd(context.Context, host.FactAddRequest) (host.FactAddResponse, error)
+	FactForget(context.Context, host.FactForgetRequest) (host.FactForgetResponse, error)
+	Facts(context.Context, host.FactsRequest) (host.FactsResponse, error)
+	Entities(context.Context, host.EntitiesRequest) (host.EntitiesResponse, error)
+	Relations(context.Context, host.RelationsRequest) (host.RelationsResponse, error)
+	Consolidate(context.Context, host.ConsolidateRequest) (host.ConsolidateResponse, error)
 }
 
 var (

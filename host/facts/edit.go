@@ -112,7 +112,7 @@ func (p *Page) Add(a Addition, day string) (Outcome, error) {
 	}
 	nf := Fact{Entity: p.Slug, Attribute: a.Attribute, Value: value, Confidence: conf, Seen: day,
 		Source: a.Source, Supersedes: strings.Join(ids, ", ")}
-	nf.ID = NewID(p.Slug, a.Attribute, value, day, func(id string) bool { return taken[id] })
+	nf.ID = NewID(p.Slug, a.Attribute, value, func(id string) bool { return taken[id] })
 	for _, i := range old {
 		f := p.Facts[i]
 		f.Struck, f.Until = true, day

@@ -180,9 +180,12 @@ func CheckSource(s string) error {
 }
 
 // NewID makes a fact id from its content: "f" and 6 hex digits of a
-// SHA-256, longer when taken(id) says it is used.
-func NewID(entity, attribute, value, seen string, taken func(string) bool) string {
-	sum := sha256.Sum256([]byte(entity + "\x00" + AttrKey(attribute) + "\x00" + ValueKey(value) + "\x00" + seen))
+// SHA-256 of the entity, attribute and value, longer when taken(id) says
+// it is used (a value that comes back after it was superseded). The same
+// fact gets the same id on every machine and every day, so pages written
+// apart (federation) and test transcripts agree.
+func NewID(entity, attribute, value string, taken func(string) bool) string {
+	sum := sha256.Sum256([]byte(entity + "\x00" + AttrKey(attribute) + "\x00" + ValueKey(value)))
 	h := hex.EncodeToString(sum[:])
 	for n := 6; n < len(h); n++ {
 		if id := "f" + h[:n]; taken == nil || !taken(id) {

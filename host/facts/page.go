@@ -165,7 +165,7 @@ func (p *Page) settle() {
 	for i := range p.Facts {
 		f := &p.Facts[i]
 		if !f.HasID {
-			f.ID = NewID(f.Entity, f.Attribute, f.Value, "", func(id string) bool { return ids[id] })
+			f.ID = NewID(f.Entity, f.Attribute, f.Value, func(id string) bool { return ids[id] })
 			ids[f.ID] = true
 		}
 		for _, old := range splitIDs(f.Supersedes) {
