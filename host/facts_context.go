@@ -24,26 +24,18 @@ func (h *Host) contextFacts(ctx context.Context, b prompt.Block) (prompt.Block, 
 		return b, nil
 	}
 	var ents []index.EntityRow
-	var rows []index.FactRow
 	err := h.withIndex(ctx, func() error {
 		if err := h.syncBeforeSearch(ctx); err != nil {
 			return err
 		}
 		var err error
-		if ents, err = h.idx.Entities(ctx); err != nil {
-			return err
-		}
-		rows, err = h.idx.Facts(ctx, index.FactQuery{})
+		ents, err = h.idx.Entities(ctx)
 		return err
 	})
 	if err != nil {
 		return b, err
 	}
-	byEntity := map[string][]index.FactRow{}
-	for _, f := range rows {
-		byEntity[f.Entity] = append(byEntity[f.Entity], f)
-	}
-	ents = slices.DeleteFunc(ents, func(e index.EntityRow) bool { return len(byEntity[e.Slug]) == 0 })
+	ents = slices.DeleteFunc(ents, func(e index.EntityRow) bool { return e.Current == 0 })
 	if len(ents) == 0 {
 		return b, nil
 	}
@@ -52,12 +44,33 @@ func (h *Host) contextFacts(ctx context.Context, b prompt.Block) (prompt.Block, 
 	})
 	var out strings.Builder
 	out.WriteString("\n## Facts\n")
-	used, left := 0, 0
-	for _, e := range ents {
-		block := entityBlock(e, byEntity[e.Slug])
+	used, left, misses := 0, 0, 0
+	for i, e := range ents {
+		// Each line of an entity is at least its attribute, ": " and
+		// "- ": an entity that cannot fit is not read.
+		if used+len(e.Title)+8+e.Current*5 > budget {
+			left++
+			continue
+		}
+		if used >= budget-minUsefulFacts {
+			left += len(ents) - i
+			break
+		}
+		var rows []index.FactRow
+		if err := h.withIndex(ctx, func() (err error) {
+			rows, err = h.idx.Facts(ctx, index.FactQuery{Entity: e.Slug})
+			return err
+		}); err != nil {
+			return b, err
+		}
+		block := entityBlock(e, rows)
 		n := utf8.RuneCountInString(block)
 		if used+n > budget {
 			left++
+			if misses++; misses == maxContextMisses {
+				left += len(ents) - i - 1
+				break
+			}
 			continue
 		}
 		used += n
@@ -72,6 +85,14 @@ func (h *Host) contextFacts(ctx context.Context, b prompt.Block) (prompt.Block, 
 	b.Text += out.String()
 	return b, nil
 }
+
+// maxContextMisses: after this many entities read that did not fit, no
+// more are tried (at 1,000 entities every one would be read).
+const maxContextMisses = 10
+
+// minUsefulFacts: with less room than this left, no more entities are
+// tried.
+const minUsefulFacts = 40
 
 // entityBlock is one entity's current facts as context shows them.
 func entityBlock(e index.EntityRow, rows []index.FactRow) string {
