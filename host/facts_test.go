@@ -2,16 +2,19 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/index"
 )
 
 func openClocked(t *testing.T, home string, c *clock) *Host {
@@ -291,5 +294,101 @@ func TestContextShowsMostMentionedFacts(t *testing.T) {
 	h2.FactAdd(ctx, FactAddRequest{Entity: "x", Attribute: "a", Value: "b"})
 	if b, _ := h2.Context(ctx, ContextRequest{}); strings.Contains(b.Text, "## Facts") {
 		t.Fatal("maxFactsChars 0 still shows facts")
+	}
+}
+
+// The watcher (memhost serve's) re-reads an entity page edited in an
+// editor: the facts tables follow without any command.
+func TestWatcherReindexesFactPages(t *testing.T) {
+	h := openHost(t, t.TempDir(), func(c *config.Config) {
+		c.Memory.Sync.WatchDebounceMs = 50
+		c.Memory.Sync.SyncOnSearch = false // prove the watcher did the indexing
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	synced := make(chan SyncResult, 16)
+	done := make(chan error, 1)
+	go func() { done <- h.Watch(ctx, WatchRequest{OnSync: func(r SyncResult) { synced <- r }}) }()
+	<-synced
+	writePage(t, h, facts.Path("max"), "# Max\n\n## species\n- dog\n")
+	current := func() []string {
+		rows, err := h.idx.Facts(context.Background(), index.FactQuery{Entity: "max"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vals []string
+		for _, r := range rows {
+			vals = append(vals, r.Value)
+		}
+		return vals
+	}
+	deadline := time.After(10 * time.Second)
+	for !reflect.DeepEqual(current(), []string{"dog"}) {
+		select {
+		case <-synced:
+		case <-deadline:
+			t.Fatalf("the watcher did not index the new entity page: %v", current())
+		}
+	}
+	writePage(t, h, facts.Path("max"), "# Max\n\n## species\n- ~~dog~~\n- puppy\n")
+	deadline = time.After(10 * time.Second)
+	for !reflect.DeepEqual(current(), []string{"puppy"}) {
+		select {
+		case <-synced:
+		case <-deadline:
+			t.Fatalf("the watcher did not follow the edit: %v", current())
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Watch returned %v", err)
+	}
+}
+
+// Fact adds from many goroutines at once (and consolidations, and the
+// generator swapped meanwhile) lose nothing: the notebook's lock
+// serialises page edits, the generator is an atomic pointer.
+func TestFactsConcurrentUse(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	h.SessionAppend(ctx, SessionAppendRequest{Session: "c", Role: "user", Text: "Zed likes chess"})
+	gen := &scriptedGenerator{answer: func(string, int) (string, error) {
+		return `{"facts": [{"entity": "Yan", "attribute": "likes", "value": "chess", "episode": "e1"}], "relations": []}`, nil
+	}}
+	var wg sync.WaitGroup
+	const n = 12
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := h.FactAdd(ctx, FactAddRequest{Entity: "Zed", Attribute: "likes", Value: fmt.Sprintf("game %d", i), Keep: true}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	for range 3 {
+		wg.Add(2)
+		go func() { defer wg.Done(); h.SetGenerator(gen) }()
+		go func() {
+			defer wg.Done()
+			_, err := h.Consolidate(ctx, ConsolidateRequest{})
+			if err != nil && fault.KindOf(err) != fault.Conflict && err != ErrNoGenerator {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	got, err := h.Facts(ctx, FactsRequest{Entity: "zed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	games := 0
+	for _, f := range got.Facts {
+		if strings.HasPrefix(f.Value, "game ") {
+			games++
+		}
+	}
+	if games != n {
+		t.Fatalf("%d of %d facts added at once are current: %+v", games, n, got.Facts)
 	}
 }
