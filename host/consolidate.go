@@ -132,7 +132,11 @@ const (
 // deleting that file only makes the next run ask again (what it finds is
 // then confirmed, not added twice).
 func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out ConsolidateResponse, err error) {
-	defer h.wrote("consolidate", &out, &err)
+	defer func() {
+		if len(out.Applied) > 0 { // a run that wrote nothing is not a write
+			h.wrote("consolidate", &out, &err)
+		}
+	}()
 	resp := ConsolidateResponse{Applied: []ConsolidatedFact{}, Skipped: []SkippedBatch{}}
 	gen, err := h.generator()
 	if err != nil {
@@ -175,7 +179,7 @@ func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out Con
 		if err != nil {
 			var bad *badAnswer
 			if !errors.As(err, &bad) {
-				return resp, fault.Errorf(fault.Unavailable, "generator", "consolidating %s: %w", b[0].group, err)
+				return stopped(resp, fault.Errorf(fault.Unavailable, "generator", "consolidating %s: %w", b[0].group, err))
 			}
 			sk := SkippedBatch{Group: b[0].group, Reason: bad.reason}
 			for _, e := range b {
@@ -191,7 +195,7 @@ func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out Con
 			r, err := h.factAdd(ctx, FactAddRequest{Entity: it.entity, Attribute: it.attribute, Value: it.value, Source: e.source,
 				Confidence: it.confidence}, addOptions{day: e.day, onlyIfNewer: true})
 			if err != nil {
-				return resp, fmt.Errorf("consolidating %s: %w", e.source, err)
+				return stopped(resp, fmt.Errorf("consolidating %s: %w", e.source, err))
 			}
 			cf := ConsolidatedFact{Entity: r.Entity, Attribute: r.Fact.Attribute, Value: r.Fact.Value, ID: r.Fact.ID, Source: e.source,
 				Day: e.day, Confirmed: r.Confirmed, Stale: r.Stale}
@@ -206,9 +210,21 @@ func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out Con
 			st.Episodes[e.key] = day
 		}
 		if err := h.saveConsolidated(st); err != nil {
-			return resp, err
+			return stopped(resp, err)
 		}
 	}
+	return resp, nil
+}
+
+// stopped ends a run that failed: with the error when nothing was written
+// yet, else with what was written and the failure as a warning (a write
+// that reached the disk is never reported as failed; the batch that
+// failed is not recorded, so the next run does it again).
+func stopped(resp ConsolidateResponse, err error) (ConsolidateResponse, error) {
+	if len(resp.Applied) == 0 {
+		return resp, err
+	}
+	resp.Warnings = append(resp.Warnings, "stopped before the end ("+err.Error()+"); the next run goes on from there")
 	return resp, nil
 }
 

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,5 +215,40 @@ func TestCheckAnswer(t *testing.T) {
 	items, why := checkAnswer(`{"facts": [{"entity": "x", "attribute": "a", "value": "v", "episode": "e2"}], "relations": [{"from": "x", "relation": "r", "to": "Y Z", "episode": "e1"}]}`, 2)
 	if why != "" || len(items) != 2 || items[0].value != "[[y-z]]" || items[1].value != "v" {
 		t.Fatalf("%+v %q", items, why)
+	}
+}
+
+// A generator that fails (a timeout, a 500) after some batches were
+// applied: what was written is reported, not an error, and the rest is
+// done by the next run.
+func TestConsolidateStopsKeepingWhatWasWritten(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	h.SessionAppend(ctx, SessionAppendRequest{Session: "a", Role: "user", Text: "Ann lives in Oslo"})
+	h.SessionAppend(ctx, SessionAppendRequest{Session: "b", Role: "user", Text: "Ben lives in Rome"})
+	down := true
+	h.SetGenerator(&scriptedGenerator{answer: func(ep string, _ int) (string, error) {
+		if strings.Contains(ep, "Ben") && down {
+			return "", fmt.Errorf("HTTP 500 from the model server")
+		}
+		who := "Ann"
+		if strings.Contains(ep, "Ben") {
+			who = "Ben"
+		}
+		return `{"facts": [{"entity": "` + who + `", "attribute": "lives in", "value": "somewhere", "episode": "e1"}], "relations": []}`, nil
+	}})
+	res, err := h.Consolidate(ctx, ConsolidateRequest{})
+	if err != nil || len(res.Applied) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "HTTP 500") {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	// Nothing written yet in a run: the error itself.
+	res, err = h.Consolidate(ctx, ConsolidateRequest{})
+	if fault.KindOf(err) != fault.Unavailable || res.Episodes != 1 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	down = false
+	res, err = h.Consolidate(ctx, ConsolidateRequest{})
+	if err != nil || len(res.Applied) != 1 || res.Applied[0].Entity != "ben" {
+		t.Fatalf("%+v, %v", res, err)
 	}
 }

@@ -259,7 +259,7 @@ func (h *Host) Derive(ctx context.Context, home string, edit func(*config.Config
 
 // OnWrite has fn called after each write operation that succeeds (init,
 // remember, daily-log, write, rm, session-append, session-ingest,
-// session-compact), with the operation's name and its response, whoever
+// session-compact, fact-add, fact-forget, consolidate), with the operation's name and its response, whoever
 // called it: a server publishes them on its event stream. nil stops it.
 func (h *Host) OnWrite(fn func(op string, result any)) { h.onWrite.Store(&fn) }
 
