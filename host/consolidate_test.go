@@ -143,6 +143,17 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 		t.Fatalf("recall facts: %+v", rec.Results.Facts)
 	}
 
+	// The person corrects the page by hand: recall and facts follow it.
+	page := readPage(t, h, facts.Path("sarah-chen"))
+	writePage(t, h, facts.Path("sarah-chen"), strings.Replace(page, "- [[acme-corp]]", "- [[globex]]", 1))
+	rec, _ = h.Recall(ctx, RecallRequest{Query: "where does Sarah work"})
+	if len(rec.Results.Facts) == 0 || rec.Results.Facts[0].Value != "[[globex]]" {
+		t.Fatalf("recall after the edit: %+v", rec.Results.Facts)
+	}
+	if r, _ := h.Relations(ctx, RelationsRequest{Entity: "globex"}); len(r.In) != 1 || r.In[0].From != "sarah-chen" {
+		t.Fatalf("relations after the edit: %+v", r)
+	}
+
 	// A second run asks only about the skipped batch, and adds nothing.
 	before := readPage(t, h, facts.Path("sarah-chen"))
 	calls := g.count()
