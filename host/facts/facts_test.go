@@ -238,5 +238,12 @@ func FuzzParse(f *testing.F) {
 		if len(p.Facts) != len(again.Facts) {
 			t.Fatalf("rendered page has %d facts, want %d:\n%s", len(again.Facts), len(p.Facts), Render(p.Entity))
 		}
+		for i := range p.Facts {
+			a, b := p.Facts[i], again.Facts[i]
+			if AttrKey(a.Attribute) != AttrKey(b.Attribute) || a.Value != b.Value || a.Status != b.Status || a.ID != b.ID ||
+				a.Source != b.Source || a.Seen != b.Seen || a.Supersedes != b.Supersedes {
+				t.Fatalf("fact %d read back as\n%+v\nwant\n%+v\nfrom\n%s", i, b, a, Render(p.Entity))
+			}
+		}
 	})
 }
