@@ -92,7 +92,7 @@ FUZZ_TARGETS := \
 	host/markdown:FuzzHeadingText \
 	host/notebook:FuzzEdit host/notebook:FuzzFrontmatter host/notebook:FuzzClean \
 	host/sessions:FuzzReadLines host/sessions:FuzzClaudeTurns host/sessions:FuzzImport \
-	host/config:FuzzParse
+	host/config:FuzzParse host/facts:FuzzParse
 FUZZTIME ?= 60s
 FUZZPARALLEL ?= $(shell nproc 2>/dev/null || echo 1)
 # Minimizing each new interesting input may take up to 60 s by default,

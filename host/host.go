@@ -93,6 +93,7 @@ type Host struct {
 	indexer  *indexer.Indexer
 	queue    *embedq.Queue
 	onWrite  atomic.Pointer[func(op string, result any)] // see OnWrite
+	gen      atomic.Pointer[generatorBox]                // consolidation's text model (SetGenerator)
 	// movedAside is where Open moved a corrupt index ("" if it did not,
 	// or a health repair has rebuilt it since).
 	movedAside atomic.Value
@@ -262,9 +263,9 @@ func (h *Host) Derive(ctx context.Context, home string, edit func(*config.Config
 
 // OnWrite has fn called after each write operation that succeeds (init,
 // remember, daily-log, write, rm, session-append, session-ingest,
-// session-compact, mv, rollup, prune), with the operation's name and its
-// response, whoever called it: a server publishes them on its event
-// stream. nil stops it.
+// session-compact, mv, rollup, prune, fact-add, fact-forget, consolidate),
+// with the operation's name and its response, whoever called it: a server
+// publishes them on its event stream. nil stops it.
 func (h *Host) OnWrite(fn func(op string, result any)) { h.onWrite.Store(&fn) }
 
 // wrote tells OnWrite's function of a write, unless it failed (*err).

@@ -165,7 +165,12 @@ type (
 )
 
 // Context assembles the block an agent puts in its system prompt (see
-// prompt.Build): reference pages, then today's and recent daily logs.
+// prompt.Build): reference pages, then today's and recent daily logs,
+// then the current facts of the most-mentioned entities (contextFacts).
 func (h *Host) Context(ctx context.Context, _ ContextRequest) (ContextResponse, error) {
-	return prompt.Build(h.notebook, h.config().Memory.Prompt, h.now().In(h.loc()))
+	b, err := prompt.Build(h.notebook, h.config().Memory.Prompt, h.now().In(h.loc()))
+	if err != nil {
+		return b, err
+	}
+	return h.contextFacts(ctx, b)
 }

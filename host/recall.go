@@ -46,9 +46,13 @@ type RecallResponse struct {
 // RecallResults are the groups, notebook first; sessions only when asked
 // for.
 type RecallResults struct {
-	Notebook []Result `json:"notebook"`
-	Daily    []Result `json:"daily"`
-	Sessions []Result `json:"sessions,omitempty"`
+	// Facts are the current facts matching the query (at most
+	// MaxRecallFacts, shown first), when the notebook is searched and any
+	// match; see FactAdd.
+	Facts    []index.FactRow `json:"facts,omitempty"`
+	Notebook []Result        `json:"notebook"`
+	Daily    []Result        `json:"daily"`
+	Sessions []Result        `json:"sessions,omitempty"`
 }
 
 // Result is one chunk found.
@@ -129,6 +133,15 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 	if err != nil {
 		return resp, err
 	}
+	if slices.Contains(sources, SourceNotebook) {
+		err := h.withIndex(ctx, func() (err error) {
+			resp.Results.Facts, err = h.searchFacts(ctx, req.Query, min(limit, MaxRecallFacts), minScore)
+			return err
+		})
+		if err != nil {
+			return resp, err
+		}
+	}
 	terms := index.Terms(req.Query)
 	n := 0
 	for _, r := range ranked {
@@ -158,6 +171,9 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 	resp.Timing.TotalMs = ms(time.Since(start))
 	return resp, nil
 }
+
+// MaxRecallFacts is the most facts recall's FACTS group holds.
+const MaxRecallFacts = 5
 
 // syncBeforeSearch indexes what changed on disk since the last sync,
 // unless memory.sync.syncOnSearch is off. While Watch runs (memhost

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -85,8 +86,10 @@ func TestQuickCheckFindsCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pages []Update
-	for i := range 200 {
-		pages = append(pages, page(filepath.Join("p", string(rune('a'+i%26)), "x.md")+string(rune('0'+i/26)), "some words to fill the pages of the database with", "and more words, different ones, number", string(rune('A'+i%26))))
+	// Enough pages that the middle half of the file is past the schema's
+	// pages (the facts tables made it longer), which Open reads.
+	for i := range 1000 {
+		pages = append(pages, page(filepath.Join("p", string(rune('a'+i%26)), "x.md")+strconv.Itoa(i/26), "some words to fill the pages of the database with", "and more words, different ones, number", string(rune('A'+i%26))))
 	}
 	if err := db.Apply(ctx, Batch{Upserts: pages}); err != nil {
 		t.Fatal(err)

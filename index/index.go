@@ -360,6 +360,9 @@ type Update struct {
 	// Vault is the page's Obsidian metadata (tags, aliases, links); nil
 	// for transcripts.
 	Vault *Vault
+	// Entity, for an entity page (knowledge/entities/*.md), is what its
+	// facts tables hold (facts.go); nil for other files.
+	Entity *EntityRows
 }
 
 // ErrStale means an append was computed from a file row that has changed
@@ -506,6 +509,11 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 			if err := putVault(ctx, tx, f.Path, u.Vault); err != nil {
 				return err
 			}
+			if u.Entity != nil {
+				if err := insertEntity(ctx, tx, f.Path, u.Entity); err != nil {
+					return fmt.Errorf("%s: %w", f.Path, err)
+				}
+			}
 			for _, c := range u.Chunks {
 				id, err := ids.id(ctx, f.Source)
 				if err != nil {
@@ -530,6 +538,9 @@ func hasTable(ctx context.Context, tx *sql.Tx, name string) (bool, error) {
 }
 
 func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
+	if err := removeEntity(ctx, tx, path); err != nil {
+		return err
+	}
 	// Delete FTS rows one rowid at a time: "rowid IN (subquery)" makes
 	// SQLite scan the whole FTS5 table for every file.
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM chunks WHERE file_path = ?`, path)

@@ -294,6 +294,24 @@ func (c *Client) Models(ctx context.Context, req host.ModelsRequest) (host.Model
 func (c *Client) RemoveModel(ctx context.Context, req host.RemoveModelRequest) (host.RemoveModelResponse, error) {
 	return call[host.RemoveModelResponse](ctx, c, "models/rm", req)
 }
+func (c *Client) FactAdd(ctx context.Context, req host.FactAddRequest) (host.FactAddResponse, error) {
+	return call[host.FactAddResponse](ctx, c, "fact/add", req)
+}
+func (c *Client) FactForget(ctx context.Context, req host.FactForgetRequest) (host.FactForgetResponse, error) {
+	return call[host.FactForgetResponse](ctx, c, "fact/forget", req)
+}
+func (c *Client) Facts(ctx context.Context, req host.FactsRequest) (host.FactsResponse, error) {
+	return call[host.FactsResponse](ctx, c, "facts", req)
+}
+func (c *Client) Entities(ctx context.Context, req host.EntitiesRequest) (host.EntitiesResponse, error) {
+	return call[host.EntitiesResponse](ctx, c, "entities", req)
+}
+func (c *Client) Relations(ctx context.Context, req host.RelationsRequest) (host.RelationsResponse, error) {
+	return call[host.RelationsResponse](ctx, c, "relations", req)
+}
+func (c *Client) Consolidate(ctx context.Context, req host.ConsolidateRequest) (host.ConsolidateResponse, error) {
+	return call[host.ConsolidateResponse](ctx, c, "consolidate", req)
+}
 func (c *Client) Health(ctx context.Context, req host.HealthRequest) (host.HealthResponse, error) {
 	return call[host.HealthResponse](ctx, c, "health", req)
 }

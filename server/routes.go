@@ -48,6 +48,12 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /api/v1/mv", op(s, h.Move))
 	mux.Handle("POST /api/v1/rollup", op(s, h.Rollup))
 	mux.Handle("POST /api/v1/prune", op(s, h.Prune))
+	mux.Handle("POST /api/v1/fact/add", op(s, h.FactAdd))
+	mux.Handle("POST /api/v1/fact/forget", op(s, h.FactForget))
+	mux.Handle("POST /api/v1/facts", op(s, h.Facts))
+	mux.Handle("POST /api/v1/entities", op(s, h.Entities))
+	mux.Handle("POST /api/v1/relations", op(s, h.Relations))
+	mux.Handle("POST /api/v1/consolidate", op(s, h.Consolidate))
 
 	// The server itself.
 	mux.HandleFunc("GET /api/v1/server", s.info)

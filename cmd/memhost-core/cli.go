@@ -366,6 +366,7 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 	}
 	root.Commands = append(root.Commands, healthCommand(a), serveCommand(a), mcpCommand(a))
 	root.Commands = append(root.Commands, vaultCommands(a)...)
+	root.Commands = append(root.Commands, factCommands(a)...)
 	// Bad flags give one line on stderr and exit 2, not a page of help.
 	var setUsage func([]*cli.Command)
 	setUsage = func(cs []*cli.Command) {

@@ -180,6 +180,7 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 		return a.out(cmd, resp, func(w io.Writer) {
+			printFactsGroup(w, resp.Results.Facts)
 			groups := []struct {
 				name    string
 				results []host.Result

@@ -50,6 +50,12 @@ type ops interface {
 	Move(context.Context, host.MoveRequest) (host.MoveResponse, error)
 	Rollup(context.Context, host.RollupRequest) (host.RollupResponse, error)
 	Prune(context.Context, host.PruneRequest) (host.PruneResponse, error)
+	FactAdd(context.Context, host.FactAddRequest) (host.FactAddResponse, error)
+	FactForget(context.Context, host.FactForgetRequest) (host.FactForgetResponse, error)
+	Facts(context.Context, host.FactsRequest) (host.FactsResponse, error)
+	Entities(context.Context, host.EntitiesRequest) (host.EntitiesResponse, error)
+	Relations(context.Context, host.RelationsRequest) (host.RelationsResponse, error)
+	Consolidate(context.Context, host.ConsolidateRequest) (host.ConsolidateResponse, error)
 }
 
 var (

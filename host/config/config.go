@@ -152,6 +152,10 @@ type Prompt struct {
 	DailyWindow            int    `yaml:"dailyWindow"`            // default 2: today and yesterday
 	MaxPerFileChars        int    `yaml:"maxPerFileChars"`        // default 8000
 	MaxTotalReferenceChars int    `yaml:"maxTotalReferenceChars"` // default 32000
+	// MaxFactsChars bounds the current facts of the most-mentioned
+	// entities that context shows (knowledge/entities/); 0 shows none.
+	// Default 2000.
+	MaxFactsChars int `yaml:"maxFactsChars"`
 }
 
 // Default returns the defaults of every key.
@@ -164,7 +168,7 @@ func Default() Config {
 			Chunking:    Chunking{MaxTokens: 400, OverlapTokens: 80, RespectHeadings: true},
 			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
 			Search:      Search{MaxResults: 15, MinScore: 0.25, Fusion: FusionLinear, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 1},
-			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000},
+			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000, MaxFactsChars: 2000},
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
 			Generator:   DefaultGenerator(),
 		},
@@ -486,6 +490,8 @@ func (c Config) Validate() error {
 		return bad("memory.compaction.flushPrompt", "must not be empty")
 	case m.Prompt.MaxTotalReferenceChars < 0:
 		return bad("memory.prompt.maxTotalReferenceChars", "must not be negative")
+	case m.Prompt.MaxFactsChars < 0:
+		return bad("memory.prompt.maxFactsChars", "must not be negative")
 	}
 	if err := c.Health.validate(); err != nil {
 		return err

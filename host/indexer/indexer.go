@@ -29,6 +29,7 @@ import (
 
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
@@ -411,8 +412,22 @@ func (x *Indexer) examineOne(f diskFile, st index.File) examined {
 		s := sha256.Sum256([]byte(p.Text))
 		u.Chunks[i] = index.Chunk{Heading: p.Heading, StartLine: p.StartLine, EndLine: p.EndLine, Text: p.Text, Hash: hex.EncodeToString(s[:])}
 	}
+	if slug, ok := facts.SlugOf(f.rel); ok {
+		page := facts.Parse(slug, []byte(text))
+		u.Entity = facts.Rows(page.Entity)
+		if len(page.Problems) > 0 {
+			r.problem = strings.Join(append(nonEmpty(r.problem), page.Problems...), "; ")
+		}
+	}
 	r.update = u
 	return r
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }
 
 // scan lists the notebook's pages: *.md files, skipping hidden files and

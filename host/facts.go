@@ -1,0 +1,483 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/memhost/memhost/host/facts"
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/sdk"
+)
+
+// NearDuplicate is the cosine similarity at or above which a new fact
+// restates a current fact of the same entity (seed 004 §2.3) and
+// supersedes it.
+const NearDuplicate = 0.85
+
+// FactAddRequest adds a fact about an entity.
+type FactAddRequest struct {
+	Entity     string  `json:"entity"` // a name ("Sarah Chen"), its slug, title or an alias
+	Attribute  string  `json:"attribute"`
+	Value      string  `json:"value"`
+	Source     string  `json:"source,omitempty"`     // "SESSION turn TURN", "PATH line N", or free text
+	Confidence float64 `json:"confidence,omitempty"` // 0..1; 0 means 1
+	// Keep adds the value beside the attribute's current values (an
+	// attribute with several values) instead of superseding them.
+	Keep bool `json:"keep,omitempty"`
+}
+
+// FactAddResponse says what fact add did.
+type FactAddResponse struct {
+	Path      string     `json:"path"`
+	Entity    string     `json:"entity"` // the slug
+	Created   bool       `json:"created"`
+	Fact      facts.Fact `json:"fact"`
+	Confirmed bool       `json:"confirmed"` // the value was already current: only its dates changed
+	// Stale: nothing was written; Fact is the current value, confirmed
+	// after the day of the fact given (consolidation only).
+	Stale      bool         `json:"stale,omitempty"`
+	Superseded []facts.Fact `json:"superseded"`
+	NearDups   []NearDup    `json:"nearDuplicates,omitempty"`
+	// Similarity says whether near-duplicates were looked for by
+	// embedding, and if not why ("" when they were).
+	Similarity string   `json:"similarity,omitempty"`
+	Warnings   []string `json:"warnings,omitempty"`
+}
+
+// NearDup is a current fact found to restate the new one.
+type NearDup struct {
+	ID     string  `json:"id"`
+	Cosine float64 `json:"cosine"`
+}
+
+// FactAdd adds a fact to its entity's page (knowledge/entities/SLUG.md,
+// made when missing) and indexes the page before returning. A current
+// value of the same attribute is superseded (unless Keep; an equal one is
+// confirmed instead), and so is a current fact of the entity whose
+// embedding has a cosine similarity of NearDuplicate or more with the new
+// one's, when an embeddings provider is ready.
+func (h *Host) FactAdd(ctx context.Context, req FactAddRequest) (out FactAddResponse, err error) {
+	defer h.wrote("fact-add", &out, &err)
+	return h.factAdd(ctx, req, addOptions{})
+}
+
+// addOptions are what consolidation sets that fact add does not.
+type addOptions struct {
+	day         string // the fact's date; "" for today
+	onlyIfNewer bool   // see facts.Addition.OnlyIfNewer
+}
+
+func (h *Host) factAdd(ctx context.Context, req FactAddRequest, opt addOptions) (FactAddResponse, error) {
+	if err := facts.CheckAttribute(req.Attribute); err != nil {
+		return FactAddResponse{}, fault.BadInputf("attribute", "attribute %q: %v", shorten(req.Attribute, 60), err)
+	}
+	if err := facts.CheckValue(req.Value); err != nil {
+		return FactAddResponse{}, fault.BadInputf("value", "value %q: %v", shorten(req.Value, 60), err)
+	}
+	if err := facts.CheckSource(req.Source); err != nil {
+		return FactAddResponse{}, fault.BadInputf("source", "source %q: %v", shorten(req.Source, 60), err)
+	}
+	if req.Confidence < 0 || req.Confidence > 1 || math.IsNaN(req.Confidence) {
+		return FactAddResponse{}, fault.BadInputf("confidence", "confidence must be between 0 and 1, got %g", req.Confidence)
+	}
+	slug, name, err := h.resolveEntity(ctx, req.Entity, true)
+	if err != nil {
+		return FactAddResponse{}, err
+	}
+	rel, err := h.notebook.Clean(facts.Path(slug))
+	if err != nil {
+		return FactAddResponse{}, err
+	}
+	day := opt.day
+	if day == "" {
+		day = h.now().In(h.loc()).Format(facts.Date)
+	}
+	resp := FactAddResponse{Path: rel, Entity: slug, Superseded: []facts.Fact{}}
+
+	// Near-duplicates: embedded before the page is locked (a provider
+	// may take seconds to start); their ids are checked again under the
+	// lock, where a fact gone meanwhile is simply not superseded.
+	var replace []string
+	if data, err := h.notebook.Read(rel); err == nil {
+		resp.NearDups, resp.Similarity = h.nearDuplicates(ctx, facts.Parse(slug, data), req)
+		for _, d := range resp.NearDups {
+			replace = append(replace, d.ID)
+		}
+	} else if !errors.Is(err, notebook.ErrNotFound) {
+		return FactAddResponse{}, err
+	} else {
+		resp.Similarity = "a new entity: nothing to compare with"
+	}
+	add := facts.Addition{Attribute: strings.TrimSpace(req.Attribute), Value: req.Value, Source: req.Source,
+		Confidence: req.Confidence, Keep: req.Keep, Replace: replace, OnlyIfNewer: opt.onlyIfNewer}
+	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+		resp.Created = !exists
+		var p *facts.Page
+		if exists {
+			p = facts.Parse(slug, old)
+		} else {
+			p = facts.New(slug, name, day)
+		}
+		o, err := p.Add(add, day)
+		if err != nil {
+			return nil, fault.BadInputf("value", "%v", err)
+		}
+		resp.Fact, resp.Confirmed, resp.Stale, resp.Superseded = o.Fact, o.Confirmed, o.Stale, append(resp.Superseded, o.Superseded...)
+		if o.Stale {
+			return nil, notebook.ErrUnchanged
+		}
+		return p.Bytes(), nil
+	})
+	if resp.Stale {
+		return resp, nil
+	}
+	if err != nil {
+		return FactAddResponse{}, err
+	}
+	resp.Warnings = h.indexWritten(ctx, rel)
+	return resp, nil
+}
+
+// nearDuplicates embeds the new fact and the entity's current facts that
+// the attribute rule leaves alone, and returns those at NearDuplicate or
+// above. The string says why none were looked for ("" when they were).
+func (h *Host) nearDuplicates(ctx context.Context, p *facts.Page, req FactAddRequest) ([]NearDup, string) {
+	key, vkey := facts.AttrKey(req.Attribute), facts.ValueKey(req.Value)
+	var cands []facts.Fact
+	for _, f := range p.Facts {
+		if f.Status != facts.Current {
+			continue
+		}
+		same := facts.AttrKey(f.Attribute) == key
+		if same && facts.ValueKey(f.Value) == vkey {
+			return nil, "the value is already current"
+		}
+		if same && !req.Keep {
+			continue // superseded anyway
+		}
+		cands = append(cands, f)
+	}
+	if len(cands) == 0 {
+		return nil, "no other current facts to compare with"
+	}
+	sem, err := h.queue.Ready(ctx)
+	if err != nil {
+		return nil, "not compared by meaning: " + err.Error()
+	}
+	defer sem.Release()
+	title := p.Meta.Title
+	if title == "" {
+		title = p.Slug
+	}
+	texts := []string{factText(title, req.Attribute, req.Value)}
+	for _, f := range cands {
+		texts = append(texts, factText(title, f.Attribute, f.Value))
+	}
+	timeout := time.Duration(h.config().Memory.Embedding.QueryTimeoutMs) * time.Millisecond
+	vecs, err := sem.Provider.EmbedWithin(ctx, texts, sdk.KindDocument, max(timeout, 10*time.Second))
+	if err != nil {
+		return nil, "not compared by meaning: " + err.Error()
+	}
+	var out []NearDup
+	for i, f := range cands {
+		if c := cosine(vecs[0], vecs[i+1]); c >= NearDuplicate {
+			out = append(out, NearDup{ID: f.ID, Cosine: math.Round(c*1000) / 1000})
+		}
+	}
+	return out, ""
+}
+
+// factText is what a fact's embedding is made from: a sentence about the
+// entity, "Sarah Chen works at: [[acme-corp]]".
+func factText(entity, attr, value string) string { return entity + " " + attr + ": " + value }
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range min(len(a), len(b)) {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// resolveEntity finds the slug of an entity named by its slug, title or
+// an alias (any case). With create, an unknown name gives its own slug
+// and the name as the new page's title; without, it is not found.
+func (h *Host) resolveEntity(ctx context.Context, name string, create bool) (slug, title string, err error) {
+	name = strings.TrimSpace(name)
+	if strings.ContainsAny(name, "\r\n\x00") {
+		return "", "", fault.BadInputf("entity", "entity %q: the name must be one line", shorten(name, 60))
+	}
+	slug = facts.Slug(strings.TrimSuffix(name, ".md"))
+	if slug == "" {
+		return "", "", fault.BadInputf("entity", "entity %q: the name holds no letter or digit", shorten(name, 60))
+	}
+	if err := notebook.CheckName(slug); err != nil {
+		return "", "", fault.BadInputf("entity", "entity %q: %v", shorten(name, 60), err)
+	}
+	if h.pageExists(facts.Path(slug)) {
+		return slug, name, nil
+	}
+	if err := h.withIndex(ctx, func() error { return h.syncBeforeSearch(ctx) }); err != nil {
+		return "", "", err
+	}
+	ents, err := h.idx.Entities(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	for _, e := range ents {
+		if strings.EqualFold(e.Title, name) || facts.Slug(e.Title) == slug {
+			return e.Slug, e.Title, nil
+		}
+		for _, a := range e.Aliases {
+			if strings.EqualFold(a, name) || facts.Slug(a) == slug {
+				return e.Slug, e.Title, nil
+			}
+		}
+	}
+	if !create {
+		return "", "", fault.Errorf(fault.NotFound, "entity", "no entity %q (no %s, and no page has it as title or alias)", name, facts.Path(slug))
+	}
+	return slug, name, nil
+}
+
+// FactsRequest lists facts.
+type FactsRequest struct {
+	Entity  string `json:"entity,omitempty"`  // "" for every entity
+	History bool   `json:"history,omitempty"` // also superseded, forgotten and retired facts
+}
+
+// FactsResponse holds facts in page order.
+type FactsResponse struct {
+	Entity string          `json:"entity,omitempty"` // the slug, when one was asked for
+	Facts  []index.FactRow `json:"facts"`
+}
+
+// Facts lists the current facts (with History, every fact) of an entity,
+// or of all, from the index (brought up to date first).
+func (h *Host) Facts(ctx context.Context, req FactsRequest) (FactsResponse, error) {
+	resp := FactsResponse{Facts: []index.FactRow{}}
+	if req.Entity != "" {
+		slug, _, err := h.resolveEntity(ctx, req.Entity, false)
+		if err != nil {
+			return resp, err
+		}
+		resp.Entity = slug
+	}
+	err := h.withIndex(ctx, func() error {
+		if err := h.syncBeforeSearch(ctx); err != nil {
+			return err
+		}
+		var err error
+		resp.Facts, err = h.idx.Facts(ctx, index.FactQuery{Entity: resp.Entity, History: req.History})
+		return err
+	})
+	return resp, err
+}
+
+// FactForgetRequest names the facts to forget: one by its id, or the
+// current values of an entity's attribute (only Value's, when given).
+type FactForgetRequest struct {
+	ID        string `json:"id,omitempty"`
+	Entity    string `json:"entity,omitempty"`
+	Attribute string `json:"attribute,omitempty"`
+	Value     string `json:"value,omitempty"`
+}
+
+// FactForgetResponse lists the facts forgotten.
+type FactForgetResponse struct {
+	Path      string       `json:"path"`
+	Forgotten []facts.Fact `json:"forgotten"`
+	Warnings  []string     `json:"warnings,omitempty"`
+}
+
+// FactForget strikes facts through on their page, marked forgotten with
+// today's date: the line stays as the audit trail, and the fact is no
+// longer current (recall, context and facts leave it out).
+func (h *Host) FactForget(ctx context.Context, req FactForgetRequest) (out FactForgetResponse, err error) {
+	defer h.wrote("fact-forget", &out, &err)
+	var slug string
+	switch {
+	case req.ID != "" && req.Attribute == "":
+		id := strings.TrimPrefix(strings.TrimSpace(req.ID), "^")
+		if req.Entity != "" {
+			if slug, _, err = h.resolveEntity(ctx, req.Entity, false); err != nil {
+				return FactForgetResponse{}, err
+			}
+		}
+		rows, err := h.factsByID(ctx, id, slug)
+		if err != nil {
+			return FactForgetResponse{}, err
+		}
+		switch {
+		case len(rows) == 0:
+			return FactForgetResponse{}, fault.Errorf(fault.NotFound, "id", "no fact %q (memhost facts lists the ids)", req.ID)
+		case len(rows) > 1:
+			return FactForgetResponse{}, fault.Errorf(fault.Conflict, "id", "fact id %q is on %d pages; name the entity too", req.ID, len(rows))
+		}
+		slug = rows[0].Entity
+		req.ID = id
+	case req.Entity != "" && req.Attribute != "" && req.ID == "":
+		if slug, _, err = h.resolveEntity(ctx, req.Entity, false); err != nil {
+			return FactForgetResponse{}, err
+		}
+	default:
+		return FactForgetResponse{}, fault.BadInputf("id", "name a fact by its id, or an entity and an attribute (and a value)")
+	}
+	rel, err := h.notebook.Clean(facts.Path(slug))
+	if err != nil {
+		return FactForgetResponse{}, err
+	}
+	day := h.now().In(h.loc()).Format(facts.Date)
+	resp := FactForgetResponse{Path: rel, Forgotten: []facts.Fact{}}
+	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+		if !exists {
+			return nil, fault.Errorf(fault.NotFound, "entity", "no page %s", rel)
+		}
+		p := facts.Parse(slug, old)
+		var ids []string
+		if req.ID != "" {
+			ids = []string{req.ID}
+		} else {
+			for _, f := range p.Facts {
+				if f.Status == facts.Current && facts.AttrKey(f.Attribute) == facts.AttrKey(req.Attribute) &&
+					(req.Value == "" || facts.ValueKey(f.Value) == facts.ValueKey(req.Value)) {
+					ids = append(ids, f.ID)
+				}
+			}
+			if len(ids) == 0 {
+				what := req.Attribute
+				if req.Value != "" {
+					what += " = " + req.Value
+				}
+				return nil, fault.Errorf(fault.NotFound, "attribute", "%s has no current fact %q", slug, what)
+			}
+		}
+		for _, id := range ids {
+			f, err := p.Forget(id, day)
+			switch {
+			case errors.Is(err, facts.ErrNoFact):
+				return nil, fault.Errorf(fault.NotFound, "id", "no fact %q on %s (the page changed?)", id, rel)
+			case errors.Is(err, facts.ErrNotCurrent):
+				return nil, fault.Errorf(fault.Conflict, "id", "fact %s of %s is already %s", id, slug, f.Status)
+			case err != nil:
+				return nil, err
+			}
+			resp.Forgotten = append(resp.Forgotten, f)
+		}
+		return p.Bytes(), nil
+	})
+	if err != nil {
+		return FactForgetResponse{}, err
+	}
+	resp.Warnings = h.indexWritten(ctx, rel)
+	return resp, nil
+}
+
+func (h *Host) factsByID(ctx context.Context, id, slug string) ([]index.FactRow, error) {
+	var all []index.FactRow
+	err := h.withIndex(ctx, func() error {
+		if err := h.syncBeforeSearch(ctx); err != nil {
+			return err
+		}
+		var err error
+		all, err = h.idx.Facts(ctx, index.FactQuery{Entity: slug, History: true})
+		return err
+	})
+	var out []index.FactRow
+	for _, f := range all {
+		if f.FactID == id {
+			out = append(out, f)
+		}
+	}
+	return out, err
+}
+
+// EntitiesRequest lists the entities; it has no parameters.
+type EntitiesRequest struct{}
+
+// EntitiesResponse lists the entity pages by slug.
+type EntitiesResponse struct {
+	Entities []index.EntityRow `json:"entities"`
+}
+
+// Entities lists the entity pages with their fact and relation counts.
+func (h *Host) Entities(ctx context.Context, _ EntitiesRequest) (EntitiesResponse, error) {
+	var resp EntitiesResponse
+	err := h.withIndex(ctx, func() error {
+		if err := h.syncBeforeSearch(ctx); err != nil {
+			return err
+		}
+		var err error
+		resp.Entities, err = h.idx.Entities(ctx)
+		return err
+	})
+	return resp, err
+}
+
+// RelationsRequest names an entity.
+type RelationsRequest struct {
+	Entity string `json:"entity"`
+}
+
+// RelationsResponse holds the entity's edges: Out from its current facts'
+// wikilinks, In from other pages' links to it.
+type RelationsResponse struct {
+	Entity string              `json:"entity"`
+	Out    []index.RelationRow `json:"out"`
+	In     []index.RelationRow `json:"in"`
+}
+
+// Relations lists the relations out of and into an entity. An entity
+// that only other pages link to (no page of its own) has relations in.
+func (h *Host) Relations(ctx context.Context, req RelationsRequest) (RelationsResponse, error) {
+	slug, _, err := h.resolveEntity(ctx, req.Entity, true)
+	if err != nil {
+		return RelationsResponse{}, err
+	}
+	resp := RelationsResponse{Entity: slug}
+	err = h.withIndex(ctx, func() error {
+		if err := h.syncBeforeSearch(ctx); err != nil {
+			return err
+		}
+		var err error
+		if resp.Out, err = h.idx.Relations(ctx, slug, false); err != nil {
+			return err
+		}
+		resp.In, err = h.idx.Relations(ctx, slug, true)
+		return err
+	})
+	if err == nil && len(resp.Out)+len(resp.In) == 0 && !h.pageExists(facts.Path(slug)) {
+		return resp, fault.Errorf(fault.NotFound, "entity", "no entity %q (no %s, and no page links to it)", req.Entity, facts.Path(slug))
+	}
+	return resp, err
+}
+
+// searchFacts is recall's FACTS group: current facts matching the query,
+// best first, at most limit, none below minScore.
+func (h *Host) searchFacts(ctx context.Context, query string, limit int, minScore float64) ([]index.FactRow, error) {
+	rows, err := h.idx.SearchFacts(ctx, query, limit)
+	if errors.Is(err, index.ErrNoTerms) {
+		return []index.FactRow{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("facts: %w", err)
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		if r.Score >= minScore {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
