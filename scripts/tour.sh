@@ -20,7 +20,7 @@ cd "$HOME"
 run() {
 	printf '$ memhost %s\n' "$1"
 	shift
-	memhost "$@" 2>&1 | sed "s#$HOME#~#g"
+	memhost "$@" 2>&1 | sed "s#$HOME#~#g" || true
 	echo
 }
 run "init" init
