@@ -20,6 +20,7 @@ ifneq ($(shell grep -qw avx /proc/cpuinfo 2>/dev/null && echo yes),)
 export CGO_CFLAGS ?= -O2 -g -mavx -DSQLITE_VEC_ENABLE_AVX $(CWARN)
 endif
 endif
+export CGO_CFLAGS ?= -O2 -g $(CWARN)
 
 # Pinned code generators for `make proto`; protoc itself is Debian's
 # protobuf-compiler (3.21.12).
