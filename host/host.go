@@ -98,7 +98,8 @@ type Host struct {
 	movedAside atomic.Value
 	sessions   *sessions.Store
 	reg        *registry.Registry
-	watch      watchState // the file watcher's, for Health
+	watch      watchState               // the file watcher's, for Health
+	fed        atomic.Pointer[fedState] // nil unless the home is a memhost git repository
 }
 
 // Folders of a home, made by Open.
@@ -160,6 +161,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background})
+	h.openFederation()
 	return h, nil
 }
 
@@ -194,10 +196,11 @@ func (h *Host) Close() error {
 	if h.closed.Swap(true) {
 		return nil
 	}
+	ferr := h.closeFederation()
 	qerr := h.queue.Close()
 	h.reg.Close()
 	err := h.idx.Close()
-	return errors.Join(qerr, err)
+	return errors.Join(ferr, qerr, err)
 }
 
 // Home is the home folder.
@@ -264,6 +267,9 @@ func (h *Host) OnWrite(fn func(op string, result any)) { h.onWrite.Store(&fn) }
 
 // wrote tells OnWrite's function of a write, unless it failed (*err).
 func (h *Host) wrote(op string, result any, err *error) {
+	if *err == nil {
+		h.fedNote(op, result)
+	}
 	if fn := h.onWrite.Load(); *err == nil && fn != nil && *fn != nil {
 		(*fn)(op, result)
 	}

@@ -115,7 +115,14 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	}
 	h.watch.start()
 	defer h.watch.stop()
+	// Git federation (a no-op until the home is a memhost repository
+	// with a remote): syncs beside the watcher, stopped with it.
+	fedCtx, stopFed := context.WithCancel(ctx)
+	fedDone := make(chan struct{})
+	go func() { defer close(fedDone); h.federationLoop(fedCtx, req.OnSync) }()
+	defer func() { stopFed(); <-fedDone }()
 	onSync := func(r SyncResult) {
+		h.fedEdited(r)
 		h.watch.synced(h.now())
 		if req.OnSync != nil {
 			req.OnSync(r)
@@ -184,6 +191,9 @@ type StatusResponse struct {
 	// Pre-compaction flushes asked of agents.
 	Flushes   int           `json:"flushes"`
 	LastFlush *FlushReceipt `json:"lastFlush,omitempty"`
+	// Federation is the git federation's state; nil when the home is not
+	// a memhost git repository.
+	Federation *FederationStatus `json:"federation,omitempty"`
 }
 
 // Status reports the index without changing it: stale pages are counted,
@@ -222,6 +232,7 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 	if resp.Flushes = len(rs); len(rs) > 0 {
 		resp.LastFlush = &rs[len(rs)-1]
 	}
+	resp.Federation = h.federationStatus(ctx)
 	return resp, nil
 }
 

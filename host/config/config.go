@@ -31,6 +31,8 @@ type Config struct {
 	Memory   Memory `yaml:"memory"`
 	Server   Server `yaml:"server"`
 	Health   Health `yaml:"health"`
+	// Federation shares the home through git (see Federation).
+	Federation Federation `yaml:"federation"`
 }
 
 // Server configures `memhost serve`. Both keys are read when the server
@@ -166,8 +168,9 @@ func Default() Config {
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000},
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
 		},
-		Server: Server{Listen: DefaultListen},
-		Health: DefaultHealth(),
+		Server:     Server{Listen: DefaultListen},
+		Health:     DefaultHealth(),
+		Federation: DefaultFederation(),
 	}
 }
 
@@ -486,6 +489,9 @@ func (c Config) Validate() error {
 		return bad("memory.prompt.maxTotalReferenceChars", "must not be negative")
 	}
 	if err := c.Health.validate(); err != nil {
+		return err
+	}
+	if err := c.Federation.validate(); err != nil {
 		return err
 	}
 	if _, err := c.Location(); err != nil {
