@@ -31,8 +31,8 @@ LOCAL_CFLAGS ?= -O2 -g
 endif
 LOCAL := cd plugins/embeddings-local && CGO_CFLAGS="$(LOCAL_CFLAGS)" CGO_CXXFLAGS="$(LOCAL_CFLAGS)"
 
-.PHONY: build-local
-build: build-local
+.PHONY: build-local need-git
+build: build-local need-git
 	$(GO) build -tags $(TAGS) -o bin/memhost-core ./cmd/memhost-core
 	CGO_ENABLED=0 $(GO) build -o bin/memhost ./cmd/memhost  # static: no dynamic loader, ~4 ms less per call
 	$(GO) build -o bin/memhost-embeddings-hello ./examples/embeddings-hello
@@ -40,6 +40,11 @@ build: build-local
 
 build-local:
 	$(LOCAL) $(GO) build -o ../../bin/memhost-embeddings-local .
+
+# Git federation (memhost git init, sync --remote) runs the git binary;
+# Debian's git is installed when it is missing.
+need-git:
+	@command -v git >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq git; }
 
 demo: build
 	./scripts/demo.sh
@@ -55,7 +60,7 @@ mcp-inspector:
 
 # The local provider is a module of its own (llama.cpp, cgo): its tests run
 # from its folder, with the shared MiniLM model when ../shared/models has it.
-test: build-local
+test: build-local need-git
 	$(GO) vet -tags $(TAGS) ./...
 	$(LOCAL) $(GO) vet .
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi

@@ -56,6 +56,15 @@ func (r *Repo) Commit(ctx context.Context, msg string, paths ...string) (bool, e
 func (r *Repo) CommitAll(ctx context.Context, msg string) (bool, error) { return r.Commit(ctx, msg) }
 
 func (r *Repo) commitLocked(ctx context.Context, msg string, paths []string) (bool, error) {
+	if len(paths) > 0 {
+		// The common case, pages git already tracks: one process, which
+		// stages and commits just these paths (git commit --only).
+		args := append([]string{"commit", "-q", "--no-verify", "-m", msg, "--"}, paths...)
+		if _, err := r.Git(ctx, args...); err == nil {
+			return true, nil
+		}
+		// A new file (not tracked yet), or nothing to commit: below.
+	}
 	add := []string{"add", "-A"}
 	if len(paths) > 0 {
 		add = append(append(add, "--"), paths...)
