@@ -121,6 +121,11 @@ func (h *Host) fedNote(op string, result any) {
 		msg += ": " + strings.Join(names, ", ")
 	case *SessionCompactResponse:
 		msg += ": " + r.Session
+	case *ImportResponse:
+		if len(r.Added)+len(r.Merged) == 0 {
+			return
+		}
+		msg += fmt.Sprintf(": %s (%d added, %d merged)", filepath.Base(r.Path), len(r.Added), len(r.Merged))
 	}
 	f.committer.Note(federation.Change{Message: msg, Paths: paths})
 }

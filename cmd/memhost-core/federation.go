@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/modelstore"
 )
 
 // syncRemoteFlag is memhost sync's --remote.
@@ -42,7 +43,79 @@ func federationCommands(a *app) []*cli.Command {
 				},
 			},
 		},
+		{
+			Name:  "export",
+			Usage: "write the notebook, sessions and config.yaml to a .tar.gz with a manifest of SHA-256 checksums",
+			Description: "The index is not in it: import rebuilds it. The file must not exist yet.\n\n" +
+				"Examples:\n" +
+				"  memhost export ~/backups/memhost-2026-01-30.tar.gz",
+			ArgsUsage: "FILE.tar.gz",
+			Action:    a.export,
+		},
+		{
+			Name:  "import",
+			Usage: "bring an export into this home: checked whole first, then new files added and changed ones merged",
+			Description: "Every checksum is checked against the archive's manifest before the home is touched. Files the\n" +
+				"home lacks are added; files both have are merged as git federation merges them (transcripts by\n" +
+				"union of turns, pages line by line keeping the lines of both); config.yaml is taken only when\n" +
+				"the home has none. What changed is indexed.\n\n" +
+				"Examples:\n" +
+				"  memhost --home ~/.memhost-restored import ~/backups/memhost-2026-01-30.tar.gz",
+			ArgsUsage: "FILE.tar.gz",
+			Action:    a.importArchive,
+		},
 	}
+}
+
+func (a *app) export(ctx context.Context, cmd *cli.Command) error {
+	file, err := oneFile(cmd)
+	if err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Export(ctx, host.ExportRequest{Path: a.abs(file)})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "exported %s to %s (%s, sha256 %s)\n", plural(resp.Files, "file"), resp.Path, modelstore.HumanSize(resp.Bytes), resp.SHA256)
+		})
+	})
+}
+
+func (a *app) importArchive(ctx context.Context, cmd *cli.Command) error {
+	file, err := oneFile(cmd)
+	if err != nil {
+		return err
+	}
+	return a.withHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Import(ctx, host.ImportRequest{Path: a.abs(file)})
+		if err != nil {
+			return err
+		}
+		a.warn(resp.Warnings...)
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "imported %s from %s: %d added, %d merged, %d unchanged; %s re-indexed\n",
+				plural(resp.Files, "file"), resp.Path, len(resp.Added), len(resp.Merged), resp.Unchanged, plural(resp.Indexed, "file"))
+			for _, c := range resp.Conflicts {
+				fmt.Fprintf(w, "conflict: %s differs on the same lines; the archive's version is kept in %s\n", c.Path, c.Sibling)
+			}
+			switch resp.Config {
+			case "imported":
+				fmt.Fprintln(w, "config.yaml: imported (the home had none)")
+			case "kept":
+				fmt.Fprintln(w, "config.yaml: the home's own kept")
+			}
+		})
+	})
+}
+
+// oneFile is the single FILE argument of export and import.
+func oneFile(cmd *cli.Command) (string, error) {
+	if cmd.Args().Len() != 1 || strings.TrimSpace(cmd.Args().First()) == "" {
+		return "", usagef("%s takes one archive file, e.g. memhost %s memhost.tar.gz", cmd.Name, cmd.Name)
+	}
+	return cmd.Args().First(), nil
 }
 
 func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {

@@ -154,19 +154,10 @@ func resolveInsertions(out, ours, theirs []byte) ([]byte, bool) {
 			if len(b) > 0 {
 				return nil, false
 			}
-			have := map[string]bool{}
-			for _, x := range o {
-				res.WriteString(x)
-				have[strings.TrimRight(x, "\r\n")] = true
-			}
 			if len(o) > 0 && !strings.HasSuffix(o[len(o)-1], "\n") {
-				res.WriteString("\n")
+				o[len(o)-1] += "\n"
 			}
-			for _, x := range t {
-				k := strings.TrimRight(x, "\r\n")
-				if k != "" && have[k] {
-					continue
-				}
+			for _, x := range unionLines(o, t) {
 				res.WriteString(x)
 			}
 		case state == inOurs:
@@ -183,6 +174,57 @@ func resolveInsertions(out, ours, theirs []byte) ([]byte, bool) {
 		return nil, false
 	}
 	return []byte(res.String()), true
+}
+
+// unionLines interleaves two versions of inserted lines: the lines they
+// share (a longest common subsequence) once, every other line of each in
+// its place, ours before theirs where both inserted something different.
+func unionLines(o, t []string) []string {
+	key := func(s string) string { return strings.TrimRight(s, "\r\n") }
+	if len(o)*len(t) > 4_000_000 { // too large for the table: ours, then theirs' new lines
+		have := map[string]bool{}
+		for _, x := range o {
+			have[key(x)] = true
+		}
+		out := append([]string(nil), o...)
+		for _, x := range t {
+			if !have[key(x)] {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	// lcs[i][j] is the LCS length of o[i:] and t[j:].
+	lcs := make([][]int, len(o)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(t)+1)
+	}
+	for i := len(o) - 1; i >= 0; i-- {
+		for j := len(t) - 1; j >= 0; j-- {
+			if key(o[i]) == key(t[j]) {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []string
+	i, j := 0, 0
+	for i < len(o) && j < len(t) {
+		switch {
+		case key(o[i]) == key(t[j]):
+			out = append(out, o[i])
+			i, j = i+1, j+1
+		case lcs[i+1][j] >= lcs[i][j+1]:
+			out = append(out, o[i])
+			i++
+		default:
+			out = append(out, t[j])
+			j++
+		}
+	}
+	out = append(out, o[i:]...)
+	return append(out, t[j:]...)
 }
 
 // siblingPath is where theirs of a conflicting file is kept: beside it,
@@ -204,3 +246,19 @@ func IsConflictSibling(p string) bool {
 	i := strings.LastIndex(base, ".conflict-")
 	return i > 0 && len(base)-i-len(".conflict-") == 8
 }
+
+// MergeJSONL merges two versions of an append-only JSONL file (see the
+// rules at the top); base may be nil.
+func MergeJSONL(base, ours, theirs []byte) []byte { return mergeJSONL(base, ours, theirs) }
+
+// MergeText merges two versions of a text file line-wise against base
+// (nil when unknown: then only lines both sides share are matched, and
+// every other line of both is kept); ok is false when both sides changed
+// the same lines. tmp is a folder for git merge-file's inputs.
+func (r *Repo) MergeText(ctx context.Context, tmp string, base, ours, theirs []byte) ([]byte, bool, error) {
+	return r.mergeText(ctx, tmp, base, ours, theirs)
+}
+
+// SiblingPath is where the other side of a file that cannot be merged is
+// kept: NAME.conflict-ID.EXT beside it, ID the first 8 characters of id.
+func SiblingPath(p, id string) string { return siblingPath(p, id) }
