@@ -342,7 +342,11 @@ func (h *Host) federationCheck(ctx context.Context) (health.Check, bool) {
 			sib = append(sib, cf.Sibling)
 		}
 		c.Status = health.Warn
-		c.Message = fmt.Sprintf("%d merges kept both sides: compare and remove %s", len(sib), strings.Join(sib, ", "))
+		what := "a merge kept both sides of a page"
+		if len(sib) > 1 {
+			what = fmt.Sprintf("%d merges kept both sides of a page", len(sib))
+		}
+		c.Message = fmt.Sprintf("%s: compare and remove %s", what, strings.Join(sib, ", "))
 		c.Metadata["conflicts"] = sib
 	case fs.State.Failures > 0:
 		c.Status = health.Warn

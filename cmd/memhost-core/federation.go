@@ -72,7 +72,7 @@ func (a *app) export(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.onHost(ctx, cmd, func(h *host.Host) error {
 		resp, err := h.Export(ctx, host.ExportRequest{Path: a.abs(file)})
 		if err != nil {
 			return err
@@ -88,7 +88,7 @@ func (a *app) importArchive(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.onHost(ctx, cmd, func(h *host.Host) error {
 		resp, err := h.Import(ctx, host.ImportRequest{Path: a.abs(file)})
 		if err != nil {
 			return err
@@ -122,7 +122,7 @@ func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.onHost(ctx, cmd, func(h *host.Host) error {
 		resp, err := h.GitInit(ctx, host.GitInitRequest{Remote: cmd.String("remote"), Branch: cmd.String("branch")})
 		if err != nil {
 			return err
@@ -153,7 +153,7 @@ func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
 // a server runs: syncs of a home take turns (a lock in .git), and the
 // server's watcher sees the files the merge changed.
 func (a *app) syncRemote(ctx context.Context, cmd *cli.Command) error {
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.onHost(ctx, cmd, func(h *host.Host) error {
 		resp, err := h.FedSync(ctx, host.FedSyncRequest{})
 		if errors.Is(err, host.ErrNotFederated) {
 			return fmt.Errorf("%v (memhost git init makes it one)", err)
@@ -216,4 +216,18 @@ func short(id string) string {
 		return id[:12]
 	}
 	return id
+}
+
+// onHost runs fn on the server's Host for a command the launcher relayed
+// into it, else on the home opened in this process: these commands are not
+// forwarded as API calls (syncs take turns on a lock in .git, and a
+// server notices a new repository by itself).
+func (a *app) onHost(ctx context.Context, cmd *cli.Command, fn func(*host.Host) error) error {
+	if a.io.shared != nil {
+		if _, err := a.config(cmd); err != nil {
+			return err
+		}
+		return fn(a.io.shared)
+	}
+	return a.withHost(ctx, cmd, fn)
 }
