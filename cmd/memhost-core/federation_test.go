@@ -120,7 +120,7 @@ func TestFederatedServersConverge(t *testing.T) {
 		}
 		return c
 	}
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(180 * time.Second)
 	var fa, fb map[string]string
 	for {
 		fa, fb = notebookFiles(t, a), notebookFiles(t, b)
@@ -140,7 +140,7 @@ func TestFederatedServersConverge(t *testing.T) {
 					missing = append(missing, fmt.Sprintf("%q (a %d, b %d)", w, count(fa, w), count(fb, w)))
 				}
 			}
-			t.Fatalf("the homes did not converge in 90 s; not exactly once on both: %s\na: %v\nb: %v", strings.Join(missing, ", "), fa, fb)
+			t.Fatalf("the homes did not converge in 180 s; not exactly once on both: %s\na: %v\nb: %v", strings.Join(missing, ", "), fa, fb)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}

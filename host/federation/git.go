@@ -95,7 +95,7 @@ func (r *Repo) gitIO(ctx context.Context, stdin io.Reader, env []string, args ..
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoGit
 	}
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-c", "gc.auto=0"}, args...)...)
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...)...)
 	cmd.Dir = r.Dir
 	cmd.Env = r.env(env)
 	cmd.Stdin = stdin
