@@ -97,6 +97,16 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res SyncResult, err 
 	if err != nil {
 		return res, err
 	}
+	// Whatever ends the sync (a fetch failing in a later round, after a
+	// merge), the caller learns which files the merges changed, to index.
+	defer func() {
+		res.After, _ = r.rev(ctx, "HEAD")
+		if changed, cerr := r.changedFiles(ctx, res.Before, res.After); cerr == nil {
+			res.Changed = changed
+		} else if err == nil {
+			err = cerr
+		}
+	}()
 	for round := 1; ; round++ {
 		if err := r.fetch(ctx, opts); err != nil {
 			return res, err
@@ -124,11 +134,6 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res SyncResult, err 
 		}
 		res.PushError = perr.Error()
 		break
-	}
-	res.After, _ = r.rev(ctx, "HEAD")
-	res.Changed, err = r.changedFiles(ctx, res.Before, res.After)
-	if err != nil {
-		return res, err
 	}
 	if res.PushError != "" {
 		return res, fault.Errorf(fault.Unavailable, "remote", "push to %s failed (local memory is kept and committed; retried later): %s", opts.Remote, res.PushError)
