@@ -194,3 +194,62 @@ func TestFederatedServersConverge(t *testing.T) {
 	sort.Strings(keys)
 	t.Logf("converged: %d pages each (%s)", len(fa), strings.Join(keys, ", "))
 }
+
+// TestSyncKilledMidway: `memhost sync --remote` killed (SIGKILL) at
+// random moments while it merges a peer's changes with local ones; the
+// next sync recovers, and in the end both homes hold every line of both.
+func TestSyncKilledMidway(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	remote := filepath.Join(t.TempDir(), "memory.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", remote).CombinedOutput(); err != nil {
+		t.Fatal(err, string(out))
+	}
+	a, b := fedHome(t, "a"), fedHome(t, "b")
+	mustExe(t, a, "remember", "--category", "knowledge", "--file", "shared", "seed line")
+	mustExe(t, a, "git", "init", "--remote", remote)
+	mustExe(t, b, "git", "init", "--remote", remote)
+	var wants []string
+	for round := 0; round < 4; round++ {
+		for _, h := range []struct{ home, name string }{{a, "a"}, {b, "b"}} {
+			for i := 0; i < 3; i++ {
+				line := fmt.Sprintf("killround%d%s%d", round, h.name, i)
+				mustExe(t, h.home, "remember", "--category", "knowledge", "--file", "shared", line)
+				mustExe(t, h.home, "remember", "--category", "knowledge", "--file", "own-"+h.name, line)
+				wants = append(wants, line)
+			}
+		}
+		mustExe(t, a, "sync", "--remote")
+		// b merges a's changes into its own; kill it somewhere in there.
+		cmd := exec.Command(binary, "sync", "--remote")
+		cmd.Env = append(os.Environ(), "MEMHOST_HOME="+b)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(50+round*150) * time.Millisecond)
+		cmd.Process.Kill()
+		cmd.Wait()
+	}
+	for i := 0; i < 2; i++ {
+		for _, h := range []string{b, a} {
+			if out, errOut, err := exe(h, "", nil, "sync", "--remote"); err != nil {
+				t.Fatalf("sync after the kills: %v\n%s%s", err, out, errOut)
+			}
+		}
+	}
+	fa, fb := notebookFiles(t, a), notebookFiles(t, b)
+	if fmt.Sprint(fa) != fmt.Sprint(fb) {
+		t.Fatalf("homes differ after recovering:\na: %v\nb: %v", fa, fb)
+	}
+	for _, w := range wants {
+		if got := strings.Count(fa["knowledge/shared.md"], w); got != 1 {
+			t.Fatalf("%q %d times in shared.md:\n%s", w, got, fa["knowledge/shared.md"])
+		}
+	}
+	for _, f := range fa {
+		if strings.Contains(f, "<<<<<<<") {
+			t.Fatalf("conflict markers left:\n%s", f)
+		}
+	}
+}
