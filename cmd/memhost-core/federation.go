@@ -158,7 +158,9 @@ func (a *app) syncRemote(ctx context.Context, cmd *cli.Command) error {
 		if errors.Is(err, host.ErrNotFederated) {
 			return fmt.Errorf("%v (memhost git init makes it one)", err)
 		}
-		if err != nil && resp.Remote == "" {
+		// A sync that failed before merging anything has only its error
+		// to say; one that merged and then could not push says both.
+		if err != nil && resp.Merged == "" && len(resp.Recovered) == 0 {
 			return err
 		}
 		if oerr := a.out(cmd, resp, func(w io.Writer) { printFedSync(w, resp) }); oerr != nil {
