@@ -49,6 +49,11 @@ func (r *Repo) Commit(ctx context.Context, msg string, paths ...string) (bool, e
 		return false, err
 	}
 	defer unlock()
+	// Every memhost process commits under commit.lock, so a git index
+	// lock now is a git left running by a killed memhost, or a dead one.
+	if _, err := r.waitIndexLock(ctx); err != nil {
+		return false, err
+	}
 	return r.commitLocked(ctx, msg, paths)
 }
 

@@ -248,6 +248,9 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 		return err
 	}
 	defer unlock()
+	if _, err := r.waitIndexLock(ctx); err != nil {
+		return err
+	}
 	if head == "" {
 		// An unborn branch: take theirs as it is, keeping local files.
 		if _, err := r.Git(ctx, "reset", "-q", target); err != nil {
@@ -479,10 +482,9 @@ func (r *Repo) changedFiles(ctx context.Context, a, b string) ([]string, error) 
 func (r *Repo) recover(ctx context.Context) ([]string, error) {
 	var did []string
 	gd := r.gitDir()
-	if fi, err := os.Stat(filepath.Join(gd, "index.lock")); err == nil && time.Since(fi.ModTime()) > staleLock {
-		if err := os.Remove(filepath.Join(gd, "index.lock")); err != nil {
-			return did, err
-		}
+	if removed, err := r.waitIndexLock(ctx); err != nil {
+		return did, err
+	} else if removed {
 		did = append(did, "removed a stale .git/index.lock left by a killed git")
 	}
 	if _, err := os.Stat(filepath.Join(gd, "MERGE_HEAD")); err == nil {
@@ -512,6 +514,31 @@ func (r *Repo) recover(ctx context.Context) ([]string, error) {
 // staleLock is how old an index.lock must be to be taken for a killed
 // git's: git holds it for milliseconds.
 const staleLock = 10 * time.Second
+
+// waitIndexLock waits for git's index.lock to go away: a git command left
+// running by a killed memhost (its child lives on) finishes and removes
+// it. A lock older than staleLock is a killed git's and is removed
+// (reported by removed).
+func (r *Repo) waitIndexLock(ctx context.Context) (removed bool, err error) {
+	p := filepath.Join(r.gitDir(), "index.lock")
+	for {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return false, nil
+		}
+		if time.Since(fi.ModTime()) > staleLock {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return false, err
+			}
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
 
 func short(id string) string {
 	if len(id) > 12 {
