@@ -39,10 +39,10 @@ LOCAL_CFLAGS ?= -O2 -g
 endif
 LOCAL := cd plugins/embeddings-local && CGO_CFLAGS="$(LOCAL_CFLAGS) $(CWARN)" CGO_CXXFLAGS="$(LOCAL_CFLAGS) $(CWARN)"
 
-.PHONY: build-core build-local
+.PHONY: build-core build-local need-git
 # build: memhost and every plugin of the repo; build-core: all but the
 # llama.cpp plugin, which is what takes long the first time.
-build: build-core build-local
+build: build-core build-local need-git
 
 build-core:
 	@echo "building bin/memhost, bin/memhost-core and the hello and ollama plugins (SQLite is cgo: BUILD_CORE_TIME the first time, seconds after)"
@@ -56,6 +56,11 @@ build-core:
 build-local:
 	@echo "building bin/memhost-embeddings-local (llama.cpp is C++: BUILD_LOCAL_TIME the first time on 2 cores, seconds after)"
 	$(LOCAL) $(GO) build -o ../../bin/memhost-embeddings-local .
+
+# Git federation (memhost git init, sync --remote) runs the git binary;
+# Debian's git is installed when it is missing.
+need-git:
+	@command -v git >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq git; }
 
 # The demo needs no model, so not the llama.cpp plugin either: it runs on
 # keyword search, then on the hello plugin.
@@ -73,7 +78,7 @@ mcp-inspector:
 
 # The local provider is a module of its own (llama.cpp, cgo): its tests run
 # from its folder, with the shared MiniLM model when ../shared/models has it.
-test: build-local
+test: build-local need-git
 	./scripts/chromium.sh
 	$(GO) vet -tags $(TAGS) ./...
 	$(LOCAL) $(GO) vet .

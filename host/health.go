@@ -84,6 +84,10 @@ func (h *Host) Health(ctx context.Context, req HealthRequest) (HealthResponse, e
 		return resp, err
 	}
 	resp.Report = health.Evaluate(f, cfg.Health)
+	if c, ok := h.federationCheck(ctx); ok {
+		resp.Report.Checks = append(resp.Report.Checks, c)
+		resp.Report.Overall = health.OverallOf(resp.Report.Checks)
+	}
 	md := health.Markdown(resp.Report, resp.Repairs)
 	if req.IntoNotebook {
 		err := h.notebook.Update(ctx, HeartbeatPage, func([]byte, bool) ([]byte, error) { return []byte(md), nil })

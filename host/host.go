@@ -102,6 +102,7 @@ type Host struct {
 	watch      watchState                       // the file watcher's, for Health
 	summarizer atomic.Pointer[RollupSummarizer] // see SetRollupSummarizer
 	gens       *registry.Registry               // generator plugins (generate.go)
+	fed        atomic.Pointer[fedState]         // nil unless the home is a memhost git repository
 }
 
 // Folders of a home, made by Open.
@@ -164,6 +165,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background})
+	h.openFederation()
 	return h, nil
 }
 
@@ -198,11 +200,12 @@ func (h *Host) Close() error {
 	if h.closed.Swap(true) {
 		return nil
 	}
+	ferr := h.closeFederation()
 	qerr := h.queue.Close()
 	h.reg.Close()
 	h.gens.Close()
 	err := h.idx.Close()
-	return errors.Join(qerr, err)
+	return errors.Join(ferr, qerr, err)
 }
 
 // Home is the home folder.
@@ -270,6 +273,9 @@ func (h *Host) OnWrite(fn func(op string, result any)) { h.onWrite.Store(&fn) }
 
 // wrote tells OnWrite's function of a write, unless it failed (*err).
 func (h *Host) wrote(op string, result any, err *error) {
+	if *err == nil {
+		h.fedNote(op, result)
+	}
 	if fn := h.onWrite.Load(); *err == nil && fn != nil && *fn != nil {
 		(*fn)(op, result)
 	}

@@ -120,7 +120,14 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	}
 	h.watch.start()
 	defer h.watch.stop()
+	// Git federation (a no-op until the home is a memhost repository
+	// with a remote): syncs beside the watcher, stopped with it.
+	fedCtx, stopFed := context.WithCancel(ctx)
+	fedDone := make(chan struct{})
+	go func() { defer close(fedDone); h.federationLoop(fedCtx, req.OnSync) }()
+	defer func() { stopFed(); <-fedDone }()
 	onSync := func(r SyncResult) {
+		h.fedEdited(r)
 		h.watch.synced(h.now())
 		if req.OnSync != nil {
 			req.OnSync(r)
@@ -195,6 +202,9 @@ type StatusResponse struct {
 	// UnresolvedLinks counts the wikilinks that find no page or
 	// attachment (Links with Unresolved lists them).
 	UnresolvedLinks int `json:"unresolvedLinks"`
+	// Federation is the git federation's state; nil when the home is not
+	// a memhost git repository.
+	Federation *FederationStatus `json:"federation,omitempty"`
 }
 
 // FailedDownload is a model whose download keeps failing.
@@ -252,6 +262,7 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 	if resp.UnresolvedLinks, err = h.unresolvedLinks(ctx); err != nil {
 		return resp, err
 	}
+	resp.Federation = h.federationStatus(ctx)
 	return resp, nil
 }
 

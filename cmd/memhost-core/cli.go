@@ -261,7 +261,7 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 			},
 			{Name: "status", Usage: "show the index: files, chunks, last sync, size, search mode", ArgsUsage: " ", Action: a.status},
 			{Name: "files", Usage: "list pages with their hash, chunk count and whether the index is stale", ArgsUsage: " ", Action: a.files},
-			{Name: "sync", Usage: "index new and edited pages, drop deleted ones", ArgsUsage: " ", Action: a.sync},
+			{Name: "sync", Usage: "index new and edited pages, drop deleted ones", ArgsUsage: " ", Action: a.sync, Flags: []cli.Flag{syncRemoteFlag}},
 			{Name: "rebuild", Usage: "build a fresh index beside the old one and swap it in", ArgsUsage: " ", Action: a.rebuild},
 			{Name: "watch", Usage: "watch the notebook and index changes as they happen (until Ctrl-C)", ArgsUsage: " ", Action: a.watch},
 			{Name: "embed", Usage: "embed every chunk still waiting for a vector of the active provider", ArgsUsage: " ", Action: a.embed},
@@ -367,6 +367,7 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 	root.Commands = append(root.Commands, healthCommand(a), serveCommand(a), mcpCommand(a))
 	root.Commands = append(root.Commands, vaultCommands(a)...)
 	root.Commands = append(root.Commands, factCommands(a)...)
+	root.Commands = append(root.Commands, federationCommands(a)...)
 	// Bad flags give one line on stderr and exit 2, not a page of help.
 	var setUsage func([]*cli.Command)
 	setUsage = func(cs []*cli.Command) {

@@ -271,6 +271,7 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			if resp.LastFlush != nil {
 				fmt.Fprintf(tw, "flushes:\t%d (last: session %s at %s, %d tokens)\n", resp.Flushes, resp.LastFlush.Session, resp.LastFlush.Time, resp.LastFlush.Tokens)
 			}
+			printFederationStatus(tw, resp.Federation)
 			tw.Flush()
 		})
 	})
@@ -307,6 +308,9 @@ func (a *app) files(ctx context.Context, cmd *cli.Command) error {
 func (a *app) sync(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
+	}
+	if cmd.Bool("remote") {
+		return a.syncRemote(ctx, cmd)
 	}
 	return a.with(ctx, cmd, func(h ops) error {
 		res, err := h.Sync(ctx, host.SyncRequest{})

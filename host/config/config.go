@@ -31,6 +31,8 @@ type Config struct {
 	Memory   Memory `yaml:"memory"`
 	Server   Server `yaml:"server"`
 	Health   Health `yaml:"health"`
+	// Federation shares the home through git (see Federation).
+	Federation Federation `yaml:"federation"`
 }
 
 // Server configures `memhost serve`. Both keys are read when the server
@@ -172,8 +174,9 @@ func Default() Config {
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
 			Generator:   DefaultGenerator(),
 		},
-		Server: Server{Listen: DefaultListen},
-		Health: DefaultHealth(),
+		Server:     Server{Listen: DefaultListen},
+		Health:     DefaultHealth(),
+		Federation: DefaultFederation(),
 	}
 }
 
@@ -497,6 +500,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := m.Generator.validate(); err != nil {
+		return err
+	}
+	if err := c.Federation.validate(); err != nil {
 		return err
 	}
 	if _, err := c.Location(); err != nil {

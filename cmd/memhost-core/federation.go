@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/modelstore"
+)
+
+// syncRemoteFlag is memhost sync's --remote.
+var syncRemoteFlag = &cli.BoolFlag{Name: "remote", Usage: "fetch federation.remote, merge it, push, and re-index what the merge changed (needs memhost git init)"}
+
+// federationCommands are git federation's commands (seed 003) and export
+// and import (seed 002).
+func federationCommands(a *app) []*cli.Command {
+	return []*cli.Command{
+		{
+			Name:  "git",
+			Usage: "share the home with other machines through git: init",
+			Commands: []*cli.Command{
+				{
+					Name:  "init",
+					Usage: "make the home a git repository memhost commits every change to (or adopt the one it is)",
+					Description: "Writes memhost's block of .gitignore (the index, caches, models, config.yaml, locks, sockets,\n" +
+						"tokens and temporary files are never committed), commits the notebook and sessions, and from\n" +
+						"then on commits every change made through memhost or seen by memhost serve's watcher.\n" +
+						"With --remote, the remote is written to config.yaml (federation.remote) and synced at once.\n\n" +
+						"Examples:\n" +
+						"  memhost git init\n" +
+						"  memhost git init --remote git@github.com:me/memory.git",
+					ArgsUsage: " ",
+					Flags: []cli.Flag{
+						&cli.StringFlag{Name: "remote", Usage: "repository URL or path to sync with (federation.remote)"},
+						&cli.StringFlag{Name: "branch", Usage: "remote branch (default federation.branch, main)"},
+					},
+					Action: a.gitInit,
+				},
+			},
+		},
+		{
+			Name:  "export",
+			Usage: "write the notebook, sessions and config.yaml to a .tar.gz with a manifest of SHA-256 checksums",
+			Description: "The index is not in it: import rebuilds it. The file must not exist yet.\n\n" +
+				"Examples:\n" +
+				"  memhost export ~/backups/memhost-2026-01-30.tar.gz",
+			ArgsUsage: "FILE.tar.gz",
+			Action:    a.export,
+		},
+		{
+			Name:  "import",
+			Usage: "bring an export into this home: checked whole first, then new files added and changed ones merged",
+			Description: "Every checksum is checked against the archive's manifest before the home is touched. Files the\n" +
+				"home lacks are added; files both have are merged as git federation merges them (transcripts by\n" +
+				"union of turns, pages line by line keeping the lines of both); config.yaml is taken only when\n" +
+				"the home has none. What changed is indexed.\n\n" +
+				"Examples:\n" +
+				"  memhost import ~/backups/memhost-2026-01-30.tar.gz --home ~/.memhost-restored",
+			ArgsUsage: "FILE.tar.gz",
+			Action:    a.importArchive,
+		},
+	}
+}
+
+func (a *app) export(ctx context.Context, cmd *cli.Command) error {
+	file, err := oneFile(cmd)
+	if err != nil {
+		return err
+	}
+	return a.onHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Export(ctx, host.ExportRequest{Path: a.abs(file)})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "exported %s to %s (%s, sha256 %s)\n", plural(resp.Files, "file"), resp.Path, modelstore.HumanSize(resp.Bytes), resp.SHA256)
+		})
+	})
+}
+
+func (a *app) importArchive(ctx context.Context, cmd *cli.Command) error {
+	file, err := oneFile(cmd)
+	if err != nil {
+		return err
+	}
+	return a.onHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.Import(ctx, host.ImportRequest{Path: a.abs(file)})
+		if err != nil {
+			return err
+		}
+		a.warn(resp.Warnings...)
+		return a.out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "imported %s from %s: %d added, %d merged, %d unchanged; %s re-indexed\n",
+				plural(resp.Files, "file"), resp.Path, len(resp.Added), len(resp.Merged), resp.Unchanged, plural(resp.Indexed, "file"))
+			for _, c := range resp.Conflicts {
+				fmt.Fprintf(w, "conflict: %s differs on the same lines; the archive's version is kept in %s\n", c.Path, c.Sibling)
+			}
+			switch resp.Config {
+			case "imported":
+				fmt.Fprintln(w, "config.yaml: imported (the home had none)")
+			case "kept":
+				fmt.Fprintln(w, "config.yaml: the home's own kept")
+			}
+		})
+	})
+}
+
+// oneFile is the single FILE argument of export and import.
+func oneFile(cmd *cli.Command) (string, error) {
+	if cmd.Args().Len() != 1 || strings.TrimSpace(cmd.Args().First()) == "" {
+		return "", usagef("%s takes one archive file, e.g. memhost %s memhost.tar.gz", cmd.Name, cmd.Name)
+	}
+	return cmd.Args().First(), nil
+}
+
+func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
+	if err := noArgs(cmd); err != nil {
+		return err
+	}
+	return a.onHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.GitInit(ctx, host.GitInitRequest{Remote: cmd.String("remote"), Branch: cmd.String("branch")})
+		if err != nil {
+			return err
+		}
+		return a.out(cmd, resp, func(w io.Writer) {
+			verb := "adopted the git repository of"
+			if resp.Created {
+				verb = "made a git repository of"
+			}
+			fmt.Fprintf(w, "%s %s (branch %s, commit %s)\n", verb, resp.Home, resp.Branch, short(resp.Commit))
+			if len(resp.Untracked) > 0 {
+				fmt.Fprintf(w, "no longer tracked (derived, kept on disk): %s\n", strings.Join(resp.Untracked, ", "))
+			}
+			if resp.Remote != "" {
+				fmt.Fprintf(w, "remote: %s\n", resp.Remote)
+			}
+			if resp.Sync != nil && resp.SyncError == "" {
+				printFedSync(w, *resp.Sync)
+			}
+			if resp.SyncError != "" {
+				fmt.Fprintf(w, "warning: the first sync failed (memhost sync --remote retries): %s\n", resp.SyncError)
+			}
+		})
+	})
+}
+
+// syncRemote is memhost sync --remote. It runs in this process even when
+// a server runs: syncs of a home take turns (a lock in .git), and the
+// server's watcher sees the files the merge changed.
+func (a *app) syncRemote(ctx context.Context, cmd *cli.Command) error {
+	return a.onHost(ctx, cmd, func(h *host.Host) error {
+		resp, err := h.FedSync(ctx, host.FedSyncRequest{})
+		if errors.Is(err, host.ErrNotFederated) {
+			return fmt.Errorf("%v (memhost git init makes it one)", err)
+		}
+		// A sync that failed before merging anything has only its error
+		// to say; one that merged and then could not push says both.
+		if err != nil && resp.Merged == "" && len(resp.Recovered) == 0 {
+			return err
+		}
+		if oerr := a.out(cmd, resp, func(w io.Writer) { printFedSync(w, resp) }); oerr != nil {
+			return oerr
+		}
+		return err
+	})
+}
+
+func printFedSync(w io.Writer, r host.FedSyncResponse) {
+	for _, rec := range r.Recovered {
+		fmt.Fprintf(w, "recovered: %s\n", rec)
+	}
+	merged := "nothing new"
+	switch r.Merged {
+	case "fast-forward":
+		merged = "fast-forwarded"
+	case "merge":
+		merged = "merged"
+	}
+	pushed := "pushed"
+	if !r.Pushed {
+		pushed = "not pushed"
+	}
+	fmt.Fprintf(w, "synced with %s (%s): %s, %s; %s changed, %s re-indexed in %.0f ms\n",
+		r.Remote, r.Branch, merged, pushed, plural(len(r.Changed), "file"), plural(r.Indexed, "file"), r.DurationMs)
+	for _, c := range r.Conflicts {
+		fmt.Fprintf(w, "conflict: %s changed on both sides; theirs is kept in %s (compare, then remove it)\n", c.Path, c.Sibling)
+	}
+}
+
+func printFederationStatus(w io.Writer, f *host.FederationStatus) {
+	if f == nil {
+		return
+	}
+	remote := f.Remote
+	if remote == "" {
+		remote = "none (changes are committed locally)"
+	}
+	fmt.Fprintf(w, "git:\tcommit %s, remote %s (%s)\n", f.Head, remote, f.Branch)
+	if f.State.LastSync != "" {
+		last := "last sync " + f.State.LastSync
+		if f.State.LastError != "" {
+			last += fmt.Sprintf(" failed (%d in a row; retried with backoff): %s", f.State.Failures, f.State.LastError)
+		}
+		fmt.Fprintf(w, "\t%s\n", last)
+	}
+	for _, c := range f.Conflicts {
+		fmt.Fprintf(w, "\tconflict: %s (theirs in %s)\n", c.Path, c.Sibling)
+	}
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// onHost runs fn on the server's Host for a command the launcher relayed
+// into it, else on the home opened in this process: these commands are not
+// forwarded as API calls (syncs take turns on a lock in .git, and a
+// server notices a new repository by itself).
+func (a *app) onHost(ctx context.Context, cmd *cli.Command, fn func(*host.Host) error) error {
+	if a.io.shared != nil {
+		if _, err := a.config(cmd); err != nil {
+			return err
+		}
+		return fn(a.io.shared)
+	}
+	return a.withHost(ctx, cmd, fn)
+}

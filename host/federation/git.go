@@ -1,0 +1,150 @@
+package federation
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// ErrNoGit means the git binary is not installed (or not on PATH).
+var ErrNoGit = errors.New("git is not installed (Debian: apt-get install git)")
+
+// Repo is a git repository with a work tree, driven through the git
+// binary. Its methods are safe for concurrent use only in that git's own
+// locks keep the repository consistent; callers serialise work that must
+// not interleave with Lock.
+type Repo struct {
+	Dir string // the work tree (the memhost home)
+	// Author is "Name <email>" for commits; "" uses "memhost <memhost@HOSTNAME>".
+	Author string
+}
+
+// gitError is a git command that failed, with what it printed.
+type gitError struct {
+	args   []string
+	code   int
+	stderr string
+}
+
+func (e *gitError) Error() string {
+	msg := strings.TrimSpace(e.stderr)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		// The last line of git's complaint is usually the reason.
+		lines := strings.Split(msg, "\n")
+		msg = strings.TrimSpace(lines[len(lines)-1])
+		if strings.HasPrefix(lines[0], "fatal:") || strings.HasPrefix(lines[0], "error:") {
+			msg = strings.TrimSpace(lines[0])
+		}
+	}
+	if msg == "" {
+		msg = fmt.Sprintf("exit status %d", e.code)
+	}
+	return fmt.Sprintf("git %s: %s", e.args[0], msg)
+}
+
+// exitCode is the exit status of a failed git command, -1 if it did not run.
+func exitCode(err error) int {
+	var ge *gitError
+	if errors.As(err, &ge) {
+		return ge.code
+	}
+	return -1
+}
+
+func (r *Repo) author() (name, email string) {
+	a := strings.TrimSpace(r.Author)
+	if a == "" {
+		host, _ := os.Hostname()
+		if host == "" {
+			host = "localhost"
+		}
+		return "memhost", "memhost@" + host
+	}
+	if i := strings.IndexByte(a, '<'); i >= 0 && strings.HasSuffix(a, ">") {
+		return strings.TrimSpace(a[:i]), a[i+1 : len(a)-1]
+	}
+	return a, ""
+}
+
+// env is git's environment: no prompts, no pager, a fixed language (its
+// messages are shown, never parsed beyond exit codes), this Repo's author.
+func (r *Repo) env(extra []string) []string {
+	name, email := r.author()
+	env := append(os.Environ(),
+		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C", "GIT_EDITOR=true",
+		"GIT_AUTHOR_NAME="+name, "GIT_AUTHOR_EMAIL="+email,
+		"GIT_COMMITTER_NAME="+name, "GIT_COMMITTER_EMAIL="+email,
+		"GIT_CONFIG_NOSYSTEM=1",
+	)
+	return append(env, extra...)
+}
+
+// Git runs git with args in the work tree and returns its standard output.
+func (r *Repo) Git(ctx context.Context, args ...string) (string, error) {
+	out, err := r.gitIO(ctx, nil, nil, args...)
+	return string(out), err
+}
+
+// gitIO runs git with stdin and extra environment variables.
+func (r *Repo) gitIO(ctx context.Context, stdin io.Reader, env []string, args ...string) ([]byte, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, ErrNoGit
+	}
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...)...)
+	cmd.Dir = r.Dir
+	cmd.Env = r.env(env)
+	cmd.Stdin = stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if err != nil {
+		if ctx.Err() != nil {
+			return stdout.Bytes(), ctx.Err()
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return stdout.Bytes(), &gitError{args: args, code: ee.ExitCode(), stderr: stderr.String()}
+		}
+		return stdout.Bytes(), fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return stdout.Bytes(), nil
+}
+
+// rev resolves a revision to a commit id; "" and no error when it does
+// not exist.
+func (r *Repo) rev(ctx context.Context, name string) (string, error) {
+	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", name+"^{commit}")
+	if exitCode(err) == 1 {
+		return "", nil
+	}
+	return strings.TrimSpace(out), err
+}
+
+// isAncestor reports whether commit a is an ancestor of (or equal to) b.
+func (r *Repo) isAncestor(ctx context.Context, a, b string) (bool, error) {
+	_, err := r.Git(ctx, "merge-base", "--is-ancestor", a, b)
+	if err == nil {
+		return true, nil
+	}
+	if exitCode(err) == 1 {
+		return false, nil
+	}
+	return false, err
+}
+
+// show reads a blob by object id.
+func (r *Repo) blob(ctx context.Context, oid string) ([]byte, error) {
+	return r.gitIO(ctx, nil, nil, "cat-file", "blob", oid)
+}
+
+// hashObject stores data as a blob and returns its id.
+func (r *Repo) hashObject(ctx context.Context, data []byte) (string, error) {
+	out, err := r.gitIO(ctx, bytes.NewReader(data), nil, "hash-object", "-w", "--stdin")
+	return strings.TrimSpace(string(out)), err
+}

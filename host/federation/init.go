@@ -1,0 +1,192 @@
+// Package federation shares one memhost home between machines through git
+// (seed 003): every change memhost makes is committed (batched), a sync
+// fetches the remote branch, merges it by memhost's rules (markdown line
+// by line against the merge base, transcripts by union of entries, what
+// cannot merge kept on both sides), updates the work tree, and pushes.
+// The index is derived on each machine and never committed.
+//
+// It drives the git binary (see docs/design-notes.md for why not go-git):
+// real three-way merges (merge-tree, merge-file), git's stat-cached index
+// for cheap commits at 10k pages, and the user's own credentials and
+// transports for remotes.
+package federation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// GitignoreBlock is what memhost keeps in the home's .gitignore, between
+// its markers: everything derived, per machine or transient.
+const GitignoreBlock = `# memhost: begin (written by memhost git init; lines between the markers are replaced)
+# Derived on each machine from notebook/ and sessions/: the index, caches,
+# models, plugins, health reports. Per machine: config.yaml. Transient:
+# locks, sockets, tokens, the server's state file, temporary files.
+/brain/
+/cache/
+/models/
+/plugins/
+/health/
+/config.yaml
+*.lock
+*.sock
+*.token
+serve.json
+*.part
+*.tmp
+.memhost-tmp-*
+# memhost: end
+`
+
+const (
+	blockBegin = "# memhost: begin"
+	blockEnd   = "# memhost: end"
+)
+
+// InitOptions configure Init.
+type InitOptions struct {
+	Branch string // default "main"
+	// Remote, when set, is checked to be reachable.
+	Remote string
+}
+
+// InitResult reports Init.
+type InitResult struct {
+	Created bool   `json:"created"` // a new repository (else an existing one was adopted)
+	Branch  string `json:"branch"`
+	Commit  string `json:"commit"`
+	// Untracked lists derived folders that the adopted repository held
+	// and that are no longer tracked (the files stay on disk).
+	Untracked []string `json:"untracked,omitempty"`
+}
+
+// Managed reports whether home is a repository memhost commits to (made
+// or adopted by Init). It reads .git/config without running git.
+func Managed(home string) bool {
+	data, err := os.ReadFile(filepath.Join(home, ".git", "config"))
+	if err != nil {
+		return false
+	}
+	in := false
+	for _, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "[") {
+			in = strings.EqualFold(l, "[memhost]")
+			continue
+		}
+		if in && strings.ReplaceAll(l, " ", "") == "managed=true" {
+			return true
+		}
+	}
+	return false
+}
+
+// Init makes the home a git repository memhost commits to, or adopts the
+// one it is: .gitignore gets memhost's block, derived folders are
+// untracked, and everything else is committed.
+func (r *Repo) Init(ctx context.Context, opts InitOptions) (InitResult, error) {
+	res := InitResult{Branch: opts.Branch}
+	if res.Branch == "" {
+		res.Branch = "main"
+	}
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return res, err
+	}
+	if _, err := os.Stat(filepath.Join(r.Dir, ".git")); errors.Is(err, os.ErrNotExist) {
+		if _, err := r.Git(ctx, "init", "-q", "-b", res.Branch); err != nil {
+			return res, err
+		}
+		res.Created = true
+	} else if err != nil {
+		return res, err
+	} else if top, err := r.Git(ctx, "rev-parse", "--show-toplevel"); err != nil {
+		return res, err
+	} else if !sameDir(strings.TrimSpace(top), r.Dir) {
+		return res, fmt.Errorf("%s/.git is not the repository of the home (git says %s)", r.Dir, strings.TrimSpace(top))
+	}
+	if err := writeGitignore(filepath.Join(r.Dir, ".gitignore")); err != nil {
+		return res, err
+	}
+	for _, kv := range [][2]string{{"memhost.managed", "true"}, {"core.autocrlf", "false"}} {
+		if _, err := r.Git(ctx, "config", kv[0], kv[1]); err != nil {
+			return res, err
+		}
+	}
+	unlock, err := r.lockFile(ctx, "commit.lock")
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
+	for _, d := range []string{"brain", "cache", "models", "plugins", "health", "config.yaml"} {
+		out, err := r.Git(ctx, "ls-files", "--", d)
+		if err != nil {
+			return res, err
+		}
+		if strings.TrimSpace(out) != "" {
+			if _, err := r.Git(ctx, "rm", "-r", "-q", "--cached", "--", d); err != nil {
+				return res, err
+			}
+			res.Untracked = append(res.Untracked, d)
+		}
+	}
+	head, err := r.rev(ctx, "HEAD")
+	if err != nil {
+		return res, err
+	}
+	msg := "memhost git init: adopt the home"
+	if head == "" {
+		msg = "memhost git init"
+	}
+	if _, err := r.commitLocked(ctx, msg, nil); err != nil {
+		return res, err
+	}
+	if head, _ = r.rev(ctx, "HEAD"); head == "" {
+		// An empty home: an empty first commit gives later merges a base.
+		if _, err := r.Git(ctx, "commit", "-q", "--allow-empty", "-m", msg); err != nil {
+			return res, err
+		}
+	}
+	res.Commit, err = r.rev(ctx, "HEAD")
+	return res, err
+}
+
+func sameDir(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// writeGitignore puts GitignoreBlock in the file, replacing an older
+// block and keeping the user's own lines.
+func writeGitignore(p string) error {
+	old, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	text := string(old)
+	if i := strings.Index(text, blockBegin); i >= 0 {
+		if j := strings.Index(text[i:], blockEnd); j >= 0 {
+			end := i + j + len(blockEnd)
+			if end < len(text) && text[end] == '\n' {
+				end++
+			}
+			text = text[:i] + text[end:]
+		}
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	text += GitignoreBlock
+	if text == string(old) {
+		return nil
+	}
+	tmp := p + ".memhost-new"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}

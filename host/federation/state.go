@@ -1,0 +1,78 @@
+package federation
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// State is what the last syncs left, for status and health: kept in
+// .git/memhost/state.json (never committed).
+type State struct {
+	LastSync    string `json:"lastSync,omitempty"`    // last attempt, RFC 3339
+	LastSuccess string `json:"lastSuccess,omitempty"` // last sync that pushed
+	LastError   string `json:"lastError,omitempty"`   // "" after a success
+	// Failures counts syncs failed in a row; the serve loop waits
+	// pushIntervalSec × 2^(Failures-1), at most MaxBackoff, before the next.
+	Failures int `json:"failures"`
+	// Rewritten is set while the remote's history is refused.
+	Rewritten bool `json:"rewritten,omitempty"`
+	// Conflicts are the merges that kept both sides, until their sibling
+	// page is removed.
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+}
+
+// MaxBackoff bounds the wait after failed syncs.
+const MaxBackoff = 15 * time.Minute
+
+func (r *Repo) statePath() string { return filepath.Join(r.gitDir(), "memhost", "state.json") }
+
+// ReadState reads the state; conflicts whose sibling page is gone (the
+// person resolved them) are left out.
+func (r *Repo) ReadState() State {
+	var s State
+	data, err := os.ReadFile(r.statePath())
+	if err == nil {
+		json.Unmarshal(data, &s)
+	}
+	open := s.Conflicts[:0:0]
+	for _, c := range s.Conflicts {
+		if r.exists(c.Sibling) {
+			open = append(open, c)
+		}
+	}
+	s.Conflicts = open
+	return s
+}
+
+func (r *Repo) recordSync(now time.Time, res SyncResult, err error) {
+	s := r.ReadState()
+	s.LastSync = now.UTC().Format(time.RFC3339)
+	s.Conflicts = append(s.Conflicts, res.Conflicts...)
+	s.Rewritten = false
+	if err == nil {
+		s.LastSuccess, s.LastError, s.Failures = s.LastSync, "", 0
+	} else {
+		s.LastError = err.Error()
+		s.Failures++
+		s.Rewritten = isRewritten(err)
+	}
+	data, _ := json.MarshalIndent(s, "", "  ")
+	tmp := r.statePath() + ".tmp"
+	if os.WriteFile(tmp, data, 0o644) == nil {
+		os.Rename(tmp, r.statePath())
+	}
+}
+
+// Backoff is how long to wait before the next sync after s.
+func (s State) Backoff(interval time.Duration) time.Duration {
+	d := interval
+	for i := 1; i < s.Failures && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	if d > MaxBackoff {
+		d = MaxBackoff
+	}
+	return d
+}

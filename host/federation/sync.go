@@ -1,0 +1,559 @@
+package federation
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memhost/memhost/host/fault"
+)
+
+// Errors callers branch on.
+var (
+	// ErrRewritten means the remote branch no longer holds a commit this
+	// home merged from it before: its history was rewritten (a force
+	// push). Nothing is merged or pushed; the local memory is untouched
+	// and the remote's new history is kept under refs/memhost/rewritten/.
+	ErrRewritten = errors.New("the remote rewrote its history")
+	// ErrNoRemote means federation.remote is not set.
+	ErrNoRemote = errors.New("no remote is set")
+)
+
+// SyncOptions configure one Sync.
+type SyncOptions struct {
+	Remote string // URL or path of the remote repository (required)
+	Branch string // default "main"
+	// Lock, when set, is held while the work tree is updated, so that
+	// memhost's own writes do not interleave with it (the host passes the
+	// notebook's lock).
+	Lock func(ctx context.Context) (func(), error)
+	Now  func() time.Time
+}
+
+// SyncResult reports a Sync.
+type SyncResult struct {
+	Remote string `json:"remote"`
+	Branch string `json:"branch"`
+	// Before and After are HEAD's commit before and after.
+	Before string `json:"before"`
+	After  string `json:"after"`
+	// Merged is how theirs came in: "" (nothing new), "fast-forward" or
+	// "merge".
+	Merged string `json:"merged,omitempty"`
+	// Changed lists the home-relative files the sync changed on disk.
+	Changed   []string   `json:"changed"`
+	Conflicts []Conflict `json:"conflicts,omitempty"`
+	Pushed    bool       `json:"pushed"`
+	// Recovered says what an interrupted earlier operation had left and
+	// how it was recovered.
+	Recovered []string `json:"recovered,omitempty"`
+	// PushError is why the push failed (the merge, if any, stands).
+	PushError string `json:"pushError,omitempty"`
+}
+
+// trackingRef is where the remote branch is fetched to.
+func trackingRef(branch string) string { return "refs/remotes/memhost/" + branch }
+
+// seenRef is the remote commit this home last merged: a later remote tip
+// must descend from it, or the remote rewrote history.
+const seenRef = "refs/memhost/seen"
+
+// Sync fetches the remote branch, merges it into the home (committing
+// local changes first), updates the work tree, and pushes. Syncs of one
+// home run one at a time, across processes.
+func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res SyncResult, err error) {
+	if opts.Remote == "" {
+		return res, ErrNoRemote
+	}
+	if opts.Branch == "" {
+		opts.Branch = "main"
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	res.Remote, res.Branch = opts.Remote, opts.Branch
+	unlock, err := r.lockFile(ctx, "sync.lock")
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
+	defer func() { r.recordSync(opts.Now(), res, err) }()
+
+	rec, err := r.recover(ctx)
+	res.Recovered = rec
+	if err != nil {
+		return res, err
+	}
+	if _, err := r.CommitAll(ctx, "sync: local changes"); err != nil {
+		return res, err
+	}
+	res.Before, err = r.rev(ctx, "HEAD")
+	if err != nil {
+		return res, err
+	}
+	// Whatever ends the sync (a fetch failing in a later round, after a
+	// merge), the caller learns which files the merges changed, to index.
+	defer func() {
+		res.After, _ = r.rev(ctx, "HEAD")
+		if changed, cerr := r.changedFiles(ctx, res.Before, res.After); cerr == nil {
+			res.Changed = changed
+		} else if err == nil {
+			err = cerr
+		}
+	}()
+	for round := 1; ; round++ {
+		if err := r.fetch(ctx, opts); err != nil {
+			return res, err
+		}
+		theirs, err := r.rev(ctx, trackingRef(opts.Branch))
+		if err != nil {
+			return res, err
+		}
+		if err := r.checkHistory(ctx, theirs); err != nil {
+			return res, err
+		}
+		if theirs != "" {
+			if err := r.mergeIn(ctx, opts, theirs, &res); err != nil {
+				return res, err
+			}
+		}
+		perr := r.push(ctx, opts)
+		if perr == nil {
+			res.Pushed = true
+			break
+		}
+		// Rejected because the remote moved on meanwhile: merge again.
+		if round < 3 && r.rejected(ctx, opts) {
+			continue
+		}
+		res.PushError = perr.Error()
+		break
+	}
+	if res.PushError != "" {
+		return res, fault.Errorf(fault.Unavailable, "remote", "push to %s failed (local memory is kept and committed; retried later): %s", opts.Remote, res.PushError)
+	}
+	return res, nil
+}
+
+// fetch brings the remote branch to trackingRef, forced: whether the
+// remote's history may be taken is checkHistory's decision. A missing
+// branch (a new, empty remote) is not an error.
+func (r *Repo) fetch(ctx context.Context, opts SyncOptions) error {
+	out, err := r.Git(ctx, "ls-remote", "--heads", "--", opts.Remote, "refs/heads/"+opts.Branch)
+	if err != nil {
+		return fault.Errorf(fault.Unavailable, "remote", "cannot reach %s: %v", opts.Remote, err)
+	}
+	if strings.TrimSpace(out) == "" {
+		return nil
+	}
+	if _, err := r.Git(ctx, "fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", opts.Remote,
+		"+refs/heads/"+opts.Branch+":"+trackingRef(opts.Branch)); err != nil {
+		return fault.Errorf(fault.Unavailable, "remote", "cannot fetch from %s: %v", opts.Remote, err)
+	}
+	return nil
+}
+
+// checkHistory refuses a remote tip that does not descend from the last
+// one merged, keeping it under refs/memhost/rewritten/ for inspection.
+func (r *Repo) checkHistory(ctx context.Context, theirs string) error {
+	seen, err := r.rev(ctx, seenRef)
+	if err != nil || seen == "" {
+		return err
+	}
+	if theirs == "" {
+		return fault.Errorf(fault.Conflict, "remote", "%w: the branch was deleted on the remote after this home merged %s; nothing merged or pushed, local memory kept", ErrRewritten, seen[:12])
+	}
+	ok, err := r.isAncestor(ctx, seen, theirs)
+	if err != nil || ok {
+		return err
+	}
+	keep := "refs/memhost/rewritten/" + theirs[:12]
+	r.Git(ctx, "update-ref", keep, theirs)
+	return &fault.Error{Kind: fault.Conflict, Field: "remote", Err: ErrRewritten,
+		Message: fmt.Sprintf("%v: commit %s merged earlier is no longer in it; nothing merged or pushed, local memory kept (the remote's new history is at %s)", ErrRewritten, seen[:12], keep)}
+}
+
+// mergeIn merges theirs into HEAD and updates the work tree.
+func (r *Repo) mergeIn(ctx context.Context, opts SyncOptions, theirs string, res *SyncResult) error {
+	for attempt := 1; ; attempt++ {
+		head, err := r.rev(ctx, "HEAD")
+		if err != nil {
+			return err
+		}
+		target := ""
+		switch {
+		case head == "":
+			target = theirs
+		case head == theirs:
+		default:
+			if in, err := r.isAncestor(ctx, theirs, head); err != nil {
+				return err
+			} else if in {
+				break
+			}
+			if ff, err := r.isAncestor(ctx, head, theirs); err != nil {
+				return err
+			} else if ff {
+				target = theirs
+				res.Merged = "fast-forward"
+			} else {
+				target, err = r.mergeCommit(ctx, opts, head, theirs, res)
+				if err != nil {
+					return err
+				}
+				res.Merged = "merge"
+			}
+		}
+		if target == "" {
+			_, err = r.Git(ctx, "update-ref", seenRef, theirs)
+			return err
+		}
+		err = r.apply(ctx, opts, head, target)
+		if err == nil {
+			_, err = r.Git(ctx, "update-ref", seenRef, theirs)
+			return err
+		}
+		if !errors.Is(err, errDirty) || attempt == 3 {
+			return err
+		}
+		// A write landed between the commit and the update: commit it
+		// and merge again.
+		if _, err := r.CommitAll(ctx, "sync: local changes"); err != nil {
+			return err
+		}
+	}
+}
+
+var errDirty = errors.New("files changed during the merge")
+
+// apply moves HEAD and the work tree from head to target, a descendant of
+// head, under opts.Lock. Files changed locally since head are never
+// overwritten: errDirty, and the caller commits and merges again.
+func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string) error {
+	if opts.Lock != nil {
+		unlock, err := opts.Lock(ctx)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	unlock, err := r.lockFile(ctx, "commit.lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := r.waitIndexLock(ctx); err != nil {
+		return err
+	}
+	if head == "" {
+		// An unborn branch: take theirs as it is, keeping local files.
+		if _, err := r.Git(ctx, "reset", "-q", target); err != nil {
+			return err
+		}
+		dirty, err := r.Git(ctx, "status", "--porcelain", "-uno")
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(dirty) != "" {
+			return errDirty
+		}
+		return nil
+	}
+	_, err = r.Git(ctx, "merge", "-q", "--ff-only", "--no-edit", target)
+	if err != nil {
+		// merge refuses to overwrite local changes; anything else is a
+		// real failure. Tell them apart by the state, not the message.
+		if dirty, derr := r.Git(ctx, "status", "--porcelain"); derr == nil && strings.TrimSpace(dirty) != "" {
+			return errDirty
+		}
+		return err
+	}
+	return nil
+}
+
+// mergeCommit makes the merge commit of head and theirs without touching
+// the work tree: git merge-tree merges what it can; the files it cannot
+// are merged by memhost's rules (see merge.go); the result is committed
+// with both parents.
+func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs string, res *SyncResult) (string, error) {
+	out, err := r.Git(ctx, "merge-tree", "--write-tree", "-z", "--no-messages", "--allow-unrelated-histories", head, theirs)
+	if err != nil && exitCode(err) != 1 {
+		return "", err
+	}
+	fields := strings.Split(out, "\x00")
+	tree := fields[0]
+	type stages [4]string // [1] base, [2] ours, [3] theirs: blob ids
+	conflicted := map[string]*stages{}
+	var order []string
+	for _, f := range fields[1:] {
+		if f == "" {
+			break
+		}
+		meta, p, ok := strings.Cut(f, "\t")
+		parts := strings.Fields(meta)
+		if !ok || len(parts) != 3 {
+			return "", fmt.Errorf("git merge-tree: unexpected output %q", f)
+		}
+		st, ok := conflicted[p]
+		if !ok {
+			st = &stages{}
+			conflicted[p] = st
+			order = append(order, p)
+		}
+		switch parts[2] {
+		case "1":
+			st[1] = parts[1]
+		case "2":
+			st[2] = parts[1]
+		case "3":
+			st[3] = parts[1]
+		}
+	}
+	var updates []string // update-index --index-info lines
+	now := opts.Now().UTC().Format(time.RFC3339)
+	tmp := filepath.Join(r.gitDir(), "memhost", "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return "", err
+	}
+	for _, p := range order {
+		st := conflicted[p]
+		read := func(oid string) ([]byte, error) {
+			if oid == "" {
+				return nil, nil
+			}
+			return r.blob(ctx, oid)
+		}
+		base, err := read(st[1])
+		if err != nil {
+			return "", err
+		}
+		ours, err := read(st[2])
+		if err != nil {
+			return "", err
+		}
+		theirsData, err := read(st[3])
+		if err != nil {
+			return "", err
+		}
+		var merged []byte
+		ok := true
+		reason := ""
+		switch {
+		case st[2] == "" && st[3] == "":
+			updates = append(updates, "0 "+strings.Repeat("0", 40)+"\t"+p)
+			continue
+		case st[2] == "" || st[3] == "":
+			// Changed on one side, deleted on the other: the change is kept.
+			merged = ours
+			if st[2] == "" {
+				merged = theirsData
+			}
+		case strings.HasSuffix(p, ".jsonl"):
+			merged = mergeJSONL(base, ours, theirsData)
+		case isText(ours) && isText(theirsData):
+			merged, ok, err = r.mergeText(ctx, tmp, base, ours, theirsData)
+			if err != nil {
+				return "", err
+			}
+			reason = "both sides changed the same lines"
+		default:
+			ok, reason = false, "not a text file"
+		}
+		if !ok {
+			merged = ours
+			sib := siblingPath(p, theirs)
+			oid, err := r.hashObject(ctx, theirsData)
+			if err != nil {
+				return "", err
+			}
+			updates = append(updates, "100644 "+oid+"\t"+sib)
+			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Sibling: sib, Time: now, Reason: reason})
+		}
+		oid, err := r.hashObject(ctx, merged)
+		if err != nil {
+			return "", err
+		}
+		updates = append(updates, "100644 "+oid+"\t"+p)
+	}
+	if len(updates) > 0 {
+		idx := filepath.Join(tmp, "merge-index")
+		os.Remove(idx)
+		defer os.Remove(idx)
+		env := []string{"GIT_INDEX_FILE=" + idx}
+		if _, err := r.gitIO(ctx, nil, env, "read-tree", tree); err != nil {
+			return "", err
+		}
+		if _, err := r.gitIO(ctx, strings.NewReader(strings.Join(updates, "\n")+"\n"), env, "update-index", "--index-info"); err != nil {
+			return "", err
+		}
+		t, err := r.gitIO(ctx, nil, env, "write-tree")
+		if err != nil {
+			return "", err
+		}
+		tree = strings.TrimSpace(string(t))
+	}
+	msg := "sync: merge " + theirs[:12] + " from the remote"
+	for _, c := range res.Conflicts {
+		msg += "\n\nconflict: " + c.Path + " (theirs kept in " + c.Sibling + ")"
+	}
+	c, err := r.gitIO(ctx, nil, nil, "commit-tree", tree, "-p", head, "-p", theirs, "-m", msg)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(c)), nil
+}
+
+// isText: no NUL byte in the first 8000 bytes (git's own test).
+func isText(b []byte) bool {
+	if len(b) > 8000 {
+		b = b[:8000]
+	}
+	return !bytes.ContainsRune(b, 0)
+}
+
+// push pushes HEAD to the remote branch (never forced).
+func (r *Repo) push(ctx context.Context, opts SyncOptions) error {
+	_, err := r.Git(ctx, "push", "-q", "--", opts.Remote, "HEAD:refs/heads/"+opts.Branch)
+	return err
+}
+
+// rejected reports whether the remote branch now holds a commit HEAD does
+// not: a push was refused because the remote moved on.
+func (r *Repo) rejected(ctx context.Context, opts SyncOptions) bool {
+	out, err := r.Git(ctx, "ls-remote", "--heads", "--", opts.Remote, "refs/heads/"+opts.Branch)
+	if err != nil {
+		return false
+	}
+	tip, _, _ := strings.Cut(strings.TrimSpace(out), "\t")
+	if tip == "" {
+		return false
+	}
+	head, err := r.rev(ctx, "HEAD")
+	if err != nil || head == "" {
+		return false
+	}
+	if tip == head {
+		return false
+	}
+	// The tip may not be here yet; if it is and HEAD holds it, the push
+	// failed for another reason.
+	if have, _ := r.rev(ctx, tip); have != "" {
+		in, _ := r.isAncestor(ctx, tip, head)
+		return !in
+	}
+	return true
+}
+
+// changedFiles lists the home-relative files that differ between two
+// commits.
+func (r *Repo) changedFiles(ctx context.Context, a, b string) ([]string, error) {
+	if a == b || b == "" {
+		return nil, nil
+	}
+	var out string
+	var err error
+	if a == "" {
+		out, err = r.Git(ctx, "ls-tree", "-r", "-z", "--name-only", b)
+	} else {
+		out, err = r.Git(ctx, "diff", "--no-renames", "-z", "--name-only", a, b)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, f := range strings.Split(out, "\x00") {
+		if f != "" {
+			files = append(files, f)
+		}
+	}
+	return files, nil
+}
+
+// recover finishes what a killed memhost or git left: a stale index lock,
+// an interrupted `git merge` (conflict markers in the work tree: the
+// merge is aborted, both sides being commits, and merged again by this
+// sync), an interrupted rebase.
+func (r *Repo) recover(ctx context.Context) ([]string, error) {
+	var did []string
+	gd := r.gitDir()
+	if removed, err := r.waitIndexLock(ctx); err != nil {
+		return did, err
+	} else if removed {
+		did = append(did, "removed a stale .git/index.lock left by a killed git")
+	}
+	if _, err := os.Stat(filepath.Join(gd, "MERGE_HEAD")); err == nil {
+		mh, _ := os.ReadFile(filepath.Join(gd, "MERGE_HEAD"))
+		id := strings.TrimSpace(string(mh))
+		if id != "" {
+			r.Git(ctx, "update-ref", "refs/memhost/interrupted-merge", id)
+		}
+		if _, err := r.Git(ctx, "merge", "--abort"); err != nil {
+			if _, err := r.Git(ctx, "reset", "-q", "--merge"); err != nil {
+				return did, fmt.Errorf("an interrupted merge cannot be aborted: %w", err)
+			}
+		}
+		did = append(did, "aborted an interrupted merge of "+short(id)+" (kept at refs/memhost/interrupted-merge; merged again now)")
+	}
+	for _, d := range []string{"rebase-merge", "rebase-apply"} {
+		if _, err := os.Stat(filepath.Join(gd, d)); err == nil {
+			if _, err := r.Git(ctx, "rebase", "--abort"); err != nil {
+				return did, fmt.Errorf("an interrupted rebase cannot be aborted: %w", err)
+			}
+			did = append(did, "aborted an interrupted rebase")
+		}
+	}
+	return did, nil
+}
+
+// staleLock is how old an index.lock must be to be taken for a killed
+// git's: git holds it for milliseconds.
+const staleLock = 10 * time.Second
+
+// waitIndexLock waits for git's index.lock to go away: a git command left
+// running by a killed memhost (its child lives on) finishes and removes
+// it. A lock older than staleLock is a killed git's and is removed
+// (reported by removed).
+func (r *Repo) waitIndexLock(ctx context.Context) (removed bool, err error) {
+	p := filepath.Join(r.gitDir(), "index.lock")
+	for {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return false, nil
+		}
+		if time.Since(fi.ModTime()) > staleLock {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return false, err
+			}
+			return true, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+func (r *Repo) gitDir() string { return filepath.Join(r.Dir, ".git") }
+
+// isMerged reports whether p is a conflict sibling still present in the
+// work tree.
+func (r *Repo) exists(p string) bool {
+	_, err := os.Stat(filepath.Join(r.Dir, filepath.FromSlash(path.Clean(p))))
+	return err == nil
+}
+
+func isRewritten(err error) bool { return errors.Is(err, ErrRewritten) }

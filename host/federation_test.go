@@ -1,0 +1,313 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memhost/memhost/host/config"
+)
+
+func gitOut(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v %s", args, err, out)
+	}
+	return string(out)
+}
+
+func bareRemote(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "remote.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", dir).CombinedOutput(); err != nil {
+		t.Fatal(err, string(out))
+	}
+	return dir
+}
+
+// Every write through memhost is committed, with a message saying what
+// changed; Close commits what is pending; nothing is left uncommitted.
+func TestFederationCommitsEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	cfg := config.Default()
+	cfg.Memory.Compaction.KeepRecentTokens = 0
+	h, err := Open(ctx, Options{Home: home, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.GitInit(ctx, GitInitRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	steps := []func() error{
+		func() error {
+			_, err := h.Remember(ctx, RememberRequest{Text: "Sarah Chen works at Acme", Category: "reference", File: "contacts", Section: "Sarah Chen"})
+			return err
+		},
+		func() error { _, err := h.DailyLog(ctx, DailyLogRequest{Text: "shipped the federation"}); return err },
+		func() error {
+			_, err := h.Write(ctx, WriteRequest{Path: "knowledge/go.md", Text: "# Go\n\nGenerics since 1.18.\n"})
+			return err
+		},
+		func() error { _, err := h.Remove(ctx, RemoveRequest{Path: "knowledge/go.md"}); return err },
+		func() error {
+			_, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "hello there"})
+			return err
+		},
+		func() error {
+			_, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "s1", Summary: "they said hello"})
+			return err
+		},
+	}
+	for i, step := range steps {
+		if err := step(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := gitOut(t, home, "status", "--porcelain"); strings.TrimSpace(st) != "" {
+		t.Fatalf("left uncommitted:\n%s", st)
+	}
+	log := gitOut(t, home, "log", "--format=%B")
+	for _, want := range []string{"remember: reference/contacts.md ## Sarah Chen", "daily-log: daily/", "write: knowledge/go.md",
+		"rm: knowledge/go.md", "session-append: sessions/s1.jsonl turn ", "session-compact: s1"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("no commit says %q:\n%s", want, log)
+		}
+	}
+	if files := gitOut(t, home, "ls-files"); strings.Contains(files, "brain/") || strings.Contains(files, "config.yaml") {
+		t.Fatalf("derived files committed:\n%s", files)
+	}
+}
+
+// Pages the sync brings in are indexed: the other home's fact is found,
+// and exactly the changed pages were re-indexed.
+func TestFedSyncIndexesWhatChanged(t *testing.T) {
+	ctx := context.Background()
+	remote := bareRemote(t)
+	a := openHost(t, t.TempDir(), nil)
+	b := openHost(t, t.TempDir(), nil)
+	writePage(t, a, "lists/todo.md", "# Todo\n- buy milk\n")
+	if _, err := a.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.GitInit(ctx, GitInitRequest{Remote: remote})
+	if err != nil || r.SyncError != "" || r.Sync.Indexed != 1 {
+		t.Fatalf("b's init: %+v %v", r, err)
+	}
+	if _, err := a.Remember(ctx, RememberRequest{Text: "Quokkas live on Rottnest Island", Category: "knowledge"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.FedSync(ctx, FedSyncRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Indexed != 1 || res.Merged != "fast-forward" {
+		t.Fatalf("b's sync: %+v", res)
+	}
+	if got := found(t, b, "quokkas"); len(got) == 0 {
+		t.Fatal("b does not find a's fact after the sync")
+	}
+	if st := b.federationStatus(ctx); st == nil || st.State.LastSuccess == "" || st.Remote != remote {
+		t.Fatalf("status %+v", st)
+	}
+}
+
+// A merge that keeps both sides shows in status and health (a warning
+// naming the sibling page), until the person removes the sibling.
+func TestConflictsShowInStatusAndHealth(t *testing.T) {
+	ctx := context.Background()
+	remote := bareRemote(t)
+	a := openHost(t, t.TempDir(), nil)
+	b := openHost(t, t.TempDir(), nil)
+	writePage(t, a, "reference/car.md", "# Car\n- colour: red\n")
+	a.GitInit(ctx, GitInitRequest{Remote: remote})
+	b.GitInit(ctx, GitInitRequest{Remote: remote})
+	for _, x := range []struct {
+		h *Host
+		c string
+	}{{a, "blue"}, {b, "green"}} {
+		if _, err := x.h.Write(ctx, WriteRequest{Path: "reference/car.md", Text: "# Car\n- colour: " + x.c + "\n", Replace: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.FedSync(ctx, FedSyncRequest{})
+	if err != nil || len(res.Conflicts) != 1 {
+		t.Fatalf("b's sync: %+v %v", res, err)
+	}
+	sib := res.Conflicts[0].Sibling
+	st, err := b.Status(ctx, StatusRequest{})
+	if err != nil || st.Federation == nil || len(st.Federation.Conflicts) != 1 {
+		t.Fatalf("status: %+v %v", st.Federation, err)
+	}
+	hr, err := b.Health(ctx, HealthRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check *HealthCheck
+	for i := range hr.Checks {
+		if hr.Checks[i].Name == "federation" {
+			check = &hr.Checks[i]
+		}
+	}
+	if check == nil || check.Status != "warn" || !strings.Contains(check.Message, sib) || hr.Overall == Healthy {
+		t.Fatalf("health: %+v overall %s", check, hr.Overall)
+	}
+	// Both versions are searchable on b.
+	if len(found(t, b, "green")) == 0 || len(found(t, b, "blue")) == 0 {
+		t.Fatal("one side of the conflict is not found")
+	}
+	if _, err := b.Remove(ctx, RemoveRequest{Path: strings.TrimPrefix(sib, "notebook/")}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := b.Status(ctx, StatusRequest{}); len(st.Federation.Conflicts) != 0 {
+		t.Fatalf("conflicts after removing the sibling: %+v", st.Federation.Conflicts)
+	}
+}
+
+func TestGitInitBadInput(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	for _, req := range []GitInitRequest{{Branch: "a b"}, {Remote: "--upload-pack=x"}} {
+		if _, err := h.GitInit(ctx, req); err == nil {
+			t.Errorf("%+v accepted", req)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.Home(), ".git")); err == nil {
+		t.Fatal("a refused init made a repository")
+	}
+	if _, err := h.FedSync(ctx, FedSyncRequest{}); err != ErrNotFederated {
+		t.Fatalf("sync of an unfederated home: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "elsewhere")
+	h2 := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.NotebookDir = out })
+	if _, err := h2.GitInit(ctx, GitInitRequest{}); err == nil || !strings.Contains(err.Error(), "outside the home") {
+		t.Fatalf("notebook outside the home: %v", err)
+	}
+}
+
+// BenchmarkRememberCommit: what committing adds to one remember made in
+// a CLI process (remember, then the commit Close makes), against the same
+// remember in a home that is not a git repository, in homes of n pages.
+func BenchmarkRememberCommit(b *testing.B) {
+	for _, pages := range []int{100, 10000} {
+		for _, fed := range []bool{false, true} {
+			b.Run(fmt.Sprintf("pages=%d/git=%v", pages, fed), func(b *testing.B) {
+				ctx := context.Background()
+				home := b.TempDir()
+				copyNotebook(b, benchNotebook(b, pages), filepath.Join(home, "notebook"))
+				h, err := Open(ctx, Options{Home: home, Config: config.Default()})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer h.Close()
+				if fed {
+					if _, err := h.GitInit(ctx, GitInitRequest{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				var before, after syscall.Rusage
+				syscall.Getrusage(syscall.RUSAGE_CHILDREN, &before)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := h.Remember(ctx, RememberRequest{Text: fmt.Sprintf("benchmark fact %d", i), Category: "knowledge"}); err != nil {
+						b.Fatal(err)
+					}
+					if f := h.fed.Load(); f != nil {
+						if err := f.committer.Flush(ctx); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.StopTimer()
+				// CPU time of the git processes: what a commit costs on an
+				// idle machine, whatever the load on this one.
+				syscall.Getrusage(syscall.RUSAGE_CHILDREN, &after)
+				cpu := time.Duration(after.Utime.Nano()+after.Stime.Nano()-before.Utime.Nano()-before.Stime.Nano()) / time.Duration(b.N)
+				b.ReportMetric(float64(cpu.Microseconds())/1000, "git-cpu-ms/op")
+			})
+		}
+	}
+}
+
+// BenchmarkPullChanged: a home of n pages pulls 100 pages changed by a
+// peer (fetch, fast-forward, re-index of the 100; keyword index).
+func BenchmarkPullChanged(b *testing.B) {
+	const pages, changed = 10000, 100
+	ctx := context.Background()
+	remote := bareRemote(b)
+	homeA, homeB := b.TempDir(), b.TempDir()
+	copyNotebook(b, benchNotebook(b, pages), filepath.Join(homeA, "notebook"))
+	open := func(home string) *Host {
+		h, err := Open(ctx, Options{Home: home, Config: config.Default()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { h.Close() })
+		return h
+	}
+	a, hb := open(homeA), open(homeB)
+	if _, err := a.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil {
+		b.Fatal(err)
+	}
+	if r, err := hb.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+		b.Fatal(r.SyncError, err)
+	}
+	if _, err := hb.Sync(ctx, SyncRequest{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		for p := 0; p < changed; p++ {
+			n := (i*changed + p) % pages
+			matches, _ := filepath.Glob(filepath.Join(homeA, "notebook", "*", fmt.Sprintf("%03d", n/1000), fmt.Sprintf("page-%05d.md", n)))
+			if len(matches) != 1 {
+				b.Fatalf("page %d: %v", n, matches)
+			}
+			f, err := os.OpenFile(matches[0], os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			fmt.Fprintf(f, "- pulledword%d%d\n", i, p)
+			f.Close()
+		}
+		if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		res, err := hb.FedSync(ctx, FedSyncRequest{})
+		b.StopTimer()
+		if err != nil || res.Indexed != changed {
+			b.Fatalf("pull: indexed %d of %d: %v", res.Indexed, changed, err)
+		}
+		q := fmt.Sprintf("pulledword%d%d", i, changed-1)
+		if got, err := hb.Recall(ctx, RecallRequest{Query: q}); err != nil || len(got.Results.Notebook) != 1 {
+			b.Fatalf("the pulled change is not found: %+v %v", got.Results, err)
+		}
+		b.StartTimer()
+	}
+}
+
+// copyNotebook copies a generated notebook into a home.
+func copyNotebook(b testing.TB, from, to string) {
+	b.Helper()
+	if out, err := exec.Command("cp", "-r", from, to).CombinedOutput(); err != nil {
+		b.Fatal(err, string(out))
+	}
+}
