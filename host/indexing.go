@@ -120,6 +120,11 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	}
 	h.watch.start()
 	defer h.watch.stop()
+	// Consolidation on a schedule (memory.generator.consolidateEveryMin).
+	consCtx, stopCons := context.WithCancel(ctx)
+	consDone := make(chan struct{})
+	go func() { defer close(consDone); h.consolidateOnSchedule(consCtx) }()
+	defer func() { stopCons(); <-consDone }()
 	onSync := func(r SyncResult) {
 		h.watch.synced(h.now())
 		if req.OnSync != nil {
@@ -195,6 +200,9 @@ type StatusResponse struct {
 	// UnresolvedLinks counts the wikilinks that find no page or
 	// attachment (Links with Unresolved lists them).
 	UnresolvedLinks int `json:"unresolvedLinks"`
+	// Generator is the text model and the last consolidation
+	// (consolidate_run.go).
+	Generator ConsolidationStatus `json:"generator"`
 }
 
 // FailedDownload is a model whose download keeps failing.
@@ -252,6 +260,7 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 	if resp.UnresolvedLinks, err = h.unresolvedLinks(ctx); err != nil {
 		return resp, err
 	}
+	resp.Generator = h.consolidationStatus()
 	return resp, nil
 }
 
