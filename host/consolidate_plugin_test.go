@@ -258,3 +258,61 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 		})
 	}
 }
+
+// Under Watch (memhost serve's loop), memory.generator.consolidateEveryMin
+// consolidates on its own, through the plugin, and status reports it.
+func TestConsolidateOnSchedule(t *testing.T) {
+	ctx := context.Background()
+	srv := fakeopenai.New(genKey, "deepseek-chat")
+	t.Cleanup(srv.Close)
+	srv.SetAnswer(func(req fakellm.Request) string {
+		if strings.Contains(episodesOf(req), "green tea") {
+			return `{"facts": [{"entity": "Bob", "attribute": "prefers", "value": "green tea", "episode": "e1"}], "relations": []}`
+		}
+		return `{"facts": [], "relations": []}`
+	})
+	t.Setenv("MEMHOST_TEST_GEN_KEY", genKey)
+	c := &clock{t: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
+	h := pluginHome(t, "openai", map[string]string{"url": srv.Base(), "model": "deepseek-chat", "apiKeyEnv": "MEMHOST_TEST_GEN_KEY"}, c,
+		func(cfg *config.Config) { cfg.Memory.Generator.ConsolidateEveryMin = 2 })
+	h.consolidateUnit = 20 * time.Millisecond // a "minute"
+	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "Bob prefers green tea."}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var published []string
+	h.OnWrite(func(op string, _ any) { mu.Lock(); published = append(published, op); mu.Unlock() })
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- h.Watch(wctx, WatchRequest{}) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := h.Status(ctx, StatusRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := st.Generator.Last; l != nil && l.Applied == 1 {
+			if st.Generator.EveryMin != 2 || l.Episodes != 1 || l.Error != "" || l.Model != "deepseek-chat" {
+				t.Fatalf("status: %+v %+v", st.Generator, l)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no scheduled consolidation in 30s: %+v", st.Generator)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	bob, err := h.Facts(ctx, FactsRequest{Entity: "bob"})
+	if err != nil || len(bob.Facts) != 1 || bob.Facts[0].Value != "green tea" {
+		t.Fatalf("Bob: %+v, %v", bob.Facts, err)
+	}
+	stop()
+	if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(published) == 0 || published[0] != "consolidate" {
+		t.Fatalf("the scheduled run was not published: %v", published)
+	}
+}
