@@ -271,6 +271,7 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			if resp.LastFlush != nil {
 				fmt.Fprintf(tw, "flushes:\t%d (last: session %s at %s, %d tokens)\n", resp.Flushes, resp.LastFlush.Session, resp.LastFlush.Time, resp.LastFlush.Tokens)
 			}
+			printConsolidation(tw, resp.Generator)
 			tw.Flush()
 		})
 	})

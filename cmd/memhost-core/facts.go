@@ -328,3 +328,26 @@ func printFactsGroup(w io.Writer, rows []index.FactRow) {
 		fmt.Fprintf(w, "  %s  %s: %s  (%s:%d ^%s)  %.2f\n", f.Entity, f.Attribute, f.Value, f.Path, f.Line, f.FactID, f.Score)
 	}
 }
+
+// printConsolidation writes status's generator: and consolidated: lines,
+// when a generator is configured or a consolidation ran (a home without
+// either shows neither, as before generators).
+func printConsolidation(w io.Writer, g host.ConsolidationStatus) {
+	if g.State != "none" {
+		gen := g.Plugin + " (" + g.State + ")"
+		if g.Plugin == "" {
+			gen = g.State
+		}
+		if g.EveryMin > 0 {
+			gen += fmt.Sprintf(", consolidating every %d min under memhost serve", g.EveryMin)
+		}
+		fmt.Fprintf(w, "generator:\t%s\n", gen)
+	}
+	if l := g.Last; l != nil {
+		line := fmt.Sprintf("%s: %d episodes, %d facts applied, %d batches skipped", l.Finished, l.Episodes, l.Applied, l.Skipped)
+		if l.Error != "" {
+			line += "; failed: " + l.Error
+		}
+		fmt.Fprintf(w, "consolidated:\t%s\n", line)
+	}
+}
