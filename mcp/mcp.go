@@ -41,7 +41,7 @@ type Ops interface {
 	Context(context.Context, host.ContextRequest) (host.ContextResponse, error)
 	Status(context.Context, host.StatusRequest) (host.StatusResponse, error)
 	Files(context.Context, host.FilesRequest) (host.FilesResponse, error)
-	Facts(context.Context, host.FactsRequest) (host.FactsResponse, error)     // facts.go
+	Facts(context.Context, host.FactsRequest) (host.FactsResponse, error)       // facts.go
 	FactAdd(context.Context, host.FactAddRequest) (host.FactAddResponse, error) // facts.go
 }
 
