@@ -316,3 +316,47 @@ func TestConsolidateOnSchedule(t *testing.T) {
 		t.Fatalf("the scheduled run was not published: %v", published)
 	}
 }
+
+// A run the generator fails (the endpoint answers 500 to every try) is
+// an error, writes nothing, and is recorded with its error for status;
+// the episodes stay to be read again.
+func TestConsolidateFailureRecorded(t *testing.T) {
+	ctx := context.Background()
+	srv := fakeopenai.New(genKey, "deepseek-chat")
+	t.Cleanup(srv.Close)
+	for i := 0; i < 4; i++ {
+		srv.Push(fakellm.Reply{Status: 500, Error: "the model is overloaded"})
+	}
+	t.Setenv("MEMHOST_TEST_GEN_KEY", genKey)
+	c := &clock{t: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
+	h := pluginHome(t, "openai", map[string]string{"url": srv.Base(), "model": "deepseek-chat", "apiKeyEnv": "MEMHOST_TEST_GEN_KEY", "retries": "1"}, c, nil)
+	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "Bob prefers green tea."}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.Consolidate(ctx, ConsolidateRequest{})
+	if err == nil || !strings.Contains(err.Error(), "overloaded") {
+		t.Fatalf("consolidate against a failing endpoint: %v", err)
+	}
+	st, _ := h.Status(ctx, StatusRequest{})
+	if l := st.Generator.Last; l == nil || l.Error != err.Error() || l.Applied != 0 || l.Episodes != 1 {
+		t.Fatalf("status after a failed run: %+v", l)
+	}
+	if _, err := os.Stat(filepath.Join(h.NotebookDir(), facts.Path("bob"))); !os.IsNotExist(err) {
+		t.Fatalf("a failed run wrote a page: %v", err)
+	}
+	// The endpoint is back: the episode is read again and applied.
+	srv.SetAnswer(func(fakellm.Request) string {
+		return `{"facts": [{"entity": "Bob", "attribute": "prefers", "value": "green tea", "episode": "e1"}], "relations": []}`
+	})
+	for srv.Pending() > 0 {
+		srv.Next(fakellm.Request{}) // drop any 500 the plugin's retries left unused
+	}
+	res, err := h.Consolidate(ctx, ConsolidateRequest{})
+	if err != nil || len(res.Applied) != 1 {
+		t.Fatalf("after the endpoint recovered: %+v, %v", res, err)
+	}
+	st, _ = h.Status(ctx, StatusRequest{})
+	if l := st.Generator.Last; l == nil || l.Error != "" || l.Applied != 1 {
+		t.Fatalf("status after a good run: %+v", l)
+	}
+}
