@@ -79,7 +79,9 @@ func factCommands(a *app) []*cli.Command {
 			ArgsUsage: " ",
 			Description: "Needs a generator (memory.generator.plugin). Episodes are read in batches; an answer that is not\n" +
 				"valid JSON for the schema is asked again once, then the batch is skipped and tried next time.\n" +
-				"What was consolidated is recorded in brain/consolidated.json, so a second run adds nothing.\n\n" +
+				"What was consolidated is recorded in brain/consolidated.json, so a second run adds nothing;\n" +
+				"memhost status shows the last run. memhost serve runs it every memory.generator.consolidateEveryMin\n" +
+				"minutes when that is set (0, the default, is off).\n\n" +
 				"Examples:\n" +
 				"  memhost consolidate\n" +
 				"  memhost consolidate --since 2026-11-01",
