@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/memhost/memhost/host/fault"
 )
 
 // ConsolidationRun is what one consolidation did, kept in
@@ -60,7 +62,8 @@ func (h *Host) consolidationStatus() ConsolidationStatus {
 	return out
 }
 
-// consolidateOnSchedule runs Consolidate every
+// consolidateOnSchedule (run by Watch: memhost serve and memhost watch)
+// runs Consolidate every
 // memory.generator.consolidateEveryMin minutes until ctx ends, reading the
 // configuration again each time (so a change applies without a restart);
 // with 0, or no generator, it only looks again a minute later. A run's
@@ -92,6 +95,8 @@ func (h *Host) consolidateOnSchedule(ctx context.Context) {
 		case ctx.Err() != nil:
 			return
 		case err != nil && errors.Is(err, ErrNoGenerator):
+		case fault.KindOf(err) == fault.Conflict: // another run (memhost consolidate) is at it
+			h.log.Info("scheduled consolidation skipped: another is running")
 		case err != nil:
 			h.log.Warn("scheduled consolidation failed", "err", err)
 		default:
