@@ -141,16 +141,14 @@ func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out Con
 		}
 	}()
 	resp := ConsolidateResponse{Applied: []ConsolidatedFact{}, Skipped: []SkippedBatch{}}
-	gen, release, err := h.textModel(ctx)
-	defer release()
-	if err != nil {
-		return resp, err
-	}
 	var since time.Time
 	if req.Since != "" {
 		if since, err = sessions.ParseWhen(req.Since, false, h.loc()); err != nil {
 			return resp, fault.BadInputf("since", "since %q: %v", req.Since, err)
 		}
+	}
+	if b := h.gen.Load(); (b == nil || b.g == nil) && h.config().Memory.Generator.Plugin == "" {
+		return resp, ErrNoGenerator
 	}
 	unlock, err := lockConsolidation(filepath.Join(h.home, "brain", "consolidate.lock"))
 	if err != nil {
@@ -158,6 +156,14 @@ func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out Con
 	}
 	defer unlock()
 	st, err := h.loadConsolidated()
+	if err != nil {
+		return resp, err
+	}
+	started := h.now()
+	// The run is recorded, with its error, for status (consolidate_run.go).
+	defer func() { h.recordRun(&st, started, out, err) }()
+	gen, release, err := h.textModel(ctx)
+	defer release()
 	if err != nil {
 		return resp, err
 	}
@@ -448,10 +454,15 @@ func (h *Host) ask(ctx context.Context, gen Generator, b []episode) ([]item, sdk
 		total.InputTokens += cr.InputTokens
 		total.OutputTokens += cr.OutputTokens
 		total.Model = cmpOr(cr.Model, total.Model)
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrBadAnswer) {
 			return nil, total, err
 		}
+		// A generator plugin refuses an answer that is not JSON itself
+		// (registry.ErrBadAnswer): a bad answer like any other, asked again.
 		items, why := checkAnswer(cr.Text, len(b))
+		if err != nil && why == "" {
+			why = err.Error()
+		}
 		if why == "" {
 			return items, total, nil
 		}
@@ -563,6 +574,8 @@ func firstLineOf(s string) string {
 type consolidated struct {
 	Version  int               `json:"version"`
 	Episodes map[string]string `json:"episodes"`
+	// Last is the last run that got this far (consolidate_run.go).
+	Last *ConsolidationRun `json:"last,omitempty"`
 }
 
 func (h *Host) consolidatedPath() string { return filepath.Join(h.home, "brain", "consolidated.json") }

@@ -94,6 +94,9 @@ type Host struct {
 	queue    *embedq.Queue
 	onWrite  atomic.Pointer[func(op string, result any)] // see OnWrite
 	gen      atomic.Pointer[generatorBox]                // consolidation's text model (SetGenerator)
+	// consolidateUnit is the consolidation schedule's minute; 0 is a
+	// minute (tests shorten it before Watch).
+	consolidateUnit time.Duration
 	// movedAside is where Open moved a corrupt index ("" if it did not,
 	// or a health repair has rebuilt it since).
 	movedAside atomic.Value

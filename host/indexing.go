@@ -126,6 +126,11 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	fedDone := make(chan struct{})
 	go func() { defer close(fedDone); h.federationLoop(fedCtx, req.OnSync) }()
 	defer func() { stopFed(); <-fedDone }()
+	// Consolidation on a schedule (memory.generator.consolidateEveryMin).
+	consCtx, stopCons := context.WithCancel(ctx)
+	consDone := make(chan struct{})
+	go func() { defer close(consDone); h.consolidateOnSchedule(consCtx) }()
+	defer func() { stopCons(); <-consDone }()
 	onSync := func(r SyncResult) {
 		h.fedEdited(r)
 		h.watch.synced(h.now())
@@ -205,6 +210,9 @@ type StatusResponse struct {
 	// Federation is the git federation's state; nil when the home is not
 	// a memhost git repository.
 	Federation *FederationStatus `json:"federation,omitempty"`
+	// Generator is the text model and the last consolidation
+	// (consolidate_run.go).
+	Generator ConsolidationStatus `json:"generator"`
 }
 
 // FailedDownload is a model whose download keeps failing.
@@ -263,6 +271,7 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 		return resp, err
 	}
 	resp.Federation = h.federationStatus(ctx)
+	resp.Generator = h.consolidationStatus()
 	return resp, nil
 }
 

@@ -41,6 +41,8 @@ type Ops interface {
 	Context(context.Context, host.ContextRequest) (host.ContextResponse, error)
 	Status(context.Context, host.StatusRequest) (host.StatusResponse, error)
 	Files(context.Context, host.FilesRequest) (host.FilesResponse, error)
+	Facts(context.Context, host.FactsRequest) (host.FactsResponse, error)       // facts.go
+	FactAdd(context.Context, host.FactAddRequest) (host.FactAddResponse, error) // facts.go
 }
 
 var _ Ops = (*host.Host)(nil)
@@ -60,7 +62,7 @@ type Change struct {
 // Options configure New. The zero value serves every tool.
 type Options struct {
 	// ReadOnly serves only the tools that read (memory_search, memory_get,
-	// conversation_search, context, memory_status).
+	// conversation_search, context, memory_status, facts).
 	ReadOnly bool
 	// FlushPrompt returns the text of the pre-compaction-flush prompt
 	// (memory.compaction.flushPrompt); nil means config.DefaultFlushPrompt.

@@ -98,8 +98,8 @@ func text(res *mcpsdk.CallToolResult) string {
 }
 
 var (
-	readTools  = []string{"context", "conversation_search", "memory_get", "memory_search", "memory_status"}
-	writeTools = []string{"daily_log", "notebook_write", "remember"}
+	readTools  = []string{"context", "conversation_search", "facts", "memory_get", "memory_search", "memory_status"}
+	writeTools = []string{"daily_log", "fact_add", "notebook_write", "remember"}
 )
 
 func TestListTools(t *testing.T) {

@@ -132,6 +132,8 @@ func (s *srv) addTools() {
 			return r, renderStatus(r), err
 		})
 
+	s.addFactTools(read) // facts.go; fact_add unless read-only
+
 	if s.opts.ReadOnly {
 		return
 	}

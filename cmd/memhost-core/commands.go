@@ -272,6 +272,7 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 				fmt.Fprintf(tw, "flushes:\t%d (last: session %s at %s, %d tokens)\n", resp.Flushes, resp.LastFlush.Session, resp.LastFlush.Time, resp.LastFlush.Tokens)
 			}
 			printFederationStatus(tw, resp.Federation)
+			printConsolidation(tw, resp.Generator)
 			tw.Flush()
 		})
 	})

@@ -79,7 +79,9 @@ func factCommands(a *app) []*cli.Command {
 			ArgsUsage: " ",
 			Description: "Needs a generator (memory.generator.plugin). Episodes are read in batches; an answer that is not\n" +
 				"valid JSON for the schema is asked again once, then the batch is skipped and tried next time.\n" +
-				"What was consolidated is recorded in brain/consolidated.json, so a second run adds nothing.\n\n" +
+				"What was consolidated is recorded in brain/consolidated.json, so a second run adds nothing;\n" +
+				"memhost status shows the last run. memhost serve runs it every memory.generator.consolidateEveryMin\n" +
+				"minutes when that is set (0, the default, is off).\n\n" +
 				"Examples:\n" +
 				"  memhost consolidate\n" +
 				"  memhost consolidate --since 2026-11-01",
@@ -326,5 +328,28 @@ func printFactsGroup(w io.Writer, rows []index.FactRow) {
 	fmt.Fprintf(w, "FACTS (%d)\n", len(rows))
 	for _, f := range rows {
 		fmt.Fprintf(w, "  %s  %s: %s  (%s:%d ^%s)  %.2f\n", f.Entity, f.Attribute, f.Value, f.Path, f.Line, f.FactID, f.Score)
+	}
+}
+
+// printConsolidation writes status's generator: and consolidated: lines,
+// when a generator is configured or a consolidation ran (a home without
+// either shows neither, as before generators).
+func printConsolidation(w io.Writer, g host.ConsolidationStatus) {
+	if g.State != "none" {
+		gen := g.Plugin + " (" + g.State + ")"
+		if g.Plugin == "" {
+			gen = g.State
+		}
+		if g.EveryMin > 0 {
+			gen += fmt.Sprintf(", consolidating every %d min under memhost serve", g.EveryMin)
+		}
+		fmt.Fprintf(w, "generator:\t%s\n", gen)
+	}
+	if l := g.Last; l != nil {
+		line := fmt.Sprintf("%s: %d episodes, %d facts applied, %d batches skipped", l.Finished, l.Episodes, l.Applied, l.Skipped)
+		if l.Error != "" {
+			line += "; failed: " + l.Error
+		}
+		fmt.Fprintf(w, "consolidated:\t%s\n", line)
 	}
 }

@@ -32,7 +32,8 @@ func mcpCommand(a *app) *cli.Command {
 		Usage: "serve memhost's memory to an MCP client over stdio (claude mcp add memhost -- memhost mcp)",
 		Description: "memhost mcp speaks the Model Context Protocol on stdin and stdout, for agent runtimes\n" +
 			"(Claude Code, Claude Desktop, Cursor) that start it as a subprocess. Its tools are memory_search,\n" +
-			"memory_get, remember, notebook_write, daily_log, conversation_search, context and memory_status;\n" +
+			"memory_get, remember, notebook_write, daily_log, conversation_search, context, memory_status,\n" +
+			"facts and fact_add;\n" +
 			"every notebook page is a resource (memhost://notebook/<path>); its prompts are session-start and\n" +
 			"pre-compaction-flush. It runs the calls through the home's memhost serve when one runs, else in\n" +
 			"this process. Nothing but the protocol goes to stdout; warnings go to stderr.\n\n" +
@@ -41,7 +42,7 @@ func mcpCommand(a *app) *cli.Command {
 			"  memhost mcp --read-only            only the tools that read",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "read-only", Usage: "serve only the tools that read (memory_search, memory_get, conversation_search, context, memory_status)"},
+			&cli.BoolFlag{Name: "read-only", Usage: "serve only the tools that read (memory_search, memory_get, conversation_search, context, memory_status, facts)"},
 		},
 		Action: a.mcp,
 	}
@@ -289,4 +290,12 @@ func (o *mcpOps) Status(ctx context.Context, r host.StatusRequest) (host.StatusR
 
 func (o *mcpOps) Files(ctx context.Context, r host.FilesRequest) (host.FilesResponse, error) {
 	return either(o, ctx, r, (*server.Client).Files, (*host.Host).Files)
+}
+
+func (o *mcpOps) Facts(ctx context.Context, r host.FactsRequest) (host.FactsResponse, error) {
+	return either(o, ctx, r, (*server.Client).Facts, (*host.Host).Facts)
+}
+
+func (o *mcpOps) FactAdd(ctx context.Context, r host.FactAddRequest) (host.FactAddResponse, error) {
+	return either(o, ctx, r, (*server.Client).FactAdd, (*host.Host).FactAdd)
 }

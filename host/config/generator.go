@@ -21,6 +21,10 @@ type Generator struct {
 	// TimeoutMs bounds one use of the generator by memhost, the plugin's
 	// own retries included. Default 120000.
 	TimeoutMs int `yaml:"timeoutMs"`
+	// ConsolidateEveryMin has memhost serve consolidate the conversations
+	// into facts every so many minutes (with a plugin set). Default 0: never
+	// on its own; memhost consolidate runs it by hand.
+	ConsolidateEveryMin int `yaml:"consolidateEveryMin"`
 }
 
 // DefaultGenerator is the generator block's defaults.
@@ -39,6 +43,9 @@ func (g Generator) validate() error {
 	}
 	if g.TimeoutMs < 1 {
 		return bad("memory.generator.timeoutMs", fmt.Sprintf("must be at least 1, got %d", g.TimeoutMs))
+	}
+	if g.ConsolidateEveryMin < 0 {
+		return bad("memory.generator.consolidateEveryMin", fmt.Sprintf("must be 0 (off) or a number of minutes, got %d", g.ConsolidateEveryMin))
 	}
 	for name, o := range g.Options {
 		for k := range o {

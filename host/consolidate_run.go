@@ -1,0 +1,112 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/memhost/memhost/host/fault"
+)
+
+// ConsolidationRun is what one consolidation did, kept in
+// brain/consolidated.json as its "last" for status.
+type ConsolidationRun struct {
+	Started  string `json:"started"`  // RFC 3339
+	Finished string `json:"finished"` // RFC 3339
+	Episodes int    `json:"episodes"` // episodes read that were not consolidated before
+	Applied  int    `json:"applied"`  // facts applied (added, superseding, or confirmed)
+	Skipped  int    `json:"skipped"`  // batches skipped after two bad answers
+	Model    string `json:"model,omitempty"`
+	Error    string `json:"error,omitempty"` // why the run stopped, when it did
+	Warnings int    `json:"warnings,omitempty"`
+}
+
+// ConsolidationStatus is the generator and the last consolidation, as
+// status shows them. It does not start the generator plugin: memhost
+// plugins status does, to check it answers.
+type ConsolidationStatus struct {
+	Plugin   string            `json:"plugin,omitempty"` // memory.generator.plugin; "" for none
+	State    string            `json:"state"`            // "none", "configured" or "in process" (SetGenerator)
+	EveryMin int               `json:"everyMin"`         // memhost serve consolidates this often; 0 = off
+	Last     *ConsolidationRun `json:"last,omitempty"`
+}
+
+// recordRun stores the run ending now as the state's last; a failure to
+// store it is logged (the run's own result stands).
+func (h *Host) recordRun(st *consolidated, started time.Time, out ConsolidateResponse, err error) {
+	run := &ConsolidationRun{Started: started.UTC().Format(time.RFC3339), Finished: h.now().UTC().Format(time.RFC3339),
+		Episodes: out.Episodes, Applied: len(out.Applied), Skipped: len(out.Skipped), Model: out.Model, Warnings: len(out.Warnings)}
+	if err != nil {
+		run.Error = err.Error()
+	}
+	st.Last = run
+	if serr := h.saveConsolidated(*st); serr != nil {
+		h.log.Warn("consolidation: the run's record was not stored", "err", serr)
+	}
+}
+
+// consolidationStatus reads the generator's configuration and the last
+// run from brain/consolidated.json.
+func (h *Host) consolidationStatus() ConsolidationStatus {
+	cfg := h.config().Memory.Generator
+	out := ConsolidationStatus{Plugin: cfg.Plugin, State: "none", EveryMin: cfg.ConsolidateEveryMin}
+	if cfg.Plugin != "" {
+		out.State = "configured"
+	}
+	if b := h.gen.Load(); b != nil && b.g != nil {
+		out.State = "in process"
+	}
+	if st, err := h.loadConsolidated(); err == nil {
+		out.Last = st.Last
+	}
+	return out
+}
+
+// consolidateOnSchedule (run by Watch: memhost serve and memhost watch)
+// runs Consolidate every
+// memory.generator.consolidateEveryMin minutes until ctx ends, reading the
+// configuration again each time (so a change applies without a restart);
+// with 0, or no generator, it only looks again a minute later. A run's
+// outcome goes to the log and, as any run's, to brain/consolidated.json.
+func (h *Host) consolidateOnSchedule(ctx context.Context) {
+	unit := h.consolidateUnit // the schedule's minute, shorter in tests
+	if unit <= 0 {
+		unit = time.Minute
+	}
+	for {
+		every := h.config().Memory.Generator.ConsolidateEveryMin
+		wait := unit
+		if every > 0 {
+			wait = time.Duration(every) * unit
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		cfg := h.config().Memory.Generator
+		if cfg.ConsolidateEveryMin <= 0 || cfg.Plugin == "" && h.gen.Load() == nil {
+			continue
+		}
+		res, err := h.Consolidate(ctx, ConsolidateRequest{})
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil && errors.Is(err, ErrNoGenerator):
+		case fault.KindOf(err) == fault.Conflict: // another run (memhost consolidate) is at it
+			h.log.Info("scheduled consolidation skipped: another is running")
+		case err != nil:
+			h.log.Warn("scheduled consolidation failed", "err", err)
+		default:
+			added := 0
+			for _, f := range res.Applied {
+				if !f.Confirmed && !f.Stale {
+					added++
+				}
+			}
+			h.log.Info("scheduled consolidation", "episodes", res.Episodes, "facts", added, "skipped", len(res.Skipped))
+		}
+	}
+}
