@@ -335,12 +335,20 @@ func TestBinaryLauncher(t *testing.T) {
 	}
 	evCtx, stopEvents := context.WithTimeout(context.Background(), 20*time.Second)
 	wrote := make(chan string, 16)
+	ready := make(chan struct{}, 1)
 	go c.Events(evCtx, func(e server.Event) {
-		if e.Type == "write" {
+		switch e.Type {
+		case "ready":
+			ready <- struct{}{}
+		case "write":
 			wrote <- string(e.Data)
 		}
 	})
-	time.Sleep(200 * time.Millisecond) // the stream is open
+	select { // events from now on reach the stream (a fixed sleep missed it once)
+	case <-ready:
+	case <-evCtx.Done():
+		t.Fatal("the event stream never said ready")
+	}
 	if r := runIn(work, "", nil, "remember", "--category", "knowledge", "relayed writes are published"); r.code != 0 {
 		t.Fatalf("remember: %+v", r)
 	}
