@@ -34,6 +34,8 @@ run 'daily-log "Sarah meeting prep
 Looked up Sarah'"'"'s contact info; she moved to Acme Corp."' daily-log "Sarah meeting prep
 Looked up Sarah's contact info; she moved to Acme Corp."
 run 'recall "how can I call Sarah?"' recall "how can I call Sarah?"
+sleep 1 # the first call's download attempt (offline: it fails at once) has ended
+run 'recall sarah --max-results 1' recall sarah --max-results 1
 run 'models pull ~/Downloads/all-MiniLM-L6-v2-Q4_K_M.gguf' models pull "$HOME/Downloads/$(basename "$model")"
 echo '# the first hybrid recall starts the plugin, loads the model and embeds every chunk waiting for a vector:'
 run 'recall "how can I call Sarah?"' recall "how can I call Sarah?"
