@@ -45,7 +45,7 @@ LOCAL := cd plugins/embeddings-local && CGO_CFLAGS="$(LOCAL_CFLAGS) $(CWARN)" CG
 build: build-core build-local need-git
 
 build-core:
-	@echo "building bin/memhost, bin/memhost-core and the hello and ollama plugins (SQLite is cgo: BUILD_CORE_TIME the first time, seconds after)"
+	@echo "building bin/memhost, bin/memhost-core and the hello and ollama plugins (SQLite is cgo: about 2 min the first time on 2 cores, seconds after)"
 	$(GO) build -tags $(TAGS) -o bin/memhost-core ./cmd/memhost-core
 	CGO_ENABLED=0 $(GO) build -o bin/memhost ./cmd/memhost  # static: no dynamic loader, ~4 ms less per call
 	$(GO) build -o bin/memhost-embeddings-hello ./examples/embeddings-hello
@@ -54,7 +54,7 @@ build-core:
 	$(GO) build -o bin/memhost-generator-openai ./plugins/generator-openai
 
 build-local:
-	@echo "building bin/memhost-embeddings-local (llama.cpp is C++: BUILD_LOCAL_TIME the first time on 2 cores, seconds after)"
+	@echo "building bin/memhost-embeddings-local (llama.cpp is C++: about 2.5 min the first time on 2 cores, seconds after)"
 	$(LOCAL) $(GO) build -o ../../bin/memhost-embeddings-local .
 
 # Git federation (memhost git init, sync --remote) runs the git binary;
