@@ -336,16 +336,21 @@ func TestBinaryLauncher(t *testing.T) {
 	evCtx, stopEvents := context.WithTimeout(context.Background(), 20*time.Second)
 	wrote := make(chan string, 16)
 	ready := make(chan struct{}, 1)
-	go c.Events(evCtx, func(e server.Event) {
-		switch e.Type {
-		case "ready":
-			ready <- struct{}{}
-		case "write":
-			wrote <- string(e.Data)
-		}
-	})
+	evErr := make(chan error, 1)
+	go func() {
+		evErr <- c.Events(evCtx, func(e server.Event) {
+			switch e.Type {
+			case "ready":
+				ready <- struct{}{}
+			case "write":
+				wrote <- string(e.Data)
+			}
+		})
+	}()
 	select { // events from now on reach the stream (a fixed sleep missed it once)
 	case <-ready:
+	case err := <-evErr:
+		t.Fatalf("the event stream ended before it said ready: %v", err)
 	case <-evCtx.Done():
 		t.Fatal("the event stream never said ready")
 	}
