@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -117,29 +116,5 @@ func SetFederation(path, remote, branch string) error {
 			}
 		}
 	}
-	var buf bytes.Buffer
-	buf.Write(prefix)
-	if err := encode(&buf, &doc); err != nil {
-		return err
-	}
-	cfg := Default()
-	if err := Parse(bytes.NewReader(buf.Bytes()), &cfg, path); err != nil {
-		return err
-	}
-	if err := cfg.Validate(); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.yaml")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeChecked(path, prefix, &doc)
 }

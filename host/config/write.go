@@ -56,9 +56,16 @@ func SetPlugin(path, plugin string, options map[string]string) error {
 			setScalar(opts, k, options[k])
 		}
 	}
+	return writeChecked(path, prefix, &doc)
+}
+
+// writeChecked writes prefix and doc to path atomically (a temporary file
+// renamed over it), once the result parses and validates as a config: an
+// edit that would break config.yaml is refused and the file left as it was.
+func writeChecked(path string, prefix []byte, doc *yaml.Node) error {
 	var buf bytes.Buffer
 	buf.Write(prefix)
-	if err := encode(&buf, &doc); err != nil {
+	if err := encode(&buf, doc); err != nil {
 		return err
 	}
 	cfg := Default()

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/memhost/memhost/plugins/internal/ollamahost"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -42,33 +43,8 @@ func defaults(getenv func(string) string) options {
 	return options{url: hostURL(getenv("OLLAMA_HOST")), model: "llama3.2", timeout: 120 * time.Second, retries: 2}
 }
 
-// hostURL turns OLLAMA_HOST ("0.0.0.0:11434", "myhost", "https://x") into
-// a base URL, as the ollama CLI reads it.
-func hostURL(h string) string {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return "http://127.0.0.1:11434"
-	}
-	if !strings.Contains(h, "://") {
-		h = "http://" + h
-	}
-	u, err := url.Parse(h)
-	if err != nil {
-		return "http://127.0.0.1:11434"
-	}
-	host, port := u.Hostname(), u.Port()
-	if host == "" || host == "0.0.0.0" {
-		host = "127.0.0.1"
-	}
-	if port == "" {
-		port = "11434"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
-	u.Host = net.JoinHostPort(host, port)
-	return strings.TrimRight(u.String(), "/")
-}
+// hostURL turns OLLAMA_HOST into a base URL.
+var hostURL = ollamahost.URL
 
 // Provider completes chats through Ollama. It is safe for concurrent use.
 type Provider struct {
