@@ -57,12 +57,46 @@ func (r *Repo) Commit(ctx context.Context, msg string, paths ...string) (bool, e
 	return r.commitLocked(ctx, msg, paths)
 }
 
-// CommitAll commits every change in the home.
-func (r *Repo) CommitAll(ctx context.Context, msg string) (bool, error) { return r.Commit(ctx, msg) }
+// CommitAll commits every change in the home. One `git status` finds
+// them; the paths are committed like Commit's (the fast path when it
+// applies), and anything staged by hand by `git add -A`.
+func (r *Repo) CommitAll(ctx context.Context, msg string) (bool, error) {
+	unlock, err := r.lockFile(ctx, "commit.lock")
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	if _, err := r.waitIndexLock(ctx); err != nil {
+		return false, err
+	}
+	out, err := r.Git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		return r.commitLocked(ctx, msg, nil)
+	}
+	var paths []string
+	for _, rec := range strings.Split(out, "\x00") {
+		if len(rec) < 4 {
+			continue
+		}
+		if rec[0] != ' ' && rec[0] != '?' {
+			return r.commitLocked(ctx, msg, nil) // staged by hand
+		}
+		paths = append(paths, rec[3:])
+	}
+	if len(paths) == 0 {
+		return false, nil
+	}
+	return r.commitLocked(ctx, msg, paths)
+}
 
 func (r *Repo) commitLocked(ctx context.Context, msg string, paths []string) (bool, error) {
 	if len(paths) > 0 {
-		// The common case, pages git already tracks: one process, which
+		// The common case, pages git already tracks: no git process.
+		id, err := r.fastCommit(msg, paths, time.Now())
+		if err == nil {
+			return id != "", nil
+		}
+		// Then one process, which
 		// stages and commits just these paths (git commit --only).
 		args := append([]string{"commit", "-q", "--no-verify", "-m", msg, "--"}, paths...)
 		if _, err := r.Git(ctx, args...); err == nil {

@@ -145,6 +145,12 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res SyncResult, err 
 // remote's history may be taken is checkHistory's decision. A missing
 // branch (a new, empty remote) is not an error.
 func (r *Repo) fetch(ctx context.Context, opts SyncOptions) error {
+	_, ferr := r.Git(ctx, "fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", opts.Remote,
+		"+refs/heads/"+opts.Branch+":"+trackingRef(opts.Branch))
+	if ferr == nil {
+		return nil
+	}
+	// Unreachable, or reachable without the branch yet: ask.
 	out, err := r.Git(ctx, "ls-remote", "--heads", "--", opts.Remote, "refs/heads/"+opts.Branch)
 	if err != nil {
 		return fault.Errorf(fault.Unavailable, "remote", "cannot reach %s: %v", opts.Remote, err)
@@ -152,11 +158,7 @@ func (r *Repo) fetch(ctx context.Context, opts SyncOptions) error {
 	if strings.TrimSpace(out) == "" {
 		return nil
 	}
-	if _, err := r.Git(ctx, "fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", opts.Remote,
-		"+refs/heads/"+opts.Branch+":"+trackingRef(opts.Branch)); err != nil {
-		return fault.Errorf(fault.Unavailable, "remote", "cannot fetch from %s: %v", opts.Remote, err)
-	}
-	return nil
+	return fault.Errorf(fault.Unavailable, "remote", "cannot fetch from %s: %v", opts.Remote, ferr)
 }
 
 // checkHistory refuses a remote tip that does not descend from the last
@@ -264,6 +266,14 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 			return errDirty
 		}
 		return nil
+	}
+	// Only the files that differ, without git refreshing the whole index
+	// (fastforward.go); git merge where that does not apply.
+	switch err := r.fastForward(ctx, head, target, opts.Now()); {
+	case err == nil:
+		return nil
+	case errors.Is(err, errDirty):
+		return errDirty
 	}
 	_, err = r.Git(ctx, "merge", "-q", "--ff-only", "--no-edit", target)
 	if err != nil {
