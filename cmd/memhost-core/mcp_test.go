@@ -152,7 +152,7 @@ func TestBinaryMCPServe(t *testing.T) {
 		t.Fatalf("connect to %s/mcp: %v", in.URL, err)
 	}
 	defer hc.Close()
-	if got := toolNames(t, hc); len(got) != 10 {
+	if got := toolNames(t, hc); len(got) != 14 {
 		t.Fatalf("tools over HTTP: %v", got)
 	}
 	var found host.RecallResponse
