@@ -12,7 +12,9 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/mcp"
+	"github.com/memhost/memhost/server"
 )
 
 // writePages writes notebook pages of h on disk, as an editor would.
@@ -229,4 +231,74 @@ func pagesOf(t *testing.T, h *host.Host) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestVaultToolsThroughServer: the tools on a *server.Client (as `memhost
+// mcp` runs them while memhost serve runs): the same answers, and prune's
+// refusal, which then arrives as the API's error, worded the same way.
+func TestVaultToolsThroughServer(t *testing.T) {
+	home := t.TempDir()
+	old := time.Now().AddDate(0, 0, -200).Format(time.DateOnly)
+	for rel, text := range map[string]string{
+		"notebook/knowledge/postgres.md":   "# Postgres\n\nRuns [[staging-db]].\n",
+		"notebook/knowledge/staging-db.md": "# Staging database\n",
+		"notebook/daily/" + old + ".md":    "# Daily Log — " + old + "\n\n## 11:30 — Migration plan\nAgreed the cut-over.\n",
+	} {
+		p := filepath.Join(home, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	listen := ""
+	ready, done := make(chan server.Info, 1), make(chan error, 1)
+	go func() {
+		done <- server.Run(ctx, server.RunOptions{Home: home, Listen: &listen, Getenv: func(string) string { return "" },
+			Open: func(ctx context.Context) (*host.Host, error) {
+				return host.Open(ctx, host.Options{Home: home, Config: config.Default()})
+			},
+			Ready: func(in server.Info) { ready <- in }})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatal(err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not start")
+	}
+	c, err := server.Dial(home, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cs := connect(t, mcp.New(c, mcp.Options{}), nil)
+
+	var lr host.LinksResponse
+	structured(t, call(t, cs, "links", map[string]any{"page": "knowledge/staging-db.md"}), &lr)
+	if len(lr.Back) != 1 || lr.Back[0].Page != "knowledge/postgres.md" {
+		t.Fatalf("links: %+v", lr)
+	}
+	msg := toolError(t, cs, "prune", map[string]any{"olderThanDays": 90})
+	if !strings.HasPrefix(msg, "nothing archived:") || !strings.Contains(msg, "rollup tool") || !strings.Contains(msg, "Rollups to write: daily/rollups/") {
+		t.Fatalf("prune before the rollup, through the server: %q", msg)
+	}
+	var rr host.RollupResponse
+	structured(t, call(t, cs, "rollup", map[string]any{"period": "month", "date": old}), &rr)
+	var pr host.PruneResponse
+	structured(t, call(t, cs, "prune", map[string]any{"olderThanDays": 90}), &pr)
+	if len(pr.Archived) != 1 {
+		t.Fatalf("prune through the server: %+v", pr)
+	}
+	var mr host.MoveResponse
+	structured(t, call(t, cs, "mv", map[string]any{"from": "knowledge/staging-db.md", "to": "knowledge/staging.md"}), &mr)
+	if len(mr.Updated) != 1 {
+		t.Fatalf("mv through the server: %+v", mr)
+	}
+	if msg := toolError(t, cs, "mv", map[string]any{"from": "knowledge/staging.md", "to": "knowledge/postgres.md"}); !strings.HasPrefix(msg, "to: ") {
+		t.Fatalf("mv onto a page, through the server: %q", msg)
+	}
 }
