@@ -35,6 +35,9 @@ var argErrorForms = []struct {
 	{regexp.MustCompile(`/properties/(\w+): maximum: .* is greater than ([-0-9.e+]+)`), func(m []string) string { return m[1] + ": must be at most " + number(m[2]) }},
 	{regexp.MustCompile(`/properties/(\w+): type: .* has type "(\w+)", want "(\w+)"`), func(m []string) string { return m[1] + ": must be " + a(m[3]) + ", not " + a(m[2]) }},
 	{regexp.MustCompile(`/properties/(\w+): minLength: `), func(m []string) string { return m[1] + ": must not be empty" }},
+	{regexp.MustCompile(`/properties/(\w+): enum: (.*) does not equal any of: \[(.*)\]`), func(m []string) string {
+		return m[1] + ": must be one of " + strings.Join(strings.Fields(m[3]), ", ") + ", not " + m[2]
+	}},
 	{regexp.MustCompile(`required: missing properties: \[(.*)\]`), func(m []string) string {
 		return "missing argument: " + strings.ReplaceAll(strings.ReplaceAll(m[1], `"`, ""), ",", ", ")
 	}},

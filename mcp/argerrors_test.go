@@ -13,6 +13,7 @@ func TestPlainArgErrors(t *testing.T) {
 		{`validating "arguments": validating root: validating /properties/query: type: 5 has type "integer", want "string"`, "query: must be a string, not an integer"},
 		{`validating "arguments": validating root: required: missing properties: ["content"]`, "missing argument: content"},
 		{`validating "arguments": validating root: unexpected additional properties ["bogus"]`, `arguments: unexpected additional properties ["bogus"]`},
+		{`validating "arguments": validating root: validating /properties/period: enum: year does not equal any of: [week month]`, "period: must be one of week, month, not year"},
 		{"no such page: reference/x.md", "no such page: reference/x.md"},
 	} {
 		if got := plainArgError(c.sdk); got != c.want {

@@ -1,7 +1,7 @@
 // Package mcp serves a memhost home over the Model Context Protocol: the
 // host operations an agent needs as tools (memory_search, memory_get,
 // remember, notebook_write, daily_log, conversation_search, context,
-// memory_status), every notebook page as a resource
+// memory_status, and vault.go's links, mv, rollup, prune), every notebook page as a resource
 // (memhost://notebook/<path>, markdown), and two prompts
 // (pre-compaction-flush, session-start). It is built on the official Go
 // SDK; the transport (stdio for `memhost mcp`, streamable HTTP under
@@ -43,6 +43,10 @@ type Ops interface {
 	Files(context.Context, host.FilesRequest) (host.FilesResponse, error)
 	Facts(context.Context, host.FactsRequest) (host.FactsResponse, error)       // facts.go
 	FactAdd(context.Context, host.FactAddRequest) (host.FactAddResponse, error) // facts.go
+	Links(context.Context, host.LinksRequest) (host.LinksResponse, error)       // vault.go
+	Move(context.Context, host.MoveRequest) (host.MoveResponse, error)          // vault.go
+	Rollup(context.Context, host.RollupRequest) (host.RollupResponse, error)    // vault.go
+	Prune(context.Context, host.PruneRequest) (host.PruneResponse, error)       // vault.go
 }
 
 var _ Ops = (*host.Host)(nil)
@@ -62,7 +66,7 @@ type Change struct {
 // Options configure New. The zero value serves every tool.
 type Options struct {
 	// ReadOnly serves only the tools that read (memory_search, memory_get,
-	// conversation_search, context, memory_status, facts).
+	// conversation_search, context, memory_status, facts, links).
 	ReadOnly bool
 	// FlushPrompt returns the text of the pre-compaction-flush prompt
 	// (memory.compaction.flushPrompt); nil means config.DefaultFlushPrompt.
@@ -121,7 +125,7 @@ func New(ops Ops, opts Options) *mcpsdk.Server {
 
 // instructions tell the model how the tools fit together.
 const instructions = `memhost is your persistent memory: a notebook of markdown pages (lists/, reference/, knowledge/, daily/YYYY-MM-DD.md) and past conversation transcripts.
-Search before you answer from memory (memory_search), read a page or lines of it (memory_get), store durable facts, preferences, contacts and list items with remember, and note what happened today with daily_log. Use notebook_write to write a page or a section of one directly. The session-start prompt gives the reference pages and recent daily logs; pre-compaction-flush reminds you to store what matters before your context is compacted.`
+Search before you answer from memory (memory_search), read a page or lines of it (memory_get), store durable facts, preferences, contacts and list items with remember, and note what happened today with daily_log. Use notebook_write to write a page or a section of one directly, links to see what a page links to and what links to it, and mv to rename a page (its links follow). The session-start prompt gives the reference pages and recent daily logs; pre-compaction-flush reminds you to store what matters before your context is compacted.`
 
 // srv holds the state behind one *mcpsdk.Server.
 type srv struct {

@@ -98,8 +98,11 @@ func text(res *mcpsdk.CallToolResult) string {
 }
 
 var (
-	readTools  = []string{"context", "conversation_search", "facts", "memory_get", "memory_search", "memory_status"}
-	writeTools = []string{"daily_log", "fact_add", "notebook_write", "remember"}
+	readTools  = []string{"context", "conversation_search", "facts", "links", "memory_get", "memory_search", "memory_status"}
+	writeTools = []string{"daily_log", "fact_add", "mv", "notebook_write", "prune", "remember", "rollup"}
+	// destructive are the write tools that change or move what exists
+	// (the others only add).
+	destructive = []string{"mv", "notebook_write", "prune", "rollup"}
 )
 
 func TestListTools(t *testing.T) {
@@ -119,7 +122,7 @@ func TestListTools(t *testing.T) {
 			if want := slices.Contains(readTools, tool.Name); a.ReadOnlyHint != want {
 				t.Errorf("%s: readOnlyHint = %v, want %v", tool.Name, a.ReadOnlyHint, want)
 			}
-			if !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint != (tool.Name == "notebook_write")) {
+			if !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint != slices.Contains(destructive, tool.Name)) {
 				t.Errorf("%s: destructiveHint = %v", tool.Name, a.DestructiveHint)
 			}
 		}

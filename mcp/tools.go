@@ -132,7 +132,8 @@ func (s *srv) addTools() {
 			return r, renderStatus(r), err
 		})
 
-	s.addFactTools(read) // facts.go; fact_add unless read-only
+	s.addFactTools(read)  // facts.go; fact_add unless read-only
+	s.addVaultTools(read) // vault.go; mv, rollup, prune unless read-only
 
 	if s.opts.ReadOnly {
 		return

@@ -49,10 +49,13 @@ check() {
 	insp() { timeout 60 "$INSPECTOR" --cli "$@"; }
 	insp "$@" --method tools/list --strict >"$OUT/tools.json" 2>"$OUT/strict.txt" ||
 		fail "$name: tools/list: $(cat "$OUT/strict.txt")"
-	for tool in memory_search memory_get remember notebook_write daily_log conversation_search context memory_status; do
+	n=0
+	for tool in memory_search memory_get remember notebook_write daily_log conversation_search context memory_status \
+		facts fact_add links mv rollup prune; do
 		grep -q "\"name\": \"$tool\"" "$OUT/tools.json" || fail "$name: tools/list lacks $tool"
+		n=$((n + 1))
 	done
-	echo "mcp-inspector: $name: tools/list: 8 tools ($(tail -n 1 "$OUT/strict.txt"))"
+	echo "mcp-inspector: $name: tools/list: $n tools ($(tail -n 1 "$OUT/strict.txt"))"
 	fact="The $name test phrase is quokka-$$"
 	insp "$@" --method tools/call --tool-name remember --tool-arg "content=$fact" category=knowledge file=inspector \
 		>"$OUT/remember.json" || fail "$name: remember: $(cat "$OUT/remember.json")"
@@ -65,6 +68,11 @@ check() {
 		fail "$name: resources/read: $(cat "$OUT/read.json")"
 	grep -q "$fact" "$OUT/read.json" || fail "$name: resources/read: $(cat "$OUT/read.json")"
 	echo "mcp-inspector: $name: resources/read memhost://notebook/knowledge/inspector.md"
+	insp "$@" --method tools/call --tool-name links --tool-arg page=knowledge/inspector.md unresolved=true >"$OUT/links.json" ||
+		fail "$name: links: $(cat "$OUT/links.json")"
+	grep -q '"path": "knowledge/inspector.md"' "$OUT/links.json" && grep -q '"unresolved": \[\]' "$OUT/links.json" ||
+		fail "$name: links: $(cat "$OUT/links.json")"
+	echo "mcp-inspector: $name: links knowledge/inspector.md"
 }
 
 check stdio "$BIN/memhost" --home "$HOME_DIR" mcp

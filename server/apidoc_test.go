@@ -231,6 +231,7 @@ func TestAPIDocExamples(t *testing.T) {
 
 	models := httptest.NewServer(http.HandlerFunc(serveTestModel))
 	defer models.Close()
+	remote := bareRemote(t) // $REMOTE: the git federation examples' remote
 	curlHome := t.TempDir() // HOME for curl: no ~/.curlrc of the person running the test
 	servers := map[string]*docServer{}
 	var bg []*running
@@ -247,6 +248,7 @@ func TestAPIDocExamples(t *testing.T) {
 			"URL=" + s.info.URL,
 			"MEMHOST_HOME=" + s.info.Home,
 			"MODEL_URL=" + models.URL + "/tiny-embed.gguf",
+			"REMOTE=" + remote,
 		}
 		r := start(t, ex, env)
 		if ex.background {
@@ -739,6 +741,19 @@ const claudeTranscript = `{"type":"summary","summary":"Config file session","lea
 {"parentUuid":null,"sessionId":"4f35e220-c435","type":"user","message":{"role":"user","content":"Please add a config file for the staging database"},"uuid":"u1","timestamp":"2026-02-23T07:27:40.079Z"}
 {"parentUuid":"u1","sessionId":"4f35e220-c435","type":"assistant","message":{"role":"assistant","model":"claude-sonnet-4","content":[{"type":"text","text":"I created config/staging.yaml with the Postgres host db1.staging.internal."}]},"uuid":"a1","timestamp":"2026-02-23T07:27:45.000Z"}
 `
+
+// bareRemote makes $REMOTE, an empty bare git repository (branch main)
+// for the examples of git/init and git/sync.
+func bareRemote(t *testing.T) string {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("docs/api.md's git federation examples need git, which is not installed (%v); make need-git installs it", err)
+	}
+	dir := filepath.Join(t.TempDir(), "memory.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v %s", err, out)
+	}
+	return dir
+}
 
 // serveTestModel serves $MODEL_URL: a small file standing for a GGUF
 // model (models/pull does not look inside it).

@@ -54,6 +54,10 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /api/v1/entities", op(s, h.Entities))
 	mux.Handle("POST /api/v1/relations", op(s, h.Relations))
 	mux.Handle("POST /api/v1/consolidate", op(s, h.Consolidate))
+	mux.Handle("POST /api/v1/git/init", socketOnly(op(s, h.GitInit))) // a remote path or URL on the server's machine
+	mux.HandleFunc("POST /api/v1/git/sync", s.fedSync)                // federation.go
+	mux.Handle("POST /api/v1/export", socketOnly(op(s, absolutePath(exportPath, h.Export))))
+	mux.Handle("POST /api/v1/import", socketOnly(op(s, absolutePath(importPath, h.Import))))
 
 	// The server itself.
 	mux.HandleFunc("GET /api/v1/server", s.info)

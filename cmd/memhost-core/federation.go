@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/modelstore"
 )
 
@@ -36,7 +38,7 @@ func federationCommands(a *app) []*cli.Command {
 						"  memhost git init --remote git@github.com:me/memory.git",
 					ArgsUsage: " ",
 					Flags: []cli.Flag{
-						&cli.StringFlag{Name: "remote", Usage: "repository URL or path to sync with (federation.remote)"},
+						&cli.StringFlag{Name: "remote", Usage: "repository URL or path to sync with (federation.remote; a relative path is taken from this folder)"},
 						&cli.StringFlag{Name: "branch", Usage: "remote branch (default federation.branch, main)"},
 					},
 					Action: a.gitInit,
@@ -72,8 +74,9 @@ func (a *app) export(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.onHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.Export(ctx, host.ExportRequest{Path: a.abs(file)})
+	// The path is made absolute here: a server's working folder is not ours.
+	return a.with(ctx, cmd, func(o ops) error {
+		resp, err := o.Export(ctx, host.ExportRequest{Path: a.abs(file)})
 		if err != nil {
 			return err
 		}
@@ -88,8 +91,8 @@ func (a *app) importArchive(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	return a.onHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.Import(ctx, host.ImportRequest{Path: a.abs(file)})
+	return a.with(ctx, cmd, func(o ops) error {
+		resp, err := o.Import(ctx, host.ImportRequest{Path: a.abs(file)})
 		if err != nil {
 			return err
 		}
@@ -122,8 +125,8 @@ func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	return a.onHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.GitInit(ctx, host.GitInitRequest{Remote: cmd.String("remote"), Branch: cmd.String("branch")})
+	return a.with(ctx, cmd, func(o ops) error {
+		resp, err := o.GitInit(ctx, host.GitInitRequest{Remote: a.localRemote(cmd.String("remote")), Branch: cmd.String("branch")})
 		if err != nil {
 			return err
 		}
@@ -149,13 +152,12 @@ func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-// syncRemote is memhost sync --remote. It runs in this process even when
-// a server runs: syncs of a home take turns (a lock in .git), and the
-// server's watcher sees the files the merge changed.
+// syncRemote is memhost sync --remote, run by the home's server when one
+// runs (syncs of a home take turns either way: a lock in .git).
 func (a *app) syncRemote(ctx context.Context, cmd *cli.Command) error {
-	return a.onHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := h.FedSync(ctx, host.FedSyncRequest{})
-		if errors.Is(err, host.ErrNotFederated) {
+	return a.with(ctx, cmd, func(o ops) error {
+		resp, err := o.FedSync(ctx, host.FedSyncRequest{})
+		if errors.Is(err, host.ErrNotFederated) || fault.FieldOf(err) == "federation" {
 			return fmt.Errorf("%v (memhost git init makes it one)", err)
 		}
 		// A sync that failed before merging anything has only its error
@@ -220,16 +222,18 @@ func short(id string) string {
 	return id
 }
 
-// onHost runs fn on the server's Host for a command the launcher relayed
-// into it, else on the home opened in this process: these commands are not
-// forwarded as API calls (syncs take turns on a lock in .git, and a
-// server notices a new repository by itself).
-func (a *app) onHost(ctx context.Context, cmd *cli.Command, fn func(*host.Host) error) error {
-	if a.io.shared != nil {
-		if _, err := a.config(cmd); err != nil {
-			return err
-		}
-		return fn(a.io.shared)
+// localRemote makes a remote that is a relative local path absolute,
+// from the caller's working folder: git would take it from the home (and
+// a server's from its own). URLs (scheme://…) and scp-like addresses
+// (host:path, a ':' before any '/') are left as they are.
+func (a *app) localRemote(remote string) string {
+	if remote == "" || strings.Contains(remote, "://") || filepath.IsAbs(remote) {
+		return remote
 	}
-	return a.withHost(ctx, cmd, fn)
+	if colon := strings.IndexByte(remote, ':'); colon >= 0 {
+		if slash := strings.IndexByte(remote, '/'); slash < 0 || colon < slash {
+			return remote
+		}
+	}
+	return a.abs(remote)
 }

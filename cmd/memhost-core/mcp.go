@@ -33,7 +33,7 @@ func mcpCommand(a *app) *cli.Command {
 		Description: "memhost mcp speaks the Model Context Protocol on stdin and stdout, for agent runtimes\n" +
 			"(Claude Code, Claude Desktop, Cursor) that start it as a subprocess. Its tools are memory_search,\n" +
 			"memory_get, remember, notebook_write, daily_log, conversation_search, context, memory_status,\n" +
-			"facts and fact_add;\n" +
+			"facts, fact_add, links, mv, rollup and prune;\n" +
 			"every notebook page is a resource (memhost://notebook/<path>); its prompts are session-start and\n" +
 			"pre-compaction-flush. It runs the calls through the home's memhost serve when one runs, else in\n" +
 			"this process. Nothing but the protocol goes to stdout; warnings go to stderr.\n\n" +
@@ -42,7 +42,7 @@ func mcpCommand(a *app) *cli.Command {
 			"  memhost mcp --read-only            only the tools that read",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "read-only", Usage: "serve only the tools that read (memory_search, memory_get, conversation_search, context, memory_status, facts)"},
+			&cli.BoolFlag{Name: "read-only", Usage: "serve only the tools that read (memory_search, memory_get, conversation_search, context, memory_status, facts, links)"},
 		},
 		Action: a.mcp,
 	}

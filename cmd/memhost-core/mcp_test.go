@@ -84,7 +84,7 @@ func toolNames(t testing.TB, cs *mcpsdk.ClientSession) []string {
 func TestBinaryMCPStdio(t *testing.T) {
 	home := t.TempDir()
 	cs, stderr := mcpStdio(t, home, nil)
-	if got := toolNames(t, cs); len(got) != 10 {
+	if got := toolNames(t, cs); len(got) != 14 {
 		t.Fatalf("tools: %v", got)
 	}
 	var rem host.RememberResponse
@@ -106,7 +106,7 @@ func TestBinaryMCPStdio(t *testing.T) {
 	}
 
 	ro, _ := mcpStdio(t, home, nil, "--read-only")
-	if got := toolNames(t, ro); !slices.Equal(got, []string{"context", "conversation_search", "facts", "memory_get", "memory_search", "memory_status"}) {
+	if got := toolNames(t, ro); !slices.Equal(got, []string{"context", "conversation_search", "facts", "links", "memory_get", "memory_search", "memory_status"}) {
 		t.Fatalf("read-only tools: %v", got)
 	}
 	// The page the first session wrote is there for the second.
@@ -152,7 +152,7 @@ func TestBinaryMCPServe(t *testing.T) {
 		t.Fatalf("connect to %s/mcp: %v", in.URL, err)
 	}
 	defer hc.Close()
-	if got := toolNames(t, hc); len(got) != 10 {
+	if got := toolNames(t, hc); len(got) != 14 {
 		t.Fatalf("tools over HTTP: %v", got)
 	}
 	var found host.RecallResponse

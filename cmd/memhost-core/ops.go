@@ -56,6 +56,10 @@ type ops interface {
 	Entities(context.Context, host.EntitiesRequest) (host.EntitiesResponse, error)
 	Relations(context.Context, host.RelationsRequest) (host.RelationsResponse, error)
 	Consolidate(context.Context, host.ConsolidateRequest) (host.ConsolidateResponse, error)
+	GitInit(context.Context, host.GitInitRequest) (host.GitInitResponse, error) // federation.go
+	FedSync(context.Context, host.FedSyncRequest) (host.FedSyncResponse, error) // federation.go
+	Export(context.Context, host.ExportRequest) (host.ExportResponse, error)    // federation.go
+	Import(context.Context, host.ImportRequest) (host.ImportResponse, error)    // federation.go
 }
 
 var (

@@ -1,0 +1,65 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/fault"
+)
+
+// The federation and archive routes (host/federation.go, host/archive.go):
+// POST /api/v1/git/init, /api/v1/git/sync, /api/v1/export and
+// /api/v1/import. git init, export and import name files (or a remote) on
+// the server's machine: routes.go serves them on the unix socket only.
+
+// absolutePath refuses a relative archive path: the server's working
+// folder is not the caller's, so a relative path would name another file.
+func absolutePath[Req, Resp any](path func(Req) string, fn func(context.Context, Req) (Resp, error)) func(context.Context, Req) (Resp, error) {
+	return func(ctx context.Context, req Req) (Resp, error) {
+		if p := path(req); p != "" && !filepath.IsAbs(p) {
+			var zero Resp
+			return zero, fault.BadInputf("path", "%s is a relative path: give an absolute one (the server's working folder is not yours)", p)
+		}
+		return fn(ctx, req)
+	}
+}
+
+func exportPath(r host.ExportRequest) string { return r.Path }
+func importPath(r host.ImportRequest) string { return r.Path }
+
+// fedSyncBody is the answer of a sync that failed after it began: the
+// error, and under "sync" what the sync did before it (a merge that
+// stands, files re-indexed, the push error).
+type fedSyncBody struct {
+	Error wireError             `json:"error"`
+	Sync  *host.FedSyncResponse `json:"sync,omitempty"`
+}
+
+// fedSync is POST /api/v1/git/sync. A sync can fail after it merged (the
+// push failed: the merge stands and is indexed); its answer then carries
+// both the error, with its kind's status, and the sync's report, so that
+// a client learns what changed as a caller in-process does.
+func (s *Server) fedSync(w http.ResponseWriter, r *http.Request) {
+	var req host.FedSyncRequest
+	if err := s.decode(w, r, &req); err != nil {
+		writeError(w, err)
+		return
+	}
+	resp, err := s.h.FedSync(r.Context(), req)
+	if err == nil {
+		writeJSON(w, http.StatusOK, resp)
+		return
+	}
+	s.failed(r, err)
+	body := fedSyncBody{Error: toWire(err)}
+	if resp.Remote != "" { // the sync began
+		body.Sync = &resp
+	}
+	status, ok := statusOf[body.Error.Kind]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	writeJSON(w, status, body)
+}

@@ -1,0 +1,66 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/fault"
+)
+
+// Federation and archives (host/federation.go, host/archive.go). Archive
+// paths must be absolute: the server's working folder is not the
+// caller's.
+
+func (c *Client) GitInit(ctx context.Context, req host.GitInitRequest) (host.GitInitResponse, error) {
+	return call[host.GitInitResponse](ctx, c, "git/init", req)
+}
+func (c *Client) Export(ctx context.Context, req host.ExportRequest) (host.ExportResponse, error) {
+	return call[host.ExportResponse](ctx, c, "export", req)
+}
+func (c *Client) Import(ctx context.Context, req host.ImportRequest) (host.ImportResponse, error) {
+	return call[host.ImportResponse](ctx, c, "import", req)
+}
+
+// FedSync returns, as the Host does, both the error of a sync that failed
+// after it began and what the sync did before it (a merge that stands).
+func (c *Client) FedSync(ctx context.Context, req host.FedSyncRequest) (host.FedSyncResponse, error) {
+	var resp host.FedSyncResponse
+	body, err := json.Marshal(req)
+	if err != nil {
+		return resp, err
+	}
+	r, err := c.do(ctx, http.MethodPost, "/api/v1/git/sync", body, "")
+	if err != nil {
+		return resp, err
+	}
+	defer r.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		return resp, &UnreachableError{fmt.Errorf("reading the answer: %w", err)}
+	}
+	if r.StatusCode/100 == 2 {
+		if err := json.Unmarshal(b, &resp); err != nil {
+			return resp, &UnreachableError{fmt.Errorf("reading the answer: %w", err)}
+		}
+		return resp, nil
+	}
+	var fb fedSyncBody
+	if err := json.Unmarshal(b, &fb); err != nil || fb.Error.Kind == "" {
+		return resp, &fault.Error{Kind: fault.Internal, Message: fmt.Sprintf("server answered %s: %s", r.Status, clipBody(b))}
+	}
+	if fb.Sync != nil {
+		resp = *fb.Sync
+	}
+	return resp, fromWire(fb.Error)
+}
+
+func clipBody(b []byte) string {
+	if len(b) > 1000 {
+		return string(b[:1000]) + "…"
+	}
+	return string(b)
+}
