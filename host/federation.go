@@ -388,6 +388,9 @@ func (h *Host) federationLoop(ctx context.Context, onSync func(SyncResult)) {
 			}
 			f = h.startFederation()
 		}
+		if _, err := f.repo.Maintain(ctx, h.now()); err != nil && ctx.Err() == nil {
+			h.log.Warn("git gc --auto failed; the repository keeps working, unpacked", "err", err)
+		}
 		if cfg.Remote == "" {
 			continue
 		}

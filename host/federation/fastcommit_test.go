@@ -392,3 +392,39 @@ func files(t *testing.T, dir string) map[string]string {
 	}
 	return m
 }
+
+// TestMaintainPacksOnceADay: Maintain lets git pack loose objects past
+// the threshold, then not again for MaintainEvery; commits keep working
+// (through git once, while HEAD's commit is packed, then fast again).
+func TestMaintainPacksOnceADay(t *testing.T) {
+	ctx := context.Background()
+	pages := map[string]string{}
+	for i := range 1500 {
+		pages[fmt.Sprintf("notebook/knowledge/p%04d.md", i)] = fmt.Sprintf("page %d\n", i)
+	}
+	r := newHome(t, "home", pages)
+	old := gcAuto
+	gcAuto = 256 // git estimates from objects/17: more than one object there
+	defer func() { gcAuto = old }()
+	now := time.Now()
+	if ran, err := r.Maintain(ctx, now); err != nil || !ran {
+		t.Fatalf("first maintenance: %v %v", ran, err)
+	}
+	counts := gitOut(t, r, "count-objects", "-v")
+	if !strings.Contains(counts, "count: 0\n") || strings.Contains(counts, "in-pack: 0\n") {
+		t.Fatalf("objects not packed:\n%s", counts)
+	}
+	if ran, err := r.Maintain(ctx, now.Add(time.Hour)); err != nil || ran {
+		t.Fatalf("maintenance an hour later: %v %v", ran, err)
+	}
+	if ran, err := r.Maintain(ctx, now.Add(MaintainEvery+time.Minute)); err != nil || !ran {
+		t.Fatalf("maintenance a day later: %v %v", ran, err)
+	}
+	for i := range 2 {
+		appendTo(t, r.Dir, "notebook/knowledge/p0001.md", fmt.Sprintf("- more %d\n", i))
+		if ok, err := r.Commit(ctx, "after gc", "notebook/knowledge/p0001.md"); err != nil || !ok {
+			t.Fatalf("commit after gc: %v %v", ok, err)
+		}
+		checkRepo(t, r)
+	}
+}

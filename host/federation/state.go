@@ -1,7 +1,9 @@
 package federation
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -21,6 +23,8 @@ type State struct {
 	// Conflicts are the merges that kept both sides, until their sibling
 	// page is removed.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
+	// LastMaintenance is when Maintain last ran `git gc --auto`.
+	LastMaintenance string `json:"lastMaintenance,omitempty"`
 }
 
 // MaxBackoff bounds the wait after failed syncs.
@@ -47,17 +51,25 @@ func (r *Repo) ReadState() State {
 }
 
 func (r *Repo) recordSync(now time.Time, res SyncResult, err error) {
+	r.editState(func(s *State) {
+		s.LastSync = now.UTC().Format(time.RFC3339)
+		s.Conflicts = append(s.Conflicts, res.Conflicts...)
+		s.Rewritten = false
+		if err == nil {
+			s.LastSuccess, s.LastError, s.Failures = s.LastSync, "", 0
+		} else {
+			s.LastError = err.Error()
+			s.Failures++
+			s.Rewritten = isRewritten(err)
+		}
+	})
+}
+
+// editState changes the state file (its writers hold sync.lock or
+// commit.lock; the file is replaced whole, so readers see one version).
+func (r *Repo) editState(edit func(*State)) {
 	s := r.ReadState()
-	s.LastSync = now.UTC().Format(time.RFC3339)
-	s.Conflicts = append(s.Conflicts, res.Conflicts...)
-	s.Rewritten = false
-	if err == nil {
-		s.LastSuccess, s.LastError, s.Failures = s.LastSync, "", 0
-	} else {
-		s.LastError = err.Error()
-		s.Failures++
-		s.Rewritten = isRewritten(err)
-	}
+	edit(&s)
 	data, _ := json.MarshalIndent(s, "", "  ")
 	tmp := r.statePath() + ".tmp"
 	if os.WriteFile(tmp, data, 0o644) == nil {
@@ -75,4 +87,31 @@ func (s State) Backoff(interval time.Duration) time.Duration {
 		d = MaxBackoff
 	}
 	return d
+}
+
+// gcAuto is git's gc.auto threshold for Maintain: git's default.
+var gcAuto = 6700
+
+// MaintainEvery is how often Maintain lets git pack loose objects.
+const MaintainEvery = 24 * time.Hour
+
+// Maintain runs `git gc --auto` (which packs the loose objects commits
+// leave once there are more than git's default 6,700) at most once per
+// MaintainEvery: memhost turns git's automatic maintenance off in every
+// command it runs, so that no commit or pull waits for a repack. The
+// serve loop calls it. It reports whether gc ran.
+func (r *Repo) Maintain(ctx context.Context, now time.Time) (bool, error) {
+	if last, err := time.Parse(time.RFC3339, r.ReadState().LastMaintenance); err == nil && now.Sub(last) < MaintainEvery {
+		return false, nil
+	}
+	unlock, err := r.lockFile(ctx, "commit.lock")
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	_, err = r.Git(ctx, "-c", fmt.Sprintf("gc.auto=%d", gcAuto), "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet")
+	if err == nil {
+		r.editState(func(s *State) { s.LastMaintenance = now.UTC().Format(time.RFC3339) })
+	}
+	return err == nil, err
 }
