@@ -428,3 +428,22 @@ func TestMaintainPacksOnceADay(t *testing.T) {
 		checkRepo(t, r)
 	}
 }
+
+// TestStaleLocksOfAKilledCommit: the index and branch locks a commit
+// killed midway leaves are removed once stale, and the next commit lands.
+func TestStaleLocksOfAKilledCommit(t *testing.T) {
+	ctx := context.Background()
+	r := newHome(t, "home", fastPages)
+	old := time.Now().Add(-2 * staleLock)
+	for _, l := range []string{".git/index.lock", ".git/refs/heads/main.lock"} {
+		write(t, r.Dir, l, "")
+		if err := os.Chtimes(filepath.Join(r.Dir, l), old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTo(t, r.Dir, "top.md", "- after the crash\n")
+	if ok, err := r.Commit(ctx, "after", "top.md"); err != nil || !ok {
+		t.Fatalf("commit after a killed one: %v %v", ok, err)
+	}
+	checkRepo(t, r)
+}

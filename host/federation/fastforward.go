@@ -349,7 +349,13 @@ func (r *Repo) applyToWorkTree(idx *gitIndex, c treeChange, data []byte) error {
 	if c.newMode == 0o100755 {
 		perm = 0o755
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(full), ".memhost-ff-*")
+	// Made inside .git (the same file system), so that a killed memhost
+	// leaves no stray file in the work tree for the next commit to take.
+	tmpDir := filepath.Join(r.gitDir(), "memhost", "tmp")
+	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(tmpDir, "ff-*")
 	if err != nil {
 		return err
 	}

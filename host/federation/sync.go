@@ -495,7 +495,7 @@ func (r *Repo) recover(ctx context.Context) ([]string, error) {
 	if removed, err := r.waitIndexLock(ctx); err != nil {
 		return did, err
 	} else if removed {
-		did = append(did, "removed a stale .git/index.lock left by a killed git")
+		did = append(did, "removed a stale lock (.git/index.lock or the branch's) left by a killed git")
 	}
 	if _, err := os.Stat(filepath.Join(gd, "MERGE_HEAD")); err == nil {
 		mh, _ := os.ReadFile(filepath.Join(gd, "MERGE_HEAD"))
@@ -530,11 +530,21 @@ const staleLock = 10 * time.Second
 // it. A lock older than staleLock is a killed git's and is removed
 // (reported by removed).
 func (r *Repo) waitIndexLock(ctx context.Context) (removed bool, err error) {
+	// The branch's ref lock is taken after the index lock by git and by
+	// the fast paths alike: one a killed process left is stale too.
+	if branch, err := headBranch(r.gitDir()); err == nil {
+		ref := filepath.Join(r.gitDir(), "refs", "heads", filepath.FromSlash(branch)) + ".lock"
+		if fi, err := os.Stat(ref); err == nil && time.Since(fi.ModTime()) > staleLock {
+			if os.Remove(ref) == nil {
+				removed = true
+			}
+		}
+	}
 	p := filepath.Join(r.gitDir(), "index.lock")
 	for {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return false, nil
+			return removed, nil
 		}
 		if time.Since(fi.ModTime()) > staleLock {
 			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
