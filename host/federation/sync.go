@@ -123,6 +123,12 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res SyncResult, err 
 				return res, err
 			}
 		}
+		// Nothing of ours to push (a pull that fast-forwarded, or no
+		// change on either side): the remote holds HEAD already.
+		if head, err := r.rev(ctx, "HEAD"); err == nil && theirs != "" && head == theirs {
+			res.Pushed = true
+			break
+		}
 		perr := r.push(ctx, opts)
 		if perr == nil {
 			res.Pushed = true
