@@ -267,6 +267,7 @@ type folderCard struct {
 type homeBody struct {
 	Folders []folderCard
 	Status  host.StatusResponse
+	Fed     *fedCard // nil when the home is not federated
 	Err     string
 }
 
@@ -290,6 +291,7 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 		summary <- err
 	}()
 	pages, err := d.h.Pages(ctx, host.PagesRequest{})
+	b.Fed = d.fedData(ctx)
 	if serr := <-summary; serr != nil {
 		b.Err = serr.Error()
 	}
