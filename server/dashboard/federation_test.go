@@ -30,7 +30,7 @@ const (
 
 // openFedHost opens a home with its config.yaml (made by Init) and the
 // given commit author.
-func openFedHost(t *testing.T, home, author string) *host.Host {
+func openFedHost(t testing.TB, home, author string) *host.Host {
 	t.Helper()
 	ctx := context.Background()
 	cfg, err := config.Load(filepath.Join(home, "config.yaml"), nil)
@@ -54,7 +54,7 @@ func openFedHost(t *testing.T, home, author string) *host.Host {
 // the venue line and syncs, then a changes the same line and syncs (the
 // merge keeps both sides). It returns a's home (closed) and the sibling
 // page's notebook path.
-func conflictHomes(t *testing.T) (homeA, sibling string) {
+func conflictHomes(t testing.TB) (homeA, sibling string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -101,7 +101,7 @@ func conflictHomes(t *testing.T) (homeA, sibling string) {
 	return homeA, strings.TrimPrefix(res.Conflicts[0].Sibling, "notebook/")
 }
 
-func fetchUI(t *testing.T, d *dashboard.Dashboard, url string) (int, string) {
+func fetchUI(t testing.TB, d *dashboard.Dashboard, url string) (int, string) {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	d.ServeHTTP(rec, httptest.NewRequest("GET", url, nil))
