@@ -16,7 +16,7 @@ import (
 // and a read of .git/memhost/state.json).
 // docs/benchmarks.md has the figures.
 func BenchmarkHomeFederation(b *testing.B) {
-	homeA, _ := conflictHomes(b)
+	homeA, _, _ := conflictHomes(b)
 	h := openFedHost(b, homeA, "a <a@test>")
 	defer h.Close()
 	d := dashboard.New(h)

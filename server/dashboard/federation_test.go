@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -52,9 +53,9 @@ func openFedHost(t testing.TB, home, author string) *host.Host {
 // conflictHomes makes a real conflict with real git: a bare repository,
 // home a with knowledge/decision.md, home b synced from it; b changes
 // the venue line and syncs, then a changes the same line and syncs (the
-// merge keeps both sides). It returns a's home (closed) and the sibling
-// page's notebook path.
-func conflictHomes(t testing.TB) (homeA, sibling string) {
+// merge keeps both sides). It returns both homes (closed) and the
+// sibling page's notebook path.
+func conflictHomes(t testing.TB) (homeA, homeB, sibling string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -64,7 +65,7 @@ func conflictHomes(t testing.TB) (homeA, sibling string) {
 	if out, err := exec.Command("git", "init", "-q", "--bare", "-b", "main", remote).CombinedOutput(); err != nil {
 		t.Fatal(err, string(out))
 	}
-	homeA, homeB := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	homeA, homeB = filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	page := filepath.Join(homeA, "notebook", "knowledge", "decision.md")
 	os.MkdirAll(filepath.Dir(page), 0o755)
 	if err := os.WriteFile(page, []byte(decisionBase), 0o644); err != nil {
@@ -98,7 +99,7 @@ func conflictHomes(t testing.TB) (homeA, sibling string) {
 		out, _ := exec.Command("git", "-C", homeA, "log", "--graph", "--stat", "--format=%an %s").CombinedOutput()
 		t.Fatalf("a's sync kept both sides of %v; want notebook/knowledge/decision.md\n%s", res.Conflicts, out)
 	}
-	return homeA, strings.TrimPrefix(res.Conflicts[0].Sibling, "notebook/")
+	return homeA, homeB, strings.TrimPrefix(res.Conflicts[0].Sibling, "notebook/")
 }
 
 func fetchUI(t testing.TB, d *dashboard.Dashboard, url string) (int, string) {
@@ -113,7 +114,7 @@ func fetchUI(t testing.TB, d *dashboard.Dashboard, url string) (int, string) {
 // both sides of a page shows the git sync card, with the page and its
 // sibling linked and what to do; the links open the two versions.
 func TestHomeFederationCard(t *testing.T) {
-	homeA, sibling := conflictHomes(t)
+	homeA, _, sibling := conflictHomes(t)
 	h := openFedHost(t, homeA, "a <a@test>")
 	defer h.Close()
 	d := dashboard.New(h)
@@ -189,10 +190,20 @@ func TestHomeFederationFailures(t *testing.T) {
 // repository, the same line changed on both) on the home screen of the
 // home that merged it, in chromium: the card lists the page and its
 // sibling, both links open their version, and deleting the sibling from
-// its page clears the conflict.
+// its page clears the conflict. Then a second conflict, merged by
+// `memhost sync --remote` (another Host on the home) while the home
+// screen is open, shows up on it live.
 func TestBrowserFederationConflict(t *testing.T) {
 	chromiumPath(t)
-	homeA, sibling := conflictHomes(t)
+	homeA, homeB, sibling := conflictHomes(t)
+	cfg, err := config.Load(filepath.Join(homeA, "config.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fed := fmt.Sprintf("federation:\n  remote: %q\n  pushIntervalSec: 5\n  author: a <a@test>\n", cfg.Federation.Remote)
+	if err := os.WriteFile(filepath.Join(homeA, "config.yaml"), []byte(fed), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	url := serve(t, homeA)
 	ctx := browser(t, 2*time.Minute)
 	run(t, ctx, "home",
@@ -239,5 +250,51 @@ func TestBrowserFederationConflict(t *testing.T) {
 	)
 	if n := get(t, ctx, "conflicts left", chromedp.Evaluate[int](`document.querySelectorAll('#fed-conflicts li').length`)); n != 0 {
 		t.Errorf("%d conflicts listed after the sibling was deleted", n)
+	}
+
+	// Live: the server's own sync loop merges a second conflict while the
+	// home screen is open. b changes the venue again and pushes, and a
+	// changes it in an editor, both between two of a's syncs (every 5 s):
+	// the next one merges them.
+	bctx := context.Background()
+	b := openFedHost(t, homeB, "b <b@test>")
+	defer b.Close()
+	if _, err := b.FedSync(bctx, host.FedSyncRequest{}); err != nil {
+		t.Fatalf("b: sync: %v", err)
+	}
+	waitLoopSync(t, homeA)
+	os.WriteFile(filepath.Join(homeA, "notebook", "knowledge", "decision.md"), []byte(strings.Replace(decisionA, "the old mill", "the barn", 1)), 0o644)
+	os.WriteFile(filepath.Join(homeB, "notebook", "knowledge", "decision.md"), []byte(strings.Replace(decisionA, "the old mill", "the boathouse", 1)), 0o644)
+	if _, err := b.FedSync(bctx, host.FedSyncRequest{}); err != nil {
+		t.Fatalf("b: sync: %v", err)
+	}
+	run(t, ctx, "the new conflict shows without a reload",
+		waitText("#fed", "1 page changed on both sides"),
+		chromedp.WaitVisible(css(`a.fed-sibling`)),
+	)
+	if got := text(t, ctx, "#fed-conflicts"); strings.Contains(got, filepath.Base(sibling)) {
+		t.Errorf("the resolved conflict is listed again: %s", got)
+	}
+	data, _ := os.ReadFile(filepath.Join(homeA, "notebook", "knowledge", "decision.md"))
+	if !strings.Contains(string(data), "the barn") {
+		t.Errorf("a's page after the merge:\n%s", data)
+	}
+}
+
+// waitLoopSync waits until the serve loop of home ends a sync (it
+// rewrites .git/memhost/state.json).
+func waitLoopSync(t *testing.T, home string) {
+	t.Helper()
+	p := filepath.Join(home, ".git", "memhost", "state.json")
+	before, _ := os.Stat(p)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if fi, err := os.Stat(p); err == nil && (before == nil || !fi.ModTime().Equal(before.ModTime())) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the serve loop did not sync in 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
