@@ -160,7 +160,7 @@ func TestThreeFederatedServersConverge(t *testing.T) {
 	// Converged: the same HEAD everywhere, nothing uncommitted, every text
 	// once, and every fact found by recall on every home (the merges were
 	// indexed).
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(150 * time.Second)
 	found := map[string]bool{} // home + " " + fact
 	var heads map[string]string
 	var files map[string]map[string]string
@@ -220,7 +220,7 @@ func TestThreeFederatedServersConverge(t *testing.T) {
 			for _, name := range names {
 				t.Logf("%s: %s\n%v", name, git(t, homes[name], "log", "--oneline", "--graph", "-n", "40"), files[name])
 			}
-			t.Fatalf("the three homes did not converge in 90 s: %s", why)
+			t.Fatalf("the three homes did not converge in 150 s: %s", why)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
