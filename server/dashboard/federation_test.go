@@ -184,6 +184,14 @@ func TestHomeFederationFailures(t *testing.T) {
 	if strings.Contains(body, "fed-conflicts") {
 		t.Errorf("conflicts shown without any:\n%s", body)
 	}
+	// A token in the remote's URL is not shown.
+	if _, err := h.GitInit(ctx, host.GitInitRequest{Remote: "https://me:s3cr3t-token@127.0.0.1:1/memory.git"}); err != nil {
+		t.Fatal(err)
+	}
+	_, body = fetchUI(t, d, "/")
+	if strings.Contains(body, "s3cr3t-token") || !strings.Contains(body, "https://me:xxxxx@127.0.0.1:1/memory.git") {
+		t.Errorf("the remote with a token shows as:\n%s", body)
+	}
 }
 
 // TestBrowserFederationConflict: a real conflict (two homes, a bare
