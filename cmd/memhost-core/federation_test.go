@@ -19,8 +19,7 @@ func fedHome(t *testing.T, name string) string {
 	if _, errOut, err := exe(home, "", nil, "init"); err != nil {
 		t.Fatal(err, errOut)
 	}
-	cfg := "memory:\n  sync:\n    watchDebounceMs: 200\nserver:\n  listen: \"\"\nfederation:\n  pushIntervalSec: 1\n  commitIntervalMs: 200\n  author: " + name + " <" + name + "@test>\n"
-	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(cfg), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte(fedConfig(name)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return home

@@ -267,6 +267,7 @@ type folderCard struct {
 type homeBody struct {
 	Folders []folderCard
 	Status  host.StatusResponse
+	Fed     *fedCard // nil when the home is not federated
 	Err     string
 }
 
@@ -289,7 +290,11 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 		b.Status, err = d.h.IndexSummary(ctx)
 		summary <- err
 	}()
+	// The git sync card (a git process) runs beside them too.
+	fed := make(chan *fedCard, 1)
+	go func() { fed <- d.fedData(ctx) }()
 	pages, err := d.h.Pages(ctx, host.PagesRequest{})
+	b.Fed = <-fed
 	if serr := <-summary; serr != nil {
 		b.Err = serr.Error()
 	}
