@@ -272,12 +272,7 @@ func (h *Host) FedSync(ctx context.Context, _ FedSyncRequest) (resp FedSyncRespo
 	res, serr := f.repo.Sync(ctx, federation.SyncOptions{Remote: cfg.Remote, Branch: cfg.Branch, Now: h.now, Lock: h.notebook.Lock})
 	resp.SyncResult = res
 	if len(res.Changed) > 0 {
-		var paths []string
-		for _, p := range res.Changed {
-			if ip := h.indexPathOf(p); ip != "" {
-				paths = append(paths, ip)
-			}
-		}
+		paths := h.indexPaths(res.Changed)
 		if err := h.indexer.SyncPaths(ctx, paths...); err != nil {
 			serr = errors.Join(serr, fmt.Errorf("re-index after the merge: %w", err))
 		}
@@ -285,6 +280,18 @@ func (h *Host) FedSync(ctx context.Context, _ FedSyncRequest) (resp FedSyncRespo
 	}
 	resp.DurationMs = ms(time.Since(start))
 	return resp, gitFault(serr)
+}
+
+// indexPaths are the index paths of home-relative files, leaving out
+// the files the index does not hold.
+func (h *Host) indexPaths(homeRel []string) []string {
+	var paths []string
+	for _, p := range homeRel {
+		if ip := h.indexPathOf(p); ip != "" {
+			paths = append(paths, ip)
+		}
+	}
+	return paths
 }
 
 // indexPathOf is the index path of a home-relative file, "" when the
@@ -403,7 +410,7 @@ func (h *Host) federationLoop(ctx context.Context, onSync func(SyncResult)) {
 			h.log.Warn("federation sync failed; local memory is kept", "remote", cfg.Remote, "retry in", wait.String(), "err", err)
 		}
 		if onSync != nil && res.Indexed > 0 {
-			onSync(SyncResult{Paths: res.Changed, Indexed: res.Indexed, DurationMs: res.DurationMs})
+			onSync(SyncResult{Paths: h.indexPaths(res.Changed), Indexed: res.Indexed, DurationMs: res.DurationMs})
 		}
 	}
 }

@@ -151,10 +151,24 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res SyncResult, err 
 // remote's history may be taken is checkHistory's decision. A missing
 // branch (a new, empty remote) is not an error.
 func (r *Repo) fetch(ctx context.Context, opts SyncOptions) error {
-	_, ferr := r.Git(ctx, "fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", opts.Remote,
-		"+refs/heads/"+opts.Branch+":"+trackingRef(opts.Branch))
+	fetch := func() error {
+		_, err := r.Git(ctx, "fetch", "-q", "--no-tags", "--no-write-fetch-head", "--", opts.Remote,
+			"+refs/heads/"+opts.Branch+":"+trackingRef(opts.Branch))
+		return err
+	}
+	ferr := fetch()
 	if ferr == nil {
 		return nil
+	}
+	// A fetch of a killed memhost may still be running, holding the
+	// tracking ref's lock (or have died leaving it): wait for it to end,
+	// or to go stale, and fetch again.
+	if waited, err := r.waitLock(ctx, filepath.Join(r.gitDir(), filepath.FromSlash(trackingRef(opts.Branch))+".lock")); err != nil {
+		return err
+	} else if waited {
+		if ferr = fetch(); ferr == nil {
+			return nil
+		}
 	}
 	// Unreachable, or reachable without the branch yet: ask.
 	out, err := r.Git(ctx, "ls-remote", "--heads", "--", opts.Remote, "refs/heads/"+opts.Branch)
@@ -227,7 +241,7 @@ func (r *Repo) mergeIn(ctx context.Context, opts SyncOptions, theirs string, res
 			_, err = r.Git(ctx, "update-ref", seenRef, theirs)
 			return err
 		}
-		if !errors.Is(err, errDirty) || attempt == 3 {
+		if !errors.Is(err, errDirty) || attempt == 5 {
 			return err
 		}
 		// A write landed between the commit and the update: commit it
@@ -258,6 +272,14 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 	defer unlock()
 	if _, err := r.waitIndexLock(ctx); err != nil {
 		return err
+	}
+	// A commit landed since head was read (memhost's committer needs
+	// neither lock until it commits): target no longer descends from
+	// HEAD, so merge again, as for a local change.
+	if now, err := r.rev(ctx, "HEAD"); err != nil {
+		return err
+	} else if now != head {
+		return errDirty
 	}
 	if head == "" {
 		// An unborn branch: take theirs as it is, keeping local files.
@@ -525,6 +547,30 @@ func (r *Repo) recover(ctx context.Context) ([]string, error) {
 		}
 	}
 	return did, nil
+}
+
+// waitLock waits for a git lock file to go away, removing it once
+// stale; it reports whether there was one.
+func (r *Repo) waitLock(ctx context.Context, p string) (bool, error) {
+	found := false
+	for {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return found, nil
+		}
+		found = true
+		if time.Since(fi.ModTime()) > staleLock {
+			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return found, err
+			}
+			return found, nil
+		}
+		select {
+		case <-ctx.Done():
+			return found, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // staleLock is how old an index.lock must be to be taken for a killed

@@ -1,12 +1,5 @@
-//go:build fedbugs
-
-// Known bugs of git federation found while testing three servers (branch
-// wt-fedui); host/federation.go and host/federation/ were being changed by
-// another engineer, so the fixes are theirs. These tests fail until then:
-//
-//	go test -tags 'sqlite_fts5 fedbugs' -run 'TestFedBug' ./host/
-//
-// Remove the build line above with the fixes, so that make test runs them.
+// Federation bugs found while testing three servers
+// (TestThreeFederatedServersConverge), each held here.
 
 package host
 
@@ -23,15 +16,13 @@ import (
 	"github.com/memhost/memhost/host/federation"
 )
 
-// TestFedBugLoopReportsHomePaths: the serve loop (federationLoop) tells
-// OnSync the files a merge changed as home-relative paths
-// ("notebook/knowledge/x.md", federation.SyncResult.Changed), where every
-// other SyncResult holds index paths ("knowledge/x.md"). memhost serve
-// publishes them as they are: its "sync" event names pages that do not
-// exist, and MCP subscribers are sent
-// memhost://notebook/notebook/knowledge/x.md (seen in serve.log of
-// TestThreeFederatedServersConverge).
-func TestFedBugLoopReportsHomePaths(t *testing.T) {
+// TestLoopReportsIndexPaths: the serve loop (federationLoop) tells
+// OnSync the files a merge changed as index paths ("knowledge/x.md"), as
+// every other SyncResult does; it used to pass federation's home-relative
+// paths ("notebook/knowledge/x.md"), so serve's "sync" event named pages
+// that do not exist and MCP subscribers were sent
+// memhost://notebook/notebook/knowledge/x.md.
+func TestLoopReportsIndexPaths(t *testing.T) {
 	ctx := context.Background()
 	remote := bareRemote(t)
 	open := func(home string) *Host {
@@ -88,18 +79,13 @@ func TestFedBugLoopReportsHomePaths(t *testing.T) {
 	}
 }
 
-// TestFedBugCommitDuringApply: a commit that lands after Sync made its
-// merge commit and before it updates the work tree (memhost's committer
-// commits a remember there; apply takes the notebook lock and then
-// commit.lock, but the committer needs neither the first nor, yet, the
-// second) makes `git merge --ff-only` refuse: the merge commit's first
-// parent is no longer HEAD. The work tree is clean, so apply does not see
-// errDirty and the whole sync fails with "git merge: fatal: Not possible
-// to fast-forward, aborting." — reported in status, health and the
-// dashboard as a failed sync, retried after the backoff. Seen under load
-// in TestThreeFederatedServersConverge's serve.log. Sync should merge
-// again, as it does for errDirty.
-func TestFedBugCommitDuringApply(t *testing.T) {
+// TestCommitDuringApplyMergesAgain: a commit that lands after Sync made
+// its merge commit and before it updates the work tree (memhost's
+// committer commits a remember there) leaves the merge commit's first
+// parent behind HEAD. Sync merges again, as for a local change; it used to
+// fail the whole sync with "Not possible to fast-forward" (seen under load
+// in TestThreeFederatedServersConverge).
+func TestCommitDuringApplyMergesAgain(t *testing.T) {
 	ctx := context.Background()
 	remote := bareRemote(t)
 	home := func(name string, files map[string]string) *federation.Repo {
