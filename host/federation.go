@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"time"
@@ -327,8 +328,22 @@ func (h *Host) federationStatus(ctx context.Context) *FederationStatus {
 	}
 	cfg := h.config().Federation
 	st := f.repo.ReadState()
-	head, _ := f.repo.Git(ctx, "rev-parse", "--short=12", "HEAD")
-	return &FederationStatus{Remote: cfg.Remote, Branch: cfg.Branch, Head: strings.TrimSpace(head), State: st, Conflicts: st.Conflicts}
+	remote := redactRemote(cfg.Remote)
+	if remote != cfg.Remote {
+		st.LastError = strings.ReplaceAll(st.LastError, cfg.Remote, remote)
+	}
+	return &FederationStatus{Remote: remote, Branch: cfg.Branch, Head: f.repo.Head(ctx), State: st, Conflicts: st.Conflicts}
+}
+
+// redactRemote masks the password of a remote URL
+// (https://me:TOKEN@host/…): status, health and the dashboard show the
+// remote, and a token does not belong in them.
+func redactRemote(remote string) string {
+	u, err := url.Parse(remote)
+	if err != nil || u.Scheme == "" || u.User == nil {
+		return remote
+	}
+	return u.Redacted()
 }
 
 // federationCheck is health's check of federation: merges that kept both

@@ -5,6 +5,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,5 +141,31 @@ func TestCommitDuringApplyMergesAgain(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(a.Dir, "notebook", "knowledge", f)); err != nil {
 			t.Errorf("after the sync: %v", err)
 		}
+	}
+}
+
+// TestStatusMasksRemotePassword: a token in the remote URL shows in
+// none of status, health or the recorded error.
+func TestStatusMasksRemotePassword(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	remote := "https://me:s3cr3tTOKEN@127.0.0.1:1/memory.git"
+	if _, err := h.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := h.Status(ctx, StatusRequest{})
+	if err != nil || st.Federation == nil {
+		t.Fatalf("status: %+v %v", st.Federation, err)
+	}
+	hr, err := h.Health(ctx, HealthRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := fmt.Sprintf("%+v %+v", st.Federation, hr.Checks)
+	if strings.Contains(shown, "s3cr3tTOKEN") {
+		t.Fatalf("the token is shown: %s", shown)
+	}
+	if st.Federation.State.Failures == 0 || !strings.Contains(st.Federation.Remote, "127.0.0.1") {
+		t.Fatalf("the failed sync is not reported: %+v", st.Federation)
 	}
 }

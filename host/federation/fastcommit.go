@@ -174,6 +174,19 @@ func (r *Repo) fastPathAllowed() error {
 	return nil
 }
 
+// Head is HEAD's commit, abbreviated to 12 digits, read from .git without
+// starting git when it can (status and the dashboard show it); "" before
+// the first commit.
+func (r *Repo) Head(ctx context.Context) string {
+	if branch, err := headBranch(r.gitDir()); err == nil {
+		if id, err := readRef(r.gitDir(), "refs/heads/"+branch); err == nil {
+			return id[:12]
+		}
+	}
+	out, _ := r.Git(ctx, "rev-parse", "--short=12", "HEAD")
+	return strings.TrimSpace(out)
+}
+
 // headBranch is the branch HEAD names.
 func headBranch(gd string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(gd, "HEAD"))

@@ -2,9 +2,7 @@ package dashboard
 
 import (
 	"context"
-	"net/url"
 	"path/filepath"
-	"strings"
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/federation"
@@ -38,25 +36,12 @@ func (d *Dashboard) fedData(ctx context.Context) *fedCard {
 	if fs == nil {
 		return nil
 	}
-	c := &fedCard{FederationStatus: fs, Remote: redact(fs.Remote), LastError: fs.State.LastError}
-	if c.Remote != fs.Remote && fs.Remote != "" {
-		c.LastError = strings.ReplaceAll(c.LastError, fs.Remote, c.Remote)
-	}
+	// The host masks a password in the remote and its errors.
+	c := &fedCard{FederationStatus: fs, Remote: fs.Remote, LastError: fs.State.LastError}
 	for _, cf := range fs.Conflicts {
 		c.Conflicts = append(c.Conflicts, fedConflict{Conflict: cf, Page: d.notebookPath(cf.Path), SiblingPage: d.notebookPath(cf.Sibling)})
 	}
 	return c
-}
-
-// redact masks the password of a remote URL (https://me:TOKEN@host/…):
-// the dashboard is served over TCP, and a token does not belong on a
-// screen.
-func redact(remote string) string {
-	u, err := url.Parse(remote)
-	if err != nil || u.Scheme == "" || u.User == nil {
-		return remote
-	}
-	return u.Redacted()
 }
 
 // notebookPath is the notebook path of a home-relative file, "" when the
