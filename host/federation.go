@@ -242,8 +242,10 @@ type FedSyncRequest struct{}
 // FedSyncResponse reports a sync and the re-indexing of what it changed.
 type FedSyncResponse struct {
 	federation.SyncResult
-	Indexed    int     `json:"indexed"` // files re-indexed (changed by the merge)
-	DurationMs float64 `json:"durationMs"`
+	Indexed int `json:"indexed"` // files re-indexed (changed by the merge)
+	// Paths are their index paths ("knowledge/x.md", "sessions/s.jsonl").
+	Paths      []string `json:"paths,omitempty"`
+	DurationMs float64  `json:"durationMs"`
 }
 
 // ErrNotFederated means the home is not a memhost git repository.
@@ -274,6 +276,7 @@ func (h *Host) FedSync(ctx context.Context, _ FedSyncRequest) (resp FedSyncRespo
 	resp.SyncResult = res
 	if len(res.Changed) > 0 {
 		paths := h.indexPaths(res.Changed)
+		resp.Paths = paths
 		if err := h.indexer.SyncPaths(ctx, paths...); err != nil {
 			serr = errors.Join(serr, fmt.Errorf("re-index after the merge: %w", err))
 		}
@@ -425,7 +428,7 @@ func (h *Host) federationLoop(ctx context.Context, onSync func(SyncResult)) {
 			h.log.Warn("federation sync failed; local memory is kept", "remote", cfg.Remote, "retry in", wait.String(), "err", err)
 		}
 		if onSync != nil && res.Indexed > 0 {
-			onSync(SyncResult{Paths: h.indexPaths(res.Changed), Indexed: res.Indexed, DurationMs: res.DurationMs})
+			onSync(SyncResult{Paths: res.Paths, Indexed: res.Indexed, DurationMs: res.DurationMs})
 		}
 	}
 }

@@ -48,6 +48,12 @@ func (s *Server) fedSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp, err := s.h.FedSync(r.Context(), req)
+	// Open dashboards and MCP subscribers hear of what the merge changed
+	// (and of a failed sync, which the dashboard's git card shows), as
+	// they do of the serve loop's syncs.
+	if resp.Remote != "" {
+		s.Publish("sync", host.SyncResult{Paths: resp.Paths, Indexed: resp.Indexed, DurationMs: resp.DurationMs})
+	}
 	if err == nil {
 		writeJSON(w, http.StatusOK, resp)
 		return

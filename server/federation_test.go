@@ -176,6 +176,35 @@ func TestFederationThroughServer(t *testing.T) {
 		t.Fatalf("b's recall of a's page: %+v %v", rec, err)
 	}
 
+	// A sync through b's API tells b's event stream (open dashboards, MCP
+	// subscribers) which pages it changed, by index path.
+	if _, err := ca.Remember(ctx, host.RememberRequest{Text: "The wifi password is on the fridge", Category: "knowledge", File: "wifi"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ca.FedSync(ctx, host.FedSyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	evctx, stopEvents := context.WithCancel(ctx)
+	defer stopEvents()
+	events := make(chan Event, 64)
+	go cb.Events(evctx, func(ev Event) { events <- ev })
+	for ev := range events {
+		if ev.Type == "ready" {
+			break
+		}
+	}
+	if s, err := cb.FedSync(ctx, host.FedSyncRequest{}); err != nil || s.Indexed == 0 {
+		t.Fatalf("b's sync: %+v %v", s, err)
+	}
+	for ev := range events {
+		if ev.Type == "sync" {
+			if !strings.Contains(string(ev.Data), `"knowledge/wifi.md"`) {
+				t.Fatalf("sync event: %s", ev.Data)
+			}
+			break
+		}
+	}
+
 	// The remote now refuses pushes: b's sync fails to push; the error
 	// and the sync's report both reach the client.
 	hook := filepath.Join(remote, "hooks", "pre-receive")
