@@ -427,7 +427,8 @@ func (h *Host) federationLoop(ctx context.Context, onSync func(SyncResult)) {
 			wait = f.repo.ReadState().Backoff(interval)
 			h.log.Warn("federation sync failed; local memory is kept", "remote", cfg.Remote, "retry in", wait.String(), "err", err)
 		}
-		if onSync != nil && res.Indexed > 0 {
+		// A failed sync is told too: the dashboard's git card shows it.
+		if onSync != nil && (res.Indexed > 0 || err != nil) {
 			onSync(SyncResult{Paths: res.Paths, Indexed: res.Indexed, DurationMs: res.DurationMs})
 		}
 	}
