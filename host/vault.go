@@ -3,9 +3,9 @@ package host
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,31 +90,6 @@ func vaultPages(pages []index.VaultPage) []vault.Page {
 	return out
 }
 
-// attachments lists the notebook's other files (images, PDFs, canvases),
-// which links may name, skipping hidden folders such as .obsidian.
-func (h *Host) attachments() []string {
-	root := h.notebook.Root()
-	var out []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if p != root && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && !strings.EqualFold(filepath.Ext(p), ".md") {
-			if r, err := filepath.Rel(root, p); err == nil {
-				out = append(out, filepath.ToSlash(r))
-			}
-		}
-		return nil
-	})
-	return out
-}
-
 // unresolved lists the links that resolve to nothing, by page and line.
 func (g vaultGraph) unresolved() []LinkInfo {
 	var out []LinkInfo
@@ -146,6 +121,20 @@ func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, erro
 		if rel, err = h.notebook.Clean(req.Path); err != nil {
 			return resp, err
 		}
+	}
+	if rel == "" {
+		// The unresolved links alone: synced, then from the cache while
+		// no page changes.
+		err := h.withIndex(ctx, func() error {
+			_, err := h.indexer.Fresh(ctx)
+			return err
+		})
+		if err != nil {
+			return resp, err
+		}
+		list, err := h.unresolvedLinks(ctx)
+		resp.Unresolved = slices.Clone(list)
+		return resp, err
 	}
 	g, err := h.graph(ctx, true, req.Unresolved)
 	if err != nil {
@@ -418,16 +407,6 @@ func recallScope(req RecallRequest) (index.Scope, error) {
 		}
 	}
 	return sc, nil
-}
-
-// unresolvedLinks counts the links of the index's pages that find no page
-// or attachment (for Status; the index is not synced first).
-func (h *Host) unresolvedLinks(ctx context.Context) (int, error) {
-	g, err := h.graph(ctx, false, true)
-	if err != nil {
-		return 0, err
-	}
-	return len(g.unresolved()), nil
 }
 
 // linkNames are the names a link to the page at rel may end with: its file
