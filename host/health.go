@@ -84,10 +84,11 @@ func (h *Host) Health(ctx context.Context, req HealthRequest) (HealthResponse, e
 		return resp, err
 	}
 	resp.Report = health.Evaluate(f, cfg.Health)
+	resp.Report.Checks = append(resp.Report.Checks, h.linksCheck(ctx))
 	if c, ok := h.federationCheck(ctx); ok {
 		resp.Report.Checks = append(resp.Report.Checks, c)
-		resp.Report.Overall = health.OverallOf(resp.Report.Checks)
 	}
+	resp.Report.Overall = health.OverallOf(resp.Report.Checks)
 	md := health.Markdown(resp.Report, resp.Repairs)
 	if req.IntoNotebook {
 		err := h.notebook.Update(ctx, HeartbeatPage, func([]byte, bool) ([]byte, error) { return []byte(md), nil })

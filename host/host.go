@@ -106,6 +106,11 @@ type Host struct {
 	summarizer atomic.Pointer[RollupSummarizer] // see SetRollupSummarizer
 	gens       *registry.Registry               // generator plugins (generate.go)
 	fed        atomic.Pointer[fedState]         // nil unless the home is a memhost git repository
+
+	// The unresolved links of one vault generation, and the notebook's
+	// attachments (vault_unresolved.go).
+	unresolved      unresolvedCache
+	attachmentsKept attachmentCache
 }
 
 // Folders of a home, made by Open.

@@ -204,7 +204,7 @@ type StatusResponse struct {
 	// FailedDownloads are models whose last download failed, with the
 	// error and when it is tried next (the search reason says it briefly).
 	FailedDownloads []FailedDownload `json:"failedDownloads,omitempty"`
-	// UnresolvedLinks counts the wikilinks that find no page or
+	// UnresolvedLinks counts the links that find no page or
 	// attachment (Links with Unresolved lists them).
 	UnresolvedLinks int `json:"unresolvedLinks"`
 	// Federation is the git federation's state; nil when the home is not
@@ -267,9 +267,11 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 	if resp.Flushes = len(rs); len(rs) > 0 {
 		resp.LastFlush = &rs[len(rs)-1]
 	}
-	if resp.UnresolvedLinks, err = h.unresolvedLinks(ctx); err != nil {
+	unresolved, err := h.unresolvedLinks(ctx)
+	if err != nil {
 		return resp, err
 	}
+	resp.UnresolvedLinks = len(unresolved)
 	resp.Federation = h.federationStatus(ctx)
 	resp.Generator = h.consolidationStatus()
 	return resp, nil

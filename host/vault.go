@@ -3,9 +3,9 @@ package host
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,7 +35,8 @@ type LinksResponse struct {
 	Unresolved []LinkInfo `json:"unresolved"` // null unless asked for
 }
 
-// LinkInfo is one wikilink. In Out, Page is the page (or attachment) the
+// LinkInfo is one link: a wikilink, or (Markdown) a markdown link to a
+// vault file, whose Target is its path URL-decoded and Alias its text. In Out, Page is the page (or attachment) the
 // link resolves to ("" when it resolves to none); in Back and Unresolved
 // it is the page the link is in.
 type LinkInfo struct {
@@ -44,7 +45,8 @@ type LinkInfo struct {
 	Heading  string `json:"heading,omitempty"`
 	Alias    string `json:"alias,omitempty"`
 	Embed    bool   `json:"embed,omitempty"`
-	Line     int    `json:"line"` // in the page holding the link
+	Markdown bool   `json:"markdown,omitempty"` // [text](target), not [[target]]
+	Line     int    `json:"line"`               // in the page holding the link
 	Resolved bool   `json:"resolved"`
 }
 
@@ -88,31 +90,6 @@ func vaultPages(pages []index.VaultPage) []vault.Page {
 	return out
 }
 
-// attachments lists the notebook's other files (images, PDFs, canvases),
-// which links may name, skipping hidden folders such as .obsidian.
-func (h *Host) attachments() []string {
-	root := h.notebook.Root()
-	var out []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if p != root && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && !strings.EqualFold(filepath.Ext(p), ".md") {
-			if r, err := filepath.Rel(root, p); err == nil {
-				out = append(out, filepath.ToSlash(r))
-			}
-		}
-		return nil
-	})
-	return out
-}
-
 // unresolved lists the links that resolve to nothing, by page and line.
 func (g vaultGraph) unresolved() []LinkInfo {
 	var out []LinkInfo
@@ -125,7 +102,7 @@ func (g vaultGraph) unresolved() []LinkInfo {
 }
 
 func linkInfo(page string, l index.Link, resolved bool) LinkInfo {
-	return LinkInfo{Page: page, Target: l.Target, Heading: l.Heading, Alias: l.Alias, Embed: l.Embed, Line: l.Line, Resolved: resolved}
+	return LinkInfo{Page: page, Target: l.Target, Heading: l.Heading, Alias: l.Alias, Embed: l.Embed, Markdown: l.Markdown, Line: l.Line, Resolved: resolved}
 }
 
 // Links lists a page's out links (each with the page it resolves to) and
@@ -144,6 +121,20 @@ func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, erro
 		if rel, err = h.notebook.Clean(req.Path); err != nil {
 			return resp, err
 		}
+	}
+	if rel == "" {
+		// The unresolved links alone: synced, then from the cache while
+		// no page changes.
+		err := h.withIndex(ctx, func() error {
+			_, err := h.indexer.Fresh(ctx)
+			return err
+		})
+		if err != nil {
+			return resp, err
+		}
+		list, err := h.unresolvedLinks(ctx)
+		resp.Unresolved = slices.Clone(list)
+		return resp, err
 	}
 	g, err := h.graph(ctx, true, req.Unresolved)
 	if err != nil {
@@ -227,12 +218,14 @@ type LinkUpdate struct {
 	Links int    `json:"links"`
 }
 
-// Move renames a page (never over another one) and rewrites the wikilinks
-// that found it under its old name, in every page, so that they find it
-// under the new one (a link that still does, by an alias or a file name
-// the page kept, stays as it is): the page part of each link changes (to the new file
-// name when that is unique, else the path), its #heading and |alias stay,
-// and nothing else of the page changes. Frontmatter is never touched.
+// Move renames a page (never over another one) and rewrites the links
+// that found it under its old name, wikilinks and markdown links, in every
+// page, so that they find it under the new one (a link that still does, by
+// an alias or a file name the page kept, stays as it is); so too the
+// renamed page's own links that a new folder would lead elsewhere
+// ([x](../notes.md)). Only the page part of each link changes, in the
+// style it was written (linkText); its #heading, |alias or text stay, and
+// nothing else of the page changes. Frontmatter is never touched.
 func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err error) {
 	defer h.wrote("mv", &out, &err)
 	from, err := h.notebook.Clean(req.From)
@@ -257,9 +250,10 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 		return MoveResponse{}, err
 	}
 	resp := MoveResponse{From: from, To: to, Updated: []LinkUpdate{}}
-	// The pages whose links found the old name, and the resolver of the
+	// The pages whose links found the old name (and the page itself, whose
+	// links are read from its new folder now), and the resolver of the
 	// notebook after the rename, which chooses the new links' text.
-	linkers := map[string]bool{}
+	linkers := map[string]bool{from: true}
 	for _, l := range g.links {
 		if p, ok := g.resolver.Resolve(l.From, l.Target); ok && p == from {
 			linkers[l.From] = true
@@ -282,7 +276,7 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 	for _, src := range pages {
 		page := src
 		if src == from {
-			page = to // the page links to itself
+			page = to
 		}
 		n := 0
 		err := h.notebook.Update(ctx, page, func(old []byte, exists bool) ([]byte, error) {
@@ -290,17 +284,17 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 				return nil, errPageGone
 			}
 			text, count := vault.RewriteLinks(string(old), func(l markdown.Link) (string, bool) {
-				if p, ok := g.resolver.Resolve(src, l.Target); !ok || p != from {
+				dest, ok := g.resolver.Resolve(src, l.Target)
+				if !ok || (dest != from && src != from) {
 					return "", false
 				}
-				if p, ok := newResolver.Resolve(page, l.Target); ok && p == to {
+				if dest == from {
+					dest = to
+				}
+				if p, ok := newResolver.Resolve(page, l.Target); ok && p == dest {
 					return "", false // it still finds the page: an alias, a name kept
 				}
-				nt := newResolver.LinkText(page, to)
-				if strings.EqualFold(filepath.Ext(l.Target), ".md") {
-					nt += ".md"
-				}
-				return nt, true
+				return linkText(newResolver, src, page, l, dest, g.resolver), true
 			})
 			if n = count; count == 0 {
 				return nil, notebook.ErrUnchanged
@@ -318,6 +312,74 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 	}
 	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, paths...)...)
 	return resp, nil
+}
+
+// linkText is the page part link l, in the page at page (src before the
+// move), is written with so that r (the notebook after the move) finds
+// dest, in the style l was written with (before, the notebook before the
+// move, tells it): a wikilink, or a markdown link found by its name, gets
+// the file name when that is unique, else the path from the root
+// (Resolver.LinkText); a markdown link written as a path from its page's
+// folder ("notes.md", "../people/Sarah Chen.md") stays one from the
+// page's folder now, a path from the root ("/people/x.md" or
+// "people/x.md") one from the root. The .md extension is written when l
+// had it.
+func linkText(r *vault.Resolver, src, page string, l markdown.Link, dest string, before *vault.Resolver) string {
+	t := l.Target
+	isMD := func(p string) bool { return strings.EqualFold(path.Ext(p), ".md") }
+	ext := func(p string) string { // p: a path ending in dest's extension
+		if isMD(p) && !isMD(t) {
+			return strings.TrimSuffix(p, path.Ext(p))
+		}
+		return p
+	}
+	byName := func() string {
+		nt := r.LinkText(page, dest)
+		if isMD(t) && isMD(dest) && !isMD(nt) {
+			nt += ".md"
+		}
+		return nt
+	}
+	if !l.Markdown {
+		return byName()
+	}
+	old, _ := before.Resolve(src, t)
+	same := func(a, b string) bool { // paths, with or without .md
+		return strings.EqualFold(a, b) || strings.EqualFold(a+".md", b)
+	}
+	var nt string
+	switch {
+	case strings.HasPrefix(t, "/"):
+		nt = "/" + ext(dest)
+	case strings.HasPrefix(t, "./"), strings.HasPrefix(t, "../"),
+		path.Dir(src) != "." && same(path.Join(path.Dir(src), t), old):
+		nt = ext(relativePath(path.Dir(page), dest))
+		if strings.HasPrefix(t, "./") && !strings.HasPrefix(nt, "../") {
+			nt = "./" + nt
+		}
+	case same(t, old):
+		nt = ext(dest)
+	default:
+		return byName()
+	}
+	if p, ok := r.Resolve(page, nt); !ok || p != dest {
+		return byName()
+	}
+	return nt
+}
+
+// relativePath is the path of target (from the notebook's root) from the
+// folder dir ("." for the root).
+func relativePath(dir, target string) string {
+	if dir == "." {
+		return target
+	}
+	d, t := strings.Split(dir, "/"), strings.Split(target, "/")
+	i := 0
+	for i < len(d) && i < len(t)-1 && d[i] == t[i] {
+		i++
+	}
+	return strings.Repeat("../", len(d)-i) + strings.Join(t[i:], "/")
 }
 
 // errPageGone means a page was removed while Move was updating it.
@@ -345,16 +407,6 @@ func recallScope(req RecallRequest) (index.Scope, error) {
 		}
 	}
 	return sc, nil
-}
-
-// unresolvedLinks counts the links of the index's pages that find no page
-// or attachment (for Status; the index is not synced first).
-func (h *Host) unresolvedLinks(ctx context.Context) (int, error) {
-	g, err := h.graph(ctx, false, true)
-	if err != nil {
-		return 0, err
-	}
-	return len(g.unresolved()), nil
 }
 
 // linkNames are the names a link to the page at rel may end with: its file

@@ -70,7 +70,7 @@ func init() {
 
 // schemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook, unless upgrades knows the way.
-const schemaVersion = "10"
+const schemaVersion = "11"
 
 // upgrades bring an index of an older schema version to schemaVersion
 // where that is cheaper than rebuilding it from the notebook: vectors cost
@@ -82,7 +82,8 @@ var upgrades = map[string]func(context.Context, *sql.Tx) error{
 		}
 		return addVaultTables(ctx, tx)
 	},
-	"9": addVaultTables, // 10 added the vault tables (vault.go)
+	"9":  addVaultTables,   // 10 added the vault tables (vault.go)
+	"10": addMarkdownLinks, // 11 added page_links.markdown (vault.go)
 }
 
 // ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.

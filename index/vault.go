@@ -35,7 +35,8 @@ var vaultSchema = []string{
 		target TEXT NOT NULL,            -- as written: "Sarah Chen", "people/sarah-chen", "photo.png"
 		heading TEXT NOT NULL,
 		alias TEXT NOT NULL,
-		embed INTEGER NOT NULL
+		embed INTEGER NOT NULL,
+		markdown INTEGER NOT NULL DEFAULT 0 -- [text](target): target URL-decoded, alias the text
 	)`,
 	`CREATE INDEX IF NOT EXISTS idx_page_links_file ON page_links(file_path)`,
 }
@@ -62,6 +63,44 @@ func addVaultTables(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
+// addMarkdownLinks upgrades a schema 10 index, whose page_links held
+// wikilinks only: the column that tells markdown links is added, and the
+// pages whose text holds "](" (a markdown link, maybe) are marked changed,
+// so that the next sync reads their links again. The others keep their
+// rows.
+func addMarkdownLinks(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE page_links ADD COLUMN markdown INTEGER NOT NULL DEFAULT 0`); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE files SET hash = '', size = -1 WHERE source != 'sessions'
+		AND path IN (SELECT file_path FROM chunks WHERE text LIKE '%](%')`)
+	return err
+}
+
+// touchVault gives the vault tables a new generation: every transaction
+// that writes or removes a page's rows calls it (a transcript's are none),
+// so that what is derived from every page's links (the unresolved links
+// Status counts) is known to be stale. A random value, unlike a counter,
+// cannot come back after CopyFrom or a rebuild.
+func touchVault(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES ('vault_generation', hex(randomblob(16)))`)
+	return err
+}
+
+// VaultGeneration names the state of the index's pages and links: it
+// changes with every write of a page (by this process or another) and
+// when the database file is replaced. "" for an index no page was written
+// to since it had the vault tables.
+func (d *DB) VaultGeneration(ctx context.Context) (string, error) {
+	gen := d.Generation()
+	var v string
+	err := d.handle().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vault_generation'`).Scan(&v)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("vault generation: %w", err)
+	}
+	return strconv.FormatInt(gen, 10) + "/" + v, nil
+}
+
 // Vault is the Obsidian metadata of one page, stored with its chunks.
 type Vault struct {
 	Title   string
@@ -70,13 +109,15 @@ type Vault struct {
 	Links   []Link
 }
 
-// Link is one wikilink as written in a page.
+// Link is one link as written in a page: a wikilink, or (Markdown) a
+// markdown link to a vault file.
 type Link struct {
-	Target  string
-	Heading string
-	Alias   string
-	Embed   bool
-	Line    int
+	Target   string
+	Heading  string
+	Alias    string
+	Embed    bool
+	Line     int
+	Markdown bool
 }
 
 // putVault stores v for the page at path, whose old rows removeFile
@@ -84,6 +125,9 @@ type Link struct {
 func putVault(ctx context.Context, tx *sql.Tx, path string, v *Vault) error {
 	if v == nil {
 		return nil
+	}
+	if err := touchVault(ctx, tx); err != nil {
+		return err
 	}
 	aliases, err := json.Marshal(append([]string{}, v.Aliases...))
 	if err != nil {
@@ -100,13 +144,13 @@ func putVault(ctx context.Context, tx *sql.Tx, path string, v *Vault) error {
 	if len(v.Links) == 0 {
 		return nil
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO page_links(file_path, line, target, heading, alias, embed) VALUES (?, ?, ?, ?, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO page_links(file_path, line, target, heading, alias, embed, markdown) VALUES (?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer ins.Close()
 	for _, l := range v.Links {
-		if _, err := ins.ExecContext(ctx, path, l.Line, l.Target, l.Heading, l.Alias, l.Embed); err != nil {
+		if _, err := ins.ExecContext(ctx, path, l.Line, l.Target, l.Heading, l.Alias, l.Embed, l.Markdown); err != nil {
 			return err
 		}
 	}
@@ -114,6 +158,16 @@ func putVault(ctx context.Context, tx *sql.Tx, path string, v *Vault) error {
 }
 
 func removeVault(ctx context.Context, tx *sql.Tx, path string) error {
+	var source string
+	err := tx.QueryRowContext(ctx, `SELECT source FROM files WHERE path = ?`, path).Scan(&source)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	if err == nil && source != "sessions" {
+		if err := touchVault(ctx, tx); err != nil {
+			return err
+		}
+	}
 	for _, t := range vaultTables {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE file_path = ?`, path); err != nil {
 			return err
@@ -162,7 +216,7 @@ type PageLink struct {
 // VaultLinks returns the links of the page at from, or of every page when
 // from is "", ordered by page and line.
 func (d *DB) VaultLinks(ctx context.Context, from string) ([]PageLink, error) {
-	q := `SELECT file_path, line, target, heading, alias, embed FROM page_links`
+	q := `SELECT file_path, line, target, heading, alias, embed, markdown FROM page_links`
 	var args []any
 	if from != "" {
 		q += ` WHERE file_path = ?`
@@ -176,7 +230,7 @@ func (d *DB) VaultLinks(ctx context.Context, from string) ([]PageLink, error) {
 	var out []PageLink
 	for rows.Next() {
 		var l PageLink
-		if err := rows.Scan(&l.From, &l.Line, &l.Target, &l.Heading, &l.Alias, &l.Embed); err != nil {
+		if err := rows.Scan(&l.From, &l.Line, &l.Target, &l.Heading, &l.Alias, &l.Embed, &l.Markdown); err != nil {
 			return nil, err
 		}
 		out = append(out, l)
@@ -344,7 +398,7 @@ func (d *DB) VaultLinksNamed(ctx context.Context, names []string) ([]PageLink, e
 			args = append(args, v, "%/"+esc.Replace(v))
 		}
 	}
-	rows, err := d.handle().QueryContext(ctx, `SELECT file_path, line, target, heading, alias, embed FROM page_links
+	rows, err := d.handle().QueryContext(ctx, `SELECT file_path, line, target, heading, alias, embed, markdown FROM page_links
 		WHERE `+strings.Join(conds, " OR ")+` ORDER BY file_path, line, rowid`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("vault links: %w", err)
@@ -353,7 +407,7 @@ func (d *DB) VaultLinksNamed(ctx context.Context, names []string) ([]PageLink, e
 	var out []PageLink
 	for rows.Next() {
 		var l PageLink
-		if err := rows.Scan(&l.From, &l.Line, &l.Target, &l.Heading, &l.Alias, &l.Embed); err != nil {
+		if err := rows.Scan(&l.From, &l.Line, &l.Target, &l.Heading, &l.Alias, &l.Embed, &l.Markdown); err != nil {
 			return nil, err
 		}
 		out = append(out, l)

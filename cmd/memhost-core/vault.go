@@ -20,7 +20,7 @@ func vaultCommands(a *app) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "links",
-			Usage: "a page's out links and back links (wikilinks resolved as Obsidian does), or every unresolved link",
+			Usage: "a page's out links and back links (wikilinks and markdown links resolved as Obsidian does), or every unresolved link",
 			Description: "Examples:\n" +
 				"  memhost links knowledge/sarah-chen.md\n" +
 				"  memhost links --unresolved",
@@ -32,7 +32,7 @@ func vaultCommands(a *app) []*cli.Command {
 		},
 		{
 			Name:  "mv",
-			Usage: "rename a page and update the wikilinks to it in every page (their #heading and |alias stay)",
+			Usage: "rename a page and update the links to it in every page (their #heading and |alias or text stay)",
 			Description: "Examples:\n" +
 				"  memhost mv knowledge/sarah.md people/Sarah\\ Chen.md\n" +
 				"  memhost mv reference/old-name new-name",
@@ -124,8 +124,20 @@ func (a *app) links(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-// wikilink writes a link back as it reads in a page.
+// wikilink writes a link back as it reads in a page (a markdown link's
+// path decoded).
 func wikilink(l host.LinkInfo) string {
+	if l.Markdown {
+		s := "[" + l.Alias + "](" + l.Target
+		if l.Heading != "" {
+			s += "#" + l.Heading
+		}
+		s += ")"
+		if l.Embed {
+			s = "!" + s
+		}
+		return s
+	}
 	s := "[[" + l.Target
 	if l.Heading != "" {
 		s += "#" + l.Heading

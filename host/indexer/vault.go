@@ -9,7 +9,7 @@ import (
 // frontmatter's title and aliases, its tags and the inline #tags, and the
 // wikilinks. YAML that does not parse is an error (the page is still
 // indexed, its body without the frontmatter block, its links and inline
-// tags kept).
+// tags kept). The links are wikilinks and markdown links to vault files.
 func PageVault(text string) (*index.Vault, error) {
 	fm, err := markdown.ParseFrontmatter(text)
 	lines := markdown.Lines(text)
@@ -28,7 +28,7 @@ func PageVault(text string) (*index.Vault, error) {
 		}
 	}
 	for _, l := range markdown.Links(lines) {
-		v.Links = append(v.Links, index.Link{Target: l.Target, Heading: l.Heading, Alias: l.Alias, Embed: l.Embed, Line: l.Line})
+		v.Links = append(v.Links, index.Link{Target: l.Target, Heading: l.Heading, Alias: l.Alias, Embed: l.Embed, Line: l.Line, Markdown: l.Markdown})
 	}
 	return v, err
 }

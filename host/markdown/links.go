@@ -1,23 +1,34 @@
 package markdown
 
 import (
+	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Link is one wikilink of a page: [[Target]], [[Target#Heading]],
-// [[Target|Alias]], or an embed ![[Target]].
+// Link is one link of a page to a vault file: a wikilink [[Target]],
+// [[Target#Heading]], [[Target|Alias]] or an embed ![[Target]]; or a
+// markdown link [Alias](Target#Heading) or embed ![Alias](Target) to a
+// file of the vault (see MarkdownLinks).
 type Link struct {
-	Target  string `json:"target"`            // the page part as written, trimmed ("people/Sarah Chen", "photo.png")
+	Target  string `json:"target"`            // the page part as written, trimmed ("people/Sarah Chen", "photo.png"); a markdown link's URL-decoded
 	Heading string `json:"heading,omitempty"` // after '#': a heading or a ^block id
-	Alias   string `json:"alias,omitempty"`   // after '|': the text shown
-	Embed   bool   `json:"embed,omitempty"`   // ![[...]]
+	Alias   string `json:"alias,omitempty"`   // after '|': the text shown; a markdown link's text
+	Embed   bool   `json:"embed,omitempty"`   // ![[...]], ![...](...)
 	Line    int    `json:"line"`              // 1-based
-	// Start and End are the byte offsets of "[[" and just past "]]" in the
-	// line: what a rename rewrites.
+	// Markdown says the link is [text](target), not a wikilink.
+	Markdown bool `json:"markdown,omitempty"`
+	// Start and End are the byte offsets of "[[" (a markdown link's "[")
+	// and just past "]]" (its ")") in the line.
 	Start int `json:"-"`
 	End   int `json:"-"`
+	// PathStart and PathEnd are the byte offsets in the line of the page
+	// part as written (before '#', '|'; a markdown link's undecoded path
+	// before '#'): what a rename rewrites.
+	PathStart int `json:"-"`
+	PathEnd   int `json:"-"`
 }
 
 // Tag is an inline #tag of a page.
@@ -26,44 +37,72 @@ type Tag struct {
 	Line int    `json:"line"`
 }
 
-// Links returns the wikilinks of a page's lines, in order, leaving out its
-// frontmatter, fenced code and inline code spans, as Obsidian does. A link
-// to a heading of the page itself ([[#Heading]]) has no Target and is left
-// out.
+// Links returns the links of a page's lines to vault files, wikilinks and
+// markdown links (MarkdownLinks) in the order they are written, leaving
+// out its frontmatter, fenced code and inline code spans, as Obsidian
+// does. A link to a heading of the page itself ([[#Heading]], [x](#h))
+// has no Target and is left out.
 func Links(lines []string) []Link {
 	var out []Link
 	eachText(lines, func(n int, line string, code []bool) {
-		for at := 0; ; {
-			i := strings.Index(line[at:], "[[")
-			if i < 0 {
-				return
-			}
-			i += at
-			j := strings.Index(line[i+2:], "]]")
-			if j < 0 {
-				return
-			}
-			j += i + 2
-			if code[i] {
-				at = i + 2
-				continue
-			}
-			inner := line[i+2 : j]
-			if k := strings.LastIndex(inner, "[["); k >= 0 { // "[[a [[b]]": the inner one
-				i += 2 + k
-				inner = inner[k+2:]
-			}
-			at = j + 2
-			l := parseLink(inner)
-			if l.Target == "" {
-				continue
-			}
-			l.Line, l.Start, l.End = n, i, j+2
-			l.Embed = i > 0 && line[i-1] == '!'
-			out = append(out, l)
+		wiki := wikiLinks(n, line, code)
+		md := markdownLinks(n, line, code, wiki)
+		if len(md) == 0 {
+			out = append(out, wiki...)
+			return
 		}
+		all := append(wiki, md...)
+		sort.SliceStable(all, func(i, j int) bool { return all[i].Start < all[j].Start })
+		out = append(out, all...)
 	})
 	return out
+}
+
+// wikiLinks returns the wikilinks of line n.
+func wikiLinks(n int, line string, code []bool) []Link {
+	var out []Link
+	for at := 0; ; {
+		i := strings.Index(line[at:], "[[")
+		if i < 0 {
+			return out
+		}
+		i += at
+		j := strings.Index(line[i+2:], "]]")
+		if j < 0 {
+			return out
+		}
+		j += i + 2
+		if code[i] {
+			at = i + 2
+			continue
+		}
+		if slices.Contains(code[i:j+2], true) {
+			at = j + 2 // a code span begins inside: "[[`]] `"
+			continue
+		}
+		inner := line[i+2 : j]
+		if k := strings.LastIndex(inner, "[["); k >= 0 { // "[[a [[b]]": the inner one
+			i += 2 + k
+			inner = inner[k+2:]
+		}
+		at = j + 2
+		l := parseLink(inner)
+		if l.Target == "" {
+			continue
+		}
+		l.Line, l.Start, l.End = n, i, j+2
+		l.Embed = i > 0 && line[i-1] == '!'
+		// The page part as written, white space and all.
+		cut := len(inner)
+		if k := strings.IndexAny(inner, "#|"); k >= 0 {
+			cut = k
+			if inner[k] == '|' && k > 0 && inner[k-1] == '\\' {
+				cut = k - 1 // [[page\|alias]] in a table
+			}
+		}
+		l.PathStart, l.PathEnd = i+2, i+2+cut
+		out = append(out, l)
+	}
 }
 
 // parseLink reads the inside of [[...]].

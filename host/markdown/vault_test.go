@@ -91,7 +91,7 @@ func TestLinks(t *testing.T) {
 		}
 	}
 	for i := range got {
-		got[i].Start, got[i].End = 0, 0
+		got[i].Start, got[i].End, got[i].PathStart, got[i].PathEnd = 0, 0, 0, 0
 	}
 	want := []Link{
 		{Target: "Sarah Chen", Line: 4},

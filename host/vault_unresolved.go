@@ -1,0 +1,161 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/memhost/memhost/host/health"
+)
+
+// unresolvedCache keeps the notebook's unresolved links for one state of
+// the index's pages and links (index.DB.VaultGeneration, which every page
+// write changes, by this process or another) and of the notebook's
+// attachments, which links may name too: Status, Health and
+// memhost links --unresolved read them often, and resolving every link of
+// a large notebook costs far more than checking that nothing changed.
+type unresolvedCache struct {
+	mu          sync.Mutex
+	gen         string
+	attachments []string
+	links       []LinkInfo
+}
+
+// unresolvedLinks lists the links of the index's pages that find no page
+// or attachment, by page and line (the index is not synced first). The
+// generation is read before the pages and links, so that a write meanwhile
+// leaves the list stale for the next call to see, never kept as current.
+// Callers must not modify the list.
+func (h *Host) unresolvedLinks(ctx context.Context) ([]LinkInfo, error) {
+	c := &h.unresolved
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	gen, err := h.idx.VaultGeneration(ctx)
+	if err != nil {
+		return nil, err
+	}
+	att := h.attachments()
+	if c.links != nil && gen == c.gen && slices.Equal(att, c.attachments) {
+		return c.links, nil
+	}
+	g, err := h.graph(ctx, false, true)
+	if err != nil {
+		return nil, err
+	}
+	list := g.unresolved()
+	if list == nil {
+		list = []LinkInfo{}
+	}
+	c.gen, c.attachments, c.links = gen, att, list
+	return list, nil
+}
+
+// linksCheck is health's check of the notebook's links: pass when every
+// link finds a page or attachment, else warn with how many do not and a
+// few of them.
+func (h *Host) linksCheck(ctx context.Context) health.Check {
+	c := health.Check{Name: "links", Status: health.Pass}
+	list, err := h.unresolvedLinks(ctx)
+	if err != nil {
+		c.Status, c.Message = health.Fail, "links: "+err.Error()
+		return c
+	}
+	c.Metadata = map[string]any{"unresolved": len(list)}
+	if len(list) == 0 {
+		c.Message = "every link finds a page or attachment"
+		return c
+	}
+	var ex []string
+	for _, l := range list[:min(3, len(list))] {
+		ex = append(ex, fmt.Sprintf("%s:%d → %s", l.Page, l.Line, l.Target))
+	}
+	more := ""
+	if len(list) > 3 {
+		more = ", ..."
+	}
+	what := "1 link finds"
+	if len(list) > 1 {
+		what = fmt.Sprintf("%d links find", len(list))
+	}
+	c.Status = health.Warn
+	c.Message = fmt.Sprintf("%s no page or attachment (%s%s): see memhost links --unresolved", what, strings.Join(ex, ", "), more)
+	return c
+}
+
+// attachmentCache keeps the list of the notebook's attachments with the
+// modification time of each folder it walked: a file added, removed or
+// renamed changes its folder's time, so while no folder's has changed the
+// list stands, checked with a stat per folder instead of reading every
+// folder's entries. A folder changed shortly before the walk (within
+// racyWindow, as timestamps are coarse) makes the next call walk again.
+type attachmentCache struct {
+	mu    sync.Mutex
+	dirs  map[string]time.Time // folder (absolute) → modification time at the walk
+	racy  bool
+	files []string
+}
+
+// racyWindow is how recent a folder's change may be for a walk to be
+// trusted later: a change within it may share the folder's timestamp.
+const racyWindow = 2 * time.Second
+
+// attachments lists the notebook's other files (images, PDFs, canvases),
+// which links may name, skipping hidden folders such as .obsidian. Callers
+// must not modify the list.
+func (h *Host) attachments() []string {
+	c := &h.attachmentsKept
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.dirs != nil && !c.racy {
+		same := true
+		for d, mt := range c.dirs {
+			if fi, err := os.Stat(d); err != nil || !fi.ModTime().Equal(mt) {
+				same = false
+				break
+			}
+		}
+		if same {
+			return c.files
+		}
+	}
+	start := time.Now()
+	c.dirs, c.files, c.racy = map[string]time.Time{}, nil, false
+	root := h.notebook.Root()
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			c.racy = true // walk again next time
+			return nil
+		}
+		if p != root && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			fi, err := d.Info()
+			if err != nil {
+				c.racy = true
+				return nil
+			}
+			c.dirs[p] = fi.ModTime()
+			if fi.ModTime().After(start.Add(-racyWindow)) {
+				c.racy = true
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && !strings.EqualFold(filepath.Ext(p), ".md") {
+			if r, err := filepath.Rel(root, p); err == nil {
+				c.files = append(c.files, filepath.ToSlash(r))
+			}
+		}
+		return nil
+	})
+	return c.files
+}

@@ -1,0 +1,178 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memhost/memhost/host/health"
+)
+
+// TestUnresolvedCountFollowsWrites: status's count of unresolved links,
+// kept between calls, follows every change of what links can find,
+// through the real index: a page written (by this host or another process
+// on the same home) drops it, the page removed raises it again, and so do
+// an attachment added and removed, which no index write tells.
+func TestUnresolvedCountFollowsWrites(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	writePage(t, h, "notes/a.md", "# A\n[[Missing Page]] and [b](../other/Missing%20Page.md) and ![[chart.png]]\n")
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	count := func(want int, when string) {
+		t.Helper()
+		for range 2 { // computed, then kept
+			st, err := h.Status(ctx, StatusRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.UnresolvedLinks != want {
+				t.Fatalf("%s: %d unresolved links, want %d", when, st.UnresolvedLinks, want)
+			}
+		}
+	}
+	count(3, "at first")
+
+	if _, err := h.Write(ctx, WriteRequest{Path: "other/Missing Page.md", Text: "# Here now\n"}); err != nil {
+		t.Fatal(err)
+	}
+	count(1, "after the page is written") // [[Missing Page]] finds it by name, [b](...) by its path
+
+	// Another process (a second Host on the same home) removes it.
+	other := openHost(t, h.Home(), nil)
+	if _, err := other.Remove(ctx, RemoveRequest{Path: "other/Missing Page.md"}); err != nil {
+		t.Fatal(err)
+	}
+	count(3, "after another process removed the page")
+
+	png := filepath.Join(h.NotebookDir(), "img", "chart.png")
+	os.MkdirAll(filepath.Dir(png), 0o755)
+	if err := os.WriteFile(png, []byte("\x89PNG"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	count(2, "after the attachment is added")
+	os.Remove(png)
+	count(3, "after the attachment is removed")
+
+	// memhost links --unresolved lists the same, from the same cache.
+	un, err := h.Links(ctx, LinksRequest{Unresolved: true})
+	if err != nil || len(un.Unresolved) != 3 || un.Unresolved[1].Target != "../other/Missing Page.md" || !un.Unresolved[1].Markdown {
+		t.Fatalf("unresolved %+v, %v", un.Unresolved, err)
+	}
+}
+
+// TestHealthLinks: health's links check (of the indexed pages, as status
+// counts them) passes with every link found, and
+// warns naming the count, three examples and memhost links --unresolved
+// when some are not.
+func TestHealthLinks(t *testing.T) {
+	h := healthyHost(t)
+	writePage(t, h, "a.md", "# A\n[[b]]\n")
+	writePage(t, h, "b.md", "# B\n[a](a.md)\n")
+	sync := func() {
+		if _, err := h.Sync(context.Background(), SyncRequest{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync()
+	r := checkHealth(t, h, HealthRequest{})
+	if c := status(t, r, "links"); c.Status != health.Pass || r.Overall != Healthy {
+		t.Fatalf("links %+v, overall %s", c, r.Overall)
+	}
+	writePage(t, h, "c.md", "# C\n[[x1]] [[x2]]\n\n[three](x3.md) [[x4]]\n")
+	sync()
+	r = checkHealth(t, h, HealthRequest{})
+	c := status(t, r, "links")
+	want := "4 links find no page or attachment (c.md:2 → x1, c.md:2 → x2, c.md:4 → x3.md, ...): see memhost links --unresolved"
+	if c.Status != health.Warn || c.Message != want || c.Metadata["unresolved"] != 4 || r.Overall != Degraded {
+		t.Fatalf("links %+v, overall %s; want a warning %q", c, r.Overall, want)
+	}
+	if b, err := os.ReadFile(r.ReportPath); err != nil || !strings.Contains(string(b), "memhost links --unresolved") {
+		t.Fatalf("the report does not hold the check: %v\n%s", err, b)
+	}
+	writePage(t, h, "c.md", "# C\n[[x1]]\n")
+	sync()
+	if c := status(t, checkHealth(t, h, HealthRequest{}), "links"); c.Message != "1 link finds no page or attachment (c.md:2 → x1): see memhost links --unresolved" {
+		t.Fatalf("one link: %+v", c)
+	}
+}
+
+// TestAttachmentsKept: the attachment list is kept while no folder
+// changes, and a file added or removed in any folder, however deep, is
+// seen at the next call.
+func TestAttachmentsKept(t *testing.T) {
+	h := newHost(t)
+	root := h.NotebookDir()
+	writePage(t, h, "a/b/c/chart.png", "png")
+	writePage(t, h, "a/page.md", "# page\n")
+	writePage(t, h, ".obsidian/app.json", "{}")
+	old := time.Now().Add(-time.Hour)
+	age := func() {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				os.Chtimes(p, old, old)
+			}
+			return nil
+		})
+	}
+	age()
+	if got := h.attachments(); !reflect.DeepEqual(got, []string{"a/b/c/chart.png"}) {
+		t.Fatalf("attachments %q", got)
+	}
+	if h.attachmentsKept.racy {
+		t.Fatal("a walk of folders unchanged for an hour is not kept")
+	}
+	h.attachments()
+	writePage(t, h, "a/b/c/d.pdf", "pdf")
+	if got := h.attachments(); !reflect.DeepEqual(got, []string{"a/b/c/chart.png", "a/b/c/d.pdf"}) {
+		t.Fatalf("after a file was added: %q", got)
+	}
+	age()
+	h.attachments()
+	os.Remove(filepath.Join(root, "a/b/c/chart.png"))
+	if got := h.attachments(); !reflect.DeepEqual(got, []string{"a/b/c/d.pdf"}) {
+		t.Fatalf("after a file was removed: %q", got)
+	}
+}
+
+// TestUnresolvedConcurrent: status, links --unresolved and writes at once
+// (under -race), and the count right when they are done.
+func TestUnresolvedConcurrent(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	writePage(t, h, "a.md", "# A\n[[p0]] [[p1]] [[p2]] [[p3]] [x](p4.md)\n")
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 10)
+	for i := range 5 {
+		go func() {
+			_, err := h.Write(ctx, WriteRequest{Path: fmt.Sprintf("p%d.md", i), Text: "# here\n"})
+			errs <- err
+		}()
+		go func() {
+			var err error
+			if i%2 == 0 {
+				_, err = h.Status(ctx, StatusRequest{})
+			} else {
+				_, err = h.Links(ctx, LinksRequest{Unresolved: true})
+			}
+			errs <- err
+		}()
+	}
+	for range 10 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, err := h.Status(ctx, StatusRequest{}); err != nil || st.UnresolvedLinks != 0 {
+		t.Fatalf("%d unresolved after every page was written, %v", st.UnresolvedLinks, err)
+	}
+}
