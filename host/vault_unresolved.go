@@ -83,7 +83,9 @@ func (h *Host) linksCheck(ctx context.Context) health.Check {
 	if len(list) > 1 {
 		what = fmt.Sprintf("%d links find", len(list))
 	}
-	c.Status = health.Warn
+	// Told, not warned of: a vault often links to pages not written yet
+	// (Obsidian shows them as pages to create), which is no fault of the
+	// memory; health stays healthy.
 	c.Message = fmt.Sprintf("%s no page or attachment (%s%s): see memhost links --unresolved", what, strings.Join(ex, ", "), more)
 	return c
 }

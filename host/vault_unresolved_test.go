@@ -69,9 +69,9 @@ func TestUnresolvedCountFollowsWrites(t *testing.T) {
 }
 
 // TestHealthLinks: health's links check (of the indexed pages, as status
-// counts them) passes with every link found, and
-// warns naming the count, three examples and memhost links --unresolved
-// when some are not.
+// counts them) passes with every link found, and names the count, three
+// examples and memhost links --unresolved when some are not, still
+// passing: links to pages not written yet are common in a vault.
 func TestHealthLinks(t *testing.T) {
 	h := healthyHost(t)
 	writePage(t, h, "a.md", "# A\n[[b]]\n")
@@ -91,8 +91,8 @@ func TestHealthLinks(t *testing.T) {
 	r = checkHealth(t, h, HealthRequest{})
 	c := status(t, r, "links")
 	want := "4 links find no page or attachment (c.md:2 → x1, c.md:2 → x2, c.md:4 → x3.md, ...): see memhost links --unresolved"
-	if c.Status != health.Warn || c.Message != want || c.Metadata["unresolved"] != 4 || r.Overall != Degraded {
-		t.Fatalf("links %+v, overall %s; want a warning %q", c, r.Overall, want)
+	if c.Status != health.Pass || c.Message != want || c.Metadata["unresolved"] != 4 || r.Overall != Healthy {
+		t.Fatalf("links %+v, overall %s; want a passing check saying %q", c, r.Overall, want)
 	}
 	if b, err := os.ReadFile(r.ReportPath); err != nil || !strings.Contains(string(b), "memhost links --unresolved") {
 		t.Fatalf("the report does not hold the check: %v\n%s", err, b)
