@@ -48,30 +48,11 @@ func (r *Repo) fastCommit(msg string, paths []string, now time.Time) (string, er
 	if err != nil {
 		return "", err
 	}
-	// git's index lock: no git process changes the index meanwhile.
-	lockPath := filepath.Join(gd, "index.lock")
-	lock, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return "", slowf("index is locked")
-	}
-	locked := true
-	defer func() {
-		if locked {
-			lock.Close()
-			os.Remove(lockPath)
-		}
-	}()
-	data, err := os.ReadFile(filepath.Join(gd, "index"))
-	if err != nil {
-		return "", slowf("no index: %v", err)
-	}
-	idx, err := parseIndex(data)
+	idx, err := lockIndex(gd)
 	if err != nil {
 		return "", err
 	}
-	if idx.tree == nil || idx.tree.count != len(idx.entries) {
-		return "", slowf("no valid cache tree")
-	}
+	defer idx.release()
 	head, err := readRef(gd, "refs/heads/"+branch)
 	if err != nil {
 		return "", err
@@ -108,19 +89,17 @@ func (r *Repo) fastCommit(msg string, paths []string, now time.Time) (string, er
 		putStat(e, st)
 	}
 	if len(added) > 0 {
-		if err := r.addEntries(idx, added); err != nil {
+		if err := r.addEntries(idx.gitIndex, added); err != nil {
 			return "", err
 		}
 		changed = true
 	}
 	if !changed {
 		// Nothing to commit: the refreshed stat data is kept.
-		if _, err := lock.Write(idx.encode()); err == nil && lock.Close() == nil && os.Rename(lockPath, filepath.Join(gd, "index")) == nil {
-			locked = false
-		}
+		idx.write()
 		return "", nil
 	}
-	if err := r.writeTrees(idx, true); err != nil {
+	if err := r.writeTrees(idx.gitIndex, true); err != nil {
 		return "", err
 	}
 	tree := hex.EncodeToString(idx.tree.oid[:])
@@ -133,13 +112,7 @@ func (r *Repo) fastCommit(msg string, paths []string, now time.Time) (string, er
 	}
 	// The commit is made: from here on nothing is reported as failed.
 	r.appendReflog(branch, head, commit, msg, now)
-	if _, err := lock.Write(idx.encode()); err == nil && lock.Close() == nil {
-		if os.Rename(lockPath, filepath.Join(gd, "index")) == nil {
-			locked = false
-		}
-	}
-	// An index not rewritten only looks staged to git status; the next
-	// git command that refreshes it puts it right.
+	idx.write()
 	return commit, nil
 }
 
@@ -185,6 +158,56 @@ func (r *Repo) Head(ctx context.Context) string {
 	}
 	out, _ := r.Git(ctx, "rev-parse", "--short=12", "HEAD")
 	return strings.TrimSpace(out)
+}
+
+// lockedIndex is the index read under git's index lock (.git/index.lock,
+// made exclusively: no git process changes the index meanwhile), with a
+// valid cache tree; write replaces the index, release drops the lock
+// when write did not.
+type lockedIndex struct {
+	*gitIndex
+	gd   string
+	lock *os.File
+	done bool
+}
+
+func lockIndex(gd string) (*lockedIndex, error) {
+	lock, err := os.OpenFile(filepath.Join(gd, "index.lock"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, slowf("index is locked")
+	}
+	li := &lockedIndex{gd: gd, lock: lock}
+	data, err := os.ReadFile(filepath.Join(gd, "index"))
+	if err != nil {
+		li.release()
+		return nil, slowf("no index: %v", err)
+	}
+	if li.gitIndex, err = parseIndex(data); err != nil {
+		li.release()
+		return nil, err
+	}
+	if li.tree == nil || li.tree.count != len(li.entries) {
+		li.release()
+		return nil, slowf("no valid cache tree")
+	}
+	return li, nil
+}
+
+// write replaces .git/index with the entries and cache tree held. A
+// failure leaves the old index: it only looks staged to git status, and
+// the next git command that refreshes it puts it right.
+func (li *lockedIndex) write() {
+	if _, err := li.lock.Write(li.encode()); err == nil && li.lock.Close() == nil {
+		li.done = os.Rename(filepath.Join(li.gd, "index.lock"), filepath.Join(li.gd, "index")) == nil
+	}
+}
+
+func (li *lockedIndex) release() {
+	if !li.done {
+		li.lock.Close()
+		os.Remove(filepath.Join(li.gd, "index.lock"))
+		li.done = true
+	}
 }
 
 // headBranch is the branch HEAD names.

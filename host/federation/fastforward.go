@@ -46,29 +46,11 @@ func (r *Repo) fastForward(ctx context.Context, head, target string, now time.Ti
 	if err != nil {
 		return err
 	}
-	lockPath := filepath.Join(gd, "index.lock")
-	lock, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return slowf("index is locked")
-	}
-	locked := true
-	defer func() {
-		if locked {
-			lock.Close()
-			os.Remove(lockPath)
-		}
-	}()
-	data, err := os.ReadFile(filepath.Join(gd, "index"))
-	if err != nil {
-		return slowf("no index: %v", err)
-	}
-	idx, err := parseIndex(data)
+	idx, err := lockIndex(gd)
 	if err != nil {
 		return err
 	}
-	if idx.tree == nil || idx.tree.count != len(idx.entries) {
-		return slowf("no valid cache tree")
-	}
+	defer idx.release()
 	// The commits and the new blobs, in one process.
 	want := []string{head, target}
 	for _, c := range changes {
@@ -93,18 +75,18 @@ func (r *Repo) fastForward(ctx context.Context, head, target string, now time.Ti
 	}
 	// Local edits since head are never overwritten.
 	for _, c := range changes {
-		if err := r.unchangedSince(idx, c); err != nil {
+		if err := r.unchangedSince(idx.gitIndex, c); err != nil {
 			return err
 		}
 	}
 	// The new index, checked against target's tree before any file moves.
 	for _, c := range changes {
-		if err := applyToIndex(idx, c); err != nil {
+		if err := applyToIndex(idx.gitIndex, c); err != nil {
 			return err
 		}
 	}
 	pruneEmpty(idx.tree)
-	if err := r.writeTrees(idx, false); err != nil {
+	if err := r.writeTrees(idx.gitIndex, false); err != nil {
 		return err
 	}
 	if got := hex.EncodeToString(idx.tree.oid[:]); got != targetTree {
@@ -112,7 +94,7 @@ func (r *Repo) fastForward(ctx context.Context, head, target string, now time.Ti
 	}
 	// The work tree, then the branch, then the index.
 	for _, c := range changes {
-		if err := r.applyToWorkTree(idx, c, objs[c.newOID]); err != nil {
+		if err := r.applyToWorkTree(idx.gitIndex, c, objs[c.newOID]); err != nil {
 			// Files written so far hold target's content: the next sync
 			// commits them as local changes, identical to theirs.
 			return err
@@ -127,11 +109,7 @@ func (r *Repo) fastForward(ctx context.Context, head, target string, now time.Ti
 		return err
 	}
 	r.appendReflogLine(branch, head, target, "merge "+target+": Fast-forward", now)
-	if _, err := lock.Write(idx.encode()); err == nil && lock.Close() == nil {
-		if os.Rename(lockPath, filepath.Join(gd, "index")) == nil {
-			locked = false
-		}
-	}
+	idx.write()
 	return nil
 }
 
