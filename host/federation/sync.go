@@ -163,7 +163,7 @@ func (r *Repo) fetch(ctx context.Context, opts SyncOptions) error {
 	// A fetch of a killed memhost may still be running, holding the
 	// tracking ref's lock (or have died leaving it): wait for it to end,
 	// or to go stale, and fetch again.
-	if waited, err := r.waitLock(ctx, filepath.Join(r.gitDir(), filepath.FromSlash(trackingRef(opts.Branch))+".lock")); err != nil {
+	if waited, _, err := r.waitLock(ctx, filepath.Join(r.gitDir(), filepath.FromSlash(trackingRef(opts.Branch))+".lock")); err != nil {
 		return err
 	} else if waited {
 		if ferr = fetch(); ferr == nil {
@@ -549,25 +549,26 @@ func (r *Repo) recover(ctx context.Context) ([]string, error) {
 	return did, nil
 }
 
-// waitLock waits for a git lock file to go away, removing it once
-// stale; it reports whether there was one.
-func (r *Repo) waitLock(ctx context.Context, p string) (bool, error) {
-	found := false
+// waitLock waits for a git lock file to go away (a git left running by a
+// killed memhost finishes and removes it), removing it once it is older
+// than staleLock (a killed git's). found says there was one, removed that
+// it was stale and is gone.
+func (r *Repo) waitLock(ctx context.Context, p string) (found, removed bool, err error) {
 	for {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return found, nil
+			return found, false, nil
 		}
 		found = true
 		if time.Since(fi.ModTime()) > staleLock {
 			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return found, err
+				return found, false, err
 			}
-			return found, nil
+			return found, true, nil
 		}
 		select {
 		case <-ctx.Done():
-			return found, ctx.Err()
+			return found, false, ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -577,39 +578,19 @@ func (r *Repo) waitLock(ctx context.Context, p string) (bool, error) {
 // git's: git holds it for milliseconds.
 const staleLock = 10 * time.Second
 
-// waitIndexLock waits for git's index.lock to go away: a git command left
-// running by a killed memhost (its child lives on) finishes and removes
-// it. A lock older than staleLock is a killed git's and is removed
-// (reported by removed).
+// waitIndexLock waits for git's index.lock to go away (waitLock),
+// reporting whether a stale one was removed. The branch's ref lock is
+// taken after the index lock by git and by the fast paths alike: a stale
+// one is removed too.
 func (r *Repo) waitIndexLock(ctx context.Context) (removed bool, err error) {
-	// The branch's ref lock is taken after the index lock by git and by
-	// the fast paths alike: one a killed process left is stale too.
 	if branch, err := headBranch(r.gitDir()); err == nil {
 		ref := filepath.Join(r.gitDir(), "refs", "heads", filepath.FromSlash(branch)) + ".lock"
 		if fi, err := os.Stat(ref); err == nil && time.Since(fi.ModTime()) > staleLock {
-			if os.Remove(ref) == nil {
-				removed = true
-			}
+			removed = os.Remove(ref) == nil
 		}
 	}
-	p := filepath.Join(r.gitDir(), "index.lock")
-	for {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return removed, nil
-		}
-		if time.Since(fi.ModTime()) > staleLock {
-			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return false, err
-			}
-			return true, nil
-		}
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	_, gone, err := r.waitLock(ctx, filepath.Join(r.gitDir(), "index.lock"))
+	return removed || gone, err
 }
 
 func short(id string) string {

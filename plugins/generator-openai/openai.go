@@ -88,20 +88,15 @@ func (p *Provider) Configure(_ context.Context, o map[string]string) error {
 			}
 			opt.apiKeyEnv = v
 		case "timeout":
-			d, err := time.ParseDuration(v)
+			d, err := chathttp.TimeoutOption(v)
 			if err != nil {
-				if secs, err2 := strconv.Atoi(v); err2 == nil {
-					d, err = time.Duration(secs)*time.Second, nil
-				}
-			}
-			if err != nil || d <= 0 {
-				return sdk.BadRequest("option timeout=%q: want a duration such as 90s", v)
+				return err
 			}
 			opt.timeout = d
 		case "retries":
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 || n > 10 {
-				return sdk.BadRequest("option retries=%q: want 0..10", v)
+			n, err := chathttp.RetriesOption(v)
+			if err != nil {
+				return err
 			}
 			opt.retries = n
 		case "responseFormat":

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/memhost/memhost/sdk"
 )
 
 // Client sends JSON requests to one service.
@@ -196,4 +197,28 @@ func oneLine(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// TimeoutOption parses a provider's timeout option: a duration such as
+// 90s, or whole seconds.
+func TimeoutOption(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		if secs, err2 := strconv.Atoi(v); err2 == nil {
+			d, err = time.Duration(secs)*time.Second, nil
+		}
+	}
+	if err != nil || d <= 0 {
+		return 0, sdk.BadRequest("option timeout=%q: want a duration such as 90s", v)
+	}
+	return d, nil
+}
+
+// RetriesOption parses a provider's retries option: 0 to 10.
+func RetriesOption(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 10 {
+		return 0, sdk.BadRequest("option retries=%q: want 0..10", v)
+	}
+	return n, nil
 }
