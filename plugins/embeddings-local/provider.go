@@ -98,6 +98,10 @@ type Provider struct {
 
 	embedMu sync.Mutex // guards eng during use
 	eng     engine
+
+	// unusable, when set, is why llama.cpp cannot run on this CPU
+	// (cpu.go): the provider stays in error with it and loads nothing.
+	unusable string
 }
 
 var _ sdk.Embedder = (*Provider)(nil)
@@ -106,8 +110,19 @@ var backend sync.Once
 
 // New returns an unconfigured provider over a models folder.
 func New(modelsDir string, log hclog.Logger) *Provider {
+	return newProvider(modelsDir, log, cpuMismatch())
+}
+
+func newProvider(modelsDir string, log hclog.Logger, unusable string) *Provider {
+	p := &Provider{store: &modelstore.Store{Dir: modelsDir}, log: log, state: sdk.StateLoading, message: "not configured yet", opt: defaultOptions(), unusable: unusable}
+	if unusable != "" {
+		// llama.cpp's backend is not even initialised: its CPU setup
+		// may run instructions this CPU lacks.
+		p.state, p.message = sdk.StateError, unusable
+		return p
+	}
 	backend.Do(initEngine)
-	return &Provider{store: &modelstore.Store{Dir: modelsDir}, log: log, state: sdk.StateLoading, message: "not configured yet", opt: defaultOptions()}
+	return p
 }
 
 // Configure sets the options and (re)starts loading the model.
@@ -149,6 +164,9 @@ func (p *Provider) Configure(ctx context.Context, o map[string]string) error {
 	ref, err := p.store.Resolve(opt.model, opt.modelURL, opt.sha256)
 	if err != nil {
 		return sdk.BadRequest("option model=%q: %v", opt.model, err)
+	}
+	if p.unusable != "" {
+		return nil // the options are valid; the state stays the CPU's error
 	}
 	p.mu.Lock()
 	if p.cancel != nil {

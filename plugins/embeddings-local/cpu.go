@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A binary built with -march=native (make build-local) runs the CPU
+// kernels of the machine that built it. Copied to a CPU without one of
+// those instruction sets it would die of SIGILL inside llama.cpp, which
+// the host could only report as a crashed plugin; instead the provider
+// compares the instruction sets its C code was compiled for with the
+// CPU's before llama.cpp runs, and reports the difference as its status.
+
+// cpuMismatch returns why this binary cannot run llama.cpp on this CPU,
+// or "" when it can.
+func cpuMismatch() string {
+	return missingFeatures(builtFeatures(), cpuFeatures())
+}
+
+// missingFeatures names the features of built that cpu lacks.
+func missingFeatures(built []string, cpu map[string]bool) string {
+	var missing []string
+	for _, f := range built {
+		if !cpu[f] {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("this memhost-embeddings-local was compiled for a CPU with %s, which this CPU lacks; "+
+		"rebuild it on this machine (make build-local), or build a portable one (make build-local LOCAL_CPU=x86-64-v3)",
+		strings.Join(missing, ", "))
+}
