@@ -20,6 +20,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/eval"
+	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/server"
 )
@@ -239,7 +240,7 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			if last == "" {
 				last = "never"
 			} else if t, err := time.Parse(time.RFC3339, last); err == nil {
-				last = fmt.Sprintf("%s (%s ago)", last, time.Since(t).Round(time.Second))
+				last = fmt.Sprintf("%s (%s ago)", last, clock.Now().Sub(t).Round(time.Second))
 			}
 			fmt.Fprintf(tw, "home:\t%s\n", a.tilde(resp.Home))
 			fmt.Fprintf(tw, "notebook:\t%s\n", a.tilde(resp.Notebook))
@@ -355,7 +356,7 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			a.out(cmd, res, nil)
 			return
 		}
-		stamp := time.Now().Format("15:04:05")
+		stamp := clock.Now().Format("15:04:05")
 		printSync(a.io.stdout, stamp+" synced", res)
 		for _, p := range res.Paths {
 			fmt.Fprintf(a.io.stdout, "  indexed %s\n", p)
@@ -372,7 +373,7 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			return
 		}
 		fmt.Fprintf(a.io.stdout, "%s embedded %d chunks with %s (%d from the cache); %d pending\n",
-			time.Now().Format("15:04:05"), res.Embedded, res.Provider, res.FromCache, res.Pending)
+			clock.Now().Format("15:04:05"), res.Embedded, res.Provider, res.FromCache, res.Pending)
 	}
 	if h := a.io.shared; h != nil { // relayed into the server
 		return a.followServer(ctx, cmd, h.NotebookDir(), func() (host.SyncResult, error) { return h.Sync(ctx, host.SyncRequest{}) },

@@ -41,8 +41,11 @@ type Options struct {
 	SessionsDir string // absolute
 	Index       *index.DB
 	Config      func() *config.Config // read at every sync
-	Now         func() time.Time
-	Log         *slog.Logger
+	// Now is the calendar clock of the last sync's time. A page's
+	// indexing time is the wall clock's (time.Now), whatever Now says:
+	// the racy-edit rule compares it with the file system's mtimes.
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // Indexer syncs one index. It is safe for concurrent use: syncs queue on
@@ -369,7 +372,7 @@ func (x *Indexer) examineOne(f diskFile, st index.File) examined {
 	}
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
-	file := index.File{Path: f.rel, Source: SourceOf(f.rel), Hash: hash, Mtime: f.mtime, Size: int64(len(data)), IndexedAt: x.opts.Now()}
+	file := index.File{Path: f.rel, Source: SourceOf(f.rel), Hash: hash, Mtime: f.mtime, Size: int64(len(data)), IndexedAt: time.Now()}
 	if hash == st.Hash {
 		r.touch = file
 		return r

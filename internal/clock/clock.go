@@ -1,0 +1,67 @@
+// Package clock is memhost's calendar clock: the time that decides which
+// day a daily log, a fact's date or a turn's stamp belongs to. It is
+// time.Now, moved by MEMHOST_CLOCK_OFFSET when that is set, so that the
+// whole test suite, with every process it starts, can run on another day
+// (make test-dates: across a month's end, a year's end and a DST change)
+// and show that nothing depends on the day it runs.
+//
+// Elapsed times, deadlines and comparisons with file modification times
+// use time.Now: the file system's clock is not moved.
+package clock
+
+import (
+	"fmt"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// EnvOffset names the variable: a Go duration ("-26h", "8760h30m") added
+// to the wall clock. Every process of one test run inherits the same
+// offset, so time still moves forward from one process to the next.
+const EnvOffset = "MEMHOST_CLOCK_OFFSET"
+
+// offset is in nanoseconds; atomic because Set may run while a server's
+// goroutines read the clock.
+var offset atomic.Int64
+
+func init() { offset.Store(int64(mustParse(os.Getenv(EnvOffset)))) }
+
+func mustParse(v string) time.Duration {
+	d, err := Parse(v)
+	if err != nil {
+		// A test run set it; running on the real day instead would hide
+		// what the run is for.
+		fmt.Fprintln(os.Stderr, "memhost:", err)
+		os.Exit(2)
+	}
+	return d
+}
+
+// Parse reads an offset as EnvOffset holds it; "" is none.
+func Parse(v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: want a duration such as -26h or 8760h: %w", EnvOffset, v, err)
+	}
+	return d, nil
+}
+
+// Now returns the current time, moved by the offset.
+func Now() time.Time {
+	if d := offset.Load(); d != 0 {
+		return time.Now().Add(time.Duration(d))
+	}
+	return time.Now()
+}
+
+// Set moves Now to t, from where it goes on, until restore is called: for
+// in-process tests that must not cross a midnight (golden transcripts).
+// Processes started meanwhile do not inherit it.
+func Set(t time.Time) (restore func()) {
+	old := offset.Swap(int64(time.Until(t)))
+	return func() { offset.Store(old) }
+}
