@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -363,5 +364,30 @@ func TestMisspeltEnvWarns(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "kiwis are green") {
 		t.Fatalf("recall found nothing:\n%s", out.String())
+	}
+}
+
+// readSpy is a stdin that records whether it was read.
+type readSpy struct{ read bool }
+
+func (r *readSpy) Read([]byte) (int, error) { r.read = true; return 0, io.EOF }
+
+// TestHookUnknownEvent: a hook memhost does not know is named, with the
+// known ones, as a usage error before stdin is read (a runtime may keep
+// it open).
+func TestHookUnknownEvent(t *testing.T) {
+	home := t.TempDir()
+	var out, errb bytes.Buffer
+	spy := &readSpy{}
+	code := run(context.Background(), []string{"memhost", "hook", "nonsense"}, stdio{stdin: spy, stdinIsPiped: true, stdout: &out, stderr: &errb,
+		getenv: func(k string) string {
+			if k == "MEMHOST_HOME" {
+				return home
+			}
+			return ""
+		}})
+	want := "memhost: unknown hook \"nonsense\" (known: session-start, pre-compact, session-end, stop)\n"
+	if code != 2 || errb.String() != want || out.String() != "" || spy.read {
+		t.Fatalf("exit %d, stderr %q, stdout %q, stdin read %v; want exit 2, %q, stdin unread", code, errb.String(), out.String(), spy.read, want)
 	}
 }
