@@ -337,7 +337,7 @@ func TestWorkerStateSaysSinceWhenItFails(t *testing.T) {
 	cfg.Health.DeadAfterFailures = 1000 // never dead: stuck, not dead
 	failed := make(chan struct{}, 1)
 	log := slog.New(onWarn{func(msg string) {
-		if msg == "embedding failed; retrying" {
+		if strings.HasPrefix(msg, "embedding failed") {
 			select {
 			case failed <- struct{}{}:
 			default:

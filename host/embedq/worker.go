@@ -123,6 +123,9 @@ func (q *Queue) work(ctx context.Context, w *worker) {
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	backoff := time.Second
+	// warned is the failure last logged as a warning: the same failure
+	// again (offline, no model: every retry for hours) is not repeated.
+	warned := ""
 	for {
 		select {
 		case <-ctx.Done():
@@ -140,6 +143,10 @@ func (q *Queue) work(ctx context.Context, w *worker) {
 			retry.Reset(backoff)
 		case err == nil:
 			w.record(q.now(), res.Embedded > 0 || res.Pending == 0, nil)
+			if warned != "" {
+				q.opts.Log.Info("embedding works again")
+				warned = ""
+			}
 			backoff = time.Second
 			if w.onEmbed != nil && res.Embedded > 0 {
 				w.onEmbed(res)
@@ -149,7 +156,12 @@ func (q *Queue) work(ctx context.Context, w *worker) {
 			w.record(q.now(), false, nil)
 		default:
 			w.record(q.now(), res.Embedded > 0, err)
-			q.opts.Log.Warn("embedding failed; retrying", "err", err, "in", backoff)
+			if msg := err.Error(); msg != warned {
+				q.opts.Log.Warn("embedding failed; retrying in the background", "err", err)
+				warned = msg
+			} else {
+				q.opts.Log.Debug("embedding failed again; retrying", "in", backoff)
+			}
 			retry.Reset(backoff)
 			backoff = min(2*backoff, 30*time.Second)
 		}
