@@ -370,6 +370,6 @@ func (h *Host) IndexSummary(ctx context.Context) (StatusResponse, error) {
 	if resp.Embedded, resp.Pending, err = h.idx.VectorCounts(ctx); err != nil {
 		return resp, err
 	}
-	resp.Mode, resp.Reason = h.searchMode(ctx, &resp)
+	resp.Mode, resp.Reason, _ = h.searchMode(ctx, &resp)
 	return resp, nil
 }

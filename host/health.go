@@ -136,6 +136,8 @@ func (h *Host) healthFacts(ctx context.Context, cfg *config.Config) health.Facts
 	if err != nil {
 		f.Queue.Err = err.Error()
 	}
+	w := h.queue.WorkerState()
+	f.Queue.Worker = health.Worker{Running: w.Running, Progress: w.Progress, FailingSince: w.FailingSince, Err: w.Err}
 
 	day := "daily/" + h.now().In(h.loc()).Format(time.DateOnly) + ".md"
 	_, err = os.Stat(h.notebook.Abs(day))

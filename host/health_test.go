@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/health"
@@ -76,10 +78,11 @@ func TestHealthHealthy(t *testing.T) {
 	}
 }
 
-func TestHealthNoDailyLogWarns(t *testing.T) {
+// TestHealthNoDailyLogIsNoFault: a day without an entry is an ordinary day.
+func TestHealthNoDailyLogIsNoFault(t *testing.T) {
 	h := newHost(t)
 	r := checkHealth(t, h, HealthRequest{})
-	if c := status(t, r, "daily-log"); c.Status != health.Warn || r.Overall != Degraded {
+	if c := status(t, r, "daily-log"); c.Status != health.Pass || r.Overall != Healthy {
 		t.Fatalf("overall %s, daily-log %+v", r.Overall, c)
 	}
 }
@@ -275,3 +278,115 @@ func TestDeadEmbeddings(t *testing.T) {
 		t.Fatalf("after repair: queue %+v, repairs %q", c, r.Repairs)
 	}
 }
+
+// TestHealthAfterDeletingIndex follows the README: remember, delete
+// brain/memory.db, the next command rebuilds it with every chunk waiting
+// for a vector again. Nothing is wrong: the next search (or the background
+// run) embeds them, from the cache. No daily log today is not a fault
+// either.
+func TestHealthAfterDeletingIndex(t *testing.T) {
+	ctx := context.Background()
+	strict := func(c *config.Config) {
+		c.Memory.Embedding.Plugin = "hello"
+		c.Health.PendingWarn, c.Health.PendingFail = 0, 1 // any pending chunk counted would fail
+	}
+	h := semanticHost(t, strict, "hello")
+	home := h.Home()
+	if _, err := h.Remember(ctx, RememberRequest{Text: "Sarah Chen - Mobile: 555-1234"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Embed(ctx, EmbedRequest{Sync: true}); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(filepath.Join(home, "brain", "memory.db"+s))
+	}
+	h = openHost(t, home, strict)
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	r := checkHealth(t, h, HealthRequest{})
+	q := status(t, r, "embedding-queue")
+	if r.Overall != Healthy || q.Metadata["pending"].(int) == 0 {
+		t.Fatalf("overall %s, queue %+v: %+v", r.Overall, q, r.Checks)
+	}
+	if want := "the next search or the background run embeds them"; !strings.Contains(q.Message, want) {
+		t.Errorf("queue %q lacks %q", q.Message, want)
+	}
+	if d := status(t, r, "daily-log"); d.Status != health.Pass || !strings.Contains(d.Message, "no daily log for today yet") {
+		t.Errorf("daily-log %+v", d)
+	}
+}
+
+// TestWorkerStateSaysSinceWhenItFails: the worker records its progress
+// and when its runs began to fail, by the host's clock, and health reports
+// its queue stuck once that lasts past the grace.
+func TestWorkerStateSaysSinceWhenItFails(t *testing.T) {
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
+	b, err := os.ReadFile(filepath.Join(builtPlugins(t), "memhost-embeddings-faulty"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(home, "plugins", "memhost-embeddings-faulty"), b, 0o755)
+	cfg := config.Default()
+	cfg.Memory.Embedding.Plugin = "faulty"
+	cfg.Health.DeadAfterFailures = 1000 // never dead: stuck, not dead
+	failed := make(chan struct{}, 1)
+	log := slog.New(onWarn{func(msg string) {
+		if strings.HasPrefix(msg, "embedding failed") {
+			select {
+			case failed <- struct{}{}:
+			default:
+			}
+		}
+	}})
+	h, err := Open(ctx, Options{Home: home, Config: cfg, Now: clk.now, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	writePage(t, h, "good.md", "a page that embeds")
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan struct{}, 1)
+	h.queue.StartWorker(ctx, func(EmbedResult) { ran <- struct{}{} })
+	<-ran
+	if st := h.queue.WorkerState(); !st.Running || !st.Progress.Equal(clk.now()) || !st.FailingSince.IsZero() {
+		t.Fatalf("after a good run: %+v", st)
+	}
+	// A text the provider refuses fails every run from now on.
+	writePage(t, h, "poison.md", "nan")
+	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	failedAt := clk.now().Add(time.Minute)
+	clk.set(failedAt)
+	h.queue.Kick()
+	<-failed
+	if st := h.queue.WorkerState(); !st.FailingSince.Equal(failedAt) || !strings.Contains(st.Err, "failed to embed") {
+		t.Fatalf("after a failed run: %+v", st)
+	}
+	clk.set(failedAt.Add(30 * time.Minute))
+	r := checkHealth(t, h, HealthRequest{})
+	q := status(t, r, "embedding-queue")
+	if want := "stuck: the embedding worker fails since 2026-03-02T09:01:00Z (30m ago)"; q.Status != health.Warn || !strings.Contains(q.Message, want) {
+		t.Fatalf("queue %+v, want warn with %q", q, want)
+	}
+}
+
+// onWarn is a slog handler that passes each warning's message to f: the
+// worker's failures are events a test can wait for.
+type onWarn struct{ f func(msg string) }
+
+func (onWarn) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+func (w onWarn) Handle(_ context.Context, r slog.Record) error {
+	w.f(r.Message)
+	return nil
+}
+func (w onWarn) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w onWarn) WithGroup(string) slog.Handler      { return w }

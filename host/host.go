@@ -173,7 +173,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.gens = registry.New(registry.Options{Kind: registry.Generators, Dirs: dirs, Logger: h.hlog, Env: []string{"MEMHOST_HOME=" + h.home}})
 	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
-		Log: h.log, Background: opts.Background})
+		Log: h.log, Background: opts.Background, Now: h.now})
 	h.openFederation()
 	return h, nil
 }

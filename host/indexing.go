@@ -258,8 +258,14 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 	if err != nil {
 		return resp, err
 	}
-	resp.Mode, resp.Reason = h.searchMode(ctx, &resp)
-	resp.FailedDownloads = h.failedDownloads()
+	var installed bool
+	resp.Mode, resp.Reason, installed = h.searchMode(ctx, &resp)
+	if installed && resp.Provider == "" {
+		// Only an installed provider that is not ready may be waiting for
+		// a model: a missing one (or a ready one) has nothing to do with
+		// downloads that failed before, for another plugin perhaps.
+		resp.FailedDownloads = h.failedDownloads()
+	}
 	rs, err := h.sessions.Receipts()
 	if err != nil {
 		return resp, err
@@ -278,17 +284,18 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 }
 
 // searchMode says what a recall would do now, without embedding anything
-// or changing the index's model.
-func (h *Host) searchMode(ctx context.Context, resp *StatusResponse) (mode, why string) {
+// or changing the index's model, and whether the active provider is
+// installed.
+func (h *Host) searchMode(ctx context.Context, resp *StatusResponse) (mode, why string, installed bool) {
 	sem, err := h.queue.Ready(ctx)
 	if err != nil {
-		return ModeKeyword, embedq.Reason(err)
+		return ModeKeyword, embedq.Reason(err), embedq.Installed(err)
 	}
 	sem.Release()
 	resp.Provider, resp.Model, resp.Dimensions = sem.Name, sem.Info.ModelID, sem.Info.Dimensions
 	current, err := h.idx.VectorModel(ctx)
 	if err != nil {
-		return ModeKeyword, err.Error()
+		return ModeKeyword, err.Error(), true
 	}
 	if current.Model != sem.Model.Model || current.Dimensions != sem.Model.Dimensions {
 		resp.Pending, resp.Embedded = resp.Pending+resp.Embedded, 0 // all of them, for the new model
@@ -298,7 +305,7 @@ func (h *Host) searchMode(ctx context.Context, resp *StatusResponse) (mode, why 
 		resp.Pending, resp.Dead = pending, dead
 	}
 	if resp.Pending > 0 {
-		return ModeKeyword, embedq.Reason(embedq.Progress(sem.Name, resp.Embedded, resp.Pending))
+		return ModeKeyword, embedq.Reason(embedq.Progress(sem.Name, resp.Embedded, resp.Pending)), true
 	}
-	return ModeHybrid, ""
+	return ModeHybrid, "", true
 }

@@ -104,8 +104,31 @@ func TestKeywordReasonWithoutProvider(t *testing.T) {
 	}
 	h = semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "olama" }, "hello")
 	r = recall(t, h, "sarah")
-	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, `unknown embeddings plugin "olama" (installed: hello)`) || len(r.Results.Notebook) == 0 {
+	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, `embeddings plugin "olama" is not in the plugin folders (installed: hello)`) || len(r.Results.Notebook) == 0 {
 		t.Errorf("unknown plugin: mode %q reason %q results %d", r.Mode, r.Reason, len(r.Results.Notebook))
+	}
+}
+
+// TestMissingPluginHidesDownloadFailures: with memory.embedding.plugin
+// naming a plugin that is not installed, status and recall name it; the
+// failed downloads of the local plugin's model, used before, are no
+// reason now and are not shown.
+func TestMissingPluginHidesDownloadFailures(t *testing.T) {
+	ctx := context.Background()
+	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "nosuch" }, "hello")
+	models := filepath.Join(h.Home(), "models")
+	os.MkdirAll(models, 0o755)
+	failure := `{"name":"all-MiniLM-L6-v2-Q4_K_M.gguf","at":"2026-03-02T09:00:00Z","error":"dial tcp: lookup huggingface.co: no such host","offline":true,"count":3}`
+	if err := os.WriteFile(filepath.Join(models, ".all-MiniLM-L6-v2-Q4_K_M.gguf.failed.json"), []byte(failure), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `embeddings plugin "nosuch" is not in the plugin folders (installed: hello)`
+	st, err := h.Status(ctx, StatusRequest{})
+	if err != nil || st.Mode != ModeKeyword || !strings.Contains(st.Reason, want) || len(st.FailedDownloads) != 0 {
+		t.Errorf("status: mode %s, reason %q, failed downloads %+v, %v; want %q and none", st.Mode, st.Reason, st.FailedDownloads, err, want)
+	}
+	if r := recall(t, h, "sarah"); !strings.Contains(r.Reason, want) {
+		t.Errorf("recall's reason %q lacks %q", r.Reason, want)
 	}
 }
 

@@ -227,6 +227,9 @@ const (
 	HookStop         = "stop"
 )
 
+// HookEvents are the hook events Hook answers, in the order of a session.
+var HookEvents = []string{HookSessionStart, HookPreCompact, HookSessionEnd, HookStop}
+
 // HookRequest is an agent runtime's hook: the event and the JSON input the
 // runtime gives the hook.
 type HookRequest struct {
@@ -234,8 +237,12 @@ type HookRequest struct {
 	Payload json.RawMessage `json:"payload"`
 }
 
-// Check reports a Payload that is not JSON (see SessionAppendRequest.Check).
+// Check reports an unknown Event, then a Payload that is not JSON (see
+// SessionAppendRequest.Check): the event is wrong whatever the input.
 func (r HookRequest) Check() error {
+	if !slices.Contains(HookEvents, r.Event) {
+		return fault.BadInputf("event", "unknown hook %q (known: %s)", r.Event, strings.Join(HookEvents, ", "))
+	}
 	if !json.Valid(r.Payload) {
 		var v any
 		return fault.BadInputf("payload", "hook input is not JSON: %v", json.Unmarshal(r.Payload, &v))
@@ -311,8 +318,8 @@ func (h *Host) Hook(ctx context.Context, req HookRequest) (HookResponse, error) 
 			return HookResponse{}, err
 		}
 		out = map[string]any{"suppressOutput": true}
-	default:
-		return HookResponse{}, fault.BadInputf("event", "unknown hook %q (session-start, pre-compact, session-end, stop)", req.Event)
+	default: // refused by Check
+		return HookResponse{}, req.Check()
 	}
 	b, err := json.Marshal(out)
 	return HookResponse{Output: b}, err

@@ -185,7 +185,7 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 		ExitErrHandler: func(context.Context, *cli.Command, error) {}, // run decides exit codes
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return usagef("unknown command %q (run memhost help for the list)", cmd.Args().First())
+				return unknownCommand(cmd, cmd.Args().First())
 			}
 			return cli.ShowAppHelp(cmd)
 		},
@@ -373,6 +373,16 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 	setUsage = func(cs []*cli.Command) {
 		for _, c := range cs {
 			c.OnUsageError = root.OnUsageError
+			if len(c.Commands) > 0 && c.Action == nil {
+				// Without an action urfave/cli takes the word for a help
+				// topic ("No help topic for 'lst'", exit 1).
+				c.Action = func(ctx context.Context, cmd *cli.Command) error {
+					if cmd.Args().Len() > 0 {
+						return unknownCommand(cmd, cmd.Args().First())
+					}
+					return cli.ShowSubcommandHelp(cmd)
+				}
+			}
 			c.Action = flagValueUsage(c.Action)
 			setUsage(c.Commands)
 		}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -249,7 +250,11 @@ func TestBadInput(t *testing.T) {
 		{[]string{"recall", "x", "--max-results", "many"}, nil, 2, "many"},
 		{[]string{"get", "reference/contacts.md", "--start-line", "99"}, nil, 1, "start line 99 is past the end of reference/contacts.md"},
 		{[]string{"get", "reference/contacts.md", "--lines", "-1"}, nil, 2, "must be positive"},
-		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate"`},
+		{[]string{"frobnicate"}, nil, 2, `unknown command "frobnicate" (run memhost help for the list)`},
+		{[]string{"recal", "foo"}, nil, 2, `unknown command "recal" — did you mean "recall"?`},
+		{[]string{"reacll", "foo"}, nil, 2, `unknown command "reacll" — did you mean "recall"?`},
+		{[]string{"session", "lst"}, nil, 2, `unknown command "session lst" — did you mean "session list"?`},
+		{[]string{"models", "frobnicate"}, nil, 2, `unknown command "models frobnicate" (run memhost models --help for the list)`},
 		{[]string{"status", "extra"}, nil, 2, "status takes no arguments"},
 		{[]string{"remember", "--nope", "x"}, nil, 2, "nope"},
 		{[]string{"write", "notes/evil\n## Injected", "x"}, nil, 1, `control character: "notes/evil\n## Injected"`},
@@ -359,5 +364,30 @@ func TestMisspeltEnvWarns(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "kiwis are green") {
 		t.Fatalf("recall found nothing:\n%s", out.String())
+	}
+}
+
+// readSpy is a stdin that records whether it was read.
+type readSpy struct{ read bool }
+
+func (r *readSpy) Read([]byte) (int, error) { r.read = true; return 0, io.EOF }
+
+// TestHookUnknownEvent: a hook memhost does not know is named, with the
+// known ones, as a usage error before stdin is read (a runtime may keep
+// it open).
+func TestHookUnknownEvent(t *testing.T) {
+	home := t.TempDir()
+	var out, errb bytes.Buffer
+	spy := &readSpy{}
+	code := run(context.Background(), []string{"memhost", "hook", "nonsense"}, stdio{stdin: spy, stdinIsPiped: true, stdout: &out, stderr: &errb,
+		getenv: func(k string) string {
+			if k == "MEMHOST_HOME" {
+				return home
+			}
+			return ""
+		}})
+	want := "memhost: unknown hook \"nonsense\" (known: session-start, pre-compact, session-end, stop)\n"
+	if code != 2 || errb.String() != want || out.String() != "" || spy.read {
+		t.Fatalf("exit %d, stderr %q, stdout %q, stdin read %v; want exit 2, %q, stdin unread", code, errb.String(), out.String(), spy.read, want)
 	}
 }

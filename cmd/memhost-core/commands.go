@@ -927,11 +927,15 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 }
 
 // hook answers a Claude Code hook. Its errors exit 1, which Claude Code
-// treats as non-blocking (2 would block the agent).
+// treats as non-blocking (2 would block the agent); an unknown event is a
+// hook configured wrongly, refused (exit 2) before stdin is read.
 func (a *app) hook(ctx context.Context, cmd *cli.Command) error {
 	event, err := onePath(cmd)
 	if err != nil {
-		return usagef("hook takes one event: session-start, pre-compact, session-end or stop")
+		return usagef("hook takes one event: %s", strings.Join(host.HookEvents, ", "))
+	}
+	if !slices.Contains(host.HookEvents, event) {
+		return usagef("unknown hook %q (known: %s)", event, strings.Join(host.HookEvents, ", "))
 	}
 	payload, err := io.ReadAll(io.LimitReader(a.io.stdin, 16<<20))
 	if err != nil {

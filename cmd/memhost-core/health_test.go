@@ -16,15 +16,24 @@ func TestHealthExitCodes(t *testing.T) {
 	home := t.TempDir()
 	ok(t, home, "init")
 	ok(t, home, "remember", "Sarah Chen - Phone: 555-1234")
-	r := memhost(t, home, nil, "health")
-	if r.code != exitDegraded || !strings.HasPrefix(r.stdout, "DEGRADED\n") || !strings.Contains(r.stdout, "warn  daily-log") || r.stderr != "" {
-		t.Fatalf("no daily log: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	// The README's tour: the index deleted, no daily log today; nothing
+	// is wrong.
+	for _, s := range []string{"", "-wal", "-shm"} {
+		os.Remove(filepath.Join(home, "brain", "memory.db"+s))
 	}
-	ok(t, home, "daily-log", "checked the home")
 	out := ok(t, home, "health")
-	if !strings.HasPrefix(out, "HEALTHY\n") || !strings.Contains(out, "report: "+filepath.Join(home, "health", "latest-report.md")) {
+	if !strings.HasPrefix(out, "HEALTHY\n") || !strings.Contains(out, "pass  daily-log") || !strings.Contains(out, "report: "+filepath.Join(home, "health", "latest-report.md")) {
 		t.Fatalf("healthy home:\n%s", out)
 	}
+	// Degraded: a file left by a rebuild that was killed.
+	leak := filepath.Join(home, "brain", "memory.db.rebuild-999999")
+	os.WriteFile(leak, nil, 0o644)
+	r := memhost(t, home, nil, "health")
+	if r.code != exitDegraded || !strings.HasPrefix(r.stdout, "DEGRADED\n") || !strings.Contains(r.stdout, "warn  leaked-files") || r.stderr != "" {
+		t.Fatalf("a leaked file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	os.Remove(leak)
+	ok(t, home, "sync")
 	if _, err := os.Stat(filepath.Join(home, "health", "latest-report.md")); err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,13 @@ import "fmt"
 // figure above its Warn threshold makes the check warn (DEGRADED), above
 // its Fail threshold fail (UNHEALTHY); a Fail of 0 never fails.
 type Health struct {
-	// PendingWarn and PendingFail bound the chunks waiting in the
-	// embedding queue. Defaults 5 and 20 (seed: 0-5 healthy, 6-20
-	// degraded, >20 unhealthy). Any dead chunk fails the check.
+	// PendingWarn and PendingFail bound the chunks waiting in a stuck
+	// embedding queue (its provider cannot embed, or its worker fails or
+	// makes no progress for StaleGraceMinutes): a stuck queue warns, and
+	// fails above PendingFail. A queue being worked through, or left for
+	// the next search, passes however long. Defaults 5 and 20 (seed:
+	// 0-5 healthy, 6-20 degraded, >20 unhealthy). Any dead chunk fails
+	// the check.
 	PendingWarn int `yaml:"pendingWarn"`
 	PendingFail int `yaml:"pendingFail"`
 	// DeadAfterFailures is how often embedding a chunk may fail before it
@@ -34,7 +38,8 @@ type Health struct {
 	VaultFailMB int `yaml:"vaultFailMB"`
 	// StaleGraceMinutes: a page changed on disk less than this long ago
 	// and not yet indexed is normal (the next recall or the watcher
-	// indexes it); older ones warn. Default 10.
+	// indexes it); older ones warn. An embedding worker failing or
+	// without progress for this long is stuck. Default 10.
 	StaleGraceMinutes int `yaml:"staleGraceMinutes"`
 	// MinCacheHitRate warns when the embedding cache's hit rate is below
 	// it (0..1). Default 0, off: the cache is keyed by chunk content, so

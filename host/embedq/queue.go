@@ -30,6 +30,9 @@ type Options struct {
 	// without blocking the caller (the CLI starts `memhost embed`
 	// detached).
 	Background func() error
+	// Now is the clock of the worker's record (WorkerState); nil means
+	// time.Now.
+	Now func() time.Time
 }
 
 // Queue is the embedding queue of one index. Its methods may be called
@@ -51,6 +54,13 @@ type Queue struct {
 func New(opts Options) *Queue { return &Queue{opts: opts} }
 
 func (q *Queue) cfg() *config.Config { return q.opts.Config() }
+
+func (q *Queue) now() time.Time {
+	if q.opts.Now != nil {
+		return q.opts.Now()
+	}
+	return time.Now()
+}
 
 // Close stops the worker and closes the cache.
 func (q *Queue) Close() error {

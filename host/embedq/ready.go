@@ -34,6 +34,8 @@ type NotReadyError struct {
 	// NoProvider means no provider is configured or installed: search is
 	// keyword-only by choice, and there is nothing to retry.
 	NoProvider bool
+	// Missing means the configured provider is not installed.
+	Missing bool
 }
 
 func (e *NotReadyError) Error() string         { return ErrNotReady.Error() + ": " + e.Reason }
@@ -55,6 +57,13 @@ func Reason(err error) string {
 func preparing(err error) bool {
 	var nr *NotReadyError
 	return errors.As(err, &nr) && nr.Preparing
+}
+
+// Installed reports whether err leaves the active provider installed:
+// not a provider missing from the plugin folders, nor none at all.
+func Installed(err error) bool {
+	var nr *NotReadyError
+	return !errors.As(err, &nr) || !nr.Missing && !nr.NoProvider
 }
 
 // NoProvider reports whether err says no provider is configured.
@@ -126,7 +135,12 @@ func (q *Queue) Ready(ctx context.Context) (*Semantic, error) {
 
 func (q *Queue) ready(ctx context.Context, name string, p *registry.Provider, err error) (*Semantic, error) {
 	if errors.Is(err, registry.ErrUnknownPlugin) {
-		return nil, notReady("%v (memory.embedding.plugin in config.yaml)", err)
+		installed := strings.Join(q.opts.Registry.Names(), ", ")
+		if installed == "" {
+			installed = "none"
+		}
+		return nil, &NotReadyError{Missing: true, Reason: fmt.Sprintf(
+			"embeddings plugin %q is not in the plugin folders (installed: %s); memory.embedding.plugin in config.yaml names it", name, installed)}
 	}
 	if err != nil && p == nil {
 		return nil, notReady("%v", err)

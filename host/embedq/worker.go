@@ -2,6 +2,7 @@ package embedq
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -12,6 +13,54 @@ type worker struct {
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the goroutine has returned
 	onEmbed func(Result)
+
+	mu    sync.Mutex
+	state WorkerState // Running is left false: HasWorker says it
+}
+
+// WorkerState is what the worker has achieved, so that health can tell a
+// queue being worked through from one that is stuck.
+type WorkerState struct {
+	Running bool
+	// Progress is when a run last embedded something or found nothing
+	// left to embed; the worker's start before that.
+	Progress time.Time
+	// FailingSince is when the runs that failed in a row began, and Err
+	// the last one's error; zero and "" after a run that did not fail.
+	FailingSince time.Time
+	Err          string
+}
+
+// WorkerState reports the worker's record; Running is false when none runs.
+func (q *Queue) WorkerState() WorkerState {
+	q.workerMu.Lock()
+	w := q.worker
+	q.workerMu.Unlock()
+	if w == nil {
+		return WorkerState{}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := w.state
+	st.Running = true
+	return st
+}
+
+// record notes a run's outcome in the worker's state.
+func (w *worker) record(now time.Time, progressed bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if progressed {
+		w.state.Progress = now
+	}
+	if err == nil {
+		w.state.FailingSince, w.state.Err = time.Time{}, ""
+		return
+	}
+	if w.state.FailingSince.IsZero() {
+		w.state.FailingSince = now
+	}
+	w.state.Err = err.Error()
 }
 
 // StartWorker starts the background worker, which embeds the queue each
@@ -27,6 +76,7 @@ func (q *Queue) StartWorker(ctx context.Context, onEmbed func(Result)) bool {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &worker{kick: make(chan struct{}, 1), cancel: cancel, done: make(chan struct{}), onEmbed: onEmbed}
+	w.state.Progress = q.now()
 	q.worker = w
 	go func() {
 		defer close(w.done)
@@ -73,6 +123,9 @@ func (q *Queue) work(ctx context.Context, w *worker) {
 	retry := time.NewTimer(time.Hour)
 	retry.Stop()
 	backoff := time.Second
+	// warned is the failure last logged as a warning: the same failure
+	// again (offline, no model: every retry for hours) is not repeated.
+	warned := ""
 	for {
 		select {
 		case <-ctx.Done():
@@ -86,16 +139,29 @@ func (q *Queue) work(ctx context.Context, w *worker) {
 			return
 		case err == nil && res.Busy:
 			// Another process holds the queue: look again later.
+			w.record(q.now(), false, nil)
 			retry.Reset(backoff)
 		case err == nil:
+			w.record(q.now(), res.Embedded > 0 || res.Pending == 0, nil)
+			if warned != "" {
+				q.opts.Log.Info("embedding works again")
+				warned = ""
+			}
 			backoff = time.Second
 			if w.onEmbed != nil && res.Embedded > 0 {
 				w.onEmbed(res)
 			}
 		case NoProvider(err):
 			// keyword-only by choice: nothing to retry until kicked
+			w.record(q.now(), false, nil)
 		default:
-			q.opts.Log.Warn("embedding failed; retrying", "err", err, "in", backoff)
+			w.record(q.now(), res.Embedded > 0, err)
+			if msg := err.Error(); msg != warned {
+				q.opts.Log.Warn("embedding failed; retrying in the background", "err", err)
+				warned = msg
+			} else {
+				q.opts.Log.Debug("embedding failed again; retrying", "in", backoff)
+			}
 			retry.Reset(backoff)
 			backoff = min(2*backoff, 30*time.Second)
 		}

@@ -136,6 +136,22 @@ type Queue struct {
 	DeadChunks []index.DeadChunk
 	// CacheHits and CacheMisses count the embedding cache's look-ups.
 	CacheHits, CacheMisses int64
+	// Worker is the background worker of this process (a server's).
+	Worker Worker
+}
+
+// Worker is what the embedding worker has achieved. Without one (a
+// one-shot process) the queue is worked by the next search or by the
+// background run a write starts.
+type Worker struct {
+	Running bool
+	// Progress is when it last embedded something or found the queue
+	// empty (its start before that).
+	Progress time.Time
+	// FailingSince is when its runs began to fail in a row, Err the last
+	// failure; zero and "" when its last run did not fail.
+	FailingSince time.Time
+	Err          string
 }
 
 // Provider is the active embeddings provider, probed with a short query.
@@ -192,7 +208,7 @@ func Evaluate(f Facts, th config.Health) Report {
 		checkDrift(f.Drift, th),
 		checkPages(f.Pages),
 		checkTranscripts(f.Transcripts, th),
-		checkQueue(f.Queue, th),
+		checkQueue(f.Queue, f.Provider, f.Now, th),
 		checkProvider(f.Provider, th, &r.Metrics),
 		checkDaily(f.Daily),
 		checkCache(f.Queue, th, &r.Metrics),
@@ -372,7 +388,13 @@ func turnName(t TurnIssue) string { return t.Session + " turn " + t.Turn }
 
 func first[T any](s []T, n int) []T { return s[:min(n, len(s))] }
 
-func checkQueue(q Queue, th config.Health) Check {
+// checkQueue passes while the queue is being worked through, or will be
+// by the next search or background run: chunks waiting for a vector are
+// the normal state after every write. Only a queue that is stuck warns
+// (or fails, with more chunks than th.PendingFail): its provider cannot
+// embed, or its worker has failed or made no progress for
+// th.StaleGraceMinutes.
+func checkQueue(q Queue, p Provider, now time.Time, th config.Health) Check {
 	c := Check{Name: "embedding-queue"}
 	switch {
 	case q.Err != "":
@@ -385,12 +407,61 @@ func checkQueue(q Queue, th config.Health) Check {
 		c.Metadata = map[string]any{"dead": d}
 	case q.NoProvider:
 		c.Status, c.Message = Pass, fmt.Sprintf("no embeddings provider: keyword-only search (%d chunks without a vector)", q.Pending)
+	case q.Pending == 0:
+		c.Status, c.Message = Pass, "0 chunks waiting for a vector, none dead"
 	default:
-		c.Status = grade(float64(q.Pending), float64(th.PendingWarn), float64(th.PendingFail))
-		c.Message = fmt.Sprintf("%d chunks waiting for a vector, none dead", q.Pending)
+		waiting := fmt.Sprintf("%d chunks waiting for a vector", q.Pending)
+		if why, since := stuck(q, p, now, th); why != "" {
+			c.Status = worse(Warn, grade(float64(q.Pending), float64(th.PendingWarn), float64(th.PendingFail)))
+			c.Message = waiting + ", stuck: " + why
+			c.Metadata = map[string]any{"stuck": why}
+			if !since.IsZero() {
+				c.Metadata["since"] = since.UTC().Format(time.RFC3339)
+			}
+			break
+		}
+		c.Status = Pass
+		w := q.Worker
+		switch {
+		case p.Preparing:
+			c.Message = fmt.Sprintf("%s, embedded once %s is ready (%s)", waiting, p.Name, p.Err)
+		case w.Running && w.Err != "":
+			c.Message = fmt.Sprintf("%s; the embedding worker retries after a failure %s ago: %s", waiting, ago(now.Sub(w.FailingSince)), w.Err)
+		case w.Running:
+			c.Message = fmt.Sprintf("%s; the embedding worker is on them (last progress %s ago)", waiting, ago(now.Sub(w.Progress)))
+		default:
+			c.Message = waiting + "; the next search or the background run embeds them"
+		}
 	}
 	c.Metadata = merge(c.Metadata, map[string]any{"pending": q.Pending, "dead": q.Dead})
 	return c
+}
+
+// stuck says why a queue with pending chunks is not being worked through,
+// and since when ("" when it is): the provider cannot embed, or the
+// worker has been failing or without progress longer than the grace.
+func stuck(q Queue, p Provider, now time.Time, th config.Health) (string, time.Time) {
+	w := q.Worker
+	grace := time.Duration(th.StaleGraceMinutes) * time.Minute
+	switch {
+	case p.Err != "" && !p.Preparing:
+		why := fmt.Sprintf("%s cannot embed (%s)", p.Name, p.Err)
+		if w.Running && !w.FailingSince.IsZero() {
+			return why + sinceAgo(w.FailingSince, now), w.FailingSince
+		}
+		return why, time.Time{}
+	case p.Preparing:
+		return "", time.Time{} // the provider readies itself; the provider check reports it
+	case w.Running && !w.FailingSince.IsZero() && now.Sub(w.FailingSince) > grace:
+		return "the embedding worker fails" + sinceAgo(w.FailingSince, now) + ": " + w.Err, w.FailingSince
+	case w.Running && now.Sub(w.Progress) > grace:
+		return "the embedding worker has made no progress" + sinceAgo(w.Progress, now), w.Progress
+	}
+	return "", time.Time{}
+}
+
+func sinceAgo(t, now time.Time) string {
+	return fmt.Sprintf(" since %s (%s ago)", t.UTC().Format(time.RFC3339), ago(now.Sub(t)))
 }
 
 func merge(a, b map[string]any) map[string]any {
@@ -452,7 +523,8 @@ func checkDaily(d Daily) Check {
 	if d.Exists {
 		return Check{Name: "daily-log", Status: Pass, Message: d.Path + " exists"}
 	}
-	return Check{Name: "daily-log", Status: Warn, Message: "no daily log for today yet (" + d.Path + ")"}
+	// A day without an entry is an ordinary day, not a fault.
+	return Check{Name: "daily-log", Status: Pass, Message: "no daily log for today yet (" + d.Path + ")"}
 }
 
 func checkCache(q Queue, th config.Health, m *Metrics) Check {

@@ -38,9 +38,31 @@ func TestEvaluateThresholds(t *testing.T) {
 		{"drift 10", func(f *Facts) { f.Drift = &index.Drift{FTSWithoutChunk: 4, VectorsWithoutChunk: 6} }, "index-drift", Warn, Degraded},
 		{"drift 11", func(f *Facts) { f.Drift = &index.Drift{EmbeddedWithoutVector: 11} }, "index-drift", Fail, Unhealthy},
 		{"drift uncounted", func(f *Facts) { f.Drift = nil }, "index-drift", Fail, Unhealthy},
-		{"pending 5", func(f *Facts) { f.Queue.Pending = 5 }, "embedding-queue", Pass, Healthy},
-		{"pending 6", func(f *Facts) { f.Queue.Pending = 6 }, "embedding-queue", Warn, Degraded},
-		{"pending 21", func(f *Facts) { f.Queue.Pending = 21 }, "embedding-queue", Fail, Unhealthy},
+		{"pending 500 for the next search", func(f *Facts) { f.Queue.Pending = 500 }, "embedding-queue", Pass, Healthy},
+		{"pending 500 with a working worker", func(f *Facts) {
+			f.Queue.Pending, f.Queue.Worker = 500, Worker{Running: true, Progress: f.Now.Add(-time.Minute)}
+		}, "embedding-queue", Pass, Healthy},
+		{"pending 500 while the model downloads", func(f *Facts) {
+			f.Queue.Pending, f.Provider = 500, Provider{Name: "local", Preparing: true, Err: "model downloading 40%"}
+		}, "embedding-queue", Pass, Degraded},
+		{"worker retrying a moment", func(f *Facts) {
+			f.Queue.Pending, f.Queue.Worker = 500, Worker{Running: true, Progress: f.Now.Add(-time.Minute), FailingSince: f.Now.Add(-time.Minute), Err: "busy"}
+		}, "embedding-queue", Pass, Healthy},
+		{"worker without progress, 5 pending", func(f *Facts) {
+			f.Queue.Pending, f.Queue.Worker = 5, Worker{Running: true, Progress: f.Now.Add(-11 * time.Minute)}
+		}, "embedding-queue", Warn, Degraded},
+		{"worker without progress, 21 pending", func(f *Facts) {
+			f.Queue.Pending, f.Queue.Worker = 21, Worker{Running: true, Progress: f.Now.Add(-11 * time.Minute)}
+		}, "embedding-queue", Fail, Unhealthy},
+		{"worker failing, 6 pending", func(f *Facts) {
+			f.Queue.Pending, f.Queue.Worker = 6, Worker{Running: true, Progress: f.Now.Add(-time.Minute), FailingSince: f.Now.Add(-11 * time.Minute), Err: "boom"}
+		}, "embedding-queue", Warn, Degraded},
+		{"provider failing, 1 pending", func(f *Facts) {
+			f.Queue.Pending, f.Provider = 1, Provider{Name: "local", Err: "plugin crashed"}
+		}, "embedding-queue", Warn, Unhealthy},
+		{"provider failing, 21 pending", func(f *Facts) {
+			f.Queue.Pending, f.Provider = 21, Provider{Name: "local", Err: "plugin crashed"}
+		}, "embedding-queue", Fail, Unhealthy},
 		{"pending without provider", func(f *Facts) { f.Queue.Pending, f.Queue.NoProvider = 500, true }, "embedding-queue", Pass, Healthy},
 		{"one dead", func(f *Facts) {
 			f.Queue.Dead, f.Queue.DeadChunks = 1, []index.DeadChunk{{Path: "a.md", StartLine: 3, LastError: "bad"}}
@@ -51,7 +73,7 @@ func TestEvaluateThresholds(t *testing.T) {
 		{"provider down", func(f *Facts) { f.Provider = Provider{Name: "local", Err: "plugin crashed"} }, "embedding-provider", Fail, Unhealthy},
 		{"provider downloading", func(f *Facts) { f.Provider = Provider{Name: "local", Preparing: true, Err: "model downloading 40%"} }, "embedding-provider", Warn, Degraded},
 		{"no provider", func(f *Facts) { f.Provider = Provider{NoProvider: true, Err: "none"} }, "embedding-provider", Pass, Healthy},
-		{"no daily log", func(f *Facts) { f.Daily.Exists = false }, "daily-log", Warn, Degraded},
+		{"no daily log", func(f *Facts) { f.Daily.Exists = false }, "daily-log", Pass, Healthy},
 		{"db 300 MB", func(f *Facts) { f.Sizes.DatabaseBytes = 300 << 20 }, "database-size", Warn, Degraded},
 		{"db 600 MB", func(f *Facts) { f.Sizes.DatabaseBytes = 600 << 20 }, "database-size", Fail, Unhealthy},
 		{"vault 5 GB", func(f *Facts) { f.Sizes.VaultBytes = 5 << 30 }, "vault-size", Warn, Degraded},
@@ -83,6 +105,56 @@ func TestEvaluateThresholds(t *testing.T) {
 		}
 		if got.Status != tt.want || r.Overall != tt.overall {
 			t.Errorf("%s: %s = %s (%q), overall %s; want %s, %s", tt.name, tt.check, got.Status, got.Message, r.Overall, tt.want, tt.overall)
+		}
+	}
+}
+
+// TestStuckQueueSaysWhyAndSince: a stuck queue names its cause and
+// since when; a queue being worked says so.
+func TestStuckQueueSaysWhyAndSince(t *testing.T) {
+	th := config.DefaultHealth()
+	now := sound().Now
+	tests := []struct {
+		name  string
+		edit  func(*Facts)
+		want  string
+		since string
+	}{
+		{"next search", func(f *Facts) { f.Queue.Pending = 30 },
+			"30 chunks waiting for a vector; the next search or the background run embeds them", ""},
+		{"worker on it", func(f *Facts) {
+			f.Queue.Pending, f.Queue.Worker = 30, Worker{Running: true, Progress: now.Add(-90 * time.Second)}
+		},
+			"30 chunks waiting for a vector; the embedding worker is on them (last progress 1m ago)", ""},
+		{"no progress", func(f *Facts) {
+			f.Queue.Pending, f.Queue.Worker = 30, Worker{Running: true, Progress: now.Add(-2 * time.Hour)}
+		}, "30 chunks waiting for a vector, stuck: the embedding worker has made no progress since 2026-02-24T08:30:00Z (2h ago)", "2026-02-24T08:30:00Z"},
+		{"worker failing", func(f *Facts) {
+			f.Queue.Pending, f.Queue.Worker = 30, Worker{Running: true, Progress: now.Add(-time.Hour), FailingSince: now.Add(-time.Hour), Err: "connection refused"}
+		}, "30 chunks waiting for a vector, stuck: the embedding worker fails since 2026-02-24T09:30:00Z (1h ago): connection refused", "2026-02-24T09:30:00Z"},
+		{"provider failing, with a worker", func(f *Facts) {
+			f.Provider = Provider{Name: "ollama", Err: "ollama is not reachable"}
+			f.Queue.Pending, f.Queue.Worker = 30, Worker{Running: true, Progress: now.Add(-time.Hour), FailingSince: now.Add(-20 * time.Minute), Err: "not reachable"}
+		}, "30 chunks waiting for a vector, stuck: ollama cannot embed (ollama is not reachable) since 2026-02-24T10:10:00Z (20m ago)", "2026-02-24T10:10:00Z"},
+		{"provider failing, one-shot", func(f *Facts) {
+			f.Provider = Provider{Name: "ollama", Err: "ollama is not reachable"}
+			f.Queue.Pending = 30
+		}, "30 chunks waiting for a vector, stuck: ollama cannot embed (ollama is not reachable)", ""},
+	}
+	for _, tt := range tests {
+		f := sound()
+		tt.edit(&f)
+		var got Check
+		for _, c := range Evaluate(f, th).Checks {
+			if c.Name == "embedding-queue" {
+				got = c
+			}
+		}
+		if got.Message != tt.want {
+			t.Errorf("%s: message %q, want %q", tt.name, got.Message, tt.want)
+		}
+		if since, _ := got.Metadata["since"].(string); since != tt.since {
+			t.Errorf("%s: since %q, want %q", tt.name, since, tt.since)
 		}
 	}
 }
@@ -120,10 +192,10 @@ func TestPercentile(t *testing.T) {
 
 func TestMarkdown(t *testing.T) {
 	f := sound()
-	f.Daily.Exists = false
+	f.Leaks.Rebuild = []string{"brain/memory.db.rebuild-12"}
 	md := Markdown(Evaluate(f, config.DefaultHealth()), []string{"removed 1 leaked file"})
 	for _, want := range []string{"---\nlast_run: 2026-02-24T10:30:00Z\nlast_status: DEGRADED\n---\n", "- [x] **database** (pass)",
-		"- [ ] **daily-log** (warn): no daily log for today yet", "## Repairs\n\n- removed 1 leaked file\n"} {
+		"- [ ] **leaked-files** (warn): 1 files of interrupted rebuilds", "## Repairs\n\n- removed 1 leaked file\n"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
