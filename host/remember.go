@@ -81,7 +81,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 	if req.Auto {
 		auto.r, auto.tags, auto.ok, auto.warning = h.autoRoute(ctx, text)
 	}
-	r := notebook.Route(text, req.Category, file, h.pageExists)
+	r := notebook.Route(text, req.Category, file, pages{h})
 	if auto.ok {
 		r = auto.r
 	}
@@ -143,6 +143,25 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 func (h *Host) pageExists(rel string) bool {
 	fi, err := os.Stat(h.notebook.Abs(rel))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// pages is the notebook as routing sees it.
+type pages struct{ h *Host }
+
+func (p pages) Exists(rel string) bool { return p.h.pageExists(rel) }
+
+// Sections reads the page's headings; a page that cannot be read, or is
+// too large to read on every remember, has none, and routing then does
+// without them.
+func (p pages) Sections(rel string) []string {
+	if fi, err := os.Stat(p.h.notebook.Abs(rel)); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxCatalogueBytes {
+		return nil
+	}
+	data, err := p.h.notebook.Read(rel)
+	if err != nil {
+		return nil
+	}
+	return notebook.Sections(string(data))
 }
 
 // noSections refuses text that would start sections of its own: an H1 or

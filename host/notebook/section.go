@@ -224,23 +224,38 @@ func needsBlank(prev, next string) bool {
 // ("Sarah" finds "## Sarah Chen"). It returns name when none or several
 // match.
 func PersonSection(page, name string) string {
-	lines := markdown.Lines(page)
-	levels := markdown.HeadingLevels(lines)
+	if s, ok := personSection(Sections(page), name); ok {
+		return s
+	}
+	return name
+}
+
+func personSection(sections []string, name string) (string, bool) {
 	var found []string
-	for i, l := range lines {
-		if levels[i] != 2 {
-			continue
-		}
-		h := markdown.HeadingText(l)
+	for _, h := range sections {
 		if strings.EqualFold(h, name) {
-			return h
+			return h, true
 		}
 		if f := strings.Fields(h); len(f) > 1 && strings.EqualFold(f[0], name) {
 			found = append(found, h)
 		}
 	}
 	if len(found) == 1 {
-		return found[0]
+		return found[0], true
 	}
-	return name
+	return "", false
+}
+
+// Sections returns the text of page's H2 headings in order; headings in
+// frontmatter or code are none.
+func Sections(page string) []string {
+	var out []string
+	lines := markdown.Lines(page)
+	fm := frontmatter(lines)
+	for i, level := range markdown.HeadingLevels(lines[fm:]) {
+		if level == 2 {
+			out = append(out, markdown.HeadingText(lines[fm+i]))
+		}
+	}
+	return out
 }
