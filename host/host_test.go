@@ -84,11 +84,11 @@ func TestRemember(t *testing.T) {
 		req  RememberRequest
 		want RememberResponse
 	}{
-		{RememberRequest{Text: "Sarah Chen - Phone: 555-1234"}, RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", Lines: Lines{4, 4}, Created: true}},
+		{RememberRequest{Text: "Sarah Chen - Phone: 555-1234"}, RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", NewSection: true, Lines: Lines{4, 4}, Created: true}},
 		{RememberRequest{Text: "Sarah's birthday is May 3"}, RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", Lines: Lines{5, 5}}},
-		{RememberRequest{Text: "  sarah's BIRTHDAY is   may 3 "}, RememberResponse{Path: "reference/contacts.md", Lines: Lines{5, 5}, Duplicate: true}},
+		{RememberRequest{Text: "  sarah's BIRTHDAY is   may 3 "}, RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", Lines: Lines{5, 5}, Duplicate: true}},
 		{RememberRequest{Text: "The frontend uses React 19"}, RememberResponse{Path: "knowledge/facts.md", Lines: Lines{3, 3}, Created: true}},
-		{RememberRequest{Text: "Deploys happen on Fridays", Section: "## Process"}, RememberResponse{Path: "knowledge/facts.md", Section: "Process", Lines: Lines{6, 6}}},
+		{RememberRequest{Text: "Deploys happen on Fridays", Section: "## Process"}, RememberResponse{Path: "knowledge/facts.md", Section: "Process", NewSection: true, Lines: Lines{6, 6}}},
 		{RememberRequest{Text: "- The frontend uses React 19"}, RememberResponse{Path: "knowledge/facts.md", Lines: Lines{3, 3}, Duplicate: true}},
 	}
 	for _, s := range steps {

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 
@@ -30,13 +31,17 @@ type RememberRequest struct {
 
 // RememberResponse says where the text went.
 type RememberResponse struct {
-	Path      string   `json:"path"`
-	Section   string   `json:"section,omitempty"`
-	Lines     Lines    `json:"lines"`
-	Duplicate bool     `json:"duplicate"` // already on the page: nothing written
-	Created   bool     `json:"created"`
-	Routing   string   `json:"routing,omitempty"` // with Auto: generator, or rules when it could not route
-	Tags      []string `json:"tags,omitempty"`    // added to the page's frontmatter by the generator's choice
+	Path string `json:"path"`
+	// Section is the H2 section that holds the text, as the page spells
+	// it; "" only when the text is in no section (the page has none, or
+	// a duplicate is above the first).
+	Section    string   `json:"section,omitempty"`
+	NewSection bool     `json:"newSection,omitempty"` // the section was created for the text
+	Lines      Lines    `json:"lines"`
+	Duplicate  bool     `json:"duplicate"` // already on the page: nothing written
+	Created    bool     `json:"created"`
+	Routing    string   `json:"routing,omitempty"` // with Auto: generator, or rules when it could not route
+	Tags       []string `json:"tags,omitempty"`    // added to the page's frontmatter by the generator's choice
 	// Warnings are troubles after the write (the index could not be
 	// updated, or was rebuilt): what was written is stored.
 	Warnings []string `json:"warnings,omitempty"`
@@ -81,7 +86,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 	if req.Auto {
 		auto.r, auto.tags, auto.ok, auto.warning = h.autoRoute(ctx, text)
 	}
-	r := notebook.Route(text, req.Category, file, h.pageExists)
+	r := notebook.Route(text, req.Category, file, pages{h})
 	if auto.ok {
 		r = auto.r
 	}
@@ -114,6 +119,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 		page := string(old)
 		if start, end, ok := notebook.FindEntry(page, entry); ok {
 			resp.Duplicate, resp.Lines = true, Lines{start, end}
+			resp.Section = notebook.SectionAt(page, start)
 			return nil, notebook.ErrUnchanged
 		}
 		if !exists {
@@ -121,7 +127,17 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 		}
 		if r.Person {
 			r.Section = notebook.PersonSection(page, r.Section)
-			resp.Section = r.Section
+		}
+		if r.Section == "" {
+			r.Section = notebook.Place(page, entry)
+		}
+		resp.Section, resp.NewSection = r.Section, false
+		if r.Section != "" {
+			heading, found := notebook.FindSection(page, r.Section)
+			if found {
+				resp.Section = heading
+			}
+			resp.NewSection = !found
 		}
 		if tagged, changed := notebook.AddTags(page, auto.tags); changed {
 			page, resp.Tags = tagged, auto.tags
@@ -143,6 +159,43 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 func (h *Host) pageExists(rel string) bool {
 	fi, err := os.Stat(h.notebook.Abs(rel))
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// Where says where the text is: the page, the section (or that there is
+// none) and the lines, e.g. "reference/contacts.md § Sarah Chen (line 12)"
+// or "knowledge/facts.md § Notes (new section, line 9)". The CLI and MCP
+// both print it, so that they name a place the same way.
+func (r RememberResponse) Where() string {
+	lines := fmt.Sprintf("line %d", r.Lines.Start)
+	if r.Lines.End > r.Lines.Start {
+		lines = fmt.Sprintf("lines %d-%d", r.Lines.Start, r.Lines.End)
+	}
+	switch {
+	case r.Section == "":
+		return fmt.Sprintf("%s, no section (%s)", r.Path, lines)
+	case r.NewSection:
+		return fmt.Sprintf("%s § %s (new section, %s)", r.Path, r.Section, lines)
+	}
+	return fmt.Sprintf("%s § %s (%s)", r.Path, r.Section, lines)
+}
+
+// pages is the notebook as routing sees it.
+type pages struct{ h *Host }
+
+func (p pages) Exists(rel string) bool { return p.h.pageExists(rel) }
+
+// Sections reads the page's headings; a page that cannot be read, or is
+// too large to read on every remember, has none, and routing then does
+// without them.
+func (p pages) Sections(rel string) []string {
+	if fi, err := os.Stat(p.h.notebook.Abs(rel)); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxCatalogueBytes {
+		return nil
+	}
+	data, err := p.h.notebook.Read(rel)
+	if err != nil {
+		return nil
+	}
+	return notebook.Sections(string(data))
 }
 
 // noSections refuses text that would start sections of its own: an H1 or

@@ -149,8 +149,13 @@ func TestCallEachTool(t *testing.T) {
 	}
 	res := call(t, cs, "remember", map[string]any{"content": "Bob's birthday is on 3 March", "category": "reference", "file": "contacts", "section": "Bob"})
 	structured(t, res, &rem)
-	if !rem.Duplicate || !strings.Contains(text(res), "Already remembered") {
+	if !rem.Duplicate || text(res) != "Already remembered: reference/contacts.md § Bob (line 8); nothing written." {
 		t.Fatalf("remember again: %+v %q", rem, text(res))
+	}
+	// A text with no section of its own: the message still names the one it went to.
+	res = call(t, cs, "remember", map[string]any{"content": "The spare key is under the mat", "category": "reference", "file": "contacts"})
+	if got := text(res); got != "Remembered in reference/contacts.md § Notes (new section, line 11)." {
+		t.Fatalf("remember without a section: %q", got)
 	}
 
 	var search host.RecallResponse

@@ -157,10 +157,10 @@ func (s *srv) addTools() {
 				return r, "", err
 			}
 			if r.Duplicate {
-				return r, fmt.Sprintf("Already remembered: %s lines %d-%d; nothing written.", r.Path, r.Lines.Start, r.Lines.End), nil
+				return r, fmt.Sprintf("Already remembered: %s; nothing written.", r.Where()), nil
 			}
 			s.wrote(req, stored{Tool: "remember", Path: r.Path, Section: r.Section, Lines: r.Lines, Text: a.Content})
-			return r, fmt.Sprintf("Remembered in %s%s, lines %d-%d.%s", r.Path, inSection(r.Section), r.Lines.Start, r.Lines.End, routedBy(r)), nil
+			return r, fmt.Sprintf("Remembered in %s.%s", r.Where(), routedBy(r)), nil
 		})
 
 	add(s, &mcpsdk.Tool{Name: "notebook_write", Title: "Write a page",

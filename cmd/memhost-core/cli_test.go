@@ -79,11 +79,11 @@ func TestTour(t *testing.T) {
 	}
 
 	out = ok(t, home, "remember", "Sarah Chen - Phone: 555-1234")
-	if out != "remembered in reference/contacts.md (## Sarah Chen), line 4\n" {
+	if out != "remembered in reference/contacts.md § Sarah Chen (new section, line 4)\n" {
 		t.Errorf("remember: %q", out)
 	}
 	out = ok(t, home, "remember", "Sarah Chen - Phone: 555-1234")
-	if !strings.HasPrefix(out, "already remembered: reference/contacts.md") {
+	if out != "already remembered: reference/contacts.md § Sarah Chen (line 4); nothing written\n" {
 		t.Errorf("duplicate remember: %q", out)
 	}
 	ok(t, home, "daily-log", "Called Sarah about the project timeline")

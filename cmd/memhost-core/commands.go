@@ -63,15 +63,11 @@ func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
 		}
 		a.warn(resp.Warnings...)
 		return a.out(cmd, resp, func(w io.Writer) {
-			where := resp.Path
-			if resp.Section != "" {
-				where += " (## " + resp.Section + ")"
-			}
 			if resp.Duplicate {
-				fmt.Fprintf(w, "already remembered: %s, %s; nothing written\n", where, lines(resp.Lines))
+				fmt.Fprintf(w, "already remembered: %s; nothing written\n", resp.Where())
 				return
 			}
-			fmt.Fprintf(w, "remembered in %s, %s%s\n", where, lines(resp.Lines), routedBy(resp))
+			fmt.Fprintf(w, "remembered in %s%s\n", resp.Where(), routedBy(resp))
 		})
 	})
 }

@@ -46,7 +46,7 @@ func TestBinaryGenerator(t *testing.T) {
 	// Without a generator: remember --auto routes by rules and says so;
 	// compact --summarize fails, naming the key to set.
 	out, errOut, err := exe(home, "", nil, "remember", "--auto", "Sarah Chen - Phone: 555-1234")
-	if err != nil || out != "remembered in reference/contacts.md (## Sarah Chen), line 4 (chosen by the rules)\n" ||
+	if err != nil || out != "remembered in reference/contacts.md § Sarah Chen (new section, line 4) (chosen by the rules)\n" ||
 		errOut != "memhost: warning: no generator configured: set memory.generator.plugin (ollama or openai); routed by the rules instead\n" {
 		t.Errorf("remember --auto without a generator: %v\n%q\n%q", err, out, errOut)
 	}
@@ -66,7 +66,7 @@ func TestBinaryGenerator(t *testing.T) {
 	}
 	srv.Chat.Push(fakellm.Reply{Content: `{"category": "reference", "page": "people", "section": "Sarah Chen", "tags": ["people"]}`})
 	out, errOut, err = exe(home, "", nil, "remember", "--auto", "Sarah moved to Acme Corp")
-	if err != nil || out != "remembered in reference/people.md (## Sarah Chen), line 7 (chosen by the generator; tags added: people)\n" || errOut != "" {
+	if err != nil || out != "remembered in reference/people.md § Sarah Chen (new section, line 7) (chosen by the generator; tags added: people)\n" || errOut != "" {
 		t.Errorf("remember --auto: %v\n%q\n%q", err, out, errOut)
 	}
 	page, _ := os.ReadFile(filepath.Join(home, "notebook", "reference", "people.md"))

@@ -7,7 +7,7 @@ package main
 // one fresh home, and records a transcript in testdata/golden/NAME.txt:
 //
 //	$ memhost remember 'Sarah Chen - Phone: 555-1234'
-//	remembered in reference/contacts.md (## Sarah Chen), line 4
+//	remembered in reference/contacts.md § Sarah Chen (new section, line 4)
 //	$ memhost get nope.md
 //	stderr: memhost: no such page: nope.md
 //	[exit 1]

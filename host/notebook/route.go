@@ -80,41 +80,38 @@ func FindEntry(page, entry string) (start, end int, ok bool) {
 // Routed is where Route sends a text.
 type Routed struct {
 	Path    string // page, relative to the notebook
-	Section string // H2 section; "" for the end of the page
+	Section string // H2 section; "" lets Place choose one on the page
 	Entry   string // the text to write; "" means the text as given
 	Person  bool   // Section is a person's name from the text
 }
 
+// Pages is what Route needs to know of the notebook.
+type Pages interface {
+	Exists(rel string) bool
+	// Sections returns the page's H2 headings; none when it is missing.
+	Sections(rel string) []string
+}
+
+// ContactsPage holds a section per person; Route sends a text there only
+// when it is about a contact.
+const ContactsPage = "reference/contacts.md"
+
 // Route decides where remember puts text. With a category, the page is
-// --file in it (or the category's usual page); without one, the rules are,
-// in order:
+// file in it (or the category's usual page); without one, the first of
+// rules that matches the text decides.
 //
-//  1. list items — text that starts with a checkbox, or talks of a list ("add milk to the shopping list", "todo: ...", "buy
-//     eggs") — go to lists/: lists/<name>.md for "<name> list",
-//     lists/shopping.md for buying, else lists/todos.md;
-//  2. standing orders — instructions such as "always ...", "never ...",
-//     "don't ...", "from now on ...", "whenever ..." — go to
-//     reference/standing-orders.md;
-//  3. contacts — a phone number, an email address, or words such as phone,
-//     email, address, birthday — go to reference/contacts.md, under a
-//     section named after the person when the text starts with a name
-//     ("Sarah Chen - Phone: 555-1234" goes under "## Sarah Chen");
-//  4. preferences — prefers, likes, loves, hates, favorite, allergic,
-//     vegetarian... — go to reference/preferences.md;
-//  5. everything else goes to knowledge/facts.md.
-//
-// With --file but no category, an existing page of that name in lists/,
+// With a file but no category, an existing page of that name in lists/,
 // reference/ or knowledge/ is used; otherwise the page is created in the
-// category the rules choose. exists reports whether a page exists.
-func Route(text, category, file string, exists func(rel string) bool) Routed {
+// category the rules choose.
+func Route(text, category, file string, nb Pages) Routed {
 	if category == "" && file != "" {
 		for _, c := range []string{Lists, Reference, Knowledge} {
-			if exists(c + "/" + file + ".md") {
+			if nb.Exists(c + "/" + file + ".md") {
 				return Routed{Path: c + "/" + file + ".md"}
 			}
 		}
 	}
-	r := route(text)
+	r := route(text, nb)
 	if category != "" && !strings.HasPrefix(r.Path, category+"/") {
 		r = Routed{Path: category + "/" + defaultPage[category]}
 	}
@@ -133,6 +130,40 @@ var defaultPage = map[string]string{
 	Knowledge: "facts.md",
 }
 
+// text is what the rules look at: the first line and the whole text, list
+// markers dropped (unless the marker is a checkbox, which makes a list
+// item), and the notebook.
+type text struct {
+	first, all string
+	nb         Pages
+}
+
+// rule is one line of remember's routing: when match accepts a text, to
+// says where it goes.
+type rule struct {
+	name  string
+	match func(t text) bool
+	to    func(t text) Routed
+}
+
+// rules are remember's routing without a category, tried in order. The
+// contacts page takes a text only when it is about a person: a contact
+// detail (a phone number, an email address), a contact word (address,
+// birthday, lives in...) whose subject is a person and not a thing's
+// place ("The VPN config lives in vault/vpn" is a fact), or a text that
+// starts with the name of a person the page already has.
+var rules = []rule{
+	{"list item", func(t text) bool { return reListIntent.MatchString(t.first) }, toList},
+	{"standing order", func(t text) bool { return reOrder.MatchString(t.first) }, to("reference/standing-orders.md")},
+	{"contact detail", func(t text) bool { return hasPhone(t.all) || reEmail.MatchString(t.all) }, toContact},
+	{"preference", func(t text) bool { return rePreference.MatchString(t.first) }, to("reference/preferences.md")},
+	{"known person", func(t text) bool { return knownPerson(t, false) != "" }, toKnownPerson},
+	{"person's detail", func(t text) bool {
+		return reContact.MatchString(t.first) && aboutPerson(t) && !rePathLike.MatchString(t.first)
+	}, toContact},
+	{"fact", func(text) bool { return true }, to("knowledge/facts.md")},
+}
+
 var (
 	reNamedList  = regexp.MustCompile(`(?i)\b([\p{L}\d-]+)\s+list\b`)
 	reListIntent = regexp.MustCompile(`(?i)^(?:\s*(?:[-*+]\s+)?\[[ xX]\]|\s*(?:todo|to-do|to do)\b|\s*(?:buy|pick up|get more)\b)|\b(?:add|put)\b.+\b(?:to|on)\b.+\blist\b`)
@@ -143,61 +174,160 @@ var (
 	reContact    = regexp.MustCompile(`(?i)\b(?:phone|mobile|cell|email|e-mail|address|birthday|contact|lives in|works at)\b`)
 	rePreference = regexp.MustCompile(`(?i)\b(?:prefers?|preferences?|likes|dislikes|loves|hates|favou?rite|allergic|vegetarian|vegan|enjoys|can't stand)\b`)
 	rePerson     = regexp.MustCompile(`^\s*(\p{Lu}[\p{L}.]*(?:[ '-]\p{Lu}[\p{L}.]*){0,2})(?:\s*[—–:,]\s*|\s+-\s+|'s\s|\s+(?:is|has|works|lives|moved|prefers|phone|mobile|email)\b)`)
-	skipNames    = map[string]bool{"The": true, "My": true, "Our": true, "User": true, "I": true, "Call": true, "Email": true, "Phone": true}
+	// reRelative is a person named by their relation to the user.
+	reRelative = regexp.MustCompile(`(?i)^\s*(?:(?:my|our)\s+)?(?:mum|mom|mother|dad|father|sister|brother|wife|husband|partner|son|daughter|aunt|uncle|grandma|grandmother|grandpa|grandfather|cousin|niece|nephew|boss|manager|dentist|doctor|landlord|landlady|neighbou?r|friend|colleague|plumber|electrician|accountant|lawyer)\b`)
+	// rePathLike is a path or an address on a network: what a thing, not a
+	// person, lives in.
+	rePathLike = regexp.MustCompile("(?:^|\\s)(?:~|\\.{0,2})/\\S|\\b[A-Za-z]:\\\\|://|`|\\b[\\w.-]*[A-Za-z][\\w.-]*/[\\w./-]*[A-Za-z]")
+	// reNotPhone are numbers a phone number's pattern also matches: dates
+	// and IPv4 addresses.
+	reNotPhone = regexp.MustCompile(`^(?:\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{1,3}(?:\.\d{1,3}){3})$`)
+	skipNames  = map[string]bool{"The": true, "My": true, "Our": true, "User": true, "I": true, "Call": true, "Email": true, "Phone": true}
 )
 
-func route(text string) Routed {
-	first := strings.SplitN(text, "\n", 2)[0]
-	if !reListIntent.MatchString(first) {
-		first = listMarker.ReplaceAllString(first, "") // "- Sarah Chen: ..." routes like "Sarah Chen: ..."
-		text = listMarker.ReplaceAllString(text, "")
+func route(s string, nb Pages) Routed {
+	t := text{first: strings.SplitN(s, "\n", 2)[0], all: s, nb: nb}
+	if !reListIntent.MatchString(t.first) {
+		t.first = listMarker.ReplaceAllString(t.first, "") // "- Sarah Chen: ..." routes like "Sarah Chen: ..."
+		t.all = listMarker.ReplaceAllString(t.all, "")
 	}
-	switch {
-	case reListIntent.MatchString(first):
-		name := "todos"
-		if m := reNamedList.FindStringSubmatch(first); m != nil && !strings.EqualFold(m[1], "the") && !strings.EqualFold(m[1], "my") {
-			name = strings.ToLower(m[1])
-			if name == "grocery" || name == "groceries" {
-				name = "shopping"
-			}
-			if name == "todo" || name == "to-do" {
-				name = "todos"
-			}
-		} else if reShopping.MatchString(first) {
-			name = "shopping"
+	for _, r := range rules {
+		if r.match(t) {
+			return r.to(t)
 		}
-		return Routed{Path: "lists/" + name + ".md"}
-	case reOrder.MatchString(first):
-		return Routed{Path: "reference/standing-orders.md"}
-	case rePhone.MatchString(text) || reEmail.MatchString(text):
-		return contact(text)
-	case rePreference.MatchString(first):
-		return Routed{Path: "reference/preferences.md"}
-	case reContact.MatchString(first):
-		return contact(text)
 	}
-	return Routed{Path: "knowledge/facts.md"}
+	panic("notebook: no routing rule matched") // the last rule matches every text
 }
 
-// contact routes to reference/contacts.md, under a section named after the
-// person the text starts with. "Sarah Chen - Phone: 555-1234" becomes
-// "Phone: 555-1234" under "## Sarah Chen"; a sentence ("Sarah's birthday is
-// ...") is kept whole.
-func contact(text string) Routed {
-	r := Routed{Path: "reference/contacts.md", Entry: text}
-	m := rePerson.FindStringSubmatchIndex(text)
-	if m == nil {
-		return r
+func to(page string) func(text) Routed {
+	return func(text) Routed { return Routed{Path: page} }
+}
+
+// toList names the list: lists/<name>.md for "<name> list",
+// lists/shopping.md for buying, else lists/todos.md.
+func toList(t text) Routed {
+	name := "todos"
+	if m := reNamedList.FindStringSubmatch(t.first); m != nil && !strings.EqualFold(m[1], "the") && !strings.EqualFold(m[1], "my") {
+		name = strings.ToLower(m[1])
+		if name == "grocery" || name == "groceries" {
+			name = "shopping"
+		}
+		if name == "todo" || name == "to-do" {
+			name = "todos"
+		}
+	} else if reShopping.MatchString(t.first) {
+		name = "shopping"
 	}
-	name := strings.TrimSpace(text[m[2]:m[3]])
+	return Routed{Path: "lists/" + name + ".md"}
+}
+
+// hasPhone reports whether s holds a phone number: seven digits or more,
+// not a date or an IP address.
+func hasPhone(s string) bool {
+	for _, m := range rePhone.FindAllString(s, -1) {
+		digits := 0
+		for _, r := range m {
+			if r >= '0' && r <= '9' {
+				digits++
+			}
+		}
+		if digits >= 7 && !reNotPhone.MatchString(strings.TrimSpace(m)) {
+			return true
+		}
+	}
+	return false
+}
+
+// personName returns the name of the person text starts with ("Sarah
+// Chen - Phone: ...", "Bob's email ...", "Tom lives in ..."), or "".
+func personName(s string) (name string, m []int) {
+	m = rePerson.FindStringSubmatchIndex(s)
+	if m == nil {
+		return "", nil
+	}
+	name = strings.TrimSpace(s[m[2]:m[3]])
 	if skipNames[strings.Fields(name)[0]] {
+		return "", nil
+	}
+	return name, m
+}
+
+// aboutPerson reports whether the text's subject is a person: a name, a
+// relation ("my sister's ..."), or a person of the contacts page however
+// it is written ("sarah's birthday ...").
+func aboutPerson(t text) bool {
+	name, _ := personName(t.first)
+	return name != "" || reRelative.MatchString(t.first) || knownPerson(t, true) != ""
+}
+
+// toContact routes to the contacts page, under a section named after the
+// person the text starts with. "Sarah Chen - Phone: 555-1234" becomes
+// "Phone: 555-1234" under "## Sarah Chen"; a sentence ("Sarah's birthday
+// is ...") is kept whole.
+func toContact(t text) Routed {
+	r := Routed{Path: ContactsPage, Entry: t.all}
+	name, m := personName(t.all)
+	if name == "" {
+		if known := knownPerson(t, true); known != "" {
+			r.Section, r.Person = known, true
+		}
 		return r
 	}
 	r.Section, r.Person = name, true
-	if sep := strings.TrimSpace(text[m[3]:m[1]]); sep != "" && strings.ContainsAny(sep, "—–:,-") {
-		if rest := strings.TrimSpace(text[m[1]:]); rest != "" {
+	if sep := strings.TrimSpace(t.all[m[3]:m[1]]); sep != "" && strings.ContainsAny(sep, "—–:,-") {
+		if rest := strings.TrimSpace(t.all[m[1]:]); rest != "" {
 			r.Entry = rest
 		}
 	}
 	return r
+}
+
+// reLeadingName is up to three capitalised words at the start of a text;
+// reLeadingWords up to three words.
+var (
+	reLeadingName  = regexp.MustCompile(`^\s*\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2}`)
+	reLeadingWords = regexp.MustCompile(`^\s*[\p{L}.'-]+(?:\s+[\p{L}.'-]+){0,2}`)
+)
+
+// knownPerson returns the contacts page's section that the text's leading
+// name refers to (PersonSection: the whole heading, or a first name that
+// only one heading has), or "". A name must be capitalised unless anyCase:
+// "will you ..." is not about Will Smith, but "sarah's birthday is ..."
+// is about Sarah Chen, a contact word having said that it is about a
+// person.
+func knownPerson(t text, anyCase bool) string {
+	if t.nb == nil {
+		return ""
+	}
+	lead := reLeadingName
+	if anyCase {
+		lead = reLeadingWords
+	}
+	words := strings.Fields(lead.FindString(t.first))
+	if len(words) == 0 || skipNames[upperFirst(words[0])] {
+		return ""
+	}
+	sections := t.nb.Sections(ContactsPage)
+	if len(sections) == 0 {
+		return ""
+	}
+	for n := len(words); n > 0; n-- {
+		name := strings.TrimSuffix(strings.TrimSuffix(strings.Join(words[:n], " "), "'s"), "'S")
+		if s, ok := personSection(sections, name); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+func toKnownPerson(t text) Routed {
+	r := toContact(t) // "Sarah Chen - Team: platform" writes "Team: platform"
+	r.Section, r.Person = knownPerson(t, false), true
+	return r
+}
+
+func upperFirst(w string) string {
+	r := []rune(w)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
 }

@@ -30,16 +30,56 @@ func TestRoute(t *testing.T) {
 		{"Milk", "lists", "groceries", Routed{Path: "lists/groceries.md"}},
 		{"Sarah Chen - Phone: 555-1234", "reference", "", Routed{Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Phone: 555-1234", Person: true}},
 		{"some note", "reference", "", Routed{Path: "reference/notes.md"}},
+		// A contact word is about a contact only when a person is its subject.
+		{"The VPN config lives in vault/vpn", "", "", Routed{Path: "knowledge/facts.md"}},
+		{"Postgres lives in /var/lib/postgresql/16", "", "", Routed{Path: "knowledge/facts.md"}},
+		{"The office address is 1 High Street", "", "", Routed{Path: "knowledge/facts.md"}},
+		{"Bob lives in Austin", "", "", Routed{Path: "reference/contacts.md", Section: "Bob", Entry: "Bob lives in Austin", Person: true}},
+		{"My sister's birthday is 3 May", "", "", Routed{Path: "reference/contacts.md", Entry: "My sister's birthday is 3 May"}},
+		// Numbers that are no phone numbers.
+		{"The staging server's address is 10.0.0.12", "", "", Routed{Path: "knowledge/facts.md"}},
+		{"The release is due 2026-03-15", "", "", Routed{Path: "knowledge/facts.md"}},
+		{"call Tom on 555.123.4567", "", "", Routed{Path: "reference/contacts.md", Entry: "call Tom on 555.123.4567"}},
 	}
-	none := func(string) bool { return false }
+	none := pages{}
 	for _, tt := range tests {
 		if got := Route(tt.text, tt.category, tt.file, none); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Route(%q, %q, %q) = %+v, want %+v", tt.text, tt.category, tt.file, got, tt.want)
 		}
 	}
 	// --file finds an existing page in any category.
-	exists := func(rel string) bool { return rel == "reference/family.md" }
-	if got := Route("Mum's birthday is 3 May", "", "family", exists); got.Path != "reference/family.md" {
+	family := pages{"reference/family.md": ""}
+	if got := Route("Mum's birthday is 3 May", "", "family", family); got.Path != "reference/family.md" {
 		t.Errorf("Route with existing --file = %+v", got)
 	}
+	// A text that starts with the name of a person of the contacts page is
+	// about them, whatever its words.
+	known := pages{"reference/contacts.md": contactsPage}
+	for text, want := range map[string]Routed{
+		"Tom moved to Berlin in June":          {Path: "reference/contacts.md", Section: "Tom Baker", Entry: "Tom moved to Berlin in June", Person: true},
+		"Sarah Chen joined the board":          {Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Sarah Chen joined the board", Person: true},
+		"Sarah Chen - Team: platform":          {Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Team: platform", Person: true},
+		"Tomatoes need full sun":               {Path: "knowledge/facts.md"},
+		"Sarah prefers email over phone calls": {Path: "reference/preferences.md"},
+	} {
+		if got := Route(text, "", "", known); !reflect.DeepEqual(got, want) {
+			t.Errorf("Route(%q) with contacts = %+v, want %+v", text, got, want)
+		}
+	}
 }
+
+const contactsPage = `# Contacts
+
+## Sarah Chen
+- Phone: 555-1234
+
+## Tom Baker
+- Email: tom@example.com
+`
+
+// pages is a notebook of page contents by path.
+type pages map[string]string
+
+func (p pages) Exists(rel string) bool { _, ok := p[rel]; return ok }
+
+func (p pages) Sections(rel string) []string { return Sections(p[rel]) }

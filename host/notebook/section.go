@@ -2,6 +2,7 @@ package notebook
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
@@ -224,23 +225,122 @@ func needsBlank(prev, next string) bool {
 // ("Sarah" finds "## Sarah Chen"). It returns name when none or several
 // match.
 func PersonSection(page, name string) string {
-	lines := markdown.Lines(page)
-	levels := markdown.HeadingLevels(lines)
+	if s, ok := personSection(Sections(page), name); ok {
+		return s
+	}
+	return name
+}
+
+func personSection(sections []string, name string) (string, bool) {
 	var found []string
-	for i, l := range lines {
-		if levels[i] != 2 {
-			continue
-		}
-		h := markdown.HeadingText(l)
+	for _, h := range sections {
 		if strings.EqualFold(h, name) {
-			return h
+			return h, true
 		}
 		if f := strings.Fields(h); len(f) > 1 && strings.EqualFold(f[0], name) {
 			found = append(found, h)
 		}
 	}
 	if len(found) == 1 {
-		return found[0]
+		return found[0], true
 	}
-	return name
+	return "", false
+}
+
+// Sections returns the text of page's H2 headings in order; headings in
+// frontmatter or code are none.
+func Sections(page string) []string {
+	var out []string
+	lines := markdown.Lines(page)
+	fm := frontmatter(lines)
+	for i, level := range markdown.HeadingLevels(lines[fm:]) {
+		if level == 2 {
+			out = append(out, markdown.HeadingText(lines[fm+i]))
+		}
+	}
+	return out
+}
+
+// FindSection returns the H2 heading of page that name names (ignoring
+// case and #s), as the page spells it.
+func FindSection(page, name string) (string, bool) {
+	name = SectionName(name)
+	for _, h := range Sections(page) {
+		if strings.EqualFold(h, name) {
+			return h, true
+		}
+	}
+	return "", false
+}
+
+// SectionAt returns the H2 section that holds the 1-based line of page, or
+// "" for a line before the first.
+func SectionAt(page string, line int) string {
+	lines := markdown.Lines(page)
+	fm := frontmatter(lines)
+	section := ""
+	for i, level := range markdown.HeadingLevels(lines[fm:]) {
+		if fm+i+1 > line {
+			break
+		}
+		if level == 1 {
+			section = ""
+		}
+		if level == 2 {
+			section = markdown.HeadingText(lines[fm+i])
+		}
+	}
+	return section
+}
+
+// GeneralSection is the section Place creates for an entry that belongs
+// to none of a page's sections.
+const GeneralSection = "Notes"
+
+// generalSections are headings that hold what belongs nowhere else.
+var generalSections = []string{GeneralSection, "General", "Misc", "Miscellaneous", "Other"}
+
+// Place chooses the H2 section of page for text that comes with none. On
+// a page without sections it is "" (the end of the page). Otherwise the
+// end of the page is the last section's, which text may have nothing to
+// do with (a fact at the end of contacts.md would read as the last
+// person's), so text goes under the section whose every word it names
+// (the one naming the most), else the page's general section (Notes,
+// General, Misc...), else a new GeneralSection.
+func Place(page, text string) string {
+	sections := Sections(page)
+	if len(sections) == 0 {
+		return ""
+	}
+	named := map[string]bool{}
+	for _, w := range words(text) {
+		named[w] = true
+	}
+	best, most := "", 0
+	for _, h := range sections {
+		ws := words(h)
+		all := len(ws) > 0
+		for _, w := range ws {
+			all = all && named[w]
+		}
+		if all && len(ws) > most {
+			best, most = h, len(ws)
+		}
+	}
+	if best != "" {
+		return best
+	}
+	for _, g := range generalSections {
+		for _, h := range sections {
+			if strings.EqualFold(h, g) {
+				return h
+			}
+		}
+	}
+	return GeneralSection
+}
+
+// words are the lowercased runs of letters and digits of s.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
