@@ -463,6 +463,8 @@ func TestBrowserEndToEnd(t *testing.T) {
 	run(t, ctx, "conversation search",
 		chromedp.Navigate(url+"/ui/sessions?q=staging+password"),
 		waitText("#conv-results", "demo"),
+		// The list below the results: the whole page was drawn.
+		waitText("#sessions", "demo"),
 	)
 
 	// Delete with confirmation.

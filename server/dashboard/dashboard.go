@@ -17,6 +17,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -142,12 +143,17 @@ type layout struct {
 	Body  any
 }
 
-func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, name string, l layout) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := d.tmpl.ExecuteTemplate(w, name, l); err != nil {
-		// Headers may be out: the page ends with the error.
-		fmt.Fprintf(w, "<p class=error>%s</p>", template.HTMLEscapeString(err.Error()))
+// render draws a template whole before a byte goes out, so that a
+// template that fails half-way answers 500 with what failed, never 200 with
+// half a page.
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, name string, data any) {
+	var buf bytes.Buffer
+	if err := d.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		d.fail(w, r, fmt.Errorf("the page %s could not be drawn: %w", name, err))
+		return
 	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	buf.WriteTo(w)
 }
 
 // fail answers an error: JSON for /ui/api/, a page otherwise.
@@ -157,9 +163,14 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, status, map[string]any{"error": wireOf(err)})
 		return
 	}
+	var buf bytes.Buffer
+	if terr := d.tmpl.ExecuteTemplate(&buf, "error.html", layout{Title: "Error", Body: err.Error()}); terr != nil {
+		http.Error(w, err.Error(), status)
+		return
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	d.tmpl.ExecuteTemplate(w, "error.html", layout{Title: "Error", Body: err.Error()})
+	buf.WriteTo(w)
 }
 
 type wireErr struct {
@@ -564,9 +575,8 @@ func (d *Dashboard) search(w http.ResponseWriter, r *http.Request) {
 func (d *Dashboard) searchFragment(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	b := d.searchData(r.Context(), r.URL.Query().Get("q"), r.URL.Query().Get("sessions") != "")
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Server-Timing", fmt.Sprintf("search;dur=%.1f", float64(time.Since(start).Microseconds())/1000))
-	d.tmpl.ExecuteTemplate(w, "results", b)
+	d.render(w, r, "results", b)
 }
 
 // queryTerms are the query's words, lowercased.
@@ -626,8 +636,13 @@ type sessionsBody struct {
 	Sessions []sessions.Summary
 	Query    string
 	Results  *host.ConversationSearchResponse
-	Marked   []template.HTML
+	Hits     []markedTurn // Results' hits, their snippets marked
 	Err      string
+}
+
+type markedTurn struct {
+	host.TurnResult
+	Marked template.HTML
 }
 
 func (d *Dashboard) sessions(w http.ResponseWriter, r *http.Request) {
@@ -645,7 +660,7 @@ func (d *Dashboard) sessions(w http.ResponseWriter, r *http.Request) {
 			b.Results = &resp
 			terms := queryTerms(b.Query)
 			for _, t := range resp.Results {
-				b.Marked = append(b.Marked, mark(t.Snippet, terms))
+				b.Hits = append(b.Hits, markedTurn{TurnResult: t, Marked: mark(t.Snippet, terms)})
 			}
 		}
 	}

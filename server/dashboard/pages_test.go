@@ -1,0 +1,211 @@
+package dashboard_test
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/server/dashboard"
+)
+
+// noon is the fixed "now" of the handler tests: the dashboard's "today"
+// comes from the host's clock, never the machine's.
+var noon = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+// openHome writes pages and a transcript into a new home and opens it in
+// UTC with the clock now, synced (keyword search: no plugin).
+func openHome(t testing.TB, pages map[string]string, now time.Time) *host.Host {
+	t.Helper()
+	ctx := context.Background()
+	home := t.TempDir()
+	for rel, text := range pages {
+		p := filepath.Join(home, "notebook", rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(home, "sessions"), 0o755)
+	var lines []string
+	for _, turn := range []map[string]any{
+		{"id": "t1", "type": "message", "role": "user", "content": "The staging database password rotates every month.", "timestamp": "2026-11-20T09:00:00Z"},
+		{"id": "c1", "type": "compaction", "content": "Summary: the user told the agent about the staging password rotation.", "timestamp": "2026-11-20T10:00:00Z"},
+	} {
+		b, _ := json.Marshal(turn)
+		lines = append(lines, string(b))
+	}
+	os.WriteFile(filepath.Join(home, "sessions", "demo.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	os.WriteFile(filepath.Join(home, "sessions", ".flush-receipts.jsonl"), []byte(`{"session":"demo","time":"2026-11-20T09:59:00Z","tokens":91000}`+"\n"), 0o644)
+	cfg := config.Default()
+	cfg.Timezone = "UTC"
+	cfg.Memory.Embedding.Plugin = ""
+	h, err := host.Open(ctx, host.Options{Home: home, Config: cfg, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if _, err := h.Init(ctx, host.InitRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Sync(ctx, host.SyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+var (
+	// What a template that failed half-way leaves in a page.
+	templateError = regexp.MustCompile(`template: |can't evaluate|error calling|executing "|wrong type for value|<p class=error>`)
+	hrefs         = regexp.MustCompile(`href="(/[^"#]*)`)
+	forms         = regexp.MustCompile(`(?s)<form([^>]*)>(.*?)</form>`)
+	inputs        = regexp.MustCompile(`<input([^>]*)>`)
+)
+
+func attr(tag, name string) (string, bool) {
+	m := regexp.MustCompile(`\b` + name + `(?:="([^"]*)")?`).FindStringSubmatch(tag)
+	if m == nil {
+		return "", false
+	}
+	return html.UnescapeString(m[1]), true
+}
+
+// checkPage fails the test unless a page answered 200 and is whole: no
+// template error in it, and the footer's closing tags at its end.
+func checkPage(t *testing.T, target string, code int, body string) {
+	t.Helper()
+	if code != http.StatusOK {
+		t.Errorf("GET %s: %d\n%s", target, code, body)
+		return
+	}
+	if m := templateError.FindString(body); m != "" {
+		t.Errorf("GET %s shows a template error (%q):\n%s", target, m, body)
+	}
+	if !strings.HasSuffix(strings.TrimSpace(body), "</main>\n</body>\n</html>") {
+		t.Errorf("GET %s: the page is cut off:\n%s", target, body)
+	}
+}
+
+// TestPagesRender opens every dashboard page reachable from the home (the
+// top sections, each page, session and folder they link to) and submits
+// every query form on each (search, search with sessions, conversation
+// search), with a query that has results: each answers 200 and is whole.
+func TestPagesRender(t *testing.T) {
+	pages := map[string]string{
+		"reference/contacts.md": demoPages["reference/contacts.md"],
+		"lists/shopping.md":     demoPages["lists/shopping.md"],
+		"knowledge/facts.md":    "# Facts\n\n## Staging\n- Staging deploys every Friday.\n",
+		"daily/2026-11-20.md":   demoPages["daily/2026-11-20.md"],
+		"scratch.md":            demoPages["scratch.md"],
+	}
+	h := openHome(t, pages, noon)
+	d := dashboard.New(h)
+	seen := map[string]bool{}
+	queue := []string{"/", "/ui/notebook", "/ui/search", "/ui/sessions", "/ui/settings"}
+	submitted := map[string]bool{}
+	for len(queue) > 0 && len(seen) < 300 {
+		target := queue[0]
+		queue = queue[1:]
+		if seen[target] {
+			continue
+		}
+		seen[target] = true
+		code, body := fetchUI(t, d, target)
+		checkPage(t, target, code, body)
+		for _, m := range hrefs.FindAllStringSubmatch(body, -1) {
+			u := html.UnescapeString(m[1])
+			if (u == "/" || strings.HasPrefix(u, "/ui/")) && !strings.HasPrefix(u, "/ui/static/") && !strings.HasPrefix(u, "/ui/api/") {
+				queue = append(queue, u)
+			}
+		}
+		for _, f := range forms.FindAllStringSubmatch(body, -1) {
+			action, ok := attr(f[1], "action")
+			if !ok {
+				continue // a form the script sends (new page, pull, use)
+			}
+			q := url.Values{}
+			for _, in := range inputs.FindAllStringSubmatch(f[2], -1) {
+				name, _ := attr(in[1], "name")
+				if name == "" {
+					continue
+				}
+				switch typ, _ := attr(in[1], "type"); typ {
+				case "checkbox":
+					v, ok := attr(in[1], "value")
+					if !ok {
+						v = "on"
+					}
+					q.Set(name, v)
+				case "hidden":
+					v, _ := attr(in[1], "value")
+					q.Set(name, v)
+				default:
+					q.Set(name, "staging")
+				}
+			}
+			sub := action + "?" + q.Encode()
+			if seen[sub] {
+				continue
+			}
+			seen[sub] = true
+			submitted[action] = true
+			code, body := fetchUI(t, d, sub)
+			checkPage(t, sub, code, body)
+			if !strings.Contains(body, "staging") && !strings.Contains(body, "Staging") {
+				t.Errorf("GET %s finds nothing:\n%s", sub, body)
+			}
+		}
+	}
+	for _, want := range []string{"/ui/search", "/ui/sessions"} {
+		if !submitted[want] {
+			t.Errorf("no form submits to %s (submitted %v)", want, submitted)
+		}
+	}
+	for _, want := range []string{"/ui/page/reference/contacts.md", "/ui/session/demo", "/ui/notebook?dir=daily"} {
+		if !seen[want] {
+			t.Errorf("%s was not reached from the home", want)
+		}
+	}
+}
+
+// TestConversationSearchWhole: a conversation search with results shows
+// them and, below, the whole list of sessions.
+func TestConversationSearchWhole(t *testing.T) {
+	d := dashboard.New(openHome(t, map[string]string{"lists/todo.md": "# To do\n"}, noon))
+	code, body := fetchUI(t, d, "/ui/sessions?q=staging+password")
+	checkPage(t, "/ui/sessions?q=staging+password", code, body)
+	for _, want := range []string{`id="conv-results"`, "<mark>staging</mark>", `<table class="files" id="sessions">`, `<a href="/ui/session/demo">demo</a>`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the conversation search lacks %q:\n%s", want, body)
+		}
+	}
+}
+
+// TestRenderFailure: a page whose template fails half-way answers 500
+// with one clear message, never 200 with half a page.
+func TestRenderFailure(t *testing.T) {
+	d := dashboard.New(openHome(t, map[string]string{"lists/todo.md": "# To do\n"}, noon))
+	rec := httptest.NewRecorder()
+	// A body the sessions template cannot read: it fails after the header.
+	dashboard.RenderForTest(d, rec, httptest.NewRequest("GET", "/ui/sessions", nil), "sessions.html", 42)
+	body := rec.Body.String()
+	if rec.Code != http.StatusInternalServerError {
+		t.Errorf("status %d, want 500:\n%s", rec.Code, body)
+	}
+	if !strings.Contains(body, `id="error"`) || !strings.Contains(body, "sessions.html could not be drawn") {
+		t.Errorf("the answer does not say what failed:\n%s", body)
+	}
+	if strings.Contains(body, "Search conversations") || strings.Count(body, "<html") != 1 || !strings.HasSuffix(strings.TrimSpace(body), "</html>") {
+		t.Errorf("the answer holds part of the failed page:\n%s", body)
+	}
+}
