@@ -25,6 +25,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"path"
@@ -58,20 +59,24 @@ const maxBody = 16 << 20
 
 // Dashboard serves the dashboard of one Host.
 type Dashboard struct {
-	h     *host.Host
-	tmpl  *template.Template
-	md    goldmark.Markdown
-	mux   *http.ServeMux
-	start time.Time
+	h    *host.Host
+	tmpl *template.Template
+	md   goldmark.Markdown
+	mux  *http.ServeMux
+	// now is the host's clock in the daily logs' zone: "today" and "2 min
+	// ago" agree with the notebook and follow a test's clock.
+	now func() time.Time
 
 	useMu sync.Mutex // one provider switch at a time
 }
 
 // New returns the dashboard of h.
 func New(h *host.Host) *Dashboard {
-	d := &Dashboard{h: h, start: time.Now()}
+	d := &Dashboard{h: h, now: h.Now}
 	d.md = newMarkdown(d.resolve)
-	d.tmpl = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
+	fm := template.FuncMap{"ago": func(s string) string { return ago(s, d.now()) }}
+	maps.Copy(fm, funcs)
+	d.tmpl = template.Must(template.New("").Funcs(fm).ParseFS(templateFS, "templates/*.html"))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", d.home)
 	mux.HandleFunc("GET /ui/notebook", d.notebook)
@@ -112,7 +117,6 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 var funcs = template.FuncMap{
 	"pageURL": PageURL,
 	"size":    humanSize,
-	"ago":     ago,
 	"lines": func(l host.Lines) string {
 		if l.End > l.Start {
 			return fmt.Sprintf("%d-%d", l.Start, l.End)
@@ -327,7 +331,10 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 		c.Count += len(f.Pages)
 		for _, p := range f.Pages {
 			if top == "daily" {
-				if day := strings.TrimSuffix(path.Base(p.Path), ".md"); day > c.Latest {
+				// Only daily/YYYY-MM-DD.md is a day: rollups
+				// (daily/rollups/2026-W47.md) and archived days are not
+				// the latest log.
+				if day, ok := dailyDate(p.Path); ok && day > c.Latest {
 					c.Latest = day
 				}
 				continue
@@ -339,7 +346,7 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 			}
 		}
 	}
-	today := time.Now().Format("2006-01-02")
+	today := d.now().Format(time.DateOnly)
 	for _, top := range order {
 		c := byTop[top]
 		if c.Count == 0 && top == "" {
@@ -351,6 +358,19 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 		b.Folders = append(b.Folders, *c)
 	}
 	return b, nil
+}
+
+// dailyDate is the day of a daily log, daily/YYYY-MM-DD.md.
+func dailyDate(p string) (string, bool) {
+	dir, file := path.Split(p)
+	day := strings.TrimSuffix(file, ".md")
+	if dir != "daily/" || day == file {
+		return "", false
+	}
+	if _, err := time.Parse(time.DateOnly, day); err != nil {
+		return "", false
+	}
+	return day, true
 }
 
 // Notebook browser.
@@ -801,15 +821,14 @@ func humanSize(n int64) string {
 	return fmt.Sprintf("%.1f GB", float64(n)/(1024*1024*1024))
 }
 
-// ago shows an RFC 3339 time as a person reads it: "2 min ago",
-// "yesterday 14:05", "Feb 20".
-func ago(s string) string {
+// ago shows an RFC 3339 time as a person reads it at now: "2 min ago",
+// "yesterday 14:05", "Feb 20", in now's zone.
+func ago(s string, now time.Time) string {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return s
 	}
-	t = t.Local()
-	now := time.Now()
+	t = t.In(now.Location())
 	d := now.Sub(t)
 	switch {
 	case d < 0:

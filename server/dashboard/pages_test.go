@@ -209,3 +209,34 @@ func TestRenderFailure(t *testing.T) {
 		t.Errorf("the answer holds part of the failed page:\n%s", body)
 	}
 }
+
+// TestHomeLatestDaily: the home's "Latest" is the latest daily page
+// (daily/YYYY-MM-DD.md), never a weekly or monthly rollup
+// (daily/rollups/2026-W47.md) nor an archived day, and "today" is the
+// host's today.
+func TestHomeLatestDaily(t *testing.T) {
+	pages := map[string]string{
+		"daily/2026-11-19.md":         "# 2026-11-19\n",
+		"daily/2026-11-20.md":         "# 2026-11-20\n",
+		"daily/notes.md":              "# Notes\n",
+		"daily/rollups/2026-W47.md":   "# Week 47\n",
+		"daily/rollups/2026-11.md":    "# November\n",
+		"daily/archive/2026-10-01.md": "# 2026-10-01\n",
+	}
+	for _, tc := range []struct {
+		now  time.Time
+		want string
+	}{
+		{noon, "Latest: 2026-11-20 (today)"},
+		{noon.Add(24 * time.Hour), "Latest: 2026-11-20<"},
+		// Late on the 19th in UTC-10 is the 20th in the home's zone (UTC).
+		{time.Date(2026, 11, 19, 20, 0, 0, 0, time.FixedZone("HST", -10*3600)), "Latest: 2026-11-20 (today)"},
+	} {
+		d := dashboard.New(openHome(t, pages, tc.now))
+		code, body := fetchUI(t, d, "/")
+		checkPage(t, "/", code, body)
+		if !strings.Contains(body, tc.want) {
+			t.Errorf("now %s: the home lacks %q:\n%s", tc.now, tc.want, body)
+		}
+	}
+}
