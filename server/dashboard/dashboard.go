@@ -130,9 +130,10 @@ var funcs = template.FuncMap{
 		}
 		return p + "/"
 	},
-	"join": strings.Join,
-	"base": path.Base,
-	"add":  func(a, b int) int { return a + b },
+	"join":   strings.Join,
+	"plural": plural,
+	"base":   path.Base,
+	"add":    func(a, b int) int { return a + b },
 	"json": func(v any) (string, error) {
 		b, err := json.Marshal(v)
 		return string(b), err
@@ -808,6 +809,29 @@ func namesFileOrHost(v string) bool {
 }
 
 // Formatting.
+
+// plural says a count with its noun: "1 file", "2 files"; many is the
+// plural when it is not one+"s" ("entry", "entries").
+func plural(n any, one string, many ...string) (string, error) {
+	var c int64
+	switch v := n.(type) {
+	case int:
+		c = int64(v)
+	case int64:
+		c = v
+	case int32:
+		c = int64(v)
+	default:
+		return "", fmt.Errorf("plural of %T", n)
+	}
+	if c == 1 {
+		return "1 " + one, nil
+	}
+	if len(many) > 0 {
+		return fmt.Sprintf("%d %s", c, many[0]), nil
+	}
+	return fmt.Sprintf("%d %ss", c, one), nil
+}
 
 func humanSize(n int64) string {
 	switch {

@@ -67,9 +67,12 @@ func openHome(t testing.TB, pages map[string]string, now time.Time) *host.Host {
 var (
 	// What a template that failed half-way leaves in a page.
 	templateError = regexp.MustCompile(`template: |can't evaluate|error calling|executing "|wrong type for value|<p class=error>`)
-	hrefs         = regexp.MustCompile(`href="(/[^"#]*)`)
-	forms         = regexp.MustCompile(`(?s)<form([^>]*)>(.*?)</form>`)
-	inputs        = regexp.MustCompile(`<input([^>]*)>`)
+	// A count of one with a plural noun ("1 files").
+	wrongPlural = regexp.MustCompile(`\b1 (files|pages|entries|compactions|flush receipts|chunks|turns|sessions|results|days|models|vectors|dims|dimensions|tokens)\b`)
+	tags        = regexp.MustCompile(`(?s)<[^>]*>`)
+	hrefs       = regexp.MustCompile(`href="(/[^"#]*)`)
+	forms       = regexp.MustCompile(`(?s)<form([^>]*)>(.*?)</form>`)
+	inputs      = regexp.MustCompile(`<input([^>]*)>`)
 )
 
 func attr(tag, name string) (string, bool) {
@@ -81,7 +84,8 @@ func attr(tag, name string) (string, bool) {
 }
 
 // checkPage fails the test unless a page answered 200 and is whole: no
-// template error in it, and the footer's closing tags at its end.
+// template error in it, the footer's closing tags at its end, and no count
+// of one with a plural noun in its text ("1 files").
 func checkPage(t *testing.T, target string, code int, body string) {
 	t.Helper()
 	if code != http.StatusOK {
@@ -93,6 +97,10 @@ func checkPage(t *testing.T, target string, code int, body string) {
 	}
 	if !strings.HasSuffix(strings.TrimSpace(body), "</main>\n</body>\n</html>") {
 		t.Errorf("GET %s: the page is cut off:\n%s", target, body)
+	}
+	text := html.UnescapeString(tags.ReplaceAllString(body, " "))
+	if m := wrongPlural.FindString(strings.Join(strings.Fields(text), " ")); m != "" {
+		t.Errorf("GET %s says %q", target, m)
 	}
 }
 
@@ -237,6 +245,29 @@ func TestHomeLatestDaily(t *testing.T) {
 		checkPage(t, "/", code, body)
 		if !strings.Contains(body, tc.want) {
 			t.Errorf("now %s: the home lacks %q:\n%s", tc.now, tc.want, body)
+		}
+	}
+}
+
+// TestCountsOfOne: a home with one of everything (one page of one chunk,
+// a transcript with one compaction and one flush receipt) says "1 file",
+// "1 compaction", never "1 files" (checkPage), on every screen.
+func TestCountsOfOne(t *testing.T) {
+	d := dashboard.New(openHome(t, map[string]string{"lists/todo.md": "# To do\n\n- staging\n"}, noon))
+	wants := map[string][]string{
+		"/":                      {"1 file<"},
+		"/ui/settings":           {"1 file,"},
+		"/ui/session/demo":       {"1 compaction ", "1 flush receipt "},
+		"/ui/search?q=staging":   {"NOTEBOOK (1)"},
+		"/ui/sessions?q=staging": {"SESSIONS ("},
+	}
+	for _, target := range []string{"/", "/ui/notebook", "/ui/notebook?dir=lists", "/ui/page/lists/todo.md", "/ui/search?q=staging", "/ui/search?q=staging&sessions=1", "/ui/sessions", "/ui/sessions?q=staging", "/ui/session/demo", "/ui/settings"} {
+		code, body := fetchUI(t, d, target)
+		checkPage(t, target, code, body)
+		for _, want := range wants[target] {
+			if !strings.Contains(body, want) {
+				t.Errorf("GET %s lacks %q:\n%s", target, want, body)
+			}
 		}
 	}
 }

@@ -20,6 +20,11 @@ async function postJSON(url, body) {
   return { ok: r.ok, status: r.status, data };
 }
 
+// plural says a count with its noun: "1 file", "2 files".
+function plural(n, one, many) {
+  return n + " " + (n === 1 ? one : (many || one + "s"));
+}
+
 function errText(data, status) {
   return (data && data.error && data.error.message) || ("request failed (" + status + ")");
 }
@@ -248,7 +253,7 @@ async function usePlugin(form) {
   const { ok, status, data } = await postJSON("/ui/api/use", { name: form.dataset.name, set });
   if (!ok) { $("#provider-status").textContent = errText(data, status); return; }
   $$(".plugin").forEach((li) => li.classList.toggle("active", li.dataset.plugin === data.plugin));
-  $("#provider-status").textContent = "Using " + data.plugin + " (" + data.model + ", " + data.dimensions + " dims): " + data.pending + " chunks to embed";
+  $("#provider-status").textContent = "Using " + data.plugin + " (" + data.model + ", " + data.dimensions + " dims): " + plural(data.pending, "chunk") + " to embed";
   pollStatus();
 }
 
@@ -269,7 +274,7 @@ async function rebuild() {
     const j = JSON.parse(e.data);
     if (j.error) { out.textContent = "Rebuild failed: " + j.error.message; return; }
     const r = j.result;
-    out.textContent = "Rebuilt: " + r.filesScanned + " files scanned, " + r.filesChanged + " indexed, " + r.chunksCreated + " chunks in " + Math.round(r.durationMs) + " ms";
+    out.textContent = "Rebuilt: " + plural(r.filesScanned, "file") + " scanned, " + r.filesChanged + " indexed, " + plural(r.chunksCreated, "chunk") + " in " + Math.round(r.durationMs) + " ms";
     out.dataset.done = "1";
     pollStatus();
   });
