@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -622,20 +623,30 @@ func TestBrowserXSS(t *testing.T) {
 }
 
 // TestBrowserModels: the models folder from the settings: a pull by URL
-// (an httptest server stands for the model's host) shows its progress and
-// lists the model; remove asks first, then removes it.
+// (an httptest server stands for the model's host) shows its progress
+// while the download runs (the server holds the second half back until
+// the test has seen it), in bytes and percent or, when the server gives no
+// size, in bytes; the result stays shown once the list has the model;
+// remove asks first, then removes it.
 func TestBrowserModels(t *testing.T) {
 	const size = 4 << 20
+	release := make(chan struct{}) // one value lets one download finish
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", fmt.Sprint(size))
-		chunk := make([]byte, size/16)
-		for range 16 {
-			w.Write(chunk)
-			w.(http.Flusher).Flush()
-			time.Sleep(40 * time.Millisecond)
+		if !strings.Contains(r.URL.Path, "unsized") {
+			w.Header().Set("Content-Length", fmt.Sprint(size))
 		}
+		half := make([]byte, size/2)
+		w.Write(half)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Write(half)
 	}))
 	defer srv.Close()
+	defer close(release)
 	home := fixture(t, demoPages)
 	url := serve(t, home)
 	ctx := browser(t, 2*time.Minute)
@@ -644,9 +655,36 @@ func TestBrowserModels(t *testing.T) {
 		chromedp.WaitVisible(css("#pull-model")),
 		chromedp.SendKeys(css("#pull-model"), srv.URL+"/tiny-test.gguf"),
 		chromedp.Click(css("#pull button")),
-		waitText("#pull-status", "% of 4.0 MB"),
+		waitText("#pull-status", " of 4.0 MB ("),
+	)
+	mid := text(t, ctx, "#pull-status")
+	if m := regexp.MustCompile(`^[\d.]+ [KM]?B of 4\.0 MB \((\d+)%\)$`).FindStringSubmatch(mid); m == nil || m[1] == "100" {
+		t.Errorf("half-way the pull box shows %q; want bytes of the total and a percent below 100", mid)
+	}
+	if bar := get(t, ctx, "progress bar", chromedp.Evaluate[float64](`(() => { const b = document.querySelector('#pull-progress'); return b.hidden ? -1 : b.value / b.max })()`)); bar <= 0 || bar >= 1 {
+		t.Errorf("half-way the progress bar is at %v", bar)
+	}
+	release <- struct{}{}
+	run(t, ctx, "pull ends",
 		waitText("#pull-status", "Pulled"),
 		waitText("#models", "tiny-test.gguf"),
+	)
+	// The list was drawn again with the model: the pull's result is still said.
+	if got := text(t, ctx, "#pull-status"); got != "Pulled tiny-test.gguf" {
+		t.Errorf("after the list shows the model, the pull box says %q", got)
+	}
+	run(t, ctx, "pull without a size",
+		chromedp.SetValue(css("#pull-model"), srv.URL+"/tiny-unsized.gguf"),
+		chromedp.Click(css("#pull button")),
+		waitText("#pull-status", " so far"),
+	)
+	if mid := text(t, ctx, "#pull-status"); !regexp.MustCompile(`^[\d.]+ [KM]?B so far$`).MatchString(mid) {
+		t.Errorf("half-way a pull of unknown size shows %q; want the bytes so far", mid)
+	}
+	release <- struct{}{}
+	run(t, ctx, "unsized pull ends",
+		waitText("#models", "tiny-unsized.gguf"),
+		waitText("#pull-status", "Pulled tiny-unsized.gguf"),
 	)
 	if fi, err := os.Stat(filepath.Join(home, "models", "tiny-test.gguf")); err != nil || fi.Size() != size {
 		t.Fatalf("the pulled model: %v %v", fi, err)
