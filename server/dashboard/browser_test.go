@@ -708,3 +708,62 @@ func TestBrowserModels(t *testing.T) {
 		t.Errorf("the model is still there: %v", err)
 	}
 }
+
+// scheme asks for the light or dark colour scheme.
+func scheme(name string) step {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: name}}})
+		return err
+	})
+}
+
+// TestBrowserPageReadable: an entity page shows its frontmatter as a
+// properties table and its fields as labels; in both colour schemes body
+// text is the text colour at 7:1 or more on its card (WCAG AAA), links
+// stand out from it (underlined, or 3:1 against the text) at 4.5:1 on
+// the card.
+func TestBrowserPageReadable(t *testing.T) {
+	home := fixture(t, map[string]string{
+		"knowledge/entities/sarah-chen.md": sarahChen + "\nSee [the site](https://example.com/) and [[acme-corp]].\n",
+		"knowledge/entities/acme-corp.md":  "# Acme Corp\n",
+	})
+	url := serve(t, home)
+	ctx := browser(t, 2*time.Minute)
+	const measure = `(() => {
+		const rgb = (s) => s.match(/[\d.]+/g).slice(0, 4).map(Number);
+		const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+		const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+		const bg = (el) => { for (; el; el = el.parentElement) { const c = rgb(getComputedStyle(el).backgroundColor); if (c.length < 4 || c[3] > 0) return c; } return [255, 255, 255]; };
+		const p = [...document.querySelectorAll('#view .md p')].find((e) => e.textContent.includes('See '));
+		const a = p.querySelector('a[href^="https:"]');
+		const text = rgb(getComputedStyle(p).color), link = rgb(getComputedStyle(a).color), back = bg(p);
+		return { text: ratio(text, back), link: ratio(link, back), linkText: ratio(link, text), underlined: getComputedStyle(a).textDecorationLine.includes('underline') };
+	})()`
+	type figures struct {
+		Text, Link, LinkText float64
+		Underlined           bool
+	}
+	for _, s := range []string{"dark", "light"} {
+		run(t, ctx, s+" page",
+			scheme(s),
+			chromedp.Navigate(url+"/ui/page/knowledge/entities/sarah-chen.md"),
+			waitText("#view table.props", "Sarah Chen"),
+			waitText("#view", "Met at the conference"),
+		)
+		f := get(t, ctx, s+": colours", chromedp.Evaluate[figures](measure))
+		if f.Text < 7 {
+			t.Errorf("%s: body text contrast %.2f:1 on its card, want 7:1 or more", s, f.Text)
+		}
+		if f.Link < 4.5 {
+			t.Errorf("%s: link contrast %.2f:1 on its card, want 4.5:1 or more", s, f.Link)
+		}
+		if !f.Underlined && f.LinkText < 3 {
+			t.Errorf("%s: links are not underlined and differ from the text by %.2f:1, want 3:1", s, f.LinkText)
+		}
+		label := text(t, ctx, "#view .field-key")
+		if label != "seen" {
+			t.Errorf("%s: the first field label reads %q", s, label)
+		}
+		shot(t, ctx, "entity-"+s)
+	}
+}

@@ -39,6 +39,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/sessions"
 )
@@ -253,7 +254,8 @@ func (d *Dashboard) resolve(target string) (string, bool) {
 		add(s)
 	}
 	if !strings.Contains(t, "/") {
-		for _, f := range host.StandardFolders {
+		// Entity pages (host/facts) link to each other by name.
+		for _, f := range append(slices.Clone(host.StandardFolders), facts.Dir) {
 			add(f + "/" + t)
 			add(f + "/" + slug(t))
 		}
@@ -428,7 +430,7 @@ func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	blocks, err := renderBlocks(d.md, []byte(p.Text))
+	blocks, err := renderBlocks(d.md, d.resolve, []byte(p.Text))
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -450,7 +452,7 @@ func (d *Dashboard) pageJSON(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	html, err := renderHTML(d.md, []byte(p.Text))
+	html, err := renderHTML(d.md, d.resolve, []byte(p.Text))
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -476,7 +478,7 @@ func (d *Dashboard) save(w http.ResponseWriter, r *http.Request) {
 	if fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "baseHash" {
 		out := map[string]any{"error": wireOf(err)}
 		if cur, err := d.h.Page(r.Context(), host.PageRequest{Path: req.Path}); err == nil {
-			html, _ := renderHTML(d.md, []byte(cur.Text))
+			html, _ := renderHTML(d.md, d.resolve, []byte(cur.Text))
 			out["current"] = map[string]any{"page": cur, "html": html}
 		}
 		writeJSON(w, http.StatusConflict, out)
@@ -497,7 +499,7 @@ func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	html, err := renderHTML(d.md, []byte(req.Text))
+	html, err := renderHTML(d.md, d.resolve, []byte(req.Text))
 	if err != nil {
 		d.fail(w, r, err)
 		return

@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
@@ -269,5 +270,127 @@ func TestCountsOfOne(t *testing.T) {
 				t.Errorf("GET %s lacks %q:\n%s", target, want, body)
 			}
 		}
+	}
+}
+
+// sarahChen is an entity page as host/facts writes it (frontmatter,
+// facts with [key:: value] fields and block ids), with Dataview's line
+// form (key:: value) in a list item and a paragraph, and a rule below.
+const sarahChen = `---
+title: Sarah Chen
+aliases:
+    - Sarah
+tags:
+    - entity
+created: 2026-11-20
+updated: 2026-11-23
+---
+# Sarah Chen
+
+## works at
+- ~~[[techflow]]~~ [seen:: 2026-11-20] [until:: 2026-11-23] [source:: chat-1 turn 1a2b3c4d5e6f] ^f3c9a01
+- [[acme-corp]] [confidence:: 0.9] [seen:: 2026-11-23] [supersedes:: f3c9a01] ^f7e1b22
+
+## notes
+- works at:: [[acme-corp]]
+
+status:: active
+team lead:: yes
+
+---
+Met at the conference.
+`
+
+// view is the rendered page alone (not the source below it).
+func view(t *testing.T, body string) string {
+	t.Helper()
+	_, v, ok := strings.Cut(body, `<div class="view" id="view">`)
+	v, _, ok2 := strings.Cut(v, `<details class="source">`)
+	if !ok || !ok2 {
+		t.Fatalf("no view in:\n%s", body)
+	}
+	return v
+}
+
+// TestPageFrontmatter: a page's YAML frontmatter shows as a properties
+// table above the body (not as a rule and a paragraph), Dataview fields
+// as a key label and a value, and every block keeps its source line.
+func TestPageFrontmatter(t *testing.T) {
+	h := openHome(t, map[string]string{
+		"knowledge/entities/sarah-chen.md": sarahChen,
+		"knowledge/entities/acme-corp.md":  "# Acme Corp\n",
+	}, noon)
+	d := dashboard.New(h)
+	code, body := fetchUI(t, d, "/ui/page/knowledge/entities/sarah-chen.md")
+	checkPage(t, "sarah-chen", code, body)
+	v := view(t, body)
+	for _, want := range []string{
+		`<table class="props"`,
+		`<th scope="row">title</th><td>Sarah Chen</td>`,
+		`<th scope="row">aliases</th><td><span class="prop">Sarah</span></td>`,
+		`<th scope="row">tags</th><td><span class="prop tag">#entity</span></td>`,
+		`<th scope="row">updated</th><td>2026-11-23</td>`,
+		`<span class="field"><span class="field-key">seen</span> <span class="field-value">2026-11-20</span></span>`,
+		`<span class="field"><span class="field-key">confidence</span> <span class="field-value">0.9</span></span>`,
+		`<span class="field-key">works at</span> <a class="wikilink" href="/ui/page/knowledge/entities/acme-corp.md">acme-corp</a>`,
+		`<span class="field-key">status</span> active<br>`,
+		`<span class="field-key">team lead</span> yes`,
+		`<hr>`, // the rule in the body stays a rule
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the page view lacks %q:\n%s", want, v)
+		}
+	}
+	for _, bad := range []string{"title: Sarah", "tags:", "::", `data-l="0"`} {
+		if strings.Contains(v, bad) {
+			t.Errorf("the page view shows %q:\n%s", bad, v)
+		}
+	}
+	if n := strings.Count(v, "<hr>"); n != 1 {
+		t.Errorf("%d rules in the view, want 1 (the body's)", n)
+	}
+	// Each block points at its own source lines.
+	lines := strings.Split(sarahChen, "\n")
+	lineOf := func(prefix string) int {
+		for i, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line %q", prefix)
+		return 0
+	}
+	for _, c := range []struct {
+		start int
+		holds string
+	}{
+		{1, `class="props"`},
+		{lineOf("# Sarah Chen"), "Sarah Chen</h1>"},
+	} {
+		if c.holds == "" {
+			continue
+		}
+		re := regexp.MustCompile(`data-l="` + fmt.Sprint(c.start) + `"[^>]*>.*?` + regexp.QuoteMeta(c.holds))
+		if !re.MatchString(v) {
+			t.Errorf("no block at line %d holding %q:\n%s", c.start, c.holds, v)
+		}
+	}
+	hr := 0
+	for i, l := range lines {
+		if l == "---" && i > 8 {
+			hr = i + 1
+		}
+	}
+	if !regexp.MustCompile(`data-l="` + fmt.Sprint(hr) + `"[^>]*><a class="ln"[^>]*>` + fmt.Sprint(hr) + `</a><div class="md"><hr>`).MatchString(v) {
+		t.Errorf("the body's rule is not at line %d:\n%s", hr, v)
+	}
+	// The editor's preview draws the same.
+	rec := httptest.NewRecorder()
+	b, _ := json.Marshal(map[string]string{"text": sarahChen})
+	d.ServeHTTP(rec, httptest.NewRequest("POST", "/ui/api/preview", strings.NewReader(string(b))))
+	var pv struct{ HTML string }
+	json.Unmarshal(rec.Body.Bytes(), &pv)
+	if !strings.Contains(pv.HTML, `<th scope="row">title</th><td>Sarah Chen</td>`) || strings.Contains(pv.HTML, "title: Sarah") || strings.Contains(pv.HTML, "[seen::") {
+		t.Errorf("the preview draws:\n%s", pv.HTML)
 	}
 }
