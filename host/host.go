@@ -237,6 +237,11 @@ func (h *Host) config() *config.Config { return h.live.Get() }
 
 func (h *Host) loc() *time.Location { return h.live.Location() }
 
+// Now is the Host's clock (Options.Now) in the daily logs' time zone
+// (config's timezone): what "today" is for the notebook. Views such as the
+// dashboard read it so that they agree with the daily log about the date.
+func (h *Host) Now() time.Time { return h.now().In(h.loc()) }
+
 // editConfig replaces the configuration in force by a copy changed by
 // edit (copy-on-write: calls that hold the old snapshot keep it).
 func (h *Host) editConfig(edit func(*config.Config)) { h.live.Edit(edit) }

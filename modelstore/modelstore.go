@@ -111,7 +111,10 @@ func (r Ref) Present() bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// Progress is called as a download advances; total is -1 when unknown.
+// Progress is called after every read of a download (or copy); total is -1
+// when unknown. It is called often: a consumer that draws throttles, and
+// keeps the newest figure, since the next read may block for long (a
+// stalled download must show what had arrived).
 type Progress func(done, total int64)
 
 // Pull downloads ref.URL to ref.Path, resuming a .part file left by an
@@ -262,7 +265,6 @@ func (s *Store) client() *http.Client {
 
 func copyProgress(ctx context.Context, w io.Writer, r io.Reader, done, total int64, progress Progress) error {
 	buf := make([]byte, 256<<10)
-	last := time.Time{}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -273,15 +275,11 @@ func copyProgress(ctx context.Context, w io.Writer, r io.Reader, done, total int
 				return diskError(werr)
 			}
 			done += int64(n)
-			if progress != nil && time.Since(last) > 100*time.Millisecond {
-				progress(done, total)
-				last = time.Now()
-			}
-		}
-		if err == io.EOF {
 			if progress != nil {
 				progress(done, total)
 			}
+		}
+		if err == io.EOF {
 			if total >= 0 && done < total {
 				return io.ErrUnexpectedEOF
 			}

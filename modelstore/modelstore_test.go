@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -280,5 +281,49 @@ func TestInstallLocalFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(s.Dir); len(entries) != 1 {
 		t.Errorf("store holds %d files, want 1 (no .part left)", len(entries))
+	}
+}
+
+// stallReader gives its chunks one per Read, then blocks until released.
+type stallReader struct {
+	chunks  [][]byte
+	stalled chan struct{} // closed when the chunks are out
+	release chan struct{}
+}
+
+func (r *stallReader) Read(p []byte) (int, error) {
+	if len(r.chunks) > 0 {
+		n := copy(p, r.chunks[0])
+		r.chunks = r.chunks[1:]
+		return n, nil
+	}
+	close(r.stalled)
+	<-r.release
+	return 0, io.EOF
+}
+
+// TestProgressBeforeStall: every byte read is reported before the next
+// read blocks, so a download that stalls shows what had arrived, however
+// soon after the last report it arrived.
+func TestProgressBeforeStall(t *testing.T) {
+	r := &stallReader{chunks: [][]byte{make([]byte, 10), make([]byte, 20), make([]byte, 30)}, stalled: make(chan struct{}), release: make(chan struct{})}
+	var mu sync.Mutex
+	var last int64
+	done := make(chan error, 1)
+	go func() {
+		done <- copyProgress(context.Background(), io.Discard, r, 0, 100, func(d, _ int64) {
+			mu.Lock()
+			last = d
+			mu.Unlock()
+		})
+	}()
+	<-r.stalled
+	mu.Lock()
+	got := last
+	mu.Unlock()
+	close(r.release)
+	<-done
+	if got != 60 {
+		t.Errorf("while the download stalls after 60 bytes, progress says %d", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/memhost/memhost/host"
@@ -443,15 +444,37 @@ func (s *Server) pullModel(w http.ResponseWriter, r *http.Request) {
 			fl.Flush()
 		}
 	}
-	var last time.Time
-	req.Progress = func(done, total int64) {
-		if time.Since(last) < 100*time.Millisecond && done != total {
-			return
+	// The store reports every read; a line goes out every 100 ms with the
+	// newest figure when it changed, and once more at the end, so that a
+	// download that stalls shows all it had received (a report on the
+	// store's own schedule could lag a burst behind until the next read).
+	var latest atomic.Pointer[[2]int64]
+	req.Progress = func(done, total int64) { latest.Store(&[2]int64{done, total}) }
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() { // writes w alone until stopped is closed
+		defer close(stopped)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		var sent *[2]int64
+		send := func() {
+			if p := latest.Load(); p != nil && p != sent {
+				sent = p
+				line(map[string]any{"progress": map[string]int64{"done": p[0], "total": p[1]}})
+			}
 		}
-		last = time.Now()
-		line(map[string]any{"progress": map[string]int64{"done": done, "total": total}})
-	}
+		for {
+			select {
+			case <-tick.C:
+				send()
+			case <-stop:
+				send()
+				return
+			}
+		}
+	}()
 	resp, err := s.h.PullModel(r.Context(), req)
+	close(stop)
+	<-stopped
 	if err != nil {
 		line(errorBody{toWire(err)})
 		return

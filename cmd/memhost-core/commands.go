@@ -639,6 +639,7 @@ type progress struct {
 	last  int    // last tenth printed
 	verb  string // what it shows ("copying"); "" is downloading
 	drew  bool
+	drawn time.Time // the bar's last redraw: the store reports every read
 }
 
 func newProgress(w io.Writer, tty, quiet bool) *progress {
@@ -656,6 +657,12 @@ func (p *progress) doing() string {
 func (p *progress) update(done, total int64) {
 	if p.quiet {
 		return
+	}
+	if p.tty && done != total {
+		if time.Since(p.drawn) < 100*time.Millisecond {
+			return
+		}
+		p.drawn = time.Now()
 	}
 	if total <= 0 {
 		if p.tty {

@@ -20,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -463,6 +464,8 @@ func TestBrowserEndToEnd(t *testing.T) {
 	run(t, ctx, "conversation search",
 		chromedp.Navigate(url+"/ui/sessions?q=staging+password"),
 		waitText("#conv-results", "demo"),
+		// The list below the results: the whole page was drawn.
+		waitText("#sessions", "demo"),
 	)
 
 	// Delete with confirmation.
@@ -620,20 +623,30 @@ func TestBrowserXSS(t *testing.T) {
 }
 
 // TestBrowserModels: the models folder from the settings: a pull by URL
-// (an httptest server stands for the model's host) shows its progress and
-// lists the model; remove asks first, then removes it.
+// (an httptest server stands for the model's host) shows its progress
+// while the download runs (the server holds the second half back until
+// the test has seen it), in bytes and percent or, when the server gives no
+// size, in bytes; the result stays shown once the list has the model;
+// remove asks first, then removes it.
 func TestBrowserModels(t *testing.T) {
 	const size = 4 << 20
+	release := make(chan struct{}) // one value lets one download finish
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", fmt.Sprint(size))
-		chunk := make([]byte, size/16)
-		for range 16 {
-			w.Write(chunk)
-			w.(http.Flusher).Flush()
-			time.Sleep(40 * time.Millisecond)
+		if !strings.Contains(r.URL.Path, "unsized") {
+			w.Header().Set("Content-Length", fmt.Sprint(size))
 		}
+		half := make([]byte, size/2)
+		w.Write(half)
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
+		w.Write(half)
 	}))
 	defer srv.Close()
+	defer close(release)
 	home := fixture(t, demoPages)
 	url := serve(t, home)
 	ctx := browser(t, 2*time.Minute)
@@ -642,9 +655,36 @@ func TestBrowserModels(t *testing.T) {
 		chromedp.WaitVisible(css("#pull-model")),
 		chromedp.SendKeys(css("#pull-model"), srv.URL+"/tiny-test.gguf"),
 		chromedp.Click(css("#pull button")),
-		waitText("#pull-status", "% of 4.0 MB"),
+		waitText("#pull-status", " of 4.0 MB ("),
+	)
+	mid := text(t, ctx, "#pull-status")
+	if m := regexp.MustCompile(`^[\d.]+ [KM]?B of 4\.0 MB \((\d+)%\)$`).FindStringSubmatch(mid); m == nil || m[1] == "100" {
+		t.Errorf("half-way the pull box shows %q; want bytes of the total and a percent below 100", mid)
+	}
+	if bar := get(t, ctx, "progress bar", chromedp.Evaluate[float64](`(() => { const b = document.querySelector('#pull-progress'); return b.hidden ? -1 : b.value / b.max })()`)); bar <= 0 || bar >= 1 {
+		t.Errorf("half-way the progress bar is at %v", bar)
+	}
+	release <- struct{}{}
+	run(t, ctx, "pull ends",
 		waitText("#pull-status", "Pulled"),
 		waitText("#models", "tiny-test.gguf"),
+	)
+	// The list was drawn again with the model: the pull's result is still said.
+	if got := text(t, ctx, "#pull-status"); got != "Pulled tiny-test.gguf" {
+		t.Errorf("after the list shows the model, the pull box says %q", got)
+	}
+	run(t, ctx, "pull without a size",
+		chromedp.SetValue(css("#pull-model"), srv.URL+"/tiny-unsized.gguf"),
+		chromedp.Click(css("#pull button")),
+		waitText("#pull-status", " so far"),
+	)
+	if mid := text(t, ctx, "#pull-status"); !regexp.MustCompile(`^[\d.]+ [KM]?B so far$`).MatchString(mid) {
+		t.Errorf("half-way a pull of unknown size shows %q; want the bytes so far", mid)
+	}
+	release <- struct{}{}
+	run(t, ctx, "unsized pull ends",
+		waitText("#models", "tiny-unsized.gguf"),
+		waitText("#pull-status", "Pulled tiny-unsized.gguf"),
 	)
 	if fi, err := os.Stat(filepath.Join(home, "models", "tiny-test.gguf")); err != nil || fi.Size() != size {
 		t.Fatalf("the pulled model: %v %v", fi, err)
@@ -666,5 +706,64 @@ func TestBrowserModels(t *testing.T) {
 	)
 	if _, err := os.Stat(filepath.Join(home, "models", "tiny-test.gguf")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the model is still there: %v", err)
+	}
+}
+
+// scheme asks for the light or dark colour scheme.
+func scheme(name string) step {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: name}}})
+		return err
+	})
+}
+
+// TestBrowserPageReadable: an entity page shows its frontmatter as a
+// properties table and its fields as labels; in both colour schemes body
+// text is the text colour at 7:1 or more on its card (WCAG AAA), links
+// stand out from it (underlined, or 3:1 against the text) at 4.5:1 on
+// the card.
+func TestBrowserPageReadable(t *testing.T) {
+	home := fixture(t, map[string]string{
+		"knowledge/entities/sarah-chen.md": sarahChen + "\nSee [the site](https://example.com/) and [[acme-corp]].\n",
+		"knowledge/entities/acme-corp.md":  "# Acme Corp\n",
+	})
+	url := serve(t, home)
+	ctx := browser(t, 2*time.Minute)
+	const measure = `(() => {
+		const rgb = (s) => s.match(/[\d.]+/g).slice(0, 4).map(Number);
+		const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); }; return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+		const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+		const bg = (el) => { for (; el; el = el.parentElement) { const c = rgb(getComputedStyle(el).backgroundColor); if (c.length < 4 || c[3] > 0) return c; } return [255, 255, 255]; };
+		const p = [...document.querySelectorAll('#view .md p')].find((e) => e.textContent.includes('See '));
+		const a = p.querySelector('a[href^="https:"]');
+		const text = rgb(getComputedStyle(p).color), link = rgb(getComputedStyle(a).color), back = bg(p);
+		return { text: ratio(text, back), link: ratio(link, back), linkText: ratio(link, text), underlined: getComputedStyle(a).textDecorationLine.includes('underline') };
+	})()`
+	type figures struct {
+		Text, Link, LinkText float64
+		Underlined           bool
+	}
+	for _, s := range []string{"dark", "light"} {
+		run(t, ctx, s+" page",
+			scheme(s),
+			chromedp.Navigate(url+"/ui/page/knowledge/entities/sarah-chen.md"),
+			waitText("#view table.props", "Sarah Chen"),
+			waitText("#view", "Met at the conference"),
+		)
+		f := get(t, ctx, s+": colours", chromedp.Evaluate[figures](measure))
+		if f.Text < 7 {
+			t.Errorf("%s: body text contrast %.2f:1 on its card, want 7:1 or more", s, f.Text)
+		}
+		if f.Link < 4.5 {
+			t.Errorf("%s: link contrast %.2f:1 on its card, want 4.5:1 or more", s, f.Link)
+		}
+		if !f.Underlined && f.LinkText < 3 {
+			t.Errorf("%s: links are not underlined and differ from the text by %.2f:1, want 3:1", s, f.LinkText)
+		}
+		label := text(t, ctx, "#view .field-key")
+		if label != "seen" {
+			t.Errorf("%s: the first field label reads %q", s, label)
+		}
+		shot(t, ctx, "entity-"+s)
 	}
 }

@@ -17,6 +17,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -24,6 +25,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"path"
@@ -37,6 +39,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/sessions"
 )
@@ -57,20 +60,24 @@ const maxBody = 16 << 20
 
 // Dashboard serves the dashboard of one Host.
 type Dashboard struct {
-	h     *host.Host
-	tmpl  *template.Template
-	md    goldmark.Markdown
-	mux   *http.ServeMux
-	start time.Time
+	h    *host.Host
+	tmpl *template.Template
+	md   goldmark.Markdown
+	mux  *http.ServeMux
+	// now is the host's clock in the daily logs' zone: "today" and "2 min
+	// ago" agree with the notebook and follow a test's clock.
+	now func() time.Time
 
 	useMu sync.Mutex // one provider switch at a time
 }
 
 // New returns the dashboard of h.
 func New(h *host.Host) *Dashboard {
-	d := &Dashboard{h: h, start: time.Now()}
+	d := &Dashboard{h: h, now: h.Now}
 	d.md = newMarkdown(d.resolve)
-	d.tmpl = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
+	fm := template.FuncMap{"ago": func(s string) string { return ago(s, d.now()) }}
+	maps.Copy(fm, funcs)
+	d.tmpl = template.Must(template.New("").Funcs(fm).ParseFS(templateFS, "templates/*.html"))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", d.home)
 	mux.HandleFunc("GET /ui/notebook", d.notebook)
@@ -111,7 +118,6 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 var funcs = template.FuncMap{
 	"pageURL": PageURL,
 	"size":    humanSize,
-	"ago":     ago,
 	"lines": func(l host.Lines) string {
 		if l.End > l.Start {
 			return fmt.Sprintf("%d-%d", l.Start, l.End)
@@ -125,9 +131,10 @@ var funcs = template.FuncMap{
 		}
 		return p + "/"
 	},
-	"join": strings.Join,
-	"base": path.Base,
-	"add":  func(a, b int) int { return a + b },
+	"join":   strings.Join,
+	"plural": plural,
+	"base":   path.Base,
+	"add":    func(a, b int) int { return a + b },
 	"json": func(v any) (string, error) {
 		b, err := json.Marshal(v)
 		return string(b), err
@@ -142,12 +149,17 @@ type layout struct {
 	Body  any
 }
 
-func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, name string, l layout) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := d.tmpl.ExecuteTemplate(w, name, l); err != nil {
-		// Headers may be out: the page ends with the error.
-		fmt.Fprintf(w, "<p class=error>%s</p>", template.HTMLEscapeString(err.Error()))
+// render draws a template whole before a byte goes out, so that a
+// template that fails half-way answers 500 with what failed, never 200 with
+// half a page.
+func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, name string, data any) {
+	var buf bytes.Buffer
+	if err := d.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		d.fail(w, r, fmt.Errorf("the page %s could not be drawn: %w", name, err))
+		return
 	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	buf.WriteTo(w)
 }
 
 // fail answers an error: JSON for /ui/api/, a page otherwise.
@@ -157,9 +169,14 @@ func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, status, map[string]any{"error": wireOf(err)})
 		return
 	}
+	var buf bytes.Buffer
+	if terr := d.tmpl.ExecuteTemplate(&buf, "error.html", layout{Title: "Error", Body: err.Error()}); terr != nil {
+		http.Error(w, err.Error(), status)
+		return
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	d.tmpl.ExecuteTemplate(w, "error.html", layout{Title: "Error", Body: err.Error()})
+	buf.WriteTo(w)
 }
 
 type wireErr struct {
@@ -237,7 +254,8 @@ func (d *Dashboard) resolve(target string) (string, bool) {
 		add(s)
 	}
 	if !strings.Contains(t, "/") {
-		for _, f := range host.StandardFolders {
+		// Entity pages (host/facts) link to each other by name.
+		for _, f := range append(slices.Clone(host.StandardFolders), facts.Dir) {
 			add(f + "/" + t)
 			add(f + "/" + slug(t))
 		}
@@ -316,7 +334,10 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 		c.Count += len(f.Pages)
 		for _, p := range f.Pages {
 			if top == "daily" {
-				if day := strings.TrimSuffix(path.Base(p.Path), ".md"); day > c.Latest {
+				// Only daily/YYYY-MM-DD.md is a day: rollups
+				// (daily/rollups/2026-W47.md) and archived days are not
+				// the latest log.
+				if day, ok := dailyDate(p.Path); ok && day > c.Latest {
 					c.Latest = day
 				}
 				continue
@@ -328,7 +349,7 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 			}
 		}
 	}
-	today := time.Now().Format("2006-01-02")
+	today := d.now().Format(time.DateOnly)
 	for _, top := range order {
 		c := byTop[top]
 		if c.Count == 0 && top == "" {
@@ -340,6 +361,19 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 		b.Folders = append(b.Folders, *c)
 	}
 	return b, nil
+}
+
+// dailyDate is the day of a daily log, daily/YYYY-MM-DD.md.
+func dailyDate(p string) (string, bool) {
+	dir, file := path.Split(p)
+	day := strings.TrimSuffix(file, ".md")
+	if dir != "daily/" || day == file {
+		return "", false
+	}
+	if _, err := time.Parse(time.DateOnly, day); err != nil {
+		return "", false
+	}
+	return day, true
 }
 
 // Notebook browser.
@@ -396,7 +430,7 @@ func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	blocks, err := renderBlocks(d.md, []byte(p.Text))
+	blocks, err := renderBlocks(d.md, d.resolve, []byte(p.Text))
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -418,7 +452,7 @@ func (d *Dashboard) pageJSON(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	html, err := renderHTML(d.md, []byte(p.Text))
+	html, err := renderHTML(d.md, d.resolve, []byte(p.Text))
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -444,7 +478,7 @@ func (d *Dashboard) save(w http.ResponseWriter, r *http.Request) {
 	if fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "baseHash" {
 		out := map[string]any{"error": wireOf(err)}
 		if cur, err := d.h.Page(r.Context(), host.PageRequest{Path: req.Path}); err == nil {
-			html, _ := renderHTML(d.md, []byte(cur.Text))
+			html, _ := renderHTML(d.md, d.resolve, []byte(cur.Text))
 			out["current"] = map[string]any{"page": cur, "html": html}
 		}
 		writeJSON(w, http.StatusConflict, out)
@@ -465,7 +499,7 @@ func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	html, err := renderHTML(d.md, []byte(req.Text))
+	html, err := renderHTML(d.md, d.resolve, []byte(req.Text))
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -564,9 +598,8 @@ func (d *Dashboard) search(w http.ResponseWriter, r *http.Request) {
 func (d *Dashboard) searchFragment(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	b := d.searchData(r.Context(), r.URL.Query().Get("q"), r.URL.Query().Get("sessions") != "")
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Server-Timing", fmt.Sprintf("search;dur=%.1f", float64(time.Since(start).Microseconds())/1000))
-	d.tmpl.ExecuteTemplate(w, "results", b)
+	d.render(w, r, "results", b)
 }
 
 // queryTerms are the query's words, lowercased.
@@ -626,8 +659,13 @@ type sessionsBody struct {
 	Sessions []sessions.Summary
 	Query    string
 	Results  *host.ConversationSearchResponse
-	Marked   []template.HTML
+	Hits     []markedTurn // Results' hits, their snippets marked
 	Err      string
+}
+
+type markedTurn struct {
+	host.TurnResult
+	Marked template.HTML
 }
 
 func (d *Dashboard) sessions(w http.ResponseWriter, r *http.Request) {
@@ -645,7 +683,7 @@ func (d *Dashboard) sessions(w http.ResponseWriter, r *http.Request) {
 			b.Results = &resp
 			terms := queryTerms(b.Query)
 			for _, t := range resp.Results {
-				b.Marked = append(b.Marked, mark(t.Snippet, terms))
+				b.Hits = append(b.Hits, markedTurn{TurnResult: t, Marked: mark(t.Snippet, terms)})
 			}
 		}
 	}
@@ -774,6 +812,29 @@ func namesFileOrHost(v string) bool {
 
 // Formatting.
 
+// plural says a count with its noun: "1 file", "2 files"; many is the
+// plural when it is not one+"s" ("entry", "entries").
+func plural(n any, one string, many ...string) (string, error) {
+	var c int64
+	switch v := n.(type) {
+	case int:
+		c = int64(v)
+	case int64:
+		c = v
+	case int32:
+		c = int64(v)
+	default:
+		return "", fmt.Errorf("plural of %T", n)
+	}
+	if c == 1 {
+		return "1 " + one, nil
+	}
+	if len(many) > 0 {
+		return fmt.Sprintf("%d %s", c, many[0]), nil
+	}
+	return fmt.Sprintf("%d %ss", c, one), nil
+}
+
 func humanSize(n int64) string {
 	switch {
 	case n < 1024:
@@ -786,15 +847,14 @@ func humanSize(n int64) string {
 	return fmt.Sprintf("%.1f GB", float64(n)/(1024*1024*1024))
 }
 
-// ago shows an RFC 3339 time as a person reads it: "2 min ago",
-// "yesterday 14:05", "Feb 20".
-func ago(s string) string {
+// ago shows an RFC 3339 time as a person reads it at now: "2 min ago",
+// "yesterday 14:05", "Feb 20", in now's zone.
+func ago(s string, now time.Time) string {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return s
 	}
-	t = t.Local()
-	now := time.Now()
+	t = t.In(now.Location())
 	d := now.Sub(t)
 	switch {
 	case d < 0:

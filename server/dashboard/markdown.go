@@ -42,23 +42,36 @@ type block struct {
 
 func newMarkdown(resolve resolver) goldmark.Markdown {
 	return goldmark.New(
-		goldmark.WithExtensions(extension.GFM, &wikiExt{resolve: resolve}),
+		goldmark.WithExtensions(extension.GFM, &wikiExt{resolve: resolve}, &fieldExt{resolve: resolve}),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 	)
 }
 
-// renderBlocks renders src block by block.
-func renderBlocks(md goldmark.Markdown, src []byte) ([]block, error) {
-	doc := md.Parser().Parse(text.NewReader(src))
+// renderBlocks renders src block by block. YAML frontmatter is one block of
+// its own, a properties table (as Obsidian shows it); the markdown below
+// is parsed with the frontmatter blanked out, so that byte offsets and
+// line numbers stay those of the file.
+func renderBlocks(md goldmark.Markdown, resolve resolver, src []byte) ([]block, error) {
+	fm, body := frontmatter(src)
+	doc := md.Parser().Parse(text.NewReader(body))
 	lineOf := lineIndex(src)
 	var out []block
+	if fm != nil {
+		out = append(out, block{HTML: fm.html(resolve), Start: 1, End: fm.lines})
+	}
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		var buf bytes.Buffer
-		if err := md.Renderer().Render(&buf, src, n); err != nil {
+		if err := md.Renderer().Render(&buf, body, n); err != nil {
 			return nil, err
 		}
 		b := block{HTML: template.HTML(buf.String())}
 		b.Start, b.End = span(n, lineOf)
+		if b.Start == 0 {
+			// A block without lines of its own (a rule): the first
+			// line after the block before that is not blank.
+			b.Start = nextLine(body, lineOf, out)
+			b.End = b.Start
+		}
 		if h, ok := n.(*ast.Heading); ok {
 			if id, ok := h.AttributeString("id"); ok {
 				if s, ok := id.([]byte); ok {
@@ -71,11 +84,32 @@ func renderBlocks(md goldmark.Markdown, src []byte) ([]block, error) {
 	return out, nil
 }
 
-// renderHTML renders src whole (the editor's preview).
-func renderHTML(md goldmark.Markdown, src []byte) (string, error) {
+// renderHTML renders src whole (the editor's preview), its frontmatter as
+// a properties table.
+func renderHTML(md goldmark.Markdown, resolve resolver, src []byte) (string, error) {
+	fm, body := frontmatter(src)
 	var buf bytes.Buffer
-	err := md.Convert(src, &buf)
+	if fm != nil {
+		buf.WriteString(string(fm.html(resolve)))
+	}
+	err := md.Convert(body, &buf)
 	return buf.String(), err
+}
+
+// nextLine is the first line that is not blank after the last of blocks
+// (1 with none).
+func nextLine(src []byte, lineOf func(int) int, blocks []block) int {
+	after := 0
+	if len(blocks) > 0 {
+		after = blocks[len(blocks)-1].End
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	for i := after; i < len(lines); i++ {
+		if len(bytes.TrimSpace(lines[i])) > 0 {
+			return i + 1
+		}
+	}
+	return max(after, 1)
 }
 
 // lineIndex returns a function from a byte offset to its 1-based line.
@@ -145,6 +179,7 @@ type wikilink struct {
 	Label   string
 	Path    string // resolved page; "" when missing
 	Section string
+	at      int // source offset of its [[
 }
 
 func (n *wikilink) Kind() ast.NodeKind { return kindWikilink }
@@ -164,19 +199,34 @@ type wikiParser struct{ resolve resolver }
 func (p *wikiParser) Trigger() []byte { return []byte{'['} }
 
 func (p *wikiParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.Node {
-	line, _ := block.PeekLine()
-	if len(line) < 5 || line[1] != '[' {
+	line, seg := block.PeekLine()
+	n, length := parseWikilink(line, p.resolve)
+	if n == nil {
 		return nil
+	}
+	n.at = seg.Start
+	block.Advance(length)
+	return n
+}
+
+// parseWikilink reads the wikilink that line starts with, and its length
+// in bytes (nil when line does not start with one).
+func parseWikilink(line []byte, resolve resolver) (*wikilink, int) {
+	if len(line) < 5 || line[0] != '[' || line[1] != '[' {
+		return nil, 0
 	}
 	end := bytes.Index(line[2:], []byte("]]"))
 	if end <= 0 {
-		return nil
+		return nil, 0
 	}
 	inner := string(line[2 : 2+end])
 	if strings.ContainsAny(inner, "[]\n") || strings.TrimSpace(inner) == "" {
-		return nil
+		return nil, 0
 	}
-	block.Advance(end + 4)
+	return newWikilink(inner, resolve), end + 4
+}
+
+func newWikilink(inner string, resolve resolver) *wikilink {
 	target, label, hasLabel := strings.Cut(inner, "|")
 	target = strings.TrimSpace(target)
 	if !hasLabel || strings.TrimSpace(label) == "" {
@@ -188,8 +238,8 @@ func (p *wikiParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.
 	if page == "" {
 		return n // [[#section]]: this page
 	}
-	if p.resolve != nil {
-		n.Path, _ = p.resolve(page)
+	if resolve != nil {
+		n.Path, _ = resolve(page)
 	}
 	return n
 }
@@ -201,22 +251,27 @@ func (wikiRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 		if !entering {
 			return ast.WalkSkipChildren, nil
 		}
-		n := node.(*wikilink)
-		href, class := "", "wikilink"
-		switch {
-		case n.Path != "":
-			href = PageURL(n.Path)
-		case strings.HasPrefix(n.Target, "#"):
-		default:
-			href = "/ui/notebook?new=" + url.QueryEscape(newPagePath(strings.Split(n.Target, "#")[0]))
-			class += " missing"
-		}
-		if n.Section != "" {
-			href += "#" + url.PathEscape(slug(n.Section))
-		}
-		fmt.Fprintf(w, `<a class="%s" href="%s">%s</a>`, class, html.EscapeString(href), html.EscapeString(n.Label))
+		w.WriteString(wikiHTML(node.(*wikilink)))
 		return ast.WalkSkipChildren, nil
 	})
+}
+
+// wikiHTML is a wikilink's anchor: to its page, to this page's section, or
+// (class missing) to the form that creates the page.
+func wikiHTML(n *wikilink) string {
+	href, class := "", "wikilink"
+	switch {
+	case n.Path != "":
+		href = PageURL(n.Path)
+	case strings.HasPrefix(n.Target, "#"):
+	default:
+		href = "/ui/notebook?new=" + url.QueryEscape(newPagePath(strings.Split(n.Target, "#")[0]))
+		class += " missing"
+	}
+	if n.Section != "" {
+		href += "#" + url.PathEscape(slug(n.Section))
+	}
+	return fmt.Sprintf(`<a class="%s" href="%s">%s</a>`, class, html.EscapeString(href), html.EscapeString(n.Label))
 }
 
 // PageURL is the dashboard's address of a page.

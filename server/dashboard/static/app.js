@@ -20,17 +20,29 @@ async function postJSON(url, body) {
   return { ok: r.ok, status: r.status, data };
 }
 
+// plural says a count with its noun: "1 file", "2 files".
+function plural(n, one, many) {
+  return n + " " + (n === 1 ? one : (many || one + "s"));
+}
+
 function errText(data, status) {
   return (data && data.error && data.error.message) || ("request failed (" + status + ")");
 }
 
-// Replaces <main> with the same URL fetched again (live updates).
+// Replaces <main> with the same URL fetched again (live updates). Elements
+// marked data-keep (a pull's progress and result, a status line) move into
+// the fresh page as they are: the server draws them empty, and a running
+// pull keeps writing into the same nodes.
 async function refreshMain() {
   const r = await fetch(location.href, { headers: { Accept: "text/html" } });
   if (!r.ok) return;
   const doc = new DOMParser().parseFromString(await r.text(), "text/html");
   const fresh = $("#main", doc);
   if (!fresh) return;
+  for (const el of $$("#main [data-keep][id]")) {
+    const blank = $("#" + CSS.escape(el.id), fresh);
+    if (blank) blank.replaceWith(el);
+  }
   const active = document.activeElement && document.activeElement.id;
   $("#main").replaceWith(fresh);
   if (active && $("#" + CSS.escape(active))) $("#" + CSS.escape(active)).focus();
@@ -166,7 +178,8 @@ function askRemoveModel(name) {
   dlg.onclose = async () => {
     if (dlg.returnValue !== "remove") return;
     const { ok, status, data } = await postJSON("/api/v1/models/rm", { name });
-    if (ok) refreshMain(); else $("#pull-status").textContent = errText(data, status);
+    $("#pull-status").textContent = ok ? "Removed " + name : errText(data, status);
+    if (ok) refreshMain();
   };
   dlg.showModal();
 }
@@ -248,7 +261,7 @@ async function usePlugin(form) {
   const { ok, status, data } = await postJSON("/ui/api/use", { name: form.dataset.name, set });
   if (!ok) { $("#provider-status").textContent = errText(data, status); return; }
   $$(".plugin").forEach((li) => li.classList.toggle("active", li.dataset.plugin === data.plugin));
-  $("#provider-status").textContent = "Using " + data.plugin + " (" + data.model + ", " + data.dimensions + " dims): " + data.pending + " chunks to embed";
+  $("#provider-status").textContent = "Using " + data.plugin + " (" + data.model + ", " + data.dimensions + " dims): " + plural(data.pending, "chunk") + " to embed";
   pollStatus();
 }
 
@@ -269,16 +282,25 @@ async function rebuild() {
     const j = JSON.parse(e.data);
     if (j.error) { out.textContent = "Rebuild failed: " + j.error.message; return; }
     const r = j.result;
-    out.textContent = "Rebuilt: " + r.filesScanned + " files scanned, " + r.filesChanged + " indexed, " + r.chunksCreated + " chunks in " + Math.round(r.durationMs) + " ms";
+    out.textContent = "Rebuilt: " + plural(r.filesScanned, "file") + " scanned, " + r.filesChanged + " indexed, " + plural(r.chunksCreated, "chunk") + " in " + Math.round(r.durationMs) + " ms";
     out.dataset.done = "1";
     pollStatus();
   });
   es.onerror = () => { if (es.readyState === EventSource.CLOSED) btn.disabled = false; };
 }
 
+// humanSize is the server's size format (dashboard.go): "512 B", "1.5 MB".
+function humanSize(n) {
+  const units = ["KB", "MB", "GB"];
+  if (n < 1024) return n + " B";
+  let i = -1;
+  do { n /= 1024; i++; } while (n >= 1024 && i < units.length - 1);
+  return n.toFixed(1) + " " + units[i];
+}
+
 async function pullModel(model) {
   const bar = $("#pull-progress"), out = $("#pull-status");
-  bar.hidden = false; bar.value = 0;
+  bar.hidden = false; bar.max = 1; bar.value = 0;
   out.textContent = "Pulling " + (model || "the default model") + "…";
   const r = await fetch("/api/v1/models/pull", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/x-ndjson" }, body: JSON.stringify({ model }) });
   if (!r.ok) { let d = {}; try { d = await r.json(); } catch (e) { /* none */ } out.textContent = errText(d, r.status); bar.hidden = true; return; }
@@ -296,7 +318,14 @@ async function pullModel(model) {
       const msg = JSON.parse(line);
       if (msg.progress) {
         const { done: d, total } = msg.progress;
-        if (total > 0) { bar.max = total; bar.value = d; out.textContent = Math.round(100 * d / total) + "% of " + (total / 1048576).toFixed(1) + " MB"; }
+        if (total > 0) {
+          bar.max = total; bar.value = d;
+          out.textContent = humanSize(d) + " of " + humanSize(total) + " (" + Math.floor(100 * d / total) + "%)";
+        } else {
+          // No size from the server: the bytes so far, the bar undetermined.
+          bar.removeAttribute("value");
+          out.textContent = humanSize(d) + " so far";
+        }
       } else if (msg.result) {
         out.textContent = (msg.result.already ? "Already present: " : "Pulled ") + msg.result.name;
         bar.hidden = true;
