@@ -28,7 +28,7 @@ PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 TOOLS := $(CURDIR)/bin/tools
 
-.PHONY: build demo test fuzz crash bench proto fmt clean screenshots
+.PHONY: build demo test fuzz crash bench proto fmt clean screenshots readme-federation
 
 # llama.cpp's CPU kernels are compiled for one CPU level, chosen here:
 # ggml's cgo flags give none, i.e. SSE2 only, 9x slower on these machines,
@@ -95,6 +95,12 @@ need-git:
 # keyword search, then on the hello plugin.
 demo: build-core
 	./scripts/demo.sh
+
+# The README's git federation walkthroughs replayed as written, on temporary
+# homes with two servers (~15 s); exits 2 without running when 127.0.0.1:4321
+# is taken, since the walkthrough's first server listens there.
+readme-federation: build-core need-git
+	./scripts/readme-federation.sh
 
 # The MCP server (stdio and streamable HTTP) checked by an independent
 # client, the MCP Inspector's CLI from npm, installed into bin/npm; skips

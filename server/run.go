@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
@@ -87,8 +89,15 @@ func Run(ctx context.Context, opts RunOptions) error {
 		return err
 	}
 	defer h.Close()
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
 	cfg := h.Config().Server
 	listen := cfg.Listen
+	// An address the user chose is kept or refused; the default one gives
+	// way, so that two homes of one machine can both run a server.
+	chosen := opts.Listen != nil || config.Given(filepath.Join(home, config.FileName), getenv, "server.listen")
 	if opts.Listen != nil {
 		listen = *opts.Listen
 	}
@@ -123,6 +132,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 
 	var tcpLn net.Listener
 	token := ""
+	moved := ""
 	if listen != "" {
 		if !isLoopback(listen) || tokenFile != "" { // a token file asked for is used on loopback too
 			if tokenFile == "" {
@@ -133,11 +143,19 @@ func Run(ctx context.Context, opts RunOptions) error {
 				return err
 			}
 		}
-		if tcpLn, err = net.Listen("tcp", listen); err != nil {
-			unixLn.Close()
-			if errors.Is(err, syscall.EADDRINUSE) {
-				return fault.Errorf(fault.Conflict, "listen", "address %s is in use by another program", listen)
+		tcpLn, err = net.Listen("tcp", listen)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			moved = fmt.Sprintf("%s is in use by %s", listen, portHolder(ctx, listen))
+			if chosen {
+				unixLn.Close()
+				return fault.Errorf(fault.Conflict, "listen", "address %s", moved)
 			}
+			if hostPart, _, serr := net.SplitHostPort(listen); serr == nil {
+				tcpLn, err = net.Listen("tcp", net.JoinHostPort(hostPart, "0"))
+			}
+		}
+		if err != nil {
+			unixLn.Close()
 			return fault.Errorf(fault.BadInput, "listen", "cannot listen on %q: %v", listen, err)
 		}
 	}
@@ -146,14 +164,14 @@ func Run(ctx context.Context, opts RunOptions) error {
 		Socket: sock, Token: token != "", Started: time.Now().UTC().Truncate(time.Second), LogPath: opts.LogPath}
 	if tcpLn != nil {
 		info.URL = "http://" + displayAddr(tcpLn.Addr())
+		info.Moved = moved
+		if moved != "" {
+			log.Warn("the default address is taken; listening on a free port", "held", moved, "url", info.URL)
+		}
 	}
 	var watching atomic.Bool
 	stopc := make(chan struct{})
 	var stopOnce sync.Once
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
 	s := New(h, Options{Log: log, MaxBody: opts.MaxBody, Env: EnvFingerprint(EnvOverrides(getenv)),
 		Info: func() Info { in := info; in.Watcher = watching.Load(); return in },
 		Stop: func() { stopOnce.Do(func() { close(stopc) }) }})
@@ -347,4 +365,36 @@ func Holder(home string) (Info, bool) {
 		return Info{Home: home}, true
 	}
 	return in, true
+}
+
+// portHolder names what holds the TCP address addr, for a person: a
+// memhost server answers its info route (the guard sets the version header
+// even on a request it refuses), anything else is another program.
+func portHolder(ctx context.Context, addr string) string {
+	hostPart, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "another program"
+	}
+	if ip := net.ParseIP(hostPart); hostPart == "" || ip != nil && ip.IsUnspecified() {
+		hostPart = "127.0.0.1"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+net.JoinHostPort(hostPart, port)+"/api/v1/server", nil)
+	if err != nil {
+		return "another program"
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "another program"
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get(VersionHeader) == "" {
+		return "another program"
+	}
+	var in Info
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&in) != nil || in.PID == 0 {
+		return "another memhost server (it asks for a token: memhost serve status names it in its home)"
+	}
+	return fmt.Sprintf("memhost serve of %s (pid %d)", in.Home, in.PID)
 }

@@ -218,6 +218,10 @@ type Info struct {
 	Watcher  bool      `json:"watcherActive"`     // the notebook watcher runs
 	LogPath  string    `json:"logPath,omitempty"` // with --detach
 	Requests int64     `json:"requests"`          // answered since the start, this one included
+	// Moved says why URL is not the address of the config: it was held
+	// ("127.0.0.1:4321 is in use by memhost serve of /home/x (pid 7)") and
+	// not chosen by the user, so the server took a free port instead.
+	Moved string `json:"moved,omitempty"`
 }
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {

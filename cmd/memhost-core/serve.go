@@ -88,6 +88,9 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 					auth = "bearer token required"
 				}
 				fmt.Fprintf(a.io.stdout, "  %s (%s)\n", in.URL, auth)
+				if in.Moved != "" {
+					fmt.Fprintf(a.io.stdout, "  (%s)\n", in.Moved)
+				}
 				fmt.Fprintf(a.io.stdout, "  dashboard: %s\n", dashboardURL(in))
 			}
 			fmt.Fprintf(a.io.stdout, "  unix://%s\n", a.tilde(in.Socket))
@@ -172,7 +175,11 @@ func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
 		return a.out(cmd, in, func(w io.Writer) {
 			fmt.Fprintf(w, "memhost serve: running in the background, pid %d\n", in.PID)
 			if in.URL != "" {
-				fmt.Fprintf(w, "  %s\n  dashboard: %s\n", in.URL, dashboardURL(in))
+				fmt.Fprintf(w, "  %s\n", in.URL)
+				if in.Moved != "" {
+					fmt.Fprintf(w, "  (%s)\n", in.Moved)
+				}
+				fmt.Fprintf(w, "  dashboard: %s\n", dashboardURL(in))
 			}
 			fmt.Fprintf(w, "  unix://%s\n  log: %s\n", a.tilde(in.Socket), a.tilde(logPath))
 		})
@@ -220,6 +227,9 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 				auth = " (bearer token required)"
 			}
 			fmt.Fprintf(tw, "url:\t%s%s\n", in.URL, auth)
+			if in.Moved != "" {
+				fmt.Fprintf(tw, "\t(%s)\n", in.Moved)
+			}
 			fmt.Fprintf(tw, "browser:\t%s (the dashboard)\n", dashboardURL(in))
 		}
 		fmt.Fprintf(tw, "socket:\tunix://%s\n", a.tilde(in.Socket))

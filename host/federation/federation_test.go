@@ -272,6 +272,61 @@ func TestConflictKeepsBothSides(t *testing.T) {
 	}
 }
 
+// A page created on both sides (no merge base) with different content is
+// a conflict like the same line changed on both sides, not a union of the
+// two; a daily log is an append-only log, so its entries are united, and
+// a page one side only extended keeps the longer version.
+func TestAddedOnBothSides(t *testing.T) {
+	const page = "notebook/reference/car.md"
+	for _, tt := range []struct {
+		name, path, a, b string
+		conflict         bool
+		want             []string // lines b's page holds exactly once afterwards
+	}{
+		{"different content", page, "# Car\n\n- colour: blue\n", "# Car\n\n- colour: green\n", true, []string{"colour: green"}},
+		{"one side extended the other", page, "# Car\n\n- colour: blue\n", "# Car\n\n- colour: blue\n- doors: 4\n", false, []string{"colour: blue", "doors: 4"}},
+		{"daily log", "notebook/daily/2026-11-23.md", "# 2026-11-23\n\n## 06:43 — from a\n", "# 2026-11-23\n\n## 06:44 — from b\n", false, []string{"from a", "from b", "# 2026-11-23"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			remote := newBare(t)
+			a := newHome(t, "a", nil)
+			sync1(t, a, remote)
+			b := newHome(t, "b", nil)
+			sync1(t, b, remote)
+			write(t, a.Dir, tt.path, tt.a)
+			write(t, b.Dir, tt.path, tt.b)
+			a.CommitAll(context.Background(), "a")
+			b.CommitAll(context.Background(), "b")
+			sync1(t, a, remote)
+			res := sync1(t, b, remote)
+			got := read(t, b.Dir, tt.path)
+			mustContain(t, got, tt.want...)
+			if !tt.conflict {
+				if len(res.Conflicts) != 0 {
+					t.Fatalf("conflicts %+v, want none", res.Conflicts)
+				}
+				sync1(t, a, remote)
+				sameTrees(t, a, b)
+				return
+			}
+			if len(res.Conflicts) != 1 || res.Conflicts[0].Path != tt.path || !IsConflictSibling(res.Conflicts[0].Sibling) {
+				t.Fatalf("conflicts %+v, want one on %s", res.Conflicts, tt.path)
+			}
+			if got != tt.b {
+				t.Fatalf("b's page is %q, want its own %q", got, tt.b)
+			}
+			if sib := read(t, b.Dir, res.Conflicts[0].Sibling); sib != tt.a {
+				t.Fatalf("sibling holds %q, want a's %q", sib, tt.a)
+			}
+			if st := b.ReadState(); len(st.Conflicts) != 1 {
+				t.Fatalf("state conflicts %+v, want 1", st.Conflicts)
+			}
+			sync1(t, a, remote)
+			sameTrees(t, a, b)
+		})
+	}
+}
+
 // A page deleted on one side and edited on the other is kept, edited.
 func TestEditWinsOverDelete(t *testing.T) {
 	remote := newBare(t)

@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Three-way merges of one file. Git's own merge (merge-tree) merges what
@@ -24,7 +25,9 @@ import (
 //     the same place) takes ours then theirs' lines that ours does not
 //     have. A hunk where both sides changed the same existing lines cannot
 //     be merged: ours stays at the path and theirs is kept whole in a
-//     sibling page (NAME.conflict-ID.md), reported as a Conflict.
+//     sibling page (NAME.conflict-ID.md), reported as a Conflict. So is a
+//     page both sides created with different content (addedOnBoth), but a
+//     daily log, which both sides append to.
 
 // Conflict is a file both sides changed in ways that cannot be merged:
 // ours stays at Path, theirs is in Sibling (home-relative paths).
@@ -225,6 +228,35 @@ func unionLines(o, t []string) []string {
 	}
 	out = append(out, o[i:]...)
 	return append(out, t[j:]...)
+}
+
+// addedOnBoth merges a text file both sides created (no merge base).
+// Against an empty base every line of each side is an insertion at the
+// same place, which mergeText would unite; but two pages created apart
+// under one name ("colour: blue", "colour: green") are two versions of the
+// same thing, as much as an existing line changed on both sides. Only when
+// one side holds every line of the other, in order (it extended it), is
+// the longer one the merge.
+func addedOnBoth(ours, theirs []byte) ([]byte, bool) {
+	o, t := strings.SplitAfter(string(ours), "\n"), strings.SplitAfter(string(theirs), "\n")
+	switch n := len(unionLines(o, t)); {
+	case n == len(o):
+		return ours, true
+	case n == len(t):
+		return theirs, true
+	}
+	return nil, false
+}
+
+// isDailyLog reports whether p is a daily log (NOTEBOOK/daily/YYYY-MM-DD.md):
+// an append-only log that two machines both start on the same day, whose
+// entries are united like a transcript's even when both created it.
+func isDailyLog(p string) bool {
+	if path.Base(path.Dir(p)) != "daily" {
+		return false
+	}
+	_, err := time.Parse("2006-01-02.md", path.Base(p))
+	return err == nil
 }
 
 // siblingPath is where theirs of a conflicting file is kept: beside it,

@@ -394,6 +394,9 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 			}
 		case strings.HasSuffix(p, ".jsonl"):
 			merged = mergeJSONL(base, ours, theirsData)
+		case st[1] == "" && !isDailyLog(p) && isText(ours) && isText(theirsData):
+			merged, ok = addedOnBoth(ours, theirsData)
+			reason = "both sides created it with different content"
 		case isText(ours) && isText(theirsData):
 			merged, ok, err = r.mergeText(ctx, tmp, base, ours, theirsData)
 			if err != nil {
