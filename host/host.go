@@ -39,7 +39,7 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
-	"github.com/memhost/memhost/internal/clock"
+	calendar "github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/registry"
 )
 
@@ -128,7 +128,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		h.hlog = hclog.NewNullLogger()
 	}
 	if h.now == nil {
-		h.now = clock.Now
+		h.now = calendar.Now
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
