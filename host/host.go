@@ -164,7 +164,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	}
 	h.sessions = &sessions.Store{Dir: sessDir, Now: h.now}
 	h.indexer = indexer.New(indexer.Options{Notebook: h.notebook, SessionsDir: sessDir, Index: h.idx,
-		Config: h.config, Now: h.now, Log: h.log})
+		Config: h.config, Now: h.now, CookieDir: filepath.Join(h.home, "brain", "watch"), Log: h.log})
 	dirs := append(append([]string(nil), h.pluginDirs...), filepath.Join(h.home, "plugins"))
 	h.reg = registry.New(registry.Options{Dirs: dirs, Logger: h.hlog, Env: []string{
 		"MEMHOST_HOME=" + h.home,

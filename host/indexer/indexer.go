@@ -35,7 +35,7 @@ import (
 	"github.com/memhost/memhost/index"
 )
 
-// Options configure an Indexer; every field is required.
+// Options configure an Indexer; every field but CookieDir is required.
 type Options struct {
 	Notebook    *notebook.Notebook
 	SessionsDir string // absolute
@@ -45,7 +45,11 @@ type Options struct {
 	// indexing time is the wall clock's (time.Now), whatever Now says:
 	// the racy-edit rule compares it with the file system's mtimes.
 	Now func() time.Time
-	Log *slog.Logger
+	// CookieDir is a folder of the home's own (brain/watch) that Watch
+	// watches beside the notebook for Fresh's cookies (watch.go); "" has
+	// Fresh take only the events already read.
+	CookieDir string
+	Log       *slog.Logger
 }
 
 // Indexer syncs one index. It is safe for concurrent use: syncs queue on
@@ -61,8 +65,11 @@ type Indexer struct {
 	dirtyMu  sync.Mutex
 	dirty    map[string]bool
 	rescan   bool
-	drainReq chan chan struct{} // the running Watch's: mark pending events now
-	indexGen int64              // the index's Generation at the last fresh (x.mu)
+	drainReq chan chan struct{}       // the running Watch's: mark pending events now
+	cookies  map[string]chan struct{} // Fresh's cookies, by file name (waitCookie)
+	// cookieSeq numbers this process's cookies.
+	cookieSeq atomic.Uint64
+	indexGen  int64 // the index's Generation at the last fresh (x.mu)
 }
 
 // New returns the Indexer of opts.

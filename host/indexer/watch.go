@@ -3,6 +3,7 @@ package indexer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -37,6 +38,16 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 	if err := w.Add(x.opts.SessionsDir); err != nil { // transcripts too
 		return err
 	}
+	cookies := x.opts.CookieDir
+	if cookies != "" {
+		if err := os.MkdirAll(cookies, 0o755); err != nil {
+			return err
+		}
+		removeStaleCookies(cookies)
+		if err := w.Add(cookies); err != nil {
+			return err
+		}
+	}
 	// Until the first sync, nothing is known to be clean.
 	x.markRescan()
 	x.watching.Add(1)
@@ -53,6 +64,10 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 		x.dirtyMu.Unlock()
 	}()
 	onEvent := func(ev fsnotify.Event) {
+		if cookies != "" && filepath.Dir(ev.Name) == cookies {
+			x.cookieArrived(filepath.Base(ev.Name))
+			return
+		}
 		if ev.Has(fsnotify.Create) {
 			if fi, err := statDir(ev.Name); err == nil && fi {
 				if err := watchTree(w, ev.Name); err != nil {
@@ -69,7 +84,7 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 		res, err := x.fresh(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				return errStopped
 			}
 			x.opts.Log.Warn("sync failed", "err", err)
 			return nil // keep watching; the next change retries
@@ -84,7 +99,7 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 	}
 	if cfg.Memory.Sync.SyncOnStart {
 		if err := sync(true); err != nil {
-			return err
+			return nil // errStopped: the context ended, which ends Watch
 		}
 	}
 	debounce := time.Duration(cfg.Memory.Sync.WatchDebounceMs) * time.Millisecond
@@ -99,7 +114,9 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 				return errors.New("watcher closed")
 			}
 			onEvent(ev)
-			timer.Reset(debounce)
+			if !isCookie(cookies, ev.Name) {
+				timer.Reset(debounce)
+			}
 		case done := <-drain:
 			for pending := true; pending; {
 				select {
@@ -109,7 +126,9 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 						break
 					}
 					onEvent(ev)
-					timer.Reset(debounce)
+					if !isCookie(cookies, ev.Name) {
+						timer.Reset(debounce)
+					}
 				default:
 					pending = false
 				}
@@ -125,7 +144,7 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 			timer.Reset(debounce)
 		case <-timer.C:
 			if err := sync(false); err != nil {
-				return err
+				return nil // errStopped
 			}
 		}
 	}
@@ -192,6 +211,10 @@ func (x *Indexer) drainEvents(ctx context.Context) {
 	req := x.drainReq
 	x.dirtyMu.Unlock()
 	if req == nil {
+		return
+	}
+	if x.opts.CookieDir != "" {
+		x.waitCookie(ctx)
 		return
 	}
 	done := make(chan struct{})
@@ -303,4 +326,78 @@ func statDir(p string) (bool, error) {
 		return false, err
 	}
 	return fi.IsDir(), nil
+}
+
+// errStopped ends a sync of Watch's whose context ended: Watch then
+// returns nil, since the end of its context is how it is stopped.
+var errStopped = errors.New("watch stopped")
+
+// cookieWait bounds Fresh's wait for its cookie: past it, the next sync
+// stats every page instead of trusting the events.
+const cookieWait = 5 * time.Second
+
+// waitCookie returns once Watch has taken in every event of a change made
+// before the call. Events that the kernel has queued but the watcher has
+// not read yet are not in the events channel, so draining the channel is
+// not enough: Fresh creates a file (a cookie, as watchman calls it) in
+// CookieDir, which Watch also watches, and waits for its event. One
+// inotify queue delivers events in order, so every earlier change has been
+// marked dirty when the cookie's event arrives.
+func (x *Indexer) waitCookie(ctx context.Context) {
+	name := fmt.Sprintf("cookie-%d-%d", os.Getpid(), x.cookieSeq.Add(1))
+	arrived := make(chan struct{})
+	x.dirtyMu.Lock()
+	if x.cookies == nil {
+		x.cookies = map[string]chan struct{}{}
+	}
+	x.cookies[name] = arrived
+	x.dirtyMu.Unlock()
+	p := filepath.Join(x.opts.CookieDir, name)
+	defer func() {
+		x.dirtyMu.Lock()
+		delete(x.cookies, name)
+		x.dirtyMu.Unlock()
+		os.Remove(p)
+	}()
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		x.opts.Log.Warn("cannot write the watcher's cookie; syncing everything", "path", p, "err", err)
+		x.markRescan()
+		return
+	}
+	t := time.NewTimer(cookieWait)
+	defer t.Stop()
+	select {
+	case <-arrived:
+	case <-ctx.Done():
+	case <-t.C:
+		x.opts.Log.Warn("the watcher is behind; syncing everything", "waited", cookieWait)
+		x.markRescan()
+	}
+}
+
+// cookieArrived wakes the Fresh waiting for the cookie name, if any (the
+// cookie's removal, and other processes' cookies, wake no one).
+func (x *Indexer) cookieArrived(name string) {
+	x.dirtyMu.Lock()
+	defer x.dirtyMu.Unlock()
+	if ch, ok := x.cookies[name]; ok {
+		close(ch)
+		delete(x.cookies, name)
+	}
+}
+
+func isCookie(dir, p string) bool { return dir != "" && filepath.Dir(p) == dir }
+
+// removeStaleCookies removes cookies a killed process left (a live one's
+// is removed within cookieWait of being made).
+func removeStaleCookies(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), "cookie-") && time.Since(fi.ModTime()) > time.Minute {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
