@@ -52,7 +52,10 @@ func TestThreeFederatedServersConverge(t *testing.T) {
 		return os.WriteFile(filepath.Join(homes[n], "config.yaml"), []byte(fedConfig(n)), 0o644)
 	})
 	a := homes["a"]
-	for rel, text := range map[string]string{"knowledge/plan.md": mergeBase, "knowledge/decision.md": conflictBase} {
+	// The shared section's page too: pages created apart on two homes with
+	// different content are a conflict, which is not what this test is of.
+	for rel, text := range map[string]string{"knowledge/plan.md": mergeBase, "knowledge/decision.md": conflictBase,
+		"reference/contacts.md": "# Contacts\n\n## Sarah Chen\n"} {
 		if err := os.WriteFile(filepath.Join(a, "notebook", filepath.FromSlash(rel)), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
