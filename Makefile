@@ -28,7 +28,7 @@ PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 TOOLS := $(CURDIR)/bin/tools
 
-.PHONY: build demo test fuzz crash bench proto fmt clean screenshots readme-federation
+.PHONY: build demo test test-dates fuzz crash bench proto fmt clean screenshots readme-federation
 
 # llama.cpp's CPU kernels are compiled for one CPU level, chosen here:
 # ggml's cgo flags give none, i.e. SSE2 only, 9x slower on these machines,
@@ -113,7 +113,7 @@ mcp-inspector:
 
 # The local provider is a module of its own (llama.cpp, cgo): its tests run
 # from its folder, with the shared MiniLM model when ../shared/models has it.
-test: build-local need-git cpu-levels
+test: build-core build-local need-git cpu-levels
 	./scripts/chromium.sh
 	$(GO) vet -tags $(TAGS) ./...
 	$(LOCAL) $(GO) vet .
@@ -125,6 +125,15 @@ test: build-local need-git cpu-levels
 	$(LOCAL) $(GO) test .
 	$(LOCAL) $(GO) test -race .
 	$(MAKE) --no-print-directory mcp-inspector
+	@# The README's walkthroughs as written (skipped, saying why, when
+	@# 127.0.0.1:4321 is taken), then the suite on other days.
+	./scripts/readme-federation.sh || [ $$? -eq 2 ]
+	./scripts/test-dates.sh
+
+# The suite (without -race) with the calendar clock moved across a month's
+# and a year's end and two DST changes (scripts/test-dates.sh).
+test-dates:
+	./scripts/test-dates.sh
 
 # Fuzz targets, as package:target; go test runs one -fuzz target of a
 # package at a time. Their seed corpora run in `make test` as it is.

@@ -184,7 +184,6 @@ func (h *Host) pageFacts(ctx context.Context, grace time.Duration) health.Pages 
 		p.Err = err.Error()
 		return p
 	}
-	now := h.now()
 	for _, fi := range files.Files {
 		abs := h.absPath(fi.Path)
 		switch fi.State {
@@ -205,7 +204,9 @@ func (h *Host) pageFacts(ctx context.Context, grace time.Duration) health.Pages 
 			if err != nil {
 				st, err = os.Stat(filepath.Dir(abs))
 			}
-			if err == nil && now.Sub(st.ModTime()) < grace {
+			// The file system's clock, not the calendar's (which tests
+			// move): mtimes are the wall clock's.
+			if err == nil && time.Since(st.ModTime()) < grace {
 				p.Recent = append(p.Recent, fi.Path)
 			} else {
 				p.Stale = append(p.Stale, fi.Path)
