@@ -28,7 +28,7 @@ PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 TOOLS := $(CURDIR)/bin/tools
 
-.PHONY: build demo test test-dates fuzz crash bench proto fmt clean screenshots readme-federation
+.PHONY: build demo test test-dates fuzz crash bench proto fmt clean screenshots readme-federation readme-tour
 
 # llama.cpp's CPU kernels are compiled for one CPU level, chosen here:
 # ggml's cgo flags give none, i.e. SSE2 only, 9x slower on these machines,
@@ -102,6 +102,15 @@ demo: build-core
 readme-federation: build-core need-git
 	./scripts/readme-federation.sh
 
+# The README's tour and its server example replayed as written, for a new
+# user on an offline machine with the model file at hand (~5 s): needs the
+# llama.cpp plugin and the MiniLM of ../shared/models (TOUR_MODEL=PATH for
+# another copy); exits 2 without running when that file is missing or
+# 127.0.0.1:4321 is taken, since the example's server listens there.
+TOUR_MODEL ?= $(CURDIR)/../shared/models/all-MiniLM-L6-v2-Q4_K_M.gguf
+readme-tour: build-core build-local
+	./scripts/readme-tour.sh $(TOUR_MODEL)
+
 # The MCP server (stdio and streamable HTTP) checked by an independent
 # client, the MCP Inspector's CLI from npm, installed into bin/npm; skips
 # with a message when npm or its registry cannot be reached. Not part of
@@ -128,6 +137,7 @@ test: build-core build-local need-git cpu-levels
 	@# The README's walkthroughs as written (skipped, saying why, when
 	@# 127.0.0.1:4321 is taken), then the suite on other days.
 	./scripts/readme-federation.sh || [ $$? -eq 2 ]
+	./scripts/readme-tour.sh $(TOUR_MODEL) || [ $$? -eq 2 ]
 	./scripts/test-dates.sh
 
 # The suite (without -race) with the calendar clock moved across a month's

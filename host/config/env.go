@@ -10,12 +10,13 @@ import (
 // (EnvName). It is the one list: the CLI warns of any other MEMHOST_
 // variable, and the launcher forwards every MEMHOST_ variable to a server.
 var otherEnv = []string{
-	"MEMHOST_HOME",       // the home folder
-	"MEMHOST_NO_SERVER",  // run commands in the calling process
-	"MEMHOST_LOG_LEVEL",  // plugins' log level
-	"MEMHOST_SERVE_LOG",  // a detached server's log file (set by serve --detach)
-	"MEMHOST_MODELS_DIR", // the models folder, set by memhost for plugins
-	"MEMHOST_PLUGIN",     // the plugin handshake's cookie, set for plugins
+	"MEMHOST_HOME",         // the home folder
+	"MEMHOST_NO_SERVER",    // run commands in the calling process
+	"MEMHOST_LOG_LEVEL",    // plugins' log level
+	"MEMHOST_SERVE_LOG",    // a detached server's log file (set by serve --detach)
+	"MEMHOST_MODELS_DIR",   // the models folder, set by memhost for plugins
+	"MEMHOST_PLUGIN",       // the plugin handshake's cookie, set for plugins
+	"MEMHOST_CLOCK_OFFSET", // moves the calendar clock (internal/clock), for tests and the tour
 }
 
 // EnvNames returns every MEMHOST_ variable memhost reads, sorted: the
