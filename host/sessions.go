@@ -230,6 +230,15 @@ const (
 // HookEvents are the hook events Hook answers, in the order of a session.
 var HookEvents = []string{HookSessionStart, HookPreCompact, HookSessionEnd, HookStop}
 
+// CheckHookEvent reports an event Hook does not answer, naming the known
+// ones.
+func CheckHookEvent(event string) error {
+	if !slices.Contains(HookEvents, event) {
+		return fault.BadInputf("event", "unknown hook %q (known: %s)", event, strings.Join(HookEvents, ", "))
+	}
+	return nil
+}
+
 // HookRequest is an agent runtime's hook: the event and the JSON input the
 // runtime gives the hook.
 type HookRequest struct {
@@ -240,8 +249,8 @@ type HookRequest struct {
 // Check reports an unknown Event, then a Payload that is not JSON (see
 // SessionAppendRequest.Check): the event is wrong whatever the input.
 func (r HookRequest) Check() error {
-	if !slices.Contains(HookEvents, r.Event) {
-		return fault.BadInputf("event", "unknown hook %q (known: %s)", r.Event, strings.Join(HookEvents, ", "))
+	if err := CheckHookEvent(r.Event); err != nil {
+		return err
 	}
 	if !json.Valid(r.Payload) {
 		var v any
@@ -318,8 +327,8 @@ func (h *Host) Hook(ctx context.Context, req HookRequest) (HookResponse, error) 
 			return HookResponse{}, err
 		}
 		out = map[string]any{"suppressOutput": true}
-	default: // refused by Check
-		return HookResponse{}, req.Check()
+	default: // Check refuses events not in HookEvents: one listed there lacks its case
+		return HookResponse{}, fmt.Errorf("hook %q is listed but not answered", req.Event)
 	}
 	b, err := json.Marshal(out)
 	return HookResponse{Output: b}, err

@@ -20,6 +20,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/eval"
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/server"
@@ -930,15 +931,16 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 }
 
 // hook answers a Claude Code hook. Its errors exit 1, which Claude Code
-// treats as non-blocking (2 would block the agent); an unknown event is a
-// hook configured wrongly, refused (exit 2) before stdin is read.
+// treats as non-blocking: 2 would block the agent (a Stop hook exiting 2
+// keeps it from stopping). So a hook configured wrongly (no event, or an
+// unknown one) is refused with exit 1 too, before stdin is read.
 func (a *app) hook(ctx context.Context, cmd *cli.Command) error {
-	event, err := onePath(cmd)
-	if err != nil {
-		return usagef("hook takes one event: %s", strings.Join(host.HookEvents, ", "))
+	if cmd.Args().Len() != 1 {
+		return fault.BadInputf("event", "hook takes one event: %s", strings.Join(host.HookEvents, ", "))
 	}
-	if !slices.Contains(host.HookEvents, event) {
-		return usagef("unknown hook %q (known: %s)", event, strings.Join(host.HookEvents, ", "))
+	event := cmd.Args().First()
+	if err := host.CheckHookEvent(event); err != nil {
+		return err
 	}
 	payload, err := io.ReadAll(io.LimitReader(a.io.stdin, 16<<20))
 	if err != nil {
