@@ -20,6 +20,7 @@ import (
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/internal/version"
 )
 
@@ -43,10 +44,11 @@ const VersionHeader = "Memhost-Version"
 const EnvHeader = "Memhost-Env"
 
 // EnvOverrides is what a process's environment changes in how a command
-// runs: the configuration's overrides (config.Overrides) and the time zone
-// (TZ, the daily log's when config.yaml names none).
+// runs: the configuration's overrides (config.Overrides), the time zone
+// (TZ, the daily log's when config.yaml names none) and the calendar
+// clock's offset (internal/clock: a test run's day).
 func EnvOverrides(getenv func(string) string) []string {
-	return append(config.Overrides(getenv), "TZ="+getenv("TZ"))
+	return append(config.Overrides(getenv), "TZ="+getenv("TZ"), clock.EnvOffset+"="+getenv(clock.EnvOffset))
 }
 
 // EnvFingerprint is a short hash of EnvOverrides.

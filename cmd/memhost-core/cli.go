@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/server"
 )
 
@@ -86,6 +87,10 @@ const maxStdin = 64 << 20
 // run runs the CLI and returns the exit code. Errors are printed as one
 // line on stderr.
 func run(ctx context.Context, args []string, io stdio) int {
+	if err := clock.Err(); err != nil {
+		fmt.Fprintln(io.stderr, "memhost: "+err.Error())
+		return exitUsage
+	}
 	warnUnknownEnv(io)
 	app := newApp(io, !allUTF8(args))
 	err := app.Run(ctx, args)

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -67,13 +68,18 @@ type Indexer struct {
 	rescan   bool
 	drainReq chan chan struct{}       // the running Watch's: mark pending events now
 	cookies  map[string]chan struct{} // Fresh's cookies, by file name (waitCookie)
-	// cookieSeq numbers this process's cookies.
-	cookieSeq atomic.Uint64
+	// cookieID (random, per Indexer) and cookieSeq name this Indexer's
+	// cookies apart from those of any other watching the same home.
+	cookieID     string
+	cookieSeq    atomic.Uint64
+	cookieFailed atomic.Bool // a cookie could not be written (warned once)
 	indexGen  int64 // the index's Generation at the last fresh (x.mu)
 }
 
 // New returns the Indexer of opts.
-func New(opts Options) *Indexer { return &Indexer{opts: opts} }
+func New(opts Options) *Indexer {
+	return &Indexer{opts: opts, cookieID: strconv.FormatUint(rand.Uint64(), 36)}
+}
 
 // Result groups of the index.
 const (

@@ -68,6 +68,17 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 			x.cookieArrived(filepath.Base(ev.Name))
 			return
 		}
+		if cookies != "" && ev.Name == cookies && ev.Has(fsnotify.Remove) {
+			// Someone removed brain/watch: make it again and watch it,
+			// or every Fresh would wait out cookieWait.
+			if os.MkdirAll(cookies, 0o755) == nil {
+				w.Add(cookies) // if this fails, cookies time out: full scans
+			}
+			// Cookies made meanwhile went into an unwatched folder: their
+			// Fresh calls go on with a full scan instead of waiting.
+			x.abandonCookies()
+			return
+		}
 		if ev.Has(fsnotify.Create) {
 			if fi, err := statDir(ev.Name); err == nil && fi {
 				if err := watchTree(w, ev.Name); err != nil {
@@ -341,10 +352,11 @@ const cookieWait = 5 * time.Second
 // not read yet are not in the events channel, so draining the channel is
 // not enough: Fresh creates a file (a cookie, as watchman calls it) in
 // CookieDir, which Watch also watches, and waits for its event. One
-// inotify queue delivers events in order, so every earlier change has been
-// marked dirty when the cookie's event arrives.
+// inotify queue delivers events in order (Linux; other fsnotify back ends
+// give at least the events read before the cookie's), so every earlier
+// change has been marked dirty when the cookie's event arrives.
 func (x *Indexer) waitCookie(ctx context.Context) {
-	name := fmt.Sprintf("cookie-%d-%d", os.Getpid(), x.cookieSeq.Add(1))
+	name := fmt.Sprintf("cookie-%d-%s-%d", os.Getpid(), x.cookieID, x.cookieSeq.Add(1))
 	arrived := make(chan struct{})
 	x.dirtyMu.Lock()
 	if x.cookies == nil {
@@ -360,7 +372,9 @@ func (x *Indexer) waitCookie(ctx context.Context) {
 		os.Remove(p)
 	}()
 	if err := os.WriteFile(p, nil, 0o644); err != nil {
-		x.opts.Log.Warn("cannot write the watcher's cookie; syncing everything", "path", p, "err", err)
+		if !x.cookieFailed.Swap(true) { // once: it would repeat at every recall
+			x.opts.Log.Warn("cannot write the watcher's cookie; every search stats every page", "path", p, "err", err)
+		}
 		x.markRescan()
 		return
 	}
@@ -381,6 +395,19 @@ func (x *Indexer) cookieArrived(name string) {
 	x.dirtyMu.Lock()
 	defer x.dirtyMu.Unlock()
 	if ch, ok := x.cookies[name]; ok {
+		close(ch)
+		delete(x.cookies, name)
+	}
+}
+
+// abandonCookies wakes every waiting Fresh with a full scan to do.
+func (x *Indexer) abandonCookies() {
+	x.dirtyMu.Lock()
+	defer x.dirtyMu.Unlock()
+	if len(x.cookies) > 0 {
+		x.rescan = true
+	}
+	for name, ch := range x.cookies {
 		close(ch)
 		delete(x.cookies, name)
 	}

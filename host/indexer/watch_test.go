@@ -128,3 +128,41 @@ func TestWatchEndsCleanly(t *testing.T) {
 		t.Fatalf("watch cancelled during its first sync: %v", err)
 	}
 }
+
+// TestCookieFolderRemoved: brain/watch is removed and made again while
+// memhost watches; the watcher watches the new folder, so a recall still
+// sees an edit made just before it without waiting out cookieWait.
+func TestCookieFolderRemoved(t *testing.T) {
+	x := newIndexer(t)
+	startWatch(t, x)
+	// Removed and made again at once (a cleanup script, a restore): the
+	// new folder is not the one watched.
+	if err := os.RemoveAll(x.opts.CookieDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(x.opts.CookieDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(x.opts.Notebook.Root(), "knowledge", "after.md")
+	ctx := context.Background()
+	for i := range 20 {
+		text := fmt.Sprintf("# After\nversion %d %s\n", i, strings.Repeat("y", i))
+		if err := os.WriteFile(page, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		if _, err := x.Fresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) >= cookieWait {
+			t.Fatalf("edit %d: Fresh waited out the cookie (%v): the folder was not watched again", i, time.Since(start))
+		}
+		files, err := x.opts.Index.Files(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := files["knowledge/after.md"].Size; got != int64(len(text)) {
+			t.Fatalf("edit %d: the index holds %d bytes, the editor saved %d", i, got, len(text))
+		}
+	}
+}
