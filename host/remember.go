@@ -86,6 +86,17 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 	if req.Auto {
 		auto.r, auto.tags, auto.ok, auto.warning = h.autoRoute(ctx, text)
 	}
+	// Route reads the contacts page's sections (and which pages exist)
+	// before the write takes the notebook's lock: routing chooses the page
+	// that Update then locks and reads, and the lock is not reentrant, so
+	// reading them under it would mean routing inside a lock taken for no
+	// page yet. The window is harmless: Update reads the page afresh and
+	// writes it whole under the lock, never from what Route saw; a
+	// person's section is found again by name there (PersonSection) and
+	// created when it is gone; and a section added in between only means
+	// the text goes where it would have gone had this remember come first.
+	// At worst a section renamed in between gets the entry in a new
+	// section under its old name: visible, nothing lost.
 	r := notebook.Route(text, req.Category, file, pages{h})
 	if auto.ok {
 		r = auto.r

@@ -14,7 +14,8 @@ import (
 func TestRememberRoutes(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
-	writePage(t, h, "reference/contacts.md", "# Contacts\n\n## Sarah Chen\n- Phone: 555-1234\n\n## Tom Baker\n- Email: tom@example.com\n")
+	writePage(t, h, "reference/contacts.md", "# Contacts\n\n## Sarah Chen\n- Phone: 555-1234\n\n## Tom Baker\n- Email: tom@example.com\n\n"+
+		"## Will Smith\n- Mobile: 555-0101\n\n## Mark Lee\n- Mobile: 555-0102\n\n## May Chen\n- Mobile: 555-0103\n\n## Bill Jones\n- Mobile: 555-0104\n")
 	writePage(t, h, "lists/shopping.md", "# Shopping\n\n## Groceries\n- Milk\n\n## Hardware\n- WD-40\n")
 	writePage(t, h, "knowledge/facts.md", "# Facts\n\n- The boiler was serviced in May\n")
 	tests := []struct {
@@ -28,6 +29,12 @@ func TestRememberRoutes(t *testing.T) {
 		{"sarah chen - home phone: 555 0100 22", "reference/contacts.md", "Sarah Chen"},
 		{"Priya Patel - Email: priya@example.com", "reference/contacts.md", "Priya Patel"},
 		{"Bob's email is bob@example.com", "reference/contacts.md", "Bob"},
+		// a first name that is also a word: the person when the text
+		// reads as being about a person or names them in full
+		{"Will moved to Berlin", "reference/contacts.md", "Will Smith"},
+		{"Mark's birthday is 3 May", "reference/contacts.md", "Mark Lee"},
+		{"May: nut allergy", "reference/contacts.md", "May Chen"},
+		{"Will Smith owes me 20 euros", "reference/contacts.md", "Will Smith"},
 		// contacts, but no one's section
 		{"call the plumber at +1 (555) 010-9999", "reference/contacts.md", "Notes"},
 		{"My sister's birthday is 3 May", "reference/contacts.md", "Notes"},
@@ -37,12 +44,19 @@ func TestRememberRoutes(t *testing.T) {
 		{"The staging server's address is 10.0.0.12", "knowledge/facts.md", ""},
 		{"The spare key is under the blue flowerpot", "knowledge/facts.md", ""},
 		{"The office address is 1 High Street", "knowledge/facts.md", ""},
+		// a first name that is also a word, at the start of a sentence
+		{"Will the build pass on Friday?", "knowledge/facts.md", ""},
+		{"Mark the invoice as paid", "knowledge/facts.md", ""},
+		{"May is our busiest month", "knowledge/facts.md", ""},
+		{"Bill the client for March", "knowledge/facts.md", ""},
 		// projects and decisions
 		{"Project Falcon ships in Q3", "knowledge/facts.md", ""},
 		{"We decided to use SQLite for the index", "knowledge/facts.md", ""},
 		{"The release is due 2026-03-15", "knowledge/facts.md", ""},
 		// preferences and standing orders
 		{"Sarah prefers email over phone calls", "reference/preferences.md", ""},
+		{"Will Smith prefers email", "reference/preferences.md", ""},
+		{"May: allergic to nuts", "reference/preferences.md", ""},
 		{"Favourite coffee: flat white", "reference/preferences.md", ""},
 		{"I'm allergic to penicillin", "reference/preferences.md", ""},
 		{"Always answer in British English", "reference/standing-orders.md", ""},
@@ -65,6 +79,9 @@ func TestRememberRoutes(t *testing.T) {
 	}
 	want := "# Contacts\n\n## Sarah Chen\n- Phone: 555-1234\n- Mobile: 555-9876\n- Sarah's birthday is 12 March\n- sarah chen - home phone: 555 0100 22\n\n" +
 		"## Tom Baker\n- Email: tom@example.com\n- Tom Baker works at Acme Corp\n- Tom moved to Berlin in June\n\n" +
+		"## Will Smith\n- Mobile: 555-0101\n- Will moved to Berlin\n- Will Smith owes me 20 euros\n\n" +
+		"## Mark Lee\n- Mobile: 555-0102\n- Mark's birthday is 3 May\n\n## May Chen\n- Mobile: 555-0103\n- nut allergy\n\n" +
+		"## Bill Jones\n- Mobile: 555-0104\n\n" +
 		"## Priya Patel\n- Email: priya@example.com\n\n## Bob\n- Bob's email is bob@example.com\n\n" +
 		"## Notes\n- call the plumber at +1 (555) 010-9999\n- My sister's birthday is 3 May\n"
 	if got := readPage(t, h, "reference/contacts.md"); got != want {

@@ -151,7 +151,8 @@ type rule struct {
 // detail (a phone number, an email address), a contact word (address,
 // birthday, lives in...) whose subject is a person and not a thing's
 // place ("The VPN config lives in vault/vpn" is a fact), or a text that
-// starts with the name of a person the page already has.
+// starts with the name of a person the page already has, in full or as a
+// first name that reads as a person's (knownPerson).
 var rules = []rule{
 	{"list item", func(t text) bool { return reListIntent.MatchString(t.first) }, toList},
 	{"standing order", func(t text) bool { return reOrder.MatchString(t.first) }, to("reference/standing-orders.md")},
@@ -283,18 +284,36 @@ func toContact(t text) Routed {
 }
 
 // reLeadingName is up to three capitalised words at the start of a text;
-// reLeadingWords up to three words.
+// reLeadingWords up to three words; reWord one word of them.
 var (
 	reLeadingName  = regexp.MustCompile(`^\s*\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2}`)
 	reLeadingWords = regexp.MustCompile(`^\s*[\p{L}.'-]+(?:\s+[\p{L}.'-]+){0,2}`)
+	reWord         = regexp.MustCompile(`\S+`)
 )
+
+// rePersonNext is what follows a first name when the text is about the
+// person: a possessive, a colon or a dash ("Mark's birthday ...", "May:
+// nut allergy", "Bill - Team: finance"), or a verb of what people do, in
+// the third person or the past, maybe after is/was/has/had ("Will moved
+// to Berlin", "Mark is moving to Leeds"). The verbs are never base forms:
+// a name that is also a word ("Will", "May", "Mark", "Bill") is followed
+// by one where it is the word ("Will the build pass", "Mark the
+// invoice"). is, was and has alone are not enough: "May is our busiest
+// month".
+var rePersonNext = regexp.MustCompile(`^(?:['’]s\b|\s*:|\s+-\s|\s*[—–]|\s+(?:(?:is|was|has|had|has been)\s+)?(?:` +
+	`moved|moves|moving|lives|lived|living|works|worked|working|prefers|preferred|likes|liked|loves|loved|hates|hated|` +
+	`wants|wanted|needs|needed|said|says|called|calls|phoned|emailed|texted|asked|asks|told|tells|got|gets|` +
+	`joined|joins|joining|left|leaves|leaving|started|starting|retired|married|met|visited|visiting)\b)`)
 
 // knownPerson returns the contacts page's section that the text's leading
 // name refers to (PersonSection: the whole heading, or a first name that
 // only one heading has), or "". A name must be capitalised unless anyCase:
 // "will you ..." is not about Will Smith, but "sarah's birthday is ..."
 // is about Sarah Chen, a contact word having said that it is about a
-// person.
+// person. A one-word name must be followed by rePersonNext, for a
+// sentence's first word is capitalised whether or not it is a name:
+// "Will moved to Berlin" is about Will Smith, "Will the build pass?" is
+// not; "Will Smith ..." is about him whatever follows.
 func knownPerson(t text, anyCase bool) string {
 	if t.nb == nil {
 		return ""
@@ -303,8 +322,8 @@ func knownPerson(t text, anyCase bool) string {
 	if anyCase {
 		lead = reLeadingWords
 	}
-	words := strings.Fields(lead.FindString(t.first))
-	if len(words) == 0 || skipNames[upperFirst(words[0])] {
+	words := regexp.MustCompile(`\S+`).FindAllStringIndex(lead.FindString(t.first), -1)
+	if len(words) == 0 || skipNames[upperFirst(t.first[words[0][0]:words[0][1]])] {
 		return ""
 	}
 	sections := t.nb.Sections(ContactsPage)
@@ -312,8 +331,12 @@ func knownPerson(t text, anyCase bool) string {
 		return ""
 	}
 	for n := len(words); n > 0; n-- {
-		name := strings.TrimSuffix(strings.TrimSuffix(strings.Join(words[:n], " "), "'s"), "'S")
-		if s, ok := personSection(sections, name); ok {
+		end := words[n-1][1]
+		if w := t.first[words[n-1][0]:end]; strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "'S") {
+			end -= len("'s")
+		}
+		name := strings.Join(strings.Fields(t.first[:end]), " ")
+		if s, ok := personSection(sections, name); ok && (n > 1 || rePersonNext.MatchString(t.first[end:])) {
 			return s
 		}
 	}

@@ -53,17 +53,43 @@ func TestRoute(t *testing.T) {
 		t.Errorf("Route with existing --file = %+v", got)
 	}
 	// A text that starts with the name of a person of the contacts page is
-	// about them, whatever its words.
-	known := pages{"reference/contacts.md": contactsPage}
-	for text, want := range map[string]Routed{
-		"Tom moved to Berlin in June":          {Path: "reference/contacts.md", Section: "Tom Baker", Entry: "Tom moved to Berlin in June", Person: true},
-		"Sarah Chen joined the board":          {Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Sarah Chen joined the board", Person: true},
-		"Sarah Chen - Team: platform":          {Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Team: platform", Person: true},
-		"Tomatoes need full sun":               {Path: "knowledge/facts.md"},
-		"Sarah prefers email over phone calls": {Path: "reference/preferences.md"},
+	// about them when it names them in full or reads as being about a
+	// person. A first name alone at the start of a sentence is capitalised
+	// whether or not it is a name: "Will", "Mark", "May" and "Bill" are
+	// also words.
+	known := pages{"reference/contacts.md": contactsPage + wordNames}
+	facts := Routed{Path: "knowledge/facts.md"}
+	prefs := Routed{Path: "reference/preferences.md"}
+	for _, tt := range []struct {
+		text string
+		want Routed
+	}{
+		{"Tom moved to Berlin in June", Routed{Path: "reference/contacts.md", Section: "Tom Baker", Entry: "Tom moved to Berlin in June", Person: true}},
+		{"Sarah Chen joined the board", Routed{Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Sarah Chen joined the board", Person: true}},
+		{"Sarah Chen - Team: platform", Routed{Path: "reference/contacts.md", Section: "Sarah Chen", Entry: "Team: platform", Person: true}},
+		{"Tomatoes need full sun", facts},
+		{"Sarah prefers email over phone calls", prefs},
+		// a first name that is also a word, where it is the word
+		{"Will the build pass on Friday?", facts},
+		{"Mark the invoice as paid", facts},
+		{"May is our busiest month", facts},
+		{"Bill the client for March", facts},
+		{"Will the new email address work?", facts},
+		// the same first names where they are the person
+		{"Will moved to Berlin", Routed{Path: "reference/contacts.md", Section: "Will Smith", Entry: "Will moved to Berlin", Person: true}},
+		{"Mark's birthday is 3 May", Routed{Path: "reference/contacts.md", Section: "Mark Lee", Entry: "Mark's birthday is 3 May", Person: true}},
+		{"May: nut allergy, carries an EpiPen", Routed{Path: "reference/contacts.md", Section: "May Chen", Entry: "nut allergy, carries an EpiPen", Person: true}},
+		{"Bill - Team: finance", Routed{Path: "reference/contacts.md", Section: "Bill Jones", Entry: "Team: finance", Person: true}},
+		{"Bill called about the quote", Routed{Path: "reference/contacts.md", Section: "Bill Jones", Entry: "Bill called about the quote", Person: true}},
+		{"Mark is moving to Leeds", Routed{Path: "reference/contacts.md", Section: "Mark Lee", Entry: "Mark is moving to Leeds", Person: true}},
+		{"Will Smith owes me 20 euros", Routed{Path: "reference/contacts.md", Section: "Will Smith", Entry: "Will Smith owes me 20 euros", Person: true}},
+		// a preference stays a preference, whoever it is of (the rule
+		// before the known person's)
+		{"May: allergic to nuts", prefs},
+		{"Will Smith prefers email", prefs},
 	} {
-		if got := Route(text, "", "", known); !reflect.DeepEqual(got, want) {
-			t.Errorf("Route(%q) with contacts = %+v, want %+v", text, got, want)
+		if got := Route(tt.text, "", "", known); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Route(%q) with contacts = %+v, want %+v", tt.text, got, tt.want)
 		}
 	}
 }
@@ -75,6 +101,14 @@ const contactsPage = `# Contacts
 
 ## Tom Baker
 - Email: tom@example.com
+`
+
+// wordNames are contacts whose first names are also words.
+const wordNames = `
+## Will Smith
+## Mark Lee
+## May Chen
+## Bill Jones
 `
 
 // pages is a notebook of page contents by path.
