@@ -10,7 +10,9 @@ import (
 // those instruction sets it would die of SIGILL inside llama.cpp, which
 // the host could only report as a crashed plugin; instead the provider
 // compares the instruction sets its C code was compiled for with the
-// CPU's before llama.cpp runs, and reports the difference as its status.
+// CPU's before llama.cpp's backend initialises or loads a model, and
+// reports the difference as its status. (C++ static initialisers run
+// before main and cannot be guarded this way.)
 
 // cpuMismatch returns why this binary cannot run llama.cpp on this CPU,
 // or "" when it can.

@@ -1,8 +1,9 @@
-//go:build !amd64
+//go:build !(linux && amd64)
 
 package main
 
 // Other architectures build llama.cpp for their baseline (see the
-// Makefile), which every CPU of the architecture runs.
+// Makefile), which every CPU of the architecture runs; amd64 outside Linux
+// is not checked (no /proc/cpuinfo to read the CPU's sets from).
 func builtFeatures() []string      { return nil }
 func cpuFeatures() map[string]bool { return nil }
