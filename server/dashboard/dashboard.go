@@ -64,8 +64,11 @@ type Dashboard struct {
 	tmpl *template.Template
 	md   goldmark.Markdown
 	mux  *http.ServeMux
-	// now is the host's clock in the daily logs' zone: "today" and "2 min
-	// ago" agree with the notebook and follow a test's clock.
+	// now is the host's calendar clock in the daily logs' zone: "today"
+	// and the age of the last sync (which the indexer dates with it)
+	// agree with the notebook and follow a test's clock. A file's age is
+	// measured with the wall clock instead (the templates' "modified"):
+	// the file system dates files.
 	now func() time.Time
 
 	useMu sync.Mutex // one provider switch at a time
@@ -75,7 +78,13 @@ type Dashboard struct {
 func New(h *host.Host) *Dashboard {
 	d := &Dashboard{h: h, now: h.Now}
 	d.md = newMarkdown(d.resolve)
-	fm := template.FuncMap{"ago": func(s string) string { return ago(s, d.now()) }}
+	fm := template.FuncMap{
+		"ago": func(s string) string { return ago(s, d.now()) },
+		// An mtime is the wall clock's, which the calendar clock (moved
+		// by MEMHOST_CLOCK_OFFSET) is not: a page just saved is "just
+		// now" whatever day the notebook thinks it is.
+		"modified": func(s string) string { return ago(s, time.Now().In(d.now().Location())) },
+	}
 	maps.Copy(fm, funcs)
 	d.tmpl = template.Must(template.New("").Funcs(fm).ParseFS(templateFS, "templates/*.html"))
 	mux := http.NewServeMux()

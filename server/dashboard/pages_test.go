@@ -394,3 +394,49 @@ func TestPageFrontmatter(t *testing.T) {
 		t.Errorf("the preview draws:\n%s", pv.HTML)
 	}
 }
+
+// TestFileAgesWallClock: a page's age (the notebook's Modified column,
+// the page's "last modified") is its mtime against the wall clock, not
+// the host's calendar clock: with the calendar years ahead of or behind
+// the machine, a page just written is "just now" (a minute or two on a
+// slow machine), never a date. "Today" still follows the calendar.
+func TestFileAgesWallClock(t *testing.T) {
+	fresh := regexp.MustCompile(`^(just now|\d+ min ago)$`)
+	for _, tc := range []struct {
+		name string
+		now  time.Time
+	}{
+		{"calendar ahead", time.Now().AddDate(3, 0, 0)},
+		{"calendar behind", time.Now().AddDate(-3, 0, 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			day := tc.now.UTC().Format(time.DateOnly)
+			d := dashboard.New(openHome(t, map[string]string{
+				"lists/todo.md":        "# To do\n",
+				"daily/" + day + ".md": "# " + day + "\n",
+			}, tc.now))
+			for _, c := range []struct {
+				target string
+				age    *regexp.Regexp
+			}{
+				{"/ui/notebook?dir=lists", regexp.MustCompile(`<td class="num">[^<]*</td>\s*<td>([^<]*)</td>`)},
+				{"/ui/page/lists/todo.md", regexp.MustCompile(`last modified ([^<]*?) <time`)},
+			} {
+				code, body := fetchUI(t, d, c.target)
+				checkPage(t, c.target, code, body)
+				m := c.age.FindStringSubmatch(body)
+				if m == nil {
+					t.Fatalf("GET %s shows no age:\n%s", c.target, body)
+				}
+				if !fresh.MatchString(m[1]) {
+					t.Errorf("GET %s: a page just written was modified %q, want just now", c.target, m[1])
+				}
+			}
+			code, body := fetchUI(t, d, "/")
+			checkPage(t, "/", code, body)
+			if want := "Latest: " + day + " (today)"; !strings.Contains(body, want) {
+				t.Errorf("the home lacks %q:\n%s", want, body)
+			}
+		})
+	}
+}
