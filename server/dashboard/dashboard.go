@@ -171,6 +171,28 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, name string, 
 	buf.WriteTo(w)
 }
 
+// fragment draws a template that the script puts into a page (search as
+// you type fills #results with it), whole before a byte goes out as
+// render does. A failure answers a fragment too: one error element in
+// place of the results, never a page or JSON that the script would put
+// there.
+func (d *Dashboard) fragment(w http.ResponseWriter, name string, data any) {
+	var buf bytes.Buffer
+	if err := d.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		d.failFragment(w, fmt.Errorf("%s could not be drawn: %w", name, err))
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	buf.WriteTo(w)
+}
+
+// failFragment answers an error as a fragment: one error element.
+func (d *Dashboard) failFragment(w http.ResponseWriter, err error) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(statusOf(err))
+	fmt.Fprintf(w, "<p class=\"error\" id=\"fragment-error\" role=\"alert\">%s</p>\n", template.HTMLEscapeString(err.Error()))
+}
+
 // fail answers an error: JSON for /ui/api/, a page otherwise.
 func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
@@ -608,7 +630,7 @@ func (d *Dashboard) searchFragment(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	b := d.searchData(r.Context(), r.URL.Query().Get("q"), r.URL.Query().Get("sessions") != "")
 	w.Header().Set("Server-Timing", fmt.Sprintf("search;dur=%.1f", float64(time.Since(start).Microseconds())/1000))
-	d.render(w, r, "results", b)
+	d.fragment(w, "results", b)
 }
 
 // queryTerms are the query's words, lowercased.

@@ -219,6 +219,35 @@ func TestRenderFailure(t *testing.T) {
 	}
 }
 
+// TestFragmentFailure: a fragment whose template fails (the search
+// results, which search as you type puts in place of the old ones)
+// answers 500 with one short error element saying what failed: no page
+// around it, no JSON, nothing of the failed fragment.
+func TestFragmentFailure(t *testing.T) {
+	d := dashboard.New(openHome(t, map[string]string{"lists/todo.md": "# To do\n"}, noon))
+	rec := httptest.NewRecorder()
+	// Data the results template cannot read: it fails at its first line.
+	dashboard.FragmentForTest(d, rec, "results", 42)
+	body := strings.TrimSpace(rec.Body.String())
+	if rec.Code != http.StatusInternalServerError {
+		t.Errorf("status %d, want 500:\n%s", rec.Code, body)
+	}
+	if got, want := rec.Header().Get("Content-Type"), "text/html; charset=utf-8"; got != want {
+		t.Errorf("Content-Type %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(body, `<p class="error" id="fragment-error"`) || !strings.HasSuffix(body, "</p>") || strings.Count(body, "<") != 2 {
+		t.Errorf("the answer is not one error element:\n%s", body)
+	}
+	if !strings.Contains(body, "results could not be drawn") {
+		t.Errorf("the answer does not say what failed:\n%s", body)
+	}
+	for _, bad := range []string{"<html", "<main", "<header", `"error":`, "search-mode", "NOTEBOOK"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the answer holds %q:\n%s", bad, body)
+		}
+	}
+}
+
 // TestHomeLatestDaily: the home's "Latest" is the latest daily page
 // (daily/YYYY-MM-DD.md), never a weekly or monthly rollup
 // (daily/rollups/2026-W47.md) nor an archived day, and "today" is the
