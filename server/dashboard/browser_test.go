@@ -528,8 +528,20 @@ func TestBrowserSaveConflict(t *testing.T) {
 	}
 }
 
-// hostile is a page written to run script every way markdown allows.
-const hostile = "# Hostile <script>window.__pwned='title'</script>\n\n" +
+// hostile is a page written to run script every way markdown allows, and
+// every way its frontmatter (the properties table) and Dataview fields
+// (key labels) might.
+const hostile = `---
+"<img src=x onerror=\"window.__pwned='fmkey'\">": "<script>window.__pwned='fmvalue'</script>"
+title: "\" onmouseover=\"window.__pwned='fmquote'"
+tags: ["<b onclick=\"window.__pwned='fmtag'\">x</b>"]
+related: "[[<img src=x onerror=window.__pwned='fmwiki1'>]]"
+friends: ["[[a\" onmouseover=\"window.__pwned='fmwiki2']]"]
+homepage: "javascript:window.__pwned='fmjs'"
+site: "[[javascript:window.__pwned='fmwiki3']]"
+---
+` +
+	"# Hostile <script>window.__pwned='title'</script>\n\n" +
 	"<script>window.__pwned='script'</script>\n\n" +
 	"<img src=x onerror=\"window.__pwned='onerror'\">\n\n" +
 	"<svg onload=\"window.__pwned='svg'\"></svg>\n\n" +
@@ -543,6 +555,8 @@ const hostile = "# Hostile <script>window.__pwned='title'</script>\n\n" +
 	"[[javascript:window.__pwned='wiki3']]\n\n" +
 	"[[contacts|<b onclick=\"window.__pwned='wiki4'\">label</b>]]\n\n" +
 	"```html\n<script>window.__pwned='code'</script>\n```\n\n" +
+	"[k:: <script>window.__pwned='field'</script>] (<img src=x onerror=\"window.__pwned='fieldkey'\">:: v) [link:: [[javascript:window.__pwned='fieldwiki']]]\n\n" +
+	"- works at:: [[a\" onmouseover=\"window.__pwned='linefield']]\n\n" +
 	"Hostile marker pwnword <style>body{display:none}</style>\n"
 
 func TestBrowserXSS(t *testing.T) {
@@ -598,8 +612,9 @@ func TestBrowserXSS(t *testing.T) {
 			t.Errorf("a wikilink leaves the dashboard: %q", w)
 		}
 	}
-	if len(wikis) != 4 {
-		t.Errorf("wikilinks %q, want 4", wikis)
+	// 4 in the body, 3 in the properties, 2 in fields.
+	if len(wikis) != 9 {
+		t.Errorf("wikilinks %q, want 9", wikis)
 	}
 	// The editor's live preview inserts rendered HTML into the page.
 	run(t, ctx, "preview",

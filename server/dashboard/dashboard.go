@@ -64,8 +64,11 @@ type Dashboard struct {
 	tmpl *template.Template
 	md   goldmark.Markdown
 	mux  *http.ServeMux
-	// now is the host's clock in the daily logs' zone: "today" and "2 min
-	// ago" agree with the notebook and follow a test's clock.
+	// now is the host's calendar clock in the daily logs' zone: "today"
+	// and the age of the last sync (which the indexer dates with it)
+	// agree with the notebook and follow a test's clock. A file's age is
+	// measured with the wall clock instead (the templates' "modified"):
+	// the file system dates files.
 	now func() time.Time
 
 	useMu sync.Mutex // one provider switch at a time
@@ -75,7 +78,13 @@ type Dashboard struct {
 func New(h *host.Host) *Dashboard {
 	d := &Dashboard{h: h, now: h.Now}
 	d.md = newMarkdown(d.resolve)
-	fm := template.FuncMap{"ago": func(s string) string { return ago(s, d.now()) }}
+	fm := template.FuncMap{
+		"ago": func(s string) string { return ago(s, d.now()) },
+		// An mtime is the wall clock's, which the calendar clock (moved
+		// by MEMHOST_CLOCK_OFFSET) is not: a page just saved is "just
+		// now" whatever day the notebook thinks it is.
+		"modified": func(s string) string { return ago(s, time.Now().In(d.now().Location())) },
+	}
 	maps.Copy(fm, funcs)
 	d.tmpl = template.Must(template.New("").Funcs(fm).ParseFS(templateFS, "templates/*.html"))
 	mux := http.NewServeMux()
@@ -160,6 +169,28 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, name string, 
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	buf.WriteTo(w)
+}
+
+// fragment draws a template that the script puts into a page (search as
+// you type fills #results with it), whole before a byte goes out as
+// render does. A failure answers a fragment too: one error element in
+// place of the results, never a page or JSON that the script would put
+// there.
+func (d *Dashboard) fragment(w http.ResponseWriter, name string, data any) {
+	var buf bytes.Buffer
+	if err := d.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		d.failFragment(w, fmt.Errorf("%s could not be drawn: %w", name, err))
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	buf.WriteTo(w)
+}
+
+// failFragment answers an error as a fragment: one error element.
+func (d *Dashboard) failFragment(w http.ResponseWriter, err error) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(statusOf(err))
+	fmt.Fprintf(w, "<p class=\"error\" id=\"fragment-error\" role=\"alert\">%s</p>\n", template.HTMLEscapeString(err.Error()))
 }
 
 // fail answers an error: JSON for /ui/api/, a page otherwise.
@@ -599,7 +630,7 @@ func (d *Dashboard) searchFragment(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	b := d.searchData(r.Context(), r.URL.Query().Get("q"), r.URL.Query().Get("sessions") != "")
 	w.Header().Set("Server-Timing", fmt.Sprintf("search;dur=%.1f", float64(time.Since(start).Microseconds())/1000))
-	d.render(w, r, "results", b)
+	d.fragment(w, "results", b)
 }
 
 // queryTerms are the query's words, lowercased.

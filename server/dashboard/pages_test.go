@@ -219,6 +219,35 @@ func TestRenderFailure(t *testing.T) {
 	}
 }
 
+// TestFragmentFailure: a fragment whose template fails (the search
+// results, which search as you type puts in place of the old ones)
+// answers 500 with one short error element saying what failed: no page
+// around it, no JSON, nothing of the failed fragment.
+func TestFragmentFailure(t *testing.T) {
+	d := dashboard.New(openHome(t, map[string]string{"lists/todo.md": "# To do\n"}, noon))
+	rec := httptest.NewRecorder()
+	// Data the results template cannot read: it fails at its first line.
+	dashboard.FragmentForTest(d, rec, "results", 42)
+	body := strings.TrimSpace(rec.Body.String())
+	if rec.Code != http.StatusInternalServerError {
+		t.Errorf("status %d, want 500:\n%s", rec.Code, body)
+	}
+	if got, want := rec.Header().Get("Content-Type"), "text/html; charset=utf-8"; got != want {
+		t.Errorf("Content-Type %q, want %q", got, want)
+	}
+	if !strings.HasPrefix(body, `<p class="error" id="fragment-error"`) || !strings.HasSuffix(body, "</p>") || strings.Count(body, "<") != 2 {
+		t.Errorf("the answer is not one error element:\n%s", body)
+	}
+	if !strings.Contains(body, "results could not be drawn") {
+		t.Errorf("the answer does not say what failed:\n%s", body)
+	}
+	for _, bad := range []string{"<html", "<main", "<header", `"error":`, "search-mode", "NOTEBOOK"} {
+		if strings.Contains(body, bad) {
+			t.Errorf("the answer holds %q:\n%s", bad, body)
+		}
+	}
+}
+
 // TestHomeLatestDaily: the home's "Latest" is the latest daily page
 // (daily/YYYY-MM-DD.md), never a weekly or monthly rollup
 // (daily/rollups/2026-W47.md) nor an archived day, and "today" is the
@@ -392,5 +421,51 @@ func TestPageFrontmatter(t *testing.T) {
 	json.Unmarshal(rec.Body.Bytes(), &pv)
 	if !strings.Contains(pv.HTML, `<th scope="row">title</th><td>Sarah Chen</td>`) || strings.Contains(pv.HTML, "title: Sarah") || strings.Contains(pv.HTML, "[seen::") {
 		t.Errorf("the preview draws:\n%s", pv.HTML)
+	}
+}
+
+// TestFileAgesWallClock: a page's age (the notebook's Modified column,
+// the page's "last modified") is its mtime against the wall clock, not
+// the host's calendar clock: with the calendar years ahead of or behind
+// the machine, a page just written is "just now" (a minute or two on a
+// slow machine), never a date. "Today" still follows the calendar.
+func TestFileAgesWallClock(t *testing.T) {
+	fresh := regexp.MustCompile(`^(just now|\d+ min ago)$`)
+	for _, tc := range []struct {
+		name string
+		now  time.Time
+	}{
+		{"calendar ahead", time.Now().AddDate(3, 0, 0)},
+		{"calendar behind", time.Now().AddDate(-3, 0, 0)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			day := tc.now.UTC().Format(time.DateOnly)
+			d := dashboard.New(openHome(t, map[string]string{
+				"lists/todo.md":        "# To do\n",
+				"daily/" + day + ".md": "# " + day + "\n",
+			}, tc.now))
+			for _, c := range []struct {
+				target string
+				age    *regexp.Regexp
+			}{
+				{"/ui/notebook?dir=lists", regexp.MustCompile(`<td class="num">[^<]*</td>\s*<td>([^<]*)</td>`)},
+				{"/ui/page/lists/todo.md", regexp.MustCompile(`last modified ([^<]*?) <time`)},
+			} {
+				code, body := fetchUI(t, d, c.target)
+				checkPage(t, c.target, code, body)
+				m := c.age.FindStringSubmatch(body)
+				if m == nil {
+					t.Fatalf("GET %s shows no age:\n%s", c.target, body)
+				}
+				if !fresh.MatchString(m[1]) {
+					t.Errorf("GET %s: a page just written was modified %q, want just now", c.target, m[1])
+				}
+			}
+			code, body := fetchUI(t, d, "/")
+			checkPage(t, "/", code, body)
+			if want := "Latest: " + day + " (today)"; !strings.Contains(body, want) {
+				t.Errorf("the home lacks %q:\n%s", want, body)
+			}
+		})
 	}
 }
