@@ -455,10 +455,10 @@ func (s *Server) pullModel(w http.ResponseWriter, r *http.Request) {
 		defer close(stopped)
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
-		var sent *[2]int64
+		sent := [2]int64{-1, -1}
 		send := func() {
-			if p := latest.Load(); p != nil && p != sent {
-				sent = p
+			if p := latest.Load(); p != nil && *p != sent {
+				sent = *p
 				line(map[string]any{"progress": map[string]int64{"done": p[0], "total": p[1]}})
 			}
 		}

@@ -36,7 +36,7 @@ func TestPortHeld(t *testing.T) {
 	}
 	defer other.Close()
 	otherAddr := other.Addr().String()
-	memhostHolder := fmt.Sprintf("memhost serve of %s (pid %d)", first.info.Home, first.info.PID)
+	memhostHolder := fmt.Sprintf("memhost serve of %q (pid %d)", first.info.Home, first.info.PID)
 
 	for _, tt := range []struct {
 		name, held, holder string

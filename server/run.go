@@ -384,7 +384,14 @@ func portHolder(ctx context.Context, addr string) string {
 	if err != nil {
 		return "another program"
 	}
-	resp, err := http.DefaultClient.Do(req)
+	// Whatever holds the port may be anyone's program: it gets one GET
+	// on that address, is not followed elsewhere (no redirect, no proxy),
+	// and what it says is read short and quoted.
+	client := &http.Client{
+		Transport:     &http.Transport{Proxy: nil},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return "another program"
 	}
@@ -393,8 +400,12 @@ func portHolder(ctx context.Context, addr string) string {
 		return "another program"
 	}
 	var in Info
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&in) != nil || in.PID == 0 {
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 16<<10)).Decode(&in) != nil || in.PID == 0 {
 		return "another memhost server (it asks for a token: memhost serve status names it in its home)"
 	}
-	return fmt.Sprintf("memhost serve of %s (pid %d)", in.Home, in.PID)
+	home := in.Home
+	if len(home) > 200 {
+		home = home[:200] + "…"
+	}
+	return fmt.Sprintf("memhost serve of %q (pid %d)", home, in.PID)
 }
