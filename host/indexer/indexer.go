@@ -73,7 +73,7 @@ type Indexer struct {
 	cookieID     string
 	cookieSeq    atomic.Uint64
 	cookieFailed atomic.Bool // a cookie could not be written (warned once)
-	indexGen  int64 // the index's Generation at the last fresh (x.mu)
+	indexGen     int64       // the index's Generation at the last fresh (x.mu)
 }
 
 // New returns the Indexer of opts.
