@@ -19,7 +19,7 @@ import (
 )
 
 // newIndexer opens an Indexer over a fresh home in a temporary folder.
-func newIndexer(t *testing.T) *Indexer {
+func newIndexer(t testing.TB) *Indexer {
 	t.Helper()
 	home := t.TempDir()
 	for _, d := range []string{"notebook/knowledge", "sessions", "brain"} {
@@ -44,7 +44,7 @@ func newIndexer(t *testing.T) *Indexer {
 }
 
 // startWatch runs Watch until the test ends and waits for its first sync.
-func startWatch(t *testing.T, x *Indexer) {
+func startWatch(t testing.TB, x *Indexer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	synced := make(chan struct{})
