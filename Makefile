@@ -1,6 +1,8 @@
 # memhost. Targets: build (bin/memhost and every plugin of the repo beside
 # it), demo (build, then the main job on a fresh home), test (vet, gofmt,
-# every test with -race), fuzz (every fuzz target for FUZZTIME each), bench
+# every test with -race, the README's walkthroughs replayed, llama.cpp linked
+# at every CPU level, the suite on other days: test-dates, cpu-levels,
+# readme-tour, readme-federation), fuzz (every fuzz target for FUZZTIME each), bench
 # (figures for docs/benchmarks.md), crash (CRASH_KILLS SIGKILLs, then the
 # checks after each), proto (regenerate sdk/proto with pinned tools).
 GO   ?= go
