@@ -134,7 +134,7 @@ func TestOfflineWorkerWarnsOnce(t *testing.T) {
 	clk.set(clk.now().Add(20 * time.Minute))
 	r := checkHealth(t, h, HealthRequest{})
 	q := status(t, r, "embedding-queue")
-	want := "1 chunks waiting for a vector, stuck: local cannot embed (model not downloaded (download failed)"
+	want := "1 chunk waiting for a vector, stuck: local cannot embed (model not downloaded (download failed)"
 	if q.Status != health.Warn || !strings.HasPrefix(q.Message, want) || !strings.HasSuffix(q.Message, "since 2026-03-02T09:00:00Z (20m ago)") {
 		t.Errorf("queue %+v, want a warning %q… since the first failure", q, want)
 	}

@@ -61,7 +61,7 @@ func TestHealthHealthy(t *testing.T) {
 	if r.Overall != Healthy {
 		t.Fatalf("overall %s: %+v", r.Overall, r.Checks)
 	}
-	if c := status(t, r, "transcripts"); !strings.Contains(c.Message, "3 turns in 1 transcripts") {
+	if c := status(t, r, "transcripts"); !strings.Contains(c.Message, "3 turns in 1 transcript,") {
 		t.Errorf("transcripts: %+v", c)
 	}
 	b, err := os.ReadFile(filepath.Join(h.Home(), "health", "latest-report.md"))
@@ -143,7 +143,7 @@ func TestHealthTranscripts(t *testing.T) {
 
 	r := checkHealth(t, h, HealthRequest{})
 	c := status(t, r, "transcripts")
-	for _, want := range []string{"1 turns indexed more than once (1 extra chunks", "1 turns missing from the index", "1 with an incomplete last line (sessions/s1.jsonl)"} {
+	for _, want := range []string{"1 turn indexed more than once (1 extra chunk;", "1 turn missing from the index", "1 with an incomplete last line (sessions/s1.jsonl)"} {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("transcripts message %q lacks %q", c.Message, want)
 		}

@@ -37,7 +37,7 @@ func (a *app) init(ctx context.Context, cmd *cli.Command) error {
 		}
 		return a.out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "memhost home: %s\n", a.tilde(resp.Home))
-			fmt.Fprintf(w, "notebook:     %s (%d pages)\n", a.tilde(resp.Notebook), resp.Pages)
+			fmt.Fprintf(w, "notebook:     %s (%s)\n", a.tilde(resp.Notebook), plural(resp.Pages, "page"))
 			state := "kept as it was"
 			if resp.ConfigCreated {
 				state = "created with every default, commented"
@@ -334,8 +334,8 @@ func (a *app) rebuild(ctx context.Context, cmd *cli.Command) error {
 }
 
 func printSync(w io.Writer, verb string, res host.SyncResult) {
-	fmt.Fprintf(w, "%s: %d pages scanned, %d indexed (%d chunks), %d unchanged, %d removed in %.0f ms\n",
-		verb, res.Scanned, res.Indexed, res.Chunks, res.Unchanged, res.Removed, res.DurationMs)
+	fmt.Fprintf(w, "%s: %s scanned, %d indexed (%s), %d unchanged, %d removed in %.0f ms\n",
+		verb, plural(res.Scanned, "page"), res.Indexed, plural(res.Chunks, "chunk"), res.Unchanged, res.Removed, res.DurationMs)
 	for _, p := range res.Problems {
 		fmt.Fprintf(w, "  warning: %s: %s\n", p.Path, p.Problem)
 	}
@@ -899,8 +899,8 @@ func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 		}
 		a.warn(resp.Warnings...)
 		return a.out(cmd, resp, func(w io.Writer) {
-			fmt.Fprintf(w, "compacted %s: the summary replaces %d turns (%s to %s); %d recent tokens kept; the turns stay searchable\n",
-				resp.Session, resp.RemovedCount, resp.FirstTurn, resp.LastTurn, resp.KeptTokens)
+			fmt.Fprintf(w, "compacted %s: the summary replaces %s (%s to %s); %d recent tokens kept; the turns stay searchable\n",
+				resp.Session, plural(resp.RemovedCount, "turn"), resp.FirstTurn, resp.LastTurn, resp.KeptTokens)
 			if resp.Model != "" {
 				fmt.Fprintf(w, "summary written by %s:\n%s\n", resp.Model, resp.Turn.Content)
 			}

@@ -259,9 +259,9 @@ func checkDatabase(d Database) Check {
 		c.Metadata = map[string]any{"problems": d.Problems}
 	case d.MovedAside != "":
 		c.Status = Warn
-		c.Message = fmt.Sprintf("the index was corrupt when opened: moved aside to %s and built afresh (%d files, %d chunks now)", d.MovedAside, d.Files, d.Chunks)
+		c.Message = fmt.Sprintf("the index was corrupt when opened: moved aside to %s and built afresh (%s, %s now)", d.MovedAside, count(d.Files, "file"), count(d.Chunks, "chunk"))
 	default:
-		c.Status, c.Message = Pass, fmt.Sprintf("readable, quick_check ok (%d files, %d chunks)", d.Files, d.Chunks)
+		c.Status, c.Message = Pass, fmt.Sprintf("readable, quick_check ok (%s, %s)", count(d.Files, "file"), count(d.Chunks, "chunk"))
 	}
 	return c
 }
@@ -279,16 +279,16 @@ func checkDrift(d *index.Drift, th config.Health) Check {
 	}
 	var parts []string
 	for _, p := range []struct {
-		n    int
-		what string
+		n          int
+		noun, what string
 	}{
-		{d.ChunksWithoutFTS, "chunks without a full-text row"},
-		{d.FTSWithoutChunk, "full-text rows without a chunk"},
-		{d.VectorsWithoutChunk, "vectors without a chunk"},
-		{d.EmbeddedWithoutVector, "chunks marked embedded without a vector"},
+		{d.ChunksWithoutFTS, "chunk", "without a full-text row"},
+		{d.FTSWithoutChunk, "full-text row", "without a chunk"},
+		{d.VectorsWithoutChunk, "vector", "without a chunk"},
+		{d.EmbeddedWithoutVector, "chunk", "marked embedded without a vector"},
 	} {
 		if p.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+			parts = append(parts, count(p.n, p.noun)+" "+p.what)
 		}
 	}
 	c.Message = strings.Join(parts, ", ") + "; a repair rebuilds the index"
@@ -341,10 +341,10 @@ func checkTranscripts(t Transcripts, th config.Health) Check {
 	c.Status = grade(float64(n), float64(th.DriftWarn), float64(th.DriftFail))
 	var parts []string
 	if len(t.Duplicated) > 0 {
-		parts = append(parts, fmt.Sprintf("%d turns indexed more than once (%d extra chunks; first: %s)", len(t.Duplicated), t.Extra, turnName(t.Duplicated[0])))
+		parts = append(parts, fmt.Sprintf("%s indexed more than once (%s; first: %s)", count(len(t.Duplicated), "turn"), count(t.Extra, "extra chunk"), turnName(t.Duplicated[0])))
 	}
 	if len(t.Missing) > 0 {
-		parts = append(parts, fmt.Sprintf("%d turns missing from the index (first: %s)", len(t.Missing), turnName(t.Missing[0])))
+		parts = append(parts, fmt.Sprintf("%s missing from the index (first: %s)", count(len(t.Missing), "turn"), turnName(t.Missing[0])))
 	}
 	if len(parts) > 0 {
 		parts[len(parts)-1] += "; a repair rebuilds the index"
@@ -358,7 +358,7 @@ func checkTranscripts(t Transcripts, th config.Health) Check {
 		parts = append(parts, fmt.Sprintf("%d lines are not JSON turns (skipped)", t.Malformed))
 	}
 	if len(parts) == 0 {
-		c.Message = fmt.Sprintf("%d turns in %d transcripts, each indexed once", t.Turns, t.Files)
+		c.Message = fmt.Sprintf("%s in %s, each indexed once", count(t.Turns, "turn"), count(t.Files, "transcript"))
 		return c
 	}
 	c.Message = strings.Join(parts, "; ")
@@ -406,11 +406,11 @@ func checkQueue(q Queue, p Provider, now time.Time, th config.Health) Check {
 			q.Dead, th.DeadAfterFailures, d[0].Path, d[0].StartLine, d[0].LastError, q.Pending)
 		c.Metadata = map[string]any{"dead": d}
 	case q.NoProvider:
-		c.Status, c.Message = Pass, fmt.Sprintf("no embeddings provider: keyword-only search (%d chunks without a vector)", q.Pending)
+		c.Status, c.Message = Pass, fmt.Sprintf("no embeddings provider: keyword-only search (%s without a vector)", count(q.Pending, "chunk"))
 	case q.Pending == 0:
 		c.Status, c.Message = Pass, "0 chunks waiting for a vector, none dead"
 	default:
-		waiting := fmt.Sprintf("%d chunks waiting for a vector", q.Pending)
+		waiting := fmt.Sprintf("%s waiting for a vector", count(q.Pending, "chunk"))
 		if why, since := stuck(q, p, now, th); why != "" {
 			c.Status = worse(Warn, grade(float64(q.Pending), float64(th.PendingWarn), float64(th.PendingFail)))
 			c.Message = waiting + ", stuck: " + why
@@ -641,4 +641,12 @@ func list(xs []string) string {
 		return strings.Join(xs, ", ")
 	}
 	return strings.Join(xs[:3], ", ") + fmt.Sprintf(" and %d more", len(xs)-3)
+}
+
+// count is "1 chunk", "2 chunks": a person reads these messages.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

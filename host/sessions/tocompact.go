@@ -1,6 +1,10 @@
 package sessions
 
-import "github.com/memhost/memhost/host/fault"
+import (
+	"fmt"
+
+	"github.com/memhost/memhost/host/fault"
+)
 
 // Pending is what a compaction of a session would replace now.
 type Pending struct {
@@ -30,7 +34,15 @@ func (s *Store) ToCompact(session string, keepRecent int) (Pending, error) {
 	}
 	p.Turns, p.KeptTokens = work[:keep], kept
 	if len(p.Turns) == 0 {
-		return Pending{}, fault.BadInputf("session", "nothing to compact in %s: its %d turns since the last compaction fit in keepRecentTokens (%d)", session, len(work), keepRecent)
+		return Pending{}, fault.BadInputf("session", "nothing to compact in %s: %s since the last compaction fit in keepRecentTokens (%d)", session, turns(len(work)), keepRecent)
 	}
 	return p, nil
+}
+
+// turns is "its 1 turn", "its 2 turns".
+func turns(n int) string {
+	if n == 1 {
+		return "its 1 turn"
+	}
+	return fmt.Sprintf("its %d turns", n)
 }
