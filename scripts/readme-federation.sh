@@ -21,14 +21,7 @@ readme=$repo/README.md
 # shellcheck source=scripts/lib/readme-replay.sh
 . "$repo/scripts/lib/readme-replay.sh"
 replay_name=readme-federation
-if [ ! -x bin/memhost ] || [ ! -x bin/memhost-core ]; then
-	echo "$replay_name: bin/memhost is missing: run make build-core first" >&2
-	exit 2
-fi
-if (exec 3<>/dev/tcp/127.0.0.1/4321) 2>/dev/null; then
-	echo "$replay_name: 127.0.0.1:4321 is in use: the walkthrough's first server listens there" >&2
-	exit 2
-fi
+replay_need memhost memhost-core
 
 root=$(mktemp -d /tmp/readme-federation.XXXXXX)
 demo=$root/demo

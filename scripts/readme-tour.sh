@@ -26,18 +26,9 @@ readme=$repo/README.md
 . "$repo/scripts/lib/readme-replay.sh"
 replay_name=readme-tour
 model=${1:-$repo/../shared/models/all-MiniLM-L6-v2-Q4_K_M.gguf}
-for b in memhost memhost-core memhost-embeddings-local; do
-	if [ ! -x "bin/$b" ]; then
-		echo "$replay_name: bin/$b is missing: run make build-core build-local first" >&2
-		exit 2
-	fi
-done
+replay_build=build-local replay_need memhost memhost-core memhost-embeddings-local
 if [ ! -f "$model" ]; then
 	echo "$replay_name: no model file at $model: give the path of all-MiniLM-L6-v2-Q4_K_M.gguf" >&2
-	exit 2
-fi
-if (exec 3<>/dev/tcp/127.0.0.1/4321) 2>/dev/null; then
-	echo "$replay_name: 127.0.0.1:4321 is in use: the server example listens there" >&2
 	exit 2
 fi
 

@@ -38,6 +38,23 @@ replay_sed=()
 
 # replay_blocks README START END prints the section's fenced blocks'
 # lines, each block ended by a line holding only "@@".
+# replay_need BIN... exits 2 (cannot run here) when one of bin/BIN is
+# missing or 127.0.0.1:4321 is taken: both walkthroughs' first server
+# listens there.
+replay_need() {
+	local b
+	for b in "$@"; do
+		if [ ! -x "bin/$b" ]; then
+			echo "$replay_name: bin/$b is missing: run make build-core${replay_build:+ $replay_build} first" >&2
+			exit 2
+		fi
+	done
+	if (exec 3<>/dev/tcp/127.0.0.1/4321) 2>/dev/null; then
+		echo "$replay_name: 127.0.0.1:4321 is in use: the walkthrough's first server listens there" >&2
+		exit 2
+	fi
+}
+
 replay_blocks() {
 	awk -v start="$2" -v end="$3" '
 		!on && $0 ~ start { on = 1; next }

@@ -82,6 +82,25 @@ func buildHello() {
 func fixture(t *testing.T, pages map[string]string) string {
 	t.Helper()
 	home := t.TempDir()
+	writeHome(t, home, pages, []map[string]any{
+		{"id": "t1", "type": "message", "role": "user", "content": "The staging database password rotates every month.", "timestamp": "2026-11-20T09:00:00Z"},
+		{"id": "t2", "type": "message", "role": "assistant", "content": "Noted: staging password rotates monthly.", "timestamp": "2026-11-20T09:00:05Z"},
+		{"id": "c1", "type": "compaction", "content": "Summary: the user told the agent about the staging password rotation.", "timestamp": "2026-11-20T10:00:00Z"},
+		{"id": "t3", "type": "message", "role": "user", "content": "What was the plan for Friday?", "timestamp": "2026-11-20T10:05:00Z"},
+	})
+	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
+	b, err := os.ReadFile(helloPlugin(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(home, "plugins", "memhost-embeddings-hello"), b, 0o755)
+	return home
+}
+
+// writeHome writes pages into home's notebook, turns as the transcript
+// sessions/demo.jsonl and one flush receipt of it.
+func writeHome(t testing.TB, home string, pages map[string]string, turns []map[string]any) {
+	t.Helper()
 	for rel, text := range pages {
 		p := filepath.Join(home, "notebook", rel)
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -91,24 +110,12 @@ func fixture(t *testing.T, pages map[string]string) string {
 	}
 	os.MkdirAll(filepath.Join(home, "sessions"), 0o755)
 	var lines []string
-	for _, turn := range []map[string]any{
-		{"id": "t1", "type": "message", "role": "user", "content": "The staging database password rotates every month.", "timestamp": "2026-11-20T09:00:00Z"},
-		{"id": "t2", "type": "message", "role": "assistant", "content": "Noted: staging password rotates monthly.", "timestamp": "2026-11-20T09:00:05Z"},
-		{"id": "c1", "type": "compaction", "content": "Summary: the user told the agent about the staging password rotation.", "timestamp": "2026-11-20T10:00:00Z"},
-		{"id": "t3", "type": "message", "role": "user", "content": "What was the plan for Friday?", "timestamp": "2026-11-20T10:05:00Z"},
-	} {
+	for _, turn := range turns {
 		b, _ := json.Marshal(turn)
 		lines = append(lines, string(b))
 	}
 	os.WriteFile(filepath.Join(home, "sessions", "demo.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	os.WriteFile(filepath.Join(home, "sessions", ".flush-receipts.jsonl"), []byte(`{"session":"demo","time":"2026-11-20T09:59:00Z","tokens":91000}`+"\n"), 0o644)
-	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
-	b, err := os.ReadFile(helloPlugin(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(home, "plugins", "memhost-embeddings-hello"), b, 0o755)
-	return home
 }
 
 // serve runs a real server on home until the test ends and returns its

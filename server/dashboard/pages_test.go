@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,24 +28,10 @@ func openHome(t testing.TB, pages map[string]string, now time.Time) *host.Host {
 	t.Helper()
 	ctx := context.Background()
 	home := t.TempDir()
-	for rel, text := range pages {
-		p := filepath.Join(home, "notebook", rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	os.MkdirAll(filepath.Join(home, "sessions"), 0o755)
-	var lines []string
-	for _, turn := range []map[string]any{
+	writeHome(t, home, pages, []map[string]any{
 		{"id": "t1", "type": "message", "role": "user", "content": "The staging database password rotates every month.", "timestamp": "2026-11-20T09:00:00Z"},
 		{"id": "c1", "type": "compaction", "content": "Summary: the user told the agent about the staging password rotation.", "timestamp": "2026-11-20T10:00:00Z"},
-	} {
-		b, _ := json.Marshal(turn)
-		lines = append(lines, string(b))
-	}
-	os.WriteFile(filepath.Join(home, "sessions", "demo.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	os.WriteFile(filepath.Join(home, "sessions", ".flush-receipts.jsonl"), []byte(`{"session":"demo","time":"2026-11-20T09:59:00Z","tokens":91000}`+"\n"), 0o644)
+	})
 	cfg := config.Default()
 	cfg.Timezone = "UTC"
 	cfg.Memory.Embedding.Plugin = ""
