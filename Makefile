@@ -174,15 +174,18 @@ fuzz:
 
 # The crash harness (internal/crashtest) kills memhost with SIGKILL at
 # random points of ingest, append, remember, write, daily-log, sync,
-# rebuild, embed and serve, and checks the home after each kill; `make
-# test` runs it with 20 kills. It logs every kill, then a summary: kills
+# rebuild, embed and serve (its writers run every kind of short write, and
+# the launcher re-runs the one the kill interrupted), and checks the home
+# after each kill; TestServerDiesAfterWrite kills the server right after
+# each kind of write, before its answer, and checks the re-run wrote
+# nothing more. `make test` runs both, the first with 20 kills. It logs every kill, then a summary: kills
 # per operation, those that landed mid-operation, failures. A failure
 # names its seed and round; CRASH_SEED=N reproduces the run.
 CRASH_KILLS ?= 200
 CRASH_SEED  ?= 13
 crash:
 	MEMHOST_CRASH_KILLS=$(CRASH_KILLS) MEMHOST_CRASH_SEED=$(CRASH_SEED) \
-		$(GO) test -tags $(TAGS) -run '^TestCrash$$' -count 1 -v -timeout 60m ./internal/crashtest/
+		$(GO) test -tags $(TAGS) -run '^(TestCrash|TestServerDiesAfterWrite)$$' -count 1 -v -timeout 60m ./internal/crashtest/
 
 # Benchmarks generate notebooks of 1k and 10k pages (about 100k chunks)
 # and embed them through the hello plugin; expect several minutes on 2 cores.

@@ -12,6 +12,9 @@ import (
 // DailyLogRequest appends an entry to today's daily log.
 type DailyLogRequest struct {
 	Text string `json:"text"`
+	// RequestID, when set, makes the write idempotent: a run with the id
+	// of one that landed writes nothing and answers as it did.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // DailyLogResponse says where the entry went.
@@ -66,7 +69,7 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (out DailyLogR
 		block += "\n" + body
 	}
 	resp := DailyLogResponse{Path: rel, Heading: heading}
-	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+	rel, _, err = h.update(ctx, request{"daily-log", req.RequestID, &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		page := string(old)
 		if !exists {

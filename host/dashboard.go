@@ -7,6 +7,7 @@ package host
 // storage the home uses.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -88,7 +89,8 @@ var ErrPageChanged = errors.New("changed on disk since it was opened")
 // SavePage writes a page whole, atomically and under the notebook's lock,
 // unless it changed since it was read: then it fails with a conflict on
 // field "baseHash" and the page is untouched. It is a write like Write
-// ("write" for OnWrite).
+// ("write" for OnWrite). Saving the text the page already holds succeeds
+// and writes nothing.
 func (h *Host) SavePage(ctx context.Context, req SavePageRequest) (out SavePageResponse, err error) {
 	defer h.wrote("write", &out, &err)
 	text, err := cleanText(req.Text)
@@ -105,6 +107,10 @@ func (h *Host) SavePage(ctx context.Context, req SavePageRequest) (out SavePageR
 	data := []byte(text + "\n")
 	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		switch {
+		case exists && bytes.Equal(old, data):
+			// Saved already: the same save sent again (a retry after a
+			// lost answer, a second click) is not a conflict.
+			return nil, notebook.ErrUnchanged
 		case req.BaseHash == "" && exists:
 			return nil, fault.Errorf(fault.Conflict, "baseHash", "%s already exists", rel)
 		case req.BaseHash != "" && !exists:
@@ -115,7 +121,7 @@ func (h *Host) SavePage(ctx context.Context, req SavePageRequest) (out SavePageR
 		out.Created = !exists
 		return data, nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, notebook.ErrUnchanged) {
 		return SavePageResponse{}, err
 	}
 	out.Path, out.Hash = rel, PageHash(data)

@@ -30,6 +30,9 @@ type FactAddRequest struct {
 	// Keep adds the value beside the attribute's current values (an
 	// attribute with several values) instead of superseding them.
 	Keep bool `json:"keep,omitempty"`
+	// RequestID, when set, makes the write idempotent: a run with the id
+	// of one that landed writes nothing and answers as it did.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // FactAddResponse says what fact add did.
@@ -116,7 +119,7 @@ func (h *Host) factAdd(ctx context.Context, req FactAddRequest, opt addOptions) 
 	}
 	add := facts.Addition{Attribute: strings.TrimSpace(req.Attribute), Value: req.Value, Source: req.Source,
 		Confidence: req.Confidence, Keep: req.Keep, Replace: replace, OnlyIfNewer: opt.onlyIfNewer}
-	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = h.update(ctx, request{"fact-add", req.RequestID, &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		var p *facts.Page
 		if exists {
@@ -292,6 +295,9 @@ type FactForgetRequest struct {
 	Entity    string `json:"entity,omitempty"`
 	Attribute string `json:"attribute,omitempty"`
 	Value     string `json:"value,omitempty"`
+	// RequestID, when set, makes the write idempotent: a run with the id
+	// of one that landed writes nothing and answers as it did.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // FactForgetResponse lists the facts forgotten.
@@ -340,7 +346,7 @@ func (h *Host) FactForget(ctx context.Context, req FactForgetRequest) (out FactF
 	}
 	day := h.now().In(h.loc()).Format(facts.Date)
 	resp := FactForgetResponse{Path: rel, Forgotten: []facts.Fact{}}
-	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = h.update(ctx, request{"fact-forget", req.RequestID, &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		if !exists {
 			return nil, fault.Errorf(fault.NotFound, "entity", "no page %s", rel)
 		}

@@ -37,6 +37,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 	calendar "github.com/memhost/memhost/internal/clock"
@@ -90,6 +91,7 @@ type Host struct {
 	closed atomic.Bool
 
 	notebook *notebook.Notebook
+	requests *requests.Journal // the writes clients may run again (once.go)
 	idx      *index.DB
 	indexer  *indexer.Indexer
 	queue    *embedq.Queue
@@ -148,6 +150,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	h.requests = requests.Open(filepath.Join(h.home, "brain", "requests"))
 	dbPath := h.path(cfg.Memory.Database)
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
 		return nil, err

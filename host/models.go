@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/modelstore"
@@ -107,6 +108,9 @@ func (h *Host) PullModel(ctx context.Context, req PullModelRequest) (PullRespons
 // RemoveModelRequest names a model to delete.
 type RemoveModelRequest struct {
 	Name string `json:"name"`
+	// RequestID, when set, makes the write idempotent: a run with the id
+	// of one that landed writes nothing and answers as it did.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // RemoveModelResponse names the model deleted.
@@ -116,9 +120,36 @@ type RemoveModelResponse struct {
 
 // RemoveModel deletes a model (and a partial download of it).
 func (h *Host) RemoveModel(ctx context.Context, req RemoveModelRequest) (RemoveModelResponse, error) {
-	err := h.modelStore().Remove(req.Name)
+	resp := RemoveModelResponse{Removed: req.Name}
+	rq := request{"models-rm", req.RequestID, &resp}
+	gone, err := h.landed(rq, req.Name, "", func() bool { return !h.hasModel(req.Name) })
+	if err != nil || gone {
+		return resp, err
+	}
+	if err := h.begin(rq, req.Name, ""); err != nil {
+		return RemoveModelResponse{}, err
+	}
+	err = h.modelStore().Remove(req.Name)
 	if errors.Is(err, modelstore.ErrNotFound) {
 		return RemoveModelResponse{}, fault.Errorf(fault.NotFound, "name", "%v", err)
 	}
-	return RemoveModelResponse{Removed: req.Name}, err
+	if err != nil {
+		return RemoveModelResponse{}, err
+	}
+	return resp, nil
+}
+
+// hasModel reports whether the model store holds a model (or a partial
+// download) of that name, with or without its .gguf extension.
+func (h *Host) hasModel(name string) bool {
+	models, err := h.modelStore().List()
+	if err != nil {
+		return true // unknown: not gone
+	}
+	for _, m := range models {
+		if strings.EqualFold(strings.TrimSuffix(m.Name, ".gguf"), strings.TrimSuffix(name, ".gguf")) {
+			return true
+		}
+	}
+	return false
 }

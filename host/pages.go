@@ -62,6 +62,9 @@ type WriteRequest struct {
 	Text    string `json:"text"`
 	Section string `json:"section,omitempty"`
 	Replace bool   `json:"replace,omitempty"`
+	// RequestID, when set, makes the write idempotent: a run with the id
+	// of one that landed writes nothing and answers as it did.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // WriteResponse says where text was written.
@@ -96,7 +99,7 @@ func (h *Host) Write(ctx context.Context, req WriteRequest) (out WriteResponse, 
 		return WriteResponse{}, err
 	}
 	resp := WriteResponse{Path: rel, Section: notebook.SectionName(req.Section)}
-	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = h.update(ctx, request{"write", req.RequestID, &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		var e notebook.Edit
 		if req.Replace {
@@ -117,6 +120,9 @@ func (h *Host) Write(ctx context.Context, req WriteRequest) (out WriteResponse, 
 // RemoveRequest names a page to delete.
 type RemoveRequest struct {
 	Path string `json:"path"`
+	// RequestID, when set, makes the write idempotent: a run with the id
+	// of one that landed writes nothing and answers as it did.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // RemoveResponse names the page removed.
@@ -134,10 +140,22 @@ func (h *Host) Remove(ctx context.Context, req RemoveRequest) (out RemoveRespons
 	if err != nil {
 		return RemoveResponse{}, err
 	}
-	if err := h.notebook.Remove(ctx, rel); err != nil {
+	resp := RemoveResponse{Path: rel}
+	rq := request{"rm", req.RequestID, &resp}
+	gone, err := h.landed(rq, rel, "", func() bool { return !h.pageExists(rel) })
+	if err != nil {
 		return RemoveResponse{}, err
 	}
-	return RemoveResponse{Path: rel, Warnings: h.indexWritten(ctx, rel)}, nil
+	if !gone {
+		if err := h.begin(rq, rel, ""); err != nil {
+			return RemoveResponse{}, err
+		}
+		if err := h.notebook.Remove(ctx, rel); err != nil {
+			return RemoveResponse{}, err
+		}
+	}
+	resp.Warnings = h.indexWritten(ctx, rel)
+	return resp, nil
 }
 
 // cleanText refuses empty text and normalises line endings.

@@ -27,6 +27,9 @@ type RememberRequest struct {
 	// Auto has the generator choose category, page, section and tags
 	// (autoroute.go); the rules route when it cannot.
 	Auto bool `json:"auto,omitempty"`
+	// RequestID, when set, makes the write idempotent: a run with the id
+	// of one that landed writes nothing and answers as it did.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // RememberResponse says where the text went.
@@ -125,7 +128,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 			resp.Warnings = append(resp.Warnings, auto.warning)
 		}
 	}
-	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+	rel, _, err = h.update(ctx, request{"remember", req.RequestID, &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		page := string(old)
 		if start, end, ok := notebook.FindEntry(page, entry); ok {

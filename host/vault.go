@@ -200,6 +200,9 @@ func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, erro
 type MoveRequest struct {
 	From string `json:"from"`
 	To   string `json:"to"`
+	// RequestID, when set, makes the write idempotent: a run with the id
+	// of one that landed writes nothing and answers as it did.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // MoveResponse says what was renamed and which pages' links were updated.
@@ -239,6 +242,13 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 	if from == to {
 		return MoveResponse{}, fault.BadInputf("to", "%s is already the page's name", to)
 	}
+	// A retry of a move that landed (its server died before answering)
+	// answers as the first run did; the links it left are found by links.
+	rq := request{"mv", req.RequestID, &out}
+	if moved, err := h.landed(rq, from, to, func() bool { return !h.pageExists(from) && h.pageExists(to) }); err != nil || moved {
+		out.Warnings = append(out.Warnings, h.indexWritten(ctx, from, to)...)
+		return out, err
+	}
 	if _, err := h.notebook.Read(from); err != nil {
 		return MoveResponse{}, err
 	}
@@ -246,10 +256,14 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 	if err != nil {
 		return MoveResponse{}, err
 	}
+	resp := MoveResponse{From: from, To: to, Updated: []LinkUpdate{}}
+	rq.resp = &resp
+	if err := h.begin(rq, from, to); err != nil {
+		return MoveResponse{}, err
+	}
 	if err := h.notebook.Rename(ctx, from, to); err != nil {
 		return MoveResponse{}, err
 	}
-	resp := MoveResponse{From: from, To: to, Updated: []LinkUpdate{}}
 	// The pages whose links found the old name (and the page itself, whose
 	// links are read from its new folder now), and the resolver of the
 	// notebook after the rename, which chooses the new links' text.
@@ -310,6 +324,7 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 			resp.Warnings = append(resp.Warnings, "links in "+page+" not updated: "+err.Error())
 		}
 	}
+	h.finish(rq, from, to)
 	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, paths...)...)
 	return resp, nil
 }

@@ -55,7 +55,7 @@ func (s *srv) addFactTools(read *mcpsdk.ToolAnnotations) {
 		}, nil,
 		func(ctx context.Context, req *mcpsdk.CallToolRequest, a FactAddArgs) (host.FactAddResponse, string, error) {
 			r, err := s.ops.FactAdd(ctx, host.FactAddRequest{Entity: a.Entity, Attribute: a.Attribute, Value: a.Value, Source: a.Source,
-				Confidence: a.Confidence, Keep: a.Keep})
+				Confidence: a.Confidence, Keep: a.Keep, RequestID: requestID()})
 			if err != nil {
 				return r, "", err
 			}

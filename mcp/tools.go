@@ -152,7 +152,7 @@ func (s *srv) addTools() {
 			if err := checkSize("content", a.Content); err != nil {
 				return host.RememberResponse{}, "", err
 			}
-			r, err := s.ops.Remember(ctx, host.RememberRequest{Text: a.Content, Category: a.Category, File: a.File, Section: a.Section, Auto: a.Auto})
+			r, err := s.ops.Remember(ctx, host.RememberRequest{Text: a.Content, Category: a.Category, File: a.File, Section: a.Section, Auto: a.Auto, RequestID: requestID()})
 			if err != nil {
 				return r, "", err
 			}
@@ -174,7 +174,7 @@ func (s *srv) addTools() {
 			if err := checkSize("content", a.Content); err != nil {
 				return host.WriteResponse{}, "", err
 			}
-			r, err := s.ops.Write(ctx, host.WriteRequest{Path: a.Page, Text: a.Content, Section: a.Section, Replace: a.Replace})
+			r, err := s.ops.Write(ctx, host.WriteRequest{Path: a.Page, Text: a.Content, Section: a.Section, Replace: a.Replace, RequestID: requestID()})
 			if err != nil {
 				return r, "", err
 			}
@@ -199,7 +199,7 @@ func (s *srv) addTools() {
 			if err := checkSize("entry", a.Entry); err != nil {
 				return host.DailyLogResponse{}, "", err
 			}
-			r, err := s.ops.DailyLog(ctx, host.DailyLogRequest{Text: a.Entry})
+			r, err := s.ops.DailyLog(ctx, host.DailyLogRequest{Text: a.Entry, RequestID: requestID()})
 			if err != nil {
 				return r, "", err
 			}

@@ -74,7 +74,7 @@ func (s *srv) addVaultTools(read *mcpsdk.ToolAnnotations) {
 			sc.Properties["from"].MinLength, sc.Properties["to"].MinLength = ptr(1), ptr(1)
 		}, nil,
 		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a MoveArgs) (host.MoveResponse, string, error) {
-			r, err := s.ops.Move(ctx, host.MoveRequest{From: a.From, To: a.To})
+			r, err := s.ops.Move(ctx, host.MoveRequest{From: a.From, To: a.To, RequestID: requestID()})
 			if fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "to" {
 				// Not a race to retry: the name is taken.
 				return r, "", &fault.Error{Kind: fault.BadInput, Field: "to", Message: err.Error() + "; choose another name, or read that page first"}

@@ -46,6 +46,8 @@ type RunOptions struct {
 	ShutdownTimeout time.Duration
 	// MaxBody: see Options.
 	MaxBody int64
+	// AfterWrite: see Options.
+	AfterWrite func(op string)
 	// SocketRoutes, when set, gives routes served on the unix socket only,
 	// before the API's, over the server's Host and Server (memhost-core
 	// adds the launcher's relay). Their handlers may hijack the
@@ -172,7 +174,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	var watching atomic.Bool
 	stopc := make(chan struct{})
 	var stopOnce sync.Once
-	s := New(h, Options{Log: log, MaxBody: opts.MaxBody, Env: EnvFingerprint(EnvOverrides(getenv)),
+	s := New(h, Options{Log: log, MaxBody: opts.MaxBody, AfterWrite: opts.AfterWrite, Env: EnvFingerprint(EnvOverrides(getenv)),
 		Info: func() Info { in := info; in.Watcher = watching.Load(); return in },
 		Stop: func() { stopOnce.Do(func() { close(stopc) }) }})
 	defer s.Close()
@@ -241,6 +243,9 @@ func Run(ctx context.Context, opts RunOptions) error {
 			log.Warn("commands still running at shutdown; stopping anyway")
 		}
 	}()
+	// Logged before the first request can be answered: a client that
+	// reached the server finds this line in its log (--detach).
+	log.Info("serving", "pid", info.PID, "socket", sock, "url", info.URL, "version", info.Version)
 	go func() { serveErr <- hs.Serve(unixLn) }()
 	var tcp *http.Server
 	if tcpLn != nil {
@@ -251,7 +256,6 @@ func Run(ctx context.Context, opts RunOptions) error {
 		log.Warn("cannot write the server's state file", "err", err)
 	}
 	defer os.Remove(statePath(home))
-	log.Info("serving", "pid", info.PID, "socket", sock, "url", info.URL, "version", info.Version)
 	if opts.Ready != nil {
 		opts.Ready(info)
 	}

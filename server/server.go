@@ -74,6 +74,10 @@ type Options struct {
 	Stop func()
 	// Env is the server's EnvFingerprint; "" accepts any client's.
 	Env string
+	// AfterWrite, when set, is called after each write operation that
+	// succeeded, whoever called it, before its answer is sent: the crash
+	// harness kills the server there (MEMHOST_CRASH_AFTER_WRITE).
+	AfterWrite func(op string)
 }
 
 // Server is the HTTP API over one open Host. Use Handler for the routes
@@ -110,7 +114,12 @@ func New(h *host.Host, opts Options) *Server {
 	s := &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), jobs: map[string]*job{}}
 	// Every write on h, whoever makes it (the API, a relayed command, an
 	// MCP tool), is a "write" event.
-	h.OnWrite(func(op string, result any) { s.Publish("write", map[string]any{"op": op, "result": result}) })
+	h.OnWrite(func(op string, result any) {
+		s.Publish("write", map[string]any{"op": op, "result": result})
+		if s.opts.AfterWrite != nil {
+			s.opts.AfterWrite(op)
+		}
+	})
 	return s
 }
 

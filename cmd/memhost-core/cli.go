@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -403,6 +405,25 @@ type app struct {
 	// notUTF8: an argument is not UTF-8, which JSON cannot carry to a
 	// server unchanged; the command runs in-process.
 	notUTF8 bool
+	// reqID is this command's request id when the launcher gave none
+	// (requestID).
+	reqID string
+}
+
+// requestID is the id a write of this command is recorded with: the
+// launcher's (--request-id, the same when it runs the command again after
+// its server died), else one chosen here, the same for the server and the
+// in-process run with makes when the server dies under it.
+func (a *app) requestID(cmd *cli.Command) string {
+	if id := cmd.String("request-id"); id != "" {
+		return id
+	}
+	if a.reqID == "" {
+		var b [6]byte // as the launcher's: 12 hex digits
+		rand.Read(b[:])
+		a.reqID = hex.EncodeToString(b[:])
+	}
+	return a.reqID
 }
 
 // home resolves the home folder: --home, $MEMHOST_HOME, ~/.memhost.

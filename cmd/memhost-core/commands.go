@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -58,6 +56,7 @@ func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
 	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Remember(ctx, host.RememberRequest{
 			Text: text, Category: cmd.String("category"), File: cmd.String("file"), Section: cmd.String("section"), Auto: cmd.Bool("auto"),
+			RequestID: a.requestID(cmd),
 		})
 		if err != nil {
 			return err
@@ -79,7 +78,7 @@ func (a *app) dailyLog(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.DailyLog(ctx, host.DailyLogRequest{Text: text})
+		resp, err := h.DailyLog(ctx, host.DailyLogRequest{Text: text, RequestID: a.requestID(cmd)})
 		if err != nil {
 			return err
 		}
@@ -117,7 +116,7 @@ func (a *app) write(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Write(ctx, host.WriteRequest{Path: args[0], Text: text, Section: cmd.String("section"), Replace: cmd.Bool("replace")})
+		resp, err := h.Write(ctx, host.WriteRequest{Path: args[0], Text: text, Section: cmd.String("section"), Replace: cmd.Bool("replace"), RequestID: a.requestID(cmd)})
 		if err != nil {
 			return err
 		}
@@ -142,7 +141,7 @@ func (a *app) rm(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Remove(ctx, host.RemoveRequest{Path: p})
+		resp, err := h.Remove(ctx, host.RemoveRequest{Path: p, RequestID: a.requestID(cmd)})
 		if err != nil {
 			return err
 		}
@@ -623,7 +622,7 @@ func (a *app) modelsRm(ctx context.Context, cmd *cli.Command) error {
 		return usagef("models rm takes one model NAME (see memhost models list)")
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.RemoveModel(ctx, host.RemoveModelRequest{Name: cmd.Args().First()})
+		resp, err := h.RemoveModel(ctx, host.RemoveModelRequest{Name: cmd.Args().First(), RequestID: a.requestID(cmd)})
 		if err != nil {
 			return err
 		}
@@ -721,15 +720,10 @@ func (a *app) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return err
 	}
-	// The turn's id is chosen here, so that if the server dies after the
+	// The turn's id is the request's, so that if the server dies after the
 	// append but before its answer, the append run again in this process
 	// (by with, or by the launcher: --request-id) finds it and adds nothing.
-	id := cmd.String("request-id")
-	if id == "" {
-		var b [6]byte
-		rand.Read(b[:])
-		id = hex.EncodeToString(b[:])
-	}
+	id := a.requestID(cmd)
 	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.SessionAppend(ctx, host.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta"))})
 		if err != nil {

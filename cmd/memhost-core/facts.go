@@ -97,7 +97,7 @@ func (a *app) factAdd(ctx context.Context, cmd *cli.Command) error {
 	}
 	args := cmd.Args().Slice()
 	req := host.FactAddRequest{Entity: args[0], Attribute: args[1], Value: args[2], Source: cmd.String("source"),
-		Confidence: cmd.Float("confidence"), Keep: cmd.Bool("keep")}
+		Confidence: cmd.Float("confidence"), Keep: cmd.Bool("keep"), RequestID: a.requestID(cmd)}
 	if cmd.IsSet("confidence") && (req.Confidence <= 0 || req.Confidence > 1) {
 		return usagef("--confidence must be more than 0 and at most 1, got %g", req.Confidence)
 	}
@@ -153,6 +153,7 @@ func (a *app) factForget(ctx context.Context, cmd *cli.Command) error {
 	default:
 		return usagef("fact forget takes ID, or ENTITY ATTRIBUTE [VALUE]; got %d arguments", len(args))
 	}
+	req.RequestID = a.requestID(cmd)
 	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.FactForget(ctx, req)
 		if err != nil {

@@ -97,6 +97,13 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 			fmt.Fprintln(a.io.stdout, "other memhost commands of this home now run through it; Ctrl-C stops it")
 		},
 	}
+	if op := a.io.getenv("MEMHOST_CRASH_AFTER_WRITE"); op != "" {
+		opts.AfterWrite = func(wrote string) {
+			if op == "*" || op == wrote {
+				syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+		}
+	}
 	if cmd.IsSet("listen") {
 		l := cmd.String("listen")
 		opts.Listen = &l

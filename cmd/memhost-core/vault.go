@@ -156,7 +156,7 @@ func (a *app) mv(ctx context.Context, cmd *cli.Command) error {
 	if n := cmd.Args().Len(); n != 2 {
 		return usagef("give OLD and NEW page paths, got %d arguments", n)
 	}
-	req := host.MoveRequest{From: cmd.Args().Get(0), To: cmd.Args().Get(1)}
+	req := host.MoveRequest{From: cmd.Args().Get(0), To: cmd.Args().Get(1), RequestID: a.requestID(cmd)}
 	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Move(ctx, req)
 		if err != nil {

@@ -17,6 +17,9 @@ var otherEnv = []string{
 	"MEMHOST_MODELS_DIR",   // the models folder, set by memhost for plugins
 	"MEMHOST_PLUGIN",       // the plugin handshake's cookie, set for plugins
 	"MEMHOST_CLOCK_OFFSET", // moves the calendar clock (internal/clock), for tests and the tour
+	// memhost serve kills itself after a write of this operation ("*":
+	// any) before answering: the crash harness's server dying mid-request.
+	"MEMHOST_CRASH_AFTER_WRITE",
 }
 
 // EnvNames returns every MEMHOST_ variable memhost reads, sorted: the

@@ -4,7 +4,16 @@
 // after each kill checks what a crash must never cost: an acknowledged
 // write lost or doubled, a torn transcript line left behind once memhost
 // touched the file again, an index that disagrees with the files after a
-// sync, or files left behind after health --repair.
+// sync, or files left behind after health --repair. In the serve rounds the
+// writers run every kind of short write through the launcher, which runs
+// the one the kill interrupted again in-process (same request id).
+//
+// TestServerDiesAfterWrite kills the server at the worst moment for every
+// kind of write (daily-log, write, remember, session append, fact add and
+// forget, rm, mv, and MCP's notebook_write, daily_log and remember over
+// stdio): after the write reached the disk, before the answer
+// (MEMHOST_CRASH_AFTER_WRITE). The client's re-run must succeed and add
+// nothing.
 //
 // The package has no code of its own; its test builds memhost-core, the
 // memhost launcher and the hello plugin once and drives them as a user
