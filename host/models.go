@@ -65,7 +65,7 @@ func (h *Host) PullModel(ctx context.Context, req PullModelRequest) (PullRespons
 		switch {
 		case errors.Is(err, modelstore.ErrNotFound):
 			return PullResponse{}, fault.Errorf(fault.NotFound, "model", "%v", err)
-		case errors.Is(err, modelstore.ErrChecksum):
+		case errors.Is(err, modelstore.ErrChecksum), errors.Is(err, modelstore.ErrBadName):
 			return PullResponse{}, fault.BadInputf("model", "%v", err)
 		case err != nil:
 			return PullResponse{}, err
@@ -117,8 +117,11 @@ type RemoveModelResponse struct {
 // RemoveModel deletes a model (and a partial download of it).
 func (h *Host) RemoveModel(ctx context.Context, req RemoveModelRequest) (RemoveModelResponse, error) {
 	err := h.modelStore().Remove(req.Name)
-	if errors.Is(err, modelstore.ErrNotFound) {
+	switch {
+	case errors.Is(err, modelstore.ErrNotFound):
 		return RemoveModelResponse{}, fault.Errorf(fault.NotFound, "name", "%v", err)
+	case errors.Is(err, modelstore.ErrBadName):
+		return RemoveModelResponse{}, fault.BadInputf("name", "%v", err)
 	}
 	return RemoveModelResponse{Removed: req.Name}, err
 }

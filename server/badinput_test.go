@@ -1,0 +1,85 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// overSocket sends a request through the server's unix socket, as the CLI
+// does (requests naming the server's files are taken only there).
+func overSocket(t *testing.T, r *running, path, body string) (int, string) {
+	t.Helper()
+	hc := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", r.info.Socket)
+	}}}
+	defer hc.CloseIdleConnections()
+	resp, err := hc.Post("http://memhost"+path, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// TestModelBadInput: a model name or argument that cannot name a model (a
+// folder in a name, a control character) is the caller's mistake, 400 with
+// the input named, not the server's 500; a good name that is not there
+// stays 404.
+func TestModelBadInput(t *testing.T) {
+	home := t.TempDir()
+	r := start(t, home, "127.0.0.1:0", "")
+	os.MkdirAll(filepath.Join(home, "models"), 0o755)
+	keep := filepath.Join(home, "keep.gguf")
+	os.WriteFile(keep, []byte("GGUF"), 0o644)
+	for _, tc := range []struct {
+		name, path, body string
+		socket           bool
+		status           int
+		field, says      string
+	}{
+		{"rm ..", "/api/v1/models/rm", `{"name": "../keep"}`, false, 400, "name", `"../keep"`},
+		{"rm empty", "/api/v1/models/rm", `{"name": ""}`, false, 400, "name", "no model name"},
+		{"rm folder", "/api/v1/models/rm", `{"name": "a/b.gguf"}`, false, 400, "name", `"a/b.gguf"`},
+		{"rm dot dot", "/api/v1/models/rm", `{"name": ".."}`, false, 400, "name", `".."`},
+		{"rm NUL", "/api/v1/models/rm", `{"name": "a\u0000b"}`, false, 400, "name", `control character (U+0000)`},
+		{"rm missing", "/api/v1/models/rm", `{"name": "nope"}`, false, 404, "name", "nope"},
+		{"pull URL with NUL", "/api/v1/models/pull", `{"model": "https://models.example/a\u0000.gguf"}`, false, 400, "model", `control character (U+0000)`},
+		{"pull path with NUL", "/api/v1/models/pull", `{"model": "./a\u0000.gguf"}`, true, 400, "model", `"./a\x00.gguf" holds a control character (U+0000)`},
+		{"pull file URL with NUL", "/api/v1/models/pull", `{"model": "file:///tmp/a\u0000.gguf"}`, true, 400, "model", `control character (U+0000)`},
+		{"pull name with a control character", "/api/v1/models/pull", `{"model": "mini\u0001lm"}`, true, 400, "model", `control character (U+0001)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var code int
+			var body string
+			if tc.socket {
+				code, body = overSocket(t, r, tc.path, tc.body)
+			} else {
+				code, body, _ = do(t, "POST", r.info.URL+tc.path, tc.body)
+			}
+			if code != tc.status {
+				t.Fatalf("status %d, want %d: %s", code, tc.status, body)
+			}
+			e := errorOf(t, body)
+			if e.Field != tc.field || !strings.Contains(e.Message, tc.says) {
+				t.Errorf("error %+v, want field %q and a message with %q", e, tc.field, tc.says)
+			}
+			if strings.Count(strings.TrimSpace(body), "\n") != 0 {
+				t.Errorf("error body is not one line: %q", body)
+			}
+		})
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("the file beside the models folder: %v", err)
+	}
+}
