@@ -83,3 +83,41 @@ func TestModelBadInput(t *testing.T) {
 		t.Errorf("the file beside the models folder: %v", err)
 	}
 }
+
+// TestLoneSurrogate: a \ud800 escape without its other half is refused as
+// invalid UTF-8 is, 400 naming the field, rather than stored as U+FFFD;
+// a whole pair (an emoji) is text.
+func TestLoneSurrogate(t *testing.T) {
+	home := t.TempDir()
+	r := start(t, home, "127.0.0.1:0", "")
+	for _, tc := range []struct {
+		name, path, body string
+		field, says      string
+	}{
+		{"remember", "/api/v1/remember", `{"text": "kumquat \ud800 pie", "category": "reference"}`, "text", `text holds \ud800 at byte 18`},
+		{"second half alone", "/api/v1/write", `{"path": "reference/k.md", "text": "kumquat \udfff"}`, "text", `\udfff`},
+		{"first half then a letter", "/api/v1/daily-log", `{"text": "kumquat \uD83D\u0041"}`, "text", `\uD83D`},
+		{"in a list", "/api/v1/recall", `{"query": "kumquat", "sources": ["notebook", "\udc00"]}`, "sources", `sources[1] holds \udc00`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body, _ := do(t, "POST", r.info.URL+tc.path, tc.body)
+			if code != 400 {
+				t.Fatalf("status %d, want 400: %s", code, body)
+			}
+			e := errorOf(t, body)
+			if e.Kind != "bad-input" || e.Field != tc.field || !strings.Contains(e.Message, tc.says) {
+				t.Errorf("error %+v, want bad-input, field %q, a message with %q", e, tc.field, tc.says)
+			}
+		})
+	}
+	if pages := pagesIn(t, home); len(pages) != 0 {
+		t.Errorf("refused writes landed: %v", pages)
+	}
+	code, body, _ := do(t, "POST", r.info.URL+"/api/v1/remember", `{"text": "kumquat \ud83d\ude00 pie", "category": "reference", "file": "k"}`)
+	if code != 200 {
+		t.Fatalf("a surrogate pair: %d %s", code, body)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "notebook", "reference", "k.md")); !strings.Contains(string(b), "kumquat 😀 pie") {
+		t.Errorf("reference/k.md: %q", b)
+	}
+}
