@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
 )
 
 // overSocket sends a request through the server's unix socket, as the CLI
@@ -119,5 +122,67 @@ func TestLoneSurrogate(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, "notebook", "reference", "k.md")); !strings.Contains(string(b), "kumquat 😀 pie") {
 		t.Errorf("reference/k.md: %q", b)
+	}
+}
+
+// TestConfigBroken: while config.yaml cannot be used (a YAML error, a bad
+// value), the API says so as the CLI does, with the file, the line or the
+// key, instead of answering with settings the file no longer holds:
+// health and operations answer 503; the server's own endpoints still
+// answer (which server runs, stop it). Fixing the file is enough.
+func TestConfigBroken(t *testing.T) {
+	home := t.TempDir()
+	good := "memory:\n  search:\n    maxResults: 5\n"
+	noEnv := func(string) string { return "" }
+	r := start(t, home, "127.0.0.1:0", good, func(o *RunOptions) {
+		o.Open = func(ctx context.Context) (*host.Host, error) { // reloading config.yaml, as memhost serve does
+			cfg, err := config.Load(filepath.Join(home, "config.yaml"), noEnv)
+			if err != nil {
+				return nil, err
+			}
+			return host.Open(ctx, host.Options{Home: home, Config: cfg, Getenv: noEnv})
+		}
+	})
+	u := r.info.URL
+	if code, body, _ := do(t, "POST", u+"/api/v1/status", `{}`); code != 200 {
+		t.Fatalf("status: %d %s", code, body)
+	}
+	path := filepath.Join(home, "config.yaml")
+	for _, bad := range []struct{ yaml, says string }{
+		{"memory:\n  search:\n    maxResults: [oops\n", "config.yaml: yaml: line "},
+		{"memory:\n  search:\n    maxResults: many\n", "memory.search.maxResults"},
+	} {
+		if err := os.WriteFile(path, []byte(bad.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, req := range []struct{ method, path, body string }{
+			{"POST", "/api/v1/status", `{}`},
+			{"POST", "/api/v1/recall", `{"query": "x"}`},
+			{"POST", "/api/v1/remember", `{"text": "kumquat"}`},
+			{"POST", "/api/v1/health", `{}`},
+			{"GET", "/api/health", ``},
+			{"GET", "/api/debug/memory/status", ``},
+		} {
+			code, body, _ := do(t, req.method, u+req.path, req.body)
+			if code != 503 {
+				t.Errorf("%s %s with %q: status %d, want 503: %.200s", req.method, req.path, bad.yaml, code, body)
+				continue
+			}
+			if e := errorOf(t, body); e.Kind != "unavailable" || e.Field != "config" || !strings.Contains(e.Message, bad.says) {
+				t.Errorf("%s %s: error %+v, want unavailable, field config, a message with %q", req.method, req.path, e, bad.says)
+			}
+		}
+	}
+	if code, body, _ := do(t, "GET", u+"/api/v1/server", ``); code != 200 {
+		t.Errorf("server info: %d %s", code, body)
+	}
+	if pages := pagesIn(t, home); len(pages) != 0 {
+		t.Errorf("a refused remember landed: %v", pages)
+	}
+	if err := os.WriteFile(path, []byte(good+"# fixed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, body, _ := do(t, "POST", u+"/api/v1/status", `{}`); code != 200 {
+		t.Fatalf("status once config.yaml is fixed: %d %s", code, body)
 	}
 }
