@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/mcp"
 )
 
 // overSocket sends a request through the server's unix socket, as the CLI
@@ -184,5 +186,46 @@ func TestConfigBroken(t *testing.T) {
 	}
 	if code, body, _ := do(t, "POST", u+"/api/v1/status", `{}`); code != 200 {
 		t.Fatalf("status once config.yaml is fixed: %d %s", code, body)
+	}
+}
+
+// TestMCPLoneSurrogate: MCP over HTTP refuses a lone surrogate escape in a
+// tool's arguments with JSON-RPC's invalid params, as memhost mcp on stdio
+// does, rather than have the tool store U+FFFD; the session goes on.
+func TestMCPLoneSurrogate(t *testing.T) {
+	home := t.TempDir()
+	r := start(t, home, "127.0.0.1:0", "", func(o *RunOptions) {
+		o.MCP = func(h *host.Host, s *Server) http.Handler { return NewMCPHandler(h, s, mcp.Options{}) }
+	})
+	post := func(session, body string) (int, string, http.Header) {
+		h := []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream", "MCP-Protocol-Version", "2025-06-18"}
+		if session != "" {
+			h = append(h, "Mcp-Session-Id", session)
+		}
+		return do(t, "POST", r.info.URL+"/mcp", body, h...)
+	}
+	code, body, hdr := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	sid := hdr.Get("Mcp-Session-Id")
+	if code != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call := func(id int, content string) string {
+		_, body, _ := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"remember","arguments":{"content":%s,"category":"reference","file":"k"}}}`, id, content))
+		return body
+	}
+	body = call(2, `"kumquat \ud800 pie"`)
+	if !strings.Contains(body, `"id":2`) || !strings.Contains(body, `"code":-32602`) || !strings.Contains(body, `params.arguments.content holds \\ud800`) {
+		t.Errorf("a lone surrogate: %s", body)
+	}
+	if pages := pagesIn(t, home); len(pages) != 0 {
+		t.Errorf("the refused remember landed: %v", pages)
+	}
+	body = call(3, `"kumquat \ud83d\ude00 pie"`)
+	if !strings.Contains(body, `"id":3,"result"`) {
+		t.Fatalf("a surrogate pair: %s", body)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "notebook", "reference", "k.md")); !strings.Contains(string(b), "kumquat 😀 pie") {
+		t.Errorf("reference/k.md: %q", b)
 	}
 }
