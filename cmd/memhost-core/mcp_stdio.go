@@ -201,7 +201,7 @@ func checkMessage(line []byte) (jsonrpc.Message, *rpcError) {
 	raw, hasID := m["id"]
 	id, ok := usableID(raw)
 	if hasID && !ok {
-		return invalid(nil, "the id is %s: it must be a string or an integer", raw)
+		return invalid(nil, "the id is %s: it must be a string or an integer", jsonKind(raw))
 	}
 	var version string
 	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != "2.0" {
@@ -213,7 +213,7 @@ func checkMessage(line []byte) (jsonrpc.Message, *rpcError) {
 	_, hasError := m["error"]
 	switch {
 	case hasMethod && json.Unmarshal(method, &name) != nil:
-		return invalid(id, "the method is %s: it must be a string", method)
+		return invalid(id, "the method is %s: it must be a string", jsonKind(method))
 	case !hasMethod && (id == nil || !hasResult && !hasError):
 		return invalid(id, "a message needs a method (a request) or an id with a result or an error (a response)")
 	}
@@ -246,4 +246,25 @@ func usableID(raw json.RawMessage) (any, bool) {
 		return nil, false
 	}
 	return n, true
+}
+
+// jsonKind names the kind of a JSON value in an error, rather than quote
+// what may be long.
+func jsonKind(raw json.RawMessage) string {
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	}
+	if len(raw) > 24 {
+		return "a long number"
+	}
+	return "the number " + string(raw)
 }
