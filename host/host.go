@@ -234,6 +234,17 @@ func (h *Host) Config() config.Config { return h.config().Clone() }
 // server calls it once per request.
 func (h *Host) RecheckConfig() { h.live.Recheck() }
 
+// ConfigError says why config.yaml as it is on disk is not in force (the
+// settings read before are), as an Unavailable error about "config"; nil
+// when it is. A command run in a process of its own refuses to start on
+// such a file; a server answers with this error.
+func (h *Host) ConfigError() error {
+	if err := h.live.Err(); err != nil {
+		return fault.Errorf(fault.Unavailable, "config", "%w", err)
+	}
+	return nil
+}
+
 // config is the configuration snapshot in force (see config.Live). It must
 // not be changed: edits go through editConfig.
 func (h *Host) config() *config.Config { return h.live.Get() }

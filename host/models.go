@@ -66,7 +66,7 @@ func (h *Host) PullModel(ctx context.Context, req PullModelRequest) (PullRespons
 		switch {
 		case errors.Is(err, modelstore.ErrNotFound):
 			return PullResponse{}, fault.Errorf(fault.NotFound, "model", "%v", err)
-		case errors.Is(err, modelstore.ErrChecksum):
+		case errors.Is(err, modelstore.ErrChecksum), errors.Is(err, modelstore.ErrBadName):
 			return PullResponse{}, fault.BadInputf("model", "%v", err)
 		case err != nil:
 			return PullResponse{}, err
@@ -130,8 +130,11 @@ func (h *Host) RemoveModel(ctx context.Context, req RemoveModelRequest) (RemoveM
 		return RemoveModelResponse{}, err
 	}
 	err = h.modelStore().Remove(req.Name)
-	if errors.Is(err, modelstore.ErrNotFound) {
+	switch {
+	case errors.Is(err, modelstore.ErrNotFound):
 		return RemoveModelResponse{}, fault.Errorf(fault.NotFound, "name", "%v", err)
+	case errors.Is(err, modelstore.ErrBadName):
+		return RemoveModelResponse{}, fault.BadInputf("name", "%v", err)
 	}
 	if err != nil {
 		return RemoveModelResponse{}, err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"unicode"
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
@@ -65,6 +66,9 @@ type UseResponse struct {
 // vectors already in the cache are reused.
 func (h *Host) UsePlugin(ctx context.Context, req UsePluginRequest) (UseResponse, error) {
 	name := req.Name
+	if err := checkOptions(req.Set); err != nil {
+		return UseResponse{}, err
+	}
 	h.reg.Discover()
 	opts := map[string]string{}
 	for k, v := range h.config().Memory.Embedding.Options[name] {
@@ -113,6 +117,27 @@ func (h *Host) UsePlugin(ctx context.Context, req UsePluginRequest) (UseResponse
 		h.queue.Wake()
 	}
 	return resp, nil
+}
+
+// checkOptions refuses plugin options holding a control character (but
+// tab and line breaks in a value: a query prefix may span lines). No
+// option means one, config.yaml would keep it, and a plugin's refusal
+// (or the file system's, for a model path) would not say which input held
+// it.
+func checkOptions(set map[string]string) error {
+	for k, v := range set {
+		for _, r := range k {
+			if unicode.IsControl(r) {
+				return fault.BadInputf("set", "option name %q holds a control character (%U)", k, r)
+			}
+		}
+		for _, r := range v {
+			if unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r' {
+				return fault.BadInputf("set", "option %s=%q holds a control character (%U)", k, v, r)
+			}
+		}
+	}
+	return nil
 }
 
 // writeConfig runs edit on config.yaml's path under an exclusive flock of

@@ -27,6 +27,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // The default model: all-MiniLM-L6-v2, 384 dimensions, 21 MB.
@@ -42,7 +43,28 @@ var (
 	ErrNotFound = errors.New("no such model")
 	// ErrBusy: another process is downloading the same model.
 	ErrBusy = errors.New("another process is downloading this model")
+	// ErrBadName: a model name, path or URL that cannot name a model (a
+	// name with a folder in it, a control character); the error says why.
+	ErrBadName = errors.New("not a model name")
 )
+
+// badName is an ErrBadName in its own words.
+type badName string
+
+func (e badName) Error() string        { return string(e) }
+func (e badName) Is(target error) bool { return target == ErrBadName }
+
+// checkArg refuses a model argument (a name, path or URL) holding a
+// control character: no file or URL has one, and the file system's or the
+// URL parser's refusal would not say which input was wrong.
+func checkArg(what, s string) error {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return badName(fmt.Sprintf("%s %q holds a control character (%U)", what, s, r))
+		}
+	}
+	return nil
+}
 
 // Store is a folder of models.
 type Store struct {
@@ -67,6 +89,12 @@ type Ref struct {
 func (s *Store) Resolve(model, defaultURL, sha string) (Ref, error) {
 	if defaultURL == "" {
 		defaultURL = DefaultURL
+	}
+	if err := checkArg("model", model); err != nil {
+		return Ref{}, err
+	}
+	if err := checkArg("model URL", defaultURL); err != nil {
+		return Ref{}, err
 	}
 	switch {
 	case model == "" || model == DefaultName:
@@ -348,8 +376,14 @@ func (s *Store) List() ([]Model, error) {
 
 // Remove deletes a model (and any partial download of it) by name.
 func (s *Store) Remove(name string) error {
-	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
-		return fmt.Errorf("model name %q: give a name from memhost models list", name)
+	switch {
+	case name == "":
+		return badName("no model name given: give a name from memhost models list")
+	case strings.ContainsAny(name, `/\`) || name == "." || name == "..":
+		return badName(fmt.Sprintf("model name %q is not a file name in the models folder: give a name from memhost models list", name))
+	}
+	if err := checkArg("model name", name); err != nil {
+		return err
 	}
 	if !strings.HasSuffix(strings.ToLower(name), ".gguf") {
 		name += ".gguf"
@@ -384,6 +418,9 @@ func LocalSource(model string) (string, bool) {
 // renamed into place. A model of that name already there and identical is
 // left alone; a different one is an error (remove it first).
 func (s *Store) Install(ctx context.Context, src, sha string, progress Progress) (Ref, error) {
+	if err := checkArg("model file", src); err != nil {
+		return Ref{}, err
+	}
 	in, err := os.Open(src)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Ref{}, fmt.Errorf("%w: %s", ErrNotFound, src)

@@ -35,6 +35,9 @@ func NewMCPHandler(h *host.Host, s *Server, opts mcp.Options) http.Handler {
 	handler := mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server { return srv },
 		&mcpsdk.StreamableHTTPOptions{Logger: s.log, SessionTimeout: MCPSessionTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if refuseLoneSurrogate(w, r) { // mcp_text.go
+			return
+		}
 		// A client's notification stream (GET) would otherwise hold the
 		// server's shutdown for its whole timeout.
 		ctx, cancel := context.WithCancel(r.Context())

@@ -113,8 +113,20 @@ func (s *Server) common(next http.Handler) http.Handler {
 			return
 		}
 		s.h.RecheckConfig()
+		if err := s.h.ConfigError(); err != nil && needsConfig(r.URL.Path) {
+			writeError(w, err) // as the CLI refuses to run on it
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// needsConfig reports whether a request is refused while config.yaml
+// cannot be used: the API's operations, health and debug endpoints are;
+// the server's own endpoints (which server runs, stop it) and the event
+// stream are not, nor the dashboard and MCP, which are not the API.
+func needsConfig(path string) bool {
+	return strings.HasPrefix(path, "/api/") && !strings.HasPrefix(path, "/api/v1/server") && path != "/api/v1/events"
 }
 
 // health is GET /api/health: the health report, with status 200 when the

@@ -21,6 +21,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/clock"
+	"github.com/memhost/memhost/internal/jsoncheck"
 	"github.com/memhost/memhost/internal/version"
 )
 
@@ -161,6 +162,11 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	}
 	if dec.More() {
 		return fault.BadInputf("", "request body holds more than one JSON value")
+	}
+	// encoding/json turns a lone surrogate escape ("\ud800") into U+FFFD
+	// as well: broken text written another way, refused as invalid UTF-8 is.
+	if s := jsoncheck.Find(body); s != nil {
+		return fault.BadInputf(s.Field(), "%v", s)
 	}
 	return nil
 }

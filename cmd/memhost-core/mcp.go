@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"sync"
 
-	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/memhost/memhost/host"
@@ -76,83 +72,13 @@ func (a *app) mcp(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	srv := mcp.New(o, opts)
-	out := &lineWriter{w: a.io.stdout}
-	t := &mcpsdk.IOTransport{Reader: jsonLines(a.io.stdin, out), Writer: out}
+	t := &stdioTransport{in: a.io.stdin, out: a.io.stdout} // mcp_stdio.go
 	err := srv.Run(ctx, t)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil // the client closed stdin, or Ctrl-C
 	}
 	return err
 }
-
-// maxMCPLine bounds one line of MCP on stdin: tool calls carry at most 1 MB
-// of content (mcp's limit), JSON escaping can double it.
-const maxMCPLine = 16 << 20
-
-// jsonLines passes the lines of r that are JSON on to the MCP transport
-// and answers each other line itself with JSON-RPC's parse error (-32700),
-// as the specification asks: the SDK's transport ends the whole session
-// on one unparsable line.
-func jsonLines(r io.Reader, out *lineWriter) io.ReadCloser {
-	pr, pw := io.Pipe()
-	go func() {
-		br := bufio.NewReader(r)
-		var line []byte
-		for {
-			part, err := br.ReadSlice('\n')
-			line = append(line[:len(line):len(line)], part...)
-			if len(line) > maxMCPLine {
-				pw.CloseWithError(fmt.Errorf("a line of over %d MB on stdin", maxMCPLine>>20))
-				return
-			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue // the line goes on
-			}
-			if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-				// A message is an object (or a batch): other JSON would end
-				// the SDK's session as surely as no JSON.
-				if (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) {
-					if _, werr := pw.Write(append(trimmed, '\n')); werr != nil {
-						return
-					}
-				} else {
-					msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
-						"error": map[string]any{"code": -32700, "message": "parse error: the line is not JSON"}})
-					out.Write(append(msg, '\n'))
-				}
-			}
-			line = nil
-			if err != nil {
-				pw.CloseWithError(err)
-				return
-			}
-		}
-	}()
-	return pr
-}
-
-// lineWriter writes whole lines to w, one at a time: the transport's
-// messages and jsonLines' parse errors never interleave.
-type lineWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	buf []byte
-}
-
-func (l *lineWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
-	if i := bytes.LastIndexByte(l.buf, '\n'); i >= 0 {
-		if _, err := l.w.Write(l.buf[:i+1]); err != nil {
-			return 0, err
-		}
-		l.buf = append(l.buf[:0], l.buf[i+1:]...)
-	}
-	return len(p), nil
-}
-
-func (l *lineWriter) Close() error { return nil }
 
 // mcpOps runs each call through the home's server while one answers, and
 // in this process from the first call that finds it gone (stopped or

@@ -32,6 +32,9 @@ type snapshot struct {
 	cfg   Config
 	loc   *time.Location
 	stamp fileStamp // of the file when it was read
+	// err says why the file as it is now is not in force (it cannot be
+	// parsed or holds a bad value); nil when cfg is the file's.
+	err error
 }
 
 type fileStamp struct {
@@ -76,6 +79,13 @@ func (l *Live) Recheck() { l.checked.Store(0) }
 // Get returns the configuration in force. It must not be changed: use Edit.
 func (l *Live) Get() *Config { return &l.current().cfg }
 
+// Err says why config.yaml as it is on disk is not the configuration in
+// force: its YAML or a value is wrong (the error names the file and the
+// line or key), and the settings read before stay in force. It is nil when
+// the file is in force, and while the file is missing (an editor that
+// removes it before saving), which is no wish for other settings.
+func (l *Live) Err() error { return l.current().err }
+
 // Location is the time zone of the configuration in force.
 func (l *Live) Location() *time.Location { return l.current().loc }
 
@@ -102,7 +112,8 @@ func (l *Live) current() *snapshot {
 // reload reads the file again; called with mu held.
 func (l *Live) reload(st fileStamp) {
 	cfg, err := Load(l.path, l.getenv)
-	if err == nil && st == (fileStamp{}) {
+	missing := err == nil && st == (fileStamp{})
+	if missing {
 		// Gone (or mid-save by an editor that removes it first): a file
 		// that is not there is not a wish for the defaults.
 		err = errors.New("config.yaml is missing")
@@ -115,6 +126,10 @@ func (l *Live) reload(st fileStamp) {
 		l.log.Warn("config.yaml changed but cannot be used; keeping the settings in force", "err", err)
 		old := *l.snap.Load()
 		old.stamp = st // do not read it again until it changes again
+		old.err = err
+		if missing {
+			old.err = nil
+		}
 		l.snap.Store(&old)
 		return
 	}
