@@ -92,6 +92,26 @@ func CheckName(name string) error {
 	return nil
 }
 
+// CheckPath checks a page path found on disk (slash-separated, relative
+// to the root) for the names Clean refuses, without touching the disk:
+// control characters, hidden names, names that start or end with white
+// space. A scan leaves such pages out and reports why, so that no listing
+// names a page that reading it by that name would refuse.
+func CheckPath(rel string) error {
+	if strings.ContainsFunc(rel, controlChar) {
+		return errControl
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if err := CheckName(part); err != nil {
+			return err
+		}
+		if strings.TrimSpace(part) != part {
+			return errSpace
+		}
+	}
+	return nil
+}
+
 var (
 	errControl = errors.New("it holds a line break, a tab or another control character")
 	errSpace   = errors.New("a name in it starts or ends with white space")
