@@ -250,7 +250,7 @@ func (d *Dir) openFD(rel string, flags int, mode uint32, links Links) (int, erro
 	case err == unix.ELOOP && links == NoLinks:
 		return -1, ErrSymlink
 	case err == unix.ELOOP, errors.Is(err, errNoOpenat2):
-		fd, _, err := d.walk(rel, flags, mode, links)
+		fd, _, err := d.walk(rel, flags, mode, links, false)
 		return fd, err
 	}
 	return -1, err
@@ -260,8 +260,9 @@ func (d *Dir) openFD(rel string, flags int, mode uint32, links Links) (int, erro
 // O_NOFOLLOW from the folder before; symlinks are resolved here (links
 // permitting), ".." in a link's target by going back up the folders
 // opened, never above d. linked reports an ENOENT met in a link's target
-// (a dangling link).
-func (d *Dir) walk(rel string, flags int, mode uint32, links Links) (fd int, linked bool, err error) {
+// (a dangling link). With probe, the last name is only looked at, not
+// opened (fd is -1): opening a device may do things.
+func (d *Dir) walk(rel string, flags int, mode uint32, links Links, probe bool) (fd int, linked bool, err error) {
 	const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NOFOLLOW
 	var stack []int // folders opened, d's children first
 	cur := func() int {
@@ -306,7 +307,16 @@ func (d *Dir) walk(rel string, flags int, mode uint32, links Links) (fd int, lin
 			}
 		}
 		var next int
-		if last {
+		if last && probe {
+			var st unix.Stat_t
+			err = unix.Fstatat(cur(), name, &st, unix.AT_SYMLINK_NOFOLLOW)
+			if err == nil && st.Mode&unix.S_IFMT != unix.S_IFLNK {
+				return -1, false, nil
+			}
+			if err == nil {
+				err = unix.ELOOP // a symlink, followed below
+			}
+		} else if last {
 			next, err = unix.Openat(cur(), name, flags|unix.O_NOFOLLOW, mode)
 		} else {
 			next, err = unix.Openat(cur(), name, dirFlags, 0)
@@ -350,6 +360,9 @@ func (d *Dir) walk(rel string, flags int, mode uint32, links Links) (fd int, lin
 		fromLink += len(tparts)
 	}
 	// rel named d itself, or a folder reached through links.
+	if probe {
+		return -1, false, nil
+	}
 	next, err := unix.Openat(cur(), ".", flags&^unix.O_CREAT, 0)
 	return next, false, err
 }
@@ -373,10 +386,9 @@ func readlinkat(dir int, name string) (string, error) {
 // (missing names are inside). It is a check for messages and listings;
 // the opening methods hold the rule themselves.
 func (d *Dir) Inside(rel string) error {
-	fd, linked, err := d.walk(rel, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0, LinksInside)
+	_, linked, err := d.walk(rel, 0, 0, LinksInside, true)
 	switch {
 	case err == nil:
-		unix.Close(fd)
 		return nil
 	case err == ErrOutside, err == unix.ELOOP:
 		return err
