@@ -23,6 +23,7 @@ import (
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/sockpath"
 )
 
@@ -258,7 +259,7 @@ func (h *Host) transcriptFacts(ctx context.Context, cfg *config.Config) health.T
 			return fail(err)
 		}
 		rel := "sessions/" + name
-		data, err := os.ReadFile(filepath.Join(h.sessions.Dir, name))
+		data, err := fsx.ReadFile(filepath.Join(h.sessions.Dir, name)) // a FIFO would block
 		if err != nil {
 			continue // the pages check reports unreadable files
 		}

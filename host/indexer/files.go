@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // FilesResponse lists pages known to the index or on disk.
@@ -127,11 +128,15 @@ func unindexable(d diskFile) string {
 	if d.size > limit {
 		return StateTooLarge
 	}
-	f, err := os.Open(d.abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "" // removed since the scan: nothing to say
-		}
+	// Opened without blocking: it was a regular file when scanned, but a
+	// FIFO may have taken its place since.
+	f, err := fsx.OpenFile(d.abs, os.O_RDONLY, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "" // removed since the scan: nothing to say
+	case errors.Is(err, fsx.ErrNotRegular):
+		return StateUnindexable
+	case err != nil:
 		return StateUnreadable
 	}
 	f.Close()

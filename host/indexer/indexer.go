@@ -34,6 +34,7 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // Options configure an Indexer; every field but CookieDir is required.
@@ -105,6 +106,29 @@ func (x *Indexer) absPath(rel string) string {
 		return filepath.Join(x.opts.SessionsDir, filepath.FromSlash(strings.TrimPrefix(rel, "sessions/")))
 	}
 	return x.opts.Notebook.Abs(rel)
+}
+
+// checkIndexPath checks an index path's names as the scan does.
+func checkIndexPath(rel string) error {
+	if name, ok := strings.CutPrefix(rel, "sessions/"); ok && sessions.IsPath(rel) {
+		return notebook.CheckName(name)
+	}
+	return notebook.CheckPath(rel)
+}
+
+// read reads a page or transcript found on disk, resolved beneath its
+// folder without following a symlink out of it, and only when it is a
+// regular file: a FIFO swapped in after the scan must not block the sync.
+func (x *Indexer) read(f diskFile) ([]byte, error) {
+	if !sessions.IsPath(f.rel) {
+		return x.opts.Notebook.Read(f.rel)
+	}
+	dir, err := fsx.OpenDir(x.opts.SessionsDir)
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	return dir.ReadFile(strings.TrimPrefix(f.rel, "sessions/"), fsx.LinksInside)
 }
 
 // MaxPageBytes is the largest page that is indexed; larger pages are
@@ -207,6 +231,10 @@ func (x *Indexer) syncOnce(ctx context.Context, db *index.DB, only []string) (Sy
 		}
 	} else {
 		for _, rel := range only {
+			if err := checkIndexPath(rel); err != nil {
+				res.Problems = append(res.Problems, Problem{rel, badName(err)})
+				continue // and dropped from the index if it was there
+			}
 			abs := x.absPath(rel)
 			fi, err := os.Stat(abs)
 			if err == nil && fi.Mode().IsRegular() {
@@ -368,13 +396,17 @@ func (x *Indexer) examineOne(f diskFile, st index.File) examined {
 		r.problem = fmt.Sprintf("file is %d MB, larger than the %d MB that are indexed; not indexed", f.size>>20, limit>>20)
 		return r
 	}
-	data, err := os.ReadFile(f.abs)
+	data, err := x.read(f)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			r.skip = true // deleted since the scan
+		r.skip = true
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, notebook.ErrNotFound) {
+			return r // deleted since the scan
+		}
+		var nr *fsx.NotRegularError
+		if errors.As(err, &nr) {
+			r.problem = nr.Error() + "; not indexed"
 			return r
 		}
-		r.skip = true
 		r.problem = "cannot read: " + err.Error()
 		return r
 	}
@@ -448,7 +480,10 @@ func nonEmpty(s string) []string {
 
 // scan lists the notebook's pages: *.md files, skipping hidden files and
 // folders (.git, .obsidian, memhost's temporary files). A symlink is
-// followed only when it leads to a file inside the notebook.
+// followed only when it leads to a file inside the notebook. Pages whose
+// names the notebook refuses (notebook.CheckPath), and FIFOs, sockets and
+// devices, are left out and reported: recall must never name a page that
+// get refuses, and reading a FIFO would block the sync.
 //
 // Listing folders is cheap; the cost is one lstat per page, so the folders
 // are read first and the pages are then stat'ed on several goroutines.
@@ -475,6 +510,10 @@ func (x *Indexer) scan() ([]diskFile, []Problem, error) {
 			return nil
 		}
 		if !d.IsDir() && strings.EqualFold(filepath.Ext(name), ".md") {
+			if err := notebook.CheckPath(rel(root, p)); err != nil {
+				problems = append(problems, Problem{rel(root, p), badName(err)})
+				return nil
+			}
 			cands = append(cands, d)
 			paths = append(paths, p)
 		}
@@ -488,6 +527,10 @@ func (x *Indexer) scan() ([]diskFile, []Problem, error) {
 	if entries, err := os.ReadDir(sessDir); err == nil {
 		for _, e := range entries {
 			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), ".jsonl") {
+				if err := notebook.CheckName(e.Name()); err != nil {
+					problems = append(problems, Problem{"sessions/" + e.Name(), badName(err)})
+					continue
+				}
 				cands = append(cands, e)
 				paths = append(paths, filepath.Join(sessDir, e.Name()))
 			}
@@ -496,6 +539,7 @@ func (x *Indexer) scan() ([]diskFile, []Problem, error) {
 	files := make([]diskFile, len(cands))
 	found := make([]bool, len(cands))
 	outside := make([]bool, len(cands))
+	special := make([]fs.FileMode, len(cands)) // the type of a FIFO, socket or device
 	workers := min(8, max(1, len(cands)/256))
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -520,8 +564,14 @@ func (x *Indexer) scan() ([]diskFile, []Problem, error) {
 					fi, err = os.Stat(target)
 				case d.Type().IsRegular():
 					fi, err = d.Info()
-				default:
+				case d.Type().IsDir():
 					continue
+				default:
+					special[i] = d.Type()
+					continue
+				}
+				if err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+					special[i] = fi.Mode().Type()
 				}
 				if err != nil || !fi.Mode().IsRegular() {
 					continue // removed while we looked, or not a file
@@ -541,11 +591,24 @@ func (x *Indexer) scan() ([]diskFile, []Problem, error) {
 		if found[i] {
 			out = append(out, files[i])
 		}
+		r := rel(root, paths[i])
+		if filepath.Dir(paths[i]) == sessDir {
+			r = "sessions/" + filepath.Base(paths[i])
+		}
 		if outside[i] {
-			problems = append(problems, Problem{rel(root, paths[i]), "symlink leads outside its folder; not indexed"})
+			problems = append(problems, Problem{r, "symlink leads outside its folder; not indexed"})
+		}
+		if special[i] != 0 {
+			problems = append(problems, Problem{r, (&fsx.NotRegularError{Mode: special[i]}).Error() + "; not indexed"})
 		}
 	}
 	return out, problems, nil
+}
+
+// badName is the problem of a page or transcript whose name CheckPath or
+// CheckName refuses.
+func badName(err error) string {
+	return "its name is refused by memhost (" + err.Error() + "); not indexed: rename it"
 }
 
 func rel(root, p string) string {

@@ -9,25 +9,41 @@
 // over the page, so an error never leaves a truncated page behind. Updates
 // (read, change, write) hold an exclusive lock on a lock file, so two
 // memhost processes adding to one page at once both land.
+//
+// The checks are not what keeps a page inside: a folder may be swapped for
+// a symlink between a check and the use. Every read and write opens its
+// path beneath the notebook's root descriptor with package fsx, which
+// resolves it without that window. The root itself is resolved once, at
+// Open (it may be a symlink the user made). Beneath it:
+//   - writes (Update, Remove, Rename) never pass through a symlink: a page
+//     or folder on the way that is one is bad input; Remove and Rename
+//     act on a symlink page as the name it is, never on its target;
+//   - reads (Read, and the indexer's scan and the context block, which
+//     read through Read) follow a symlink while it leads inside the
+//     notebook, as Inside says; one that leads out or dangles is refused,
+//     a loop is bad input;
+//   - only regular files are read or written: a FIFO, socket or device is
+//     refused at once as bad input ("not a regular file (a FIFO)"), never
+//     opened in a way that blocks.
 package notebook
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 var (
@@ -76,6 +92,26 @@ func CheckName(name string) error {
 	return nil
 }
 
+// CheckPath checks a page path found on disk (slash-separated, relative
+// to the root) for the names Clean refuses, without touching the disk:
+// control characters, hidden names, names that start or end with white
+// space. A scan leaves such pages out and reports why, so that no listing
+// names a page that reading it by that name would refuse.
+func CheckPath(rel string) error {
+	if strings.ContainsFunc(rel, controlChar) {
+		return errControl
+	}
+	for _, part := range strings.Split(rel, "/") {
+		if err := CheckName(part); err != nil {
+			return err
+		}
+		if strings.TrimSpace(part) != part {
+			return errSpace
+		}
+	}
+	return nil
+}
+
 var (
 	errControl = errors.New("it holds a line break, a tab or another control character")
 	errSpace   = errors.New("a name in it starts or ends with white space")
@@ -110,7 +146,9 @@ func (e *PathError) FaultKind() fault.Kind {
 type Notebook struct {
 	root     string // absolute, symlinks resolved
 	lockPath string
-	mu       sync.Mutex // serialises updates within this process; flock does it across processes
+	// sem serialises updates within this process (a one-slot semaphore,
+	// so that waiting honours a context); flock does it across processes.
+	sem chan struct{}
 }
 
 // Open returns the notebook at root, creating root and its standard folders
@@ -129,7 +167,7 @@ func Open(root, lockPath string) (*Notebook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("notebook %s: %w", root, err)
 	}
-	return &Notebook{root: abs, lockPath: lockPath}, nil
+	return &Notebook{root: abs, lockPath: lockPath, sem: make(chan struct{}, 1)}, nil
 }
 
 // Root is the notebook's absolute path.
@@ -225,32 +263,64 @@ func (n *Notebook) Inside(rel string) error {
 	return n.checkLinks(rel)
 }
 
-// checkLinks refuses a path whose existing part resolves outside the root
-// through a symlink.
+// checkLinks refuses a path whose existing part leads outside the root
+// through a symlink, or dangles (ErrOutsideNotebook), or loops.
 func (n *Notebook) checkLinks(rel string) error {
-	full := filepath.Join(n.root, filepath.FromSlash(rel))
-	// Resolve the longest existing prefix.
-	p := full
-	for {
-		resolved, err := filepath.EvalSymlinks(p)
-		if err == nil {
-			if !within(n.root, resolved) {
-				return ErrOutsideNotebook
-			}
-			return nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		parent := filepath.Dir(p)
-		if parent == p || !within(n.root, parent) {
-			return nil
-		}
-		if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return ErrOutsideNotebook // a dangling link: do not write through it
-		}
-		p = parent
+	d, err := n.open()
+	if err != nil {
+		return err
 	}
+	defer d.Close()
+	switch err := d.Inside(rel); {
+	case errors.Is(err, fsx.ErrOutside):
+		return ErrOutsideNotebook
+	case err != nil:
+		var pe *PathError
+		if errors.As(n.fault(rel, err), &pe) {
+			return pe.Err
+		}
+		return err
+	}
+	return nil
+}
+
+// open opens the notebook's root folder, by the path resolved at Open.
+func (n *Notebook) open() (*fsx.Dir, error) {
+	d, err := fsx.OpenDir(n.root)
+	if err != nil {
+		return nil, fmt.Errorf("notebook %s: %w", n.root, err)
+	}
+	return d, nil
+}
+
+// fault turns an error of fsx or the system about the page rel into a
+// *PathError of the kind it is: not found, outside, or bad input (a
+// folder, a symlink where none is followed, a loop, a FIFO or device);
+// anything else is returned as it is.
+func (n *Notebook) fault(rel string, err error) error {
+	var nr *fsx.NotRegularError
+	var pe *PathError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &pe):
+		return err
+	case errors.Is(err, fs.ErrNotExist):
+		return &PathError{rel, ErrNotFound}
+	case errors.Is(err, fsx.ErrOutside):
+		return &PathError{rel, ErrOutsideNotebook}
+	case errors.As(err, &nr):
+		return &PathError{rel, fault.BadInputf("path", "%w", nr)}
+	case errors.Is(err, fsx.ErrSymlink):
+		return badPath(rel, "it is a symlink, or in a folder that is one, and memhost writes pages only as regular files in real folders")
+	case errors.Is(err, syscall.ELOOP):
+		return badPath(rel, "it is a symlink loop (or a chain of over 40 symlinks)")
+	case errors.Is(err, syscall.EISDIR):
+		return &PathError{rel, fmt.Errorf("%w: it is a folder", ErrBadPath)}
+	case errors.Is(err, syscall.ENOTDIR):
+		return badPath(rel, "a folder in it is a file")
+	}
+	return err
 }
 
 func within(root, p string) bool {
@@ -260,119 +330,155 @@ func within(root, p string) bool {
 // Abs returns the absolute path of a cleaned page path.
 func (n *Notebook) Abs(rel string) string { return filepath.Join(n.root, filepath.FromSlash(rel)) }
 
-// Read returns a page's content.
+// Read returns a page's content. A symlink is followed while it leads
+// inside the notebook; the page must be a regular file.
 func (n *Notebook) Read(rel string) ([]byte, error) {
-	b, err := os.ReadFile(n.Abs(rel))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &PathError{rel, ErrNotFound}
-	}
+	d, err := n.open()
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) && errors.Is(pe.Err, syscall.EISDIR) {
-			return nil, &PathError{rel, fmt.Errorf("%w: it is a folder", ErrBadPath)}
-		}
+		return nil, err
 	}
-	return b, err
+	defer d.Close()
+	b, err := d.ReadFile(rel, fsx.LinksInside)
+	return b, n.fault(rel, err)
 }
 
 // Update reads a page (nil and exists=false when missing), lets fn compute
 // its new content, and writes it atomically, all under the update lock.
-// Returning ErrUnchanged from fn leaves the page alone.
+// Returning ErrUnchanged from fn leaves the page alone. Neither the page
+// nor a folder on its way may be a symlink.
 func (n *Notebook) Update(ctx context.Context, rel string, fn func(old []byte, exists bool) ([]byte, error)) error {
 	unlock, err := n.lock(ctx)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	old, err := n.Read(rel)
-	exists := err == nil
-	if err != nil && !errors.Is(err, ErrNotFound) {
+	root, err := n.open()
+	if err != nil {
 		return err
+	}
+	defer root.Close()
+	dir, name := path.Split(rel)
+	parent, err := root.Sub(dir, false)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return n.fault(rel, err)
+	}
+	var old []byte
+	exists, perm := false, fs.FileMode(0o644)
+	if parent != nil {
+		defer parent.Close()
+		f, err := parent.Open(name, fsx.NoLinks)
+		switch {
+		case err == nil:
+			old, perm, err = readPerm(f)
+			if err != nil {
+				return fmt.Errorf("read %s: %w", ShowPath(rel), err)
+			}
+			exists = true
+		case !errors.Is(err, fs.ErrNotExist):
+			return n.fault(rel, err)
+		}
 	}
 	data, err := fn(old, exists)
 	if err != nil {
 		return err
 	}
-	return n.writeAtomic(rel, data)
+	if parent == nil {
+		if parent, err = root.Sub(dir, true); err != nil {
+			return n.fault(rel, err)
+		}
+		defer parent.Close()
+	}
+	return n.writeAtomic(parent, rel, data, perm)
+}
+
+func readPerm(f *os.File) ([]byte, fs.FileMode, error) {
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	b, err := io.ReadAll(f)
+	return b, fi.Mode().Perm(), err
 }
 
 // ErrUnchanged may be returned by an Update function to skip the write.
 var ErrUnchanged = errors.New("page unchanged")
 
-// Remove deletes a page.
+// Remove deletes a page: a regular file, or a symlink (the link, never its
+// target), in folders that are not symlinks.
 func (n *Notebook) Remove(ctx context.Context, rel string) error {
 	unlock, err := n.lock(ctx)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	fi, err := os.Lstat(n.Abs(rel))
-	if errors.Is(err, fs.ErrNotExist) {
-		return &PathError{rel, ErrNotFound}
-	}
+	parent, name, err := n.parent(rel, false)
 	if err != nil {
 		return err
 	}
-	if fi.IsDir() {
-		return &PathError{rel, fmt.Errorf("%w: it is a folder", ErrBadPath)}
+	defer parent.Close()
+	if err := pageMode(parent, name); err != nil {
+		return n.fault(rel, err)
 	}
-	return os.Remove(n.Abs(rel))
+	if err := parent.Remove(name); err != nil {
+		return n.fault(rel, err)
+	}
+	parent.Sync() // make the removal durable; best effort
+	return nil
+}
+
+// parent opens the folder of the page rel (creating it with create) and
+// returns it with the page's name in it.
+func (n *Notebook) parent(rel string, create bool) (*fsx.Dir, string, error) {
+	root, err := n.open()
+	if err != nil {
+		return nil, "", err
+	}
+	defer root.Close()
+	dir, name := path.Split(rel)
+	d, err := root.Sub(dir, create)
+	if err != nil {
+		return nil, "", n.fault(rel, err)
+	}
+	return d, name, nil
+}
+
+// pageMode checks that name in d is a page Remove and Rename may act on:
+// a regular file or a symlink.
+func pageMode(d *fsx.Dir, name string) error {
+	m, err := d.Mode(name)
+	switch {
+	case err != nil:
+		return err
+	case m.IsDir():
+		return syscall.EISDIR
+	case !m.IsRegular() && m&fs.ModeSymlink == 0:
+		return &fsx.NotRegularError{Mode: m.Type()}
+	}
+	return nil
 }
 
 // TempPrefix starts the name of every temporary file a write makes; the
 // scanner skips such files.
-const TempPrefix = ".memhost-tmp-"
+const TempPrefix = fsx.TempPrefix
 
-// writeAtomic writes a page through a temporary file renamed into place.
-// The caller holds the notebook lock, so a temporary file already in the
-// folder is a dead writer's (killed before its rename) and is removed.
-func (n *Notebook) writeAtomic(rel string, data []byte) error {
-	full := n.Abs(rel)
-	dir := filepath.Dir(full)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if stale, _ := filepath.Glob(filepath.Join(dir, TempPrefix+"*")); len(stale) > 0 {
-		for _, p := range stale {
-			os.Remove(p)
+// writeAtomic writes a page through a temporary file renamed into place,
+// in the page's folder d. The caller holds the notebook lock, so a
+// temporary file already in the folder is a dead writer's (killed before
+// its rename) and is removed.
+func (n *Notebook) writeAtomic(d *fsx.Dir, rel string, data []byte, perm fs.FileMode) error {
+	if names, err := d.Names(); err == nil {
+		for _, name := range names {
+			if strings.HasPrefix(name, TempPrefix) {
+				d.Remove(name)
+			}
 		}
 	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(full); err == nil {
-		if fi.IsDir() {
-			return &PathError{rel, fmt.Errorf("%w: it is a folder", ErrBadPath)}
+	if err := d.WriteFile(path.Base(rel), data, perm); err != nil {
+		if f := n.fault(rel, err); f != err {
+			return f
 		}
-		mode = fi.Mode().Perm()
-	}
-	f, err := os.CreateTemp(dir, TempPrefix+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", rel, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(mode); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	if err := os.Rename(tmp, full); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", rel, err)
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync() // make the rename durable; best effort
-		d.Close()
+		return fmt.Errorf("write %s: %w", ShowPath(rel), err)
 	}
 	return nil
 }
@@ -406,39 +512,21 @@ func (n *Notebook) Leftovers(ctx context.Context, remove bool) ([]string, error)
 	return out, err
 }
 
-// lock takes the in-process mutex and an exclusive flock on the lock file.
+// lock takes the in-process semaphore and an exclusive flock on the lock
+// file, waiting for each no longer than ctx lasts.
 func (n *Notebook) lock(ctx context.Context) (func(), error) {
-	n.mu.Lock()
-	if err := os.MkdirAll(filepath.Dir(n.lockPath), 0o755); err != nil {
-		n.mu.Unlock()
+	select {
+	case n.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	unlock, err := fsx.Lock(ctx, n.lockPath)
+	if err != nil {
+		<-n.sem
 		return nil, err
 	}
-	f, err := os.OpenFile(n.lockPath, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		n.mu.Unlock()
-		return nil, fmt.Errorf("lock %s: %w", n.lockPath, err)
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			n.mu.Unlock()
-			return nil, fmt.Errorf("lock %s: %w", n.lockPath, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			n.mu.Unlock()
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
 	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-		n.mu.Unlock()
+		unlock()
+		<-n.sem
 	}, nil
 }

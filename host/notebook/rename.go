@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/memhost/memhost/host/fault"
 )
@@ -18,42 +16,38 @@ var ErrExists = errors.New("a page already exists there")
 // folders, under the update lock. It never replaces a page: the new name
 // is made as a hard link, which fails when the name is taken, and only
 // then is the old name removed, so that at every moment the page is under
-// one name or both, never none.
+// one name or both, never none. Both folders are opened beneath the root
+// without passing through a symlink; a symlink page moves as itself.
 func (n *Notebook) Rename(ctx context.Context, from, to string) error {
 	unlock, err := n.lock(ctx)
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	fi, err := os.Lstat(n.Abs(from))
-	if errors.Is(err, fs.ErrNotExist) {
-		return &PathError{from, ErrNotFound}
-	}
+	src, name, err := n.parent(from, false)
 	if err != nil {
 		return err
 	}
-	if fi.IsDir() {
-		return &PathError{from, fmt.Errorf("%w: it is a folder", ErrBadPath)}
+	defer src.Close()
+	if err := pageMode(src, name); err != nil {
+		return n.fault(from, err)
 	}
-	dst := n.Abs(to)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return fmt.Errorf("rename %s: %w", from, err)
+	dst, newname, err := n.parent(to, true)
+	if err != nil {
+		return err
 	}
-	if err := os.Link(n.Abs(from), dst); err != nil {
+	defer dst.Close()
+	if err := src.Link(name, dst, newname); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return &PathError{to, fault.Errorf(fault.Conflict, "to", "%w", ErrExists)}
 		}
-		return fmt.Errorf("rename %s to %s: %w", from, to, err)
+		return fmt.Errorf("rename %s to %s: %w", ShowPath(from), ShowPath(to), err)
 	}
-	if err := os.Remove(n.Abs(from)); err != nil {
-		os.Remove(dst)
-		return fmt.Errorf("rename %s to %s: %w", from, to, err)
+	if err := src.Remove(name); err != nil {
+		dst.Remove(newname)
+		return fmt.Errorf("rename %s to %s: %w", ShowPath(from), ShowPath(to), err)
 	}
-	for _, d := range []string{filepath.Dir(dst), filepath.Dir(n.Abs(from))} {
-		if f, err := os.Open(d); err == nil {
-			f.Sync() // make the rename durable; best effort
-			f.Close()
-		}
-	}
+	dst.Sync() // make the rename durable; best effort
+	src.Sync()
 	return nil
 }

@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // Transcripts are append-only files that a crash may cut at any byte: a
@@ -51,16 +54,16 @@ func (s *Store) openAppend(session string, create, excl bool) (f *os.File, repai
 	if excl {
 		flags |= os.O_EXCL
 	}
-	f, err = os.OpenFile(s.file(session), flags, 0o644)
+	f, err = fsx.OpenFile(s.file(session), flags, 0o644)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, "", fmt.Errorf("%s is a symlink: memhost appends only to regular files in sessions/", Path(session))
 	}
+	var nr *fsx.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, "", fault.Errorf(fault.BadInput, "session", "%s: %w", Path(session), nr)
+	}
 	if err != nil {
 		return nil, "", err
-	}
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, "", fmt.Errorf("%s is not a regular file", Path(session))
 	}
 	if beforeLock != nil {
 		beforeLock(session)
@@ -162,7 +165,7 @@ func writeWhole(f *os.File, data []byte) error {
 // appendLocked appends data to a memhost file (receipts, torn lines) under
 // an exclusive flock and flushes it to disk.
 func appendLocked(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
+	f, err := fsx.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/sockpath"
 )
 
@@ -272,7 +273,7 @@ func (s *Store) claim(name, source string, first Turn) (string, *os.File, string
 // to, and the session of each source (the last claim wins).
 func (s *Store) readSources() (owners, bySource map[string]string, err error) {
 	owners, bySource = map[string]string{}, map[string]string{}
-	data, err := os.ReadFile(filepath.Join(s.Dir, sourcesFile))
+	data, err := fsx.ReadFile(filepath.Join(s.Dir, sourcesFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return owners, bySource, nil
 	}

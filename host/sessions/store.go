@@ -14,10 +14,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // Store is the sessions folder of a home. It holds no state of its own:
@@ -108,10 +110,7 @@ func (s *Store) Read(session string) (Transcript, error) {
 	if !ValidID(session) {
 		return tr, fault.Errorf(fault.BadInput, "session", "unknown session %q", session)
 	}
-	f, err := os.Open(s.file(session))
-	if errors.Is(err, fs.ErrNotExist) {
-		return tr, fault.Errorf(fault.NotFound, "session", "unknown session %q (no %s)", session, Path(session))
-	}
+	f, err := s.open(session)
 	if err != nil {
 		return tr, err
 	}
@@ -129,6 +128,35 @@ func (s *Store) Read(session string) (Transcript, error) {
 		return nil
 	})
 	return tr, err
+}
+
+// open opens a session's transcript for reading, beneath the sessions
+// folder (a symlink is followed only while it leads inside it, as the
+// indexer's scan does) and only when it is a regular file: a FIFO would
+// block the reader. A missing transcript is a not-found error, one that is
+// not a regular file or leads out a bad-input error.
+func (s *Store) open(session string) (*os.File, error) {
+	dir, err := fsx.OpenDir(s.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fault.Errorf(fault.NotFound, "session", "unknown session %q (no %s)", session, Path(session))
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer dir.Close()
+	f, err := dir.Open(session+".jsonl", fsx.LinksInside)
+	var nr *fsx.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fault.Errorf(fault.NotFound, "session", "unknown session %q (no %s)", session, Path(session))
+	case errors.As(err, &nr):
+		return nil, fault.Errorf(fault.BadInput, "session", "%s: %w", Path(session), nr)
+	case errors.Is(err, fsx.ErrOutside):
+		return nil, fault.Errorf(fault.BadInput, "session", "%s: a symlink that leads outside sessions/", Path(session))
+	case errors.Is(err, syscall.ELOOP):
+		return nil, fault.Errorf(fault.BadInput, "session", "%s: a symlink loop", Path(session))
+	}
+	return f, err
 }
 
 // Working returns the turns of the working context: the last compaction's
@@ -153,7 +181,7 @@ type FlushReceipt struct {
 
 // Receipts reads every flush receipt, oldest first.
 func (s *Store) Receipts() ([]FlushReceipt, error) {
-	data, err := os.ReadFile(filepath.Join(s.Dir, receiptsFile))
+	data, err := fsx.ReadFile(filepath.Join(s.Dir, receiptsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -227,8 +255,8 @@ func (s *Store) List(ctx context.Context) ([]Summary, error) {
 	out := []Summary{}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
-		if e.IsDir() || !ok || !ValidID(id) {
-			continue
+		if !ok || !ValidID(id) || !(e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) {
+			continue // a folder, or a FIFO or device, which the indexer reports
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -236,6 +264,9 @@ func (s *Store) List(ctx context.Context) ([]Summary, error) {
 		tr, err := s.Read(id)
 		if errors.Is(err, fs.ErrNotExist) || fault.KindOf(err) == fault.NotFound {
 			continue // removed while we looked
+		}
+		if fault.KindOf(err) == fault.BadInput {
+			continue // not a regular file, or a link out: sync reports it
 		}
 		if err != nil {
 			return nil, err

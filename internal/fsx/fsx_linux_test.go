@@ -1,0 +1,236 @@
+package fsx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// modes runs f with openat2 and with the walk that replaces it where
+// openat2 is missing.
+func modes(t *testing.T, f func(t *testing.T)) {
+	t.Run("openat2", f)
+	t.Run("walk", func(t *testing.T) {
+		noOpenat2.Store(true)
+		defer noOpenat2.Store(false)
+		f(t)
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	modes(t, func(t *testing.T) {
+		root := t.TempDir()
+		outside := t.TempDir()
+		must(t, os.WriteFile(filepath.Join(outside, "secret.md"), []byte("secret"), 0o644))
+		must(t, os.MkdirAll(filepath.Join(root, "lists", "deep"), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, "lists", "todo.md"), []byte("todo"), 0o644))
+		must(t, os.Symlink(filepath.Join(root, "lists"), filepath.Join(root, "in")))               // absolute, inside
+		must(t, os.Symlink("lists/todo.md", filepath.Join(root, "alias.md")))                      // relative, inside
+		must(t, os.Symlink("../todo.md", filepath.Join(root, "lists", "deep", "up.md")))           // "..", inside
+		must(t, os.Symlink("../../../todo.md", filepath.Join(root, "lists", "deep", "escape.md"))) // "..", out
+		must(t, os.Symlink(outside, filepath.Join(root, "out")))
+		must(t, os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(root, "outlink.md")))
+		must(t, os.Symlink("loop.md", filepath.Join(root, "loop.md")))
+		must(t, os.Symlink("missing.md", filepath.Join(root, "dangling.md")))
+		must(t, syscall.Mkfifo(filepath.Join(root, "fifo.md"), 0o644))
+		d, err := OpenDir(root)
+		must(t, err)
+		defer d.Close()
+
+		tests := []struct {
+			rel          string
+			noLinks, ins error // nil: reads "todo"
+		}{
+			{"lists/todo.md", nil, nil},
+			{"in/todo.md", ErrSymlink, nil},
+			{"alias.md", ErrSymlink, nil},
+			{"lists/deep/up.md", ErrSymlink, nil},
+			{"lists/deep/escape.md", ErrSymlink, ErrOutside},
+			{"out/secret.md", ErrSymlink, ErrOutside},
+			{"outlink.md", ErrSymlink, ErrOutside},
+			{"loop.md", ErrSymlink, unix.ELOOP},
+			{"dangling.md", ErrSymlink, fs.ErrNotExist},
+			{"missing.md", fs.ErrNotExist, fs.ErrNotExist},
+			{"fifo.md", ErrNotRegular, ErrNotRegular},
+			{"lists", unix.EISDIR, unix.EISDIR},
+			{"lists/todo.md/x.md", unix.ENOTDIR, unix.ENOTDIR},
+			{"../x.md", ErrOutside, ErrOutside},
+		}
+		for _, tt := range tests {
+			for _, c := range []struct {
+				links Links
+				want  error
+			}{{NoLinks, tt.noLinks}, {LinksInside, tt.ins}} {
+				got, err := readWithin(t, d, tt.rel, c.links)
+				switch {
+				case c.want == nil && (err != nil || got != "todo"):
+					t.Errorf("ReadFile(%q, %d) = %q, %v; want todo", tt.rel, c.links, got, err)
+				case c.want != nil && !errors.Is(err, c.want):
+					t.Errorf("ReadFile(%q, %d): %v, want %v", tt.rel, c.links, err, c.want)
+				}
+			}
+		}
+		if err := d.Inside("in/new/page.md"); err != nil {
+			t.Errorf("Inside(in/new/page.md) = %v", err)
+		}
+		for _, rel := range []string{"out/x.md", "dangling.md", "outlink.md"} {
+			if err := d.Inside(rel); !errors.Is(err, ErrOutside) {
+				t.Errorf("Inside(%s) = %v, want ErrOutside", rel, err)
+			}
+		}
+		if _, err := d.Sub("in", true); !errors.Is(err, ErrSymlink) {
+			t.Errorf("Sub(in) = %v, want ErrSymlink", err)
+		}
+		if _, err := d.Sub("out/new", true); !errors.Is(err, ErrSymlink) {
+			t.Errorf("Sub(out/new) = %v, want ErrSymlink", err)
+		}
+		if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+			t.Errorf("outside holds %d files", len(entries))
+		}
+	})
+}
+
+// readWithin reads with a guard: a read that blocks fails the test.
+func readWithin(t *testing.T, d *Dir, rel string, links Links) (string, error) {
+	t.Helper()
+	type res struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() { b, err := d.ReadFile(rel, links); ch <- res{b, err} }()
+	select {
+	case r := <-ch:
+		return string(r.b), r.err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("ReadFile(%q) hangs", rel)
+		return "", nil
+	}
+}
+
+// TestSwapRace: with a folder exchanged for a symlink to an outside folder
+// over and over, writes through Sub and WriteFile and reads through
+// ReadFile never reach outside, in both modes.
+func TestSwapRace(t *testing.T) {
+	modes(t, func(t *testing.T) {
+		root := t.TempDir()
+		outside := t.TempDir()
+		must(t, os.WriteFile(filepath.Join(outside, "x.md"), []byte("OUTSIDE"), 0o644))
+		must(t, os.MkdirAll(filepath.Join(root, "daily"), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, "daily", "x.md"), []byte("inside"), 0o644))
+		must(t, os.Symlink(outside, filepath.Join(root, "swap")))
+		d, err := OpenDir(root)
+		must(t, err)
+		defer d.Close()
+		var wg sync.WaitGroup
+		var leaks atomic.Int64
+		for w := range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 2000 {
+					if w == 0 {
+						if sub, err := d.Sub("daily", true); err == nil {
+							sub.WriteFile("x.md", []byte("inside"), 0o644)
+							sub.Close()
+						}
+						continue
+					}
+					if b, err := d.ReadFile("daily/x.md", LinksInside); err == nil && bytes.Contains(b, []byte("OUTSIDE")) {
+						leaks.Add(1)
+					}
+				}
+			}()
+		}
+		var done atomic.Bool
+		go func() { wg.Wait(); done.Store(true) }()
+		n := 0
+		for ; !done.Load(); n++ {
+			must(t, unix.Renameat2(unix.AT_FDCWD, filepath.Join(root, "daily"), unix.AT_FDCWD, filepath.Join(root, "swap"), unix.RENAME_EXCHANGE))
+		}
+		wg.Wait()
+		if leaks.Load() > 0 {
+			t.Errorf("%d reads returned the outside file", leaks.Load())
+		}
+		if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+			t.Errorf("outside holds %d files", len(entries))
+		}
+		if b, _ := os.ReadFile(filepath.Join(outside, "x.md")); string(b) != "OUTSIDE" {
+			t.Errorf("the outside file was written: %q", b)
+		}
+	})
+}
+
+func TestWriteFileKeepsOldOnError(t *testing.T) {
+	root := t.TempDir()
+	d, err := OpenDir(root)
+	must(t, err)
+	defer d.Close()
+	must(t, d.WriteFile("p.md", []byte("one"), 0o640))
+	must(t, os.Mkdir(filepath.Join(root, "dir.md"), 0o755))
+	if err := d.WriteFile("dir.md", []byte("two"), 0o644); err == nil {
+		t.Fatal("a folder was replaced by a file")
+	}
+	names, _ := d.Names()
+	if len(names) != 2 {
+		t.Errorf("names left: %v (a temporary file?)", names)
+	}
+	fi, err := os.Stat(filepath.Join(root, "p.md"))
+	if err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("p.md: %v %v", fi, err)
+	}
+}
+
+func TestLockWaitHonoursContext(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "brain", "x.lock")
+	unlock, err := Lock(context.Background(), p)
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		u, err := Lock(ctx, p)
+		if err == nil {
+			u()
+		}
+		errc <- err
+	}()
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Lock while held, context canceled: %v", err)
+	}
+	unlock()
+	u, err := Lock(context.Background(), p)
+	must(t, err)
+	u()
+}
+
+func TestOpenFileRefusesFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	must(t, syscall.Mkfifo(p, 0o644))
+	for _, flag := range []int{os.O_RDONLY, os.O_WRONLY | os.O_APPEND, os.O_RDWR} {
+		_, err := OpenFile(p, flag, 0)
+		if !errors.Is(err, ErrNotRegular) {
+			t.Errorf("OpenFile(fifo, %#x) = %v", flag, err)
+		}
+		if err != nil && err.Error() != "open "+p+": not a regular file (a FIFO)" {
+			t.Errorf("message: %v", err)
+		}
+	}
+}
