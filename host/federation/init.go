@@ -93,6 +93,9 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (InitResult, error) {
 	if res.Branch == "" {
 		res.Branch = "main"
 	}
+	if err := CheckNotebook(r.notebookDir()); err != nil {
+		return res, err
+	}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return res, err
 	}
@@ -121,17 +124,26 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (InitResult, error) {
 		return res, err
 	}
 	defer unlock()
+	if _, err := r.waitIndexLock(ctx); err != nil {
+		return res, err
+	}
+	// Derived and per-machine files an adopted repository tracked are
+	// untracked (kept on disk); every other change to a shared path is
+	// committed (commitLocked's rules: nothing outside them gets in).
+	var remove []string
 	for _, d := range []string{"brain", "cache", "models", "plugins", "health", "config.yaml"} {
-		out, err := r.Git(ctx, "ls-files", "--", d)
+		out, err := r.Git(ctx, "ls-files", "-z", "--", ":(literal)"+d)
 		if err != nil {
 			return res, err
 		}
-		if strings.TrimSpace(out) != "" {
-			if _, err := r.Git(ctx, "rm", "-r", "-q", "--cached", "--", d); err != nil {
-				return res, err
-			}
+		if files := strings.Split(strings.TrimRight(out, "\x00"), "\x00"); files[0] != "" {
+			remove = append(remove, files...)
 			res.Untracked = append(res.Untracked, d)
 		}
+	}
+	paths, err := r.statusPaths(ctx)
+	if err != nil {
+		return res, err
 	}
 	head, err := r.rev(ctx, "HEAD")
 	if err != nil {
@@ -141,14 +153,9 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (InitResult, error) {
 	if head == "" {
 		msg = "memhost git init"
 	}
-	if _, err := r.commitLocked(ctx, msg, nil); err != nil {
+	// An empty home gets an empty first commit: later merges need a base.
+	if _, err := r.gitCommit(ctx, msg, r.shareable(paths), remove, head == ""); err != nil {
 		return res, err
-	}
-	if head, _ = r.rev(ctx, "HEAD"); head == "" {
-		// An empty home: an empty first commit gives later merges a base.
-		if _, err := r.Git(ctx, "commit", "-q", "--allow-empty", "-m", msg); err != nil {
-			return res, err
-		}
 	}
 	res.Commit, err = r.rev(ctx, "HEAD")
 	return res, err

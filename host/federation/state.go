@@ -20,6 +20,9 @@ type State struct {
 	Failures int `json:"failures"`
 	// Rewritten is set while the remote's history is refused.
 	Rewritten bool `json:"rewritten,omitempty"`
+	// Refused is set while the remote is refused for changing what is
+	// not shared (ErrRefused; LastError says what).
+	Refused bool `json:"refused,omitempty"`
 	// Conflicts are the merges that kept both sides, until their sibling
 	// page is removed.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
@@ -54,13 +57,14 @@ func (r *Repo) recordSync(now time.Time, res SyncResult, err error) {
 	r.editState(func(s *State) {
 		s.LastSync = now.UTC().Format(time.RFC3339)
 		s.Conflicts = append(s.Conflicts, res.Conflicts...)
-		s.Rewritten = false
+		s.Rewritten, s.Refused = false, false
 		if err == nil {
 			s.LastSuccess, s.LastError, s.Failures = s.LastSync, "", 0
 		} else {
 			s.LastError = err.Error()
 			s.Failures++
 			s.Rewritten = isRewritten(err)
+			s.Refused = isRefused(err)
 		}
 	})
 }

@@ -119,6 +119,14 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res SyncResult, err 
 			return res, err
 		}
 		if theirs != "" {
+			// What the remote changes is looked at before anything merges.
+			head, err := r.rev(ctx, "HEAD")
+			if err != nil {
+				return res, err
+			}
+			if err := r.checkRemote(ctx, head, theirs); err != nil {
+				return res, err
+			}
 			if err := r.mergeIn(ctx, opts, theirs, &res); err != nil {
 				return res, err
 			}
@@ -280,6 +288,9 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 		return err
 	} else if now != head {
 		return errDirty
+	}
+	if err := r.checkMove(ctx, head, target); err != nil {
+		return err
 	}
 	if head == "" {
 		// An unborn branch: take theirs as it is, keeping local files.
