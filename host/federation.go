@@ -381,17 +381,28 @@ func (h *Host) federationCheck(ctx context.Context) (health.Check, bool) {
 	case fs.State.Rewritten || fs.State.Refused:
 		c.Status, c.Message = health.Fail, "syncing is refused: "+fs.State.LastError
 	case len(fs.Conflicts) > 0:
-		var sib []string
+		var sib, kept, parts []string
 		for _, cf := range fs.Conflicts {
-			sib = append(sib, cf.Sibling)
+			if cf.Sibling != "" {
+				sib = append(sib, cf.Sibling)
+			} else {
+				kept = append(kept, cf.Path)
+				parts = append(parts, fmt.Sprintf("%s was %s (remove or change it to settle this)", cf.Path, cf.Reason))
+			}
 		}
 		c.Status = health.Warn
-		what := "a merge kept both sides of a page"
-		if len(sib) > 1 {
-			what = fmt.Sprintf("%d merges kept both sides of a page", len(sib))
+		if len(sib) > 0 {
+			what := "a merge kept both sides of a page"
+			if len(sib) > 1 {
+				what = fmt.Sprintf("%d merges kept both sides of a page", len(sib))
+			}
+			parts = append([]string{fmt.Sprintf("%s: compare and remove %s", what, strings.Join(sib, ", "))}, parts...)
+			c.Metadata["conflicts"] = sib
 		}
-		c.Message = fmt.Sprintf("%s: compare and remove %s", what, strings.Join(sib, ", "))
-		c.Metadata["conflicts"] = sib
+		if len(kept) > 0 {
+			c.Metadata["kept"] = kept
+		}
+		c.Message = strings.Join(parts, "; ")
 	case fs.State.Failures > 0:
 		c.Status = health.Warn
 		c.Message = fmt.Sprintf("the last %d syncs failed (local memory is kept and committed): %s", fs.State.Failures, fs.State.LastError)

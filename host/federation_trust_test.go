@@ -108,3 +108,62 @@ func TestFedSyncRefusesPlantedPlugin(t *testing.T) {
 		t.Fatalf("the local write was not committed:\n%s", log)
 	}
 }
+
+// TestRemoteDeletingEditedPage: a page the other side deletes while it is
+// edited here stays, edited, found by recall; status and health show the
+// conflict until the page is changed again. A page the other side turns
+// into a folder keeps this side's version in a sibling page, indexed.
+func TestRemoteDeletingEditedPage(t *testing.T) {
+	ctx := context.Background()
+	remote := bareRemote(t)
+	a := openHost(t, t.TempDir(), nil)
+	b := openHost(t, t.TempDir(), nil)
+	writePage(t, a, "reference/car.md", "# Car\n- colour: red\n")
+	writePage(t, a, "reference/bike.md", "# Bike\n- gears: 3\n")
+	a.GitInit(ctx, GitInitRequest{Remote: remote})
+	if r, err := b.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+		t.Fatalf("b's init: %+v %v", r, err)
+	}
+	if _, err := b.Remove(ctx, RemoveRequest{Path: "reference/car.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Remove(ctx, RemoveRequest{Path: "reference/bike.md"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Write(ctx, WriteRequest{Path: "reference/bike.md/parts.md", Text: "# Parts\n- chain\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.FedSync(ctx, FedSyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Write(ctx, WriteRequest{Path: "reference/car.md", Text: "# Car\n- colour: red\n- marmalade seats\n", Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Write(ctx, WriteRequest{Path: "reference/bike.md", Text: "# Bike\n- gears: 3\n- zeppelin bell\n", Replace: true}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.FedSync(ctx, FedSyncRequest{})
+	if err != nil || len(res.Conflicts) != 2 {
+		t.Fatalf("a's sync: %+v %v", res, err)
+	}
+	if got := found(t, a, "marmalade"); len(got) == 0 || got[0] != "reference/car.md" {
+		t.Fatalf("recall of the edit kept over the deletion: %v", got)
+	}
+	if got := found(t, a, "zeppelin"); len(got) == 0 || !strings.Contains(got[0], "bike.conflict-") {
+		t.Fatalf("recall of the page kept beside the folder: %v", got)
+	}
+	st, err := a.Status(ctx, StatusRequest{})
+	if err != nil || st.Federation == nil || len(st.Federation.Conflicts) != 2 {
+		t.Fatalf("status: %+v %v", st.Federation, err)
+	}
+	c := federationHealth(t, a)
+	if c.Status != "warn" || !strings.Contains(c.Message, "notebook/reference/car.md was deleted on the other side") || !strings.Contains(c.Message, "bike.conflict-") {
+		t.Fatalf("health: %+v", c)
+	}
+	if _, err := a.Remember(ctx, RememberRequest{Text: "the car stays", Category: "reference", File: "car"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := a.Status(ctx, StatusRequest{}); len(st.Federation.Conflicts) != 1 {
+		t.Fatalf("conflicts after changing the kept page: %+v", st.Federation.Conflicts)
+	}
+}

@@ -372,3 +372,104 @@ func TestDotDotTreeRefusedBeforeMerge(t *testing.T) {
 	mustContain(t, read(t, a.Dir, "notebook/knowledge/theirs.md"), "# Theirs")
 	mustContain(t, gitIn(t, remote, "", "show", "main:notebook/reference/contacts.md"), "- local")
 }
+
+// siblings lists the files beside p in the home: what a merge may have
+// put there (p.md~ID, p.conflict-ID.md).
+func siblings(t testing.TB, dir, p string) []string {
+	t.Helper()
+	base := strings.TrimSuffix(filepath.Base(p), ".md")
+	entries, err := os.ReadDir(filepath.Join(dir, filepath.Dir(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), base) && e.Name() != filepath.Base(p) {
+			out = append(out, filepath.ToSlash(filepath.Join(filepath.Dir(p), e.Name())))
+		}
+	}
+	return out
+}
+
+// TestRemoteReplacingEditedFile: a page or transcript the remote replaces
+// (by a symlink, a folder) or deletes while it has local edits never
+// hides the local version: a symlink is refused and the edit stays where
+// it is; a deletion keeps the edited page and reports a conflict until
+// the page changes; a folder in its place keeps the local page in a
+// sibling page (indexed like any page) and reports the conflict. Nothing
+// is left under a name the indexer skips (page.md~ID).
+func TestRemoteReplacingEditedFile(t *testing.T) {
+	ctx := context.Background()
+	const page = "notebook/reference/car.md"
+	const car = "# Car\n- colour: red\n"
+	setup := func(t *testing.T) (*Repo, string) {
+		remote := newBare(t)
+		a := newHome(t, "a", map[string]string{page: car, "sessions/s1.jsonl": `{"id":"1"}` + "\n"})
+		sync1(t, a, remote)
+		appendTo(t, a.Dir, page, "- doors: 4 (local)\n")
+		appendTo(t, a.Dir, "sessions/s1.jsonl", `{"id":"2","content":"local turn"}`+"\n")
+		return a, remote
+	}
+
+	t.Run("by a symlink", func(t *testing.T) {
+		for _, p := range []string{page, "sessions/s1.jsonl"} {
+			a, remote := setup(t)
+			attack(t, remote, "link", plant(p, "120000", "/etc/passwd"))
+			if _, err := a.Sync(ctx, SyncOptions{Remote: remote}); !errors.Is(err, ErrRefused) {
+				t.Fatalf("%s: sync %v, want ErrRefused", p, err)
+			}
+			if fi, err := os.Lstat(filepath.Join(a.Dir, p)); err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("%s is no longer a regular file: %v", p, err)
+			}
+			mustContain(t, read(t, a.Dir, page), "- doors: 4 (local)")
+			mustContain(t, read(t, a.Dir, "sessions/s1.jsonl"), "local turn")
+			mustContain(t, gitOut(t, a, "show", "HEAD:"+page), "- doors: 4 (local)")
+			if s := siblings(t, a.Dir, p); len(s) != 0 {
+				t.Fatalf("files beside %s: %v", p, s)
+			}
+		}
+	})
+
+	t.Run("deleted", func(t *testing.T) {
+		a, remote := setup(t)
+		attack(t, remote, "rm", plant(page, "", ""))
+		res := sync1(t, a, remote)
+		mustContain(t, read(t, a.Dir, page), "- doors: 4 (local)")
+		if len(res.Conflicts) != 1 || res.Conflicts[0].Path != page || res.Conflicts[0].Sibling != "" || !strings.Contains(res.Conflicts[0].Reason, "deleted on the other side") {
+			t.Fatalf("conflicts %+v, want one on %s, deleted there", res.Conflicts, page)
+		}
+		if st := a.ReadState(); len(st.Conflicts) != 1 {
+			t.Fatalf("state conflicts %+v, want 1", st.Conflicts)
+		}
+		mustContain(t, gitIn(t, remote, "", "show", "main:"+page), "- doors: 4 (local)")
+		// Settled once the page changes (or goes).
+		appendTo(t, a.Dir, page, "- kept on purpose\n")
+		if st := a.ReadState(); len(st.Conflicts) != 0 {
+			t.Fatalf("state conflicts %+v after the page changed", st.Conflicts)
+		}
+	})
+
+	t.Run("by a folder", func(t *testing.T) {
+		a, remote := setup(t)
+		attack(t, remote, "folder", plant(page, "", ""), plant(page+"/inside.md", "100644", "# Inside\n"))
+		res := sync1(t, a, remote)
+		mustContain(t, read(t, a.Dir, page+"/inside.md"), "# Inside")
+		if len(res.Conflicts) != 1 || res.Conflicts[0].Path != page || !IsConflictSibling(res.Conflicts[0].Sibling) {
+			t.Fatalf("conflicts %+v, want one on %s with a sibling page", res.Conflicts, page)
+		}
+		sib := res.Conflicts[0].Sibling
+		if !a.Shares(sib) {
+			t.Fatalf("the sibling %s is not a shared page", sib)
+		}
+		mustContain(t, read(t, a.Dir, sib), "- doors: 4 (local)")
+		for _, s := range siblings(t, a.Dir, page) {
+			if strings.Contains(s, "~") {
+				t.Fatalf("local version left as %s", s)
+			}
+		}
+		if st := a.ReadState(); len(st.Conflicts) != 1 {
+			t.Fatalf("state conflicts %+v, want 1", st.Conflicts)
+		}
+		mustContain(t, gitIn(t, remote, "", "show", "main:"+sib), "- doors: 4 (local)")
+	})
+}

@@ -35,8 +35,9 @@ const MaxBackoff = 15 * time.Minute
 
 func (r *Repo) statePath() string { return filepath.Join(r.gitDir(), "memhost", "state.json") }
 
-// ReadState reads the state; conflicts whose sibling page is gone (the
-// person resolved them) are left out.
+// ReadState reads the state; conflicts the person resolved are left
+// out: the sibling page is gone, or the file kept over a deletion was
+// changed or removed since.
 func (r *Repo) ReadState() State {
 	var s State
 	data, err := os.ReadFile(r.statePath())
@@ -45,7 +46,7 @@ func (r *Repo) ReadState() State {
 	}
 	open := s.Conflicts[:0:0]
 	for _, c := range s.Conflicts {
-		if r.exists(c.Sibling) {
+		if c.Sibling != "" && r.exists(c.Sibling) || c.Sibling == "" && c.Kept != "" && r.holds(c.Path, c.Kept) {
 			open = append(open, c)
 		}
 	}
