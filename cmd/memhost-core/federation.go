@@ -137,7 +137,7 @@ func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
 			}
 			fmt.Fprintf(w, "%s %s (branch %s, commit %s)\n", verb, resp.Home, resp.Branch, short(resp.Commit))
 			if len(resp.Untracked) > 0 {
-				fmt.Fprintf(w, "no longer tracked (derived, kept on disk): %s\n", strings.Join(resp.Untracked, ", "))
+				fmt.Fprintf(w, "no longer tracked (not shared, kept on disk): %s\n", strings.Join(resp.Untracked, ", "))
 			}
 			if resp.Remote != "" {
 				fmt.Fprintf(w, "remote: %s\n", resp.Remote)

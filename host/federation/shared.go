@@ -77,8 +77,12 @@ func CheckNotebook(dir string) error {
 	}
 	top, _, _ := strings.Cut(d, "/")
 	for _, c := range strings.Split(d, "/") {
-		if why := componentRefusal(c); why != "" || strings.HasPrefix(c, ".") {
-			return fmt.Errorf("the notebook folder %q cannot be shared: a hidden name or %s", dir, why)
+		why := componentRefusal(c)
+		if why == "" && strings.HasPrefix(c, ".") {
+			why = "a hidden name in the path"
+		}
+		if why != "" {
+			return fmt.Errorf("the notebook folder %q cannot be shared: %s", dir, why)
 		}
 	}
 	switch top {
@@ -212,6 +216,10 @@ func (c treeChange) verb() string {
 // has it already is let through (it writes nothing: a file both sides
 // removed, a .gitignore both sides hold), unless its path is malformed.
 func (r *Repo) checkRemote(ctx context.Context, head, theirs string) error {
+	// Nothing new: the remote tip is the one merged (and checked) last.
+	if seen, err := r.rev(ctx, seenRef); err != nil || seen == theirs || head == theirs {
+		return err
+	}
 	bases := []string{emptyTree}
 	if head != "" {
 		out, err := r.Git(ctx, "merge-base", "--all", head, theirs)
