@@ -38,7 +38,7 @@ func (h *Host) startFederation() *fedState {
 	}
 	cfg := h.config().Federation
 	home := absHome(h.home)
-	repo := &federation.Repo{Dir: home, Author: cfg.Author}
+	repo := &federation.Repo{Dir: home, Author: cfg.Author, Notebook: h.notebookRel()}
 	f := &fedState{home: home, repo: repo}
 	f.committer = federation.NewCommitter(repo, time.Duration(cfg.CommitIntervalMs)*time.Millisecond, func(err error) {
 		if err != nil {
@@ -49,6 +49,21 @@ func (h *Host) startFederation() *fedState {
 		return h.fed.Load()
 	}
 	return f
+}
+
+// notebookRel is the notebook folder relative to the home (symlinks
+// resolved on both): with sessions/, what federation shares. It is not
+// local ("../x") when the notebook is outside the home.
+func (h *Host) notebookRel() string {
+	home := absHome(h.home)
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
+	}
+	rel, err := filepath.Rel(home, h.notebook.Root())
+	if err != nil {
+		return h.notebook.Root()
+	}
+	return rel
 }
 
 // closeFederation commits what is pending.
@@ -181,6 +196,9 @@ func (h *Host) GitInit(ctx context.Context, req GitInitRequest) (GitInitResponse
 	if !inside(absHome(h.home), h.notebook.Root()) {
 		return resp, fault.Errorf(fault.BadInput, "notebookDir", "the notebook %s is outside the home %s: git federation shares the home folder", h.notebook.Root(), h.home)
 	}
+	if err := federation.CheckNotebook(h.notebookRel()); err != nil {
+		return resp, fault.Errorf(fault.BadInput, "notebookDir", "%v", err)
+	}
 	cfg := h.config().Federation
 	if req.Branch == "" {
 		req.Branch = cfg.Branch
@@ -191,7 +209,7 @@ func (h *Host) GitInit(ctx context.Context, req GitInitRequest) (GitInitResponse
 	if strings.HasPrefix(req.Remote, "-") || strings.ContainsAny(req.Remote, "\n\r\x00") {
 		return resp, fault.BadInputf("remote", "not a repository URL or path: %q", req.Remote)
 	}
-	repo := &federation.Repo{Dir: absHome(h.home), Author: cfg.Author}
+	repo := &federation.Repo{Dir: absHome(h.home), Author: cfg.Author, Notebook: h.notebookRel()}
 	res, err := repo.Init(ctx, federation.InitOptions{Branch: req.Branch})
 	resp.InitResult = res
 	if err != nil {
@@ -350,7 +368,8 @@ func redactRemote(remote string) string {
 }
 
 // federationCheck is health's check of federation: merges that kept both
-// sides and failed syncs warn; a remote that rewrote its history fails.
+// sides and failed syncs warn; a remote that rewrote its history, or that
+// changed what is not shared (a plugin, a symlink, ..), fails.
 func (h *Host) federationCheck(ctx context.Context) (health.Check, bool) {
 	fs := h.federationStatus(ctx)
 	if fs == nil {
@@ -359,20 +378,31 @@ func (h *Host) federationCheck(ctx context.Context) (health.Check, bool) {
 	c := health.Check{Name: "federation", Status: health.Pass, Metadata: map[string]any{"remote": fs.Remote, "branch": fs.Branch,
 		"lastSuccess": fs.State.LastSuccess, "failures": fs.State.Failures}}
 	switch {
-	case fs.State.Rewritten:
+	case fs.State.Rewritten || fs.State.Refused:
 		c.Status, c.Message = health.Fail, "syncing is refused: "+fs.State.LastError
 	case len(fs.Conflicts) > 0:
-		var sib []string
+		var sib, kept, parts []string
 		for _, cf := range fs.Conflicts {
-			sib = append(sib, cf.Sibling)
+			if cf.Sibling != "" {
+				sib = append(sib, cf.Sibling)
+			} else {
+				kept = append(kept, cf.Path)
+				parts = append(parts, fmt.Sprintf("%s was %s (remove or change it to settle this)", cf.Path, cf.Reason))
+			}
 		}
 		c.Status = health.Warn
-		what := "a merge kept both sides of a page"
-		if len(sib) > 1 {
-			what = fmt.Sprintf("%d merges kept both sides of a page", len(sib))
+		if len(sib) > 0 {
+			what := "a merge kept both sides of a page"
+			if len(sib) > 1 {
+				what = fmt.Sprintf("%d merges kept both sides of a page", len(sib))
+			}
+			parts = append([]string{fmt.Sprintf("%s: compare and remove %s", what, strings.Join(sib, ", "))}, parts...)
+			c.Metadata["conflicts"] = sib
 		}
-		c.Message = fmt.Sprintf("%s: compare and remove %s", what, strings.Join(sib, ", "))
-		c.Metadata["conflicts"] = sib
+		if len(kept) > 0 {
+			c.Metadata["kept"] = kept
+		}
+		c.Message = strings.Join(parts, "; ")
 	case fs.State.Failures > 0:
 		c.Status = health.Warn
 		c.Message = fmt.Sprintf("the last %d syncs failed (local memory is kept and committed): %s", fs.State.Failures, fs.State.LastError)

@@ -137,7 +137,7 @@ func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
 			}
 			fmt.Fprintf(w, "%s %s (branch %s, commit %s)\n", verb, resp.Home, resp.Branch, short(resp.Commit))
 			if len(resp.Untracked) > 0 {
-				fmt.Fprintf(w, "no longer tracked (derived, kept on disk): %s\n", strings.Join(resp.Untracked, ", "))
+				fmt.Fprintf(w, "no longer tracked (not shared, kept on disk): %s\n", strings.Join(resp.Untracked, ", "))
 			}
 			if resp.Remote != "" {
 				fmt.Fprintf(w, "remote: %s\n", resp.Remote)
@@ -190,6 +190,10 @@ func printFedSync(w io.Writer, r host.FedSyncResponse) {
 	fmt.Fprintf(w, "synced with %s (%s): %s, %s; %s changed, %s re-indexed in %.0f ms\n",
 		r.Remote, r.Branch, merged, pushed, plural(len(r.Changed), "file"), plural(r.Indexed, "file"), r.DurationMs)
 	for _, c := range r.Conflicts {
+		if c.Sibling == "" { // kept over a deletion
+			fmt.Fprintf(w, "conflict: %s was %s\n", c.Path, c.Reason)
+			continue
+		}
 		fmt.Fprintf(w, "conflict: %s changed on both sides; theirs is kept in %s (compare, then remove it)\n", c.Path, c.Sibling)
 	}
 }
@@ -211,6 +215,10 @@ func printFederationStatus(w io.Writer, f *host.FederationStatus) {
 		fmt.Fprintf(w, "\t%s\n", last)
 	}
 	for _, c := range f.Conflicts {
+		if c.Sibling == "" { // kept over a deletion
+			fmt.Fprintf(w, "\tconflict: %s (%s)\n", c.Path, c.Reason)
+			continue
+		}
 		fmt.Fprintf(w, "\tconflict: %s (theirs in %s)\n", c.Path, c.Sibling)
 	}
 }

@@ -2,9 +2,11 @@ package federation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -40,9 +42,9 @@ func (r *Repo) lockFile(ctx context.Context, name string) (func(), error) {
 	}
 }
 
-// Commit stages paths (home-relative; none means every change in the
-// home) and commits them with msg. It reports whether a commit was made:
-// nothing staged is not an error.
+// Commit commits paths (home-relative; none means every change in the
+// home) with msg, the shared ones only (shareable): it reports whether a
+// commit was made; nothing to commit is not an error.
 func (r *Repo) Commit(ctx context.Context, msg string, paths ...string) (bool, error) {
 	unlock, err := r.lockFile(ctx, "commit.lock")
 	if err != nil {
@@ -57,9 +59,9 @@ func (r *Repo) Commit(ctx context.Context, msg string, paths ...string) (bool, e
 	return r.commitLocked(ctx, msg, paths)
 }
 
-// CommitAll commits every change in the home. One `git status` finds
-// them; the paths are committed like Commit's (the fast path when it
-// applies), and anything staged by hand by `git add -A`.
+// CommitAll commits every change to a shared path in the home: one `git
+// status` finds them, and they are committed like Commit's (the fast
+// path when it applies). What is staged by hand outside them is not.
 func (r *Repo) CommitAll(ctx context.Context, msg string) (bool, error) {
 	unlock, err := r.lockFile(ctx, "commit.lock")
 	if err != nil {
@@ -69,65 +71,154 @@ func (r *Repo) CommitAll(ctx context.Context, msg string) (bool, error) {
 	if _, err := r.waitIndexLock(ctx); err != nil {
 		return false, err
 	}
-	out, err := r.Git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
-	if err != nil {
-		return r.commitLocked(ctx, msg, nil)
-	}
-	var paths []string
-	for _, rec := range strings.Split(out, "\x00") {
-		if len(rec) < 4 {
-			continue
-		}
-		if rec[0] != ' ' && rec[0] != '?' {
-			return r.commitLocked(ctx, msg, nil) // staged by hand
-		}
-		paths = append(paths, rec[3:])
-	}
-	if len(paths) == 0 {
-		return false, nil
+	paths, err := r.statusPaths(ctx)
+	if err != nil || len(paths) == 0 {
+		return false, err
 	}
 	return r.commitLocked(ctx, msg, paths)
 }
 
+// statusPaths lists every path git status reports, staged or not:
+// changed, removed, or untracked and not ignored.
+func (r *Repo) statusPaths(ctx context.Context) ([]string, error) {
+	out, err := r.Git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, rec := range strings.Split(out, "\x00") {
+		if len(rec) >= 4 {
+			paths = append(paths, rec[3:])
+		}
+	}
+	return paths, nil
+}
+
 func (r *Repo) commitLocked(ctx context.Context, msg string, paths []string) (bool, error) {
-	if len(paths) > 0 {
-		// The common case, pages git already tracks: no git process.
-		id, err := r.fastCommit(msg, paths, time.Now())
-		if err == nil {
-			return id != "", nil
-		}
-		// Then one process, which
-		// stages and commits just these paths (git commit --only).
-		args := append([]string{"commit", "-q", "--no-verify", "-m", msg, "--"}, paths...)
-		if _, err := r.Git(ctx, args...); err == nil {
-			return true, nil
-		}
-		// A new file (not tracked yet), or nothing to commit: below.
-	}
-	add := []string{"add", "-A"}
-	if len(paths) > 0 {
-		add = append(append(add, "--"), paths...)
-	}
-	if _, err := r.Git(ctx, add...); err != nil {
-		if len(paths) == 0 {
-			return false, err
-		}
-		// A path neither on disk nor tracked (a page made and removed
-		// between two commits): stage everything instead.
-		if _, err := r.Git(ctx, "add", "-A"); err != nil {
+	if len(paths) == 0 {
+		var err error
+		if paths, err = r.statusPaths(ctx); err != nil {
 			return false, err
 		}
 	}
-	_, err := r.Git(ctx, "commit", "-q", "--no-verify", "-m", msg)
-	if err == nil {
-		return true, nil
+	paths = r.shareable(paths)
+	if len(paths) == 0 {
+		return false, nil
 	}
-	if exitCode(err) == 1 {
-		if _, derr := r.Git(ctx, "diff", "--cached", "--quiet"); derr == nil {
+	// The common case, pages git already tracks: no git process.
+	if id, err := r.fastCommit(msg, paths, time.Now()); err == nil {
+		return id != "", nil
+	}
+	return r.gitCommit(ctx, msg, paths, nil, false)
+}
+
+// gitCommit commits, on top of HEAD, the files at paths as they are on
+// disk (as regular files, mode 100644; a path gone from disk removed)
+// and removes the paths in remove, through a separate index built from
+// HEAD's tree: nothing else the index holds (staged by hand) gets in,
+// and no executable bit or symlink is recorded. A new file .gitignore
+// ignores stays out. Paths must have passed shareable. Then the index is
+// reset to the new HEAD (the work tree untouched). With allowEmpty a
+// commit is made even when the tree does not change.
+func (r *Repo) gitCommit(ctx context.Context, msg string, paths, remove []string, allowEmpty bool) (bool, error) {
+	head, err := r.rev(ctx, "HEAD")
+	if err != nil {
+		return false, err
+	}
+	var present []string
+	var lines []string
+	for _, p := range paths {
+		fi, err := os.Lstat(filepath.Join(r.Dir, filepath.FromSlash(p)))
+		switch {
+		case err == nil && fi.Mode().IsRegular():
+			present = append(present, p)
+		case errors.Is(err, os.ErrNotExist):
+			remove = append(remove, p)
+		}
+	}
+	if len(present) > 0 {
+		// check-ignore reports untracked files only: the user's .gitignore
+		// lines keep new files out, they never let anything in.
+		out, err := r.gitIO(ctx, strings.NewReader(strings.Join(present, "\x00")+"\x00"), nil, "check-ignore", "-z", "--stdin")
+		if err != nil && exitCode(err) != 1 {
+			return false, err
+		}
+		ignored := map[string]bool{}
+		for _, p := range strings.Split(string(out), "\x00") {
+			ignored[p] = true
+		}
+		present = slices.DeleteFunc(present, func(p string) bool { return ignored[p] })
+	}
+	if len(present) > 0 {
+		out, err := r.gitIO(ctx, strings.NewReader(strings.Join(present, "\n")+"\n"), nil, "hash-object", "-w", "--no-filters", "--stdin-paths")
+		if err != nil {
+			return false, err
+		}
+		oids := strings.Fields(string(out))
+		if len(oids) != len(present) {
+			return false, fmt.Errorf("git hash-object: %d ids for %d files", len(oids), len(present))
+		}
+		for i, p := range present {
+			lines = append(lines, "100644 "+oids[i]+"\t"+p)
+		}
+	}
+	for _, p := range remove {
+		lines = append(lines, "0 "+strings.Repeat("0", 40)+"\t"+p)
+	}
+	tmp := filepath.Join(r.gitDir(), "memhost", "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return false, err
+	}
+	idx := filepath.Join(tmp, "commit-index")
+	os.Remove(idx)
+	defer os.Remove(idx)
+	env := []string{"GIT_INDEX_FILE=" + idx}
+	readTree := []string{"read-tree", "--empty"}
+	if head != "" {
+		readTree = []string{"read-tree", head}
+	}
+	if _, err := r.gitIO(ctx, nil, env, readTree...); err != nil {
+		return false, err
+	}
+	if len(lines) > 0 {
+		if _, err := r.gitIO(ctx, strings.NewReader(strings.Join(lines, "\n")+"\n"), env, "update-index", "--index-info"); err != nil {
+			return false, err
+		}
+	}
+	out, err := r.gitIO(ctx, nil, env, "write-tree")
+	if err != nil {
+		return false, err
+	}
+	tree := strings.TrimSpace(string(out))
+	if head != "" && !allowEmpty {
+		if ht, err := r.Git(ctx, "rev-parse", head+"^{tree}"); err != nil {
+			return false, err
+		} else if strings.TrimSpace(ht) == tree {
 			return false, nil // nothing to commit
 		}
 	}
-	return false, err
+	args := []string{"commit-tree", tree, "-F", "-"}
+	if head != "" {
+		args = append(args, "-p", head)
+	}
+	out, err = r.gitIO(ctx, strings.NewReader(cleanMessage(msg)), nil, args...)
+	if err != nil {
+		return false, err
+	}
+	commit := strings.TrimSpace(string(out))
+	subject, _, _ := strings.Cut(strings.TrimSpace(msg), "\n")
+	if _, err := r.Git(ctx, "update-ref", "-m", "commit: "+subject, "HEAD", commit, head); err != nil {
+		return false, err
+	}
+	// The commit is made: the index follows, its stat data refreshed
+	// (reset) and its cache tree whole again (write-tree stores it), as
+	// the next fast commit needs.
+	for _, args := range [][]string{{"reset", "-q"}, {"write-tree"}} {
+		if _, err := r.Git(ctx, args...); err != nil {
+			return true, fmt.Errorf("commit %s made, but the index was not reset to it: %w", short(commit), err)
+		}
+	}
+	return true, nil
 }
 
 // Change is one write to commit: what it did, and the home-relative files

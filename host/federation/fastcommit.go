@@ -274,20 +274,20 @@ func commitTree(gd, commit string) (string, error) {
 }
 
 // hashFile writes the blob of a file's content and returns its id and
-// the file's stat data. The file must be regular, keep the entry's
-// executable bit and not change while read.
+// the file's stat data. The file must be regular (its executable bit is
+// never recorded: entries are 100644, see shared.go) and not change
+// while read.
 func (r *Repo) hashFile(p string, mode uint32) ([]byte, *syscall.Stat_t, error) {
-	if mode != 0o100644 && mode != 0o100755 {
-		return nil, nil, slowf("%s is not a regular file in the index", p)
+	if mode != modeFile {
+		return nil, nil, slowf("%s is not a regular file (100644) in the index", p)
 	}
 	full := filepath.Join(r.Dir, filepath.FromSlash(p))
 	var before, after syscall.Stat_t
 	if err := syscall.Lstat(full, &before); err != nil {
 		return nil, nil, slowf("%s: %v", p, err)
 	}
-	exec := before.Mode&0o100 != 0
-	if before.Mode&syscall.S_IFMT != syscall.S_IFREG || exec != (mode == 0o100755) {
-		return nil, nil, slowf("%s changed type or mode", p)
+	if before.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, nil, slowf("%s changed type", p)
 	}
 	data, err := os.ReadFile(full)
 	if err != nil {
@@ -359,14 +359,7 @@ func (r *Repo) addEntries(idx *gitIndex, added []string) error {
 			return slowf("%s is a folder in the index", p)
 		}
 		var e indexEntry
-		var st syscall.Stat_t
-		if err := syscall.Lstat(filepath.Join(r.Dir, filepath.FromSlash(p)), &st); err != nil {
-			return slowf("%s: %v", p, err)
-		}
-		mode := uint32(0o100644)
-		if st.Mode&0o100 != 0 {
-			mode = 0o100755
-		}
+		mode := uint32(modeFile)
 		oid, stat, err := r.hashFile(p, mode)
 		if err != nil {
 			return err

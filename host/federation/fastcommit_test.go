@@ -14,8 +14,8 @@ import (
 )
 
 // fastPages is a small home with nested folders, files at several
-// depths, names that sort around "/" ("a.md" < "a/" < "a0.md") and an
-// executable file.
+// depths and names that sort around "/" ("a.md" < "a/" < "a0.md"); twin
+// makes one page executable on disk.
 var fastPages = map[string]string{
 	"notebook/reference/contacts.md":     contacts,
 	"notebook/reference/a.md":            "a\n",
@@ -24,8 +24,7 @@ var fastPages = map[string]string{
 	"notebook/knowledge/deep/er/page.md": "deep\n",
 	"notebook/daily/2026-11-23.md":       "# 2026-11-23\n",
 	"sessions/s1.jsonl":                  `{"id":"1"}` + "\n",
-	"scripts/run.sh":                     "#!/bin/sh\n",
-	"top.md":                             "top\n",
+	"notebook/top.md":                    "top\n",
 }
 
 // twin makes two homes with the same files, one committed to by the fast
@@ -34,10 +33,8 @@ func twin(t *testing.T) (fast, slow *Repo) {
 	t.Helper()
 	fast, slow = newHome(t, "fast", fastPages), newHome(t, "slow", fastPages)
 	for _, r := range []*Repo{fast, slow} {
-		if err := os.Chmod(filepath.Join(r.Dir, "scripts/run.sh"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.Git(context.Background(), "commit", "-q", "-am", "exec"); err != nil {
+		// The bit is never recorded (shared.go): the page stays 100644.
+		if err := os.Chmod(filepath.Join(r.Dir, "notebook/reference/a0.md"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -126,9 +123,12 @@ func TestFastCommitMatchesGit(t *testing.T) {
 			t.Fatalf("author %q", got)
 		}
 	}
+	if got := gitOut(t, fast, "ls-tree", "HEAD", "notebook/reference/a0.md"); !strings.HasPrefix(got, "100644 ") {
+		t.Fatalf("an executable page is recorded as %q, want mode 100644", got)
+	}
 	// Nothing changed: no commit, no error.
 	before := gitOut(t, fast, "rev-parse", "HEAD")
-	if id, err := fast.fastCommit("again", []string{"top.md"}, time.Now()); err != nil || id != "" {
+	if id, err := fast.fastCommit("again", []string{"notebook/top.md"}, time.Now()); err != nil || id != "" {
 		t.Fatalf("an unchanged file: %q %v", id, err)
 	}
 	if gitOut(t, fast, "rev-parse", "HEAD") != before {
@@ -153,48 +153,44 @@ func TestFastCommitRefusesWhatItCannotDo(t *testing.T) {
 			gitOut(t, r, "add", "notebook/reference/.gitignore")
 			gitOut(t, r, "commit", "-qm", "ignore")
 			write(t, r.Dir, "notebook/reference/secret.md", "secret\n")
-			appendTo(t, r.Dir, "top.md", "more\n")
-			return []string{"top.md", "notebook/reference/secret.md"}
+			appendTo(t, r.Dir, "notebook/top.md", "more\n")
+			return []string{"notebook/top.md", "notebook/reference/secret.md"}
 		}},
 		{"a removed file", func(t *testing.T, r *Repo) []string {
-			os.Remove(filepath.Join(r.Dir, "top.md"))
-			return []string{"top.md"}
+			os.Remove(filepath.Join(r.Dir, "notebook/top.md"))
+			return []string{"notebook/top.md"}
 		}},
 		{"something staged by hand", func(t *testing.T, r *Repo) []string {
-			appendTo(t, r.Dir, "top.md", "staged\n")
-			gitOut(t, r, "add", "top.md")
+			appendTo(t, r.Dir, "notebook/top.md", "staged\n")
+			gitOut(t, r, "add", "notebook/top.md")
 			appendTo(t, r.Dir, "notebook/reference/a.md", "more\n")
 			return []string{"notebook/reference/a.md"}
 		}},
 		{"the index locked", func(t *testing.T, r *Repo) []string {
 			write(t, r.Dir, ".git/index.lock", "")
 			t.Cleanup(func() { os.Remove(filepath.Join(r.Dir, ".git/index.lock")) })
-			appendTo(t, r.Dir, "top.md", "more\n")
-			return []string{"top.md"}
+			appendTo(t, r.Dir, "notebook/top.md", "more\n")
+			return []string{"notebook/top.md"}
 		}},
 		{"HEAD in a pack", func(t *testing.T, r *Repo) []string {
 			gitOut(t, r, "gc", "-q")
-			appendTo(t, r.Dir, "top.md", "more\n")
-			return []string{"top.md"}
+			appendTo(t, r.Dir, "notebook/top.md", "more\n")
+			return []string{"notebook/top.md"}
 		}},
 		{"an index version 4", func(t *testing.T, r *Repo) []string {
 			gitOut(t, r, "update-index", "--index-version", "4")
-			appendTo(t, r.Dir, "top.md", "more\n")
-			return []string{"top.md"}
+			appendTo(t, r.Dir, "notebook/top.md", "more\n")
+			return []string{"notebook/top.md"}
 		}},
 		{"a detached HEAD", func(t *testing.T, r *Repo) []string {
 			gitOut(t, r, "checkout", "-q", "--detach")
-			appendTo(t, r.Dir, "top.md", "more\n")
-			return []string{"top.md"}
+			appendTo(t, r.Dir, "notebook/top.md", "more\n")
+			return []string{"notebook/top.md"}
 		}},
 		{"a .gitattributes", func(t *testing.T, r *Repo) []string {
 			write(t, r.Dir, ".gitattributes", "*.md text eol=crlf\n")
-			appendTo(t, r.Dir, "top.md", "more\n")
-			return []string{"top.md"}
-		}},
-		{"a file made executable", func(t *testing.T, r *Repo) []string {
-			os.Chmod(filepath.Join(r.Dir, "top.md"), 0o755)
-			return []string{"top.md"}
+			appendTo(t, r.Dir, "notebook/top.md", "more\n")
+			return []string{"notebook/top.md"}
 		}},
 	}
 	for _, c := range cases {
@@ -229,9 +225,9 @@ func TestCommitWaitsForARunningGit(t *testing.T) {
 	r := newHome(t, "home", fastPages)
 	lock := filepath.Join(r.Dir, ".git/index.lock")
 	write(t, r.Dir, ".git/index.lock", "")
-	appendTo(t, r.Dir, "top.md", "more\n")
+	appendTo(t, r.Dir, "notebook/top.md", "more\n")
 	done := make(chan error, 1)
-	go func() { _, err := r.Commit(ctx, "m", "top.md"); done <- err }()
+	go func() { _, err := r.Commit(ctx, "m", "notebook/top.md"); done <- err }()
 	time.Sleep(50 * time.Millisecond)
 	select {
 	case err := <-done:
@@ -290,8 +286,8 @@ func peerCommit(t *testing.T, r *Repo, change func(dir string)) string {
 }
 
 // TestFastForwardMatchesGit: the fast-forward writes exactly target's
-// files (changed, added in new folders, removed with their folders, an
-// executable bit), leaves a sound repository with the index in step,
+// files (changed, added in new folders, removed with their folders, never
+// executable), leaves a sound repository with the index in step,
 // and commits made after it take the fast path again.
 func TestFastForwardMatchesGit(t *testing.T) {
 	ctx := context.Background()
@@ -303,8 +299,7 @@ func TestFastForwardMatchesGit(t *testing.T) {
 		write(t, dir, "notebook/projects/new/idea.md", "idea\n")
 		write(t, dir, "notebook/reference/a.5.md", "between\n")
 		os.RemoveAll(filepath.Join(dir, "notebook/knowledge/deep"))
-		os.Remove(filepath.Join(dir, "top.md"))
-		os.Chmod(filepath.Join(dir, "notebook/reference/a0.md"), 0o755)
+		os.Remove(filepath.Join(dir, "notebook/top.md"))
 	})
 	if err := r.fastForward(ctx, head, target, time.Now()); err != nil {
 		t.Fatalf("fast-forward: %v", err)
@@ -316,13 +311,13 @@ func TestFastForwardMatchesGit(t *testing.T) {
 	if got := gitOut(t, r, "reflog", "-1", "--format=%gs"); got != "merge "+target+": Fast-forward" {
 		t.Fatalf("reflog: %q", got)
 	}
-	for _, gone := range []string{"top.md", "notebook/knowledge/deep"} {
+	for _, gone := range []string{"notebook/top.md", "notebook/knowledge/deep"} {
 		if _, err := os.Stat(filepath.Join(r.Dir, gone)); !os.IsNotExist(err) {
 			t.Fatalf("%s is still there: %v", gone, err)
 		}
 	}
-	if fi, err := os.Stat(filepath.Join(r.Dir, "notebook/reference/a0.md")); err != nil || fi.Mode()&0o100 == 0 {
-		t.Fatalf("a0.md lost its executable bit: %v", err)
+	if fi, err := os.Stat(filepath.Join(r.Dir, "notebook/projects/new/idea.md")); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("idea.md written with mode %v (%v), want 0644", fi.Mode(), err)
 	}
 	mustContain(t, read(t, r.Dir, "notebook/reference/contacts.md"), "- from the peer")
 	mustContain(t, read(t, r.Dir, "notebook/projects/new/idea.md"), "idea")
@@ -350,7 +345,7 @@ func TestFastForwardKeepsLocalEdits(t *testing.T) {
 			target := peerCommit(t, r, func(dir string) {
 				appendTo(t, dir, "notebook/reference/contacts.md", "- theirs\n")
 				write(t, dir, "notebook/reference/added.md", "theirs\n")
-				appendTo(t, dir, "top.md", "- theirs\n")
+				appendTo(t, dir, "notebook/top.md", "- theirs\n")
 			})
 			local(r.Dir)
 			before := files(t, r.Dir)
@@ -441,8 +436,8 @@ func TestStaleLocksOfAKilledCommit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	appendTo(t, r.Dir, "top.md", "- after the crash\n")
-	if ok, err := r.Commit(ctx, "after", "top.md"); err != nil || !ok {
+	appendTo(t, r.Dir, "notebook/top.md", "- after the crash\n")
+	if ok, err := r.Commit(ctx, "after", "notebook/top.md"); err != nil || !ok {
 		t.Fatalf("commit after a killed one: %v %v", ok, err)
 	}
 	checkRepo(t, r)

@@ -121,9 +121,35 @@ type treeChange struct {
 	oldOID, newOID string // "" for none
 }
 
-// diffTree lists the files that differ between two commits.
+// diffTree lists the files that differ between two commits, all regular
+// files at paths git stores (else errSlowPath).
 func (r *Repo) diffTree(ctx context.Context, a, b string) ([]treeChange, error) {
-	out, err := r.Git(ctx, "diff-tree", "-r", "-z", "--no-renames", a, b)
+	changes, err := r.rawDiff(ctx, a, b, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range changes {
+		for _, m := range []uint32{c.oldMode, c.newMode} {
+			if m != 0 && m != 0o100644 && m != 0o100755 {
+				return nil, slowf("%s is not a regular file", c.path)
+			}
+		}
+		if !validPath(c.path) {
+			return nil, slowf("%q is not a path memhost writes", c.path)
+		}
+	}
+	return changes, nil
+}
+
+// rawDiff lists what differs between two trees (or commits), as git
+// diff-tree -r reports it; with trees, the folders that differ too
+// (mode 040000), so that a folder's name is seen even with nothing in it.
+func (r *Repo) rawDiff(ctx context.Context, a, b string, trees bool) ([]treeChange, error) {
+	args := []string{"diff-tree", "-r", "-z", "--no-renames"}
+	if trees {
+		args = append(args, "-t")
+	}
+	out, err := r.Git(ctx, append(args, a, b)...)
 	if err != nil {
 		return nil, err
 	}
@@ -146,14 +172,6 @@ func (r *Repo) diffTree(ctx context.Context, a, b string) ([]treeChange, error) 
 		}
 		if !allZeroHex(f[3]) {
 			c.newOID = f[3]
-		}
-		for _, m := range []uint32{c.oldMode, c.newMode} {
-			if m != 0 && m != 0o100644 && m != 0o100755 {
-				return nil, slowf("%s is not a regular file", p)
-			}
-		}
-		if !validPath(p) {
-			return nil, slowf("%q is not a path memhost writes", p)
 		}
 		changes = append(changes, c)
 	}
@@ -323,10 +341,8 @@ func (r *Repo) applyToWorkTree(idx *gitIndex, c treeChange, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return err
 	}
+	// Never an executable bit (checkMove refuses a target that has one).
 	perm := os.FileMode(0o644)
-	if c.newMode == 0o100755 {
-		perm = 0o755
-	}
 	// Made inside .git (the same file system), so that a killed memhost
 	// leaves no stray file in the work tree for the next commit to take.
 	tmpDir := filepath.Join(r.gitDir(), "memhost", "tmp")

@@ -143,10 +143,14 @@ func TestInitWritesGitignoreAndCommits(t *testing.T) {
 	mustContain(t, gi, blockBegin, "mine/")
 }
 
+// Adopting a repository untracks what is not shared (derived folders,
+// an editor's settings in the notebook, anything else), keeping it on disk.
 func TestAdoptUntracksDerivedFolders(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "h")
 	write(t, dir, "notebook/a.md", "# A\n")
 	write(t, dir, "brain/memory.db", "index")
+	write(t, dir, "notebook/.obsidian/app.json", "{}")
+	write(t, dir, "tools/run.sh", "#!/bin/sh\n")
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "mine"}} {
 		cmd := exec.Command("git", args...)
 		cmd.Dir = dir
@@ -159,11 +163,11 @@ func TestAdoptUntracksDerivedFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Created || fmt.Sprint(res.Untracked) != "[brain]" {
-		t.Fatalf("got %+v, want adopted with brain untracked", res)
+	if res.Created || fmt.Sprint(res.Untracked) != "[brain notebook/.obsidian/app.json tools]" {
+		t.Fatalf("got %+v, want adopted with what is not shared untracked", res)
 	}
-	if _, ok := tree(t, r)["brain/memory.db"]; ok {
-		t.Fatal("brain/memory.db still tracked")
+	if got := fmt.Sprint(tree(t, r)); got != "map[.gitignore:"+read(t, dir, ".gitignore")+" notebook/a.md:# A\n]" {
+		t.Fatalf("tracked after adopting: %s", got)
 	}
 	if read(t, dir, "brain/memory.db") != "index" {
 		t.Fatal("brain/memory.db removed from disk")

@@ -22,6 +22,9 @@ type Repo struct {
 	Dir string // the work tree (the memhost home)
 	// Author is "Name <email>" for commits; "" uses "memhost <memhost@HOSTNAME>".
 	Author string
+	// Notebook is the notebook folder, relative to Dir (default
+	// "notebook"): with sessions/, what federation shares (shared.go).
+	Notebook string
 }
 
 // gitError is a git command that failed, with what it printed.
@@ -95,7 +98,11 @@ func (r *Repo) gitIO(ctx context.Context, stdin io.Reader, env []string, args ..
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoGit
 	}
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-c", "gc.auto=0", "-c", "maintenance.auto=false"}, args...)...)
+	// No executable bit and no symlink is ever written or recorded
+	// (shared.go): git ignores the bit on disk and writes symlinks, were
+	// one to get past the checks, as plain files.
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-c", "gc.auto=0", "-c", "maintenance.auto=false",
+		"-c", "core.fileMode=false", "-c", "core.symlinks=false"}, args...)...)
 	cmd.Dir = r.Dir
 	cmd.Env = r.env(env)
 	cmd.Stdin = stdin

@@ -3,7 +3,9 @@
 // fetches the remote branch, merges it by memhost's rules (markdown line
 // by line against the merge base, transcripts by union of entries, what
 // cannot merge kept on both sides), updates the work tree, and pushes.
-// The index is derived on each machine and never committed.
+// The index is derived on each machine and never committed; only the
+// notebook's pages and the transcripts are shared, whatever the remote
+// sends (shared.go).
 //
 // It drives the git binary (see docs/design-notes.md for why not go-git):
 // real three-way merges (merge-tree, merge-file), git's stat-cached index
@@ -59,8 +61,9 @@ type InitResult struct {
 	Created bool   `json:"created"` // a new repository (else an existing one was adopted)
 	Branch  string `json:"branch"`
 	Commit  string `json:"commit"`
-	// Untracked lists derived folders that the adopted repository held
-	// and that are no longer tracked (the files stay on disk).
+	// Untracked lists what the adopted repository tracked outside the
+	// shared paths and no longer does (the files stay on disk): top
+	// folders ("brain"), or files in the shared folders.
 	Untracked []string `json:"untracked,omitempty"`
 }
 
@@ -86,12 +89,15 @@ func Managed(home string) bool {
 }
 
 // Init makes the home a git repository memhost commits to, or adopts the
-// one it is: .gitignore gets memhost's block, derived folders are
-// untracked, and everything else is committed.
+// one it is: .gitignore gets memhost's block, whatever is not shared is
+// untracked (left on disk), and the shared files are committed.
 func (r *Repo) Init(ctx context.Context, opts InitOptions) (InitResult, error) {
 	res := InitResult{Branch: opts.Branch}
 	if res.Branch == "" {
 		res.Branch = "main"
+	}
+	if err := CheckNotebook(r.notebookDir()); err != nil {
+		return res, err
 	}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return res, err
@@ -121,17 +127,38 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (InitResult, error) {
 		return res, err
 	}
 	defer unlock()
-	for _, d := range []string{"brain", "cache", "models", "plugins", "health", "config.yaml"} {
-		out, err := r.Git(ctx, "ls-files", "--", d)
-		if err != nil {
-			return res, err
+	if _, err := r.waitIndexLock(ctx); err != nil {
+		return res, err
+	}
+	// What an adopted repository (or an older memhost) tracked outside
+	// the shared paths is untracked, kept on disk: derived and
+	// per-machine files, an editor's settings in the notebook. Every
+	// other change to a shared path is committed (commitLocked's rules:
+	// nothing outside them gets in).
+	out, err := r.Git(ctx, "ls-files", "-z")
+	if err != nil {
+		return res, err
+	}
+	var remove []string
+	untracked := map[string]bool{}
+	for _, p := range strings.Split(out, "\x00") {
+		if p == "" || r.Shares(p) {
+			continue
 		}
-		if strings.TrimSpace(out) != "" {
-			if _, err := r.Git(ctx, "rm", "-r", "-q", "--cached", "--", d); err != nil {
-				return res, err
-			}
-			res.Untracked = append(res.Untracked, d)
+		remove = append(remove, p)
+		// Reported by top folder, or by the file in the shared folders.
+		what, _, _ := strings.Cut(p, "/")
+		if what == r.notebookDir() || what == sessionsDir {
+			what = p
 		}
+		if !untracked[what] {
+			untracked[what] = true
+			res.Untracked = append(res.Untracked, what)
+		}
+	}
+	paths, err := r.statusPaths(ctx)
+	if err != nil {
+		return res, err
 	}
 	head, err := r.rev(ctx, "HEAD")
 	if err != nil {
@@ -141,14 +168,9 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (InitResult, error) {
 	if head == "" {
 		msg = "memhost git init"
 	}
-	if _, err := r.commitLocked(ctx, msg, nil); err != nil {
+	// An empty home gets an empty first commit: later merges need a base.
+	if _, err := r.gitCommit(ctx, msg, r.shareable(paths), remove, head == ""); err != nil {
 		return res, err
-	}
-	if head, _ = r.rev(ctx, "HEAD"); head == "" {
-		// An empty home: an empty first commit gives later merges a base.
-		if _, err := r.Git(ctx, "commit", "-q", "--allow-empty", "-m", msg); err != nil {
-			return res, err
-		}
 	}
 	res.Commit, err = r.rev(ctx, "HEAD")
 	return res, err

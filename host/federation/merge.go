@@ -30,12 +30,17 @@ import (
 //     daily log, which both sides append to.
 
 // Conflict is a file both sides changed in ways that cannot be merged:
-// ours stays at Path, theirs is in Sibling (home-relative paths).
+// ours stays at Path, theirs is in Sibling (home-relative paths), or, when
+// the other side made Path a folder, the file's version is in Sibling.
+// A file changed on one side and deleted on the other is kept (no
+// Sibling): the conflict says so while Path still holds the version
+// kept (Kept, its blob id), until the person changes or removes it.
 type Conflict struct {
 	Path    string `json:"path"`
 	Sibling string `json:"sibling"`
 	Time    string `json:"time"`
 	Reason  string `json:"reason"`
+	Kept    string `json:"kept,omitempty"`
 }
 
 // mergeJSONL merges append-only JSONL files by union of entries.

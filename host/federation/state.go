@@ -20,6 +20,9 @@ type State struct {
 	Failures int `json:"failures"`
 	// Rewritten is set while the remote's history is refused.
 	Rewritten bool `json:"rewritten,omitempty"`
+	// Refused is set while the remote is refused for changing what is
+	// not shared (ErrRefused; LastError says what).
+	Refused bool `json:"refused,omitempty"`
 	// Conflicts are the merges that kept both sides, until their sibling
 	// page is removed.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
@@ -32,8 +35,9 @@ const MaxBackoff = 15 * time.Minute
 
 func (r *Repo) statePath() string { return filepath.Join(r.gitDir(), "memhost", "state.json") }
 
-// ReadState reads the state; conflicts whose sibling page is gone (the
-// person resolved them) are left out.
+// ReadState reads the state; conflicts the person resolved are left
+// out: the sibling page is gone, or the file kept over a deletion was
+// changed or removed since.
 func (r *Repo) ReadState() State {
 	var s State
 	data, err := os.ReadFile(r.statePath())
@@ -42,7 +46,7 @@ func (r *Repo) ReadState() State {
 	}
 	open := s.Conflicts[:0:0]
 	for _, c := range s.Conflicts {
-		if r.exists(c.Sibling) {
+		if c.Sibling != "" && r.exists(c.Sibling) || c.Sibling == "" && c.Kept != "" && r.holds(c.Path, c.Kept) {
 			open = append(open, c)
 		}
 	}
@@ -54,13 +58,14 @@ func (r *Repo) recordSync(now time.Time, res SyncResult, err error) {
 	r.editState(func(s *State) {
 		s.LastSync = now.UTC().Format(time.RFC3339)
 		s.Conflicts = append(s.Conflicts, res.Conflicts...)
-		s.Rewritten = false
+		s.Rewritten, s.Refused = false, false
 		if err == nil {
 			s.LastSuccess, s.LastError, s.Failures = s.LastSync, "", 0
 		} else {
 			s.LastError = err.Error()
 			s.Failures++
 			s.Rewritten = isRewritten(err)
+			s.Refused = isRefused(err)
 		}
 	})
 }

@@ -119,6 +119,14 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res SyncResult, err 
 			return res, err
 		}
 		if theirs != "" {
+			// What the remote changes is looked at before anything merges.
+			head, err := r.rev(ctx, "HEAD")
+			if err != nil {
+				return res, err
+			}
+			if err := r.checkRemote(ctx, head, theirs); err != nil {
+				return res, err
+			}
 			if err := r.mergeIn(ctx, opts, theirs, &res); err != nil {
 				return res, err
 			}
@@ -281,6 +289,9 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 	} else if now != head {
 		return errDirty
 	}
+	if err := r.checkMove(ctx, head, target); err != nil {
+		return err
+	}
 	if head == "" {
 		// An unborn branch: take theirs as it is, keeping local files.
 		if _, err := r.Git(ctx, "reset", "-q", target); err != nil {
@@ -379,18 +390,39 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 		if err != nil {
 			return "", err
 		}
+		// A file git moved aside (PATH~ID) because the other side put a
+		// folder where it was: the version kept goes to a sibling page
+		// beside the folder and is reported, never left under a name
+		// that is not shared or indexed.
+		if orig, ok := r.movedAside(p); ok {
+			data, reason := ours, "the other side made it a folder; this side's version is kept in the sibling"
+			if st[2] == "" {
+				data, reason = theirsData, "this side made it a folder; the other side's version is kept in the sibling"
+			}
+			sib := siblingPath(orig, theirs)
+			oid, err := r.hashObject(ctx, data)
+			if err != nil {
+				return "", err
+			}
+			updates = append(updates, "0 "+strings.Repeat("0", 40)+"\t"+p, "100644 "+oid+"\t"+sib)
+			res.Conflicts = append(res.Conflicts, Conflict{Path: orig, Sibling: sib, Time: now, Reason: reason})
+			continue
+		}
 		var merged []byte
 		ok := true
-		reason := ""
+		reason, kept := "", false
 		switch {
 		case st[2] == "" && st[3] == "":
 			updates = append(updates, "0 "+strings.Repeat("0", 40)+"\t"+p)
 			continue
 		case st[2] == "" || st[3] == "":
-			// Changed on one side, deleted on the other: the change is kept.
-			merged = ours
+			// Changed on one side, deleted on the other: the change is
+			// kept, and reported (the deletion did not happen).
+			merged, kept = ours, true
+			reason = "deleted on the other side and changed here: this side's version is kept"
 			if st[2] == "" {
 				merged = theirsData
+				reason = "deleted here and changed on the other side: the other side's version is kept"
 			}
 		case strings.HasSuffix(p, ".jsonl"):
 			merged = mergeJSONL(base, ours, theirsData)
@@ -421,6 +453,9 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 			return "", err
 		}
 		updates = append(updates, "100644 "+oid+"\t"+p)
+		if kept {
+			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Time: now, Reason: reason, Kept: oid})
+		}
 	}
 	if len(updates) > 0 {
 		idx := filepath.Join(tmp, "merge-index")
@@ -441,7 +476,11 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 	}
 	msg := "sync: merge " + theirs[:12] + " from the remote"
 	for _, c := range res.Conflicts {
-		msg += "\n\nconflict: " + c.Path + " (theirs kept in " + c.Sibling + ")"
+		if c.Sibling == "" {
+			msg += "\n\nconflict: " + c.Path + " (" + c.Reason + ")"
+		} else {
+			msg += "\n\nconflict: " + c.Path + " (" + c.Sibling + " kept too: " + c.Reason + ")"
+		}
 	}
 	c, err := r.gitIO(ctx, nil, nil, "commit-tree", tree, "-p", head, "-p", theirs, "-m", msg)
 	if err != nil {
@@ -605,11 +644,28 @@ func short(id string) string {
 
 func (r *Repo) gitDir() string { return filepath.Join(r.Dir, ".git") }
 
-// isMerged reports whether p is a conflict sibling still present in the
-// work tree.
+// exists reports whether p (a conflict sibling) is still in the work
+// tree.
 func (r *Repo) exists(p string) bool {
 	_, err := os.Stat(filepath.Join(r.Dir, filepath.FromSlash(path.Clean(p))))
 	return err == nil
+}
+
+// holds reports whether the file at p still holds the blob oid.
+func (r *Repo) holds(p, oid string) bool {
+	data, err := os.ReadFile(filepath.Join(r.Dir, filepath.FromSlash(path.Clean(p))))
+	return err == nil && blobID(data) == oid
+}
+
+// movedAside reports whether p is a file git merge-tree moved aside
+// (PATH~ID) from a shared path where the other side put a folder, and
+// that path.
+func (r *Repo) movedAside(p string) (string, bool) {
+	i := strings.LastIndexByte(p, '~')
+	if i <= 0 || r.Shares(p) || !r.Shares(p[:i]) {
+		return "", false
+	}
+	return p[:i], true
 }
 
 func isRewritten(err error) bool { return errors.Is(err, ErrRewritten) }
