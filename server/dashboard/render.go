@@ -322,9 +322,8 @@ func skipSpace(line []byte, i int) int {
 	return i
 }
 
-// renderCtx wraps ctx with the render budget; plainFor says whether an
-// error of a rendering under it means "show it as text" (the budget ran
-// out) rather than "the request ended".
+// renderCtx wraps a request's ctx with the render budget; tooSlow tells
+// the budget running out (show the page as text) from the request ending.
 func renderCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, renderBudget)
 }
