@@ -18,15 +18,21 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
 )
 
-// PageRequest names a page to read whole.
+// PageRequest names a page to read whole, or its start.
 type PageRequest struct {
 	Path string `json:"path"`
+	// MaxBytes, when > 0, bounds what is read: a longer page answers its
+	// first MaxBytes bytes (cut back to a whole UTF-8 character) with
+	// Truncated set and no Hash, so that the part can never be saved over
+	// the whole. 0 reads the page whole.
+	MaxBytes int64 `json:"maxBytes,omitempty"`
 }
 
 // PageResponse is a page as it is on disk, with the hash a SavePage of it
@@ -36,7 +42,8 @@ type PageResponse struct {
 	Text      string `json:"text"`
 	Hash      string `json:"hash"` // sha256 of the file, hex
 	SizeBytes int64  `json:"sizeBytes"`
-	Mtime     string `json:"mtime"` // RFC 3339
+	Mtime     string `json:"mtime"`               // RFC 3339
+	Truncated bool   `json:"truncated,omitempty"` // Text is the page's start (PageRequest.MaxBytes); Hash is ""
 }
 
 // PageHash is the hash PageResponse and SavePageRequest use: sha256 of the
@@ -46,19 +53,48 @@ func PageHash(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// cutRune drops the UTF-8 character a cut at the end of b split.
+func cutRune(b []byte) []byte {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			return b
+		}
+	}
+	return b
+}
+
 // Page reads a page whole.
 func (h *Host) Page(ctx context.Context, req PageRequest) (PageResponse, error) {
 	rel, err := h.notebook.Clean(req.Path)
 	if err != nil {
 		return PageResponse{}, err
 	}
-	data, err := h.notebook.Read(rel)
-	if err != nil {
-		return PageResponse{}, err
+	var resp PageResponse
+	if req.MaxBytes > 0 {
+		data, whole, err := h.notebook.ReadPrefix(rel, req.MaxBytes)
+		if err != nil {
+			return PageResponse{}, err
+		}
+		if !whole {
+			resp = PageResponse{Path: rel, Text: string(cutRune(data)), Truncated: true}
+		} else {
+			resp = PageResponse{Path: rel, Text: string(data), Hash: PageHash(data), SizeBytes: int64(len(data))}
+		}
+	} else {
+		data, err := h.notebook.Read(rel)
+		if err != nil {
+			return PageResponse{}, err
+		}
+		resp = PageResponse{Path: rel, Text: string(data), Hash: PageHash(data), SizeBytes: int64(len(data))}
 	}
-	resp := PageResponse{Path: rel, Text: string(data), Hash: PageHash(data), SizeBytes: int64(len(data))}
 	if fi, err := os.Stat(h.notebook.Abs(rel)); err == nil {
 		resp.Mtime = fi.ModTime().UTC().Format(time.RFC3339)
+		if resp.Truncated {
+			resp.SizeBytes = fi.Size()
+		}
 	}
 	return resp, nil
 }

@@ -25,16 +25,17 @@ import (
 //   - TCP on any other address: the bearer token only.
 
 // guard wraps h with the checks of a TCP listener: token, when not empty,
-// is required as "Authorization: Bearer TOKEN" (or, from a browser, as the
+// is required as "Authorization: Bearer TOKEN" (or, from a browser, the
 // dashboard's cookie: browserAuth).
 func guard(h http.Handler, token string) http.Handler {
+	dash := newDashCookie()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(VersionHeader, version.String())
 		r = r.WithContext(context.WithValue(r.Context(), overTCPKey{}, true))
 		if token != "" {
 			scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 			if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
-				if browserAuth(w, r, token) { // the dashboard's cookie, or an answer
+				if dash.auth(w, r, token) { // the dashboard's cookie, or an answer
 					return
 				}
 			}
@@ -54,40 +55,85 @@ func guard(h http.Handler, token string) http.Handler {
 
 // A browser cannot send the bearer token, so the dashboard's pages take it
 // once from the address: GET /?token=TOKEN (what `memhost serve` prints)
-// sets an HttpOnly, SameSite=Strict cookie holding it and redirects to the
-// address without it; later requests, the dashboard's and its scripts' calls
-// of the API alike, carry the cookie. A request authenticated by the cookie
-// that comes from a page of another origin is refused, as on loopback.
+// sets a cookie and redirects to the address without it; later requests,
+// the dashboard's and its scripts' calls of the API alike, carry the
+// cookie. A request authenticated by the cookie that comes from a page of
+// another origin is refused, as on loopback.
+//
+// What the browser holds is never the token. Cookies have no port: the
+// browser sends the cookie of 127.0.0.1:4321 to every server of
+// 127.0.0.1 it visits, whoever runs it. So the cookie holds a secret of
+// this run of the server alone (32 random bytes, in memory only, never
+// written to the home), which:
+//   - is no bearer token: the API, MCP and the CLI refuse it;
+//   - opens the dashboard only: its pages (GET /, /ui/...) and the API
+//     calls its scripts make (dashCookiePaths), nothing else;
+//   - dies with the server: after a restart the dashboard answers 401
+//     and the user opens the token address again.
+//
+// The cookie is HttpOnly (no script reads it), SameSite=Strict (no other
+// site's page makes the browser send it) and Path=/. It is not Secure and
+// not named __Host-: the server speaks plain HTTP, and browsers refuse a
+// Secure cookie set over HTTP (localhost aside) and every __Host- cookie
+// that is not Secure. (__Host- would not scope it to a port anyway.)
 
-// tokenCookie names the cookie of the server at host (cookies are shared
-// by every port of a host).
-func tokenCookie(host string) string {
-	_, port, _ := net.SplitHostPort(host)
-	return "memhost-token-" + port
+// dashCookie is the dashboard's cookie of one run of a server.
+type dashCookie struct{ secret string }
+
+func newDashCookie() *dashCookie {
+	buf := make([]byte, 32)
+	rand.Read(buf)
+	return &dashCookie{secret: hex.EncodeToString(buf)}
 }
 
-// browserAuth serves r when it carries the token as the dashboard's cookie
-// (or sets the cookie from ?token= on a GET, and redirects), and reports
-// whether it answered.
-func browserAuth(w http.ResponseWriter, r *http.Request, token string) bool {
-	name := tokenCookie(r.Host)
-	if c, err := r.Cookie(name); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(token)) == 1 {
+// dashCookieName names the cookie of the server at host: two servers of
+// one machine (other ports) would otherwise overwrite each other's.
+func dashCookieName(host string) string {
+	_, port, _ := net.SplitHostPort(host)
+	return "memhost-dashboard-" + port
+}
+
+// dashCookiePaths reports whether the dashboard's cookie opens path: the
+// dashboard's pages and the API routes of its script (static/app.js).
+func dashCookiePaths(path string) bool {
+	switch path {
+	case "/", "/api/v1/events", "/api/v1/models/rm", "/api/v1/models/pull", "/api/debug/memory/rebuild":
+		return true
+	}
+	return strings.HasPrefix(path, "/ui/") || strings.HasPrefix(path, "/api/debug/memory/rebuild/")
+}
+
+// auth serves r when it carries the dashboard's cookie (or sets the
+// cookie from ?token= on a GET, and redirects), and reports whether it
+// answered.
+func (d *dashCookie) auth(w http.ResponseWriter, r *http.Request, token string) bool {
+	name := dashCookieName(r.Host)
+	c, err := r.Cookie(name)
+	if err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(d.secret)) == 1 {
 		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
 			writeError(w, &fault.Error{Kind: fault.Outside, Field: "Origin", Message: fmt.Sprintf("requests from pages of %s are refused", o)})
+			return true
+		}
+		if !dashCookiePaths(r.URL.Path) {
+			writeError(w, &fault.Error{Kind: KindUnauthorized, Message: fmt.Sprintf("%s needs the bearer token: the dashboard's cookie opens the dashboard only", r.URL.Path)})
 			return true
 		}
 		return false // authenticated: the caller serves it
 	}
 	q := r.URL.Query()
 	if r.Method == http.MethodGet && q.Has("token") && subtle.ConstantTimeCompare([]byte(q.Get("token")), []byte(token)) == 1 {
-		http.SetCookie(w, &http.Cookie{Name: name, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		http.SetCookie(w, &http.Cookie{Name: name, Value: d.secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		q.Del("token")
 		u := *r.URL
 		u.RawQuery = q.Encode()
 		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
 		return true
 	}
-	writeError(w, &fault.Error{Kind: KindUnauthorized, Message: "missing or wrong bearer token (a browser opens the dashboard once as /?token=TOKEN, the token file's content)"})
+	msg := "missing or wrong bearer token (a browser opens the dashboard once as /?token=TOKEN, the token file's content)"
+	if err == nil {
+		msg = "the dashboard's cookie is not this server's (the server restarted since it was set): open the dashboard as /?token=TOKEN again, TOKEN the token file's content"
+	}
+	writeError(w, &fault.Error{Kind: KindUnauthorized, Message: msg})
 	return true
 }
 

@@ -4,14 +4,16 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // TestDashboardAuth: with a token, a browser opens the dashboard once as
-// /?token=TOKEN, which sets a SameSite cookie and redirects to the address
-// without it; the cookie then opens the pages and the API, but not from a
-// page of another origin. Without a token on loopback the dashboard is
+// /?token=TOKEN, which sets a SameSite cookie (a secret of the server's
+// run, not the token) and redirects to the address without it; the
+// cookie then opens the pages and the API calls of the dashboard's script,
+// but not from a page of another origin, and no other route. Without a token on loopback the dashboard is
 // served like the API, and refused to other origins and hosts.
 func TestDashboardAuth(t *testing.T) {
 	home := t.TempDir()
@@ -43,20 +45,29 @@ func TestDashboardAuth(t *testing.T) {
 		t.Fatalf("?token=: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	cs := resp.Cookies()
-	if len(cs) != 1 || cs[0].Value != token || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode {
+	if len(cs) != 1 || !cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Path != "/" {
 		t.Fatalf("cookie %+v", cs)
+	}
+	if cs[0].Value == token || strings.Contains(cs[0].Value, token) || len(cs[0].Value) < 32 {
+		t.Fatalf("the cookie holds the API token or a short secret: %+v", cs[0])
 	}
 	cookie := cs[0].Name + "=" + cs[0].Value
 	if resp := get("/ui/notebook?dir=lists", "Cookie", cookie); resp.StatusCode != 200 || resp.Header.Get("Content-Security-Policy") == "" {
 		t.Errorf("with the cookie: %d, CSP %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
 	}
-	if code, body, _ := do(t, "POST", r.info.URL+"/api/v1/status", `{}`, "Cookie", cookie, "Origin", r.info.URL); code != 200 {
-		t.Errorf("the API with the cookie from the dashboard: %d %s", code, body)
+	if code, body, _ := do(t, "GET", r.info.URL+"/ui/api/status", ``, "Cookie", cookie, "Origin", r.info.URL); code != 200 {
+		t.Errorf("the dashboard's API with the cookie from the dashboard: %d %s", code, body)
+	}
+	if code, body, _ := do(t, "POST", r.info.URL+"/api/v1/models", `{}`, "Cookie", cookie, "Origin", r.info.URL); code != 401 {
+		t.Errorf("an API route the dashboard does not call, with the cookie: %d %s", code, body)
+	}
+	if code, body, _ := do(t, "POST", r.info.URL+"/api/v1/status", `{}`, "Authorization", "Bearer "+cs[0].Value); code != 401 {
+		t.Errorf("the cookie's secret as the bearer token: %d %s", code, body)
 	}
 	if code, body, _ := do(t, "POST", r.info.URL+"/api/v1/remember", `{"text":"evil"}`, "Cookie", cookie, "Origin", "http://evil.example"); code != 403 {
 		t.Errorf("the cookie from another origin: %d %s", code, body)
 	}
-	if code, body, _ := do(t, "POST", r.info.URL+"/api/v1/status", `{}`, "Cookie", cs[0].Name+"=wrong"); code != 401 {
+	if code, body, _ := do(t, "GET", r.info.URL+"/ui/api/status", ``, "Cookie", cs[0].Name+"=wrong"); code != 401 || !strings.Contains(body, "?token=") {
 		t.Errorf("a wrong cookie: %d %s", code, body)
 	}
 
@@ -72,5 +83,29 @@ func TestDashboardAuth(t *testing.T) {
 	req.Host = "evil.example"
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 403 {
 		t.Errorf("another Host (DNS rebinding): %v %v", resp, err)
+	}
+}
+
+// TestDashCookiePaths: every API route the dashboard's script calls is one
+// the dashboard's cookie opens (a route added to app.js and not to
+// dashCookiePaths would answer 401 in the browser).
+func TestDashCookiePaths(t *testing.T) {
+	js, err := os.ReadFile("dashboard/static/app.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := regexp.MustCompile(`"(/api/[^"?]*)`).FindAllStringSubmatch(string(js), -1)
+	if len(calls) == 0 {
+		t.Fatal("no API call found in app.js")
+	}
+	for _, c := range calls {
+		if !dashCookiePaths(c[1]) {
+			t.Errorf("app.js calls %s, which the dashboard's cookie does not open", c[1])
+		}
+	}
+	for _, p := range []string{"/api/v1/write", "/api/v1/server/stop", "/mcp", "/api/debug/brain/inject-turn", "/api/debug/notebook/a.md"} {
+		if dashCookiePaths(p) {
+			t.Errorf("the dashboard's cookie opens %s", p)
+		}
 	}
 }

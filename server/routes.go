@@ -94,7 +94,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/ui/", dash)
 
 	mux.HandleFunc("/", s.notFound)
-	return s.common(mux)
+	return s.common(s.limitBodies(mux))
 }
 
 // common adds what every response carries and refuses clients of another

@@ -44,8 +44,8 @@ type RunOptions struct {
 	// ShutdownTimeout bounds the wait for requests in flight when the
 	// server stops; 0 means 30 s.
 	ShutdownTimeout time.Duration
-	// MaxBody: see Options.
-	MaxBody int64
+	// MaxBody and MaxBodies: see Options.
+	MaxBody, MaxBodies int64
 	// AfterWrite: see Options.
 	AfterWrite func(op string)
 	// SocketRoutes, when set, gives routes served on the unix socket only,
@@ -174,7 +174,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	var watching atomic.Bool
 	stopc := make(chan struct{})
 	var stopOnce sync.Once
-	s := New(h, Options{Log: log, MaxBody: opts.MaxBody, AfterWrite: opts.AfterWrite, Env: EnvFingerprint(EnvOverrides(getenv)),
+	s := New(h, Options{Log: log, MaxBody: opts.MaxBody, MaxBodies: opts.MaxBodies, AfterWrite: opts.AfterWrite, Env: EnvFingerprint(EnvOverrides(getenv)),
 		Info: func() Info { in := info; in.Watcher = watching.Load(); return in },
 		Stop: func() { stopOnce.Do(func() { close(stopc) }) }})
 	defer s.Close()

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -68,6 +67,10 @@ type Options struct {
 	Log *slog.Logger
 	// MaxBody bounds request bodies; 0 means DefaultMaxBody.
 	MaxBody int64
+	// MaxBodies bounds the bytes of the bodies of all requests in flight
+	// (body.go); 0 means DefaultMaxBodies, and less than MaxBody means
+	// MaxBody.
+	MaxBodies int64
 	// Info describes the running server for GET /api/v1/server; nil
 	// answers with the version alone (a Server used without Run).
 	Info func() Info
@@ -97,6 +100,8 @@ type Server struct {
 
 	background sync.WaitGroup // work that outlives its request (rebuilds)
 
+	bodies *bodies // the room of request bodies in flight (body.go)
+
 	mcp http.Handler // /mcp (RunOptions.MCP); nil: none
 
 	jobsMu sync.Mutex
@@ -112,7 +117,11 @@ func New(h *host.Host, opts Options) *Server {
 	if opts.MaxBody == 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
-	s := &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), jobs: map[string]*job{}}
+	if opts.MaxBodies == 0 {
+		opts.MaxBodies = DefaultMaxBodies
+	}
+	opts.MaxBodies = max(opts.MaxBodies, opts.MaxBody)
+	s := &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), jobs: map[string]*job{}, bodies: newBodies(opts.MaxBodies)}
 	// Every write on h, whoever makes it (the API, a relayed command, an
 	// MCP tool), is a "write" event.
 	h.OnWrite(func(op string, result any) {
@@ -139,11 +148,17 @@ func (s *Server) Publish(typ string, data any) { s.events.publish(typ, data) }
 // unknown fields, nothing after the value. An empty body is an empty
 // request.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
+	// With a Content-Length (limitBodies checked it) the buffer is made
+	// once: growing it would hold up to twice the body.
+	buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.opts.MaxBody))
+	body := buf.Bytes()
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return &fault.Error{Kind: KindTooLarge, Message: fmt.Sprintf("request body is larger than %d bytes", tooBig.Limit)}
+		return tooLarge(tooBig.Limit)
+	case errors.Is(err, errBodiesFull):
+		return bodiesFull()
 	case err != nil:
 		return fault.Errorf(fault.Canceled, "", "reading the request: %w", err)
 	}

@@ -450,40 +450,81 @@ func (d *Dashboard) notebook(w http.ResponseWriter, r *http.Request) {
 type pageBody struct {
 	Page   host.PageResponse
 	Blocks []block
+	Plain  template.HTML // in place of Blocks: the page as text, with why
 	Lines  []string
 	Folder string
 	Edit   bool
 }
 
 func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
-	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path")})
+	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path"), MaxBytes: maxRenderBytes})
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	blocks, err := renderBlocks(d.md, d.resolve, []byte(p.Text))
+	blocks, plain, err := d.view(r.Context(), p)
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	lines := strings.Split(strings.TrimSuffix(p.Text, "\n"), "\n")
 	folder := path.Dir(p.Path)
 	if folder == "." {
 		folder = ""
 	}
-	b := pageBody{Page: p, Blocks: blocks, Lines: lines, Folder: folder, Edit: r.URL.Query().Has("edit")}
+	b := pageBody{Page: p, Blocks: blocks, Plain: plain, Folder: folder, Edit: r.URL.Query().Has("edit") && !p.Truncated}
+	if plain == "" { // the text is in the view already
+		b.Lines = strings.Split(strings.TrimSuffix(p.Text, "\n"), "\n")
+	}
 	d.render(w, r, "page.html", layout{Title: p.Path, Nav: "notebook", Body: b})
+}
+
+// view renders a page: its blocks, or the page as text when it is too
+// large (p.Truncated) or too slow to render (render.go). An error is the
+// request's end or a renderer's failure.
+func (d *Dashboard) view(ctx context.Context, p host.PageResponse) ([]block, template.HTML, error) {
+	if p.Truncated {
+		return nil, plainHTML(errTooLarge, p.Text), nil
+	}
+	rctx, cancel := renderCtx(ctx)
+	defer cancel()
+	blocks, err := renderBlocks(rctx, d.md, d.resolve, []byte(p.Text))
+	switch {
+	case tooSlow(ctx, err):
+		return nil, plainHTML(errTooSlow, p.Text), nil
+	case err != nil && ctx.Err() != nil:
+		return nil, "", fault.Errorf(fault.Canceled, "", "the request ended while %s rendered: %w", p.Path, err)
+	}
+	return blocks, "", err
+}
+
+// htmlOf renders text whole (the editor's preview, a page's JSON), or as
+// text when it is too large (truncated: the start of a larger page) or
+// too slow to render.
+func (d *Dashboard) htmlOf(ctx context.Context, text string, truncated bool) (string, error) {
+	if truncated || len(text) > maxRenderBytes {
+		return string(plainHTML(errTooLarge, strings.ToValidUTF8(text[:min(len(text), maxRenderBytes)], ""))), nil
+	}
+	rctx, cancel := renderCtx(ctx)
+	defer cancel()
+	html, err := renderHTML(rctx, d.md, d.resolve, []byte(text))
+	switch {
+	case tooSlow(ctx, err):
+		return string(plainHTML(errTooSlow, text)), nil
+	case err != nil && ctx.Err() != nil:
+		return "", fault.Errorf(fault.Canceled, "", "the request ended while the text rendered: %w", err)
+	}
+	return html, err
 }
 
 // pageJSON is a page's text, hash and rendering, for the editor (a
 // conflict shows both versions) and live updates.
 func (d *Dashboard) pageJSON(w http.ResponseWriter, r *http.Request) {
-	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path")})
+	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path"), MaxBytes: maxRenderBytes})
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
-	html, err := renderHTML(d.md, d.resolve, []byte(p.Text))
+	html, err := d.htmlOf(r.Context(), p.Text, p.Truncated)
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -508,8 +549,8 @@ func (d *Dashboard) save(w http.ResponseWriter, r *http.Request) {
 	resp, err := d.h.SavePage(r.Context(), host.SavePageRequest{Path: req.Path, Text: req.Text, BaseHash: req.BaseHash})
 	if fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "baseHash" {
 		out := map[string]any{"error": wireOf(err)}
-		if cur, err := d.h.Page(r.Context(), host.PageRequest{Path: req.Path}); err == nil {
-			html, _ := renderHTML(d.md, d.resolve, []byte(cur.Text))
+		if cur, err := d.h.Page(r.Context(), host.PageRequest{Path: req.Path, MaxBytes: maxRenderBytes}); err == nil {
+			html, _ := d.htmlOf(r.Context(), cur.Text, cur.Truncated)
 			out["current"] = map[string]any{"page": cur, "html": html}
 		}
 		writeJSON(w, http.StatusConflict, out)
@@ -530,7 +571,7 @@ func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	html, err := renderHTML(d.md, d.resolve, []byte(req.Text))
+	html, err := d.htmlOf(r.Context(), req.Text, false)
 	if err != nil {
 		d.fail(w, r, err)
 		return

@@ -185,6 +185,9 @@ func (e *fieldExt) Extend(m goldmark.Markdown) {
 
 type fieldParser struct{ resolve resolver }
 
+// maxFieldDepth bounds the brackets nested in an inline field's value.
+const maxFieldDepth = 8
+
 func (p *fieldParser) Trigger() []byte { return []byte{'[', '('} }
 
 // Parse reads [key:: value] or (key:: value): the value runs to the
@@ -207,7 +210,12 @@ func (p *fieldParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast
 	for i := 1 + m[1]; i < len(line) && end < 0; i++ {
 		switch line[i] {
 		case open:
-			depth++
+			// Bounded, so that "[k:: " repeated does not read the rest
+			// of the line at each: each byte is read by at most
+			// maxFieldDepth+1 fields' scans.
+			if depth++; depth > maxFieldDepth {
+				return nil
+			}
 		case closer:
 			if depth == 0 {
 				end = i

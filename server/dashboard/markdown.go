@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"html"
 	"html/template"
@@ -42,6 +43,11 @@ type block struct {
 
 func newMarkdown(resolve resolver) goldmark.Markdown {
 	return goldmark.New(
+		goldmark.WithParser(parser.NewParser(
+			parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+			parser.WithInlineParsers(inlineParsers()...), // render.go
+			parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		)),
 		goldmark.WithExtensions(extension.GFM, &wikiExt{resolve: resolve}, &fieldExt{resolve: resolve}),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 	)
@@ -50,16 +56,23 @@ func newMarkdown(resolve resolver) goldmark.Markdown {
 // renderBlocks renders src block by block. YAML frontmatter is one block of
 // its own, a properties table (as Obsidian shows it); the markdown below
 // is parsed with the frontmatter blanked out, so that byte offsets and
-// line numbers stay those of the file.
-func renderBlocks(md goldmark.Markdown, resolve resolver, src []byte) ([]block, error) {
+// line numbers stay those of the file. It stops with ctx's error when ctx
+// ends (render.go).
+func renderBlocks(ctx context.Context, md goldmark.Markdown, resolve resolver, src []byte) ([]block, error) {
 	fm, body := frontmatter(src)
-	doc := md.Parser().Parse(text.NewReader(body))
+	doc, err := parse(ctx, md.Parser(), body)
+	if err != nil {
+		return nil, err
+	}
 	lineOf := lineIndex(src)
 	var out []block
 	if fm != nil {
 		out = append(out, block{HTML: fm.html(resolve), Start: 1, End: fm.lines})
 	}
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		var buf bytes.Buffer
 		if err := md.Renderer().Render(&buf, body, n); err != nil {
 			return nil, err
@@ -85,14 +98,18 @@ func renderBlocks(md goldmark.Markdown, resolve resolver, src []byte) ([]block, 
 }
 
 // renderHTML renders src whole (the editor's preview), its frontmatter as
-// a properties table.
-func renderHTML(md goldmark.Markdown, resolve resolver, src []byte) (string, error) {
+// a properties table. It stops with ctx's error when ctx ends.
+func renderHTML(ctx context.Context, md goldmark.Markdown, resolve resolver, src []byte) (string, error) {
 	fm, body := frontmatter(src)
+	doc, err := parse(ctx, md.Parser(), body)
+	if err != nil {
+		return "", err
+	}
 	var buf bytes.Buffer
 	if fm != nil {
 		buf.WriteString(string(fm.html(resolve)))
 	}
-	err := md.Convert(body, &buf)
+	err = md.Renderer().Render(&buf, body, doc)
 	return buf.String(), err
 }
 
@@ -215,12 +232,15 @@ func parseWikilink(line []byte, resolve resolver) (*wikilink, int) {
 	if len(line) < 5 || line[0] != '[' || line[1] != '[' {
 		return nil, 0
 	}
-	end := bytes.Index(line[2:], []byte("]]"))
-	if end <= 0 {
+	// The first bracket after [[ must start the ]]: looking for ]] alone
+	// would read the rest of the line at each "[[" ("[[" repeated:
+	// quadratic).
+	end := bytes.IndexAny(line[2:], "[]\n")
+	if end <= 0 || line[2+end] != ']' || 2+end+1 >= len(line) || line[2+end+1] != ']' {
 		return nil, 0
 	}
 	inner := string(line[2 : 2+end])
-	if strings.ContainsAny(inner, "[]\n") || strings.TrimSpace(inner) == "" {
+	if strings.TrimSpace(inner) == "" {
 		return nil, 0
 	}
 	return newWikilink(inner, resolve), end + 4

@@ -100,7 +100,7 @@ const runPreview = debounce(async () => {
 let editing = false;
 function openEditor() {
   const page = $("#page");
-  if (!page) return;
+  if (!page || !$("#editor")) return; // a page too large to render has no editor
   editing = true;
   $("#editor").hidden = false;
   $("#view").hidden = true;
