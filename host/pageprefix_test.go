@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 )
 
@@ -43,7 +44,7 @@ func TestPageMaxBytes(t *testing.T) {
 	go func() { _, err := h.Page(ctx, PageRequest{Path: "fifo.md", MaxBytes: 5}); done <- err }()
 	select {
 	case err := <-done:
-		if !errors.Is(err, notebook.ErrBadPath) || !strings.Contains(err.Error(), "not a regular file") {
+		if fault.KindOf(err) != fault.BadInput || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("a FIFO: %v", err)
 		}
 	case <-time.After(30 * time.Second):

@@ -19,6 +19,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // fastCommit commits the current content of paths, files git already
@@ -289,7 +291,9 @@ func (r *Repo) hashFile(p string, mode uint32) ([]byte, *syscall.Stat_t, error) 
 	if before.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return nil, nil, slowf("%s changed type", p)
 	}
-	data, err := os.ReadFile(full)
+	// Not followed, and not waited on: the file may have become a
+	// symlink or a FIFO since the Lstat.
+	data, err := fsx.ReadFile(full)
 	if err != nil {
 		return nil, nil, slowf("%s: %v", p, err)
 	}

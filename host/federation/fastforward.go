@@ -17,6 +17,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // fastForward moves the branch and the work tree from head to target, a
@@ -225,7 +227,7 @@ func treeOf(commit []byte) (string, error) {
 // where target adds one (or the very file target adds).
 func (r *Repo) unchangedSince(idx *gitIndex, c treeChange) error {
 	full := filepath.Join(r.Dir, filepath.FromSlash(c.path))
-	data, err := os.ReadFile(full)
+	data, err := fsx.ReadFile(full) // never waits on a FIFO, never follows a link
 	if errors.Is(err, os.ErrNotExist) {
 		if c.oldOID == "" {
 			return nil

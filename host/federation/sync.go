@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host/fault"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // Errors callers branch on.
@@ -653,7 +655,7 @@ func (r *Repo) exists(p string) bool {
 
 // holds reports whether the file at p still holds the blob oid.
 func (r *Repo) holds(p, oid string) bool {
-	data, err := os.ReadFile(filepath.Join(r.Dir, filepath.FromSlash(path.Clean(p))))
+	data, err := fsx.ReadFile(filepath.Join(r.Dir, filepath.FromSlash(path.Clean(p))))
 	return err == nil && blobID(data) == oid
 }
 

@@ -4,34 +4,30 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"syscall"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // ReadPrefix returns the first max bytes of a page (all of it when it is
 // not longer) and whether that is the whole page, reading no more than
 // max+1 bytes: the dashboard shows the start of a page too large to
-// render without holding it in memory. Only a regular file is read; a
-// FIFO or device is refused without blocking.
+// render without holding it in memory. It opens the page as Read does:
+// beneath the root, following only symlinks that stay inside, a regular
+// file only (a FIFO or device is refused without blocking).
 func (n *Notebook) ReadPrefix(rel string, max int64) (data []byte, whole bool, err error) {
-	f, err := os.OpenFile(n.Abs(rel), os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, &PathError{rel, ErrNotFound}
-	}
+	d, err := n.open()
 	if err != nil {
 		return nil, false, err
+	}
+	defer d.Close()
+	f, err := d.Open(rel, fsx.LinksInside)
+	if err != nil {
+		return nil, false, n.fault(rel, err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, false, err
-	}
-	switch {
-	case fi.IsDir():
-		return nil, false, &PathError{rel, fmt.Errorf("%w: it is a folder", ErrBadPath)}
-	case !fi.Mode().IsRegular():
-		return nil, false, &PathError{rel, fmt.Errorf("%w: it is not a regular file", ErrBadPath)}
 	}
 	buf := make([]byte, min(max+1, fi.Size()+1))
 	k, err := io.ReadFull(f, buf)
