@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/modelstore"
 )
 
@@ -121,25 +122,41 @@ type RemoveModelResponse struct {
 // RemoveModel deletes a model (and a partial download of it).
 func (h *Host) RemoveModel(ctx context.Context, req RemoveModelRequest) (RemoveModelResponse, error) {
 	resp := RemoveModelResponse{Removed: req.Name}
-	rq := request{"models-rm", req.RequestID, &resp}
-	gone, err := h.landed(rq, req.Name, "", func() bool { return !h.hasModel(req.Name) })
-	if err != nil || gone {
-		return resp, err
-	}
-	if err := h.begin(rq, req.Name, ""); err != nil {
-		return RemoveModelResponse{}, err
-	}
-	err = h.modelStore().Remove(req.Name)
-	switch {
-	case errors.Is(err, modelstore.ErrNotFound):
-		return RemoveModelResponse{}, fault.Errorf(fault.NotFound, "name", "%v", err)
-	case errors.Is(err, modelstore.ErrBadName):
-		return RemoveModelResponse{}, fault.BadInputf("name", "%v", err)
-	}
+	// Under the notebook's lock, which every write takes, so that a run
+	// still going in a server the client gave up on and its retry here
+	// do not both look before either removes.
+	unlock, err := h.notebook.Lock(ctx)
 	if err != nil {
 		return RemoveModelResponse{}, err
 	}
+	defer unlock()
+	var missing error
+	if !h.hasModel(req.Name) {
+		// Nothing to remove: the store says why (no such model, a bad name).
+		missing = modelError(h.modelStore().Remove(req.Name))
+	}
+	var landed *requests.Record
+	if _, err := h.guard(request{"models-rm", req.RequestID, &resp}, req.Name, "", &landed)(missing); err != nil || landed != nil {
+		if err != nil {
+			return RemoveModelResponse{}, err
+		}
+		return resp, nil
+	}
+	if err := modelError(h.modelStore().Remove(req.Name)); err != nil {
+		return RemoveModelResponse{}, err
+	}
 	return resp, nil
+}
+
+// modelError gives the model store's errors their kinds.
+func modelError(err error) error {
+	switch {
+	case errors.Is(err, modelstore.ErrNotFound):
+		return fault.Errorf(fault.NotFound, "name", "%v", err)
+	case errors.Is(err, modelstore.ErrBadName):
+		return fault.BadInputf("name", "%v", err)
+	}
+	return err
 }
 
 // hasModel reports whether the model store holds a model (or a partial

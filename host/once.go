@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
@@ -56,12 +55,12 @@ func (r request) replay(rec requests.Record) error {
 }
 
 // update is notebook.Update for a write a client may run again: the
-// request is recorded (with the page's hashes and the answer fn filled in)
-// under the notebook's lock before the page is renamed into place, and a
-// run of the same request id that finds its write on the page writes
-// nothing and answers as the first run did. It returns the page the write
-// went to (the recorded one on a replay: a daily log retried after
-// midnight found yesterday's page) and whether it replayed.
+// request is recorded (with the page's hashes, the change and the answer
+// fn filled in) under the notebook's lock before the page is renamed into
+// place, and a run of the same request id that finds its write on the
+// page writes nothing and answers as the first run did. It returns the
+// page the write went to (the recorded one on a replay: a daily log
+// retried after midnight found yesterday's page) and whether it replayed.
 func (h *Host) update(ctx context.Context, r request, rel string, fn func(old []byte, exists bool) ([]byte, error)) (string, bool, error) {
 	if err := r.check(); err != nil {
 		return rel, false, err
@@ -69,34 +68,27 @@ func (h *Host) update(ctx context.Context, r request, rel string, fn func(old []
 	if r.id == "" {
 		return rel, false, h.notebook.Update(ctx, rel, fn)
 	}
-	// The first run may have written elsewhere (another day's log, a page
-	// routed otherwise): look there first.
-	if rec, ok, err := h.record(r); err != nil {
-		return rel, false, err
-	} else if ok && rec.Path != rel {
-		landed := false
-		err := h.notebook.Update(ctx, rec.Path, func(old []byte, exists bool) ([]byte, error) {
-			landed = rec.Landed(old, exists)
-			return nil, notebook.ErrUnchanged
-		})
-		if err != nil && !errors.Is(err, notebook.ErrUnchanged) {
-			return rel, false, err
-		}
-		if landed {
-			return rec.Path, true, r.replay(rec)
-		}
-	}
 	var replayed *requests.Record
 	err := h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
-		// Under the lock: a run still going in a server the client gave
-		// up on has recorded its write by now, or will find this one's.
+		// Under the lock, which every page write takes: a run still going
+		// in a server the client gave up on has recorded its write by
+		// now, or will find this one's.
 		rec, ok, err := h.record(r)
 		if err != nil {
 			return nil, err
 		}
-		if ok && rec.Path == rel && rec.Landed(old, exists) {
-			replayed = &rec
-			return nil, notebook.ErrUnchanged
+		if ok {
+			page, there := old, exists
+			if rec.Path != rel {
+				// The first run wrote elsewhere (another day's log, a
+				// page routed otherwise): look there.
+				page, err = h.notebook.Read(rec.Path)
+				there = err == nil
+			}
+			if rec.Landed(page, there) {
+				replayed = &rec
+				return nil, notebook.ErrUnchanged
+			}
 		}
 		data, err := fn(old, exists)
 		if err != nil {
@@ -106,37 +98,53 @@ func (h *Host) update(ctx context.Context, r request, rel string, fn func(old []
 		if err != nil {
 			return nil, err
 		}
+		cx, was, now := requests.Change(old, data)
 		err = h.requests.Put(requests.Record{ID: r.id, Op: r.op, Path: rel,
 			Before: requests.Hash(old, exists), After: requests.Hash(data, true),
-			Inserted: requests.Inserted(old, data), Response: resp})
+			Context: cx, Old: was, New: now, Response: resp})
 		return data, err
 	})
 	if replayed != nil {
-		return rel, true, r.replay(*replayed)
+		return replayed.Path, true, r.replay(*replayed)
 	}
 	return rel, false, err
 }
 
-// landed reports whether the recorded first run of a write that is not
-// one page's update (a removal, a move, a model deleted) did its work,
-// judged by done from the files as they are, and then fills r.resp with
-// its answer: such a retry writes nothing. path and to name what the
-// write works on, which the record must match.
-func (h *Host) landed(r request, path, to string, done func() bool) (bool, error) {
-	if err := r.check(); err != nil {
-		return false, err
+// guard is the notebook.Guard of a removal or a move that a client may
+// run again (path and to name what it works on; to is "" for a removal):
+// under the notebook's lock, a run whose recorded first run did its work
+// (the page is gone) replays that run's answer and acts no more (*landed
+// is set to the record); otherwise the request is recorded, with the
+// answer as far as it is known, before the page is touched. A page that
+// is not there and was not removed by this request is missing, as without
+// an id (and nothing is recorded).
+func (h *Host) guard(r request, path, to string, landed **requests.Record) notebook.Guard {
+	return func(missing error) (bool, error) {
+		if err := r.check(); err != nil {
+			return false, err
+		}
+		if r.id == "" {
+			return missing == nil, missing
+		}
+		rec, ok, err := h.record(r)
+		if err != nil {
+			return false, err
+		}
+		if missing != nil {
+			if ok && rec.Path == path && rec.To == to {
+				*landed = &rec
+				return false, r.replay(rec)
+			}
+			return false, missing
+		}
+		return true, h.begin(r, path, to, false)
 	}
-	rec, ok, err := h.record(r)
-	if err != nil || !ok || rec.Path != path || rec.To != to || !done() {
-		return false, err
-	}
-	return true, r.replay(rec)
 }
 
-// begin records such a write before it starts, with the answer as far as
-// it is known (a retry of a run killed after its work, before its answer,
-// gets that); a run that finishes records it again whole (finish).
-func (h *Host) begin(r request, path, to string) error {
+// begin records a write before it starts, with the answer as far as it
+// is known (a retry of a run killed after its work, before its answer,
+// gets that) and whether all its steps are done (finish).
+func (h *Host) begin(r request, path, to string, done bool) error {
 	if r.id == "" {
 		return nil
 	}
@@ -144,13 +152,12 @@ func (h *Host) begin(r request, path, to string) error {
 	if err != nil {
 		return err
 	}
-	return h.requests.Put(requests.Record{ID: r.id, Op: r.op, Path: path, To: to, Response: resp})
+	return h.requests.Put(requests.Record{ID: r.id, Op: r.op, Path: path, To: to, Response: resp, Done: done})
 }
 
-// finish records the whole answer of a write begun with begin. A failure
-// only leaves the first answer recorded.
+// finish records that a write of several steps did them all, with its
+// whole answer. A failure only leaves the earlier record, whose retry
+// does the steps again.
 func (h *Host) finish(r request, path, to string) {
-	if r.id != "" {
-		h.begin(r, path, to)
-	}
+	h.begin(r, path, to, true)
 }

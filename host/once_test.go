@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/requests"
 )
@@ -128,7 +129,7 @@ func TestRetryAfterAKillBeforeTheWrite(t *testing.T) {
 	before := readPage(t, h, "knowledge/base.md")
 	rec := requests.Record{ID: "killed", Op: "write", Path: "knowledge/base.md",
 		Before: requests.Hash([]byte(before), true), After: requests.Hash([]byte("what it would have written"), true),
-		Inserted: "\n- a section line that must land once"}
+		Context: "# Base\n\n## Notes\n\n- first\n", New: "- a section line that must land once\n"}
 	if err := h.requests.Put(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -231,5 +232,136 @@ func TestSavePageTwice(t *testing.T) {
 	req.Text = "# Doomed\n\nedited elsewhere"
 	if _, err := h.SavePage(ctx, req); fault.KindOf(err) != fault.Conflict {
 		t.Fatalf("a save on a stale base: got %v, want a conflict", err)
+	}
+}
+
+// TestRetryOfAMoveKilledBeforeItsLinks: the first run renamed the page and
+// was killed before it rewrote the links to it; the retry rewrites them.
+func TestRetryOfAMoveKilledBeforeItsLinks(t *testing.T) {
+	ctx := context.Background()
+	_, h := retryHome(t)
+	resp := MoveResponse{From: "knowledge/moving.md", To: "reference/moved.md", Updated: []LinkUpdate{}}
+	rq := request{"mv", "half", &resp}
+	if err := h.begin(rq, resp.From, resp.To, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.notebook.Rename(ctx, resp.From, resp.To); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.Move(ctx, MoveRequest{From: resp.From, To: resp.To, RequestID: "half"})
+	if err != nil {
+		t.Fatalf("the retry: %v", err)
+	}
+	if page := readPage(t, h, "knowledge/linker.md"); !strings.Contains(page, "[[moved]]") {
+		t.Fatalf("the retry left the link to the old name:\n%s", page)
+	}
+	if len(got.Updated) != 1 || got.Updated[0].Path != "knowledge/linker.md" {
+		t.Fatalf("the retry answered %+v", got)
+	}
+	// Run again once finished, it changes nothing and answers the same.
+	again, err := h.Move(ctx, MoveRequest{From: resp.From, To: resp.To, RequestID: "half"})
+	if err != nil || len(again.Updated) != 1 {
+		t.Fatalf("a retry of the finished move: %+v %v", again, err)
+	}
+}
+
+// TestRetryOfAMoveKilledBetweenItsNames: killed after the page got its new
+// name (a hard link) and before the old one was removed, both names are
+// the page; the retry finishes the rename.
+func TestRetryOfAMoveKilledBetweenItsNames(t *testing.T) {
+	ctx := context.Background()
+	_, h := retryHome(t)
+	dir := h.NotebookDir()
+	if err := os.MkdirAll(filepath.Join(dir, "reference"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(dir, "knowledge", "moving.md"), filepath.Join(dir, "reference", "moved.md")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Move(ctx, MoveRequest{From: "knowledge/moving.md", To: "reference/moved.md", RequestID: "between"}); err != nil {
+		t.Fatalf("the retry: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "knowledge", "moving.md")); !os.IsNotExist(err) {
+		t.Fatalf("the old name is still there: %v", err)
+	}
+	// A different page at the new name is still refused.
+	writePage(t, h, "reference/other.md", "# Other\n")
+	writePage(t, h, "knowledge/third.md", "# Third\n")
+	if _, err := h.Move(ctx, MoveRequest{From: "knowledge/third.md", To: "reference/other.md"}); fault.KindOf(err) != fault.Conflict {
+		t.Fatalf("a move onto another page: got %v, want a conflict", err)
+	}
+}
+
+// TestRetryOfAFailedRemoval: a removal of a page that is not there fails
+// and records nothing, so its retry fails the same way instead of
+// answering that it removed the page.
+func TestRetryOfAFailedRemoval(t *testing.T) {
+	ctx := context.Background()
+	_, h := retryHome(t)
+	for i := range 2 {
+		_, err := h.Remove(ctx, RemoveRequest{Path: "knowledge/never.md", RequestID: "never"})
+		if fault.KindOf(err) != fault.NotFound {
+			t.Fatalf("run %d: got %v, want not found", i+1, err)
+		}
+	}
+	for i := range 2 {
+		_, err := h.RemoveModel(ctx, RemoveModelRequest{Name: "never-pulled", RequestID: "never-model"})
+		if fault.KindOf(err) != fault.NotFound {
+			t.Fatalf("models rm, run %d: got %v, want not found", i+1, err)
+		}
+	}
+}
+
+// TestRetryOfAShortWriteUnderOthers: a write of two letters, another
+// writer's same two letters after it, then the first's retry: the retry
+// finds its own by the text before it, and writes nothing.
+func TestRetryOfAShortWriteUnderOthers(t *testing.T) {
+	ctx := context.Background()
+	_, h := retryHome(t)
+	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/short.md", Text: "ok", RequestID: "short"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/short.md", Text: "ok", RequestID: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/short.md", Text: "ok", RequestID: "short"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := readPage(t, h, "knowledge/short.md"); strings.Count(got, "ok") != 2 {
+		t.Fatalf("two writes of \"ok\" and a retry of the first left %d:\n%s", strings.Count(got, "ok"), got)
+	}
+}
+
+// TestRetryOfACompaction: a compaction run again with its request id (its
+// server died before answering) finds its entry and writes no second
+// one, though turns came in between that a new compaction would take.
+func TestRetryOfACompaction(t *testing.T) {
+	ctx := context.Background()
+	h := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Compaction.KeepRecentTokens = 0 })
+	for _, text := range []string{"hello there", "how are you", "fine thanks"} {
+		if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "s1", Summary: "they greeted", RequestID: "compact-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "one more"}); err != nil {
+		t.Fatal(err)
+	}
+	second, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "s1", Summary: "they greeted", RequestID: "compact-1"})
+	if err != nil {
+		t.Fatalf("the retry: %v", err)
+	}
+	if second.Turn.ID != first.Turn.ID || second.LastTurn != first.LastTurn || second.RemovedCount != first.RemovedCount {
+		t.Fatalf("the retry answered %+v, the first run %+v", second, first)
+	}
+	tr, err := h.sessions.Read("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Compactions != 1 {
+		t.Fatalf("%d compaction entries, want 1", tr.Compactions)
 	}
 }

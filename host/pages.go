@@ -9,6 +9,7 @@ import (
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/prompt"
+	"github.com/memhost/memhost/host/requests"
 )
 
 // GetRequest reads a page or a range of its lines (memory_get).
@@ -141,18 +142,9 @@ func (h *Host) Remove(ctx context.Context, req RemoveRequest) (out RemoveRespons
 		return RemoveResponse{}, err
 	}
 	resp := RemoveResponse{Path: rel}
-	rq := request{"rm", req.RequestID, &resp}
-	gone, err := h.landed(rq, rel, "", func() bool { return !h.pageExists(rel) })
-	if err != nil {
+	var landed *requests.Record
+	if err := h.notebook.RemoveGuarded(ctx, rel, h.guard(request{"rm", req.RequestID, &resp}, rel, "", &landed)); err != nil {
 		return RemoveResponse{}, err
-	}
-	if !gone {
-		if err := h.begin(rq, rel, ""); err != nil {
-			return RemoveResponse{}, err
-		}
-		if err := h.notebook.Remove(ctx, rel); err != nil {
-			return RemoveResponse{}, err
-		}
 	}
 	resp.Warnings = h.indexWritten(ctx, rel)
 	return resp, nil

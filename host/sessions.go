@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/internal/jsoncheck"
 )
 
 // Transcript types, from package sessions.
@@ -94,6 +95,10 @@ func (r SessionAppendRequest) Check() error {
 		var obj map[string]any
 		if err := json.Unmarshal(r.Meta, &obj); err != nil {
 			return fault.BadInputf("meta", "meta must be a JSON object: %v", err)
+		}
+		// encoding/json would keep "\ud800" as U+FFFD: not what was sent.
+		if s := jsoncheck.Find(r.Meta); s != nil {
+			return fault.BadInputf("meta", "meta: %v", s)
 		}
 	}
 	return nil
@@ -185,6 +190,9 @@ type SessionCompactRequest struct {
 	// Summarize has the generator write the summary (summarize.go);
 	// Summary must then be empty.
 	Summarize bool `json:"summarize,omitempty"`
+	// RequestID, when set, is the compaction entry's id: a run with the
+	// id of one in the transcript writes nothing and answers as it did.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // SessionCompact appends a compaction entry (see sessions.Store.Compact)
@@ -207,7 +215,10 @@ func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (o
 	if err != nil {
 		return SessionCompactResponse{}, err
 	}
-	resp, err := h.sessions.Compact(ctx, req.Session, text, h.config().Memory.Compaction.KeepRecentTokens)
+	if err := (request{id: req.RequestID}).check(); err != nil {
+		return SessionCompactResponse{}, err
+	}
+	resp, err := h.sessions.Compact(ctx, req.Session, text, h.config().Memory.Compaction.KeepRecentTokens, req.RequestID)
 	if err != nil {
 		return resp, err
 	}
@@ -255,6 +266,9 @@ func (r HookRequest) Check() error {
 	if !json.Valid(r.Payload) {
 		var v any
 		return fault.BadInputf("payload", "hook input is not JSON: %v", json.Unmarshal(r.Payload, &v))
+	}
+	if s := jsoncheck.Find(r.Payload); s != nil {
+		return fault.BadInputf("payload", "hook input: %v", s)
 	}
 	return nil
 }

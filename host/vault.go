@@ -12,6 +12,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/host/vault"
 	"github.com/memhost/memhost/index"
 )
@@ -242,27 +243,37 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 	if from == to {
 		return MoveResponse{}, fault.BadInputf("to", "%s is already the page's name", to)
 	}
-	// A retry of a move that landed (its server died before answering)
-	// answers as the first run did; the links it left are found by links.
-	rq := request{"mv", req.RequestID, &out}
-	if moved, err := h.landed(rq, from, to, func() bool { return !h.pageExists(from) && h.pageExists(to) }); err != nil || moved {
-		out.Warnings = append(out.Warnings, h.indexWritten(ctx, from, to)...)
-		return out, err
-	}
-	if _, err := h.notebook.Read(from); err != nil {
-		return MoveResponse{}, err
-	}
 	g, err := h.graph(ctx, true, true)
 	if err != nil {
 		return MoveResponse{}, err
 	}
 	resp := MoveResponse{From: from, To: to, Updated: []LinkUpdate{}}
-	rq.resp = &resp
-	if err := h.begin(rq, from, to); err != nil {
+	rq := request{"mv", req.RequestID, &resp}
+	var landed *requests.Record
+	if err := h.notebook.RenameGuarded(ctx, from, to, h.guard(rq, from, to, &landed)); err != nil {
 		return MoveResponse{}, err
 	}
-	if err := h.notebook.Rename(ctx, from, to); err != nil {
-		return MoveResponse{}, err
+	if landed != nil {
+		// A retry of a move whose rename landed (its server died before
+		// answering): finished, it answers as the first run did; killed
+		// before its links were all rewritten, it rewrites them now,
+		// judged against the notebook as it was before the rename
+		// (rewriting is idempotent: a link done already finds the page).
+		if landed.Done {
+			resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, from, to)...)
+			return resp, nil
+		}
+		for i := range g.pages {
+			if g.pages[i].Path == to {
+				g.pages[i].Path = from
+			}
+		}
+		for i := range g.links {
+			if g.links[i].From == to {
+				g.links[i].From = from
+			}
+		}
+		g.resolver = vault.NewResolver(vaultPages(g.pages), h.attachments())
 	}
 	// The pages whose links found the old name (and the page itself, whose
 	// links are read from its new folder now), and the resolver of the

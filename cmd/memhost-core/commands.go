@@ -887,7 +887,7 @@ func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.SessionCompact(ctx, host.SessionCompactRequest{Session: id, Summary: summary, Summarize: cmd.Bool("summarize")})
+		resp, err := h.SessionCompact(ctx, host.SessionCompactRequest{Session: id, Summary: summary, Summarize: cmd.Bool("summarize"), RequestID: a.requestID(cmd)})
 		if err != nil {
 			return err
 		}

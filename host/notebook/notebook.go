@@ -407,18 +407,23 @@ var ErrUnchanged = errors.New("page unchanged")
 // Remove deletes a page: a regular file, or a symlink (the link, never its
 // target), in folders that are not symlinks.
 func (n *Notebook) Remove(ctx context.Context, rel string) error {
+	return n.RemoveGuarded(ctx, rel, nil)
+}
+
+// RemoveGuarded is Remove with g deciding under the lock (nil: remove).
+func (n *Notebook) RemoveGuarded(ctx context.Context, rel string, g Guard) error {
 	unlock, err := n.lock(ctx)
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	parent, name, err := n.parent(rel, false)
-	if err != nil {
-		return err
+	if err == nil {
+		defer parent.Close()
+		err = n.fault(rel, pageMode(parent, name))
 	}
-	defer parent.Close()
-	if err := pageMode(parent, name); err != nil {
-		return n.fault(rel, err)
+	if act, err := g.decide(err); !act {
+		return err
 	}
 	if err := parent.Remove(name); err != nil {
 		return n.fault(rel, err)

@@ -19,18 +19,24 @@ var ErrExists = errors.New("a page already exists there")
 // one name or both, never none. Both folders are opened beneath the root
 // without passing through a symlink; a symlink page moves as itself.
 func (n *Notebook) Rename(ctx context.Context, from, to string) error {
+	return n.RenameGuarded(ctx, from, to, nil)
+}
+
+// RenameGuarded is Rename with g deciding under the lock (nil: rename);
+// g is told whether the page at from is there.
+func (n *Notebook) RenameGuarded(ctx context.Context, from, to string, g Guard) error {
 	unlock, err := n.lock(ctx)
 	if err != nil {
 		return err
 	}
 	defer unlock()
 	src, name, err := n.parent(from, false)
-	if err != nil {
-		return err
+	if err == nil {
+		defer src.Close()
+		err = n.fault(from, pageMode(src, name))
 	}
-	defer src.Close()
-	if err := pageMode(src, name); err != nil {
-		return n.fault(from, err)
+	if act, err := g.decide(err); !act {
+		return err
 	}
 	dst, newname, err := n.parent(to, true)
 	if err != nil {
@@ -38,10 +44,14 @@ func (n *Notebook) Rename(ctx context.Context, from, to string) error {
 	}
 	defer dst.Close()
 	if err := src.Link(name, dst, newname); err != nil {
-		if errors.Is(err, fs.ErrExist) {
+		// The new name already being this very file is a rename killed
+		// between its link and its unlink: finish it.
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("rename %s to %s: %w", ShowPath(from), ShowPath(to), err)
+		}
+		if same, serr := src.SameFile(name, dst, newname); serr != nil || !same {
 			return &PathError{to, fault.Errorf(fault.Conflict, "to", "%w", ErrExists)}
 		}
-		return fmt.Errorf("rename %s to %s: %w", ShowPath(from), ShowPath(to), err)
 	}
 	if err := src.Remove(name); err != nil {
 		dst.Remove(newname)

@@ -7,11 +7,12 @@
 //
 // A record is written before the write it describes reaches the disk (for
 // a page: after its new content is computed, under the notebook's lock,
-// before the rename), with the page's hash before and after. A retry then
-// tells the three cases apart by the page as it finds it: the after hash
-// (the write landed: replay its answer), the before hash (it did not:
-// write), or neither (someone wrote since): the write landed when the text
-// it inserted is on the page. A record is kept for Keep.
+// before the rename), with the page's hash before and after and what
+// changed. A retry then tells the three cases apart by the page as it
+// finds it: the after hash (the write landed: replay its answer), the
+// before hash (it did not: write), or neither (someone wrote since): the
+// write landed when the text it wrote is on the page after the text that
+// was before it (Landed). A record is kept for Keep.
 //
 // The records live in brain/requests/, one small JSON file per id; the
 // folder is derived state like the index: deleting it only forgets which
@@ -31,6 +32,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // Keep is how long a record is kept. A client re-runs a command within
@@ -70,9 +73,15 @@ type Record struct {
 	// Before and After are the page's Hash before and after the write.
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
-	// Inserted is what the write added to the page when it only added
-	// (Inserted), to recognise it under later writes.
-	Inserted string `json:"inserted,omitempty"`
+	// The change, to recognise it under later writes (see Change): the
+	// text before it (Context), what it replaced (Old) and what it wrote
+	// (New).
+	Context string `json:"context,omitempty"`
+	Old     string `json:"old,omitempty"`
+	New     string `json:"new,omitempty"`
+	// Done says an operation of several steps (a move: the rename, then
+	// the links) did them all.
+	Done bool `json:"done,omitempty"`
 	// Response is the operation's answer, replayed to a retry.
 	Response json.RawMessage `json:"response,omitempty"`
 }
@@ -86,41 +95,43 @@ func Hash(data []byte, exists bool) string {
 	return hex.EncodeToString(s[:])
 }
 
-// minInserted is the shortest insertion a retry looks for on a page that
-// others wrote to since: shorter text ("- a") may be there for another
-// reason, and the write is then taken as not done.
-const minInserted = 8
+// contextBytes is how much of the text before a change a record keeps:
+// enough that "- ok" after these 64 bytes is this write's, not another
+// "- ok" elsewhere on the page.
+const contextBytes = 64
 
-// Inserted returns what next adds to old when it only adds (one run of
-// text inserted somewhere), and "" when it changes or removes anything.
-func Inserted(old, next []byte) string {
-	if len(next) <= len(old) {
-		return ""
-	}
+// Change returns the one run of old that next replaces (common prefix and
+// suffix left out) and the text before it, which a Record keeps: ctx ends
+// where the change starts, in both.
+func Change(old, next []byte) (ctx, was, now string) {
 	p := 0
-	for p < len(old) && old[p] == next[p] {
+	for p < len(old) && p < len(next) && old[p] == next[p] {
 		p++
 	}
 	s := 0
-	for s < len(old)-p && old[len(old)-1-s] == next[len(next)-1-s] {
+	for s < len(old)-p && s < len(next)-p && old[len(old)-1-s] == next[len(next)-1-s] {
 		s++
 	}
-	if p+s != len(old) {
-		return ""
-	}
-	return string(next[p : len(next)-s])
+	return string(old[max(0, p-contextBytes):p]), string(old[p : len(old)-s]), string(next[p : len(next)-s])
 }
 
 // Landed reports whether the write of r is on page (the page's content
-// now, exists false when it is missing).
+// now, exists false when it is missing): the page is as the write left it,
+// or, when others wrote since, what it wrote is there after the text that
+// preceded it (and, for a write that only removed text, the text it
+// removed is not).
 func (r Record) Landed(page []byte, exists bool) bool {
 	switch h := Hash(page, exists); {
 	case h == r.After:
 		return true
-	case h == r.Before:
+	case h == r.Before || !exists:
 		return false
+	case r.New != "":
+		return bytes.Contains(page, []byte(r.Context+r.New))
+	case r.Old != "":
+		return !bytes.Contains(page, []byte(r.Context+r.Old))
 	}
-	return len(r.Inserted) >= minInserted && bytes.Contains(page, []byte(r.Inserted))
+	return false
 }
 
 // Journal is the folder of records. It is safe for concurrent use: each
@@ -133,11 +144,14 @@ type Journal struct {
 // timed and expired by the wall clock, as their files' mtimes are.
 func Open(dir string) *Journal { return &Journal{dir: dir} }
 
-func (j *Journal) path(id string) string { return filepath.Join(j.dir, id+".json") }
-
-// Get returns the record of id, if there is one.
+// Get returns the record of id, if there is one. A record is read
+// without following a symlink or waiting on a FIFO (it is read under the
+// notebook's lock).
 func (j *Journal) Get(id string) (Record, bool, error) {
-	data, err := os.ReadFile(j.path(id))
+	if CheckID(id) != nil {
+		return Record{}, false, nil
+	}
+	data, err := fsx.ReadFile(filepath.Join(j.dir, id+".json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Record{}, false, nil
 	}
@@ -153,8 +167,8 @@ func (j *Journal) Get(id string) (Record, bool, error) {
 	return r, true, nil
 }
 
-// Put stores r, durably (fsync) before it returns: the write it describes
-// comes after.
+// Put stores r durably (the file and its folder flushed) before it
+// returns: the write it describes comes after.
 func (j *Journal) Put(r Record) error {
 	if err := CheckID(r.ID); err != nil {
 		return err
@@ -169,26 +183,15 @@ func (j *Journal) Put(r Record) error {
 	if err := os.MkdirAll(j.dir, 0o700); err != nil {
 		return fmt.Errorf("request %s: %w", r.ID, err)
 	}
-	if fi, err := os.Stat(filepath.Join(j.dir, sweptMarker)); err != nil || time.Since(fi.ModTime()) > pruneEvery {
-		j.prune()
-	}
-	f, err := os.CreateTemp(j.dir, ".tmp-"+r.ID+"-*")
+	d, err := fsx.OpenDir(j.dir)
 	if err != nil {
 		return fmt.Errorf("request %s: %w", r.ID, err)
 	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
+	defer d.Close()
+	if fi, err := os.Stat(filepath.Join(j.dir, sweptMarker)); err != nil || time.Since(fi.ModTime()) > pruneEvery {
+		j.prune()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, j.path(r.ID))
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := d.WriteFile(r.ID+".json", data, 0o600); err != nil {
 		return fmt.Errorf("request %s: %w", r.ID, err)
 	}
 	return nil
@@ -211,7 +214,7 @@ func (j *Journal) prune() {
 			continue
 		}
 		// A temporary record is a killed writer's once it is a minute old.
-		if fi.ModTime().Before(cutoff) || (strings.HasPrefix(e.Name(), ".tmp-") && time.Since(fi.ModTime()) > time.Minute) {
+		if fi.ModTime().Before(cutoff) || (strings.HasPrefix(e.Name(), fsx.TempPrefix) && time.Since(fi.ModTime()) > time.Minute) {
 			os.Remove(filepath.Join(j.dir, e.Name()))
 		}
 	}

@@ -2,32 +2,41 @@ package requests
 
 import (
 	"os"
+	"strings"
 	"path/filepath"
 	"testing"
 	"time"
 )
 
-func TestInserted(t *testing.T) {
-	for _, c := range []struct{ old, next, want string }{
-		{"", "# A\n", "# A\n"},
-		{"# A\n", "# A\n\n- x\n", "\n- x\n"},
-		{"# A\n\n## S\n\n- a\n\n## T\n", "# A\n\n## S\n\n- a\n- b\n\n## T\n", "- b\n"},
-		{"# A\n- a\n", "# B\n- a\n", ""},           // changed
-		{"# A\n- a\n", "# A\n", ""},                // removed
-		{"abc", "xabcx", ""},                       // two insertions
-		{"# A\n- a\n", "# A\n- a\n", ""},           // unchanged
-		{"aaaa", "aaaaaa", "aa"},                   // where is ambiguous, what is not
-		{"# A\n- b\n", "# A\n- a\n- b\n", "a\n- "}, // the run, wherever it starts
+func TestChange(t *testing.T) {
+	for _, c := range []struct{ old, next, ctx, was, now string }{
+		{"", "# A\n", "", "", "# A\n"},
+		{"# A\n", "# A\n\n- x\n", "# A\n", "", "\n- x\n"},
+		{"# A\n\n## S\n\n- a\n\n## T\n", "# A\n\n## S\n\n- a\n- b\n\n## T\n", "# A\n\n## S\n\n- a\n", "", "- b\n"},
+		{"# A\n- a\n", "# B\n- a\n", "# ", "A", "B"},
+		{"# A\n- a\n", "# A\n", "# A\n", "- a\n", ""},
+		{"# A\n- a\n", "# A\n- a\n", "# A\n- a\n", "", ""},
 	} {
-		if got := Inserted([]byte(c.old), []byte(c.next)); got != c.want {
-			t.Errorf("Inserted(%q, %q) = %q, want %q", c.old, c.next, got, c.want)
+		ctx, was, now := Change([]byte(c.old), []byte(c.next))
+		if ctx != c.ctx || was != c.was || now != c.now {
+			t.Errorf("Change(%q, %q) = %q %q %q, want %q %q %q", c.old, c.next, ctx, was, now, c.ctx, c.was, c.now)
 		}
 	}
+	long := strings.Repeat("x", 100) + "!"
+	if ctx, _, _ := Change([]byte(long), []byte(long+"?")); len(ctx) != contextBytes {
+		t.Errorf("the context kept is %d bytes, want %d", len(ctx), contextBytes)
+	}
+}
+
+// record is what a write of before into after records.
+func record(before, after []byte) Record {
+	ctx, was, now := Change(before, after)
+	return Record{Before: Hash(before, true), After: Hash(after, true), Context: ctx, Old: was, New: now}
 }
 
 func TestLanded(t *testing.T) {
 	before, after := []byte("# Log\n"), []byte("# Log\n\n## 10:00 — shipped it\n")
-	r := Record{Before: Hash(before, true), After: Hash(after, true), Inserted: Inserted(before, after)}
+	r := record(before, after)
 	later := append(append([]byte(nil), after...), "\n## 10:01 — another entry\n"...)
 	other := []byte("# Log\n\n## 10:01 — another entry\n")
 	for _, c := range []struct {
@@ -46,15 +55,18 @@ func TestLanded(t *testing.T) {
 			t.Errorf("%s: Landed = %v, want %v", c.name, got, c.want)
 		}
 	}
-	// A new page: before is "no page".
-	created := Record{Before: Hash(nil, false), After: Hash(after, true), Inserted: Inserted(nil, after)}
-	if created.Landed(nil, false) || !created.Landed(after, true) {
-		t.Errorf("a created page: landed on a missing page, or not on the page written")
+	// A short write is told from the same text elsewhere by what precedes it.
+	short := record([]byte("# Notes\n\nfirst\n"), []byte("# Notes\n\nfirst\n\nok\n"))
+	if !short.Landed([]byte("# Notes\n\nfirst\n\nok\n\nlater\n"), true) {
+		t.Errorf("a short write under a later one was not found")
 	}
-	// Too short an insertion is not looked for under others' writes.
-	short := Record{Before: Hash([]byte("a"), true), After: Hash([]byte("ab"), true), Inserted: "b"}
-	if short.Landed([]byte("abc"), true) {
-		t.Errorf("a one-byte insertion was taken as landed under others' writes")
+	if short.Landed([]byte("# Notes\n\nok\n\nfirst\n\nlater\n"), true) {
+		t.Errorf("the same short text elsewhere was taken for the write")
+	}
+	// A write that removed text landed when the text is gone.
+	cut := record([]byte("# A\n\n- drop me\n- keep\n"), []byte("# A\n\n- keep\n"))
+	if !cut.Landed([]byte("# A\n\n- keep\n- new\n"), true) || cut.Landed([]byte("# A\n\n- drop me\n- keep\n- new\n"), true) {
+		t.Errorf("a removal was judged wrongly under a later write")
 	}
 }
 

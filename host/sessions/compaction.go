@@ -102,19 +102,52 @@ type Compacted struct {
 // the summary replaces, in the agent's working context, the turns since
 // the last compaction except the most recent keepRecent tokens. The turns
 // themselves stay in the transcript and stay searchable; nothing is
-// deleted.
-func (s *Store) Compact(ctx context.Context, session, summary string, keepRecent int) (Compacted, error) {
+// deleted. id, when given, is the entry's: a compaction run again with
+// the id of one in the transcript writes nothing and answers as it did.
+func (s *Store) Compact(ctx context.Context, session, summary string, keepRecent int, id string) (Compacted, error) {
+	if id != "" {
+		if done, ok, err := s.compacted(session, id); err != nil || ok {
+			return done, err
+		}
+	}
 	p, err := s.ToCompact(session, keepRecent)
 	if err != nil {
 		return Compacted{}, err
 	}
 	removed, kept := p.Turns, p.KeptTokens
 	resp := Compacted{Session: session, FirstTurn: removed[0].ID, LastTurn: removed[len(removed)-1].ID, RemovedCount: len(removed), KeptTokens: kept}
-	meta, _ := json.Marshal(map[string]any{"removedCount": len(removed), "firstTurn": resp.FirstTurn, "lastTurn": resp.LastTurn})
-	a, err := s.Append(ctx, session, Turn{Type: "compaction", Content: summary, Metadata: meta})
+	meta, _ := json.Marshal(compactionMeta{RemovedCount: len(removed), FirstTurn: resp.FirstTurn, LastTurn: resp.LastTurn, KeptTokens: kept})
+	a, err := s.Append(ctx, session, Turn{ID: id, Type: "compaction", Content: summary, Metadata: meta})
 	resp.Turn = a.Turn
 	if a.Repaired != "" {
 		resp.Warnings = append(resp.Warnings, a.Repaired)
 	}
 	return resp, err
+}
+
+// compactionMeta is what a compaction entry keeps of its compaction.
+type compactionMeta struct {
+	RemovedCount int    `json:"removedCount"`
+	FirstTurn    string `json:"firstTurn"`
+	LastTurn     string `json:"lastTurn"`
+	KeptTokens   int    `json:"keptTokens,omitempty"`
+}
+
+// compacted finds the compaction entry of id in the session's transcript.
+func (s *Store) compacted(session, id string) (Compacted, bool, error) {
+	tr, err := s.Read(session)
+	if err != nil {
+		return Compacted{}, false, err
+	}
+	for i := len(tr.Turns) - 1; i >= 0; i-- {
+		t := tr.Turns[i]
+		if t.ID != id || t.Type != "compaction" {
+			continue
+		}
+		var m compactionMeta
+		json.Unmarshal(t.Metadata, &m)
+		return Compacted{Session: session, FirstTurn: m.FirstTurn, LastTurn: m.LastTurn, RemovedCount: m.RemovedCount,
+			KeptTokens: m.KeptTokens, Turn: t}, true, nil
+	}
+	return Compacted{}, false, nil
 }

@@ -180,7 +180,15 @@ func once(n int) string {
 func (h *harness) mcpCall(t *testing.T, tool, args string) string {
 	t.Helper()
 	cmd := exec.Command(filepath.Join(binDir, "memhost-core"), "mcp")
-	cmd.Env = append(os.Environ(), "MEMHOST_HOME="+h.home)
+	// The environment the server got (start): a MEMHOST_ variable of the
+	// test's own (the date runs' clock offset) would make the server's
+	// overrides differ, and memhost mcp would not use it.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MEMHOST_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "MEMHOST_HOME="+h.home)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
