@@ -150,6 +150,12 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	opened := false
+	defer func() {
+		if !opened {
+			h.notebook.Close() // its root descriptor
+		}
+	}()
 	h.requests = requests.Open(filepath.Join(h.home, "brain", "requests"))
 	dbPath := h.path(cfg.Memory.Database)
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
@@ -178,6 +184,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background, Now: h.now})
 	h.openFederation()
+	opened = true
 	return h, nil
 }
 
@@ -217,7 +224,8 @@ func (h *Host) Close() error {
 	h.reg.Close()
 	h.gens.Close()
 	err := h.idx.Close()
-	return errors.Join(ferr, qerr, err)
+	nerr := h.notebook.Close()
+	return errors.Join(ferr, qerr, err, nerr)
 }
 
 // Home is the home folder.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost/host"
@@ -32,6 +33,7 @@ func NewMCPHandler(h *host.Host, s *Server, opts mcp.Options) http.Handler {
 		opts.Log = s.log
 	}
 	srv := mcp.New(h, opts)
+	srv.AddReceivingMiddleware(refuseWithoutConfig(h))
 	handler := mcpsdk.NewStreamableHTTPHandler(func(*http.Request) *mcpsdk.Server { return srv },
 		&mcpsdk.StreamableHTTPOptions{Logger: s.log, SessionTimeout: MCPSessionTimeout})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -51,6 +53,34 @@ func NewMCPHandler(h *host.Host, s *Server, opts mcp.Options) http.Handler {
 		}()
 		handler.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// refuseWithoutConfig answers every tool call, resource read and prompt
+// with the Host's ConfigError while config.yaml cannot be used, as the API
+// answers every operation then (routes.go, needsConfig), rather than act
+// with settings the file no longer holds: a tool call with a tool error,
+// which the model reads and can pass on; a resource read or a prompt with
+// JSON-RPC's error. The handshake, the lists, ping and subscriptions still
+// answer, so that a client connects and is told why at its first call.
+// (The server rereads a changed config.yaml at each HTTP request: common.)
+func refuseWithoutConfig(h *host.Host) mcpsdk.Middleware {
+	return func(next mcpsdk.MethodHandler) mcpsdk.MethodHandler {
+		return func(ctx context.Context, method string, req mcpsdk.Request) (mcpsdk.Result, error) {
+			switch method {
+			case "tools/call", "resources/read", "prompts/get":
+			default:
+				return next(ctx, method, req)
+			}
+			err := h.ConfigError()
+			switch {
+			case err == nil:
+				return next(ctx, method, req)
+			case method == "tools/call":
+				return &mcpsdk.CallToolResult{IsError: true, Content: []mcpsdk.Content{&mcpsdk.TextContent{Text: err.Error()}}}, nil
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+	}
 }
 
 // PageChanges calls fn with each notebook page an event says changed:

@@ -121,10 +121,13 @@ func (s *Server) common(next http.Handler) http.Handler {
 	})
 }
 
-// needsConfig reports whether a request is refused while config.yaml
+// needsConfig reports whether a request is refused here while config.yaml
 // cannot be used: the API's operations, health and debug endpoints are;
 // the server's own endpoints (which server runs, stop it) and the event
-// stream are not, nor the dashboard and MCP, which are not the API.
+// stream are not. The dashboard and MCP refuse with the same error in
+// their own forms: every dashboard page and call but its static files
+// (dashboard.ServeHTTP), and every MCP tool call, resource read and
+// prompt, its handshake and lists answering (mcp.go, refuseWithoutConfig).
 func needsConfig(path string) bool {
 	return strings.HasPrefix(path, "/api/") && !strings.HasPrefix(path, "/api/v1/server") && path != "/api/v1/events"
 }

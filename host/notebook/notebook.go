@@ -13,8 +13,15 @@
 // The checks are not what keeps a page inside: a folder may be swapped for
 // a symlink between a check and the use. Every read and write opens its
 // path beneath the notebook's root descriptor with package fsx, which
-// resolves it without that window. The root itself is resolved once, at
-// Open (it may be a symlink the user made). Beneath it:
+// resolves it without that window. The root itself is resolved and opened
+// once, at Open (it may be a symlink the user made), and held until Close:
+// each operation works on a duplicate of that descriptor, never on the
+// path opened again. Before each, the path is checked to lead to the
+// folder held still; when the folder there is another one (the notebook
+// moved aside, or it or a folder above it replaced by a symlink), the
+// operation is refused naming the folder (fault.Unavailable), rather than
+// acting on a folder the user no longer sees there or on the new one,
+// which the rest of memhost has not opened. Beneath it:
 //   - writes (Update, Remove, Rename) never pass through a symlink: a page
 //     or folder on the way that is one is bad input; Remove and Rename
 //     act on a symlink page as the name it is, never on its target;
@@ -36,8 +43,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode"
 	"unicode/utf8"
@@ -53,6 +62,8 @@ var (
 	ErrOutsideNotebook = errors.New("path is outside the notebook")
 	// ErrBadPath means a path cannot name a page.
 	ErrBadPath = errors.New("invalid page path")
+	// ErrClosed means the Notebook was closed.
+	ErrClosed = errors.New("the notebook is closed")
 )
 
 // PathError names the page a path error is about.
@@ -149,11 +160,17 @@ type Notebook struct {
 	// sem serialises updates within this process (a one-slot semaphore,
 	// so that waiting honours a context); flock does it across processes.
 	sem chan struct{}
+	// mu guards dir against Close: an operation duplicates dir under the
+	// read lock, so that it never duplicates a closed descriptor's number
+	// (which another file may have taken since).
+	mu  sync.RWMutex
+	dir *fsx.Dir // the root, opened at Open; nil once closed
 }
 
 // Open returns the notebook at root, creating root and its standard folders
 // when missing. lockPath is the file that serialises updates across
-// processes; it should live outside the notebook.
+// processes; it should live outside the notebook. The root is opened here
+// and held until Close.
 func Open(root, lockPath string) (*Notebook, error) {
 	for _, dir := range []string{"", "lists", "reference", "knowledge", "daily"} {
 		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
@@ -167,7 +184,24 @@ func Open(root, lockPath string) (*Notebook, error) {
 	if err != nil {
 		return nil, fmt.Errorf("notebook %s: %w", root, err)
 	}
-	return &Notebook{root: abs, lockPath: lockPath, sem: make(chan struct{}, 1)}, nil
+	dir, err := fsx.OpenDir(abs)
+	if err != nil {
+		return nil, fmt.Errorf("notebook %s: %w", root, err)
+	}
+	return &Notebook{root: abs, lockPath: lockPath, sem: make(chan struct{}, 1), dir: dir}, nil
+}
+
+// Close closes the notebook's root; operations after it fail with
+// ErrClosed. A second Close does nothing.
+func (n *Notebook) Close() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.dir == nil {
+		return nil
+	}
+	err := n.dir.Close()
+	n.dir = nil
+	return err
 }
 
 // Root is the notebook's absolute path.
@@ -284,9 +318,22 @@ func (n *Notebook) checkLinks(rel string) error {
 	return nil
 }
 
-// open opens the notebook's root folder, by the path resolved at Open.
+// open returns the notebook's root folder as opened at Open (a duplicate
+// of its descriptor, which the caller closes), when the notebook's path
+// still leads to it.
 func (n *Notebook) open() (*fsx.Dir, error) {
-	d, err := fsx.OpenDir(n.root)
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	if n.dir == nil {
+		return nil, fmt.Errorf("notebook %s: %w", n.root, ErrClosed)
+	}
+	if err := n.dir.Here(); err != nil {
+		if errors.Is(err, fsx.ErrMoved) {
+			return nil, fault.Errorf(fault.Unavailable, "", "notebook %s: %w; memhost reads and writes only the folder it opened: move it back, or restart memhost serve to use the folder there now", n.root, err)
+		}
+		return nil, fmt.Errorf("notebook %s: %w", n.root, err)
+	}
+	d, err := n.dir.Dup()
 	if err != nil {
 		return nil, fmt.Errorf("notebook %s: %w", n.root, err)
 	}
@@ -499,22 +546,49 @@ func (n *Notebook) Leftovers(ctx context.Context, remove bool) ([]string, error)
 		}
 		defer unlock()
 	}
+	root, err := n.open()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
 	var out []string
-	err := filepath.WalkDir(n.root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if !d.IsDir() && strings.HasPrefix(d.Name(), TempPrefix) {
+	err = leftovers(root, n.root, remove, &out)
+	return out, err
+}
+
+// leftovers adds the temporary files in d (at path p) and in the folders
+// beneath it to out, removing them with remove. Folders are opened from
+// d, never through a symlink; one that cannot be read is skipped.
+func leftovers(d *fsx.Dir, p string, remove bool, out *[]string) error {
+	names, err := d.Names()
+	if err != nil {
+		return nil
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		m, err := d.Mode(name)
+		switch {
+		case err != nil:
+		case m.IsDir():
+			sub, err := d.Sub(name, false)
+			if err != nil {
+				continue
+			}
+			err = leftovers(sub, filepath.Join(p, name), remove, out)
+			sub.Close()
+			if err != nil {
+				return err
+			}
+		case strings.HasPrefix(name, TempPrefix):
 			if remove {
-				if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				if err := d.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return err
 				}
 			}
-			out = append(out, p)
+			*out = append(*out, filepath.Join(p, name))
 		}
-		return nil
-	})
-	return out, err
+	}
+	return nil
 }
 
 // lock takes the in-process semaphore and an exclusive flock on the lock

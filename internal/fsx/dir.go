@@ -18,6 +18,9 @@ var (
 	ErrOutside = errors.New("it leads outside the folder")
 	// ErrNotRegular is what every *NotRegularError is.
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrMoved means the path a Dir was opened by leads to another folder
+	// now, or to none (see Here).
+	ErrMoved = errors.New("the folder there is not the one opened (it was moved or replaced since)")
 )
 
 // NotRegularError is a file that is neither a regular file nor a folder:
@@ -85,6 +88,41 @@ func (d *Dir) Name() string { return d.name }
 
 // Close closes the directory.
 func (d *Dir) Close() error { return unix.Close(d.fd) }
+
+// Dup returns a Dir of its own for the same folder (a duplicated
+// descriptor, closed by the caller): a holder keeps one Dir open and
+// gives each operation a Dup, which stays valid whatever the holder
+// closes meanwhile.
+func (d *Dir) Dup() (*Dir, error) {
+	fd, err := unix.FcntlInt(uintptr(d.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "dup", Path: d.name, Err: err}
+	}
+	return &Dir{fd: fd, name: d.name}, nil
+}
+
+// Here reports whether the path d was opened by (Name, its symlinks
+// followed as OpenDir followed them) still leads to d's folder: nil when it
+// does, ErrMoved when it leads to another folder or to nothing. The Dir
+// itself keeps naming the folder it opened wherever that went; Here lets a
+// holder refuse to act on a folder the user no longer sees at the path
+// (moved aside, or replaced by a symlink to somewhere else).
+func (d *Dir) Here() error {
+	var held, now unix.Stat_t
+	if err := unix.Fstat(d.fd, &held); err != nil {
+		return &fs.PathError{Op: "stat", Path: d.name, Err: err}
+	}
+	switch err := unix.Stat(d.name, &now); {
+	case err == unix.ENOENT, err == unix.ENOTDIR:
+		return ErrMoved
+	case err != nil:
+		return &fs.PathError{Op: "stat", Path: d.name, Err: err}
+	}
+	if held.Dev != now.Dev || held.Ino != now.Ino {
+		return ErrMoved
+	}
+	return nil
+}
 
 // Sync flushes the directory (names made, renamed or removed in it).
 func (d *Dir) Sync() error { return unix.Fsync(d.fd) }

@@ -14,7 +14,12 @@
 //
 // The directory itself is opened by the path the caller gives, following
 // symlinks in it: the root may legitimately be a symlink the user made
-// (a notebook kept elsewhere). Callers pass a path resolved once, at start.
+// (a notebook kept elsewhere). A holder opens it once, at start, keeps
+// that Dir and gives each operation a Dup of it, so that a root (or a
+// folder above it) swapped for a symlink later never sends an operation
+// elsewhere; Here tells it when the path no longer leads to the folder
+// held, so that it can refuse rather than act on a folder the user no
+// longer sees there.
 //
 // Symlinks beneath the root:
 //   - writes (WriteFile, Sub, Remove, Link, Rename) never follow one: a

@@ -234,3 +234,49 @@ func TestOpenFileRefusesFIFO(t *testing.T) {
 		}
 	}
 }
+
+// TestDupHere: a Dup outlives the Dir it came from; Here says whether the
+// path a Dir was opened by still leads to its folder: not once the
+// folder is exchanged with a symlink elsewhere or moved away, again once
+// it is back. The Dir keeps naming the folder it opened throughout.
+func TestDupHere(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	outside := t.TempDir()
+	must(t, os.Mkdir(root, 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "a.md"), []byte("inside"), 0o644))
+	must(t, os.WriteFile(filepath.Join(outside, "a.md"), []byte("outside"), 0o644))
+	must(t, os.Symlink(outside, filepath.Join(dir, "link")))
+	d, err := OpenDir(root)
+	must(t, err)
+	must(t, d.Here())
+
+	exchange := func() {
+		t.Helper()
+		must(t, unix.Renameat2(unix.AT_FDCWD, root, unix.AT_FDCWD, filepath.Join(dir, "link"), unix.RENAME_EXCHANGE))
+	}
+	exchange()
+	if err := d.Here(); !errors.Is(err, ErrMoved) {
+		t.Errorf("Here with the folder exchanged for a symlink: %v, want ErrMoved", err)
+	}
+	dup, err := d.Dup()
+	must(t, err)
+	if b, err := dup.ReadFile("a.md", NoLinks); err != nil || string(b) != "inside" {
+		t.Errorf("Dup reads %q, %v; want the folder opened", b, err)
+	}
+	exchange()
+	must(t, d.Here())
+	must(t, os.Rename(root, filepath.Join(dir, "moved")))
+	if err := d.Here(); !errors.Is(err, ErrMoved) {
+		t.Errorf("Here with the folder moved away: %v, want ErrMoved", err)
+	}
+	must(t, os.Mkdir(root, 0o755)) // another folder by that name
+	if err := d.Here(); !errors.Is(err, ErrMoved) {
+		t.Errorf("Here with another folder in its place: %v, want ErrMoved", err)
+	}
+	must(t, d.Close())
+	if b, err := dup.ReadFile("a.md", NoLinks); err != nil || string(b) != "inside" {
+		t.Errorf("Dup after the Dir it came from closed: %q, %v", b, err)
+	}
+	must(t, dup.Close())
+}

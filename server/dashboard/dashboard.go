@@ -118,8 +118,18 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("X-Frame-Options", "DENY")
-	if !strings.HasPrefix(r.URL.Path, "/ui/static/") {
+	static := strings.HasPrefix(r.URL.Path, "/ui/static/")
+	if !static {
 		hd.Set("Cache-Control", "no-store")
+		// While config.yaml cannot be used, every page and call says so
+		// (a page, or JSON under /ui/api/), as the API answers every
+		// operation then: nothing is shown or saved with settings the file
+		// no longer holds. The style sheet and script still load, for the
+		// error page. The server rereads a changed file at each request.
+		if err := d.h.ConfigError(); err != nil {
+			d.fail(w, r, err)
+			return
+		}
 	}
 	d.mux.ServeHTTP(w, r)
 }
