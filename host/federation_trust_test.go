@@ -7,8 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation"
 )
 
@@ -165,5 +167,87 @@ func TestRemoteDeletingEditedPage(t *testing.T) {
 	}
 	if st, _ := a.Status(ctx, StatusRequest{}); len(st.Federation.Conflicts) != 1 {
 		t.Fatalf("conflicts after changing the kept page: %+v", st.Federation.Conflicts)
+	}
+}
+
+// TestFedSyncRemoteGitignoreHidesNothing: a remote that adds notebook/
+// and sessions/ to the shared .gitignore does not stop this home's new
+// pages and transcripts (committed by its writes) from reaching it.
+func TestFedSyncRemoteGitignoreHidesNothing(t *testing.T) {
+	ctx := context.Background()
+	remote := bareRemote(t)
+	a := openHost(t, t.TempDir(), nil)
+	writePage(t, a, "reference/car.md", "# Car\n- colour: red\n")
+	if r, err := a.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+		t.Fatalf("init: %+v %v", r, err)
+	}
+	pushFromClone(t, remote, func(dir string) {
+		f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("notebook/\nsessions/\n")
+		f.Close()
+	})
+	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Remember(ctx, RememberRequest{Text: "Quokkas live on Rottnest Island", Category: "knowledge", File: "quokka"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.SessionAppend(ctx, SessionAppendRequest{Session: "s2", Role: "user", Text: "a turn after the .gitignore change"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitOut(t, remote, "show", "main:notebook/knowledge/quokka.md"); !strings.Contains(got, "Rottnest") {
+		t.Fatalf("the remote's quokka.md: %q", got)
+	}
+	if got := gitOut(t, remote, "show", "main:sessions/s2.jsonl"); !strings.Contains(got, "after the .gitignore change") {
+		t.Fatalf("the remote's s2.jsonl: %q", got)
+	}
+}
+
+// TestFedSyncFIFOPage: a FIFO where a page was, which the remote
+// changes: the sync answers a 409 naming the page as not a regular file
+// (not "files changed during the merge" after five tries), health says
+// so, and once the page is a file again the sync goes on.
+func TestFedSyncFIFOPage(t *testing.T) {
+	ctx := context.Background()
+	remote := bareRemote(t)
+	home := t.TempDir()
+	a := openHost(t, home, nil)
+	writePage(t, a, "reference/car.md", "# Car\n- colour: red\n")
+	if r, err := a.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+		t.Fatalf("init: %+v %v", r, err)
+	}
+	pushFromClone(t, remote, func(dir string) {
+		if err := os.WriteFile(filepath.Join(dir, "notebook", "reference", "car.md"), []byte("# Car\n- colour: red\n- doors: 4\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	page := filepath.Join(a.notebook.Root(), "reference", "car.md")
+	if err := os.Remove(page); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.FedSync(ctx, FedSyncRequest{})
+	if fault.KindOf(err) != fault.Conflict || !strings.Contains(err.Error(), "notebook/reference/car.md is not a regular file (a FIFO)") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("sync: %v (kind %s), want one line: the page is not a regular file", err, fault.KindOf(err))
+	}
+	if c := federationHealth(t, a); c.Status != "warn" || !strings.Contains(c.Message, "notebook/reference/car.md is not a regular file (a FIFO)") {
+		t.Fatalf("health: %+v", c)
+	}
+	if err := os.Remove(page); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := gitOut(t, remote, "show", "main:notebook/reference/car.md"); !strings.Contains(got, "doors: 4") {
+		t.Fatalf("the remote's car.md: %q", got)
 	}
 }

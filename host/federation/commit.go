@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // lockFile takes an exclusive flock on .git/memhost/NAME (other processes
@@ -78,10 +81,13 @@ func (r *Repo) CommitAll(ctx context.Context, msg string) (bool, error) {
 	return r.commitLocked(ctx, msg, paths)
 }
 
-// statusPaths lists every path git status reports, staged or not:
-// changed, removed, or untracked and not ignored.
+// statusPaths lists the paths a commit of every change looks at: the
+// tracked files git status reports changed or removed (staged or not),
+// and every untracked file in the shared folders, whatever the shared
+// .gitignore says (a remote can change it; gitCommit leaves out what
+// .git/info/exclude keeps on this machine, see excluded).
 func (r *Repo) statusPaths(ctx context.Context) ([]string, error) {
-	out, err := r.Git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames")
+	out, err := r.Git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames")
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +95,15 @@ func (r *Repo) statusPaths(ctx context.Context) ([]string, error) {
 	for _, rec := range strings.Split(out, "\x00") {
 		if len(rec) >= 4 {
 			paths = append(paths, rec[3:])
+		}
+	}
+	out, err = r.Git(ctx, "--literal-pathspecs", "ls-files", "-z", "--others", "--", r.notebookDir(), sessionsDir, ".gitignore")
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			paths = append(paths, p)
 		}
 	}
 	return paths, nil
@@ -101,56 +116,78 @@ func (r *Repo) commitLocked(ctx context.Context, msg string, paths []string) (bo
 			return false, err
 		}
 	}
-	paths = r.shareable(paths)
+	home, err := r.openHome()
+	if err != nil {
+		return false, err
+	}
+	defer home.Close()
+	paths = r.shareable(home, paths)
 	if len(paths) == 0 {
 		return false, nil
 	}
 	// The common case, pages git already tracks: no git process.
-	if id, err := r.fastCommit(msg, paths, time.Now()); err == nil {
+	if id, err := r.fastCommit(home, msg, paths, time.Now()); err == nil {
 		return id != "", nil
 	}
-	return r.gitCommit(ctx, msg, paths, nil, false)
+	return r.gitCommit(ctx, home, msg, paths, nil, false)
 }
 
 // gitCommit commits, on top of HEAD, the files at paths as they are on
-// disk (as regular files, mode 100644; a path gone from disk removed)
-// and removes the paths in remove, through a separate index built from
-// HEAD's tree: nothing else the index holds (staged by hand) gets in,
-// and no executable bit or symlink is recorded. A new file .gitignore
-// ignores stays out. Paths must have passed shareable. Then the index is
-// reset to the new HEAD (the work tree untouched). With allowEmpty a
-// commit is made even when the tree does not change.
-func (r *Repo) gitCommit(ctx context.Context, msg string, paths, remove []string, allowEmpty bool) (bool, error) {
+// disk beneath home (as regular files, mode 100644; a path gone from disk
+// removed) and removes the paths in remove, through a separate index
+// built from HEAD's tree: nothing else the index holds (staged by hand)
+// gets in, and no executable bit or symlink is recorded. Files are read
+// by memhost with no symlink followed on their path and no FIFO waited on
+// (readWorkFile; git would follow both): a symlink, a FIFO or a folder at
+// a path is left out, its tracked version kept. A new file
+// .git/info/exclude keeps on this machine stays out; the shared
+// .gitignore is not consulted. Paths must have passed shareable. Then the
+// index is reset to the new HEAD (the work tree untouched). With
+// allowEmpty a commit is made even when the tree does not change.
+func (r *Repo) gitCommit(ctx context.Context, home *fsx.Dir, msg string, paths, remove []string, allowEmpty bool) (bool, error) {
 	head, err := r.rev(ctx, "HEAD")
 	if err != nil {
 		return false, err
 	}
-	var present []string
-	var lines []string
-	for _, p := range paths {
-		fi, err := os.Lstat(filepath.Join(r.Dir, filepath.FromSlash(p)))
-		switch {
-		case err == nil && fi.Mode().IsRegular():
-			present = append(present, p)
-		case errors.Is(err, os.ErrNotExist):
-			remove = append(remove, p)
-		}
+	tmp := filepath.Join(r.gitDir(), "memhost", "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return false, err
 	}
-	if len(present) > 0 {
-		// check-ignore reports untracked files only: the user's .gitignore
-		// lines keep new files out, they never let anything in.
-		out, err := r.gitIO(ctx, strings.NewReader(strings.Join(present, "\x00")+"\x00"), nil, "check-ignore", "-z", "--stdin")
-		if err != nil && exitCode(err) != 1 {
+	ex, err := r.excluded(ctx, paths)
+	if err != nil {
+		return false, err
+	}
+	// Each file's content is copied into .git (git hash-object then
+	// stores them all, in one process and the repository's object format).
+	blobs, err := os.MkdirTemp(tmp, "blobs-")
+	if err != nil {
+		return false, err
+	}
+	defer os.RemoveAll(blobs)
+	var present, copies []string
+	for _, p := range paths {
+		if ex[p] {
+			continue
+		}
+		data, err := readStable(home, p)
+		switch {
+		case err == nil:
+			c := filepath.Join(blobs, strconv.Itoa(len(copies)))
+			if err := os.WriteFile(c, data, 0o600); err != nil {
+				return false, err
+			}
+			present, copies = append(present, p), append(copies, c)
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+			remove = append(remove, p)
+		case errors.Is(err, fsx.ErrSymlink), errors.Is(err, fsx.ErrNotRegular), errors.Is(err, syscall.EISDIR):
+			// Not a regular file in the home: the tracked version stays.
+		default:
 			return false, err
 		}
-		ignored := map[string]bool{}
-		for _, p := range strings.Split(string(out), "\x00") {
-			ignored[p] = true
-		}
-		present = slices.DeleteFunc(present, func(p string) bool { return ignored[p] })
 	}
+	var lines []string
 	if len(present) > 0 {
-		out, err := r.gitIO(ctx, strings.NewReader(strings.Join(present, "\n")+"\n"), nil, "hash-object", "-w", "--no-filters", "--stdin-paths")
+		out, err := r.gitIO(ctx, strings.NewReader(strings.Join(copies, "\n")+"\n"), nil, "hash-object", "-w", "--no-filters", "--stdin-paths")
 		if err != nil {
 			return false, err
 		}
@@ -164,10 +201,6 @@ func (r *Repo) gitCommit(ctx context.Context, msg string, paths, remove []string
 	}
 	for _, p := range remove {
 		lines = append(lines, "0 "+strings.Repeat("0", 40)+"\t"+p)
-	}
-	tmp := filepath.Join(r.gitDir(), "memhost", "tmp")
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return false, err
 	}
 	idx := filepath.Join(tmp, "commit-index")
 	os.Remove(idx)

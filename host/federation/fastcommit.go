@@ -34,11 +34,12 @@ import (
 //
 // It applies only when the index is exactly HEAD's tree (its cache tree
 // is valid and names HEAD's tree), HEAD is a branch, and every path is a
-// regular file (a new file is added unless git would ignore it, when its
-// folder is tracked already); anything else is errSlowPath, before
+// regular file beneath home with no symlink on its path (a new file is
+// added unless .git/info/exclude keeps it here, when its folder is
+// tracked already); anything else is errSlowPath, before
 // the branch moves, and the caller runs git. The commit id is returned,
 // "" when the files hold what HEAD holds.
-func (r *Repo) fastCommit(msg string, paths []string, now time.Time) (string, error) {
+func (r *Repo) fastCommit(home *fsx.Dir, msg string, paths []string, now time.Time) (string, error) {
 	if len(paths) == 0 {
 		return "", slowf("no paths")
 	}
@@ -77,7 +78,7 @@ func (r *Repo) fastCommit(msg string, paths []string, now time.Time) (string, er
 			continue
 		}
 		e := &idx.entries[i]
-		oid, st, err := r.hashFile(p, e.mode())
+		oid, st, err := r.hashFile(home, p, e.mode())
 		if err != nil {
 			return "", err
 		}
@@ -91,7 +92,7 @@ func (r *Repo) fastCommit(msg string, paths []string, now time.Time) (string, er
 		putStat(e, st)
 	}
 	if len(added) > 0 {
-		if err := r.addEntries(idx.gitIndex, added); err != nil {
+		if err := r.addEntries(home, idx.gitIndex, added); err != nil {
 			return "", err
 		}
 		changed = true
@@ -276,36 +277,25 @@ func commitTree(gd, commit string) (string, error) {
 }
 
 // hashFile writes the blob of a file's content and returns its id and
-// the file's stat data. The file must be regular (its executable bit is
-// never recorded: entries are 100644, see shared.go) and not change
-// while read.
-func (r *Repo) hashFile(p string, mode uint32) ([]byte, *syscall.Stat_t, error) {
+// the file's stat data. The file must be a regular file beneath home,
+// reached with no symlink on its path (readWorkFile: a page or a folder
+// swapped for a symlink is refused, never read through), and not change
+// while read; its executable bit is never recorded (entries are 100644,
+// see shared.go).
+func (r *Repo) hashFile(home *fsx.Dir, p string, mode uint32) ([]byte, *syscall.Stat_t, error) {
 	if mode != modeFile {
 		return nil, nil, slowf("%s is not a regular file (100644) in the index", p)
 	}
-	full := filepath.Join(r.Dir, filepath.FromSlash(p))
-	var before, after syscall.Stat_t
-	if err := syscall.Lstat(full, &before); err != nil {
-		return nil, nil, slowf("%s: %v", p, err)
-	}
-	if before.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, nil, slowf("%s changed type", p)
-	}
-	// Not followed, and not waited on: the file may have become a
-	// symlink or a FIFO since the Lstat.
-	data, err := fsx.ReadFile(full)
+	data, st, err := readWorkFile(home, p)
 	if err != nil {
 		return nil, nil, slowf("%s: %v", p, err)
-	}
-	if err := syscall.Lstat(full, &after); err != nil || after.Mtim != before.Mtim || after.Size != before.Size || after.Ino != before.Ino || int64(len(data)) != after.Size {
-		return nil, nil, slowf("%s changed while read", p)
 	}
 	id, err := r.writeObject("blob", data)
 	if err != nil {
 		return nil, nil, err
 	}
 	oid, _ := hex.DecodeString(id)
-	return oid, &after, nil
+	return oid, st, nil
 }
 
 // putStat stores stat data in an entry, as git does (32-bit fields).
@@ -345,13 +335,16 @@ func markDirty(root *cacheTree, p string, added int) error {
 	return nil
 }
 
-// addEntries adds files git does not track yet to the index, unless git
-// would ignore one (.gitignore, info/exclude, core.excludesFile: git
-// check-ignore decides, one process for them all).
-func (r *Repo) addEntries(idx *gitIndex, added []string) error {
-	out, err := r.gitIO(context.Background(), nil, nil, append([]string{"check-ignore", "--"}, added...)...)
-	if exitCode(err) != 1 {
-		return slowf("an ignored file among %v (%s): %v", added, strings.TrimSpace(string(out)), err)
+// addEntries adds files git does not track yet to the index, unless
+// this machine keeps one to itself (.git/info/exclude, never the shared
+// .gitignore: see excluded).
+func (r *Repo) addEntries(home *fsx.Dir, idx *gitIndex, added []string) error {
+	ex, err := r.excluded(context.Background(), added)
+	if err != nil {
+		return slowf("which of %v are excluded: %v", added, err)
+	}
+	if len(ex) > 0 {
+		return slowf("an excluded file among %v", added)
 	}
 	for _, p := range added {
 		if !validPath(p) {
@@ -364,7 +357,7 @@ func (r *Repo) addEntries(idx *gitIndex, added []string) error {
 		}
 		var e indexEntry
 		mode := uint32(modeFile)
-		oid, stat, err := r.hashFile(p, mode)
+		oid, stat, err := r.hashFile(home, p, mode)
 		if err != nil {
 			return err
 		}

@@ -93,7 +93,7 @@ func TestFastCommitMatchesGit(t *testing.T) {
 		}
 		msg := fmt.Sprintf("remember: round %d  \n\n\n- detail  \n", round)
 		before := gitOut(t, fast, "rev-parse", "HEAD")
-		id, err := fast.fastCommit(msg, paths, time.Now())
+		id, err := fast.fastCommit(openedHome(t, fast), msg, paths, time.Now())
 		if err != nil {
 			t.Fatalf("round %d: fast path refused: %v", round, err)
 		}
@@ -128,7 +128,7 @@ func TestFastCommitMatchesGit(t *testing.T) {
 	}
 	// Nothing changed: no commit, no error.
 	before := gitOut(t, fast, "rev-parse", "HEAD")
-	if id, err := fast.fastCommit("again", []string{"notebook/top.md"}, time.Now()); err != nil || id != "" {
+	if id, err := fast.fastCommit(openedHome(t, fast), "again", []string{"notebook/top.md"}, time.Now()); err != nil || id != "" {
 		t.Fatalf("an unchanged file: %q %v", id, err)
 	}
 	if gitOut(t, fast, "rev-parse", "HEAD") != before {
@@ -148,10 +148,10 @@ func TestFastCommitRefusesWhatItCannotDo(t *testing.T) {
 			write(t, r.Dir, "notebook/projects/new.md", "new\n")
 			return []string{"notebook/projects/new.md"}
 		}},
-		{"a new file git ignores", func(t *testing.T, r *Repo) []string {
-			write(t, r.Dir, "notebook/reference/.gitignore", "secret.md\n")
-			gitOut(t, r, "add", "notebook/reference/.gitignore")
-			gitOut(t, r, "commit", "-qm", "ignore")
+		{"a new file this machine excludes", func(t *testing.T, r *Repo) []string {
+			// .git/info/exclude, never shared; the shared .gitignore
+			// does not keep pages out (TestRemoteGitignoreCannotHideLocalWork).
+			write(t, r.Dir, ".git/info/exclude", "# mine\nsecret.md\n")
 			write(t, r.Dir, "notebook/reference/secret.md", "secret\n")
 			appendTo(t, r.Dir, "notebook/top.md", "more\n")
 			return []string{"notebook/top.md", "notebook/reference/secret.md"}
@@ -198,7 +198,7 @@ func TestFastCommitRefusesWhatItCannotDo(t *testing.T) {
 			r := newHome(t, "home", fastPages)
 			paths := c.setup(t, r)
 			before := gitOut(t, r, "rev-parse", "HEAD")
-			if _, err := r.fastCommit("m", paths, time.Now()); !errors.Is(err, errSlowPath) {
+			if _, err := r.fastCommit(openedHome(t, r), "m", paths, time.Now()); !errors.Is(err, errSlowPath) {
 				t.Fatalf("fast path: %v, want errSlowPath", err)
 			}
 			if gitOut(t, r, "rev-parse", "HEAD") != before {
@@ -253,12 +253,13 @@ func BenchmarkFastCommit(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := "notebook/knowledge/005/page-05000.md"
+	home := openedHome(b, r)
 	for _, mode := range []string{"fast", "git"} {
 		b.Run(mode, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				appendTo(b, dir, p, fmt.Sprintf("- %s %d\n", mode, i))
 				if mode == "fast" {
-					if id, err := r.fastCommit("m", []string{p}, time.Now()); err != nil || id == "" {
+					if id, err := r.fastCommit(home, "m", []string{p}, time.Now()); err != nil || id == "" {
 						b.Fatal(id, err)
 					}
 				} else if out, err := exec.Command("git", "-C", dir, "commit", "-q", "--only", "-m", "m", "--", p).CombinedOutput(); err != nil {
@@ -323,7 +324,7 @@ func TestFastForwardMatchesGit(t *testing.T) {
 	mustContain(t, read(t, r.Dir, "notebook/projects/new/idea.md"), "idea")
 	// The next commit takes the fast path on target.
 	appendTo(t, r.Dir, "notebook/projects/new/idea.md", "- more\n")
-	if id, err := r.fastCommit("after", []string{"notebook/projects/new/idea.md"}, time.Now()); err != nil || id == "" {
+	if id, err := r.fastCommit(openedHome(t, r), "after", []string{"notebook/projects/new/idea.md"}, time.Now()); err != nil || id == "" {
 		t.Fatalf("fast commit after a fast-forward: %q %v", id, err)
 	}
 	checkRepo(t, r)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -76,8 +77,13 @@ func (r *Repo) fastForward(ctx context.Context, head, target string, now time.Ti
 		return slowf("the index is not HEAD's tree")
 	}
 	// Local edits since head are never overwritten.
+	home, err := r.openHome()
+	if err != nil {
+		return err
+	}
+	defer home.Close()
 	for _, c := range changes {
-		if err := r.unchangedSince(idx.gitIndex, c); err != nil {
+		if err := r.unchangedSince(home, idx.gitIndex, c); err != nil {
 			return err
 		}
 	}
@@ -96,7 +102,7 @@ func (r *Repo) fastForward(ctx context.Context, head, target string, now time.Ti
 	}
 	// The work tree, then the branch, then the index.
 	for _, c := range changes {
-		if err := r.applyToWorkTree(idx.gitIndex, c, objs[c.newOID]); err != nil {
+		if err := r.applyToWorkTree(home, idx.gitIndex, c, objs[c.newOID]); err != nil {
 			// Files written so far hold target's content: the next sync
 			// commits them as local changes, identical to theirs.
 			return err
@@ -224,17 +230,24 @@ func treeOf(commit []byte) (string, error) {
 
 // unchangedSince checks that the work tree still holds what head held at
 // a path that target changes: the file git tracks, unedited, or no file
-// where target adds one (or the very file target adds).
-func (r *Repo) unchangedSince(idx *gitIndex, c treeChange) error {
-	full := filepath.Join(r.Dir, filepath.FromSlash(c.path))
-	data, err := fsx.ReadFile(full) // never waits on a FIFO, never follows a link
-	if errors.Is(err, os.ErrNotExist) {
+// where target adds one (or the very file target adds). The file is read
+// beneath home with no symlink followed on its path and no FIFO waited
+// on: one of them there (swapped in since apply looked) is the sync's
+// one-line error, not a retry.
+func (r *Repo) unchangedSince(home *fsx.Dir, idx *gitIndex, c treeChange) error {
+	data, err := home.ReadFile(c.path, fsx.NoLinks)
+	var nr *fsx.NotRegularError
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		if c.oldOID == "" {
 			return nil
 		}
 		return errDirty // deleted locally
-	}
-	if err != nil {
+	case errors.As(err, &nr):
+		return notRegularError(c.path, kindName(nr.Mode))
+	case errors.Is(err, fsx.ErrSymlink):
+		return notRegularError(c.path, "a symlink is on its path")
+	case err != nil:
 		return slowf("%s: %v", c.path, err)
 	}
 	id := blobID(data)
@@ -325,14 +338,27 @@ func pruneEmpty(t *cacheTree) {
 }
 
 // applyToWorkTree writes (atomically) or removes one file and records
-// its stat data in its entry.
-func (r *Repo) applyToWorkTree(idx *gitIndex, c treeChange, data []byte) error {
-	full := filepath.Join(r.Dir, filepath.FromSlash(c.path))
+// its stat data in its entry. The file's folder is opened beneath home
+// with no symlink on the way (made when missing), and the file renamed
+// into it by name: nothing is written or removed through a symlink, even
+// one swapped in since checkWorkTree looked.
+func (r *Repo) applyToWorkTree(home *fsx.Dir, idx *gitIndex, c treeChange, data []byte) error {
+	dir, name := path.Split(c.path)
+	dir = strings.TrimSuffix(dir, "/")
 	if c.newOID == "" {
-		if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+		parent, err := home.Sub(dir, false)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		defer parent.Close()
+		if err := parent.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
 		// Folders left empty go too, as git removes them.
+		full := filepath.Join(r.Dir, filepath.FromSlash(c.path))
 		for d := filepath.Dir(full); d != r.Dir && strings.HasPrefix(d, r.Dir); d = filepath.Dir(d) {
 			if os.Remove(d) != nil {
 				break
@@ -340,9 +366,11 @@ func (r *Repo) applyToWorkTree(idx *gitIndex, c treeChange, data []byte) error {
 		}
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+	parent, err := home.Sub(dir, true)
+	if err != nil {
 		return err
 	}
+	defer parent.Close()
 	// Never an executable bit (checkMove refuses a target that has one).
 	perm := os.FileMode(0o644)
 	// Made inside .git (the same file system), so that a killed memhost
@@ -351,6 +379,11 @@ func (r *Repo) applyToWorkTree(idx *gitIndex, c treeChange, data []byte) error {
 	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
 		return err
 	}
+	tmps, err := fsx.OpenDir(tmpDir)
+	if err != nil {
+		return err
+	}
+	defer tmps.Close()
 	tmp, err := os.CreateTemp(tmpDir, "ff-*")
 	if err != nil {
 		return err
@@ -358,14 +391,19 @@ func (r *Repo) applyToWorkTree(idx *gitIndex, c treeChange, data []byte) error {
 	_, err = tmp.Write(data)
 	err = errors.Join(err, tmp.Chmod(perm), tmp.Close())
 	if err == nil {
-		err = os.Rename(tmp.Name(), full)
+		err = tmps.Rename(filepath.Base(tmp.Name()), parent, name)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
 		return err
 	}
+	f, err := parent.Open(name, fsx.NoLinks)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	var st syscall.Stat_t
-	if err := syscall.Lstat(full, &st); err != nil {
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 		return err
 	}
 	if i := idx.find(c.path); i >= 0 {

@@ -168,8 +168,13 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (InitResult, error) {
 	if head == "" {
 		msg = "memhost git init"
 	}
+	home, err := r.openHome()
+	if err != nil {
+		return res, err
+	}
+	defer home.Close()
 	// An empty home gets an empty first commit: later merges need a base.
-	if _, err := r.gitCommit(ctx, msg, r.shareable(paths), remove, head == ""); err != nil {
+	if _, err := r.gitCommit(ctx, home, msg, r.shareable(home, paths), remove, head == ""); err != nil {
 		return res, err
 	}
 	res.Commit, err = r.rev(ctx, "HEAD")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // What a home shares. A remote is another person's machine, or a
@@ -24,20 +24,28 @@ import (
 //
 //   - commits (commitLocked, fastCommit) only ever add or change shared
 //     paths, as regular files (mode 100644, never an executable bit or a
-//     symlink); a tracked file of any other kind can only be removed;
+//     symlink); a tracked file of any other kind can only be removed.
+//     Files are read beneath the home with no symlink on their path and
+//     no FIFO waited on (worktree.go). The shared .gitignore neither
+//     widens nor narrows this: a remote adding notebook/ to it does not
+//     stop local pages from being shared; .git/info/exclude (this
+//     machine's, never shared) keeps a page out;
 //   - a fetched remote (checkRemote) is merged only when everything it
 //     changes since the merge base is a shared path, as a regular file,
 //     with no "..", ".", empty, ".git", control-character or backslash
 //     component; else the sync fails with ErrRefused naming the commit,
 //     the path and the reason, and nothing of it reaches the disk. The
 //     tree the work tree moves to is checked again before any file is
-//     written (checkMove).
+//     written (checkMove), and a path it changes where the work tree
+//     holds a FIFO, a symlink or a folder stops the sync with one line
+//     naming it (checkWorkTree).
 //
 // The shared paths are
 //
 //	NOTEBOOK/…/NAME.md    a page: no hidden folder or name (the indexer skips them)
 //	sessions/NAME.jsonl   a transcript, or memhost's records beside them
-//	.gitignore            memhost's block and the user's lines; it only narrows
+//	.gitignore            memhost's block and the user's lines (shared; it
+//	                      keeps git status tidy, never decides what is shared)
 //
 // NOTEBOOK is Repo.Notebook ("notebook" by default).
 
@@ -322,41 +330,41 @@ func (r *Repo) introducedBy(ctx context.Context, head, theirs string, c treeChan
 // checkMove refuses to move the work tree from head to target (the
 // remote's commit or the merge made with it) if anything that changes
 // on the way is not shared: the last check before files are written,
-// whatever made target.
-func (r *Repo) checkMove(ctx context.Context, head, target string) error {
+// whatever made target. It returns the changes.
+func (r *Repo) checkMove(ctx context.Context, head, target string) ([]treeChange, error) {
 	from := head
 	if from == "" {
 		from = emptyTree
 	}
 	changes, err := r.rawDiff(ctx, from, target, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, c := range changes {
 		if why := r.changeRefusal(c); why != "" {
-			return &fault.Error{Kind: fault.Conflict, Field: "remote", Err: ErrRefused,
+			return nil, &fault.Error{Kind: fault.Conflict, Field: "remote", Err: ErrRefused,
 				Message: fmt.Sprintf("the merge with the remote (%s) %s %s (%s): refused; nothing of it was merged, local changes are kept and committed", short(target), c.verb(), showPath(c.path), why)}
 		}
 	}
-	return nil
+	return changes, nil
 }
 
 // shareable keeps the paths a commit may record: shared paths that are
 // regular files on disk (or gone: removed), and any tracked path that is
 // gone (a removal only ever narrows what is shared). A symlink, a folder
-// or a FIFO at a shared path is left out: its tracked version stays.
-func (r *Repo) shareable(paths []string) []string {
+// or a FIFO at a shared path, or a symlink on its way (kindAt), is left
+// out: its tracked version stays.
+func (r *Repo) shareable(home *fsx.Dir, paths []string) []string {
 	var out []string
 	for _, p := range dedupe(paths) {
 		if componentsRefusal(p) != "" {
 			continue
 		}
-		fi, err := os.Lstat(filepath.Join(r.Dir, filepath.FromSlash(p)))
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			out = append(out, p) // removed: recorded if tracked
+		switch kind, _, err := kindAt(home, p); {
 		case err != nil:
-		case r.Shares(p) && fi.Mode().IsRegular():
+		case kind == kindGone:
+			out = append(out, p) // removed: recorded if tracked
+		case kind == kindRegular && r.Shares(p):
 			out = append(out, p)
 		}
 	}

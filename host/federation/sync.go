@@ -291,7 +291,14 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 	} else if now != head {
 		return errDirty
 	}
-	if err := r.checkMove(ctx, head, target); err != nil {
+	changes, err := r.checkMove(ctx, head, target)
+	if err != nil {
+		return err
+	}
+	// A FIFO, a symlink or a folder where a file changes: one clear line,
+	// before git or the fast path meets it (git would refuse, and the
+	// sync retry in vain as if a write had raced it).
+	if err := r.checkWorkTree(changes); err != nil {
 		return err
 	}
 	if head == "" {
@@ -653,9 +660,15 @@ func (r *Repo) exists(p string) bool {
 	return err == nil
 }
 
-// holds reports whether the file at p still holds the blob oid.
+// holds reports whether the file at p still holds the blob oid: a
+// regular file beneath the home, no symlink followed on its path.
 func (r *Repo) holds(p, oid string) bool {
-	data, err := fsx.ReadFile(filepath.Join(r.Dir, filepath.FromSlash(path.Clean(p))))
+	home, err := r.openHome()
+	if err != nil {
+		return false
+	}
+	defer home.Close()
+	data, err := home.ReadFile(path.Clean(p), fsx.NoLinks)
 	return err == nil && blobID(data) == oid
 }
 

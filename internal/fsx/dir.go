@@ -256,6 +256,15 @@ func (d *Dir) Remove(name string) error {
 	return nil
 }
 
+// Rename renames name in d to newname in to: the names themselves (a
+// symlink is moved, or replaced, as itself; nothing is followed).
+func (d *Dir) Rename(name string, to *Dir, newname string) error {
+	if err := unix.Renameat(d.fd, name, to.fd, newname); err != nil {
+		return &fs.PathError{Op: "rename", Path: to.join(newname), Err: err}
+	}
+	return nil
+}
+
 // Link makes newname in to a hard link of name in d (a symlink is linked
 // as itself); EEXIST when newname is taken.
 func (d *Dir) Link(name string, to *Dir, newname string) error {
