@@ -244,7 +244,7 @@ func (r *Repo) unchangedSince(home *fsx.Dir, idx *gitIndex, c treeChange) error 
 		}
 		return errDirty // deleted locally
 	case errors.As(err, &nr):
-		return notRegularError(c.path, kindName(nr.Mode))
+		return notRegularError(c.path, fsx.KindName(nr.Mode))
 	case errors.Is(err, fsx.ErrSymlink):
 		return notRegularError(c.path, "a symlink is on its path")
 	case err != nil:

@@ -66,22 +66,7 @@ func kindAt(home *fsx.Dir, p string) (kind fileKind, what string, err error) {
 	case m.IsDir():
 		return kindOther, "a folder", nil
 	}
-	return kindOther, kindName(m), nil
-}
-
-// kindName says what a file that is neither regular nor a folder is.
-func kindName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symlink"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
+	return kindOther, fsx.KindName(m), nil
 }
 
 // readWorkFile reads the regular file at p beneath home (no symlink

@@ -30,13 +30,15 @@ type NotRegularError struct {
 }
 
 func (e *NotRegularError) Error() string {
-	return "not a regular file (" + kindName(e.Mode) + ")"
+	return "not a regular file (" + KindName(e.Mode) + ")"
 }
 
 // Is makes errors.Is(err, ErrNotRegular) true.
 func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular }
 
-func kindName(m fs.FileMode) string {
+// KindName says what a file of mode m that is not a regular file is ("a
+// FIFO", "a symlink"), for messages.
+func KindName(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
 		return "a FIFO"
