@@ -227,7 +227,10 @@ func (r *Repo) gitCommit(ctx context.Context, home *fsx.Dir, msg string, paths, 
 		if ht, err := r.Git(ctx, "rev-parse", head+"^{tree}"); err != nil {
 			return false, err
 		} else if strings.TrimSpace(ht) == tree {
-			return false, nil // nothing to commit
+			// Nothing to commit; an index an earlier commit could not
+			// bring to HEAD (git held index.lock) is brought there now,
+			// without reading the work tree (it may hold a FIFO).
+			return false, r.indexToHead(ctx, head, false)
 		}
 	}
 	args := []string{"commit-tree", tree, "-F", "-"}
@@ -243,15 +246,45 @@ func (r *Repo) gitCommit(ctx context.Context, home *fsx.Dir, msg string, paths, 
 	if _, err := r.Git(ctx, "update-ref", "-m", "commit: "+subject, "HEAD", commit, head); err != nil {
 		return false, err
 	}
-	// The commit is made: the index follows, its stat data refreshed
-	// (reset) and its cache tree whole again (write-tree stores it), as
-	// the next fast commit needs.
-	for _, args := range [][]string{{"reset", "-q"}, {"write-tree"}} {
-		if _, err := r.Git(ctx, args...); err != nil {
-			return true, fmt.Errorf("commit %s made, but the index was not reset to it: %w", short(commit), err)
-		}
+	if err := r.indexToHead(ctx, commit, true); err != nil {
+		return true, fmt.Errorf("commit %s made, but the index was not reset to it: %w", short(commit), err)
 	}
 	return true, nil
+}
+
+// indexToHead makes the index hold HEAD's tree (head): with refresh, its
+// stat data refreshed (reset) and its cache tree whole (write-tree stores
+// it), as the next fast commit needs, after a commit; without, by
+// read-tree alone, which never reads the work tree, for an index found
+// behind HEAD when there was nothing to commit (the next commit's reset
+// refreshes it). Any git may hold index.lock for a moment (a person's git
+// status, an editor's): it waits for it and tries again, since an index
+// left behind HEAD reads as staged changes that no later commit cleared.
+func (r *Repo) indexToHead(ctx context.Context, head string, refresh bool) error {
+	steps := [][]string{{"reset", "-q"}, {"write-tree"}}
+	if !refresh {
+		// Compared without the work tree and without writing an object.
+		if _, err := r.Git(ctx, "diff-index", "--cached", "--quiet", head); err == nil {
+			return nil
+		}
+		steps = [][]string{{"read-tree", head}}
+	}
+	var err error
+	for range 5 {
+		if _, err = r.waitIndexLock(ctx); err != nil {
+			return err
+		}
+		err = nil
+		for _, args := range steps {
+			if _, err = r.Git(ctx, args...); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 // Change is one write to commit: what it did, and the home-relative files
