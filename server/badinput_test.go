@@ -135,15 +135,8 @@ func TestLoneSurrogate(t *testing.T) {
 func TestConfigBroken(t *testing.T) {
 	home := t.TempDir()
 	good := "memory:\n  search:\n    maxResults: 5\n"
-	noEnv := func(string) string { return "" }
 	r := start(t, home, "127.0.0.1:0", good, func(o *RunOptions) {
-		o.Open = func(ctx context.Context) (*host.Host, error) { // reloading config.yaml, as memhost serve does
-			cfg, err := config.Load(filepath.Join(home, "config.yaml"), noEnv)
-			if err != nil {
-				return nil, err
-			}
-			return host.Open(ctx, host.Options{Home: home, Config: cfg, Getenv: noEnv})
-		}
+		o.Open = reloadingOpen(home)
 	})
 	u := r.info.URL
 	if code, body, _ := do(t, "POST", u+"/api/v1/status", `{}`); code != 200 {
@@ -227,5 +220,18 @@ func TestMCPLoneSurrogate(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, "notebook", "reference", "k.md")); !strings.Contains(string(b), "kumquat 😀 pie") {
 		t.Errorf("reference/k.md: %q", b)
+	}
+}
+
+// reloadingOpen opens the home as memhost serve does: config.yaml read,
+// and read again when it changes.
+func reloadingOpen(home string) func(context.Context) (*host.Host, error) {
+	noEnv := func(string) string { return "" }
+	return func(ctx context.Context) (*host.Host, error) {
+		cfg, err := config.Load(filepath.Join(home, "config.yaml"), noEnv)
+		if err != nil {
+			return nil, err
+		}
+		return host.Open(ctx, host.Options{Home: home, Config: cfg, Getenv: noEnv})
 	}
 }

@@ -11,7 +11,6 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost/host"
-	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/mcp"
 )
 
@@ -27,15 +26,8 @@ import (
 func TestConfigBrokenEverywhere(t *testing.T) {
 	home := t.TempDir()
 	good := "memory:\n  search:\n    maxResults: 5\n"
-	noEnv := func(string) string { return "" }
 	r := start(t, home, "127.0.0.1:0", good, func(o *RunOptions) {
-		o.Open = func(ctx context.Context) (*host.Host, error) { // reloading config.yaml, as memhost serve does
-			cfg, err := config.Load(filepath.Join(home, "config.yaml"), noEnv)
-			if err != nil {
-				return nil, err
-			}
-			return host.Open(ctx, host.Options{Home: home, Config: cfg, Getenv: noEnv})
-		}
+		o.Open = reloadingOpen(home)
 		o.MCP = func(h *host.Host, s *Server) http.Handler { return NewMCPHandler(h, s, mcp.Options{}) }
 	})
 	u := r.info.URL

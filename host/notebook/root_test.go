@@ -230,24 +230,7 @@ func TestRootSwapRace(t *testing.T) {
 			leaks.Add(1)
 		}
 	})
-	var done atomic.Bool
-	go func() {
-		wg.Wait()
-		done.Store(true)
-	}()
-	exchanges := 0
-	for !done.Load() && exchanges < 1_000_000 {
-		if err := unix.Renameat2(unix.AT_FDCWD, root, unix.AT_FDCWD, aside, unix.RENAME_EXCHANGE); err != nil {
-			t.Fatalf("exchange: %v", err)
-		}
-		exchanges++
-	}
-	wg.Wait()
-	if exchanges%2 == 1 {
-		if err := unix.Renameat2(unix.AT_FDCWD, root, unix.AT_FDCWD, aside, unix.RENAME_EXCHANGE); err != nil {
-			t.Fatal(err)
-		}
-	}
+	exchanges := exchangeWhile(t, &wg, root, aside)
 	if got := leaks.Load(); got > 0 {
 		t.Errorf("%d reads returned the outside folder's page", got)
 	}

@@ -39,7 +39,6 @@ func TestSymlinkSwapRace(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var done atomic.Bool
 	var wg sync.WaitGroup
 	var leaks atomic.Int64
 	work := func(f func(i int)) {
@@ -83,23 +82,7 @@ func TestSymlinkSwapRace(t *testing.T) {
 			}
 		})
 	}
-	exchanges := 0
-	go func() {
-		wg.Wait()
-		done.Store(true)
-	}()
-	for !done.Load() && exchanges < 1_000_000 {
-		if err := unix.Renameat2(unix.AT_FDCWD, daily, unix.AT_FDCWD, swap, unix.RENAME_EXCHANGE); err != nil {
-			t.Fatalf("exchange: %v", err)
-		}
-		exchanges++
-	}
-	wg.Wait()
-	if exchanges%2 == 1 {
-		if err := unix.Renameat2(unix.AT_FDCWD, daily, unix.AT_FDCWD, swap, unix.RENAME_EXCHANGE); err != nil {
-			t.Fatal(err)
-		}
-	}
+	exchanges := exchangeWhile(t, &wg, daily, swap)
 	if got := leaks.Load(); got > 0 {
 		t.Errorf("%d reads returned the outside file's content", got)
 	}
@@ -234,4 +217,30 @@ func TestWritesNeverFollowSymlinks(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(n.Root(), "lists", "todo.md")); string(got) != "todo\n" {
 		t.Errorf("written through a symlink: %q", got)
 	}
+}
+
+// exchangeWhile exchanges a and b (RENAME_EXCHANGE) again and again while
+// wg's goroutines run, then leaves them as they were; it returns how many
+// exchanges it made.
+func exchangeWhile(t *testing.T, wg *sync.WaitGroup, a, b string) int {
+	t.Helper()
+	var done atomic.Bool
+	go func() {
+		wg.Wait()
+		done.Store(true)
+	}()
+	exchange := func() {
+		if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
+			t.Fatalf("exchange: %v", err)
+		}
+	}
+	n := 0
+	for ; !done.Load() && n < 1_000_000; n++ {
+		exchange()
+	}
+	wg.Wait()
+	if n%2 == 1 {
+		exchange()
+	}
+	return n
 }
