@@ -209,6 +209,11 @@ func (h *Host) rank(ctx context.Context, q search.Query, mode, why *string, timi
 		ranked, *mode, *why = fused, ModeHybrid, ""
 	}
 	timing.VectorMs = ms(time.Since(vecStart))
+	if len(q.Sources) == 1 && q.Sources[0] == SourceSessions {
+		// A search of the transcripts alone (conversation-search, recall
+		// --sources sessions): a turn counts with its session's best.
+		ranked = search.BySession(ranked, search.SessionWeight)
+	}
 	return ranked, nil
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // QuickCheck runs SQLite's PRAGMA quick_check and FTS5's integrity-check
-// on the full-text table. It returns the problems found, at most limit
+// on the full-text tables. It returns the problems found, at most limit
 // of SQLite's (nil when the database is sound); err is for a check that
 // could not run at all. A corrupt page often makes the check itself fail
 // with SQLITE_CORRUPT: that is reported as a problem, not an error.
@@ -37,12 +37,14 @@ func (d *DB) QuickCheck(ctx context.Context, limit int) (problems []string, err 
 	}
 	// quick_check sees the FTS5 shadow tables as plain tables; whether the
 	// full-text index agrees with its content is FTS5's own check.
-	if _, err := d.handle().ExecContext(ctx, `INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
-		p, err := corruption(err)
-		if err != nil {
-			return problems, err
+	for _, t := range ftsTables {
+		if _, err := d.handle().ExecContext(ctx, `INSERT INTO `+t.name+`(`+t.name+`, rank) VALUES ('integrity-check', 0)`); err != nil {
+			p, err := corruption(err)
+			if err != nil {
+				return problems, err
+			}
+			problems = append(problems, "full-text index: "+p[0])
 		}
-		problems = append(problems, "full-text index: "+p[0])
 	}
 	return problems, nil
 }
@@ -70,7 +72,7 @@ func (dr Drift) Total() int {
 	return dr.ChunksWithoutFTS + dr.FTSWithoutChunk + dr.VectorsWithoutChunk + dr.EmbeddedWithoutVector
 }
 
-// Drift compares chunks with chunks_fts, chunks_vec and chunks_bit. It
+// Drift compares chunks with chunks_fts, turns_fts, chunks_vec and chunks_bit. It
 // reads every table once.
 func (d *DB) Drift(ctx context.Context) (Drift, error) {
 	var dr Drift
@@ -82,11 +84,17 @@ func (d *DB) Drift(ctx context.Context) (Drift, error) {
 		*dst += n
 		return nil
 	}
-	if err := q(&dr.ChunksWithoutFTS, `SELECT count(*) FROM chunks c WHERE NOT EXISTS (SELECT 1 FROM chunks_fts f WHERE f.rowid = c.id)`); err != nil {
-		return dr, err
-	}
-	if err := q(&dr.FTSWithoutChunk, `SELECT count(*) FROM chunks_fts f WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = f.rowid)`); err != nil {
-		return dr, err
+	// Each source's chunks in its own full-text table (ftsTables): a row
+	// in the other table counts as missing from this one, and as an
+	// orphan there.
+	for _, t := range ftsTables {
+		in := "('" + strings.Join(t.sources, "', '") + "')"
+		if err := q(&dr.ChunksWithoutFTS, `SELECT count(*) FROM chunks c WHERE c.source IN `+in+` AND NOT EXISTS (SELECT 1 FROM `+t.name+` f WHERE f.rowid = c.id)`); err != nil {
+			return dr, err
+		}
+		if err := q(&dr.FTSWithoutChunk, `SELECT count(*) FROM `+t.name+` f WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = f.rowid AND c.source IN `+in+`)`); err != nil {
+			return dr, err
+		}
 	}
 	var hasVec bool
 	if err := d.handle().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec')`).Scan(&hasVec); err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -88,6 +89,9 @@ func init() {
 	// Schema 10 added the facts tables: an older index gets them, and its
 	// entity pages are indexed again to fill them.
 	for v, up := range upgrades {
+		if n, err := strconv.Atoi(v); err != nil || n >= 11 {
+			continue // indexes of schema 11 and later have them
+		}
 		upgrades[v] = func(ctx context.Context, tx *sql.Tx) error {
 			if err := up(ctx, tx); err != nil {
 				return err

@@ -70,7 +70,7 @@ func init() {
 
 // schemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook, unless upgrades knows the way.
-const schemaVersion = "11"
+const schemaVersion = "12"
 
 // upgrades bring an index of an older schema version to schemaVersion
 // where that is cheaper than rebuilding it from the notebook: vectors cost
@@ -84,6 +84,7 @@ var upgrades = map[string]func(context.Context, *sql.Tx) error{
 	},
 	"9":  addVaultTables,   // 10 added the vault tables (vault.go)
 	"10": addMarkdownLinks, // 11 added page_links.markdown (vault.go)
+	"11": splitTurnsFTS,    // 12 moved transcript turns to turns_fts
 }
 
 // ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.
@@ -121,18 +122,82 @@ var schema = []string{
 	// The embedding queue: chunks still without a vector.
 	`CREATE INDEX IF NOT EXISTS idx_chunks_pending ON chunks(id) WHERE embedded = 0`,
 	// text, heading and context hold the segmented form (see segment.go);
-	// the raw text lives in chunks. rowid is the chunk id.
-	`CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+	// the raw text lives in chunks. rowid is the chunk id. Pages go to
+	// chunks_fts, transcript turns to turns_fts (see ftsTables).
+	ftsSchema("chunks_fts"),
+	ftsSchema("turns_fts"),
+}
+
+func ftsSchema(table string) string {
+	return `CREATE VIRTUAL TABLE IF NOT EXISTS ` + table + ` USING fts5(
 		text,
 		heading,
 		context,
 		file_path UNINDEXED,
 		source UNINDEXED,
 		tokenize = 'porter unicode61 remove_diacritics 2'
-	)`,
+	)`
 }
 
-var tables = []string{"chunks_vec", "chunks_bit", "chunks_fts", "chunks", "files", "meta"}
+var tables = []string{"chunks_vec", "chunks_bit", "turns_fts", "chunks_fts", "chunks", "files", "meta"}
+
+// ftsTables are the full-text tables and the sources each holds. BM25's
+// statistics are a table's: how rare a word is among its rows (IDF) and
+// how long its rows are on average. In one table for everything, a
+// notebook crowded with daily-log pages changed the order of a search of
+// the transcripts: on the LoCoMo dev split with the other conversations
+// as daily pages, keyword R@10 moved by a point, single questions far
+// more (docs/benchmarks.md). Transcript turns therefore have their own
+// table, and the notebook's pages theirs: a search of one is ranked by
+// its own statistics whatever the other holds. Notebook and daily pages
+// share one: they are one notebook, ranked together by default.
+var ftsTables = []struct {
+	name    string
+	sources []string
+}{
+	{"chunks_fts", []string{"notebook", "daily"}},
+	{"turns_fts", []string{"sessions"}},
+}
+
+// ftsTable is the full-text table holding a source's chunks.
+func ftsTable(source string) string {
+	for _, t := range ftsTables {
+		if slices.Contains(t.sources, source) {
+			return t.name
+		}
+	}
+	return ftsTables[0].name
+}
+
+// ftsTableOf is the full-text table holding chunk id's row.
+func ftsTableOf(id int64) string {
+	if i := int(id >> 40); i >= 0 && i < len(Sources) {
+		return ftsTable(Sources[i])
+	}
+	return ftsTables[0].name
+}
+
+// splitTurnsFTS moves the transcript turns' full-text rows from
+// chunks_fts to turns_fts (schema 12): no vector is lost.
+func splitTurnsFTS(ctx context.Context, tx *sql.Tx) error {
+	lo, hi, err := idRange("sessions")
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, ftsSchema("turns_fts")); err != nil {
+		return err
+	}
+	for _, stmt := range []string{
+		`INSERT INTO turns_fts(rowid, text, heading, context, file_path, source)
+			SELECT rowid, text, heading, context, file_path, source FROM chunks_fts WHERE rowid >= ? AND rowid < ?`,
+		`DELETE FROM chunks_fts WHERE rowid >= ? AND rowid < ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt, lo, hi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // DB is an open index database. It follows its path: when the file there
 // is no longer the one it opened (a person deleted it for a rebuild, or
@@ -477,11 +542,15 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 			return err
 		}
 		defer insChunk.Close()
-		insFTS, err := tx.PrepareContext(ctx, `INSERT INTO chunks_fts(rowid, text, heading, context, file_path, source) VALUES (?, ?, ?, ?, ?, ?)`)
-		if err != nil {
-			return err
+		insFTS := map[string]*sql.Stmt{}
+		for _, t := range ftsTables {
+			st, err := tx.PrepareContext(ctx, `INSERT INTO `+t.name+`(rowid, text, heading, context, file_path, source) VALUES (?, ?, ?, ?, ?, ?)`)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			insFTS[t.name] = st
 		}
-		defer insFTS.Close()
 		ids := &idAllocator{tx: tx, spans: map[string]*idSpan{}}
 		all := append(append([]Update(nil), b.Upserts...), b.Appends...)
 		for i, u := range all {
@@ -523,7 +592,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 				if _, err := insChunk.ExecContext(ctx, id, f.Path, f.Source, c.Heading, c.StartLine, c.EndLine, c.Text, c.Context, c.Hash, c.Meta); err != nil {
 					return err
 				}
-				if _, err := insFTS.ExecContext(ctx, id, segment(c.Text), segment(c.Heading), segment(c.Context), f.Path, f.Source); err != nil {
+				if _, err := insFTS[ftsTable(f.Source)].ExecContext(ctx, id, segment(c.Text), segment(c.Heading), segment(c.Context), f.Path, f.Source); err != nil {
 					return err
 				}
 			}
@@ -567,7 +636,7 @@ func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
 	}
 	touched := false
 	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM chunks_fts WHERE rowid = ?`, id); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+ftsTableOf(id)+` WHERE rowid = ?`, id); err != nil {
 			return err
 		}
 		if !vec {
@@ -735,49 +804,94 @@ func sourceRange(sources []string) (lo, hi int64, ok bool) {
 
 // Search runs a BM25 search and returns hits best first. Ties are broken by
 // path and line, so equal indexes answer identically however they were built.
+// Each full-text table is searched with its own BM25 statistics (see
+// ftsTables); a search of sources in both merges the two lists by score.
 func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	expr := matchExpr(q.Text)
 	if expr == "" {
 		return nil, ErrNoTerms
 	}
-	var (
-		where = "chunks_fts MATCH ?"
-		args  = []any{expr}
-	)
-	if lo, hi, ok := sourceRange(q.Sources); ok {
-		where += " AND chunks_fts.rowid >= ? AND chunks_fts.rowid < ?"
-		args = append(args, lo, hi)
-	} else if len(q.Sources) > 0 {
-		where += " AND chunks_fts.source IN (?" + strings.Repeat(", ?", len(q.Sources)-1) + ")"
-		for _, s := range q.Sources {
-			args = append(args, s)
-		}
-	}
-	if q.Path != "" {
-		where += " AND chunks_fts.file_path = ?"
-		args = append(args, q.Path)
-	}
-	if q.Scope.filters() {
-		where += " AND " + q.Scope.cond("chunks_fts.file_path", func(v any) string {
-			args = append(args, v)
-			return "?"
-		})
-	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 50
 	}
+	var hits []Hit
+	searched := 0
+	for _, t := range ftsTables {
+		sources := t.sources
+		if len(q.Sources) > 0 {
+			sources = nil
+			for _, s := range q.Sources {
+				if slices.Contains(t.sources, s) {
+					sources = append(sources, s)
+				}
+			}
+			if len(sources) == 0 {
+				continue
+			}
+		}
+		more, err := d.searchTable(ctx, t.name, expr, sources, q, limit)
+		if err != nil {
+			return nil, fmt.Errorf("search %q: %w", q.Text, err)
+		}
+		hits = append(hits, more...)
+		searched++
+	}
+	if searched > 1 {
+		slices.SortStableFunc(hits, func(a, b Hit) int {
+			if a.BM25 != b.BM25 {
+				if a.BM25 < b.BM25 {
+					return -1
+				}
+				return 1
+			}
+			if c := strings.Compare(a.Path, b.Path); c != 0 {
+				return c
+			}
+			return a.StartLine - b.StartLine
+		})
+		hits = hits[:min(len(hits), limit)]
+	}
+	return hits, nil
+}
+
+// searchTable is Search in one full-text table, limited to sources (all
+// of them held by table).
+func (d *DB) searchTable(ctx context.Context, table, expr string, sources []string, q Query, limit int) ([]Hit, error) {
+	var (
+		where = table + " MATCH ?"
+		args  = []any{expr}
+	)
+	if lo, hi, ok := sourceRange(sources); ok {
+		where += " AND " + table + ".rowid >= ? AND " + table + ".rowid < ?"
+		args = append(args, lo, hi)
+	} else {
+		where += " AND " + table + ".source IN (?" + strings.Repeat(", ?", len(sources)-1) + ")"
+		for _, s := range sources {
+			args = append(args, s)
+		}
+	}
+	if q.Path != "" {
+		where += " AND " + table + ".file_path = ?"
+		args = append(args, q.Path)
+	}
+	if q.Scope.filters() {
+		where += " AND " + q.Scope.cond(table+".file_path", func(v any) string {
+			args = append(args, v)
+			return "?"
+		})
+	}
 	args = append(args, limit)
 	rows, err := d.handle().QueryContext(ctx, `
 		WITH m AS (
-			SELECT rowid AS id, bm25(chunks_fts, 1.0, 0.5, `+contextWeight+`) AS score
-			FROM chunks_fts WHERE `+where+`
+			SELECT rowid AS id, bm25(`+table+`, 1.0, 0.5, `+contextWeight+`) AS score
+			FROM `+table+` WHERE `+where+`
 			ORDER BY score LIMIT ?)
 		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, m.score, coalesce(c.meta, ''), coalesce(c.context, '')
 		FROM m JOIN chunks c ON c.id = m.id
 		ORDER BY m.score, c.file_path, c.start_line`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("search %q: %w", q.Text, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var hits []Hit

@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -391,5 +393,139 @@ func TestApplyStaleAppend(t *testing.T) {
 	}
 	if f := files["sessions/s.jsonl"]; f.Chunks != 2 || f.Hash != "h2" {
 		t.Fatalf("file row = %+v", f)
+	}
+}
+
+// TestSearchSessionsIgnoresOtherSources holds that a crowd of pages does
+// not change a search of the transcripts: BM25's statistics (how rare a
+// word is, how long rows are) are those of the turns alone, so the same
+// turns come back in the same order with the same scores.
+func TestSearchSessionsIgnoresOtherSources(t *testing.T) {
+	ctx := context.Background()
+	turns := Update{File: File{Path: "sessions/s1.jsonl", Source: "sessions", Hash: "s1", Mtime: time.Unix(1, 0), Size: 1, IndexedAt: time.Unix(2, 0)}}
+	for i, text := range []string{
+		"Caroline: I went to a support group yesterday and it was powerful",
+		"Melanie: that sounds great, how did the group make you feel",
+		"Caroline: I felt accepted, and I am thinking about counseling as a career",
+		"Melanie: counseling would suit you, you listen so well",
+		"Caroline: I also painted a sunrise over the lake last week",
+		"Melanie: I love painting too, my kids and I painted pottery at the camp by the lake",
+		"Caroline: the camp sounds fun, did the kids enjoy the lake",
+	} {
+		turns.Chunks = append(turns.Chunks, Chunk{StartLine: i + 1, EndLine: i + 1, Text: text, Context: "", Hash: text})
+	}
+	queries := []string{"sunrise counseling", "support group", "what career is Caroline thinking about", "painted lake", "camp kids pottery", "how did the group feel"}
+	search := func(db *DB) [][]Hit {
+		var out [][]Hit
+		for _, q := range queries {
+			hits, err := db.Search(ctx, Query{Text: q, Sources: []string{"sessions"}})
+			if err != nil {
+				t.Fatalf("Search(%q): %v", q, err)
+			}
+			out = append(out, hits)
+		}
+		return out
+	}
+	clean := open(t)
+	if err := clean.Apply(ctx, Batch{Upserts: []Update{turns}}); err != nil {
+		t.Fatal(err)
+	}
+	want := search(clean)
+	if len(want[0]) == 0 {
+		t.Fatal("the clean home finds nothing")
+	}
+
+	// The same turns in a home whose notebook and daily log are full of
+	// other talk, some of it with the queries' words, of other lengths.
+	crowded := open(t)
+	var pages []Update
+	for i := range 40 {
+		p := page(fmt.Sprintf("daily/2024-01-%02d.md", i+1),
+			"Jon: the group went to the lake at sunrise again and the support was great",
+			strings.Repeat("Gina: my dance studio is busy and the career move paid off, ", 1+i%5),
+			"Jon: kids, camp and pottery all week")
+		p.File.Source = "daily"
+		pages = append(pages, p)
+	}
+	pages = append(pages, page("knowledge/notes.md", "painting lessons on Tuesdays", strings.Repeat("counseling notes ", 30)))
+	if err := crowded.Apply(ctx, Batch{Upserts: append(pages, turns)}); err != nil {
+		t.Fatal(err)
+	}
+	got := search(crowded)
+	for i, q := range queries {
+		if len(got[i]) != len(want[i]) {
+			t.Errorf("%q: %d hits in the crowded home, %d alone", q, len(got[i]), len(want[i]))
+			continue
+		}
+		for j := range want[i] {
+			g, w := got[i][j], want[i][j]
+			if g.StartLine != w.StartLine || g.BM25 != w.BM25 {
+				t.Errorf("%q, hit %d: turn %d (bm25 %.6f) in the crowded home, turn %d (bm25 %.6f) alone", q, j+1, g.StartLine, g.BM25, w.StartLine, w.BM25)
+			}
+		}
+	}
+}
+
+// An index of schema 11 (every chunk in chunks_fts) is upgraded in place:
+// the turns' full-text rows move to turns_fts, nothing is re-indexed
+// (entity pages keep their rows too), and searches find the same.
+func TestUpgradeSplitsTurnsFTS(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := page("sessions/s1.jsonl", "Caroline: the support group was powerful", "Melanie: pottery at the camp")
+	turns.File.Source = "sessions"
+	if err := db.Apply(ctx, Batch{Upserts: []Update{page("reference/a.md", "the support desk"), page(EntityDir+"sarah.md", "## works at", "- acme"), turns}}); err != nil {
+		t.Fatal(err)
+	}
+	// Make it a schema 11 index: the turns' rows back in chunks_fts.
+	err = db.write(ctx, func(tx *sql.Tx) error {
+		for _, s := range []string{
+			`INSERT INTO chunks_fts(rowid, text, heading, context, file_path, source) SELECT rowid, text, heading, context, file_path, source FROM turns_fts`,
+			`DROP TABLE turns_fts`,
+			`UPDATE meta SET value = '11' WHERE key = 'schema_version'`} {
+			if _, err := tx.ExecContext(ctx, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if db, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if v, _ := db.Meta(ctx, "schema_version"); v != schemaVersion {
+		t.Fatalf("schema version %q, want %q", v, schemaVersion)
+	}
+	if files, err := db.Files(ctx); err != nil || len(files) != 3 {
+		t.Fatalf("files after the upgrade: %v, %v; want all three kept", files, err)
+	}
+	if dr, err := db.Drift(ctx); err != nil || dr.Total() != 0 {
+		t.Fatalf("drift after the upgrade: %+v, %v", dr, err)
+	}
+	for _, tt := range []struct {
+		sources []string
+		want    []string
+	}{
+		{[]string{"sessions"}, []string{"sessions/s1.jsonl"}},
+		{[]string{"notebook"}, []string{"reference/a.md"}},
+		{nil, []string{"reference/a.md", "sessions/s1.jsonl"}},
+	} {
+		hits, err := db.Search(ctx, Query{Text: "support", Sources: tt.sources})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := paths(hits)
+		sort.Strings(got)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("search %v after the upgrade: %v, want %v", tt.sources, got, tt.want)
+		}
 	}
 }

@@ -334,8 +334,11 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 				Name:      "eval",
 				Usage:     "measure conversation retrieval: mean evidence recall@k on an eval set (shared/bench layout)",
 				ArgsUsage: "DIR",
-				Flags:     []cli.Flag{&cli.StringFlag{Name: "k", Value: "5,10,25,50", Usage: "cut-offs, in turns"}},
-				Action:    a.eval,
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "k", Value: "5,10,25,50", Usage: "cut-offs, in turns"},
+					&cli.BoolFlag{Name: "mixed", Usage: "also ask each question in a home crowded with the other conversations' turns as daily-log pages; figures side by side"},
+				},
+				Action: a.eval,
 			},
 			{
 				Name:  "models",

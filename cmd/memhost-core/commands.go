@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -783,7 +782,7 @@ func (a *app) eval(ctx context.Context, cmd *cli.Command) error {
 		ks = append(ks, k)
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := eval.Run(ctx, h, eval.Request{Dir: dir, K: ks})
+		resp, err := eval.Run(ctx, h, eval.Request{Dir: dir, K: ks, Mixed: cmd.Bool("mixed")})
 		if err != nil {
 			return err
 		}
@@ -797,29 +796,47 @@ func (a *app) eval(ctx context.Context, cmd *cli.Command) error {
 			for _, k := range ks {
 				keys = append(keys, strconv.Itoa(k))
 			}
+			if resp.KeywordOnly > 0 {
+				fmt.Fprintf(w, "warning: %d questions were answered by keyword alone (the provider failed on the way): these are not hybrid figures\n", resp.KeywordOnly)
+			}
+			if resp.Mixed != nil {
+				fmt.Fprintf(w, "mixed: each home also held the other conversations' turns as daily-log pages (%d pages, %d chunks over all homes)\n", resp.Mixed.DailyPages, resp.Mixed.DailyChunks)
+			}
 			fmt.Fprintf(w, "%-10s", "")
-			for _, k := range keys {
-				fmt.Fprintf(w, "  R@%-5s", k)
+			head := func(prefix string) {
+				for _, k := range keys {
+					fmt.Fprintf(w, "  %-7s", prefix+"R@"+k)
+				}
+			}
+			if resp.Mixed != nil {
+				head("")
+				fmt.Fprint(w, "  |")
+				head("m")
+			} else {
+				head("")
 			}
 			fmt.Fprintln(w)
-			row := func(name string, m map[string]float64) {
-				fmt.Fprintf(w, "%-10s", name)
+			cells := func(m map[string]float64) {
 				for _, k := range keys {
 					fmt.Fprintf(w, "  %5.1f  ", 100*m[k])
 				}
+			}
+			clean := &eval.Figures{Recall: resp.Recall, ByCategory: resp.ByCategory, ByConversation: resp.ByConversation}
+			row := func(name string, of func(*eval.Figures) map[string]float64) {
+				fmt.Fprintf(w, "%-10s", name)
+				cells(of(clean))
+				if resp.Mixed != nil {
+					fmt.Fprint(w, "  |")
+					cells(of(resp.Mixed))
+				}
 				fmt.Fprintln(w)
 			}
-			row("all", resp.Recall)
-			cats := make([]string, 0, len(resp.ByCategory))
-			for c := range resp.ByCategory {
-				cats = append(cats, c)
-			}
-			sort.Strings(cats)
-			for _, c := range cats {
-				row("cat "+c, resp.ByCategory[c])
+			row("all", func(f *eval.Figures) map[string]float64 { return f.Recall })
+			for _, c := range slices.Sorted(maps.Keys(resp.ByCategory)) {
+				row("cat "+c, func(f *eval.Figures) map[string]float64 { return f.ByCategory[c] })
 			}
 			for _, c := range slices.Sorted(maps.Keys(resp.ByConversation)) {
-				row(c, resp.ByConversation[c])
+				row(c, func(f *eval.Figures) map[string]float64 { return f.ByConversation[c] })
 			}
 		})
 	})

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,11 @@ import (
 type Request struct {
 	Dir string `json:"dir"`
 	K   []int  `json:"k"` // default 5, 10, 25, 50
+	// Mixed asks each question a second time once the home also holds
+	// the other conversations' turns as daily-log pages (see
+	// writeDistractors): a home crowded with other text, as users' are.
+	// The figures go in Response.Mixed.
+	Mixed bool `json:"mixed,omitempty"`
 }
 
 // Response is mean evidence recall@k, overall and by category.
@@ -43,6 +49,69 @@ type Response struct {
 	ByConversation map[string]map[string]float64 `json:"byConversation"`
 	Turns          int                           `json:"turns"` // indexed, over all conversations
 	DurationMs     float64                       `json:"durationMs"`
+	// KeywordOnly counts questions answered by keyword alone after an
+	// earlier one was answered hybrid (the provider failed on the way):
+	// figures with any are not those of hybrid search.
+	KeywordOnly int `json:"keywordOnly,omitempty"`
+	// Mixed holds the same figures in the crowded home (Request.Mixed).
+	Mixed *Figures `json:"mixed,omitempty"`
+}
+
+// Figures are the recall of one kind of home.
+type Figures struct {
+	Recall         map[string]float64            `json:"recall"`
+	ByCategory     map[string]map[string]float64 `json:"byCategory"`
+	ByConversation map[string]map[string]float64 `json:"byConversation"`
+	// DailyPages is how many daily-log pages of other people's talk each
+	// conversation's home held besides its own sessions, summed over the
+	// conversations; DailyChunks their indexed chunks, summed likewise.
+	DailyPages  int `json:"dailyPages"`
+	DailyChunks int `json:"dailyChunks"`
+}
+
+// tally sums recall@k over questions, overall, by category and by
+// conversation.
+type tally struct {
+	ks    []int
+	n     int
+	sums  map[int]float64
+	cat   map[int]map[int]float64
+	catN  map[int]int
+	conv  map[string]map[int]float64
+	convN map[string]int
+}
+
+func newTally(ks []int) *tally {
+	return &tally{ks: ks, sums: map[int]float64{}, cat: map[int]map[int]float64{}, catN: map[int]int{}, conv: map[string]map[int]float64{}, convN: map[string]int{}}
+}
+
+func (t *tally) add(q evalQuery, ranked []string) {
+	if t.cat[q.Category] == nil {
+		t.cat[q.Category] = map[int]float64{}
+	}
+	if t.conv[q.Conversation] == nil {
+		t.conv[q.Conversation] = map[int]float64{}
+	}
+	t.n++
+	t.catN[q.Category]++
+	t.convN[q.Conversation]++
+	for _, k := range t.ks {
+		rec := evidenceRecall(q.Evidence, ranked, k)
+		t.sums[k] += rec
+		t.cat[q.Category][k] += rec
+		t.conv[q.Conversation][k] += rec
+	}
+}
+
+func (t *tally) figures() Figures {
+	f := Figures{Recall: meanRecall(t.ks, t.sums, t.n), ByCategory: map[string]map[string]float64{}, ByConversation: map[string]map[string]float64{}}
+	for c, m := range t.cat {
+		f.ByCategory[strconv.Itoa(c)] = meanRecall(t.ks, m, t.catN[c])
+	}
+	for c, m := range t.conv {
+		f.ByConversation[c] = meanRecall(t.ks, m, t.convN[c])
+	}
+	return f
 }
 
 type evalQuery struct {
@@ -77,45 +146,64 @@ func Run(ctx context.Context, h *host.Host, req Request) (Response, error) {
 		}
 		byConv[q.Conversation] = append(byConv[q.Conversation], q)
 	}
-	resp := Response{Recall: map[string]float64{}, ByCategory: map[string]map[string]float64{}, ByConversation: map[string]map[string]float64{}}
-	sums := map[int]float64{}
-	catSums := map[int]map[int]float64{}
-	catN := map[int]int{}
+	resp := Response{}
+	clean, mixed := newTally(ks), newTally(ks)
+	var crowd Figures
+	ask := func(sub *host.Host, q evalQuery, t *tally) error {
+		r, err := sub.ConversationSearch(ctx, host.ConversationSearchRequest{Query: q.Question, MaxResults: ks[len(ks)-1]})
+		if err != nil {
+			return fmt.Errorf("question %s: %w", q.ID, err)
+		}
+		if resp.Mode == host.ModeHybrid && r.Mode != host.ModeHybrid {
+			resp.KeywordOnly++ // answered while vectors were expected
+		} else {
+			resp.Mode, resp.Reason = r.Mode, r.Reason
+		}
+		var ranked []string // turn ids in result order, a place each
+		for _, res := range r.Results {
+			ranked = append(ranked, res.Turns...)
+		}
+		t.add(q, ranked)
+		return nil
+	}
 	for _, conv := range convs {
 		src := filepath.Join(req.Dir, "sessions", conv)
-		sub, cleanup, turns, err := evalHome(ctx, h, src)
+		sub, home, cleanup, turns, err := evalHome(ctx, h, src)
 		if err != nil {
 			return resp, fmt.Errorf("conversation %s: %w", conv, err)
 		}
 		resp.Turns += turns
-		convSums := map[int]float64{}
 		for _, q := range byConv[conv] {
-			r, err := sub.ConversationSearch(ctx, host.ConversationSearchRequest{Query: q.Question, MaxResults: ks[len(ks)-1]})
-			if err != nil {
+			if err := ask(sub, q, clean); err != nil {
 				cleanup()
-				return resp, fmt.Errorf("question %s: %w", q.ID, err)
-			}
-			resp.Mode, resp.Reason = r.Mode, r.Reason
-			var ranked []string // turn ids in result order, a place each
-			for _, res := range r.Results {
-				ranked = append(ranked, res.Turns...)
-			}
-			if catSums[q.Category] == nil {
-				catSums[q.Category] = map[int]float64{}
-			}
-			catN[q.Category]++
-			for _, k := range ks {
-				rec := evidenceRecall(q.Evidence, ranked, k)
-				sums[k] += rec
-				catSums[q.Category][k] += rec
-				convSums[k] += rec
+				return resp, err
 			}
 			resp.Queries++
 		}
-		resp.ByConversation[conv] = meanRecall(ks, convSums, len(byConv[conv]))
 		if resp.Model == "" {
 			if st, err := sub.Status(ctx, host.StatusRequest{}); err == nil && st.Model != "" {
 				resp.Model = st.Provider + "/" + st.Model
+			}
+		}
+		if req.Mixed {
+			var others []string
+			for _, c := range convs {
+				if c != conv {
+					others = append(others, filepath.Join(req.Dir, "sessions", c))
+				}
+			}
+			pages, chunks, err := crowdHome(ctx, sub, home, others)
+			if err != nil {
+				cleanup()
+				return resp, fmt.Errorf("conversation %s, mixed home: %w", conv, err)
+			}
+			crowd.DailyPages += pages
+			crowd.DailyChunks += chunks
+			for _, q := range byConv[conv] {
+				if err := ask(sub, q, mixed); err != nil {
+					cleanup()
+					return resp, err
+				}
 			}
 		}
 		cleanup()
@@ -123,9 +211,12 @@ func Run(ctx context.Context, h *host.Host, req Request) (Response, error) {
 	if resp.Model == "" {
 		resp.Model = "none (keyword only)"
 	}
-	resp.Recall = meanRecall(ks, sums, resp.Queries)
-	for c, m := range catSums {
-		resp.ByCategory[strconv.Itoa(c)] = meanRecall(ks, m, catN[c])
+	f := clean.figures()
+	resp.Recall, resp.ByCategory, resp.ByConversation = f.Recall, f.ByCategory, f.ByConversation
+	if req.Mixed {
+		m := mixed.figures()
+		m.DailyPages, m.DailyChunks = crowd.DailyPages, crowd.DailyChunks
+		resp.Mixed = &m
 	}
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return resp, nil
@@ -163,13 +254,16 @@ func evidenceRecall(evidence, ranked []string, k int) float64 {
 	return float64(found) / float64(len(evidence))
 }
 
+// evalQueryTimeoutMs is how long a question waits for its vector.
+const evalQueryTimeoutMs = 120_000
+
 // evalHome makes a temporary home holding one conversation's sessions,
 // indexed and embedded, with h's provider settings and models; cleanup
 // closes it and removes it.
-func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, cleanup func(), turns int, err error) {
-	home, err := os.MkdirTemp("", "memhost-eval-")
+func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, home string, cleanup func(), turns int, err error) {
+	home, err = os.MkdirTemp("", "memhost-eval-")
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, "", nil, 0, err
 	}
 	defer func() {
 		if err != nil {
@@ -178,10 +272,10 @@ func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, cl
 	}()
 	entries, err := os.ReadDir(src)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, "", nil, 0, err
 	}
 	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o755); err != nil {
-		return nil, nil, 0, err
+		return nil, "", nil, 0, err
 	}
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".jsonl") {
@@ -189,10 +283,10 @@ func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, cl
 		}
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, "", nil, 0, err
 		}
 		if err := os.WriteFile(filepath.Join(home, "sessions", e.Name()), b, 0o644); err != nil {
-			return nil, nil, 0, err
+			return nil, "", nil, 0, err
 		}
 	}
 	sub, err = h.Derive(ctx, home, func(cfg *config.Config) {
@@ -200,23 +294,24 @@ func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, cl
 		cfg.Memory.Database = filepath.Join(home, "brain", "memory.db")
 		cfg.Memory.Search.MinScore = 0          // rank everything: recall@k judges the order
 		cfg.Memory.Embedding.RecallBudgetMs = 0 // embedded below, once
+		// A question's vector is waited for: on a busy machine the query
+		// embedding may take longer than a recall's 5 s, and the question
+		// would be answered by keyword alone. The eval measures the order.
+		cfg.Memory.Embedding.QueryTimeoutMs = evalQueryTimeoutMs
 	})
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, "", nil, 0, err
 	}
 	cleanup = func() { sub.Close(); os.RemoveAll(home) }
 	res, err := sub.Sync(ctx, host.SyncRequest{})
 	if err == nil {
-		_, err = sub.Embed(ctx, host.EmbedRequest{})
-		if errors.Is(err, host.ErrProviderNotReady) {
-			err = nil // keyword-only: the eval says so
-		}
+		err = embedAll(ctx, sub)
 	}
 	if err != nil {
 		sub.Close()
-		return nil, nil, 0, err
+		return nil, "", nil, 0, err
 	}
-	return sub, cleanup, res.Chunks, nil
+	return sub, home, cleanup, res.Chunks, nil
 }
 
 func readEvalQueries(path string) ([]evalQuery, error) {
@@ -243,4 +338,128 @@ func readEvalQueries(path string) ([]evalQuery, error) {
 		return nil, fmt.Errorf("%s: no questions with evidence", path)
 	}
 	return out, nil
+}
+
+// crowdHome writes the turns of the conversations in others (folders of
+// session files) into home's notebook as daily-log pages, indexes and
+// embeds them, and returns how many pages and chunks it added. Each
+// session becomes a "## HH:MM" entry of the page of its first turn's day,
+// one line a turn, "Speaker: words": a person's log of other people's
+// talk. Sessions of one day share the page, as entries of one day do.
+func crowdHome(ctx context.Context, sub *host.Host, home string, others []string) (pages, chunks int, err error) {
+	byDay := map[string][]string{} // day → entries
+	var days []string
+	for _, dir := range others {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return 0, 0, err
+		}
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".jsonl") {
+				continue
+			}
+			day, entry, err := dailyEntry(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return 0, 0, err
+			}
+			if entry == "" {
+				continue
+			}
+			if _, ok := byDay[day]; !ok {
+				days = append(days, day)
+			}
+			byDay[day] = append(byDay[day], entry)
+		}
+	}
+	dir := filepath.Join(home, "notebook", "daily")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, 0, err
+	}
+	for _, day := range days {
+		page := "# Daily Log — " + day + "\n\n" + strings.Join(byDay[day], "\n")
+		if err := os.WriteFile(filepath.Join(dir, day+".md"), []byte(page), 0o644); err != nil {
+			return 0, 0, err
+		}
+	}
+	res, err := sub.Sync(ctx, host.SyncRequest{})
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := embedAll(ctx, sub); err != nil {
+		return 0, 0, err
+	}
+	return len(days), res.Chunks, nil
+}
+
+// embedAttempts is how often embedAll runs the queue before giving up:
+// below memory.embedding's deadAfterFailures (5), so no chunk is given up
+// for dead by the eval.
+const embedAttempts = 4
+
+// embedAll embeds every chunk of sub's index. No provider at all leaves
+// the eval keyword-only (its figures say so); a provider that failed on
+// the way (on a busy machine the plugin may be restarted, and is then
+// loading its model) is waited for and the queue run again, so that the
+// figures never depend on how many vectors were made in time.
+func embedAll(ctx context.Context, sub *host.Host) error {
+	for attempt := 1; ; attempt++ {
+		_, err := sub.Embed(ctx, host.EmbedRequest{})
+		if errors.Is(err, host.ErrProviderNotReady) {
+			return nil // keyword-only: the eval says so
+		}
+		if err == nil {
+			st, serr := sub.Status(ctx, host.StatusRequest{})
+			if serr != nil || st.Mode != host.ModeHybrid || st.Pending+st.Dead == 0 {
+				return serr
+			}
+			err = fmt.Errorf("%d chunks still without a vector", st.Pending+st.Dead)
+		}
+		if attempt == embedAttempts {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt) * 5 * time.Second):
+		}
+	}
+}
+
+// dailyEntry is one session file as a daily-log entry, and the day of its
+// first dated turn ("2000-01-01" when none is dated).
+func dailyEntry(path string) (day, entry string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	day, hm := "2000-01-01", "00:00"
+	dated := false
+	var speakers, lines []string
+	err = sessions.ReadLines(f, 1, func(n int, line []byte) error {
+		var t sessions.Turn
+		if err := json.Unmarshal(line, &t); err != nil {
+			return fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		text := strings.Join(strings.Fields(t.Content), " ")
+		if text == "" {
+			return nil
+		}
+		if !dated && len(t.Timestamp) >= 16 {
+			day, hm, dated = t.Timestamp[:10], t.Timestamp[11:16], true
+		}
+		who := t.Speaker
+		if who == "" {
+			who = t.Role
+		}
+		if !slices.Contains(speakers, who) {
+			speakers = append(speakers, who)
+		}
+		lines = append(lines, who+": "+text)
+		return nil
+	})
+	if err != nil || len(lines) == 0 {
+		return "", "", err
+	}
+	return day, "## " + hm + " — talk between " + strings.Join(speakers, " and ") + "\n\n" + strings.Join(lines, "\n") + "\n", nil
 }

@@ -2,6 +2,10 @@ package eval
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/memhost/memhost/host"
@@ -36,6 +40,21 @@ func TestEval(t *testing.T) {
 	if r.Turns != 5 {
 		t.Errorf("turns indexed: %d", r.Turns)
 	}
+	if r.Mixed != nil {
+		t.Errorf("mixed figures without Mixed: %+v", r.Mixed)
+	}
+	// Each home also holds the other conversation as a daily page: the
+	// same questions find the same turns.
+	m, err := Run(context.Background(), h, Request{Dir: "testdata", K: []int{1, 5}, Mixed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Mixed == nil || m.Mixed.DailyPages != 2 || m.Mixed.DailyChunks == 0 {
+		t.Fatalf("mixed: %+v", m.Mixed)
+	}
+	if !reflect.DeepEqual(m.Mixed.Recall, r.Recall) || !reflect.DeepEqual(m.Mixed.ByCategory, r.ByCategory) || !reflect.DeepEqual(m.Recall, r.Recall) {
+		t.Errorf("mixed %+v / %+v, clean %+v / %+v", m.Mixed.Recall, m.Mixed.ByCategory, r.Recall, r.ByCategory)
+	}
 	if _, err := Run(context.Background(), h, Request{Dir: t.TempDir()}); err == nil {
 		t.Error("eval of an empty folder succeeded")
 	}
@@ -57,5 +76,23 @@ func TestEvidenceRecall(t *testing.T) {
 		if got := evidenceRecall(tt.evidence, tt.ranked, tt.k); got != tt.want {
 			t.Errorf("evidenceRecall(%v, %v, %d) = %v, want %v", tt.evidence, tt.ranked, tt.k, got, tt.want)
 		}
+	}
+}
+
+// TestDailyEntry: a session becomes a daily-log entry of its first turn's
+// day, a line a turn with the speaker's name.
+func TestDailyEntry(t *testing.T) {
+	day, entry, err := dailyEntry(filepath.Join("testdata", "sessions", "c2", "session_01.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "## 10:00 — talk between Cy and Di\n\nCy: The garden tomatoes are ripe.\nDi: Lisbon was lovely in spring.\n"
+	if day != "2023-06-01" || entry != want {
+		t.Errorf("dailyEntry = %q, %q", day, entry)
+	}
+	bad := filepath.Join(t.TempDir(), "s.jsonl")
+	os.WriteFile(bad, []byte("{not json\n"), 0o644)
+	if _, _, err := dailyEntry(bad); err == nil || !strings.Contains(err.Error(), "s.jsonl:1") {
+		t.Errorf("a bad line: %v", err)
 	}
 }

@@ -53,3 +53,49 @@ func TestRRFRank(t *testing.T) {
 		t.Errorf("rrfRank = %+v", got)
 	}
 }
+
+// TestBySession: a turn counts with the best three of its session; a
+// session matching in several places lifts its turns over an equal turn
+// alone in its session, the best still scores 1, and weight 0 changes
+// nothing.
+func TestBySession(t *testing.T) {
+	turn := func(id int64, session string, score float64) Scored {
+		return Scored{index.Hit{ChunkID: id, Path: session}, score}
+	}
+	ranked := []Scored{turn(1, "a", 1), turn(2, "b", 0.78), turn(3, "c", 0.7), turn(4, "c", 0.6), turn(5, "c", 0.5), turn(6, "c", 0.4)}
+	got := BySession(ranked, 0.3)
+	want := []struct {
+		id    int64
+		score float64
+	}{
+		{1, (1 + 0.3*1.0/3) / 1.3},
+		{3, (0.7 + 0.3*1.8/3) / 1.3}, // c's best three: 0.7, 0.6, 0.5
+		{2, (0.78 + 0.3*0.78/3) / 1.3},
+		{4, (0.6 + 0.3*1.8/3) / 1.3},
+		{5, (0.5 + 0.3*1.8/3) / 1.3},
+		{6, (0.4 + 0.3*1.8/3) / 1.3},
+	}
+	for i, w := range want {
+		if got[i].Hit.ChunkID != w.id || math.Abs(got[i].Score-w.score/want[0].score) > 0.0006 {
+			t.Errorf("%d: chunk %d score %v, want chunk %d score %.4f", i, got[i].Hit.ChunkID, got[i].Score, w.id, w.score)
+		}
+	}
+	if got := BySession(ranked, 0); &got[0] != &ranked[0] {
+		t.Error("weight 0 made a new ranking")
+	}
+	if ranked[1].Hit.ChunkID != 2 {
+		t.Error("BySession changed its input")
+	}
+}
+
+// BenchmarkBySession: what the session step adds to a conversation
+// search, at its usual 200 candidates (MaxResults 50) over 20 sessions.
+func BenchmarkBySession(b *testing.B) {
+	ranked := make([]Scored, 200)
+	for i := range ranked {
+		ranked[i] = Scored{index.Hit{ChunkID: int64(i), Path: "sessions/s" + string(rune('a'+i%20)) + ".jsonl"}, 1 - float64(i)/200}
+	}
+	for b.Loop() {
+		BySession(ranked, SessionWeight)
+	}
+}
