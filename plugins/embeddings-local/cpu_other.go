@@ -4,6 +4,6 @@ package main
 
 // Other architectures build llama.cpp for their baseline (see the
 // Makefile), which every CPU of the architecture runs; amd64 outside Linux
-// is not checked (no /proc/cpuinfo to read the CPU's sets from).
+// is not checked (its CPUID reading is written for Linux's feature names).
 func builtFeatures() []string      { return nil }
 func cpuFeatures() map[string]bool { return nil }
