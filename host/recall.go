@@ -211,11 +211,16 @@ func (h *Host) rank(ctx context.Context, q search.Query, mode, why *string, timi
 	timing.VectorMs = ms(time.Since(vecStart))
 	if len(q.Sources) == 1 && q.Sources[0] == SourceSessions {
 		// A search of the transcripts alone (conversation-search, recall
-		// --sources sessions): a turn counts with its session's best.
+		// --sources sessions): a turn counts with its session's best, and
+		// a speaker the query names is lifted.
 		ranked = search.BySession(ranked, search.SessionWeight)
+		ranked = search.BySpeaker(ranked, q.Text, hitSpeaker, search.SpeakerWeight)
 	}
 	return ranked, nil
 }
+
+// hitSpeaker is who said a transcript hit ("" when the turn names no one).
+func hitSpeaker(h index.Hit) string { return sessions.ParseMeta(h.Meta).Speaker }
 
 // hybridRank embeds the query and fuses the vector search with the BM25
 // hits. Any error means keyword results stand, and says why.

@@ -425,3 +425,33 @@ func TestSessionAppendRetriedOnce(t *testing.T) {
 		t.Errorf("bad id: %v", err)
 	}
 }
+
+// TestNamedSpeakerLifted: a question naming one speaker finds that
+// speaker's turn first, where the words alone rank the other's first;
+// one naming both speakers keeps the words' order.
+func TestNamedSpeakerLifted(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	data, err := os.ReadFile(filepath.Join("testdata", "speakers.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(h.Home(), "sessions", "paint.jsonl"), data, 0o644)
+	first := func(q string) string {
+		t.Helper()
+		r, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: q})
+		if err != nil || len(r.Results) == 0 {
+			t.Fatalf("%q: %+v, %v", q, r, err)
+		}
+		return r.Results[0].Speaker + " " + r.Results[0].Turns[0]
+	}
+	if got := first("what did they paint"); got != "Ben T1:2" {
+		t.Fatalf("the words alone rank %s first, want Ben T1:2 (the fixture no longer tests the lift)", got)
+	}
+	if got := first("what did Anna paint"); got != "Anna T1:5" {
+		t.Errorf("named Anna: %s first, want Anna T1:5", got)
+	}
+	if got := first("what did Anna and Ben paint"); got != "Ben T1:2" {
+		t.Errorf("named both: %s first, want the words' order (Ben T1:2)", got)
+	}
+}

@@ -2,6 +2,7 @@ package search
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/memhost/memhost/host/config"
@@ -97,5 +98,39 @@ func BenchmarkBySession(b *testing.B) {
 	}
 	for b.Loop() {
 		BySession(ranked, SessionWeight)
+	}
+}
+
+// TestBySpeaker: a question that names one of the speakers lifts that
+// speaker's turns by the weight; one naming none, or both, changes nothing.
+func TestBySpeaker(t *testing.T) {
+	turn := func(id int64, speaker string, score float64) Scored {
+		return Scored{index.Hit{ChunkID: id, Meta: speaker}, score}
+	}
+	speakerOf := func(h index.Hit) string { return h.Meta }
+	ranked := []Scored{turn(1, "Ben", 1), turn(2, "Anna Lee", 0.95), turn(3, "Ben", 0.9), turn(4, "Anna Lee", 0.5)}
+	ids := func(r []Scored) (out []int64) {
+		for _, s := range r {
+			out = append(out, s.Hit.ChunkID)
+		}
+		return out
+	}
+	got := BySpeaker(ranked, "What did Anna Lee's sister buy?", speakerOf, 0.1)
+	if want := []int64{2, 1, 3, 4}; !slices.Equal(ids(got), want) {
+		t.Errorf("named Anna Lee: order %v, want %v", ids(got), want)
+	}
+	if math.Abs(got[0].Score-1) > 1e-9 || math.Abs(got[1].Score-1/1.05) > 0.0006 {
+		t.Errorf("scores %v, want the best 1 and the next 1/1.05", got)
+	}
+	for _, q := range []string{"What did Anna buy?", "What did Ben and Anna Lee buy?", "what did they buy?"} {
+		if got := BySpeaker(ranked, q, speakerOf, 0.1); !slices.Equal(ids(got), []int64{1, 2, 3, 4}) {
+			t.Errorf("%q: order %v, want it unchanged", q, ids(got))
+		}
+	}
+	if got := BySpeaker(ranked, "did ben go?", speakerOf, 0.1); !slices.Equal(ids(got), []int64{1, 3, 2, 4}) {
+		t.Errorf("named ben (any case): order %v", ids(got))
+	}
+	if ranked[1].Hit.ChunkID != 2 {
+		t.Error("BySpeaker changed its input")
 	}
 }
