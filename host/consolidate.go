@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -22,6 +21,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -630,16 +630,9 @@ func (h *Host) saveConsolidated(st consolidated) error {
 // lockConsolidation takes the home's consolidation lock: one run at a
 // time, across processes.
 func lockConsolidation(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
+	unlock, err := fsx.TryLock(path)
+	if errors.Is(err, fsx.ErrLocked) {
+		return nil, fault.Errorf(fault.Conflict, "", "a consolidation of this home is already running")
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fault.Errorf(fault.Conflict, "", "a consolidation of this home is already running")
-		}
-		return nil, err
-	}
-	return func() { f.Close() }, nil
+	return unlock, err
 }

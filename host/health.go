@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/memhost/memhost/host/chunk"
@@ -560,10 +559,10 @@ func (h *Host) serveLeftovers(remove bool) []string {
 		return nil // no server ever ran here
 	}
 	defer f.Close()
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	if fsx.TryLockFile(f) != nil {
 		return nil // a server runs
 	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	defer fsx.UnlockFile(f)
 	var out []string
 	for _, p := range []string{filepath.Join(h.home, "brain", "serve.json"), sockpath.Of(h.home)} {
 		if _, err := os.Lstat(p); err != nil {

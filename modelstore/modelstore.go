@@ -28,6 +28,8 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // The default model: all-MiniLM-L6-v2, 384 dimensions, 21 MB.
@@ -178,8 +180,8 @@ func (s *Store) pull(ctx context.Context, ref Ref, progress Progress) (err error
 	}
 	defer f.Close()
 	// One downloader per file: two appending to one .part would corrupt it.
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := fsx.TryLockFile(f); err != nil {
+		if errors.Is(err, fsx.ErrLocked) {
 			return fmt.Errorf("%w: %s", ErrBusy, ref.Name)
 		}
 		return err
@@ -471,8 +473,8 @@ func (s *Store) Install(ctx context.Context, src, sha string, progress Progress)
 		return ref, err
 	}
 	defer out.Close()
-	if err := syscall.Flock(int(out.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := fsx.TryLockFile(out); err != nil {
+		if errors.Is(err, fsx.ErrLocked) {
 			return ref, fmt.Errorf("%w: %s", ErrBusy, name)
 		}
 		return ref, err
