@@ -597,31 +597,16 @@ func (h *Host) loadConsolidated() (consolidated, error) {
 	return st, nil
 }
 
-// saveConsolidated writes the state through a temporary file renamed into
-// place: a crash leaves the old state or the new, never half of one.
+// saveConsolidated writes the state through a flushed temporary file
+// renamed into place (fsx.WriteFileAtomic): a crash leaves the old state
+// or the new, never half of one.
 func (h *Host) saveConsolidated(st consolidated) error {
 	b, err := json.MarshalIndent(st, "", " ")
 	if err != nil {
 		return err
 	}
 	path := h.consolidatedPath()
-	f, err := os.CreateTemp(filepath.Dir(path), ".consolidated-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := fsx.WriteFileAtomic(path, b, 0o600); err != nil {
 		return fmt.Errorf("consolidation state %s: %w", path, err)
 	}
 	return nil

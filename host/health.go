@@ -102,18 +102,13 @@ func (h *Host) Health(ctx context.Context, req HealthRequest) (HealthResponse, e
 	return resp, writeFileAtomic(resp.ReportPath, []byte(md))
 }
 
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, making its folder.
+// writeFileAtomic writes data to path through a flushed temporary file
+// and a rename (fsx.WriteFileAtomic), making its folder.
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fsx.WriteFileAtomic(path, data, 0o644)
 }
 
 // healthFacts gathers what the checks judge. Each part's failure is kept

@@ -143,10 +143,10 @@ func moveAside(path string) (string, error) {
 		}
 		aside = fmt.Sprintf("%s-%d", base, n)
 	}
-	if err := os.Rename(path, aside); err != nil {
+	if err := fsx.Rename(path, aside); err != nil {
 		return "", fmt.Errorf("moving the corrupt index aside: %w", err)
 	}
-	if err := os.Rename(path+"-wal", aside+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := fsx.Rename(path+"-wal", aside+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return aside, fmt.Errorf("moving the corrupt index's log aside: %w", err)
 	}
 	os.Remove(path + "-shm")

@@ -263,7 +263,7 @@ func (s *Store) pull(ctx context.Context, ref Ref, progress Progress) (err error
 	if err := f.Close(); err != nil {
 		return diskError(err)
 	}
-	return os.Rename(part, ref.Path)
+	return fsx.Rename(part, ref.Path)
 }
 
 // FileSHA256 returns the SHA-256 of a file, hex.
@@ -504,7 +504,7 @@ func (s *Store) Install(ctx context.Context, src, sha string, progress Progress)
 		os.Remove(part)
 		return ref, diskError(err)
 	}
-	if err := os.Rename(part, ref.Path); err != nil {
+	if err := fsx.Rename(part, ref.Path); err != nil {
 		return ref, err
 	}
 	s.clearFailure(name) // its failed downloads are history now

@@ -318,11 +318,7 @@ func writeState(home string, in Info) error {
 	if err != nil {
 		return err
 	}
-	tmp := statePath(home) + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, statePath(home))
+	return fsx.WriteFileAtomic(statePath(home), append(b, '\n'), 0o644)
 }
 
 // ReadState reads brain/serve.json: what the last server of home said
