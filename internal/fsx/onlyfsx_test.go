@@ -15,7 +15,7 @@ import (
 // without this package: every other package goes through fsx, so that
 // each lock honours a context or says ErrLocked, and each rename flushes
 // its folders.
-var rawFileOps = regexp.MustCompile(`\b(?:(?:syscall|unix)\.Flock|(?:os|syscall|unix)\.Rename(?:at2?)?)\(`)
+var rawFileOps = regexp.MustCompile(`\b(?:(?:syscall|unix)\.(?:Fcntl)?Flock|(?:os|syscall|unix)\.Rename(?:at2?)?)\(`)
 
 // rawAllowed lists the repository files (slash paths from its root) that
 // may make such a call, each with why. Folders named testdata are not
