@@ -18,6 +18,7 @@ import (
 	"github.com/memhost/memhost/host/federation"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/version"
 )
 
@@ -67,7 +68,7 @@ func (h *Host) Export(ctx context.Context, req ExportRequest) (ExportResponse, e
 	if err != nil {
 		return resp, fmt.Errorf("export to %s: %w", req.Path, err)
 	}
-	if err := os.Rename(tmp, req.Path); err != nil {
+	if err := fsx.Rename(tmp, req.Path); err != nil {
 		return resp, err
 	}
 	resp.Files, resp.Bytes, resp.SHA256 = len(m.Files), n.n, hex.EncodeToString(sum.Sum(nil))

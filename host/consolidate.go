@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -22,6 +21,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -597,31 +597,16 @@ func (h *Host) loadConsolidated() (consolidated, error) {
 	return st, nil
 }
 
-// saveConsolidated writes the state through a temporary file renamed into
-// place: a crash leaves the old state or the new, never half of one.
+// saveConsolidated writes the state through a flushed temporary file
+// renamed into place (fsx.WriteFileAtomic): a crash leaves the old state
+// or the new, never half of one.
 func (h *Host) saveConsolidated(st consolidated) error {
 	b, err := json.MarshalIndent(st, "", " ")
 	if err != nil {
 		return err
 	}
 	path := h.consolidatedPath()
-	f, err := os.CreateTemp(filepath.Dir(path), ".consolidated-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := fsx.WriteFileAtomic(path, b, 0o600); err != nil {
 		return fmt.Errorf("consolidation state %s: %w", path, err)
 	}
 	return nil
@@ -630,16 +615,9 @@ func (h *Host) saveConsolidated(st consolidated) error {
 // lockConsolidation takes the home's consolidation lock: one run at a
 // time, across processes.
 func lockConsolidation(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
+	unlock, err := fsx.TryLock(path)
+	if errors.Is(err, fsx.ErrLocked) {
+		return nil, fault.Errorf(fault.Conflict, "", "a consolidation of this home is already running")
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fault.Errorf(fault.Conflict, "", "a consolidation of this home is already running")
-		}
-		return nil, err
-	}
-	return func() { f.Close() }, nil
+	return unlock, err
 }

@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/memhost/memhost/host/chunk"
@@ -103,18 +102,13 @@ func (h *Host) Health(ctx context.Context, req HealthRequest) (HealthResponse, e
 	return resp, writeFileAtomic(resp.ReportPath, []byte(md))
 }
 
-// writeFileAtomic writes data to path through a temporary file and a
-// rename, making its folder.
+// writeFileAtomic writes data to path through a flushed temporary file
+// and a rename (fsx.WriteFileAtomic), making its folder.
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := fmt.Sprintf("%s.tmp-%d", path, os.Getpid())
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fsx.WriteFileAtomic(path, data, 0o644)
 }
 
 // healthFacts gathers what the checks judge. Each part's failure is kept
@@ -560,10 +554,10 @@ func (h *Host) serveLeftovers(remove bool) []string {
 		return nil // no server ever ran here
 	}
 	defer f.Close()
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	if fsx.TryLockFile(f) != nil {
 		return nil // a server runs
 	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	defer fsx.UnlockFile(f)
 	var out []string
 	for _, p := range []string{filepath.Join(h.home, "brain", "serve.json"), sockpath.Of(h.home)} {
 		if _, err := os.Lstat(p); err != nil {

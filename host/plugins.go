@@ -3,14 +3,13 @@ package host
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
-	"syscall"
 	"unicode"
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
@@ -143,15 +142,11 @@ func checkOptions(set map[string]string) error {
 // writeConfig runs edit on config.yaml's path under an exclusive flock of
 // brain/config.lock, so two processes editing it never lose an edit.
 func (h *Host) writeConfig(edit func(path string) error) error {
-	f, err := os.OpenFile(filepath.Join(h.home, "brain", "config.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	unlock, err := fsx.Lock(context.Background(), filepath.Join(h.home, "brain", "config.lock"))
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
-	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	return edit(filepath.Join(h.home, config.FileName))
 }
 

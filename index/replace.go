@@ -13,6 +13,8 @@ import (
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // fileID names a file independently of its path.
@@ -34,15 +36,7 @@ func statID(path string) (fileID, error) {
 // returns its release. Opening and replacing an index hold it, so that no
 // process removes the -wal of a database another is creating.
 func lockFile(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
+	return fsx.Lock(context.Background(), path)
 }
 
 // handle is the open database, after making sure it is still the file at
@@ -149,10 +143,10 @@ func moveAside(path string) (string, error) {
 		}
 		aside = fmt.Sprintf("%s-%d", base, n)
 	}
-	if err := os.Rename(path, aside); err != nil {
+	if err := fsx.Rename(path, aside); err != nil {
 		return "", fmt.Errorf("moving the corrupt index aside: %w", err)
 	}
-	if err := os.Rename(path+"-wal", aside+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := fsx.Rename(path+"-wal", aside+"-wal"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return aside, fmt.Errorf("moving the corrupt index's log aside: %w", err)
 	}
 	os.Remove(path + "-shm")

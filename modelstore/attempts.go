@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // Failure is the record of a model's failed downloads, kept beside the
@@ -77,10 +79,7 @@ func (s *Store) recordFailure(name string, err error, now time.Time) {
 	f.Name, f.At, f.Err, f.Offline = name, now.UTC(), err.Error(), IsOffline(err)
 	f.Count++
 	b, _ := json.Marshal(f)
-	tmp := s.failurePath(name) + ".tmp"
-	if os.WriteFile(tmp, b, 0o644) == nil {
-		os.Rename(tmp, s.failurePath(name))
-	}
+	fsx.WriteFileAtomic(s.failurePath(name), b, 0o644)
 }
 
 func (s *Store) clearFailure(name string) { os.Remove(s.failurePath(name)) }

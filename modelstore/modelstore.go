@@ -28,6 +28,8 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // The default model: all-MiniLM-L6-v2, 384 dimensions, 21 MB.
@@ -178,8 +180,8 @@ func (s *Store) pull(ctx context.Context, ref Ref, progress Progress) (err error
 	}
 	defer f.Close()
 	// One downloader per file: two appending to one .part would corrupt it.
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := fsx.TryLockFile(f); err != nil {
+		if errors.Is(err, fsx.ErrLocked) {
 			return fmt.Errorf("%w: %s", ErrBusy, ref.Name)
 		}
 		return err
@@ -261,7 +263,7 @@ func (s *Store) pull(ctx context.Context, ref Ref, progress Progress) (err error
 	if err := f.Close(); err != nil {
 		return diskError(err)
 	}
-	return os.Rename(part, ref.Path)
+	return fsx.Rename(part, ref.Path)
 }
 
 // FileSHA256 returns the SHA-256 of a file, hex.
@@ -471,8 +473,8 @@ func (s *Store) Install(ctx context.Context, src, sha string, progress Progress)
 		return ref, err
 	}
 	defer out.Close()
-	if err := syscall.Flock(int(out.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	if err := fsx.TryLockFile(out); err != nil {
+		if errors.Is(err, fsx.ErrLocked) {
 			return ref, fmt.Errorf("%w: %s", ErrBusy, name)
 		}
 		return ref, err
@@ -502,7 +504,7 @@ func (s *Store) Install(ctx context.Context, src, sha string, progress Progress)
 		os.Remove(part)
 		return ref, diskError(err)
 	}
-	if err := os.Rename(part, ref.Path); err != nil {
+	if err := fsx.Rename(part, ref.Path); err != nil {
 		return ref, err
 	}
 	s.clearFailure(name) // its failed downloads are history now

@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
 )
@@ -293,14 +294,10 @@ func shutdown(hs *http.Server, timeout time.Duration) {
 // lock takes brain/serve.lock for this process (released when it exits,
 // however it exits), or says which server holds it.
 func lock(home string) (unlock func(), err error) {
-	f, err := os.OpenFile(lockPath(home), os.O_RDWR|os.O_CREATE, 0o644)
+	unlock, err = fsx.TryLock(lockPath(home))
 	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("lock %s: %w", lockPath(home), err)
+		if !errors.Is(err, fsx.ErrLocked) {
+			return nil, err
 		}
 		msg := "memhost serve already runs for " + home
 		if in, err := ReadState(home); err == nil {
@@ -312,7 +309,7 @@ func lock(home string) (unlock func(), err error) {
 		}
 		return nil, fault.Errorf(fault.Conflict, "", "%s", msg)
 	}
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+	return unlock, nil
 }
 
 // writeState writes brain/serve.json atomically.
@@ -321,11 +318,7 @@ func writeState(home string, in Info) error {
 	if err != nil {
 		return err
 	}
-	tmp := statePath(home) + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, statePath(home))
+	return fsx.WriteFileAtomic(statePath(home), append(b, '\n'), 0o644)
 }
 
 // ReadState reads brain/serve.json: what the last server of home said
@@ -355,13 +348,7 @@ func displayAddr(a net.Addr) string {
 // it.
 func Holder(home string) (Info, bool) {
 	home = canonical(home)
-	f, err := os.Open(lockPath(home))
-	if err != nil {
-		return Info{}, false
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	if !fsx.Held(lockPath(home)) {
 		return Info{}, false
 	}
 	in, err := ReadState(home)

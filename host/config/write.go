@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // SetPlugin makes plugin the active embeddings provider in the config file
@@ -59,8 +60,8 @@ func SetPlugin(path, plugin string, options map[string]string) error {
 	return writeChecked(path, prefix, &doc)
 }
 
-// writeChecked writes prefix and doc to path atomically (a temporary file
-// renamed over it), once the result parses and validates as a config: an
+// writeChecked writes prefix and doc to path atomically and durably (a
+// temporary file flushed and renamed over it, 0600), once the result parses and validates as a config: an
 // edit that would break config.yaml is refused and the file left as it was.
 func writeChecked(path string, prefix []byte, doc *yaml.Node) error {
 	var buf bytes.Buffer
@@ -75,19 +76,7 @@ func writeChecked(path string, prefix []byte, doc *yaml.Node) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.yaml")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return fsx.WriteFileAtomic(path, buf.Bytes(), 0o600)
 }
 
 // encode writes doc as YAML, every string quoted where yaml.v3's own

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
@@ -420,18 +419,14 @@ func (q *Queue) tryRun() (func(), bool, error) {
 
 // tryLock takes an exclusive flock on path without waiting.
 func tryLock(path string) (unlock func(), ok bool, err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
+	unlock, err = fsx.TryLock(path)
+	switch {
+	case errors.Is(err, fsx.ErrLocked):
+		return nil, false, nil
+	case err != nil:
 		return nil, false, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, false, nil
-		}
-		return nil, false, err
-	}
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, true, nil
+	return unlock, true, nil
 }
 
 // Wake has the queue worked through without blocking the caller: the

@@ -19,30 +19,7 @@ import (
 // lockFile takes an exclusive flock on .git/memhost/NAME (other processes
 // of the home too) until the returned function is called.
 func (r *Repo) lockFile(ctx context.Context, name string) (func(), error) {
-	dir := filepath.Join(r.gitDir(), "memhost")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
-		}
-		if err != syscall.EWOULDBLOCK && err != syscall.EINTR {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", name, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
+	return fsx.Lock(ctx, filepath.Join(r.gitDir(), "memhost", name))
 }
 
 // Commit commits paths (home-relative; none means every change in the

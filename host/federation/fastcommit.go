@@ -200,8 +200,8 @@ func lockIndex(gd string) (*lockedIndex, error) {
 // failure leaves the old index: it only looks staged to git status, and
 // the next git command that refreshes it puts it right.
 func (li *lockedIndex) write() {
-	if _, err := li.lock.Write(li.encode()); err == nil && li.lock.Close() == nil {
-		li.done = os.Rename(filepath.Join(li.gd, "index.lock"), filepath.Join(li.gd, "index")) == nil
+	if _, err := li.lock.Write(li.encode()); err == nil && li.lock.Sync() == nil && li.lock.Close() == nil {
+		li.done = fsx.Rename(filepath.Join(li.gd, "index.lock"), filepath.Join(li.gd, "index")) == nil
 	}
 }
 
@@ -494,10 +494,14 @@ func (r *Repo) writeObject(kind string, data []byte) (string, error) {
 	z.Reset(tmp)
 	z.Write([]byte(hdr))
 	z.Write(data)
-	err = errors.Join(z.Close(), tmp.Close())
+	err = z.Close()
+	if err == nil {
+		err = tmp.Sync()
+	}
+	err = errors.Join(err, tmp.Close())
 	if err == nil {
 		os.Chmod(tmp.Name(), 0o444)
-		err = os.Rename(tmp.Name(), final)
+		err = fsx.Rename(tmp.Name(), final)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
@@ -560,10 +564,13 @@ func updateRef(gd, ref, old, next string) error {
 	if _, err := f.WriteString(next + "\n"); err != nil {
 		return err
 	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(p+".lock", p); err != nil {
+	if err := fsx.Rename(p+".lock", p); err != nil {
 		return err
 	}
 	ok = true

@@ -443,3 +443,26 @@ func TestStaleLocksOfAKilledCommit(t *testing.T) {
 	}
 	checkRepo(t, r)
 }
+
+// TestStateWriteErrorReturned: when .git/memhost/state.json cannot be
+// replaced (a folder is in its place), Sync and Maintain say so instead
+// of dropping the state their caller backs off by.
+func TestStateWriteErrorReturned(t *testing.T) {
+	ctx := context.Background()
+	remote := newBare(t)
+	r := newHome(t, "home", fastPages)
+	sync1(t, r, remote)
+	state := r.statePath()
+	if err := os.Remove(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(state, "in-the-way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Sync(ctx, SyncOptions{Remote: remote}); err == nil || !strings.Contains(err.Error(), state) {
+		t.Errorf("Sync with the state file unwritable: %v, want an error naming %s", err, state)
+	}
+	if _, err := r.Maintain(ctx, time.Now()); err == nil || !strings.Contains(err.Error(), state) {
+		t.Errorf("Maintain with the state file unwritable: %v, want an error naming %s", err, state)
+	}
+}

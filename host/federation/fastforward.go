@@ -389,13 +389,25 @@ func (r *Repo) applyToWorkTree(home *fsx.Dir, idx *gitIndex, c treeChange, data 
 		return err
 	}
 	_, err = tmp.Write(data)
-	err = errors.Join(err, tmp.Chmod(perm), tmp.Close())
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		// Flushed before it takes the name: a crash must not leave the
+		// page empty, which git would read as the person's edit and commit.
+		err = tmp.Sync()
+	}
+	err = errors.Join(err, tmp.Close())
 	if err == nil {
 		err = tmps.Rename(filepath.Base(tmp.Name()), parent, name)
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
 		return err
+	}
+	// The rename made durable before the index records the new stat.
+	if err := parent.Sync(); err != nil {
+		return fmt.Errorf("flushing %s: %w", parent.Name(), err)
 	}
 	f, err := parent.Open(name, fsx.NoLinks)
 	if err != nil {

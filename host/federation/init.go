@@ -20,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // GitignoreBlock is what memhost keeps in the home's .gitignore, between
@@ -211,9 +213,5 @@ func writeGitignore(p string) error {
 	if text == string(old) {
 		return nil
 	}
-	tmp := p + ".memhost-new"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return fsx.WriteFileAtomic(p, []byte(text), 0o644)
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // State is what the last syncs left, for status and health: kept in
@@ -54,8 +56,10 @@ func (r *Repo) ReadState() State {
 	return s
 }
 
-func (r *Repo) recordSync(now time.Time, res SyncResult, err error) {
-	r.editState(func(s *State) {
+// recordSync records a sync's outcome in the state file; the error is the
+// state file's.
+func (r *Repo) recordSync(now time.Time, res SyncResult, err error) error {
+	return r.editState(func(s *State) {
 		s.LastSync = now.UTC().Format(time.RFC3339)
 		s.Conflicts = append(s.Conflicts, res.Conflicts...)
 		s.Rewritten, s.Refused = false, false
@@ -71,15 +75,19 @@ func (r *Repo) recordSync(now time.Time, res SyncResult, err error) {
 }
 
 // editState changes the state file (its writers hold sync.lock or
-// commit.lock; the file is replaced whole, so readers see one version).
-func (r *Repo) editState(edit func(*State)) {
+// commit.lock; the file is replaced whole and flushed, so readers see one
+// version, and a crash leaves the old or the new).
+func (r *Repo) editState(edit func(*State)) error {
 	s := r.ReadState()
 	edit(&s)
-	data, _ := json.MarshalIndent(s, "", "  ")
-	tmp := r.statePath() + ".tmp"
-	if os.WriteFile(tmp, data, 0o644) == nil {
-		os.Rename(tmp, r.statePath())
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err == nil {
+		err = fsx.WriteFileAtomic(r.statePath(), data, 0o644)
 	}
+	if err != nil {
+		return fmt.Errorf("recording the federation state: %w", err)
+	}
+	return nil
 }
 
 // Backoff is how long to wait before the next sync after s.
@@ -115,8 +123,8 @@ func (r *Repo) Maintain(ctx context.Context, now time.Time) (bool, error) {
 	}
 	defer unlock()
 	_, err = r.Git(ctx, "-c", fmt.Sprintf("gc.auto=%d", gcAuto), "-c", "gc.autoDetach=false", "gc", "--auto", "--quiet")
-	if err == nil {
-		r.editState(func(s *State) { s.LastMaintenance = now.UTC().Format(time.RFC3339) })
+	if err != nil {
+		return false, err
 	}
-	return err == nil, err
+	return true, r.editState(func(s *State) { s.LastMaintenance = now.UTC().Format(time.RFC3339) })
 }

@@ -85,7 +85,7 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res SyncResult, err 
 		return res, err
 	}
 	defer unlock()
-	defer func() { r.recordSync(opts.Now(), res, err) }()
+	defer func() { err = errors.Join(err, r.recordSync(opts.Now(), res, err)) }()
 
 	rec, err := r.recover(ctx)
 	res.Recovered = rec

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,7 +69,7 @@ func (s *Store) openAppend(session string, create, excl bool) (f *os.File, repai
 	if beforeLock != nil {
 		beforeLock(session)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := fsx.LockFile(context.Background(), f); err != nil {
 		f.Close()
 		return nil, "", err
 	}
@@ -170,7 +171,7 @@ func appendLocked(path string, data []byte) error {
 		return err
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+	if err := fsx.LockFile(context.Background(), f); err != nil {
 		return err
 	}
 	return writeWhole(f, data)

@@ -41,5 +41,17 @@
 // # Locks
 //
 // Lock takes an exclusive flock on a lock file and waits for it honouring
-// its context, so no lock wait is unbounded.
+// its context, so no lock wait is unbounded; TryLock does not wait
+// (ErrLocked when held); LockFile and TryLockFile lock a file the caller
+// holds open (and writes); Held tells whether another holds a lock.
+//
+// # Replacing files
+//
+// WriteFile (Dir) and WriteFileAtomic (a path) write a temporary file in
+// the target's folder, flush it, rename it over the target and flush the
+// folder: a crash leaves the old file or the new, whole. Rename moves a
+// file its writer flushed into place and flushes both folders.
+//
+// No other package calls flock or rename itself: the test
+// TestOnlyFsxLocksAndRenames fails on such a call.
 package fsx

@@ -280,3 +280,90 @@ func TestDupHere(t *testing.T) {
 	}
 	must(t, dup.Close())
 }
+
+// TestTryLock: a second TryLock of a held lock is ErrLocked, Held says
+// so (and false for a file no one made), and once released both change.
+func TestTryLock(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.lock")
+	if Held(p) {
+		t.Error("Held of a missing lock file")
+	}
+	unlock, err := TryLock(p)
+	must(t, err)
+	if _, err := TryLock(p); !errors.Is(err, ErrLocked) {
+		t.Errorf("TryLock while held: %v, want ErrLocked", err)
+	}
+	if !Held(p) {
+		t.Error("Held while locked = false")
+	}
+	f, err := OpenFile(p, os.O_RDWR, 0)
+	must(t, err)
+	defer f.Close()
+	if err := TryLockFile(f); !errors.Is(err, ErrLocked) {
+		t.Errorf("TryLockFile while held: %v, want ErrLocked", err)
+	}
+	unlock()
+	if Held(p) {
+		t.Error("Held after unlock = true")
+	}
+	must(t, TryLockFile(f))
+	UnlockFile(f)
+}
+
+// TestLockFileWaits: LockFile with a context that never ends waits in
+// the kernel until the holder releases.
+func TestLockFileWaits(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.lock")
+	unlock, err := TryLock(p)
+	must(t, err)
+	f, err := OpenFile(p, os.O_RDWR, 0)
+	must(t, err)
+	defer f.Close()
+	errc := make(chan error, 1)
+	go func() { errc <- LockFile(context.Background(), f) }()
+	select {
+	case err := <-errc:
+		t.Fatalf("LockFile returned while the lock was held: %v", err)
+	default:
+	}
+	unlock()
+	must(t, <-errc)
+	if !Held(p) {
+		t.Error("Held after LockFile = false")
+	}
+}
+
+// TestWriteFileAtomicAndRename: WriteFileAtomic replaces a file whole,
+// leaving no temporary file, and refuses a missing folder; Rename moves
+// a file between folders, replacing the target.
+func TestWriteFileAtomicAndRename(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "state.json")
+	must(t, os.WriteFile(p, []byte("old"), 0o644))
+	must(t, WriteFileAtomic(p, []byte("new"), 0o600))
+	if b, err := os.ReadFile(p); err != nil || string(b) != "new" {
+		t.Errorf("after WriteFileAtomic: %q, %v", b, err)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files left in the folder, want 1", len(entries))
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "missing", "x"), nil, 0o644); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("WriteFileAtomic into a missing folder: %v", err)
+	}
+	sub := filepath.Join(dir, "sub")
+	must(t, os.Mkdir(sub, 0o755))
+	must(t, os.WriteFile(filepath.Join(sub, "state.json"), []byte("replaced"), 0o644))
+	must(t, Rename(p, filepath.Join(sub, "state.json")))
+	if b, err := os.ReadFile(filepath.Join(sub, "state.json")); err != nil || string(b) != "new" {
+		t.Errorf("after Rename: %q, %v", b, err)
+	}
+	if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the old name is still there: %v", err)
+	}
+	if err := Rename(p, filepath.Join(sub, "x")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Rename of a missing file: %v", err)
+	}
+}
