@@ -10,12 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/fakeollama"
 	"github.com/memhost/memhost/modelstore"
 )
@@ -622,5 +624,45 @@ func TestBinaryModelsPullLocalFile(t *testing.T) {
 	again, _, err := exe(home, "", nil, "models", "pull", "file://"+model)
 	if err != nil || !strings.HasPrefix(again, "already present: ") {
 		t.Fatalf("again: %v\n%s", err, again)
+	}
+}
+
+// TestBinaryUseLocalDimensions: plugins use local with a model file on a
+// fresh home names the model's real dimensions (read from the file while
+// the model loads), never "0 dimensions".
+func TestBinaryUseLocalDimensions(t *testing.T) {
+	model := sharedModel(t)
+	bin := filepath.Join(localBinaries(t), "memhost")
+	home := t.TempDir()
+	for _, args := range [][]string{{"init"}, {"plugins", "use", "local", "--set", "model=" + model}} {
+		cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("memhost %v: %v\n%s", args, err, errb.String())
+		}
+		if args[0] != "plugins" {
+			continue
+		}
+		want := regexp.MustCompile(`^embeddings provider: local \(model all-MiniLM-L6-v2-Q4_K_M(@[0-9a-f]{12})?, 384 dimensions, (loading|ready)\)\n`)
+		if !want.MatchString(out.String()) {
+			t.Errorf("plugins use local: got %q, want a line matching %s", out.String(), want)
+		}
+	}
+}
+
+// TestProviderLine: a provider whose dimensions are not known yet (its
+// model downloading) is shown without a figure.
+func TestProviderLine(t *testing.T) {
+	for _, c := range []struct {
+		resp host.UseResponse
+		want string
+	}{
+		{host.UseResponse{Plugin: "local", Model: "m", Dimensions: 384, Status: "loading"}, "embeddings provider: local (model m, 384 dimensions, loading)"},
+		{host.UseResponse{Plugin: "local", Model: "m", Status: "downloading"}, "embeddings provider: local (model m, downloading)"},
+	} {
+		if got := providerLine(c.resp); got != c.want {
+			t.Errorf("providerLine(%+v) = %q, want %q", c.resp, got, c.want)
+		}
 	}
 }
