@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -663,6 +664,86 @@ func TestProviderLine(t *testing.T) {
 	} {
 		if got := providerLine(c.resp); got != c.want {
 			t.Errorf("providerLine(%+v) = %q, want %q", c.resp, got, c.want)
+		}
+	}
+}
+
+// procStat returns a process's parent and nice value from /proc/PID/stat.
+func procStat(pid int) (ppid, nice int, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	s := string(b)
+	// pid (comm) state ppid ... : field 19, nice, is the 16th after comm.
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 17 {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(fields))
+	}
+	ppid, err = strconv.Atoi(fields[1])
+	if err == nil {
+		nice, err = strconv.Atoi(fields[16])
+	}
+	return ppid, nice, err
+}
+
+// TestBinaryBackgroundEmbedLowPriority: the embedding plugins use starts
+// in the background runs at nice 10 (or this process's nice, if lower
+// still), and so does the plugin it starts: it yields the CPU to the
+// user's work.
+func TestBinaryBackgroundEmbedLowPriority(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "notebook", "knowledge"), 0o755)
+	os.WriteFile(filepath.Join(home, "notebook", "knowledge", "a.md"), []byte("# A\nlanterns on the river\n"), 0o644)
+	build := exec.Command("go", "build", "-o", filepath.Join(home, "plugins", "memhost-embeddings-faulty"), "../../registry/testdata/faulty")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the faulty plugin: %v\n%s", err, out)
+	}
+	// The plugin writes its pid as it starts, then waits a second before
+	// serving: long enough to read its priority.
+	pidFile := filepath.Join(home, "plugin.pid")
+	env := []string{"MEMHOST_FAULTY_PID_FILE=" + pidFile, "MEMHOST_FAULTY_START_DELAY=1s"}
+	if out, errOut, err := exe(home, "", env, "plugins", "use", "faulty"); err != nil || !strings.Contains(out, "in the background") {
+		t.Fatalf("plugins use: %v\n%s\n%s", err, out, errOut)
+	}
+	_, own, err := procStat(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := max(own, 10)
+	// The pid file names plugins use's own plugin (gone now) until the
+	// background embedder's plugin starts.
+	var plugin, embedder int
+	for deadline := time.Now().Add(10 * time.Second); embedder == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the background embedder never started the plugin")
+		}
+		b, _ := os.ReadFile(pidFile)
+		pid, _ := strconv.Atoi(string(b))
+		ppid, _, err := procStat(pid)
+		if err != nil {
+			continue
+		}
+		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", ppid)); bytes.HasSuffix(cmdline, []byte("\x00embed\x00")) {
+			plugin, embedder = pid, ppid
+		}
+	}
+	t.Cleanup(func() { syscall.Kill(plugin, syscall.SIGKILL); syscall.Kill(embedder, syscall.SIGKILL) })
+	for what, pid := range map[string]int{"the background embedder": embedder, "its plugin": plugin} {
+		if _, nice, err := procStat(pid); err != nil || nice != want {
+			t.Errorf("%s (pid %d) runs at nice %d (%v), want %d", what, pid, nice, err, want)
+		}
+		// Linux keeps a nice value per thread: every thread is lowered.
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, task := range tasks {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+			if err != nil {
+				continue // the thread ended
+			}
+			s := string(b)
+			if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 16 && f[16] != strconv.Itoa(want) {
+				t.Errorf("%s (pid %d): thread %s runs at nice %s, want %d", what, pid, task.Name(), f[16], want)
+			}
 		}
 	}
 }
