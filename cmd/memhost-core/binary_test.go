@@ -747,3 +747,33 @@ func TestBinaryBackgroundEmbedLowPriority(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryOfflineRecall: as installed offline (the local provider beside
+// memhost, no model, its download failed moments ago), recall answers by
+// keyword with the words the local plugin gives for it.
+func TestBinaryOfflineRecall(t *testing.T) {
+	bin := filepath.Join(localBinaries(t), "memhost")
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "notebook", "reference"), 0o755)
+	os.WriteFile(filepath.Join(home, "notebook", "reference", "contacts.md"), []byte("# Contacts\n\n## Sarah Chen\n- Mobile: 555-1234\n"), 0o644)
+	store := &modelstore.Store{Dir: filepath.Join(home, "models")}
+	os.MkdirAll(store.Dir, 0o755)
+	ref := modelstore.Ref{Name: modelstore.DefaultName, Path: filepath.Join(store.Dir, modelstore.DefaultName), URL: "http://127.0.0.1:1/" + modelstore.DefaultName}
+	if err := store.Pull(t.Context(), ref, nil); err == nil {
+		t.Fatal("a download from 127.0.0.1:1 succeeded")
+	}
+	cmd := exec.Command(bin, "--no-server", "recall", "sarah", "--json")
+	cmd.Env = append(os.Environ(), "MEMHOST_HOME="+home)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("recall: %v", err)
+	}
+	var rec recallJSON
+	if err := json.Unmarshal(out, &rec); err != nil {
+		t.Fatal(err)
+	}
+	want := "model not downloaded (offline); memhost models pull FILE|URL installs all-MiniLM-L6-v2-Q4_K_M.gguf"
+	if rec.Mode != "keyword" || rec.Reason != want || len(rec.Results["notebook"]) == 0 {
+		t.Errorf("offline recall: mode %q, reason %q, results %+v; want keyword results, reason %q", rec.Mode, rec.Reason, rec.Results["notebook"], want)
+	}
+}

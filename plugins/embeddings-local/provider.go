@@ -207,16 +207,13 @@ func headerMeta(ref modelstore.Ref) ggufMeta {
 // the log, and in memhost status from the failure record), and a retry
 // once the backoff has passed.
 func (p *Provider) notDownloaded(gen int, ref modelstore.Ref, f modelstore.Failure) {
-	why := "download failed"
-	if f.Offline {
-		why = "offline"
-	}
 	p.mu.Lock()
 	if gen == p.gen {
 		p.retryAt, p.missing = f.Next(), ref.Path
 	}
 	p.mu.Unlock()
-	p.setState(gen, sdk.StateError, 0, fmt.Sprintf("model not downloaded (%s); memhost models pull FILE|URL installs %s", why, ref.Name))
+	f.Name = ref.Name
+	p.setState(gen, sdk.StateError, 0, f.Reason())
 }
 
 func positive(v string, maxv int) (int, error) {
