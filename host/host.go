@@ -182,7 +182,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.gens = registry.New(registry.Options{Kind: registry.Generators, Dirs: dirs, Logger: h.hlog, Env: []string{"MEMHOST_HOME=" + h.home}})
 	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
-		Log: h.log, Background: opts.Background, Now: h.now})
+		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.modelMissing})
 	h.openFederation()
 	opened = true
 	return h, nil

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/modelstore"
@@ -24,6 +26,28 @@ type ModelsResponse struct {
 
 func (h *Host) modelStore() *modelstore.Store {
 	return &modelstore.Store{Dir: h.path(h.config().Memory.Embedding.ModelsDir)}
+}
+
+// modelMissing tells the embedding queue from the models folder whether
+// the local provider's model is missing (embedq.Options.ModelMissing):
+// with the words the plugin gives while its last download failed lately
+// (it retries only after the failure's backoff), or with none when a
+// download is due. Options it cannot resolve are the plugin's to refuse.
+func (h *Host) modelMissing(name string, options map[string]string) (string, bool) {
+	if name != embedq.DefaultPlugin {
+		return "", false
+	}
+	st := h.modelStore()
+	ref, err := st.Resolve(options["model"], options["modelURL"], options["sha256"])
+	if err != nil || ref.Present() {
+		return "", false
+	}
+	// The plugin's clock: the record holds wall-clock times.
+	if f, ok := st.LastFailure(ref.Name); ok && time.Now().Before(f.Next()) {
+		f.Name = ref.Name
+		return f.Reason(), true
+	}
+	return "", true
 }
 
 // Models lists the downloaded models and interrupted downloads.

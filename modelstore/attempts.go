@@ -3,6 +3,7 @@ package modelstore
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -39,6 +40,17 @@ func (f Failure) Next() time.Time {
 		wait *= 2
 	}
 	return f.At.Add(min(wait, maxRetry))
+}
+
+// Reason is what a search says while the model stays missing after f: a
+// short reason (the error itself is in the log and in memhost status), the
+// same from the local plugin and from a host that did not start it.
+func (f Failure) Reason() string {
+	why := "download failed"
+	if f.Offline {
+		why = "offline"
+	}
+	return fmt.Sprintf("model not downloaded (%s); memhost models pull FILE|URL installs %s", why, f.Name)
 }
 
 func (s *Store) failurePath(name string) string {

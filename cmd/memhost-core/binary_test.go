@@ -10,12 +10,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/fakeollama"
 	"github.com/memhost/memhost/modelstore"
 )
@@ -622,5 +625,155 @@ func TestBinaryModelsPullLocalFile(t *testing.T) {
 	again, _, err := exe(home, "", nil, "models", "pull", "file://"+model)
 	if err != nil || !strings.HasPrefix(again, "already present: ") {
 		t.Fatalf("again: %v\n%s", err, again)
+	}
+}
+
+// TestBinaryUseLocalDimensions: plugins use local with a model file on a
+// fresh home names the model's real dimensions (read from the file while
+// the model loads), never "0 dimensions".
+func TestBinaryUseLocalDimensions(t *testing.T) {
+	model := sharedModel(t)
+	bin := filepath.Join(localBinaries(t), "memhost")
+	home := t.TempDir()
+	for _, args := range [][]string{{"init"}, {"plugins", "use", "local", "--set", "model=" + model}} {
+		cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("memhost %v: %v\n%s", args, err, errb.String())
+		}
+		if args[0] != "plugins" {
+			continue
+		}
+		want := regexp.MustCompile(`^embeddings provider: local \(model all-MiniLM-L6-v2-Q4_K_M(@[0-9a-f]{12})?, 384 dimensions, (loading|ready)\)\n`)
+		if !want.MatchString(out.String()) {
+			t.Errorf("plugins use local: got %q, want a line matching %s", out.String(), want)
+		}
+	}
+}
+
+// TestProviderLine: a provider whose dimensions are not known yet (its
+// model downloading) is shown without a figure.
+func TestProviderLine(t *testing.T) {
+	for _, c := range []struct {
+		resp host.UseResponse
+		want string
+	}{
+		{host.UseResponse{Plugin: "local", Model: "m", Dimensions: 384, Status: "loading"}, "embeddings provider: local (model m, 384 dimensions, loading)"},
+		{host.UseResponse{Plugin: "local", Model: "m", Status: "downloading"}, "embeddings provider: local (model m, downloading)"},
+	} {
+		if got := providerLine(c.resp); got != c.want {
+			t.Errorf("providerLine(%+v) = %q, want %q", c.resp, got, c.want)
+		}
+	}
+}
+
+// procStat returns a process's parent and nice value from /proc/PID/stat.
+func procStat(pid int) (ppid, nice int, err error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	s := string(b)
+	// pid (comm) state ppid ... : field 19, nice, is the 16th after comm.
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 17 {
+		return 0, 0, fmt.Errorf("/proc/%d/stat: %d fields after the name", pid, len(fields))
+	}
+	ppid, err = strconv.Atoi(fields[1])
+	if err == nil {
+		nice, err = strconv.Atoi(fields[16])
+	}
+	return ppid, nice, err
+}
+
+// TestBinaryBackgroundEmbedLowPriority: the embedding plugins use starts
+// in the background runs at nice 10 (or this process's nice, if lower
+// still), and so does the plugin it starts: it yields the CPU to the
+// user's work.
+func TestBinaryBackgroundEmbedLowPriority(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "notebook", "knowledge"), 0o755)
+	os.WriteFile(filepath.Join(home, "notebook", "knowledge", "a.md"), []byte("# A\nlanterns on the river\n"), 0o644)
+	build := exec.Command("go", "build", "-o", filepath.Join(home, "plugins", "memhost-embeddings-faulty"), "../../registry/testdata/faulty")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the faulty plugin: %v\n%s", err, out)
+	}
+	// The plugin writes its pid as it starts, then waits a second before
+	// serving: long enough to read its priority.
+	pidFile := filepath.Join(home, "plugin.pid")
+	env := []string{"MEMHOST_FAULTY_PID_FILE=" + pidFile, "MEMHOST_FAULTY_START_DELAY=1s"}
+	if out, errOut, err := exe(home, "", env, "plugins", "use", "faulty"); err != nil || !strings.Contains(out, "in the background") {
+		t.Fatalf("plugins use: %v\n%s\n%s", err, out, errOut)
+	}
+	_, own, err := procStat(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := max(own, 10)
+	// The pid file names plugins use's own plugin (gone now) until the
+	// background embedder's plugin starts.
+	var plugin, embedder int
+	for deadline := time.Now().Add(10 * time.Second); embedder == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the background embedder never started the plugin")
+		}
+		b, _ := os.ReadFile(pidFile)
+		pid, _ := strconv.Atoi(string(b))
+		ppid, _, err := procStat(pid)
+		if err != nil {
+			continue
+		}
+		if cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", ppid)); bytes.HasSuffix(cmdline, []byte("\x00embed\x00")) {
+			plugin, embedder = pid, ppid
+		}
+	}
+	t.Cleanup(func() { syscall.Kill(plugin, syscall.SIGKILL); syscall.Kill(embedder, syscall.SIGKILL) })
+	for what, pid := range map[string]int{"the background embedder": embedder, "its plugin": plugin} {
+		if _, nice, err := procStat(pid); err != nil || nice != want {
+			t.Errorf("%s (pid %d) runs at nice %d (%v), want %d", what, pid, nice, err, want)
+		}
+		// Linux keeps a nice value per thread: every thread is lowered.
+		tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		for _, task := range tasks {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+			if err != nil {
+				continue // the thread ended
+			}
+			s := string(b)
+			if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 16 && f[16] != strconv.Itoa(want) {
+				t.Errorf("%s (pid %d): thread %s runs at nice %s, want %d", what, pid, task.Name(), f[16], want)
+			}
+		}
+	}
+}
+
+// TestBinaryOfflineRecall: as installed offline (the local provider beside
+// memhost, no model, its download failed moments ago), recall answers by
+// keyword with the words the local plugin gives for it.
+func TestBinaryOfflineRecall(t *testing.T) {
+	bin := filepath.Join(localBinaries(t), "memhost")
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "notebook", "reference"), 0o755)
+	os.WriteFile(filepath.Join(home, "notebook", "reference", "contacts.md"), []byte("# Contacts\n\n## Sarah Chen\n- Mobile: 555-1234\n"), 0o644)
+	store := &modelstore.Store{Dir: filepath.Join(home, "models")}
+	os.MkdirAll(store.Dir, 0o755)
+	ref := modelstore.Ref{Name: modelstore.DefaultName, Path: filepath.Join(store.Dir, modelstore.DefaultName), URL: "http://127.0.0.1:1/" + modelstore.DefaultName}
+	if err := store.Pull(t.Context(), ref, nil); err == nil {
+		t.Fatal("a download from 127.0.0.1:1 succeeded")
+	}
+	cmd := exec.Command(bin, "--no-server", "recall", "sarah", "--json")
+	cmd.Env = append(os.Environ(), "MEMHOST_HOME="+home)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("recall: %v", err)
+	}
+	var rec recallJSON
+	if err := json.Unmarshal(out, &rec); err != nil {
+		t.Fatal(err)
+	}
+	want := "model not downloaded (offline); memhost models pull FILE|URL installs all-MiniLM-L6-v2-Q4_K_M.gguf"
+	if rec.Mode != "keyword" || rec.Reason != want || len(rec.Results["notebook"]) == 0 {
+		t.Errorf("offline recall: mode %q, reason %q, results %+v; want keyword results, reason %q", rec.Mode, rec.Reason, rec.Results["notebook"], want)
 	}
 }

@@ -490,12 +490,27 @@ func (a *app) pluginsUse(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 		return a.out(cmd, resp, func(w io.Writer) {
-			fmt.Fprintf(w, "embeddings provider: %s (model %s, %d dimensions, %s)\n", resp.Plugin, resp.Model, resp.Dimensions, resp.Status)
+			fmt.Fprintln(w, providerLine(resp))
 			if resp.Pending > 0 {
 				fmt.Fprintf(w, "embedding %d chunks in the background; keyword search answers until they are done\n", resp.Pending)
 			}
 		})
 	})
+}
+
+// providerLine says which provider plugins use made active. Dimensions
+// not known yet (a model still downloading) are left out, not shown as 0.
+func providerLine(resp host.UseResponse) string {
+	return fmt.Sprintf("embeddings provider: %s (model %s%s, %s)", resp.Plugin, resp.Model, dimensions(", ", resp.Dimensions), resp.Status)
+}
+
+// dimensions is ", 384 dimensions" (after sep), or "" while they are not
+// known.
+func dimensions(sep string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s%d dimensions", sep, n)
 }
 
 func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
@@ -516,7 +531,11 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 			fmt.Fprintf(tw, "plugin:\t%s\n", plugin)
 			if resp.Path != "" {
 				fmt.Fprintf(tw, "binary:\t%s (sha256 %s)\n", a.tilde(resp.Path), resp.SHA256[:12])
-				fmt.Fprintf(tw, "model:\t%s (%d dimensions)\n", resp.Model, resp.Dimensions)
+				model := resp.Model
+				if d := dimensions("", resp.Dimensions); d != "" {
+					model += " (" + d + ")"
+				}
+				fmt.Fprintf(tw, "model:\t%s\n", model)
 			}
 			state := resp.State
 			if resp.Message != "" {

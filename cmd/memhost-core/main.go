@@ -39,8 +39,9 @@ func isPiped(f *os.File) bool {
 }
 
 // spawnEmbed starts `memhost embed` for home as a detached process that
-// outlives this one; its output goes to brain/embed.log. Only one embedder
-// runs at a time (it takes brain/embed.lock), so extra starts exit at once.
+// outlives this one, at low priority (lowprio_linux.go); its output goes to
+// brain/embed.log. Only one embedder runs at a time (it takes
+// brain/embed.lock), so extra starts exit at once.
 func spawnEmbed(home string) error {
 	exe, err := os.Executable()
 	if err != nil {
@@ -54,7 +55,7 @@ func spawnEmbed(home string) error {
 	cmd := exec.Command(exe, "--home", home, "embed")
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	if err := startLowPriority(cmd); err != nil {
 		return err
 	}
 	return cmd.Process.Release()

@@ -29,6 +29,14 @@ type Options struct {
 	// without blocking the caller (the CLI starts `memhost embed`
 	// detached).
 	Background func() error
+	// ModelMissing, when set, tells from the models folder alone whether
+	// provider name's model is missing, so that a search does not start a
+	// plugin only to hear that it cannot embed. missing false: the model
+	// is there, or the provider is not one whose models the host knows;
+	// ask the provider. reason: the words a search gives while the model
+	// stays missing (its last download failed and waits for its retry),
+	// or "" when a download is due.
+	ModelMissing func(name string, options map[string]string) (reason string, missing bool)
 	// Now is the clock of the worker's record (WorkerState); nil means
 	// time.Now.
 	Now func() time.Time

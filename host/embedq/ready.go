@@ -154,7 +154,7 @@ func (q *Queue) ready(ctx context.Context, name string, p *registry.Provider, er
 	case sdk.StateDownloading:
 		reason := fmt.Sprintf("model downloading %.0f%%", st.Progress*100)
 		if st.Progress == 0 {
-			reason = "model download starting" // nothing has arrived yet, maybe nothing will
+			reason = downloadStarting // nothing has arrived yet, maybe nothing will
 		}
 		return nil, &NotReadyError{Reason: reason, Preparing: true}
 	case sdk.StateLoading:
@@ -202,7 +202,11 @@ func StatusAfterLoading(ctx context.Context, p *registry.Provider) (sdk.Status, 
 // background (Options.Background). The provider returned is held: the
 // caller must Release it.
 func (q *Queue) ForSearch(ctx context.Context) (*Semantic, error) {
-	sem, err := q.Ready(ctx)
+	var sem *Semantic
+	err := q.missingModel()
+	if err == nil {
+		sem, err = q.Ready(ctx)
+	}
 	if err != nil {
 		if preparing(err) {
 			q.Wake() // the download must outlive a one-shot process
@@ -215,6 +219,37 @@ func (q *Queue) ForSearch(ctx context.Context) (*Semantic, error) {
 	}
 	return sem, nil
 }
+
+// missingModel is the not-ready error of a provider whose model the host
+// knows is missing (Options.ModelMissing), with the words the provider
+// would give, or nil to ask the provider. A download that failed lately
+// waits for its retry; one that is due is the background's to start (the
+// Background hook, via Wake), unless a worker runs: its provider, already
+// started, reports the download's progress.
+func (q *Queue) missingModel() error {
+	if q.opts.ModelMissing == nil {
+		return nil
+	}
+	cfg := q.cfg()
+	name, err := q.providerName(cfg)
+	if err != nil {
+		return nil // Ready says why
+	}
+	reason, missing := q.opts.ModelMissing(name, cfg.Memory.Embedding.Options[name])
+	switch {
+	case !missing:
+		return nil
+	case reason != "":
+		return notReady("%s", reason)
+	case q.HasWorker():
+		return nil
+	}
+	return &NotReadyError{Reason: downloadStarting, Preparing: true}
+}
+
+// downloadStarting is the reason of a model whose download has not
+// brought anything yet.
+const downloadStarting = "model download starting"
 
 // searchable checks that every chunk has a vector of sem's model,
 // embedding within the recall budget when no worker runs.

@@ -167,15 +167,18 @@ type Notebook struct {
 	dir *fsx.Dir // the root, opened at Open; nil once closed
 }
 
-// Open returns the notebook at root, creating root and its standard folders
-// when missing. lockPath is the file that serialises updates across
-// processes; it should live outside the notebook. The root is opened here
-// and held until Close.
+// standardFolders are the folders a notebook memhost creates starts with.
+var standardFolders = []string{Lists, Reference, Knowledge, "daily"}
+
+// Open returns the notebook at root. A missing root is created with the
+// standard folders; an existing one (a folder of the user's notes) is
+// left as it is: a folder appears there when a page is written into it.
+// lockPath is the file that serialises updates across processes; it
+// should live outside the notebook. The root is opened here and held
+// until Close.
 func Open(root, lockPath string) (*Notebook, error) {
-	for _, dir := range []string{"", "lists", "reference", "knowledge", "daily"} {
-		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
-			return nil, fmt.Errorf("notebook %s: %w", root, err)
-		}
+	if err := create(root); err != nil {
+		return nil, fmt.Errorf("notebook %s: %w", root, err)
 	}
 	abs, err := filepath.Abs(root)
 	if err == nil {
@@ -189,6 +192,20 @@ func Open(root, lockPath string) (*Notebook, error) {
 		return nil, fmt.Errorf("notebook %s: %w", root, err)
 	}
 	return &Notebook{root: abs, lockPath: lockPath, sem: make(chan struct{}, 1), dir: dir}, nil
+}
+
+// create makes a missing root and its standard folders; an existing root
+// is not touched.
+func create(root string) error {
+	if _, err := os.Stat(root); !errors.Is(err, fs.ErrNotExist) {
+		return nil // there, or unreadable: opening it says which
+	}
+	for _, dir := range append([]string{""}, standardFolders...) {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close closes the notebook's root; operations after it fail with

@@ -168,6 +168,7 @@ func (p *Provider) Configure(ctx context.Context, o map[string]string) error {
 	if p.unusable != "" {
 		return nil // the options are valid; the state stays the CPU's error
 	}
+	meta := headerMeta(ref)
 	p.mu.Lock()
 	if p.cancel != nil {
 		p.cancel()
@@ -175,14 +176,30 @@ func (p *Provider) Configure(ctx context.Context, o map[string]string) error {
 	p.gen++
 	gen := p.gen
 	p.opt = opt
-	// What the last options left (an error) is not this one's state.
+	// What the last options left (an error) is not this one's state, nor
+	// is the last model's description this one's.
 	p.state, p.progress, p.message = sdk.StateLoading, 0, "preparing "+ref.Name
+	p.meta, p.modelID, p.nCtx = meta, "", 0
 	bg, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	p.mu.Unlock()
 	p.unload()
-	go p.prepare(bg, gen, ref)
+	go p.prepare(bg, gen, ref, meta)
 	return nil
+}
+
+// headerMeta reads a present model's metadata, so that Info gives its
+// dimensions while it loads. A missing or unusable file gives none: the
+// load (after a download) reads it again and reports what is wrong.
+func headerMeta(ref modelstore.Ref) ggufMeta {
+	if !ref.Present() {
+		return ggufMeta{}
+	}
+	meta, err := readGGUF(ref.Path)
+	if err != nil || !meta.IsEmbedding() {
+		return ggufMeta{}
+	}
+	return meta
 }
 
 // notDownloaded puts the provider in error for a model whose download
@@ -190,16 +207,13 @@ func (p *Provider) Configure(ctx context.Context, o map[string]string) error {
 // the log, and in memhost status from the failure record), and a retry
 // once the backoff has passed.
 func (p *Provider) notDownloaded(gen int, ref modelstore.Ref, f modelstore.Failure) {
-	why := "download failed"
-	if f.Offline {
-		why = "offline"
-	}
 	p.mu.Lock()
 	if gen == p.gen {
 		p.retryAt, p.missing = f.Next(), ref.Path
 	}
 	p.mu.Unlock()
-	p.setState(gen, sdk.StateError, 0, fmt.Sprintf("model not downloaded (%s); memhost models pull FILE|URL installs %s", why, ref.Name))
+	f.Name = ref.Name
+	p.setState(gen, sdk.StateError, 0, f.Reason())
 }
 
 func positive(v string, maxv int) (int, error) {
@@ -221,8 +235,9 @@ func (p *Provider) setState(gen int, st sdk.State, progress float64, msg string)
 	return true
 }
 
-// prepare downloads the model when missing, then loads it.
-func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref) {
+// prepare downloads the model when missing, then loads it; meta is its
+// metadata when Configure could read it.
+func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref, meta ggufMeta) {
 	if !ref.Present() {
 		// A download that failed lately (in any process) is not tried
 		// again before its backoff has passed.
@@ -264,16 +279,18 @@ func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref) {
 		}
 	}
 	p.setState(gen, sdk.StateLoading, 0, "loading "+ref.Name)
-	if err := p.load(gen, ref); err != nil {
+	if err := p.load(gen, ref, meta); err != nil {
 		p.log.Error("model load failed", "model", ref.Path, "err", err)
 		p.setState(gen, sdk.StateError, 0, err.Error())
 	}
 }
 
-func (p *Provider) load(gen int, ref modelstore.Ref) error {
-	meta, err := readGGUF(ref.Path)
-	if err != nil {
-		return err
+func (p *Provider) load(gen int, ref modelstore.Ref, meta ggufMeta) error {
+	if meta.Architecture == "" { // not read yet: the model was downloaded since
+		var err error
+		if meta, err = readGGUF(ref.Path); err != nil {
+			return err
+		}
 	}
 	if !meta.IsEmbedding() {
 		return fmt.Errorf("%s is not an embedding model (architecture %s, no pooling): choose a sentence-embedding GGUF such as %s", ref.Path, meta.Architecture, modelstore.DefaultName)
@@ -345,7 +362,8 @@ func (p *Provider) unload() {
 	p.eng = nil
 }
 
-// Info describes the model; dimensions are 0 until it is loaded.
+// Info describes the model; dimensions are 0 until its file is there
+// (read from the file's header while the model loads).
 func (p *Provider) Info(ctx context.Context) (sdk.Info, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -293,3 +293,22 @@ func minimalGGUF(arch string, dims uint32) []byte {
 	binary.Write(&b, le, dims)
 	return b.Bytes()
 }
+
+// TestInfoWhileLoading: a model file that is there gives Info its
+// dimensions as soon as Configure returns, before the model has loaded.
+func TestInfoWhileLoading(t *testing.T) {
+	p := newProvider(t.TempDir(), hclog.NewNullLogger(), "")
+	if err := p.Configure(context.Background(), map[string]string{"model": testModel(t)}); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := p.Info(context.Background()); info.Dimensions != 384 {
+		t.Errorf("Info right after Configure = %+v, want 384 dimensions", info)
+	}
+	// A model to download (from nowhere): not known until it is there.
+	if err := p.Configure(context.Background(), map[string]string{"model": "http://127.0.0.1:1/absent.gguf"}); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := p.Info(context.Background()); info.Dimensions != 0 || info.ModelID != "absent" {
+		t.Errorf("Info after configuring a missing model = %+v, want no dimensions", info)
+	}
+}
