@@ -181,8 +181,11 @@ func TestFederationThroughServer(t *testing.T) {
 	if _, err := ca.Remember(ctx, host.RememberRequest{Text: "The wifi password is on the fridge", Category: "knowledge", File: "wifi"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ca.FedSync(ctx, host.FedSyncRequest{}); err != nil {
-		t.Fatal(err)
+	if s, err := ca.FedSync(ctx, host.FedSyncRequest{}); err != nil || !s.Pushed {
+		t.Fatalf("a's sync of the wifi page: %+v %v", s, err)
+	}
+	if got := gitShow(t, remote, "main:notebook/knowledge/wifi.md"); !strings.Contains(got, "fridge") {
+		t.Fatalf("the remote after a's sync: %q", got)
 	}
 	evctx, stopEvents := context.WithCancel(ctx)
 	defer stopEvents()

@@ -119,11 +119,24 @@ func TestFederatedServersConverge(t *testing.T) {
 		}
 		return c
 	}
+	// Every turn once in a home's transcript. The last turn is written
+	// after the last page, so pages that agree say nothing of it.
+	turnsOnce := func(home string) bool {
+		data, _ := os.ReadFile(filepath.Join(home, "sessions", "shared.jsonl"))
+		for _, name := range []string{"a", "b"} {
+			for i := 0; i < n; i++ {
+				if strings.Count(string(data), fmt.Sprintf("turn %s%d", name, i)) != 1 {
+					return false
+				}
+			}
+		}
+		return true
+	}
 	deadline := time.Now().Add(180 * time.Second)
 	var fa, fb map[string]string
 	for {
 		fa, fb = notebookFiles(t, a), notebookFiles(t, b)
-		done := fmt.Sprint(fa) == fmt.Sprint(fb)
+		done := fmt.Sprint(fa) == fmt.Sprint(fb) && turnsOnce(a) && turnsOnce(b)
 		for _, w := range wants {
 			if count(fa, w) != 1 {
 				done = false
@@ -139,7 +152,8 @@ func TestFederatedServersConverge(t *testing.T) {
 					missing = append(missing, fmt.Sprintf("%q (a %d, b %d)", w, count(fa, w), count(fb, w)))
 				}
 			}
-			t.Fatalf("the homes did not converge in 180 s; not exactly once on both: %s\na: %v\nb: %v", strings.Join(missing, ", "), fa, fb)
+			t.Fatalf("the homes did not converge in 180 s; not exactly once on both: %s; every turn once in the transcript: a %v, b %v\na: %v\nb: %v",
+				strings.Join(missing, ", "), turnsOnce(a), turnsOnce(b), fa, fb)
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
