@@ -220,7 +220,7 @@ func (h *Host) rank(ctx context.Context, q search.Query, mode, why *string, timi
 }
 
 // hitSpeaker is who said a transcript hit ("" when the turn names no one).
-func hitSpeaker(h index.Hit) string { return sessions.ParseMeta(h.Meta).Speaker }
+func hitSpeaker(h index.Hit) string { return sessions.MetaSpeaker(h.Meta) }
 
 // hybridRank embeds the query and fuses the vector search with the BM25
 // hits. Any error means keyword results stand, and says why.

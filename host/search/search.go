@@ -239,9 +239,11 @@ func BySpeaker(ranked []Scored, query string, speakerOf func(index.Hit) string, 
 		return ranked
 	}
 	words := " " + strings.Join(nameWords(query), " ") + " "
+	speakers := make([]string, len(ranked))
 	named, seen := "", map[string]bool{}
-	for _, r := range ranked {
+	for i, r := range ranked {
 		sp := speakerOf(r.Hit)
+		speakers[i] = sp
 		if sp == "" || seen[sp] {
 			continue
 		}
@@ -261,7 +263,7 @@ func BySpeaker(ranked []Scored, query string, speakerOf func(index.Hit) string, 
 	out := make([]Scored, len(ranked))
 	for i, r := range ranked {
 		out[i] = r
-		if speakerOf(r.Hit) == named {
+		if speakers[i] == named {
 			out[i].Score += weight
 		}
 	}

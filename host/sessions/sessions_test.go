@@ -3,6 +3,7 @@ package sessions
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,5 +88,30 @@ func TestTurnContext(t *testing.T) {
 	}
 	if !shortened {
 		t.Error("no context was shortened for the chunk size")
+	}
+}
+
+// TestMetaSpeaker: the quick read of a meta's speaker agrees with
+// ParseMeta, names with escapes and quotes, and metas without one among them.
+func TestMetaSpeaker(t *testing.T) {
+	for _, m := range []Meta{
+		{Session: "s", Turns: []string{"D1:3"}, Role: "user", Speaker: "Caroline", Timestamp: "2023-05-08T13:56:00"},
+		{Session: "s", Turns: []string{"1"}, Role: "assistant"},
+		{Session: `"speaker":"x"`, Turns: []string{"1"}, Speaker: "Ann"},
+		{Session: "s", Speaker: `O"Brien \ Jr`},
+		{Session: "s", Speaker: "Zoë <Ω>"},
+	} {
+		raw, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := MetaSpeaker(string(raw)); got != m.Speaker {
+			t.Errorf("MetaSpeaker(%s) = %q, want %q", raw, got, m.Speaker)
+		}
+	}
+	for _, bad := range []string{"", "{", `{"speaker":"unterminated`, "not json"} {
+		if got := MetaSpeaker(bad); got != ParseMeta(bad).Speaker {
+			t.Errorf("MetaSpeaker(%q) = %q, ParseMeta's %q", bad, got, ParseMeta(bad).Speaker)
+		}
 	}
 }
