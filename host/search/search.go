@@ -204,15 +204,7 @@ func BySession(ranked []Scored, weight float64) []Scored {
 	for i, r := range ranked {
 		out[i] = Scored{r.Hit, r.Score + weight*sums[r.Hit.Path]/sessionTop}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	best := out[0].Score
-	for i := range out {
-		if best > 0 {
-			out[i].Score /= best
-		}
-		out[i].Score = math.Round(out[i].Score*1000) / 1000
-	}
-	return out
+	return rescore(out)
 }
 
 // SpeakerWeight is what a turn gains in a search of the transcripts when
@@ -267,6 +259,12 @@ func BySpeaker(ranked []Scored, query string, speakerOf func(index.Hit) string, 
 			out[i].Score += weight
 		}
 	}
+	return rescore(out)
+}
+
+// rescore sorts out best first and scales its scores so the best has 1,
+// rounded to three places, as a ranking of either mode has them.
+func rescore(out []Scored) []Scored {
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	best := out[0].Score
 	for i := range out {
