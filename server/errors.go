@@ -17,6 +17,7 @@ var statusOf = map[fault.Kind]int{
 	fault.Conflict:    http.StatusConflict,
 	fault.Unavailable: http.StatusServiceUnavailable,
 	fault.Canceled:    499, // the client closed the request (nginx's code); it reads nothing
+	fault.Timeout:     http.StatusGatewayTimeout,
 	fault.Internal:    http.StatusInternalServerError,
 }
 
