@@ -2,15 +2,18 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 )
 
@@ -49,5 +52,25 @@ func TestTimeoutIsNotCanceled(t *testing.T) {
 	<-done
 	if we := errorOf(t, rec.Body.String()); rec.Code != 499 || we.Kind != fault.Canceled {
 		t.Errorf("an operation whose client left: %d %s, want 499 kind canceled", rec.Code, rec.Body)
+	}
+}
+
+// TestRollupsMissingOverTheWire: prune's refusal reaches a client typed,
+// with its logs and its message, as it is in process.
+func TestRollupsMissingOverTheWire(t *testing.T) {
+	rm := &host.RollupsMissingError{Missing: []host.MissingLog{
+		{Log: "daily/2026-08-03.md", Rollup: "daily/rollups/2026-W32.md", Why: "out of date"},
+		{Log: "daily/2026-08-04.md", Rollup: "daily/rollups/2026-W32.md", Why: "out of date"},
+		{Log: "daily/2026-08-10.md", Rollup: "daily/rollups/2026-W33.md", Why: "missing"},
+	}}
+	local := &fault.Error{Kind: fault.Conflict, Field: "olderThanDays", Message: rm.Error(), Err: rm}
+	remote := fromWire(toWire(local))
+	var got *host.RollupsMissingError
+	if !errors.As(remote, &got) || !errors.Is(remote, host.ErrRollupsMissing) || !reflect.DeepEqual(got.Missing, rm.Missing) {
+		t.Fatalf("through the wire: %#v", remote)
+	}
+	want := "daily logs have no up-to-date rollup: nothing pruned; write these rollups first: daily/rollups/2026-W32.md (out of date), daily/rollups/2026-W33.md (missing)"
+	if remote.Error() != want || fault.KindOf(remote) != fault.Conflict || fault.FieldOf(remote) != "olderThanDays" {
+		t.Fatalf("through the wire: %v (%s on %s), want %q", remote, fault.KindOf(remote), fault.FieldOf(remote), want)
 	}
 }
