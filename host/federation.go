@@ -422,8 +422,9 @@ const unmanagedPoll = 5 * time.Second
 
 // federationLoop syncs with the remote every federation.pushIntervalSec
 // (longer after failures) until ctx ends; Watch runs it (so `memhost
-// serve` does) and waits for it to end. onSync hears of re-indexing the merge did.
-func (h *Host) federationLoop(ctx context.Context, onSync func(SyncResult)) {
+// serve` does) and waits for it to end. onGitSync hears of the re-indexing
+// each merge did, and of each failed sync.
+func (h *Host) federationLoop(ctx context.Context, onGitSync func(SyncResult)) {
 	wait := time.Duration(0)
 	for {
 		select {
@@ -458,8 +459,8 @@ func (h *Host) federationLoop(ctx context.Context, onSync func(SyncResult)) {
 			h.log.Warn("federation sync failed; local memory is kept", "remote", cfg.Remote, "retry in", wait.String(), "err", err)
 		}
 		// A failed sync is told too: the dashboard's git card shows it.
-		if onSync != nil && (res.Indexed > 0 || err != nil) {
-			onSync(SyncResult{Paths: res.Paths, Indexed: res.Indexed, DurationMs: res.DurationMs})
+		if onGitSync != nil && (res.Indexed > 0 || err != nil) {
+			onGitSync(SyncResult{Paths: res.Paths, Indexed: res.Indexed, DurationMs: res.DurationMs})
 		}
 	}
 }

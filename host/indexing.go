@@ -104,6 +104,10 @@ type WatchRequest struct {
 	// OnSync, when not nil, is called after each sync that changed
 	// something (and after the first one), on Watch's goroutine.
 	OnSync func(SyncResult) `json:"-"`
+	// OnGitSync, when not nil, is called after each sync with the git
+	// remote (federation) that re-indexed something or failed, with what
+	// its merge re-indexed; OnSync does not hear of those.
+	OnGitSync func(SyncResult) `json:"-"`
 	// OnEmbed, when not nil, is called after each embedding run that
 	// embedded something, on the worker's goroutine.
 	OnEmbed func(EmbedResult) `json:"-"`
@@ -124,7 +128,7 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	// with a remote): syncs beside the watcher, stopped with it.
 	fedCtx, stopFed := context.WithCancel(ctx)
 	fedDone := make(chan struct{})
-	go func() { defer close(fedDone); h.federationLoop(fedCtx, req.OnSync) }()
+	go func() { defer close(fedDone); h.federationLoop(fedCtx, req.OnGitSync) }()
 	defer func() { stopFed(); <-fedDone }()
 	// Consolidation on a schedule (memory.generator.consolidateEveryMin).
 	consCtx, stopCons := context.WithCancel(ctx)

@@ -186,6 +186,32 @@ type MissingLog struct {
 // they are now: nothing was pruned.
 var ErrRollupsMissing = errors.New("daily logs have no up-to-date rollup")
 
+// RollupsMissingError is prune's refusal: the daily logs that no rollup
+// holds as they are now, each with the week's rollup that would. It is
+// ErrRollupsMissing to errors.Is; Prune returns it inside a *fault.Error
+// (conflict, on olderThanDays), and so does the server's client.
+type RollupsMissingError struct {
+	Missing []MissingLog
+}
+
+func (e *RollupsMissingError) Error() string {
+	return ErrRollupsMissing.Error() + ": nothing pruned; write these rollups first: " + strings.Join(e.Rollups(), ", ")
+}
+
+func (e *RollupsMissingError) Is(target error) bool { return target == ErrRollupsMissing }
+
+// Rollups names the rollups to write, in order, each once with why:
+// "daily/rollups/2026-W32.md (out of date)".
+func (e *RollupsMissingError) Rollups() []string {
+	var names []string
+	for _, m := range e.Missing {
+		if len(names) == 0 || !strings.HasPrefix(names[len(names)-1], m.Rollup+" ") {
+			names = append(names, m.Rollup+" ("+m.Why+")")
+		}
+	}
+	return names
+}
+
 // Prune moves the daily logs of days more than OlderThanDays before today
 // from daily/ into daily/archive/, or deletes them (archived ones too)
 // with Delete. It prunes nothing unless every one of them is held, as it
@@ -245,13 +271,8 @@ func (h *Host) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, 
 		resp.Missing = append(resp.Missing, MissingLog{Log: l.path, Rollup: week, Why: why})
 	}
 	if len(resp.Missing) > 0 {
-		var names []string
-		for _, m := range resp.Missing {
-			if len(names) == 0 || !strings.HasPrefix(names[len(names)-1], m.Rollup+" ") {
-				names = append(names, m.Rollup+" ("+m.Why+")")
-			}
-		}
-		return resp, fault.Errorf(fault.Conflict, "olderThanDays", "%w: nothing pruned; write these rollups first: %s", ErrRollupsMissing, strings.Join(names, ", "))
+		rm := &RollupsMissingError{Missing: resp.Missing}
+		return resp, &fault.Error{Kind: fault.Conflict, Field: "olderThanDays", Message: rm.Error(), Err: rm}
 	}
 	var paths []string
 	for _, l := range old {

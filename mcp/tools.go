@@ -271,15 +271,11 @@ func (s *srv) explain(ctx context.Context, err error, fields map[string]string) 
 
 // missingPage returns the page a not-found error names.
 func missingPage(err error) (string, bool) {
+	// A *notebook.PathError, in this process and through the server's
+	// client alike (the API sends its path).
 	var pe *notebook.PathError
 	if errors.As(err, &pe) {
 		return pe.Path, true
-	}
-	// The message ends with the page ("no such page: reference/x.md"),
-	// whether it came from this process or through the server's API.
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 && strings.HasSuffix(msg, ".md") {
-		return msg[i+2:], true
 	}
 	return "", false
 }

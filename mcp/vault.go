@@ -157,25 +157,18 @@ func about(arg string, err error) error {
 	return err
 }
 
-// rollupsFirst rewords prune's refusal for a model: which tool to call
-// first, and with what. It is host.ErrRollupsMissing in this process, and
-// its message through the server's API.
+// rollupsFirst rewords prune's refusal (a *host.RollupsMissingError, in
+// this process and through the server's client alike) for a model: which
+// tool to call first, and with what.
 func rollupsFirst(err error) error {
-	msg := err.Error()
-	if !errors.Is(err, host.ErrRollupsMissing) && !strings.Contains(msg, host.ErrRollupsMissing.Error()) {
+	var rm *host.RollupsMissingError
+	if !errors.As(err, &rm) || len(rm.Missing) == 0 {
 		return err
 	}
-	_, list, ok := strings.Cut(msg, "first: ")
-	if !ok {
-		return err
-	}
-	week := ""
-	if first, _, _ := strings.Cut(list, " "); first != "" {
-		week = strings.TrimSuffix(path.Base(first), ".md")
-	}
+	week := strings.TrimSuffix(path.Base(rm.Missing[0].Rollup), ".md")
 	return &fault.Error{Kind: fault.BadInput, Message: fmt.Sprintf(
 		"nothing archived: some of those daily logs are in no up-to-date rollup. Write the rollups first with the rollup tool "+
-			"(period: week, date: the week, e.g. %q), then call prune again. Rollups to write: %s", week, list)}
+			"(period: week, date: the week, e.g. %q), then call prune again. Rollups to write: %s", week, strings.Join(rm.Rollups(), ", "))}
 }
 
 // renderLinks is links' text.

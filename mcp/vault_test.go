@@ -2,7 +2,9 @@ package mcp_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/vault"
 	"github.com/memhost/memhost/mcp"
 	"github.com/memhost/memhost/server"
 )
@@ -282,9 +285,18 @@ func TestVaultToolsThroughServer(t *testing.T) {
 	if len(lr.Back) != 1 || lr.Back[0].Page != "knowledge/postgres.md" {
 		t.Fatalf("links: %+v", lr)
 	}
-	msg := toolError(t, cs, "prune", map[string]any{"olderThanDays": 90})
-	if !strings.HasPrefix(msg, "nothing archived:") || !strings.Contains(msg, "rollup tool") || !strings.Contains(msg, "Rollups to write: daily/rollups/") {
-		t.Fatalf("prune before the rollup, through the server: %q", msg)
+	// The server's client hands back prune's refusal typed (the logs it
+	// names travel in the error's "missing"), so the tool words it as in
+	// process, without reading the error's text.
+	day, err := time.Parse(time.DateOnly, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	week := vault.WeekOf(day).Path()
+	want := fmt.Sprintf("nothing archived: some of those daily logs are in no up-to-date rollup. Write the rollups first with the rollup tool "+
+		"(period: week, date: the week, e.g. %q), then call prune again. Rollups to write: %s (missing)", strings.TrimSuffix(path.Base(week), ".md"), week)
+	if msg := toolError(t, cs, "prune", map[string]any{"olderThanDays": 90}); msg != want {
+		t.Fatalf("prune before the rollup, through the server:\n got %q\nwant %q", msg, want)
 	}
 	var rr host.RollupResponse
 	structured(t, call(t, cs, "rollup", map[string]any{"period": "month", "date": old}), &rr)

@@ -105,9 +105,28 @@ var (
 	ErrUnavailable = errors.New("plugin did not respond")
 )
 
-// NotReady wraps ErrNotReady with a reason.
+// NotReadyError is a provider not ready, and why: "provider not ready:
+// model x is not pulled". It is ErrNotReady to errors.Is.
+type NotReadyError struct {
+	Reason string
+}
+
+func (e *NotReadyError) Error() string        { return ErrNotReady.Error() + ": " + e.Reason }
+func (e *NotReadyError) Is(target error) bool { return target == ErrNotReady }
+
+// NotReady returns a *NotReadyError with a formatted reason.
 func NotReady(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrNotReady, fmt.Sprintf(format, args...))
+	return &NotReadyError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// StatusMessage words err for Status.Message: the reason of a
+// *NotReadyError in its chain, the whole text of any other error.
+func StatusMessage(err error) string {
+	var nr *NotReadyError
+	if errors.As(err, &nr) {
+		return nr.Reason
+	}
+	return err.Error()
 }
 
 // BadRequest wraps ErrBadRequest with a reason.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 )
@@ -17,6 +18,7 @@ var statusOf = map[fault.Kind]int{
 	fault.Conflict:    http.StatusConflict,
 	fault.Unavailable: http.StatusServiceUnavailable,
 	fault.Canceled:    499, // the client closed the request (nginx's code); it reads nothing
+	fault.Timeout:     http.StatusGatewayTimeout,
 	fault.Internal:    http.StatusInternalServerError,
 }
 
@@ -36,12 +38,14 @@ func init() {
 // wireError is an error as the API sends it:
 // {"error": {"kind": "not-found", "field": "path", "message": "...", "path": "reference/x.md"}}.
 // Path is set for errors about one notebook page; Message is then the
-// reason alone ("page not found").
+// reason alone ("page not found"). Missing is set for prune's refusal
+// (a *host.RollupsMissingError): the logs no rollup holds.
 type wireError struct {
-	Kind    fault.Kind `json:"kind"`
-	Field   string     `json:"field,omitempty"`
-	Message string     `json:"message"`
-	Path    string     `json:"path,omitempty"`
+	Kind    fault.Kind        `json:"kind"`
+	Field   string            `json:"field,omitempty"`
+	Message string            `json:"message"`
+	Path    string            `json:"path,omitempty"`
+	Missing []host.MissingLog `json:"missing,omitempty"`
 }
 
 type errorBody struct {
@@ -55,14 +59,23 @@ func toWire(err error) wireError {
 	if errors.As(err, &pe) {
 		w.Path, w.Message = pe.Path, pe.Err.Error()
 	}
+	var rm *host.RollupsMissingError
+	if errors.As(err, &rm) {
+		w.Missing = rm.Missing
+	}
 	return w
 }
 
 // fromWire is the error a client returns for a wire error: a *fault.Error
 // of the same kind, field and message, inside a *notebook.PathError when
-// it names a page, so that callers word it as they word local errors.
+// it names a page, around a *host.RollupsMissingError when it lists logs
+// no rollup holds, so that callers word it as they word local errors.
 func fromWire(w wireError) error {
-	err := error(&fault.Error{Kind: w.Kind, Field: w.Field, Message: w.Message})
+	fe := &fault.Error{Kind: w.Kind, Field: w.Field, Message: w.Message}
+	if len(w.Missing) > 0 {
+		fe.Err = &host.RollupsMissingError{Missing: w.Missing}
+	}
+	err := error(fe)
 	if w.Path != "" {
 		err = &notebook.PathError{Path: w.Path, Err: err}
 	}

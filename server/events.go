@@ -10,7 +10,7 @@ import (
 )
 
 // Event is one server-sent event: its type ("ready" first, then "sync",
-// "embed", "write", "rebuild", "lagged") and JSON data.
+// "git-sync", "embed", "write", "rebuild", "lagged") and JSON data.
 type Event struct {
 	Type string          `json:"type"`
 	Data json.RawMessage `json:"data"`

@@ -50,9 +50,9 @@ func (s *Server) fedSync(w http.ResponseWriter, r *http.Request) {
 	resp, err := s.h.FedSync(r.Context(), req)
 	// Open dashboards and MCP subscribers hear of what the merge changed
 	// (and of a failed sync, which the dashboard's git card shows), as
-	// they do of the serve loop's syncs.
+	// they do of the serve loop's git syncs.
 	if resp.Remote != "" {
-		s.Publish("sync", host.SyncResult{Paths: resp.Paths, Indexed: resp.Indexed, DurationMs: resp.DurationMs})
+		s.Publish("git-sync", host.SyncResult{Paths: resp.Paths, Indexed: resp.Indexed, DurationMs: resp.DurationMs})
 	}
 	if err == nil {
 		writeJSON(w, http.StatusOK, resp)

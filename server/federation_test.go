@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
@@ -199,12 +200,21 @@ func TestFederationThroughServer(t *testing.T) {
 	if s, err := cb.FedSync(ctx, host.FedSyncRequest{}); err != nil || s.Indexed == 0 {
 		t.Fatalf("b's sync: %+v %v", s, err)
 	}
-	for ev := range events {
-		if ev.Type == "sync" {
-			if !strings.Contains(string(ev.Data), `"knowledge/wifi.md"`) {
-				t.Fatalf("sync event: %s", ev.Data)
+	// The git sync is told as a "git-sync" event, not as the watcher's
+	// "sync" (TestEventsAndDebug waits for that one after an edit).
+	deadline := time.After(30 * time.Second)
+	for heard := false; !heard; {
+		select {
+		case ev := <-events:
+			if ev.Type != "git-sync" {
+				continue
 			}
-			break
+			if !strings.Contains(string(ev.Data), `"knowledge/wifi.md"`) {
+				t.Fatalf("git-sync event: %s", ev.Data)
+			}
+			heard = true
+		case <-deadline:
+			t.Fatal("no git-sync event after b's sync")
 		}
 	}
 

@@ -84,8 +84,9 @@ func refuseWithoutConfig(h *host.Host) mcpsdk.Middleware {
 }
 
 // PageChanges calls fn with each notebook page an event says changed:
-// the page of a "write" event (removed for "rm"), the pages a "sync" event
-// indexed or dropped. Transcripts are not pages.
+// the page of a "write" event (removed for "rm"), the pages a "sync" (the
+// watcher's) or "git-sync" (a merge's) event indexed or dropped.
+// Transcripts are not pages.
 func PageChanges(ev Event, fn func(mcp.Change)) {
 	switch ev.Type {
 	case "write":
@@ -98,7 +99,7 @@ func PageChanges(ev Event, fn func(mcp.Change)) {
 		if json.Unmarshal(ev.Data, &w) == nil && isPagePath(w.Result.Path) {
 			fn(mcp.Change{Path: w.Result.Path, Removed: w.Op == "rm"})
 		}
-	case "sync":
+	case "sync", "git-sync":
 		var r host.SyncResult
 		if json.Unmarshal(ev.Data, &r) != nil {
 			return

@@ -194,7 +194,8 @@ func Run(ctx context.Context, opts RunOptions) error {
 				s.lastSyncMs.Store(r.DurationMs)
 				s.Publish("sync", r)
 			},
-			OnEmbed: func(r host.EmbedResult) { s.Publish("embed", r) },
+			OnGitSync: func(r host.SyncResult) { s.Publish("git-sync", r) },
+			OnEmbed:   func(r host.EmbedResult) { s.Publish("embed", r) },
 		})
 		watching.Store(false)
 		if err != nil && watchCtx.Err() == nil {

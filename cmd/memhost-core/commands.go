@@ -389,12 +389,13 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 		if !cmd.Bool("json") {
 			fmt.Fprintf(a.io.stdout, "watching %s (Ctrl-C to stop)\n", h.NotebookDir())
 		}
-		return h.Watch(ctx, host.WatchRequest{OnSync: onSync, OnEmbed: onEmbed})
+		return h.Watch(ctx, host.WatchRequest{OnSync: onSync, OnGitSync: onSync, OnEmbed: onEmbed})
 	})
 }
 
 // followServer follows a running server, which watches the notebook
-// itself: one sync now, then the server's sync and embed events.
+// itself: one sync now, then the server's sync (the watcher's and git's)
+// and embed events.
 func (a *app) followServer(ctx context.Context, cmd *cli.Command, notebook string, sync func() (host.SyncResult, error),
 	events func(context.Context, func(server.Event)) error, onSync func(host.SyncResult), onEmbed func(host.EmbedResult)) error {
 	res, err := sync()
@@ -407,7 +408,7 @@ func (a *app) followServer(ctx context.Context, cmd *cli.Command, notebook strin
 	onSync(res)
 	err = events(ctx, func(ev server.Event) {
 		switch ev.Type {
-		case "sync":
+		case "sync", "git-sync":
 			var r host.SyncResult
 			if json.Unmarshal(ev.Data, &r) == nil {
 				onSync(r)

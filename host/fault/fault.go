@@ -33,8 +33,11 @@ const (
 	// Unavailable means a part needed for the request cannot serve it
 	// now (a plugin starting, crashed or not installed); it may work later.
 	Unavailable Kind = "unavailable"
-	// Canceled means the caller's context ended.
+	// Canceled means the caller went away: its context was canceled.
 	Canceled Kind = "canceled"
+	// Timeout means the operation ran out of its time (a deadline set by
+	// memhost or by the caller passed); it may work with more time.
+	Timeout Kind = "timeout"
 )
 
 // Error is a memhost error: its kind, the request field it is about ("" when
@@ -88,7 +91,8 @@ type Kinded interface {
 }
 
 // KindOf returns the kind of err: the first Kinded error in its chain,
-// Canceled for an ended context, Internal otherwise, "" for nil.
+// Canceled for a canceled context, Timeout for a passed deadline, Internal
+// otherwise, "" for nil.
 func KindOf(err error) Kind {
 	if err == nil {
 		return ""
@@ -97,8 +101,11 @@ func KindOf(err error) Kind {
 	if errors.As(err, &k) {
 		return k.FaultKind()
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	switch {
+	case errors.Is(err, context.Canceled):
 		return Canceled
+	case errors.Is(err, context.DeadlineExceeded):
+		return Timeout
 	}
 	return Internal
 }

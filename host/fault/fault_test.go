@@ -27,7 +27,9 @@ func TestKindOf(t *testing.T) {
 		{"kinded of another package", fmt.Errorf("write: %w", pathErr{Outside}), Outside},
 		{"zero kind", &Error{Message: "x"}, Internal},
 		{"canceled", fmt.Errorf("sync: %w", context.Canceled), Canceled},
-		{"deadline", context.DeadlineExceeded, Canceled},
+		{"deadline", context.DeadlineExceeded, Timeout},
+		{"wrapped deadline", fmt.Errorf("asking the plugin: %w", context.DeadlineExceeded), Timeout},
+		{"kind set over deadline", Errorf(Unavailable, "", "the plugin did not answer: %w", context.DeadlineExceeded), Unavailable},
 	}
 	for _, tt := range tests {
 		if got := KindOf(tt.err); got != tt.want {

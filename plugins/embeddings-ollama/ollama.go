@@ -185,7 +185,7 @@ func (p *Provider) Info(ctx context.Context) (sdk.Info, error) {
 // embeds; otherwise error, with what to do about it.
 func (p *Provider) Status(ctx context.Context) (sdk.Status, error) {
 	if _, err := p.check(ctx); err != nil {
-		return sdk.Status{State: sdk.StateError, Message: strings.TrimPrefix(err.Error(), sdk.ErrNotReady.Error()+": ")}, nil
+		return sdk.Status{State: sdk.StateError, Message: sdk.StatusMessage(err)}, nil
 	}
 	return sdk.Status{State: sdk.StateReady, Progress: 1}, nil
 }
@@ -362,9 +362,9 @@ func (p *Provider) do(ctx context.Context, client *http.Client, method, u string
 		base = strings.TrimSuffix(base, "/api/show")
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
-			return &transientError{fmt.Errorf("%w: Ollama at %s did not answer in time: %v", sdk.ErrNotReady, base, err)}
+			return &transientError{sdk.NotReady("Ollama at %s did not answer in time: %v", base, err)}
 		}
-		return &transientError{fmt.Errorf("%w: Ollama is not reachable at %s: start it with `ollama serve`", sdk.ErrNotReady, base)}
+		return &transientError{sdk.NotReady("Ollama is not reachable at %s: start it with `ollama serve`", base)}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))

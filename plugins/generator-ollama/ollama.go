@@ -144,7 +144,7 @@ func (p *Provider) Info(context.Context) (sdk.Info, error) {
 // chats; otherwise error, with what to do about it.
 func (p *Provider) Status(ctx context.Context) (sdk.Status, error) {
 	if err := p.check(ctx); err != nil {
-		return sdk.Status{State: sdk.StateError, Message: strings.TrimPrefix(err.Error(), sdk.ErrNotReady.Error()+": ")}, nil
+		return sdk.Status{State: sdk.StateError, Message: sdk.StatusMessage(err)}, nil
 	}
 	return sdk.Status{State: sdk.StateReady, Progress: 1}, nil
 }
@@ -188,7 +188,7 @@ func (p *Provider) explain(opt options, err error) error {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
-	case errors.Is(err, chathttp.ErrUnreachable) && strings.Contains(err.Error(), "did not answer"):
+	case errors.Is(err, chathttp.ErrNoAnswer):
 		return sdk.NotReady("%v", err)
 	case errors.Is(err, chathttp.ErrUnreachable):
 		return sdk.NotReady("Ollama is not reachable at %s: start it with `ollama serve`", opt.url)

@@ -176,7 +176,7 @@ func (p *Provider) Info(context.Context) (sdk.Info, error) {
 // (an endpoint without that route is taken at its word).
 func (p *Provider) Status(ctx context.Context) (sdk.Status, error) {
 	if err := p.check(ctx); err != nil {
-		return sdk.Status{State: sdk.StateError, Message: strings.TrimPrefix(err.Error(), sdk.ErrNotReady.Error()+": ")}, nil
+		return sdk.Status{State: sdk.StateError, Message: sdk.StatusMessage(err)}, nil
 	}
 	return sdk.Status{State: sdk.StateReady, Progress: 1}, nil
 }

@@ -244,6 +244,8 @@ func statusOf(err error) int {
 		return http.StatusServiceUnavailable
 	case fault.Canceled:
 		return 499
+	case fault.Timeout:
+		return http.StatusGatewayTimeout
 	}
 	return http.StatusInternalServerError
 }

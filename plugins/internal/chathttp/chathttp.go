@@ -56,13 +56,23 @@ func (e *StatusError) Error() string { return fmt.Sprintf("answered %d: %s", e.C
 func (e *StatusError) Transient() bool { return e.Code == http.StatusTooManyRequests || e.Code >= 500 }
 
 // ErrUnreachable is what failures to connect or to get an answer in time
-// are (errors.Is); their text says which.
+// are (errors.Is); their text says which, and ErrNoAnswer tells the
+// second apart.
 var ErrUnreachable = errors.New("not reachable")
 
-type unreachable struct{ msg string }
+// ErrNoAnswer is what a service that did not answer within the timeout is
+// (errors.Is); it is ErrUnreachable too.
+var ErrNoAnswer = errors.New("did not answer in time")
 
-func (e *unreachable) Error() string        { return e.msg }
-func (e *unreachable) Is(target error) bool { return target == ErrUnreachable }
+type unreachable struct {
+	msg      string
+	noAnswer bool // the service did not answer in time
+}
+
+func (e *unreachable) Error() string { return e.msg }
+func (e *unreachable) Is(target error) bool {
+	return target == ErrUnreachable || e.noAnswer && target == ErrNoAnswer
+}
 
 // Do sends body (nil for none) as JSON and decodes a 200 answer's JSON
 // into out. A non-200 answer is a *StatusError; a malformed answer says
@@ -148,9 +158,9 @@ func (c *Client) once(ctx context.Context, method, url string, payload []byte) (
 		}
 		var ne net.Error
 		if actx.Err() != nil || errors.As(err, &ne) && ne.Timeout() {
-			return nil, 0, &unreachable{fmt.Sprintf("%s did not answer within %v", c.Service, timeout)}
+			return nil, 0, &unreachable{msg: fmt.Sprintf("%s did not answer within %v", c.Service, timeout), noAnswer: true}
 		}
-		return nil, 0, &unreachable{fmt.Sprintf("%s is not reachable (%v)", c.Service, errors.Unwrap(err))}
+		return nil, 0, &unreachable{msg: fmt.Sprintf("%s is not reachable (%v)", c.Service, errors.Unwrap(err))}
 	}
 	defer resp.Body.Close()
 	data, err = io.ReadAll(io.LimitReader(resp.Body, 32<<20))
@@ -158,7 +168,7 @@ func (c *Client) once(ctx context.Context, method, url string, payload []byte) (
 		if ctx.Err() != nil {
 			return nil, 0, ctx.Err()
 		}
-		return nil, 0, &unreachable{fmt.Sprintf("%s broke off its answer: %v", c.Service, err)}
+		return nil, 0, &unreachable{msg: fmt.Sprintf("%s broke off its answer: %v", c.Service, err)}
 	}
 	if resp.StatusCode != http.StatusOK {
 		msg := ""

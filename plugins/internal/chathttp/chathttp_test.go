@@ -60,7 +60,19 @@ func TestDo(t *testing.T) {
 	// Nothing listening.
 	srv.Close()
 	c.Retries = 0
-	if err := c.Do(context.Background(), http.MethodGet, srv.URL, nil, nil); !errors.Is(err, ErrUnreachable) {
-		t.Errorf("closed server: %v", err)
+	if err := c.Do(context.Background(), http.MethodGet, srv.URL, nil, nil); !errors.Is(err, ErrUnreachable) || errors.Is(err, ErrNoAnswer) {
+		t.Errorf("closed server: %v, want ErrUnreachable and not ErrNoAnswer", err)
+	}
+}
+
+// TestNoAnswer: a service that does not answer within the timeout is
+// ErrNoAnswer (and ErrUnreachable), with its words.
+func TestNoAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	defer srv.Close()
+	c := &Client{Service: "test", Timeout: 50 * time.Millisecond}
+	err := c.Do(context.Background(), http.MethodGet, srv.URL, nil, nil)
+	if !errors.Is(err, ErrNoAnswer) || !errors.Is(err, ErrUnreachable) || err.Error() != "test did not answer within 50ms" {
+		t.Errorf("hung service: %v, want ErrNoAnswer and ErrUnreachable", err)
 	}
 }

@@ -366,7 +366,7 @@ function connectEvents() {
   const es = new EventSource("/api/v1/events");
   const live = $("#live");
   es.addEventListener("ready", () => { live.textContent = "live"; live.classList.add("on"); });
-  for (const t of ["write", "sync", "lagged"]) es.addEventListener(t, refreshSoon);
+  for (const t of ["write", "sync", "git-sync", "lagged"]) es.addEventListener(t, refreshSoon);
   es.addEventListener("embed", () => { if (document.body.dataset.nav === "settings" || document.body.dataset.nav === "home") refreshSoon(); });
   es.onerror = () => { live.textContent = "offline"; live.classList.remove("on"); };
   // A stream holds one of the browser's six connections to the server:
