@@ -162,7 +162,8 @@ func TestStatusOfDeadPlugin(t *testing.T) {
 // the call in flight finish, and kills the process at the last release.
 func TestStopWhileHeldWaitsForRelease(t *testing.T) {
 	ctx := context.Background()
-	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}})
+	arrived := filepath.Join(t.TempDir(), "slow-arrived")
+	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, Env: []string{"MEMHOST_FAULTY_SLOW_FILE=" + arrived}})
 	p, release, err := r.Acquire(ctx, "faulty", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +174,15 @@ func TestStopWhileHeldWaitsForRelease(t *testing.T) {
 		_, err := p.Embed(ctx, []string{"slow"}, sdk.KindDocument)
 		done <- err
 	}()
-	time.Sleep(200 * time.Millisecond) // the call is in flight
+	// The call is in flight once the plugin has it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(arrived); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the slow call never reached the plugin")
+		}
+	}
 	r.Stop("faulty")
 	if err := <-done; err != nil {
 		t.Fatalf("Embed in flight during Stop: %v", err)
