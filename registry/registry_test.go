@@ -3,9 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,31 +13,29 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/sdk"
 	"github.com/memhost/memhost/sdk/sdktest"
 )
 
-// built holds plugin binaries built once for all tests.
-var built string
+// testPlugins are the packages of the plugins the tests run, by file
+// name.
+var testPlugins = map[string]string{
+	Prefix + "hello":           "../examples/embeddings-hello",
+	Prefix + "faulty":          "./testdata/faulty",
+	GeneratorPrefix + "openai": "../plugins/generator-openai",
+	GeneratorPrefix + "ollama": "../plugins/generator-ollama",
+}
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "memhost-plugins-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+// binary is the plugin of that file name, built once (internal/testbin):
+// copy it, never change it.
+func binary(t testing.TB, file string) string {
+	t.Helper()
+	pkg, ok := testPlugins[file]
+	if !ok {
+		t.Fatalf("no test plugin %s", file)
 	}
-	for name, pkg := range map[string]string{"hello": "../examples/embeddings-hello", "faulty": "./testdata/faulty"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, Prefix+name), pkg)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building", name, err)
-			os.Exit(1)
-		}
-	}
-	built = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return testbin.Path(t, pkg, "")
 }
 
 // pluginDir copies the named built plugins into a fresh folder.
@@ -47,12 +43,12 @@ func pluginDir(t *testing.T, names ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, n := range names {
-		copyFile(t, filepath.Join(built, Prefix+n), filepath.Join(dir, Prefix+n))
+		copyFile(t, binary(t, Prefix+n), filepath.Join(dir, Prefix+n))
 	}
 	return dir
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	if err != nil {
@@ -245,7 +241,7 @@ func TestChangedBinaryIsRefused(t *testing.T) {
 	r := newRegistry(t, Options{Dirs: []string{dir}})
 	r.Discover()
 	// Replace hello with another program after discovery.
-	copyFile(t, filepath.Join(built, Prefix+"faulty"), filepath.Join(dir, Prefix+"hello"))
+	copyFile(t, binary(t, Prefix+"faulty"), filepath.Join(dir, Prefix+"hello"))
 	_, err := r.Provider(context.Background(), "hello", nil)
 	if !errors.Is(err, ErrChecksum) {
 		t.Errorf("changed binary: %v, want ErrChecksum", err)
