@@ -39,6 +39,7 @@ func openaiOptions(srv *fakeopenai.Server) map[string]string {
 // through go-plugin against fake servers speaking their APIs; the OpenAI
 // key reaches the plugin through its environment only.
 func TestGeneratorConformanceThroughRegistry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	oai := fakeopenai.New(testKey, "deepseek-chat")
 	defer oai.Close()
@@ -73,6 +74,7 @@ func TestGeneratorConformanceThroughRegistry(t *testing.T) {
 // the host through the plugin process as the right error, or as an answer
 // after the plugin's retries.
 func TestGeneratorFaultsThroughPlugin(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := fakeopenai.New(testKey, "deepseek-chat")
 	defer srv.Close()
@@ -116,6 +118,7 @@ func TestGeneratorFaultsThroughPlugin(t *testing.T) {
 // CompleteTimeout is killed and the next call starts it again; a plugin
 // killed from outside comes back with its options replayed.
 func TestGeneratorHangAndCrash(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := fakeopenai.New(testKey, "deepseek-chat", "deepseek-reasoner")
 	defer srv.Close()
@@ -170,6 +173,7 @@ func completeEventually(t *testing.T, g *Generator, req sdk.CompleteRequest) {
 }
 
 func TestGeneratorDiscoveryAndPinning(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := generatorDir(t, "openai", "ollama")
 	copyFile(t, binary(t, Prefix+"hello"), filepath.Join(dir, Prefix+"hello"))

@@ -67,6 +67,7 @@ func newRegistry(t *testing.T, opts Options) *Registry {
 }
 
 func TestDiscover(t *testing.T) {
+	t.Parallel()
 	first, second := pluginDir(t, "hello"), pluginDir(t, "hello", "faulty")
 	os.WriteFile(filepath.Join(second, Prefix+"notexec"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(second, "unrelated-tool"), []byte("x"), 0o755)
@@ -89,6 +90,7 @@ func TestDiscover(t *testing.T) {
 }
 
 func TestConformanceThroughRegistry(t *testing.T) {
+	t.Parallel()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "hello")}})
 	p, err := r.Provider(context.Background(), "hello", map[string]string{"dimensions": "32"})
 	if err != nil {
@@ -101,6 +103,7 @@ func TestConformanceThroughRegistry(t *testing.T) {
 }
 
 func TestUnknownPlugin(t *testing.T) {
+	t.Parallel()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "hello", "faulty")}})
 	_, err := r.Provider(context.Background(), "olama", nil)
 	if !errors.Is(err, ErrUnknownPlugin) || !strings.Contains(err.Error(), "installed: faulty, hello") {
@@ -114,6 +117,7 @@ func TestUnknownPlugin(t *testing.T) {
 // TestCrashRestartsAndReplaysConfig: a plugin killed from outside, or
 // crashing in a call, is started again with its options.
 func TestCrashRestartsAndReplaysConfig(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, MaxBackoff: 100 * time.Millisecond})
 	p, err := r.Provider(ctx, "faulty", map[string]string{"dimensions": "5"})
@@ -174,6 +178,7 @@ func waitGone(t *testing.T, pid int) {
 }
 
 func TestHungCallTimesOut(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, EmbedTimeout: 300 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
 	p, err := r.Provider(ctx, "faulty", nil)
@@ -197,6 +202,7 @@ func TestHungCallTimesOut(t *testing.T) {
 }
 
 func TestBadVectorsAreRejected(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}})
 	p, err := r.Provider(ctx, "faulty", nil)
@@ -218,6 +224,7 @@ func TestBadVectorsAreRejected(t *testing.T) {
 // provider last recorded, from a plugin whose Info now says so (another
 // caller configured it meanwhile), are ErrReconfigured, not ErrBadVectors.
 func TestReconfiguredDuringEmbed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "hello")}})
 	p, err := r.Provider(ctx, "hello", map[string]string{"dimensions": "32"})
@@ -237,6 +244,7 @@ func TestReconfiguredDuringEmbed(t *testing.T) {
 }
 
 func TestChangedBinaryIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := pluginDir(t, "hello", "faulty")
 	r := newRegistry(t, Options{Dirs: []string{dir}})
 	r.Discover()
@@ -249,6 +257,7 @@ func TestChangedBinaryIsRefused(t *testing.T) {
 }
 
 func TestNonPluginExecutable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, Prefix+"script"), []byte("#!/bin/sh\necho not a plugin\n"), 0o755)
 	r := newRegistry(t, Options{Dirs: []string{dir}, StartTimeout: 2 * time.Second})
@@ -259,6 +268,7 @@ func TestNonPluginExecutable(t *testing.T) {
 }
 
 func TestCloseKillsPlugins(t *testing.T) {
+	t.Parallel()
 	r := New(Options{Dirs: []string{pluginDir(t, "hello")}})
 	p, err := r.Provider(context.Background(), "hello", nil)
 	if err != nil {
@@ -278,6 +288,7 @@ func TestCloseKillsPlugins(t *testing.T) {
 // TestPluginLogsKeepTheirLevels: a plugin's hclog output reaches the
 // host's logger under the plugin's name with its level.
 func TestPluginLogsKeepTheirLevels(t *testing.T) {
+	t.Parallel()
 	var buf safeBuffer
 	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Debug})
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, Logger: log})

@@ -15,6 +15,7 @@ import (
 // logged and the settings in force stay. Readers and editors run at once
 // under -race.
 func TestLiveReloadsAndEdits(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
 	if err := os.WriteFile(path, []byte("memory:\n  search:\n    maxResults: 7\n"), 0o644); err != nil {
 		t.Fatal(err)
