@@ -12,6 +12,7 @@ import (
 // and config, indexed; imported into a home with its own changes it
 // merges (transcripts by turn, pages line by line) and loses nothing.
 func TestExportImport(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	a := newHost(t)
 	if _, err := a.Remember(ctx, RememberRequest{Text: "Sarah Chen works at Acme", Category: "reference", File: "contacts", Section: "Sarah Chen"}); err != nil {

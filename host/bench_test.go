@@ -152,7 +152,7 @@ func BenchmarkHybrid(b *testing.B) {
 			ctx := context.Background()
 			home := b.TempDir()
 			os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
-			plugin, err := os.ReadFile(filepath.Join(builtPlugins(b), "memhost-embeddings-hello"))
+			plugin, err := os.ReadFile(pluginBinary(b, "hello"))
 			if err != nil {
 				b.Fatal(err)
 			}

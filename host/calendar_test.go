@@ -13,6 +13,7 @@ import (
 // an entry a second before local midnight and one a second after land in
 // two days' logs; across a DST change the heading shows the local time.
 func TestCalendarBoundaries(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, zone   string
 		at           time.Time // the first entry; the second is 2 s later

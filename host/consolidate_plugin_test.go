@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -20,34 +19,14 @@ import (
 	"github.com/memhost/memhost/registry"
 )
 
-var buildOllamaGenerator = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "memhost-host-generators-ollama-")
-	if err != nil {
-		return "", err
-	}
-	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, registry.GeneratorPrefix+"ollama"), "../plugins/generator-ollama").CombinedOutput()
-	if err != nil {
-		return "", errors.New(string(out))
-	}
-	return dir, nil
-})
-
 // pluginHome opens a clocked home whose plugins/ folder holds the real
 // generator plugin name (built from plugins/generator-NAME), configured
 // with opts: consolidation goes through go-plugin, not SetGenerator.
 func pluginHome(t *testing.T, name string, opts map[string]string, c *clock, edit func(*config.Config)) *Host {
 	t.Helper()
-	build := buildGenerator
-	if name == "ollama" {
-		build = buildOllamaGenerator
-	}
-	dir, err := build()
-	if err != nil {
-		t.Fatal(err)
-	}
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
-	b, err := os.ReadFile(filepath.Join(dir, registry.GeneratorPrefix+name))
+	b, err := os.ReadFile(generatorBinary(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}

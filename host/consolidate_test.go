@@ -41,6 +41,7 @@ func (g *scriptedGenerator) Complete(ctx context.Context, req sdk.CompleteReques
 func (g *scriptedGenerator) count() int { g.mu.Lock(); defer g.mu.Unlock(); return len(g.calls) }
 
 func TestConsolidateSupersedesWithHistory(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	home := t.TempDir()
 	c := &clock{t: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
@@ -189,6 +190,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 // An old episode consolidated after a newer value was confirmed does not
 // supersede it.
 func TestConsolidateOldEpisodeDoesNotUndoNewerFact(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := &clock{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
 	h := openClocked(t, t.TempDir(), c)
@@ -211,6 +213,7 @@ func TestConsolidateOldEpisodeDoesNotUndoNewerFact(t *testing.T) {
 }
 
 func TestCheckAnswer(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{
 		``, `[]`, `{"facts": []}`, `{"facts": [], "relations": [], "extra": 1}`,
 		`{"facts": [{"entity": "x", "attribute": "a", "value": "v", "episode": "e0"}], "relations": []}`,
@@ -233,6 +236,7 @@ func TestCheckAnswer(t *testing.T) {
 // applied: what was written is reported, not an error, and the rest is
 // done by the next run.
 func TestConsolidateStopsKeepingWhatWasWritten(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	h.SessionAppend(ctx, SessionAppendRequest{Session: "a", Role: "user", Text: "Ann lives in Oslo"})

@@ -12,6 +12,7 @@ import (
 )
 
 func TestContext(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 2, 24, 12, 0, 0, 0, time.UTC)}
 	cfg := config.Default()
@@ -77,6 +78,7 @@ func TestContext(t *testing.T) {
 // index and nothing else: a reference folder or a page that is a symlink
 // out of the notebook is not read, one that stays inside is.
 func TestContextStaysInsideNotebook(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 2, 24, 12, 0, 0, 0, time.UTC)}
 	cfg := config.Default()

@@ -14,6 +14,7 @@ import (
 // TestSavePage: a save is conditional on the page's hash; a page changed,
 // created or deleted since it was read is a conflict and stays as it is.
 func TestSavePage(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	ctx := context.Background()
 	var writes []string
@@ -81,6 +82,7 @@ func TestSavePage(t *testing.T) {
 // TestSavePageRace: of two saves on the same base, one wins and the other
 // conflicts; never both.
 func TestSavePageRace(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	ctx := context.Background()
 	writePage(t, h, "knowledge/facts.md", "# Facts\n")
@@ -110,6 +112,7 @@ func TestSavePageRace(t *testing.T) {
 }
 
 func TestPagesTranscriptStorage(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	ctx := context.Background()
 	writePage(t, h, "reference/contacts.md", "# Contacts\n")

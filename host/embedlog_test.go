@@ -2,12 +2,10 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/health"
+	"github.com/memhost/memhost/internal/testbin"
 )
 
 var localPlugin struct {
@@ -36,17 +35,7 @@ func localPluginBinary(t *testing.T) string {
 				return
 			}
 		}
-		dir, err := os.MkdirTemp("", "memhost-host-local-")
-		if err != nil {
-			localPlugin.err = err
-			return
-		}
-		localPlugin.path = filepath.Join(dir, "memhost-embeddings-local")
-		build := exec.Command("go", "build", "-o", localPlugin.path, ".")
-		build.Dir = filepath.Join("..", "plugins", "embeddings-local")
-		if out, err := build.CombinedOutput(); err != nil {
-			localPlugin.err = fmt.Errorf("%v\n%s", err, out)
-		}
+		localPlugin.path, localPlugin.err = testbin.Build("../plugins/embeddings-local", "")
 	})
 	if localPlugin.err != nil {
 		t.Fatalf("building the local provider: %v", localPlugin.err)

@@ -58,6 +58,7 @@ func pushFromClone(t *testing.T, remote string, change func(dir string)) {
 // naming it, health fails, and the home's own writes go on being
 // committed.
 func TestFedSyncRefusesPlantedPlugin(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	remote := bareRemote(t)
 	home := t.TempDir()
@@ -116,6 +117,7 @@ func TestFedSyncRefusesPlantedPlugin(t *testing.T) {
 // conflict until the page is changed again. A page the other side turns
 // into a folder keeps this side's version in a sibling page, indexed.
 func TestRemoteDeletingEditedPage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	remote := bareRemote(t)
 	a := openHost(t, t.TempDir(), nil)
@@ -174,6 +176,7 @@ func TestRemoteDeletingEditedPage(t *testing.T) {
 // and sessions/ to the shared .gitignore does not stop this home's new
 // pages and transcripts (committed by its writes) from reaching it.
 func TestFedSyncRemoteGitignoreHidesNothing(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	remote := bareRemote(t)
 	a := openHost(t, t.TempDir(), nil)
@@ -214,6 +217,7 @@ func TestFedSyncRemoteGitignoreHidesNothing(t *testing.T) {
 // (not "files changed during the merge" after five tries), health says
 // so, and once the page is a file again the sync goes on.
 func TestFedSyncFIFOPage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	remote := bareRemote(t)
 	home := t.TempDir()

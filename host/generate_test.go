@@ -5,30 +5,24 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/fakellm"
 	"github.com/memhost/memhost/internal/fakeopenai"
+	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/registry"
 )
 
-var buildGenerator = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "memhost-host-generators-")
-	if err != nil {
-		return "", err
-	}
-	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, registry.GeneratorPrefix+"openai"), "../plugins/generator-openai").CombinedOutput()
-	if err != nil {
-		return "", errors.New(string(out))
-	}
-	return dir, nil
-})
+// generatorBinary is generator plugin name (openai, ollama), built once
+// (internal/testbin): copy it, never change it.
+func generatorBinary(t testing.TB, name string) string {
+	t.Helper()
+	return testbin.Path(t, "../plugins/generator-"+name, "")
+}
 
 const genKey = "sk-host-test-key-4242"
 
@@ -37,14 +31,10 @@ const genKey = "sk-host-test-key-4242"
 // plugin through the environment only.
 func generatorHost(t *testing.T, srv *fakeopenai.Server, edit func(*config.Config)) *Host {
 	t.Helper()
-	dir, err := buildGenerator()
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("MEMHOST_TEST_GEN_KEY", genKey)
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
-	b, err := os.ReadFile(filepath.Join(dir, registry.GeneratorPrefix+"openai"))
+	b, err := os.ReadFile(generatorBinary(t, "openai"))
 	if err != nil {
 		t.Fatal(err)
 	}

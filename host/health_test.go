@@ -327,7 +327,7 @@ func TestWorkerStateSaysSinceWhenItFails(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)}
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
-	b, err := os.ReadFile(filepath.Join(builtPlugins(t), "memhost-embeddings-faulty"))
+	b, err := os.ReadFile(pluginBinary(t, "faulty"))
 	if err != nil {
 		t.Fatal(err)
 	}

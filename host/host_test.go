@@ -545,10 +545,9 @@ func TestWatchFreshConcurrent(t *testing.T) {
 		word := fmt.Sprintf("zeppelin%d", i)
 		// A long page: its sync takes long enough for the others to race it.
 		writePage(t, h, "reference/a.md", "# a\n"+word+"\n"+strings.Repeat("## section\nsome words of filler text here\n", 3000))
-		// The event reaches the watcher: inotify delivers in well under a
-		// millisecond, but on a loaded 2-core machine (CI beside other
-		// builds) the watcher's goroutine waited past 20 ms (3 misses in 90).
-		time.Sleep(200 * time.Millisecond)
+		// No wait for the watcher: each search's Fresh waits for the
+		// watcher's cookie event, so the edit's event has been taken in
+		// before any of them looks at the dirty set.
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		for range 3 {
@@ -570,7 +569,7 @@ func TestWatchFreshConcurrent(t *testing.T) {
 		wg.Wait()
 	}
 	if misses > 0 {
-		t.Errorf("%d of 90 concurrent searches missed an edit made 200 ms before", misses)
+		t.Errorf("%d of 90 concurrent searches missed an edit made just before", misses)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 // relative links are rewritten to find from its new folder what they
 // found before.
 func TestMarkdownLinks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "knowledge/people/Sarah Chen.md", "# Sarah\nWorks on [the project](../../projects/Alpha.md#Goals) with [[Bob]].\n")

@@ -30,6 +30,7 @@ func folders(t *testing.T, dir string) []string {
 // user's notes adds no empty folders to it; a folder appears when memhost
 // writes a page into it.
 func TestExistingNotebookKeepsItsFolders(t *testing.T) {
+	t.Parallel()
 	notes := t.TempDir()
 	if err := os.WriteFile(filepath.Join(notes, "ideas.md"), []byte("# Ideas\nlanterns on the river\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -56,6 +57,7 @@ func TestExistingNotebookKeepsItsFolders(t *testing.T) {
 // TestNewNotebookHasStandardFolders: a notebook memhost creates (a fresh
 // home's) starts with the standard folders, as memhost init shows.
 func TestNewNotebookHasStandardFolders(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	if got := folders(t, h.NotebookDir()); !slices.Equal(got, []string{"daily", "knowledge", "lists", "reference"}) {
 		t.Errorf("a new notebook holds folders %v", got)

@@ -20,7 +20,7 @@ import (
 func offlineHome(t *testing.T, ago time.Duration) (home, pidFile string) {
 	t.Helper()
 	home = t.TempDir()
-	b, err := os.ReadFile(filepath.Join(builtPlugins(t), registry.Prefix+"faulty"))
+	b, err := os.ReadFile(pluginBinary(t, "faulty"))
 	if err != nil {
 		t.Fatal(err)
 	}

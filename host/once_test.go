@@ -83,6 +83,7 @@ func retryHome(t *testing.T) (string, *Host) {
 // after its server died before answering): the notebook is as after the
 // first run, and the answer the same.
 func TestRetryWritesOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, op := range retryOps {
 		t.Run(op.name, func(t *testing.T) {
@@ -124,6 +125,7 @@ func TestRetryWritesOnce(t *testing.T) {
 // the request but before the page was renamed into place left the page as
 // it was; the retry must write it.
 func TestRetryAfterAKillBeforeTheWrite(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
 	before := readPage(t, h, "knowledge/base.md")
@@ -144,6 +146,7 @@ func TestRetryAfterAKillBeforeTheWrite(t *testing.T) {
 // TestRetryAfterOthersWrote: another writer appended after the first run
 // landed and before the retry; the retry finds its text under theirs.
 func TestRetryAfterOthersWrote(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
 	for _, id := range []string{"mine", "theirs"} {
@@ -162,6 +165,7 @@ func TestRetryAfterOthersWrote(t *testing.T) {
 // TestRetryOfADailyLogAfterMidnight: the first run wrote yesterday's log
 // at 23:59; the retry at 00:00 finds it there and writes nothing today.
 func TestRetryOfADailyLogAfterMidnight(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	home := t.TempDir()
 	now := time.Date(2027, 3, 4, 23, 59, 30, 0, time.UTC)
@@ -187,6 +191,7 @@ func TestRetryOfADailyLogAfterMidnight(t *testing.T) {
 // TestRequestIDChecked: an id that cannot name a record, or one used by
 // another operation, is refused and nothing is written.
 func TestRequestIDChecked(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
 	before := notebookFiles(t, h)
@@ -213,6 +218,7 @@ func TestRequestIDChecked(t *testing.T) {
 // a second click) finds the page already holding its text: a success,
 // not a conflict.
 func TestSavePageTwice(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
 	base := PageHash([]byte(readPage(t, h, "knowledge/doomed.md")))
@@ -238,6 +244,7 @@ func TestSavePageTwice(t *testing.T) {
 // TestRetryOfAMoveKilledBeforeItsLinks: the first run renamed the page and
 // was killed before it rewrote the links to it; the retry rewrites them.
 func TestRetryOfAMoveKilledBeforeItsLinks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
 	resp := MoveResponse{From: "knowledge/moving.md", To: "reference/moved.md", Updated: []LinkUpdate{}}
@@ -269,6 +276,7 @@ func TestRetryOfAMoveKilledBeforeItsLinks(t *testing.T) {
 // name (a hard link) and before the old one was removed, both names are
 // the page; the retry finishes the rename.
 func TestRetryOfAMoveKilledBetweenItsNames(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
 	dir := h.NotebookDir()
@@ -296,6 +304,7 @@ func TestRetryOfAMoveKilledBetweenItsNames(t *testing.T) {
 // and records nothing, so its retry fails the same way instead of
 // answering that it removed the page.
 func TestRetryOfAFailedRemoval(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
 	for i := range 2 {
@@ -316,6 +325,7 @@ func TestRetryOfAFailedRemoval(t *testing.T) {
 // writer's same two letters after it, then the first's retry: the retry
 // finds its own by the text before it, and writes nothing.
 func TestRetryOfAShortWriteUnderOthers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
 	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/short.md", Text: "ok", RequestID: "short"}); err != nil {
@@ -336,6 +346,7 @@ func TestRetryOfAShortWriteUnderOthers(t *testing.T) {
 // server died before answering) finds its entry and writes no second
 // one, though turns came in between that a new compaction would take.
 func TestRetryOfACompaction(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Compaction.KeepRecentTokens = 0 })
 	for _, text := range []string{"hello there", "how are you", "fine thanks"} {

@@ -19,6 +19,7 @@ import (
 // it can never overwrite the whole); a page within the bound is whole. A
 // FIFO is refused without blocking.
 func TestPageMaxBytes(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	ctx := context.Background()
 	dir := h.NotebookDir()

@@ -41,6 +41,7 @@ func notebookFiles(t *testing.T, h *Host) map[string]string {
 // (control characters, a folder, a hidden name) is refused with a one-line
 // bad-input error naming the input, and nothing on disk changes.
 func TestBadPagePathsAreRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "knowledge/facts.md", "# Facts\n")
@@ -97,6 +98,7 @@ func shownPath(p string) string {
 // line break would add headings of its own, and one that is empty once its
 // #s are dropped would make a section edit an edit of the whole page.
 func TestBadSectionsAreRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "knowledge/facts.md", "# Facts\n\n## Process\n- ship on Fridays\n")
@@ -135,6 +137,7 @@ func TestBadSectionsAreRefused(t *testing.T) {
 // TestSectionEditsKeepCRLF: remember and write into a section of a page
 // with CRLF line endings keep them, so the edit changes only what it adds.
 func TestSectionEditsKeepCRLF(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "reference/contacts.md", "# Contacts\r\n\r\n## Sarah Chen\r\n- Phone: 555-1234\r\n")
@@ -154,6 +157,7 @@ func TestSectionEditsKeepCRLF(t *testing.T) {
 // size limit, or unreadable) is listed as such, not as stale for ever, and
 // status counts it apart from the stale pages.
 func TestUnindexablePagesAreNotStale(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "ok.md", "# OK\nfine\n")

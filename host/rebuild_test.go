@@ -22,6 +22,7 @@ func deadPID(t *testing.T) int {
 // TestRebuildRemovesLeftovers: a rebuild killed midway leaves its files;
 // the next rebuild removes those of dead processes, not a live one's.
 func TestRebuildRemovesLeftovers(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	if _, err := h.Remember(context.Background(), RememberRequest{Text: "Sarah Chen's phone is 555-1234"}); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 // do with (issue 25: "The VPN config lives in vault/vpn" landed in the
 // last person's section of contacts.md).
 func TestRememberRoutes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "reference/contacts.md", "# Contacts\n\n## Sarah Chen\n- Phone: 555-1234\n\n## Tom Baker\n- Email: tom@example.com\n\n"+
@@ -92,6 +93,7 @@ func TestRememberRoutes(t *testing.T) {
 // TestRememberSaysWhere: the response names the section every time there
 // is one, says when it was created, and Where reads it out.
 func TestRememberSaysWhere(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	steps := []struct {

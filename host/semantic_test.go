@@ -3,50 +3,31 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/registry"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite golden files in testdata/")
 
-var (
-	pluginsOnce sync.Once
-	pluginsDir  string
-	pluginsErr  error
-)
-
-// plugins builds the hello and faulty plugins once per test run.
-func builtPlugins(t testing.TB) string {
+// pluginBinary is embeddings plugin name (hello or faulty), built once
+// (internal/testbin): copy it, never change it.
+func pluginBinary(t testing.TB, name string) string {
 	t.Helper()
-	pluginsOnce.Do(func() {
-		pluginsDir, pluginsErr = os.MkdirTemp("", "memhost-host-plugins-")
-		if pluginsErr != nil {
-			return
-		}
-		for name, pkg := range map[string]string{"hello": "../examples/embeddings-hello", "faulty": "../registry/testdata/faulty"} {
-			out, err := exec.Command("go", "build", "-o", filepath.Join(pluginsDir, registry.Prefix+name), pkg).CombinedOutput()
-			if err != nil {
-				pluginsErr = errors.New(string(out))
-				return
-			}
-		}
-	})
-	if pluginsErr != nil {
-		t.Fatalf("building plugins: %v", pluginsErr)
+	pkg := map[string]string{"hello": "../examples/embeddings-hello", "faulty": "../registry/testdata/faulty"}[name]
+	if pkg == "" {
+		t.Fatalf("no test plugin %q", name)
 	}
-	return pluginsDir
+	return testbin.Path(t, pkg, "")
 }
 
 // semanticHost opens a home whose plugins/ folder holds the named plugins,
@@ -54,10 +35,9 @@ func builtPlugins(t testing.TB) string {
 func semanticHost(t *testing.T, edit func(*config.Config), plugins ...string) *Host {
 	t.Helper()
 	home := t.TempDir()
-	src := builtPlugins(t)
 	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
 	for _, p := range plugins {
-		b, err := os.ReadFile(filepath.Join(src, registry.Prefix+p))
+		b, err := os.ReadFile(pluginBinary(t, p))
 		if err != nil {
 			t.Fatal(err)
 		}

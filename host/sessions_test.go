@@ -17,6 +17,7 @@ import (
 )
 
 func TestSessionAppendAndSearch(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	cfg := config.Default()
@@ -98,6 +99,7 @@ func TestSessionAppendAndSearch(t *testing.T) {
 }
 
 func TestMalformedTranscriptLines(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	os.WriteFile(filepath.Join(h.Home(), "sessions", "imported.jsonl"), []byte(
 		`{"id":"D1:1","type":"message","role":"user","speaker":"Caroline","content":"I went to a support group yesterday","timestamp":"2023-05-08T13:56:00"}`+"\n"+
@@ -129,6 +131,7 @@ func TestMalformedTranscriptLines(t *testing.T) {
 // limit, still gets it), once per compaction cycle; compaction replaces
 // older turns in the working context and deletes nothing.
 func TestCompactionCycle(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := openHost(t, t.TempDir(), func(c *config.Config) {
 		c.Memory.Compaction = config.Compaction{ContextWindow: 1000, ReserveTokens: 100, SoftThresholdTokens: 200, KeepRecentTokens: 150, FlushPrompt: "flush now"}
@@ -188,6 +191,7 @@ func TestCompactionCycle(t *testing.T) {
 }
 
 func TestIngestClaudeCode(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	src := filepath.Join(t.TempDir(), "4f35e220-c435.jsonl")
@@ -230,6 +234,7 @@ func TestIngestClaudeCode(t *testing.T) {
 }
 
 func TestIngestMemhostFormat(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	r, err := h.Ingest(ctx, IngestRequest{Paths: []string{"eval/testdata/sessions/c1/session_01.jsonl"}})
@@ -246,6 +251,7 @@ func TestIngestMemhostFormat(t *testing.T) {
 
 // TestHooks feeds recorded Claude Code hook payloads.
 func TestHooks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "reference/contacts.md", "# Contacts\n\n## Sarah\n- 555-1234\n")
@@ -320,6 +326,7 @@ func TestHooks(t *testing.T) {
 // TestTranscriptAppendsAreIndexedIncrementally: a grown transcript has
 // only its new lines chunked and written; a rewritten one is redone whole.
 func TestTranscriptAppendsAreIndexedIncrementally(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	path := filepath.Join(h.Home(), "sessions", "long.jsonl")
@@ -370,6 +377,7 @@ func TestTranscriptAppendsAreIndexedIncrementally(t *testing.T) {
 // TestReplyFoundByItsQuestion: a reply is found by the words of the turn
 // before it, ranked below that turn, and shows it as its context.
 func TestReplyFoundByItsQuestion(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	data, _ := os.ReadFile(filepath.Join("sessions", "testdata", "context.jsonl"))
@@ -403,6 +411,7 @@ func isKind(err error, kinds ...fault.Kind) bool {
 // id (the server died after writing, before answering, and the command
 // ran again in-process) is stored once; the crash harness saw it twice.
 func TestSessionAppendRetriedOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	req := SessionAppendRequest{ID: "a1b2c3d4e5f6", Session: "s", Role: "user", Text: "the ferry leaves at nine"}
@@ -430,6 +439,7 @@ func TestSessionAppendRetriedOnce(t *testing.T) {
 // speaker's turn first, where the words alone rank the other's first;
 // one naming both speakers keeps the words' order.
 func TestNamedSpeakerLifted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	data, err := os.ReadFile(filepath.Join("testdata", "speakers.jsonl"))

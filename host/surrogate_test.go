@@ -13,6 +13,7 @@ import (
 // U+FFFD), so they are refused naming the field, as the server refuses
 // such a body.
 func TestLoneSurrogatesRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	_, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "user", Text: "hello", Meta: json.RawMessage(`{"note":"\ud800"}`)})

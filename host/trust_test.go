@@ -49,6 +49,7 @@ func mkfifo(t *testing.T, p string) {
 // write right after succeeds), and a sync with a FIFO page and a FIFO
 // transcript completes and reports both.
 func TestFIFOPages(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	ctx := context.Background()
 	today := "daily/" + h.Now().Format(time.DateOnly) + ".md"
@@ -137,6 +138,7 @@ func TestFIFOPages(t *testing.T) {
 // TestSymlinkLoopPageIsBadInput: get, write and rm of a page that is a
 // symlink loop are bad input (400), not internal errors.
 func TestSymlinkLoopPageIsBadInput(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	ctx := context.Background()
 	nb := h.NotebookDir()
@@ -164,6 +166,7 @@ func TestSymlinkLoopPageIsBadInput(t *testing.T) {
 // a space) is reported by sync and never returned by recall, so that
 // recall never names a page get cannot read.
 func TestNamesGetRefusesAreNotIndexed(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	ctx := context.Background()
 	bad := []string{"notes/a\nb.md", "notes/tab\there.md", "line\nbreak/page.md", "notes/ trailing.md"}

@@ -65,6 +65,7 @@ func h2Sections(page string) []string {
 // its frontmatter is never dropped or reordered, and every section but
 // the edited one is unchanged.
 func TestWriteToolsKeepFrontmatter(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const rel = "knowledge/sarah-chen.md"
 	tests := []struct {
@@ -206,6 +207,7 @@ func treeSums(t *testing.T, dir string) map[string][32]byte {
 // neither indexed nor touched; links resolve as Obsidian resolves them;
 // recall filters by tag and folder.
 func TestObsidianVault(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	home := t.TempDir()
 	copyTree(t, filepath.Join("testdata", "obsidian-vault"), filepath.Join(home, "notebook"))
@@ -343,6 +345,7 @@ func TestObsidianVault(t *testing.T) {
 func sortStrings(s []string) { slices.Sort(s) }
 
 func TestMove(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "knowledge/people/Sarah Chen.md", "---\naliases: [S. Chen]\n---\n# Sarah\nSee [[Sarah Chen#Sarah]] (self).\n")
@@ -412,6 +415,7 @@ func TestMove(t *testing.T) {
 }
 
 func TestRollupAndPrune(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	c := &clock{t: time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)}
 	h, err := Open(ctx, Options{Home: t.TempDir(), Config: config.Default(), Now: c.now})
@@ -517,6 +521,7 @@ func contains(list []string, s string) bool { return slices.Contains(list, s) }
 // or extension the links name it with, names with LIKE's wildcards and
 // non-ASCII letters included, and no look-alike is taken for it.
 func TestBackLinksByName(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "a/Ünïcode Notes.md", "# U\n")

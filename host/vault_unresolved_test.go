@@ -20,6 +20,7 @@ import (
 // on the same home) drops it, the page removed raises it again, and so do
 // an attachment added and removed, which no index write tells.
 func TestUnresolvedCountFollowsWrites(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "notes/a.md", "# A\n[[Missing Page]] and [b](../other/Missing%20Page.md) and ![[chart.png]]\n")
@@ -73,6 +74,7 @@ func TestUnresolvedCountFollowsWrites(t *testing.T) {
 // examples and memhost links --unresolved when some are not, still
 // passing: links to pages not written yet are common in a vault.
 func TestHealthLinks(t *testing.T) {
+	t.Parallel()
 	h := healthyHost(t)
 	writePage(t, h, "a.md", "# A\n[[b]]\n")
 	writePage(t, h, "b.md", "# B\n[a](a.md)\n")
@@ -108,6 +110,7 @@ func TestHealthLinks(t *testing.T) {
 // changes, and a file added or removed in any folder, however deep, is
 // seen at the next call.
 func TestAttachmentsKept(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	root := h.NotebookDir()
 	writePage(t, h, "a/b/c/chart.png", "png")
@@ -145,6 +148,7 @@ func TestAttachmentsKept(t *testing.T) {
 // TestUnresolvedConcurrent: status, links --unresolved and writes at once
 // (under -race), and the count right when they are done.
 func TestUnresolvedConcurrent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "a.md", "# A\n[[p0]] [[p1]] [[p2]] [[p3]] [x](p4.md)\n")

@@ -72,6 +72,7 @@ func slowStart(t *testing.T, delay time.Duration) (*Registry, string) {
 // TestStatusAnswersWhileStarting: a dashboard asking Status, Pid or Ping
 // must not wait behind another goroutine's plugin start.
 func TestStatusAnswersWhileStarting(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const delay = 2 * time.Second
 	r, pidFile := slowStart(t, delay)
@@ -121,6 +122,7 @@ func TestStatusAnswersWhileStarting(t *testing.T) {
 // wait for that start rather than starting another process, and give up
 // with their own context.
 func TestWaitersShareOneStart(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r, pidFile := slowStart(t, time.Second)
 	go r.Provider(ctx, "faulty", nil)
@@ -143,6 +145,7 @@ func TestWaitersShareOneStart(t *testing.T) {
 // TestStatusOfDeadPlugin: a plugin that died answers StateError with
 // why, at once, rather than "starting".
 func TestStatusOfDeadPlugin(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}})
 	p, err := r.Provider(ctx, "faulty", nil)
@@ -161,8 +164,10 @@ func TestStatusOfDeadPlugin(t *testing.T) {
 // TestStopWhileHeldWaitsForRelease: Stop of a plugin a caller holds lets
 // the call in flight finish, and kills the process at the last release.
 func TestStopWhileHeldWaitsForRelease(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
-	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}})
+	arrived := filepath.Join(t.TempDir(), "slow-arrived")
+	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, Env: []string{"MEMHOST_FAULTY_SLOW_FILE=" + arrived}})
 	p, release, err := r.Acquire(ctx, "faulty", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +178,15 @@ func TestStopWhileHeldWaitsForRelease(t *testing.T) {
 		_, err := p.Embed(ctx, []string{"slow"}, sdk.KindDocument)
 		done <- err
 	}()
-	time.Sleep(200 * time.Millisecond) // the call is in flight
+	// The call is in flight once the plugin has it.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(arrived); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the slow call never reached the plugin")
+		}
+	}
 	r.Stop("faulty")
 	if err := <-done; err != nil {
 		t.Fatalf("Embed in flight during Stop: %v", err)
@@ -201,6 +214,7 @@ func TestStopWhileHeldWaitsForRelease(t *testing.T) {
 // TestAcquireCancelsPendingStop: a plugin wanted again before its last
 // release keeps running.
 func TestAcquireCancelsPendingStop(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}})
 	p, release1, err := r.Acquire(ctx, "faulty", nil)
@@ -227,6 +241,7 @@ func TestAcquireCancelsPendingStop(t *testing.T) {
 // TestCloseDuringStartKillsThePlugin: Close does not wait for a start in
 // flight, and the start, when it ends, kills what it started.
 func TestCloseDuringStartKillsThePlugin(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const delay = 1500 * time.Millisecond
 	r, pidFile := slowStart(t, delay)
@@ -262,6 +277,7 @@ func TestCloseDuringStartKillsThePlugin(t *testing.T) {
 // TestClosedProviderIsReplaced: a provider closed by its user does not
 // leave the registry handing out a dead provider.
 func TestClosedProviderIsReplaced(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}})
 	p, err := r.Provider(ctx, "faulty", nil)
@@ -282,6 +298,7 @@ func TestClosedProviderIsReplaced(t *testing.T) {
 // the real hello plugin; -race checks the locking, and callers holding the
 // plugin must never see it stopped under them.
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "hello")}, MaxBackoff: 50 * time.Millisecond})
 	opts := map[string]string{"dimensions": "32"}

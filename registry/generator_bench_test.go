@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/memhost/memhost/internal/fakeopenai"
@@ -15,10 +16,9 @@ import (
 func BenchmarkGeneratorComplete(b *testing.B) {
 	srv := fakeopenai.New("", "m")
 	defer srv.Close()
-	if err := buildGenerators(); err != nil {
-		b.Fatal(err)
-	}
-	r := New(Options{Kind: Generators, Dirs: []string{built}})
+	dir := b.TempDir()
+	copyFile(b, binary(b, GeneratorPrefix+"openai"), filepath.Join(dir, GeneratorPrefix+"openai"))
+	r := New(Options{Kind: Generators, Dirs: []string{dir}})
 	defer r.Close()
 	ctx := context.Background()
 	g, release, err := r.Generator(ctx, "openai", map[string]string{"url": srv.Base(), "model": "m"})

@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,26 +18,13 @@ import (
 	"github.com/memhost/memhost/sdk/sdktest"
 )
 
-var buildGenerators = sync.OnceValue(func() error {
-	for name, pkg := range map[string]string{"openai": "../plugins/generator-openai", "ollama": "../plugins/generator-ollama"} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(built, GeneratorPrefix+name), pkg).CombinedOutput()
-		if err != nil {
-			return errors.New(string(out))
-		}
-	}
-	return nil
-})
-
 // generatorDir copies the named generator binaries, built once, into a
 // fresh folder.
 func generatorDir(t *testing.T, names ...string) string {
 	t.Helper()
-	if err := buildGenerators(); err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	for _, n := range names {
-		copyFile(t, filepath.Join(built, GeneratorPrefix+n), filepath.Join(dir, GeneratorPrefix+n))
+		copyFile(t, binary(t, GeneratorPrefix+n), filepath.Join(dir, GeneratorPrefix+n))
 	}
 	return dir
 }
@@ -54,6 +39,7 @@ func openaiOptions(srv *fakeopenai.Server) map[string]string {
 // through go-plugin against fake servers speaking their APIs; the OpenAI
 // key reaches the plugin through its environment only.
 func TestGeneratorConformanceThroughRegistry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	oai := fakeopenai.New(testKey, "deepseek-chat")
 	defer oai.Close()
@@ -88,6 +74,7 @@ func TestGeneratorConformanceThroughRegistry(t *testing.T) {
 // the host through the plugin process as the right error, or as an answer
 // after the plugin's retries.
 func TestGeneratorFaultsThroughPlugin(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := fakeopenai.New(testKey, "deepseek-chat")
 	defer srv.Close()
@@ -131,6 +118,7 @@ func TestGeneratorFaultsThroughPlugin(t *testing.T) {
 // CompleteTimeout is killed and the next call starts it again; a plugin
 // killed from outside comes back with its options replayed.
 func TestGeneratorHangAndCrash(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	srv := fakeopenai.New(testKey, "deepseek-chat", "deepseek-reasoner")
 	defer srv.Close()
@@ -185,9 +173,10 @@ func completeEventually(t *testing.T, g *Generator, req sdk.CompleteRequest) {
 }
 
 func TestGeneratorDiscoveryAndPinning(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := generatorDir(t, "openai", "ollama")
-	copyFile(t, filepath.Join(built, Prefix+"hello"), filepath.Join(dir, Prefix+"hello"))
+	copyFile(t, binary(t, Prefix+"hello"), filepath.Join(dir, Prefix+"hello"))
 	gens := newRegistry(t, Options{Kind: Generators, Dirs: []string{dir}})
 	embs := newRegistry(t, Options{Dirs: []string{dir}})
 	if got := strings.Join(gens.Names(), ","); got != "ollama,openai" {
@@ -206,7 +195,7 @@ func TestGeneratorDiscoveryAndPinning(t *testing.T) {
 	}
 	// The binary changes after discovery: refused.
 	gens.Discover()
-	b, _ := os.ReadFile(filepath.Join(built, GeneratorPrefix+"ollama"))
+	b, _ := os.ReadFile(binary(t, GeneratorPrefix+"ollama"))
 	if err := os.WriteFile(filepath.Join(dir, GeneratorPrefix+"openai"), b, 0o755); err != nil {
 		t.Fatal(err)
 	}

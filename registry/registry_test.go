@@ -3,9 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,31 +13,29 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/sdk"
 	"github.com/memhost/memhost/sdk/sdktest"
 )
 
-// built holds plugin binaries built once for all tests.
-var built string
+// testPlugins are the packages of the plugins the tests run, by file
+// name.
+var testPlugins = map[string]string{
+	Prefix + "hello":           "../examples/embeddings-hello",
+	Prefix + "faulty":          "./testdata/faulty",
+	GeneratorPrefix + "openai": "../plugins/generator-openai",
+	GeneratorPrefix + "ollama": "../plugins/generator-ollama",
+}
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "memhost-plugins-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+// binary is the plugin of that file name, built once (internal/testbin):
+// copy it, never change it.
+func binary(t testing.TB, file string) string {
+	t.Helper()
+	pkg, ok := testPlugins[file]
+	if !ok {
+		t.Fatalf("no test plugin %s", file)
 	}
-	for name, pkg := range map[string]string{"hello": "../examples/embeddings-hello", "faulty": "./testdata/faulty"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, Prefix+name), pkg)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "building", name, err)
-			os.Exit(1)
-		}
-	}
-	built = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return testbin.Path(t, pkg, "")
 }
 
 // pluginDir copies the named built plugins into a fresh folder.
@@ -47,12 +43,12 @@ func pluginDir(t *testing.T, names ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, n := range names {
-		copyFile(t, filepath.Join(built, Prefix+n), filepath.Join(dir, Prefix+n))
+		copyFile(t, binary(t, Prefix+n), filepath.Join(dir, Prefix+n))
 	}
 	return dir
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	if err != nil {
@@ -71,6 +67,7 @@ func newRegistry(t *testing.T, opts Options) *Registry {
 }
 
 func TestDiscover(t *testing.T) {
+	t.Parallel()
 	first, second := pluginDir(t, "hello"), pluginDir(t, "hello", "faulty")
 	os.WriteFile(filepath.Join(second, Prefix+"notexec"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(second, "unrelated-tool"), []byte("x"), 0o755)
@@ -93,6 +90,7 @@ func TestDiscover(t *testing.T) {
 }
 
 func TestConformanceThroughRegistry(t *testing.T) {
+	t.Parallel()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "hello")}})
 	p, err := r.Provider(context.Background(), "hello", map[string]string{"dimensions": "32"})
 	if err != nil {
@@ -105,6 +103,7 @@ func TestConformanceThroughRegistry(t *testing.T) {
 }
 
 func TestUnknownPlugin(t *testing.T) {
+	t.Parallel()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "hello", "faulty")}})
 	_, err := r.Provider(context.Background(), "olama", nil)
 	if !errors.Is(err, ErrUnknownPlugin) || !strings.Contains(err.Error(), "installed: faulty, hello") {
@@ -118,6 +117,7 @@ func TestUnknownPlugin(t *testing.T) {
 // TestCrashRestartsAndReplaysConfig: a plugin killed from outside, or
 // crashing in a call, is started again with its options.
 func TestCrashRestartsAndReplaysConfig(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, MaxBackoff: 100 * time.Millisecond})
 	p, err := r.Provider(ctx, "faulty", map[string]string{"dimensions": "5"})
@@ -178,6 +178,7 @@ func waitGone(t *testing.T, pid int) {
 }
 
 func TestHungCallTimesOut(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, EmbedTimeout: 300 * time.Millisecond, MaxBackoff: 50 * time.Millisecond})
 	p, err := r.Provider(ctx, "faulty", nil)
@@ -201,6 +202,7 @@ func TestHungCallTimesOut(t *testing.T) {
 }
 
 func TestBadVectorsAreRejected(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}})
 	p, err := r.Provider(ctx, "faulty", nil)
@@ -222,6 +224,7 @@ func TestBadVectorsAreRejected(t *testing.T) {
 // provider last recorded, from a plugin whose Info now says so (another
 // caller configured it meanwhile), are ErrReconfigured, not ErrBadVectors.
 func TestReconfiguredDuringEmbed(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "hello")}})
 	p, err := r.Provider(ctx, "hello", map[string]string{"dimensions": "32"})
@@ -241,11 +244,12 @@ func TestReconfiguredDuringEmbed(t *testing.T) {
 }
 
 func TestChangedBinaryIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := pluginDir(t, "hello", "faulty")
 	r := newRegistry(t, Options{Dirs: []string{dir}})
 	r.Discover()
 	// Replace hello with another program after discovery.
-	copyFile(t, filepath.Join(built, Prefix+"faulty"), filepath.Join(dir, Prefix+"hello"))
+	copyFile(t, binary(t, Prefix+"faulty"), filepath.Join(dir, Prefix+"hello"))
 	_, err := r.Provider(context.Background(), "hello", nil)
 	if !errors.Is(err, ErrChecksum) {
 		t.Errorf("changed binary: %v, want ErrChecksum", err)
@@ -253,6 +257,7 @@ func TestChangedBinaryIsRefused(t *testing.T) {
 }
 
 func TestNonPluginExecutable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, Prefix+"script"), []byte("#!/bin/sh\necho not a plugin\n"), 0o755)
 	r := newRegistry(t, Options{Dirs: []string{dir}, StartTimeout: 2 * time.Second})
@@ -263,6 +268,7 @@ func TestNonPluginExecutable(t *testing.T) {
 }
 
 func TestCloseKillsPlugins(t *testing.T) {
+	t.Parallel()
 	r := New(Options{Dirs: []string{pluginDir(t, "hello")}})
 	p, err := r.Provider(context.Background(), "hello", nil)
 	if err != nil {
@@ -282,6 +288,7 @@ func TestCloseKillsPlugins(t *testing.T) {
 // TestPluginLogsKeepTheirLevels: a plugin's hclog output reaches the
 // host's logger under the plugin's name with its level.
 func TestPluginLogsKeepTheirLevels(t *testing.T) {
+	t.Parallel()
 	var buf safeBuffer
 	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Debug})
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, Logger: log})

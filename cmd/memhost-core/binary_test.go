@@ -20,6 +20,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/fakeollama"
+	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/modelstore"
 )
 
@@ -35,18 +36,22 @@ func TestMain(m *testing.M) {
 	// binary is the launcher users run; memhost-core beside it.
 	binary = filepath.Join(dir, "memhost")
 	// The hello plugin goes beside memhost, where built-in plugins live.
-	for _, b := range [][]string{
-		{"build", "-tags", "sqlite_fts5", "-o", filepath.Join(dir, "memhost-core"), "."},
-		{"build", "-o", binary, "../memhost"},
-		{"build", "-o", filepath.Join(dir, "memhost-embeddings-hello"), "../../examples/embeddings-hello"},
-		{"build", "-o", filepath.Join(dir, "memhost-embeddings-ollama"), "../../plugins/embeddings-ollama"},
+	// Built once (internal/testbin) and copied here: memhost finds
+	// memhost-core and the plugins beside itself.
+	for _, b := range []struct {
+		out, pkg, tags string
+		env            []string
+	}{
+		{"memhost-core", ".", "sqlite_fts5", nil},
+		{"memhost", "../memhost", "", []string{"CGO_ENABLED=0"}}, // as make builds it
+		{"memhost-embeddings-hello", "../../examples/embeddings-hello", "", nil},
+		{"memhost-embeddings-ollama", "../../plugins/embeddings-ollama", "", nil},
 	} {
-		build := exec.Command("go", b...)
-		build.Stderr = os.Stderr
-		if b[len(b)-1] == "../memhost" {
-			build.Env = append(os.Environ(), "CGO_ENABLED=0") // as make builds it
+		bin, err := testbin.BuildEnv(b.pkg, b.tags, b.env)
+		if err == nil {
+			err = testbin.Copy(bin, filepath.Join(dir, b.out))
 		}
-		if err := build.Run(); err != nil {
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "building:", err)
 			os.Exit(1)
 		}
@@ -476,11 +481,11 @@ func localBinaries(t *testing.T) string {
 			localOnce.err = os.WriteFile(filepath.Join(dir, "memhost-embeddings-local"), b, 0o755)
 			return
 		}
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, "memhost-embeddings-local"), ".")
-		build.Dir = filepath.Join("..", "..", "plugins", "embeddings-local")
-		if out, err := build.CombinedOutput(); err != nil {
-			localOnce.err = fmt.Errorf("%v\n%s", err, out)
+		bin, err := testbin.Build("../../plugins/embeddings-local", "")
+		if err == nil {
+			err = testbin.Copy(bin, filepath.Join(dir, "memhost-embeddings-local"))
 		}
+		localOnce.err = err
 	})
 	if localOnce.err != nil {
 		t.Fatalf("building the local provider: %v", localOnce.err)
@@ -695,10 +700,8 @@ func TestBinaryBackgroundEmbedLowPriority(t *testing.T) {
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "notebook", "knowledge"), 0o755)
 	os.WriteFile(filepath.Join(home, "notebook", "knowledge", "a.md"), []byte("# A\nlanterns on the river\n"), 0o644)
-	build := exec.Command("go", "build", "-o", filepath.Join(home, "plugins", "memhost-embeddings-faulty"), "../../registry/testdata/faulty")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the faulty plugin: %v\n%s", err, out)
-	}
+	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
+	testbin.Install(t, "../../registry/testdata/faulty", "", filepath.Join(home, "plugins", "memhost-embeddings-faulty"))
 	// The plugin writes its pid as it starts, then waits a second before
 	// serving: long enough to read its priority.
 	pidFile := filepath.Join(home, "plugin.pid")

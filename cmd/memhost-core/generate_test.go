@@ -1,30 +1,21 @@
 package main
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/memhost/memhost/internal/fakellm"
 	"github.com/memhost/memhost/internal/fakeollama"
+	"github.com/memhost/memhost/internal/testbin"
 )
 
 // buildGenerator builds memhost-generator-ollama once; tests copy it into
 // their home's plugins/ folder (beside memhost it would show in every
 // other test's plugin list).
-var buildGenerator = sync.OnceValues(func() (string, error) {
-	path := filepath.Join(filepath.Dir(binary), "generators", "memhost-generator-ollama")
-	out, err := exec.Command("go", "build", "-o", path, "../../plugins/generator-ollama").CombinedOutput()
-	if err != nil {
-		return "", errors.New(string(out))
-	}
-	return path, nil
-})
+func buildGenerator() (string, error) { return testbin.Build("../../plugins/generator-ollama", "") }
 
 // TestBinaryGenerator: remember --auto and session compact --summarize
 // through the memhost binary and the real Ollama generator plugin, against

@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 
+	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/sdk"
 	"github.com/memhost/memhost/sdk/sdktest"
 )
@@ -23,12 +22,7 @@ func TestConformanceInProcess(t *testing.T) {
 // TestConformanceThroughPlugin builds this provider and runs the suite on
 // it through go-plugin, as memhost runs it.
 func TestConformanceThroughPlugin(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "memhost-embeddings-hello")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatal(err)
-	}
+	bin := testbin.Path(t, ".", "")
 	client := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  sdk.Handshake,
 		Plugins:          sdk.PluginMap(nil),
@@ -86,10 +80,7 @@ func BenchmarkEmbed(b *testing.B) {
 	}
 	b.Run("in-process", func(b *testing.B) { run(b, New()) })
 	b.Run("plugin", func(b *testing.B) {
-		bin := filepath.Join(b.TempDir(), "memhost-embeddings-hello")
-		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-			b.Fatalf("%v %s", err, out)
-		}
+		bin := testbin.Path(b, ".", "")
 		client := plugin.NewClient(&plugin.ClientConfig{
 			HandshakeConfig: sdk.Handshake, Plugins: sdk.PluginMap(nil), Cmd: exec.Command(bin),
 			AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC}, AutoMTLS: true, Logger: hclog.NewNullLogger(),

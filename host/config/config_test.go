@@ -12,6 +12,7 @@ import (
 )
 
 func TestMissingFileMeansDefaults(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load(filepath.Join(t.TempDir(), "config.yaml"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -25,6 +26,7 @@ func TestMissingFileMeansDefaults(t *testing.T) {
 // defaults, and uncommenting every line of it gives the defaults too, so
 // the file shows every key with its true default.
 func TestTemplateShowsEveryDefault(t *testing.T) {
+	t.Parallel()
 	cfg := Default()
 	if err := Parse(strings.NewReader(Template), &cfg, "template"); err != nil {
 		t.Fatal(err)
@@ -51,6 +53,7 @@ func TestTemplateShowsEveryDefault(t *testing.T) {
 }
 
 func TestErrorsNameTheKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		yaml string
 		want string
@@ -94,6 +97,7 @@ func TestErrorsNameTheKey(t *testing.T) {
 }
 
 func TestEnvOverrides(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(path, []byte("memory:\n  search:\n    maxResults: 7\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -119,6 +123,7 @@ func TestEnvOverrides(t *testing.T) {
 }
 
 func TestEmptyFile(t *testing.T) {
+	t.Parallel()
 	for _, content := range []string{"", "# only comments\n", "memory:\n"} {
 		cfg := Default()
 		if err := Parse(strings.NewReader(content), &cfg, "c"); err != nil {
@@ -131,6 +136,7 @@ func TestEmptyFile(t *testing.T) {
 }
 
 func TestSetPlugin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.yaml")
 	// From the template (only comments).
@@ -188,6 +194,7 @@ func TestSetPlugin(t *testing.T) {
 // was, also those yaml.v3 writes back wrong as block scalars: a leading
 // blank line (go-yaml/yaml#888), a leading tab, a lone line break.
 func TestSetPluginKeepsStrings(t *testing.T) {
+	t.Parallel()
 	for _, prompt := range []string{"\nFlush now.\n", "\n\nFlush\nnow.", "\tFlush\nnow.\n", "  Flush\n  now.\n", "Flush now.\n\n", "Flush\r\nnow.\n"} {
 		path := filepath.Join(t.TempDir(), "config.yaml")
 		data := []byte(fmt.Sprintf("memory:\n  compaction:\n    flushPrompt: %q\n", prompt))
@@ -228,6 +235,7 @@ func keep(s string) string {
 // (a notebook kept in another place); the reference folder may not, since
 // context reads only the notebook.
 func TestFoldersStayInside(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		yaml string
 		want string // "" for no error
@@ -271,6 +279,7 @@ func TestFoldersStayInside(t *testing.T) {
 // line of the second and the key, instead of the later one silently
 // winning.
 func TestDuplicateKeys(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		yaml string
 		want string
@@ -296,6 +305,7 @@ func TestDuplicateKeys(t *testing.T) {
 // TestUnknownEnv: a MEMHOST_ variable memhost does not read is named, with
 // the known one closest to it; known ones and other variables pass.
 func TestUnknownEnv(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		environ []string
 		want    []string

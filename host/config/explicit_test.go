@@ -7,6 +7,7 @@ import (
 )
 
 func TestGiven(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		yaml string // "" writes no file

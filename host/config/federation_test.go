@@ -8,6 +8,7 @@ import (
 )
 
 func TestFederationKeys(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ yaml, want string }{
 		{"federation:\n  remote: /srv/memory.git\n  branch: work/laptop\n  pushIntervalSec: 5\n  author: A <a@b>\n", ""},
 		{"federation:\n  remotes: x\n", "federation.remotes: unknown key"},
@@ -37,6 +38,7 @@ func TestFederationKeys(t *testing.T) {
 }
 
 func TestSetFederationKeepsTheFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), FileName)
 	os.WriteFile(path, []byte("# mine\nmemory:\n  search:\n    maxResults: 7 # seven\n"), 0o644)
 	if err := SetFederation(path, "/srv/memory.git", "main"); err != nil {

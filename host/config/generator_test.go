@@ -6,6 +6,7 @@ import (
 )
 
 func TestGeneratorKeys(t *testing.T) {
+	t.Parallel()
 	good := "memory:\n  generator:\n    plugin: openai\n    options:\n      openai: {url: \"https://api.deepseek.com/v1\", model: deepseek-chat, apiKeyEnv: DEEPSEEK_API_KEY}\n    timeoutMs: 5000\n    consolidateEveryMin: 30\n"
 	cfg := Default()
 	if err := Parse(strings.NewReader(good), &cfg, "config.yaml"); err != nil {

@@ -21,6 +21,7 @@ type Live struct {
 	path   string
 	getenv func(string) string // nil: never reload
 	log    *slog.Logger
+	now    func() time.Time // the clock of reloadCheck; time.Now but in tests
 
 	snap    atomic.Pointer[snapshot]
 	checked atomic.Int64 // when the file was last stat'ed, Unix ns
@@ -50,7 +51,7 @@ const reloadCheck = time.Second
 // force. getenv, when not nil, enables reloading path with those
 // environment overrides.
 func NewLive(path string, cfg Config, getenv func(string) string, log *slog.Logger) (*Live, error) {
-	l := &Live{path: path, getenv: getenv, log: log}
+	l := &Live{path: path, getenv: getenv, log: log, now: time.Now}
 	s, err := newSnapshot(cfg, l.stamp())
 	if err != nil {
 		return nil, err
@@ -94,7 +95,7 @@ func (l *Live) current() *snapshot {
 	if l.getenv == nil {
 		return s
 	}
-	now := time.Now().UnixNano()
+	now := l.now().UnixNano()
 	if last := l.checked.Load(); now-last < int64(reloadCheck) || !l.checked.CompareAndSwap(last, now) {
 		return s
 	}

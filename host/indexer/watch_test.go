@@ -118,6 +118,7 @@ func TestFreshSeesEditJustMade(t *testing.T) {
 // even in the middle of a sync (memhost watch said "context canceled" and
 // exited 1 on Ctrl-C when a sync was running).
 func TestWatchEndsCleanly(t *testing.T) {
+	t.Parallel()
 	x := newIndexer(t)
 	for i := range 50 {
 		os.WriteFile(filepath.Join(x.opts.Notebook.Root(), "knowledge", fmt.Sprintf("p%d.md", i)), []byte("# P\nsome text\n"), 0o644)

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost/internal/testbin"
 )
 
 // binDir holds memhost-core, the memhost launcher and the hello plugin,
@@ -41,16 +43,19 @@ func TestMain(m *testing.M) {
 		{"memhost", "../../cmd/memhost", false, true},
 		{"memhost-embeddings-hello", "../../examples/embeddings-hello", false, false},
 	} {
-		args := []string{"build", "-o", filepath.Join(dir, b.out)}
+		var tags string
+		var env []string
 		if b.tags {
-			args = append(args, "-tags", "sqlite_fts5")
+			tags = "sqlite_fts5"
 		}
-		build := exec.Command("go", append(args, b.pkg)...)
-		build.Stderr = os.Stderr
 		if b.static {
-			build.Env = append(os.Environ(), "CGO_ENABLED=0")
+			env = []string{"CGO_ENABLED=0"}
 		}
-		if err := build.Run(); err != nil {
+		bin, err := testbin.BuildEnv(b.pkg, tags, env)
+		if err == nil {
+			err = testbin.Copy(bin, filepath.Join(dir, b.out))
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "building", b.out+":", err)
 			os.RemoveAll(dir)
 			os.Exit(1)

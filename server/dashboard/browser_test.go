@@ -32,6 +32,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/server"
 )
 
@@ -65,16 +66,10 @@ func helloPlugin(t *testing.T) string {
 	return helloBin
 }
 
+// buildHello builds the plugin through internal/testbin: helloBin is
+// shared, to be copied, never changed.
 func buildHello() {
-	dir, err := os.MkdirTemp("", "memhost-dash-plugins-")
-	if err != nil {
-		helloErr = err
-		return
-	}
-	helloBin = filepath.Join(dir, "memhost-embeddings-hello")
-	if out, err := exec.Command("go", "build", "-o", helloBin, "../../examples/embeddings-hello").CombinedOutput(); err != nil {
-		helloErr = errors.New(string(out))
-	}
+	helloBin, helloErr = testbin.Build("../../examples/embeddings-hello", "")
 }
 
 // fixture is a home with a few pages, a transcript with a compaction entry

@@ -4,11 +4,12 @@
 // says. Otherwise it embeds like a tiny deterministic provider of option
 // "dimensions" (default 8).
 //
-// Its environment adds two more: MEMHOST_FAULTY_START_DELAY (a Go
+// Its environment adds three more: MEMHOST_FAULTY_START_DELAY (a Go
 // duration) delays the handshake, as a plugin loading a model before it
 // serves would; MEMHOST_FAULTY_PID_FILE names a file it writes its process
 // id to as it starts, so tests can find a process whose start has not
-// finished.
+// finished; MEMHOST_FAULTY_SLOW_FILE names a file it creates when a "slow"
+// text arrives, so tests know the call is in flight.
 package main
 
 import (
@@ -82,6 +83,9 @@ func (f *faulty) Embed(ctx context.Context, texts []string, _ sdk.Kind) ([][]flo
 		case "hang":
 			time.Sleep(time.Hour)
 		case "slow":
+			if path := os.Getenv("MEMHOST_FAULTY_SLOW_FILE"); path != "" {
+				os.WriteFile(path, nil, 0o644) // the call has arrived
+			}
 			select {
 			case <-time.After(time.Second):
 			case <-ctx.Done():
