@@ -1,0 +1,19 @@
+package memhost
+
+// Change is what one successful write changed, published on the host's
+// change bus (host.Host.Subscribe): federation commits exactly Paths with
+// Note as the message, MCP tells resource subscribers, the server's event
+// stream tells the dashboard. Paths and Removed are index paths, as the API
+// reports them ("reference/contacts.md", "daily/2026-11-28.md",
+// "sessions/abc.jsonl"); a write that changed nothing publishes nothing.
+type Change struct {
+	Op      string   `json:"op"`                // the operation: "remember", "mv", "prune", ...
+	Paths   []string `json:"paths,omitempty"`   // written or created
+	Removed []string `json:"removed,omitempty"` // deleted or moved away
+	// Note says in words what changed, for a commit message:
+	// "remember: reference/contacts.md ## Sarah Chen".
+	Note string `json:"note,omitempty"`
+	// Result is the operation's response, for the event stream's
+	// "write" event (its JSON shape is part of the HTTP API).
+	Result any `json:"-"`
+}
