@@ -10,6 +10,9 @@ type Change struct {
 	Op      string   `json:"op"`                // the operation: "remember", "mv", "prune", ...
 	Paths   []string `json:"paths,omitempty"`   // written or created
 	Removed []string `json:"removed,omitempty"` // deleted or moved away
+	// Files are other files of the home the write changed, relative to
+	// the home ("config.yaml", "sessions/.receipts.jsonl").
+	Files []string `json:"files,omitempty"`
 	// Note says in words what changed, for a commit message:
 	// "remember: reference/contacts.md ## Sarah Chen".
 	Note string `json:"note,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/archive"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
@@ -158,7 +159,11 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 			items = append(items, item{af.Path, filepath.Join(h.sessions.Dir, rest), ip})
 		}
 	}
-	defer h.wrote("import", &out, &err)
+	var changed, files []string // index paths; other files of the home
+	defer h.wrote(&err, func() memhost.Change {
+		return memhost.Change{Op: "import", Paths: changed, Files: files, Result: &out,
+			Note: fmt.Sprintf("import: %s (%d added, %d merged)", filepath.Base(out.Path), len(out.Added), len(out.Merged))}
+	})
 	repo := &federation.Repo{Dir: absHome(h.home)}
 	var reindex []string
 	for _, it := range items {
@@ -239,6 +244,8 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 		}
 		if it.indexPath != "" {
 			reindex = append(reindex, it.indexPath)
+		} else {
+			files = append(files, it.name)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(stage, config.FileName)); err == nil {
@@ -252,6 +259,7 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 					return out, err
 				}
 				out.Config = "imported"
+				files = append(files, config.FileName)
 				h.RecheckConfig()
 			}
 		}
@@ -262,5 +270,6 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 		}
 	}
 	out.Indexed = len(reindex)
+	changed = reindex
 	return out, nil
 }

@@ -11,12 +11,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
@@ -135,9 +137,13 @@ const (
 // deleting that file only makes the next run ask again (what it finds is
 // then confirmed, not added twice).
 func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out ConsolidateResponse, err error) {
+	var written []string // the pages fact add wrote, in order, once each
 	defer func() {
 		if len(out.Applied) > 0 { // a run that wrote nothing is not a write
-			h.wrote("consolidate", &out, &err)
+			h.wrote(&err, func() memhost.Change {
+				return memhost.Change{Op: "consolidate", Paths: written, Result: &out,
+					Note: fmt.Sprintf("consolidate: %d facts from %d episodes", len(out.Applied), out.Episodes)}
+			})
 		}
 	}()
 	resp := ConsolidateResponse{Applied: []ConsolidatedFact{}, Skipped: []SkippedBatch{}}
@@ -206,6 +212,9 @@ func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out Con
 				Confidence: it.confidence}, addOptions{day: e.day, onlyIfNewer: true})
 			if err != nil {
 				return stopped(resp, fmt.Errorf("consolidating %s: %w", e.source, err))
+			}
+			if !r.Stale && r.Path != "" && !slices.Contains(written, r.Path) {
+				written = append(written, r.Path)
 			}
 			cf := ConsolidatedFact{Entity: r.Entity, Attribute: r.Fact.Attribute, Value: r.Fact.Value, ID: r.Fact.ID, Source: e.source,
 				Day: e.day, Confirmed: r.Confirmed, Stale: r.Stale}

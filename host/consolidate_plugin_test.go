@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/internal/fakellm"
@@ -260,7 +261,7 @@ func TestConsolidateOnSchedule(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var published []string
-	h.OnWrite(func(op string, _ any) { mu.Lock(); published = append(published, op); mu.Unlock() })
+	h.Subscribe(func(c memhost.Change) { mu.Lock(); published = append(published, c.Op); mu.Unlock() })
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- h.Watch(wctx, WatchRequest{}) }()

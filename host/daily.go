@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/notebook"
 )
 
@@ -37,7 +38,9 @@ const maxHeadingRunes = 80
 // line over 80 characters is shortened in the heading and written whole
 // below it.
 func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (out DailyLogResponse, err error) {
-	defer h.wrote("daily-log", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		return memhost.Change{Op: "daily-log", Paths: paths(out.Path), Note: "daily-log: " + section(out.Path, out.Heading), Result: &out}
+	})
 	text, err := cleanText(req.Text)
 	if err != nil {
 		return DailyLogResponse{}, err

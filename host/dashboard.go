@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
@@ -125,10 +126,12 @@ var ErrPageChanged = errors.New("changed on disk since it was opened")
 // SavePage writes a page whole, atomically and under the notebook's lock,
 // unless it changed since it was read: then it fails with a conflict on
 // field "baseHash" and the page is untouched. It is a write like Write
-// ("write" for OnWrite). Saving the text the page already holds succeeds
+// ("write" on the change bus). Saving the text the page already holds succeeds
 // and writes nothing.
 func (h *Host) SavePage(ctx context.Context, req SavePageRequest) (out SavePageResponse, err error) {
-	defer h.wrote("write", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		return memhost.Change{Op: "write", Paths: paths(out.Path), Note: "write: " + out.Path, Result: &out}
+	})
 	text, err := cleanText(req.Text)
 	if err != nil {
 		return SavePageResponse{}, err

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 )
 
@@ -18,7 +19,7 @@ func TestSavePage(t *testing.T) {
 	h := newHost(t)
 	ctx := context.Background()
 	var writes []string
-	h.OnWrite(func(op string, _ any) { writes = append(writes, op) })
+	h.Subscribe(func(c memhost.Change) { writes = append(writes, c.Op) })
 
 	created, err := h.SavePage(ctx, SavePageRequest{Path: "lists/reading.md", Text: "# Reading\r\n- Dune", BaseHash: ""})
 	if err != nil || !created.Created || created.Path != "lists/reading.md" {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
@@ -66,7 +67,13 @@ type NearDup struct {
 // embedding has a cosine similarity of NearDuplicate or more with the new
 // one's, when an embeddings provider is ready.
 func (h *Host) FactAdd(ctx context.Context, req FactAddRequest) (out FactAddResponse, err error) {
-	defer h.wrote("fact-add", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		c := memhost.Change{Op: "fact-add", Note: fmt.Sprintf("fact-add: %s %s", out.Path, out.Fact.ID), Result: &out}
+		if !out.Stale {
+			c.Paths = paths(out.Path)
+		}
+		return c
+	})
 	return h.factAdd(ctx, req, addOptions{})
 }
 
@@ -311,7 +318,9 @@ type FactForgetResponse struct {
 // today's date: the line stays as the audit trail, and the fact is no
 // longer current (recall, context and facts leave it out).
 func (h *Host) FactForget(ctx context.Context, req FactForgetRequest) (out FactForgetResponse, err error) {
-	defer h.wrote("fact-forget", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		return memhost.Change{Op: "fact-forget", Paths: paths(out.Path), Note: fmt.Sprintf("fact-forget: %s (%d)", out.Path, len(out.Forgotten)), Result: &out}
+	})
 	var slug string
 	switch {
 	case req.ID != "" && req.Attribute == "":

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation"
@@ -85,65 +86,29 @@ func (h *Host) homeRel(indexPath string) string {
 	return filepath.ToSlash(rel)
 }
 
-// fedNote queues the commit of a successful write, with a message saying
-// what changed ("remember: reference/contacts.md ## Sarah Chen").
-func (h *Host) fedNote(op string, result any) {
+// fedNote queues the commit of a write's change: exactly its paths, with
+// its note as the message ("remember: reference/contacts.md ## Sarah Chen").
+// A write that changed no path commits nothing.
+func (h *Host) fedNote(c memhost.Change) {
 	f := h.fed.Load()
 	if f == nil {
 		return
 	}
-	msg, paths := op, []string(nil)
-	add := func(indexPath string) {
-		if p := h.homeRel(indexPath); p != "" {
+	var paths []string
+	for _, p := range append(append([]string(nil), c.Paths...), c.Removed...) {
+		if hp := h.homeRel(p); hp != "" {
+			paths = append(paths, hp)
+		}
+	}
+	for _, p := range c.Files {
+		if filepath.IsLocal(filepath.FromSlash(p)) {
 			paths = append(paths, p)
 		}
 	}
-	section := func(p, s string) string {
-		s = strings.TrimSpace(strings.TrimLeft(s, "#"))
-		if s != "" {
-			return p + " ## " + s
-		}
-		return p
+	if len(paths) == 0 {
+		return
 	}
-	switch r := result.(type) {
-	case *RememberResponse:
-		if r.Duplicate {
-			return
-		}
-		msg += ": " + section(r.Path, r.Section)
-		add(r.Path)
-	case *DailyLogResponse:
-		msg += ": " + section(r.Path, r.Heading)
-		add(r.Path)
-	case *WriteResponse:
-		msg += ": " + section(r.Path, r.Section)
-		add(r.Path)
-	case *RemoveResponse:
-		msg += ": " + r.Path
-		add(r.Path)
-	case *SessionAppendResponse:
-		msg += fmt.Sprintf(": %s turn %s", r.Path, r.Turn.ID)
-		add(r.Path)
-	case *IngestResponse:
-		var names []string
-		for _, f := range r.Files {
-			if f.Added > 0 {
-				names = append(names, fmt.Sprintf("%s (+%d turns)", f.Session, f.Added))
-			}
-		}
-		if len(names) == 0 {
-			return
-		}
-		msg += ": " + strings.Join(names, ", ")
-	case *SessionCompactResponse:
-		msg += ": " + r.Session
-	case *ImportResponse:
-		if len(r.Added)+len(r.Merged) == 0 {
-			return
-		}
-		msg += fmt.Sprintf(": %s (%d added, %d merged)", filepath.Base(r.Path), len(r.Added), len(r.Merged))
-	}
-	f.committer.Note(federation.Change{Message: msg, Paths: paths})
+	f.committer.Note(federation.Change{Message: c.Note, Paths: paths})
 }
 
 // fedEdited commits changes the watcher saw (edits made in an editor).

@@ -95,8 +95,8 @@ type Host struct {
 	idx      *index.DB
 	indexer  *indexer.Indexer
 	queue    *embedq.Queue
-	onWrite  atomic.Pointer[func(op string, result any)] // see OnWrite
-	gen      atomic.Pointer[generatorBox]                // consolidation's text model (SetGenerator)
+	changes  changeBus                    // changes.go
+	gen      atomic.Pointer[generatorBox] // consolidation's text model (SetGenerator)
 	// consolidateUnit is the consolidation schedule's minute; 0 is a
 	// minute (tests shorten it before Watch).
 	consolidateUnit time.Duration
@@ -183,6 +183,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.modelMissing})
+	h.Subscribe(h.fedNote) // commits nothing until the home is a memhost repository
 	h.openFederation()
 	opened = true
 	return h, nil
@@ -298,21 +299,4 @@ func (h *Host) Derive(ctx context.Context, home string, edit func(*config.Config
 		edit(&cfg)
 	}
 	return Open(ctx, Options{Home: home, Config: cfg, Now: h.now, Log: h.log, PluginDirs: h.pluginDirs, PluginLog: h.hlog})
-}
-
-// OnWrite has fn called after each write operation that succeeds (init,
-// remember, daily-log, write, rm, session-append, session-ingest,
-// session-compact, mv, rollup, prune, fact-add, fact-forget, consolidate),
-// with the operation's name and its response, whoever called it: a server
-// publishes them on its event stream. nil stops it.
-func (h *Host) OnWrite(fn func(op string, result any)) { h.onWrite.Store(&fn) }
-
-// wrote tells OnWrite's function of a write, unless it failed (*err).
-func (h *Host) wrote(op string, result any, err *error) {
-	if *err == nil {
-		h.fedNote(op, result)
-	}
-	if fn := h.onWrite.Load(); *err == nil && fn != nil && *fn != nil {
-		(*fn)(op, result)
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/indexer"
@@ -43,7 +44,8 @@ type InitResponse struct {
 // none (a file that exists is kept as it is; the Host was opened with
 // it), and indexes the notebook. It is safe to run again.
 func (h *Host) Init(ctx context.Context, _ InitRequest) (out InitResponse, err error) {
-	defer h.wrote("init", &out, &err)
+	// Init writes config.yaml, which is not shared: no path changed.
+	defer h.wrote(&err, func() memhost.Change { return memhost.Change{Op: "init", Result: &out} })
 	path := filepath.Join(h.home, config.FileName)
 	resp := InitResponse{Home: h.home, Notebook: h.notebook.Root(), Config: path}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
@@ -82,7 +83,9 @@ type WriteResponse struct {
 // Write writes to a page, creating it and its folders when missing, and
 // indexes it before returning.
 func (h *Host) Write(ctx context.Context, req WriteRequest) (out WriteResponse, err error) {
-	defer h.wrote("write", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		return memhost.Change{Op: "write", Paths: paths(out.Path), Note: "write: " + section(out.Path, out.Section), Result: &out}
+	})
 	text, err := cleanText(req.Text)
 	if err != nil {
 		return WriteResponse{}, err
@@ -136,7 +139,9 @@ type RemoveResponse struct {
 
 // Remove deletes a page and drops it from the index.
 func (h *Host) Remove(ctx context.Context, req RemoveRequest) (out RemoveResponse, err error) {
-	defer h.wrote("rm", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		return memhost.Change{Op: "rm", Removed: paths(out.Path), Note: "rm: " + out.Path, Result: &out}
+	})
 	rel, err := h.notebook.Clean(req.Path)
 	if err != nil {
 		return RemoveResponse{}, err

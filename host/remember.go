@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
@@ -54,7 +55,13 @@ type RememberResponse struct {
 // under the section, and indexes the page before returning. Text already on
 // the page (ignoring case, spacing and list markers) is not added again.
 func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberResponse, err error) {
-	defer h.wrote("remember", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		c := memhost.Change{Op: "remember", Note: "remember: " + section(out.Path, out.Section), Result: &out}
+		if !out.Duplicate {
+			c.Paths = paths(out.Path)
+		}
+		return c
+	})
 	text, err := cleanText(req.Text)
 	if err != nil {
 		return RememberResponse{}, err

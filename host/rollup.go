@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
@@ -55,7 +56,13 @@ type RollupResponse struct {
 // set. Running it again over the same logs writes the same bytes; a page
 // that exists keeps its frontmatter as it is.
 func (h *Host) Rollup(ctx context.Context, req RollupRequest) (out RollupResponse, err error) {
-	defer h.wrote("rollup", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		c := memhost.Change{Op: "rollup", Note: "rollup: " + out.Path, Result: &out}
+		if out.Changed {
+			c.Paths = paths(out.Path)
+		}
+		return c
+	})
 	today := h.now().In(h.loc())
 	p, err := vault.ParsePeriod(req.Period, req.Date, today)
 	if err != nil {
@@ -220,11 +227,19 @@ func (e *RollupsMissingError) Rollups() []string {
 // naming the rollups to write. Archived logs are still pages: they stay
 // indexed and searchable, and a rollup written again still reads them.
 func (h *Host) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, err error) {
-	defer func() {
-		if !req.DryRun {
-			h.wrote("prune", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		c := memhost.Change{Op: "prune", Result: &out}
+		if req.DryRun {
+			return c
 		}
-	}()
+		for _, a := range out.Archived {
+			c.Paths = append(c.Paths, a.To)
+			c.Removed = append(c.Removed, a.From)
+		}
+		c.Removed = append(c.Removed, out.Deleted...)
+		c.Note = fmt.Sprintf("prune: %d archived, %d deleted (before %s)", len(out.Archived), len(out.Deleted), out.Before)
+		return c
+	})
 	if req.OlderThanDays < 1 {
 		return PruneResponse{}, fault.BadInputf("olderThanDays", "the age must be at least 1 day, got %d", req.OlderThanDays)
 	}

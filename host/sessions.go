@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/internal/jsoncheck"
@@ -58,7 +59,9 @@ type SessionAppendResponse struct {
 // indexes the transcript before returning. Transcripts are only ever
 // appended to.
 func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (out SessionAppendResponse, err error) {
-	defer h.wrote("session-append", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		return memhost.Change{Op: "session-append", Paths: paths(out.Path), Note: fmt.Sprintf("session-append: %s turn %s", out.Path, out.Turn.ID), Result: &out}
+	})
 	if !sessions.ValidID(req.Session) {
 		return SessionAppendResponse{}, fault.BadInputf("session", "session id %q: use letters, digits, '.', '_' and '-' (at most 128)", req.Session)
 	}
@@ -137,7 +140,18 @@ type IngestResponse struct {
 // Ingest imports transcripts into sessions/ (see sessions.Store.Import)
 // and indexes each one that grew.
 func (h *Host) Ingest(ctx context.Context, req IngestRequest) (out IngestResponse, err error) {
-	defer h.wrote("session-ingest", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		c := memhost.Change{Op: "session-ingest", Result: &out}
+		var names []string
+		for _, f := range out.Files {
+			if f.Added > 0 {
+				names = append(names, fmt.Sprintf("%s (+%d turns)", f.Session, f.Added))
+				c.Paths = append(c.Paths, sessions.Path(f.Session))
+			}
+		}
+		c.Note = "session-ingest: " + strings.Join(names, ", ")
+		return c
+	})
 	if err := sessions.CheckFormat(req.Format); err != nil {
 		return IngestResponse{}, err
 	}
@@ -198,7 +212,9 @@ type SessionCompactRequest struct {
 // SessionCompact appends a compaction entry (see sessions.Store.Compact)
 // and indexes it: the summary is searchable, the turns stay.
 func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (out SessionCompactResponse, err error) {
-	defer h.wrote("session-compact", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		return memhost.Change{Op: "session-compact", Paths: paths(sessions.Path(out.Session)), Note: "session-compact: " + out.Session, Result: &out}
+	})
 	var model, through string
 	if req.Summarize {
 		if strings.TrimSpace(req.Summary) != "" {

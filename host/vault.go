@@ -3,12 +3,14 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
@@ -231,7 +233,13 @@ type LinkUpdate struct {
 // style it was written (linkText); its #heading, |alias or text stay, and
 // nothing else of the page changes. Frontmatter is never touched.
 func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err error) {
-	defer h.wrote("mv", &out, &err)
+	defer h.wrote(&err, func() memhost.Change {
+		c := memhost.Change{Op: "mv", Paths: paths(out.To), Removed: paths(out.From), Note: fmt.Sprintf("mv: %s -> %s", out.From, out.To), Result: &out}
+		for _, u := range out.Updated {
+			c.Paths = append(c.Paths, u.Path)
+		}
+		return c
+	})
 	from, err := h.notebook.Clean(req.From)
 	if err != nil {
 		return MoveResponse{}, err

@@ -83,21 +83,35 @@ func refuseWithoutConfig(h *host.Host) mcpsdk.Middleware {
 	}
 }
 
+// writeEvent is the data of a "write" event: the operation, its response,
+// and the paths it changed (memhost.Change).
+type writeEvent struct {
+	Op      string   `json:"op"`
+	Result  any      `json:"result"`
+	Paths   []string `json:"paths,omitempty"`
+	Removed []string `json:"removed,omitempty"`
+}
+
 // PageChanges calls fn with each notebook page an event says changed:
-// the page of a "write" event (removed for "rm"), the pages a "sync" (the
-// watcher's) or "git-sync" (a merge's) event indexed or dropped.
-// Transcripts are not pages.
+// the pages a "write" event changed or removed (a move's both names, a
+// prune's archived logs), the pages a "sync" (the watcher's) or "git-sync"
+// (a merge's) event indexed or dropped. Transcripts are not pages.
 func PageChanges(ev Event, fn func(mcp.Change)) {
 	switch ev.Type {
 	case "write":
-		var w struct {
-			Op     string `json:"op"`
-			Result struct {
-				Path string `json:"path"`
-			} `json:"result"`
+		var w writeEvent
+		if json.Unmarshal(ev.Data, &w) != nil {
+			return
 		}
-		if json.Unmarshal(ev.Data, &w) == nil && isPagePath(w.Result.Path) {
-			fn(mcp.Change{Path: w.Result.Path, Removed: w.Op == "rm"})
+		for _, p := range w.Removed {
+			if isPagePath(p) {
+				fn(mcp.Change{Path: p, Removed: true})
+			}
+		}
+		for _, p := range w.Paths {
+			if isPagePath(p) {
+				fn(mcp.Change{Path: p})
+			}
 		}
 	case "sync", "git-sync":
 		var r host.SyncResult

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
@@ -124,10 +125,10 @@ func New(h *host.Host, opts Options) *Server {
 	s := &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), jobs: map[string]*job{}, bodies: newBodies(opts.MaxBodies)}
 	// Every write on h, whoever makes it (the API, a relayed command, an
 	// MCP tool), is a "write" event.
-	h.OnWrite(func(op string, result any) {
-		s.Publish("write", map[string]any{"op": op, "result": result})
+	h.Subscribe(func(c memhost.Change) {
+		s.Publish("write", writeEvent{Op: c.Op, Result: c.Result, Paths: c.Paths, Removed: c.Removed})
 		if s.opts.AfterWrite != nil {
-			s.opts.AfterWrite(op)
+			s.opts.AfterWrite(c.Op)
 		}
 	})
 	return s
