@@ -8,6 +8,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/once"
 )
 
 // DailyLogRequest appends an entry to today's daily log.
@@ -72,7 +73,7 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (out DailyLogR
 		block += "\n" + body
 	}
 	resp := DailyLogResponse{Path: rel, Heading: heading}
-	rel, _, err = h.update(ctx, request{"daily-log", req.RequestID, &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	rel, _, err = h.once.Update(ctx, once.Request{Op: "daily-log", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		page := string(old)
 		if !exists {

@@ -12,6 +12,7 @@ import (
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/sdk"
 )
@@ -126,7 +127,7 @@ func (h *Host) factAdd(ctx context.Context, req FactAddRequest, opt addOptions) 
 	}
 	add := facts.Addition{Attribute: strings.TrimSpace(req.Attribute), Value: req.Value, Source: req.Source,
 		Confidence: req.Confidence, Keep: req.Keep, Replace: replace, OnlyIfNewer: opt.onlyIfNewer}
-	_, _, err = h.update(ctx, request{"fact-add", req.RequestID, &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = h.once.Update(ctx, once.Request{Op: "fact-add", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		var p *facts.Page
 		if exists {
@@ -355,7 +356,7 @@ func (h *Host) FactForget(ctx context.Context, req FactForgetRequest) (out FactF
 	}
 	day := h.now().In(h.loc()).Format(facts.Date)
 	resp := FactForgetResponse{Path: rel, Forgotten: []facts.Fact{}}
-	_, _, err = h.update(ctx, request{"fact-forget", req.RequestID, &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = h.once.Update(ctx, once.Request{Op: "fact-forget", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		if !exists {
 			return nil, fault.Errorf(fault.NotFound, "entity", "no page %s", rel)
 		}

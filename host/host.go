@@ -37,6 +37,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
@@ -91,7 +92,7 @@ type Host struct {
 	closed atomic.Bool
 
 	notebook *notebook.Notebook
-	requests *requests.Journal // the writes clients may run again (once.go)
+	once     *once.Writes // the writes clients may run again, with their journal
 	idx      *index.DB
 	indexer  *indexer.Indexer
 	queue    *embedq.Queue
@@ -156,7 +157,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 			h.notebook.Close() // its root descriptor
 		}
 	}()
-	h.requests = requests.Open(filepath.Join(h.home, "brain", "requests"))
+	h.once = &once.Writes{Journal: requests.Open(filepath.Join(h.home, "brain", "requests")), Notebook: h.notebook}
 	dbPath := h.path(cfg.Memory.Database)
 	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/modelstore"
 )
@@ -160,7 +161,7 @@ func (h *Host) RemoveModel(ctx context.Context, req RemoveModelRequest) (RemoveM
 		missing = modelError(h.modelStore().Remove(req.Name))
 	}
 	var landed *requests.Record
-	if _, err := h.guard(request{"models-rm", req.RequestID, &resp}, req.Name, "", &landed)(missing); err != nil || landed != nil {
+	if _, err := h.once.Guard(once.Request{Op: "models-rm", ID: req.RequestID, Resp: &resp}, req.Name, "", &landed)(missing); err != nil || landed != nil {
 		if err != nil {
 			return RemoveModelResponse{}, err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
 )
 
@@ -132,7 +133,7 @@ func TestRetryAfterAKillBeforeTheWrite(t *testing.T) {
 	rec := requests.Record{ID: "killed", Op: "write", Path: "knowledge/base.md",
 		Before: requests.Hash([]byte(before), true), After: requests.Hash([]byte("what it would have written"), true),
 		Context: "# Base\n\n## Notes\n\n- first\n", New: "- a section line that must land once\n"}
-	if err := h.requests.Put(rec); err != nil {
+	if err := h.once.Journal.Put(rec); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/base.md", Section: "Notes", Text: "a section line that must land once", RequestID: "killed"}); err != nil {
@@ -248,8 +249,8 @@ func TestRetryOfAMoveKilledBeforeItsLinks(t *testing.T) {
 	ctx := context.Background()
 	_, h := retryHome(t)
 	resp := MoveResponse{From: "knowledge/moving.md", To: "reference/moved.md", Updated: []LinkUpdate{}}
-	rq := request{"mv", "half", &resp}
-	if err := h.begin(rq, resp.From, resp.To, false); err != nil {
+	rq := once.Request{Op: "mv", ID: "half", Resp: &resp}
+	if err := h.once.Begin(rq, resp.From, resp.To, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.notebook.Rename(ctx, resp.From, resp.To); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/prompt"
 	"github.com/memhost/memhost/host/requests"
 )
@@ -103,7 +104,7 @@ func (h *Host) Write(ctx context.Context, req WriteRequest) (out WriteResponse, 
 		return WriteResponse{}, err
 	}
 	resp := WriteResponse{Path: rel, Section: notebook.SectionName(req.Section)}
-	_, _, err = h.update(ctx, request{"write", req.RequestID, &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = h.once.Update(ctx, once.Request{Op: "write", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		var e notebook.Edit
 		if req.Replace {
@@ -148,7 +149,7 @@ func (h *Host) Remove(ctx context.Context, req RemoveRequest) (out RemoveRespons
 	}
 	resp := RemoveResponse{Path: rel}
 	var landed *requests.Record
-	if err := h.notebook.RemoveGuarded(ctx, rel, h.guard(request{"rm", req.RequestID, &resp}, rel, "", &landed)); err != nil {
+	if err := h.notebook.RemoveGuarded(ctx, rel, h.once.Guard(once.Request{Op: "rm", ID: req.RequestID, Resp: &resp}, rel, "", &landed)); err != nil {
 		return RemoveResponse{}, err
 	}
 	resp.Warnings = h.indexWritten(ctx, rel)

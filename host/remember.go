@@ -10,6 +10,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/once"
 )
 
 // Categories of the notebook that remember writes to.
@@ -135,7 +136,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 			resp.Warnings = append(resp.Warnings, auto.warning)
 		}
 	}
-	rel, _, err = h.update(ctx, request{"remember", req.RequestID, &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	rel, _, err = h.once.Update(ctx, once.Request{Op: "remember", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		page := string(old)
 		if start, end, ok := notebook.FindEntry(page, entry); ok {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/internal/jsoncheck"
 )
@@ -231,7 +232,7 @@ func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (o
 	if err != nil {
 		return SessionCompactResponse{}, err
 	}
-	if err := (request{id: req.RequestID}).check(); err != nil {
+	if err := (once.Request{ID: req.RequestID}).Check(); err != nil {
 		return SessionCompactResponse{}, err
 	}
 	resp, err := h.sessions.Compact(ctx, req.Session, text, h.config().Memory.Compaction.KeepRecentTokens, req.RequestID)

@@ -14,6 +14,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/host/vault"
 	"github.com/memhost/memhost/index"
@@ -256,9 +257,9 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 		return MoveResponse{}, err
 	}
 	resp := MoveResponse{From: from, To: to, Updated: []LinkUpdate{}}
-	rq := request{"mv", req.RequestID, &resp}
+	rq := once.Request{Op: "mv", ID: req.RequestID, Resp: &resp}
 	var landed *requests.Record
-	if err := h.notebook.RenameGuarded(ctx, from, to, h.guard(rq, from, to, &landed)); err != nil {
+	if err := h.notebook.RenameGuarded(ctx, from, to, h.once.Guard(rq, from, to, &landed)); err != nil {
 		return MoveResponse{}, err
 	}
 	if landed != nil {
@@ -343,7 +344,7 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 			resp.Warnings = append(resp.Warnings, "links in "+page+" not updated: "+err.Error())
 		}
 	}
-	h.finish(rq, from, to)
+	h.once.Finish(rq, from, to)
 	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, paths...)...)
 	return resp, nil
 }

@@ -1,4 +1,10 @@
-package host
+// Package once makes the notebook writes a client may run again
+// idempotent: a write is recorded in the request journal (host/requests)
+// under the notebook's lock before its page is renamed into place, and a
+// run of the same request id that finds its write landed writes nothing
+// and answers as the first run did. It imports host/notebook,
+// host/requests and host/fault.
+package once
 
 import (
 	"context"
@@ -9,22 +15,28 @@ import (
 	"github.com/memhost/memhost/host/requests"
 )
 
-// A request is one run of a write operation as a client names it: the
+// Writes runs the notebook writes of requests with the journal.
+type Writes struct {
+	Journal  *requests.Journal
+	Notebook *notebook.Notebook
+}
+
+// A Request is one run of a write operation as a client names it: the
 // operation and the request id the client keeps when it runs the
 // operation again because its server died mid-request ("" when it never
 // will). resp is the operation's answer, filled in by the write and
 // replayed into on a retry of a write that landed.
-type request struct {
-	op, id string
-	resp   any
+type Request struct {
+	Op, ID string
+	Resp   any
 }
 
-// check refuses a request id that cannot name a record.
-func (r request) check() error {
-	if r.id == "" {
+// Check refuses a request id that cannot name a record.
+func (r Request) Check() error {
+	if r.ID == "" {
 		return nil
 	}
-	if err := requests.CheckID(r.id); err != nil {
+	if err := requests.CheckID(r.ID); err != nil {
 		return fault.BadInputf("requestId", "%v", err)
 	}
 	return nil
@@ -32,48 +44,48 @@ func (r request) check() error {
 
 // record returns the journal's record of the request, when there is one
 // and it is this operation's.
-func (h *Host) record(r request) (requests.Record, bool, error) {
-	if r.id == "" {
+func (w *Writes) record(r Request) (requests.Record, bool, error) {
+	if r.ID == "" {
 		return requests.Record{}, false, nil
 	}
-	rec, ok, err := h.requests.Get(r.id)
+	rec, ok, err := w.Journal.Get(r.ID)
 	if err != nil || !ok {
 		return rec, false, err
 	}
-	if rec.Op != r.op {
-		return rec, false, fault.Errorf(fault.Conflict, "requestId", "request id %s was used for %s, not %s", r.id, rec.Op, r.op)
+	if rec.Op != r.Op {
+		return rec, false, fault.Errorf(fault.Conflict, "requestId", "request id %s was used for %s, not %s", r.ID, rec.Op, r.Op)
 	}
 	return rec, true, nil
 }
 
-// replay fills r.resp with the recorded answer.
-func (r request) replay(rec requests.Record) error {
-	if len(rec.Response) == 0 || r.resp == nil {
+// replay fills r.Resp with the recorded answer.
+func (r Request) replay(rec requests.Record) error {
+	if len(rec.Response) == 0 || r.Resp == nil {
 		return nil
 	}
-	return json.Unmarshal(rec.Response, r.resp)
+	return json.Unmarshal(rec.Response, r.Resp)
 }
 
-// update is notebook.Update for a write a client may run again: the
+// Update is notebook.Update for a write a client may run again: the
 // request is recorded (with the page's hashes, the change and the answer
 // fn filled in) under the notebook's lock before the page is renamed into
 // place, and a run of the same request id that finds its write on the
 // page writes nothing and answers as the first run did. It returns the
 // page the write went to (the recorded one on a replay: a daily log
 // retried after midnight found yesterday's page) and whether it replayed.
-func (h *Host) update(ctx context.Context, r request, rel string, fn func(old []byte, exists bool) ([]byte, error)) (string, bool, error) {
-	if err := r.check(); err != nil {
+func (w *Writes) Update(ctx context.Context, r Request, rel string, fn func(old []byte, exists bool) ([]byte, error)) (string, bool, error) {
+	if err := r.Check(); err != nil {
 		return rel, false, err
 	}
-	if r.id == "" {
-		return rel, false, h.notebook.Update(ctx, rel, fn)
+	if r.ID == "" {
+		return rel, false, w.Notebook.Update(ctx, rel, fn)
 	}
 	var replayed *requests.Record
-	err := h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+	err := w.Notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		// Under the lock, which every page write takes: a run still going
 		// in a server the client gave up on has recorded its write by
 		// now, or will find this one's.
-		rec, ok, err := h.record(r)
+		rec, ok, err := w.record(r)
 		if err != nil {
 			return nil, err
 		}
@@ -82,7 +94,7 @@ func (h *Host) update(ctx context.Context, r request, rel string, fn func(old []
 			if rec.Path != rel {
 				// The first run wrote elsewhere (another day's log, a
 				// page routed otherwise): look there.
-				page, err = h.notebook.Read(rec.Path)
+				page, err = w.Notebook.Read(rec.Path)
 				there = err == nil
 			}
 			if rec.Landed(page, there) {
@@ -94,12 +106,12 @@ func (h *Host) update(ctx context.Context, r request, rel string, fn func(old []
 		if err != nil {
 			return nil, err
 		}
-		resp, err := json.Marshal(r.resp)
+		resp, err := json.Marshal(r.Resp)
 		if err != nil {
 			return nil, err
 		}
 		cx, was, now := requests.Change(old, data)
-		err = h.requests.Put(requests.Record{ID: r.id, Op: r.op, Path: rel,
+		err = w.Journal.Put(requests.Record{ID: r.ID, Op: r.Op, Path: rel,
 			Before: requests.Hash(old, exists), After: requests.Hash(data, true),
 			Context: cx, Old: was, New: now, Response: resp})
 		return data, err
@@ -110,7 +122,7 @@ func (h *Host) update(ctx context.Context, r request, rel string, fn func(old []
 	return rel, false, err
 }
 
-// guard is the notebook.Guard of a removal or a move that a client may
+// Guard is the notebook.Guard of a removal or a move that a client may
 // run again (path and to name what it works on; to is "" for a removal):
 // under the notebook's lock, a run whose recorded first run did its work
 // (the page is gone) replays that run's answer and acts no more (*landed
@@ -118,15 +130,15 @@ func (h *Host) update(ctx context.Context, r request, rel string, fn func(old []
 // answer as far as it is known, before the page is touched. A page that
 // is not there and was not removed by this request is missing, as without
 // an id (and nothing is recorded).
-func (h *Host) guard(r request, path, to string, landed **requests.Record) notebook.Guard {
+func (w *Writes) Guard(r Request, path, to string, landed **requests.Record) notebook.Guard {
 	return func(missing error) (bool, error) {
-		if err := r.check(); err != nil {
+		if err := r.Check(); err != nil {
 			return false, err
 		}
-		if r.id == "" {
+		if r.ID == "" {
 			return missing == nil, missing
 		}
-		rec, ok, err := h.record(r)
+		rec, ok, err := w.record(r)
 		if err != nil {
 			return false, err
 		}
@@ -137,27 +149,27 @@ func (h *Host) guard(r request, path, to string, landed **requests.Record) noteb
 			}
 			return false, missing
 		}
-		return true, h.begin(r, path, to, false)
+		return true, w.Begin(r, path, to, false)
 	}
 }
 
-// begin records a write before it starts, with the answer as far as it
+// Begin records a write before it starts, with the answer as far as it
 // is known (a retry of a run killed after its work, before its answer,
-// gets that) and whether all its steps are done (finish).
-func (h *Host) begin(r request, path, to string, done bool) error {
-	if r.id == "" {
+// gets that) and whether all its steps are done (Finish).
+func (w *Writes) Begin(r Request, path, to string, done bool) error {
+	if r.ID == "" {
 		return nil
 	}
-	resp, err := json.Marshal(r.resp)
+	resp, err := json.Marshal(r.Resp)
 	if err != nil {
 		return err
 	}
-	return h.requests.Put(requests.Record{ID: r.id, Op: r.op, Path: path, To: to, Response: resp, Done: done})
+	return w.Journal.Put(requests.Record{ID: r.ID, Op: r.Op, Path: path, To: to, Response: resp, Done: done})
 }
 
-// finish records that a write of several steps did them all, with its
+// Finish records that a write of several steps did them all, with its
 // whole answer. A failure only leaves the earlier record, whose retry
 // does the steps again.
-func (h *Host) finish(r request, path, to string) {
-	h.begin(r, path, to, true)
+func (w *Writes) Finish(r Request, path, to string) {
+	w.Begin(r, path, to, true)
 }

@@ -1,0 +1,79 @@
+package host
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost/host/indexer"
+	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/once"
+	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/index"
+)
+
+// kernel is what the feature services (host/<feature>) see of the Host:
+// each declares the narrow interface of what it uses, and Open hands them
+// a kernel. The type is unexported so that only this package makes one;
+// its methods are the Host's internals, not part of the Host's API.
+type kernel struct{ h *Host }
+
+// Home is the home folder.
+func (k kernel) Home() string { return k.h.home }
+
+// Index is the home's index.
+func (k kernel) Index() *index.DB { return k.h.idx }
+
+// Notebook is the home's notebook.
+func (k kernel) Notebook() *notebook.Notebook { return k.h.notebook }
+
+// Sessions is the home's transcript store.
+func (k kernel) Sessions() *sessions.Store { return k.h.sessions }
+
+// Indexer syncs files into the index.
+func (k kernel) Indexer() *indexer.Indexer { return k.h.indexer }
+
+// Queue is the embedding queue and its provider.
+func (k kernel) Queue() *embedq.Queue { return k.h.queue }
+
+// Once runs the page writes a client may retry.
+func (k kernel) Once() *once.Writes { return k.h.once }
+
+// Config is the configuration in force (one snapshot: do not change it).
+func (k kernel) Config() *config.Config { return k.h.config() }
+
+// EditConfig changes config.yaml and the configuration in force.
+func (k kernel) EditConfig(edit func(*config.Config)) { k.h.editConfig(edit) }
+
+// Location is the configured time zone.
+func (k kernel) Location() *time.Location { return k.h.loc() }
+
+// Now is the current time (a clock tests set).
+func (k kernel) Now() time.Time { return k.h.now() }
+
+// Log receives progress and warnings.
+func (k kernel) Log() *slog.Logger { return k.h.log }
+
+// Rel names a file of the home relative to it.
+func (k kernel) Rel(path string) string { return k.h.rel(path) }
+
+// WithIndex runs fn, rebuilding a corrupt index and running fn once more.
+func (k kernel) WithIndex(ctx context.Context, fn func() error) error { return k.h.withIndex(ctx, fn) }
+
+// SyncBeforeSearch brings the index up to date before a search, unless
+// a watcher keeps it so.
+func (k kernel) SyncBeforeSearch(ctx context.Context) error { return k.h.syncBeforeSearch(ctx) }
+
+// IndexWritten indexes files just written; trouble comes back as warnings.
+func (k kernel) IndexWritten(ctx context.Context, rels ...string) []string {
+	return k.h.indexWritten(ctx, rels...)
+}
+
+// PageExists reports whether the notebook holds the page.
+func (k kernel) PageExists(rel string) bool { return k.h.pageExists(rel) }
+
+// Wrote publishes a write's Change on the change bus, unless it failed.
+func (k kernel) Wrote(err *error, change func() memhost.Change) { k.h.wrote(err, change) }
