@@ -42,7 +42,7 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (out DailyLogR
 	defer h.wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "daily-log", Paths: paths(out.Path), Note: "daily-log: " + section(out.Path, out.Heading), Result: &out}
 	})
-	text, err := cleanText(req.Text)
+	text, err := notebook.CleanText(req.Text)
 	if err != nil {
 		return DailyLogResponse{}, err
 	}

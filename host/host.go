@@ -32,6 +32,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
@@ -49,7 +50,7 @@ import (
 // fault.Kind: fault.KindOf(err).
 var (
 	// ErrEmptyText means a text to write holds nothing but white space.
-	ErrEmptyText error = &fault.Error{Kind: fault.BadInput, Field: "text", Message: "the text is empty"}
+	ErrEmptyText = notebook.ErrEmptyText
 	// ErrProviderNotReady means semantic search cannot run now; a
 	// keyword-only answer says why in its Reason.
 	ErrProviderNotReady = embedq.ErrNotReady
@@ -115,6 +116,9 @@ type Host struct {
 	// attachments (vault_unresolved.go).
 	unresolved      unresolvedCache
 	attachmentsKept attachmentCache
+
+	// The feature services: their operations are the Host's by promotion.
+	*browse.BrowseService
 }
 
 // Folders of a home, made by Open.
@@ -184,6 +188,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.modelMissing})
+	h.BrowseService = browse.New(kernel{h})
 	h.Subscribe(h.fedNote) // commits nothing until the home is a memhost repository
 	h.openFederation()
 	opened = true

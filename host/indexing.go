@@ -315,3 +315,23 @@ func (h *Host) searchMode(ctx context.Context, resp *StatusResponse) (mode, why 
 	}
 	return ModeHybrid, "", true
 }
+
+// IndexSummary is Status without what costs a look at every page (Stale
+// and Unindexable stay 0): what the dashboard's home shows on each paint,
+// at 10k pages in a few milliseconds rather than tens.
+func (h *Host) IndexSummary(ctx context.Context) (StatusResponse, error) {
+	resp := StatusResponse{Home: h.home, Notebook: h.notebook.Root(), Mode: ModeKeyword}
+	st, err := h.idx.Stats(ctx)
+	if err != nil {
+		return resp, err
+	}
+	resp.Files, resp.Chunks, resp.DBSizeBytes = st.Files, st.Chunks, st.SizeBytes
+	if resp.LastSync, err = h.idx.Meta(ctx, "last_sync"); err != nil {
+		return resp, err
+	}
+	if resp.Embedded, resp.Pending, err = h.idx.VectorCounts(ctx); err != nil {
+		return resp, err
+	}
+	resp.Mode, resp.Reason, _ = h.searchMode(ctx, &resp)
+	return resp, nil
+}

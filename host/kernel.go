@@ -77,3 +77,6 @@ func (k kernel) PageExists(rel string) bool { return k.h.pageExists(rel) }
 
 // Wrote publishes a write's Change on the change bus, unless it failed.
 func (k kernel) Wrote(err *error, change func() memhost.Change) { k.h.wrote(err, change) }
+
+// ModelsDir is the folder of downloaded models.
+func (k kernel) ModelsDir() string { return k.h.modelStore().Dir }

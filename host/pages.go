@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
@@ -87,7 +86,7 @@ func (h *Host) Write(ctx context.Context, req WriteRequest) (out WriteResponse, 
 	defer h.wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "write", Paths: paths(out.Path), Note: "write: " + section(out.Path, out.Section), Result: &out}
 	})
-	text, err := cleanText(req.Text)
+	text, err := notebook.CleanText(req.Text)
 	if err != nil {
 		return WriteResponse{}, err
 	}
@@ -154,21 +153,6 @@ func (h *Host) Remove(ctx context.Context, req RemoveRequest) (out RemoveRespons
 	}
 	resp.Warnings = h.indexWritten(ctx, rel)
 	return resp, nil
-}
-
-// cleanText refuses empty text and normalises line endings.
-func cleanText(s string) (string, error) {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	if strings.TrimSpace(s) == "" {
-		return "", ErrEmptyText
-	}
-	if !utf8.ValidString(s) {
-		return "", fault.BadInputf("text", "text is not valid UTF-8")
-	}
-	if strings.ContainsRune(s, 0) {
-		return "", fault.BadInputf("text", "text contains a NUL byte")
-	}
-	return strings.TrimLeft(strings.TrimRight(s, " \t\n"), "\n"), nil
 }
 
 // ContextRequest asks for the system-prompt block; it has no parameters.

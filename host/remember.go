@@ -63,7 +63,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 		}
 		return c
 	})
-	text, err := cleanText(req.Text)
+	text, err := notebook.CleanText(req.Text)
 	if err != nil {
 		return RememberResponse{}, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/internal/jsoncheck"
@@ -69,7 +70,7 @@ func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (out
 	if !slices.Contains(sessions.Roles, req.Role) {
 		return SessionAppendResponse{}, fault.BadInputf("role", "role %q: choose user, assistant, system or tool", req.Role)
 	}
-	text, err := cleanText(req.Text)
+	text, err := notebook.CleanText(req.Text)
 	if err != nil {
 		return SessionAppendResponse{}, err
 	}
@@ -228,7 +229,7 @@ func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (o
 			return SessionCompactResponse{}, err
 		}
 	}
-	text, err := cleanText(req.Summary)
+	text, err := notebook.CleanText(req.Summary)
 	if err != nil {
 		return SessionCompactResponse{}, err
 	}

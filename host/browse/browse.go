@@ -1,10 +1,11 @@
-package host
-
-// Operations the dashboard (server/dashboard) needs beyond the CLI's: a
+// Package browse holds the operations a person browsing the home uses
+// (the dashboard, server/dashboard) beyond the CLI's: a
 // page read whole with the hash a save is conditional on, a save that
 // refuses to overwrite a page changed since it was read, the notebook's
 // folders and pages with sizes and times, a session's transcript, and the
-// storage the home uses.
+// storage the home uses. It imports memhost, host/fault, host/notebook and
+// host/sessions; the Host embeds its BrowseService.
+package browse
 
 import (
 	"bytes"
@@ -25,6 +26,30 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
 )
+
+// Kernel is what the service uses of the Host.
+type Kernel interface {
+	Home() string
+	Notebook() *notebook.Notebook
+	Sessions() *sessions.Store
+	ModelsDir() string
+	IndexWritten(ctx context.Context, rels ...string) []string
+	Wrote(err *error, change func() memhost.Change)
+}
+
+// BrowseService runs the operations.
+type BrowseService struct{ k Kernel }
+
+// New returns the service over k.
+func New(k Kernel) *BrowseService { return &BrowseService{k: k} }
+
+// nonEmpty is the paths a write changed: none for "".
+func nonEmpty(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return []string{p}
+}
 
 // PageRequest names a page to read whole, or its start.
 type PageRequest struct {
@@ -68,14 +93,14 @@ func cutRune(b []byte) []byte {
 }
 
 // Page reads a page whole.
-func (h *Host) Page(ctx context.Context, req PageRequest) (PageResponse, error) {
-	rel, err := h.notebook.Clean(req.Path)
+func (b *BrowseService) Page(ctx context.Context, req PageRequest) (PageResponse, error) {
+	rel, err := b.k.Notebook().Clean(req.Path)
 	if err != nil {
 		return PageResponse{}, err
 	}
 	var resp PageResponse
 	if req.MaxBytes > 0 {
-		data, whole, err := h.notebook.ReadPrefix(rel, req.MaxBytes)
+		data, whole, err := b.k.Notebook().ReadPrefix(rel, req.MaxBytes)
 		if err != nil {
 			return PageResponse{}, err
 		}
@@ -85,13 +110,13 @@ func (h *Host) Page(ctx context.Context, req PageRequest) (PageResponse, error) 
 			resp = PageResponse{Path: rel, Text: string(data), Hash: PageHash(data), SizeBytes: int64(len(data))}
 		}
 	} else {
-		data, err := h.notebook.Read(rel)
+		data, err := b.k.Notebook().Read(rel)
 		if err != nil {
 			return PageResponse{}, err
 		}
 		resp = PageResponse{Path: rel, Text: string(data), Hash: PageHash(data), SizeBytes: int64(len(data))}
 	}
-	if fi, err := os.Stat(h.notebook.Abs(rel)); err == nil {
+	if fi, err := os.Stat(b.k.Notebook().Abs(rel)); err == nil {
 		resp.Mtime = fi.ModTime().UTC().Format(time.RFC3339)
 		if resp.Truncated {
 			resp.SizeBytes = fi.Size()
@@ -128,15 +153,15 @@ var ErrPageChanged = errors.New("changed on disk since it was opened")
 // field "baseHash" and the page is untouched. It is a write like Write
 // ("write" on the change bus). Saving the text the page already holds succeeds
 // and writes nothing.
-func (h *Host) SavePage(ctx context.Context, req SavePageRequest) (out SavePageResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "write", Paths: paths(out.Path), Note: "write: " + out.Path, Result: &out}
+func (b *BrowseService) SavePage(ctx context.Context, req SavePageRequest) (out SavePageResponse, err error) {
+	defer b.k.Wrote(&err, func() memhost.Change {
+		return memhost.Change{Op: "write", Paths: nonEmpty(out.Path), Note: "write: " + out.Path, Result: &out}
 	})
-	text, err := cleanText(req.Text)
+	text, err := notebook.CleanText(req.Text)
 	if err != nil {
 		return SavePageResponse{}, err
 	}
-	rel, err := h.notebook.Clean(req.Path)
+	rel, err := b.k.Notebook().Clean(req.Path)
 	if err != nil {
 		return SavePageResponse{}, err
 	}
@@ -144,7 +169,7 @@ func (h *Host) SavePage(ctx context.Context, req SavePageRequest) (out SavePageR
 		return SavePageResponse{}, fault.BadInputf("path", "%s is not a markdown page (.md)", rel)
 	}
 	data := []byte(text + "\n")
-	err = h.notebook.Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
+	err = b.k.Notebook().Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		switch {
 		case exists && bytes.Equal(old, data):
 			// Saved already: the same save sent again (a retry after a
@@ -164,7 +189,7 @@ func (h *Host) SavePage(ctx context.Context, req SavePageRequest) (out SavePageR
 		return SavePageResponse{}, err
 	}
 	out.Path, out.Hash = rel, PageHash(data)
-	out.Warnings = h.indexWritten(ctx, rel)
+	out.Warnings = b.k.IndexWritten(ctx, rel)
 	return out, nil
 }
 
@@ -205,8 +230,8 @@ var StandardFolders = []string{"lists", "reference", "knowledge", "daily"}
 // Pages lists the notebook's folders and markdown pages. Hidden files and
 // folders (a name starting with '.') are left out, as the index leaves
 // them out.
-func (h *Host) Pages(ctx context.Context, req PagesRequest) (PagesResponse, error) {
-	root := h.notebook.Root()
+func (b *BrowseService) Pages(ctx context.Context, req PagesRequest) (PagesResponse, error) {
+	root := b.k.Notebook().Root()
 	folders := map[string]*FolderEntry{}
 	for _, f := range StandardFolders {
 		folders[f] = &FolderEntry{Path: f, Pages: []PageEntry{}}
@@ -296,8 +321,8 @@ type TranscriptResponse struct {
 }
 
 // Transcript reads a session's transcript and its flush receipts.
-func (h *Host) Transcript(ctx context.Context, req TranscriptRequest) (TranscriptResponse, error) {
-	tr, err := h.sessions.Read(req.Session)
+func (b *BrowseService) Transcript(ctx context.Context, req TranscriptRequest) (TranscriptResponse, error) {
+	tr, err := b.k.Sessions().Read(req.Session)
 	if err != nil {
 		return TranscriptResponse{}, err
 	}
@@ -305,7 +330,7 @@ func (h *Host) Transcript(ctx context.Context, req TranscriptRequest) (Transcrip
 	if resp.Turns == nil {
 		resp.Turns = []sessions.Turn{}
 	}
-	rs, err := h.sessions.Receipts()
+	rs, err := b.k.Sessions().Receipts()
 	if err != nil {
 		return resp, err
 	}
@@ -339,9 +364,9 @@ type StorageResponse struct {
 }
 
 // Storage measures the home's parts on disk.
-func (h *Host) Storage(ctx context.Context, _ StorageRequest) (StorageResponse, error) {
+func (b *BrowseService) Storage(ctx context.Context, _ StorageRequest) (StorageResponse, error) {
 	var resp StorageResponse
-	nb := h.notebook.Root()
+	nb := b.k.Notebook().Root()
 	daily := filepath.Join(nb, "daily")
 	err := du(ctx, nb, func(p string, size int64) {
 		if strings.HasPrefix(p, daily+string(filepath.Separator)) {
@@ -360,10 +385,10 @@ func (h *Host) Storage(ctx context.Context, _ StorageRequest) (StorageResponse, 
 		u   *Usage
 		ok  func(name string) bool
 	}{
-		{filepath.Join(h.home, "sessions"), &resp.Sessions, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }},
-		{filepath.Join(h.home, "brain"), &resp.Index, func(n string) bool { return strings.HasPrefix(n, "memory.db") }},
-		{filepath.Join(h.home, "cache"), &resp.Cache, func(string) bool { return true }},
-		{h.modelStore().Dir, &resp.Models, func(string) bool { return true }},
+		{filepath.Join(b.k.Home(), "sessions"), &resp.Sessions, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }},
+		{filepath.Join(b.k.Home(), "brain"), &resp.Index, func(n string) bool { return strings.HasPrefix(n, "memory.db") }},
+		{filepath.Join(b.k.Home(), "cache"), &resp.Cache, func(string) bool { return true }},
+		{b.k.ModelsDir(), &resp.Models, func(string) bool { return true }},
 	} {
 		if err := du(ctx, part.dir, func(p string, size int64) {
 			if part.ok(filepath.Base(p)) {
@@ -397,24 +422,4 @@ func du(ctx context.Context, dir string, fn func(p string, size int64)) error {
 		}
 		return nil
 	})
-}
-
-// IndexSummary is Status without what costs a look at every page (Stale
-// and Unindexable stay 0): what the dashboard's home shows on each paint,
-// at 10k pages in a few milliseconds rather than tens.
-func (h *Host) IndexSummary(ctx context.Context) (StatusResponse, error) {
-	resp := StatusResponse{Home: h.home, Notebook: h.notebook.Root(), Mode: ModeKeyword}
-	st, err := h.idx.Stats(ctx)
-	if err != nil {
-		return resp, err
-	}
-	resp.Files, resp.Chunks, resp.DBSizeBytes = st.Files, st.Chunks, st.SizeBytes
-	if resp.LastSync, err = h.idx.Meta(ctx, "last_sync"); err != nil {
-		return resp, err
-	}
-	if resp.Embedded, resp.Pending, err = h.idx.VectorCounts(ctx); err != nil {
-		return resp, err
-	}
-	resp.Mode, resp.Reason, _ = h.searchMode(ctx, &resp)
-	return resp, nil
 }
