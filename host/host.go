@@ -98,6 +98,7 @@ type Host struct {
 	indexer  *indexer.Indexer
 	queue    *embedq.Queue
 	changes  changeBus                    // changes.go
+	loops    supervisor                   // the services' background loops (supervisor.go)
 	gen      atomic.Pointer[generatorBox] // consolidation's text model (SetGenerator)
 	// consolidateUnit is the consolidation schedule's minute; 0 is a
 	// minute (tests shorten it before Watch).
@@ -189,6 +190,11 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.modelMissing})
 	h.BrowseService = browse.New(kernel{h})
+	// Git federation (a no-op until the home is a memhost repository
+	// with a remote) and consolidation on a schedule
+	// (memory.generator.consolidateEveryMin) run while the home is watched.
+	h.loops.add("git-sync", func(ctx context.Context, req WatchRequest) { h.federationLoop(ctx, req.OnGitSync) })
+	h.loops.add("consolidate", func(ctx context.Context, _ WatchRequest) { h.consolidateOnSchedule(ctx) })
 	h.Subscribe(h.fedNote) // commits nothing until the home is a memhost repository
 	h.openFederation()
 	opened = true

@@ -126,17 +126,9 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	}
 	h.watch.start()
 	defer h.watch.stop()
-	// Git federation (a no-op until the home is a memhost repository
-	// with a remote): syncs beside the watcher, stopped with it.
-	fedCtx, stopFed := context.WithCancel(ctx)
-	fedDone := make(chan struct{})
-	go func() { defer close(fedDone); h.federationLoop(fedCtx, req.OnGitSync) }()
-	defer func() { stopFed(); <-fedDone }()
-	// Consolidation on a schedule (memory.generator.consolidateEveryMin).
-	consCtx, stopCons := context.WithCancel(ctx)
-	consDone := make(chan struct{})
-	go func() { defer close(consDone); h.consolidateOnSchedule(consCtx) }()
-	defer func() { stopCons(); <-consDone }()
+	// The services' loops (git sync, the consolidation schedule), stopped
+	// with the watcher.
+	defer h.loops.start(ctx, req)()
 	onSync := func(r SyncResult) {
 		h.fedEdited(r)
 		h.watch.synced(h.now())
