@@ -5,10 +5,8 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -44,43 +42,13 @@ var looking = map[string]bool{
 // with == or != (but with ""), or switches on it. Callers branch on kinds, sentinels and types
 // (fault.KindOf, errors.Is, errors.As); the text is for a person.
 func TestNoBranchOnErrorText(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("the repository root %s has no go.mod: %v", root, err)
-	}
-	var checked int
-	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
-		if e.IsDir() {
-			name := e.Name()
-			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor" || name == "bin" || name == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		checked++
-		for _, h := range errorTextUses(t, p) {
+	goSources(t, func(rel, path string) {
+		for _, h := range errorTextUses(t, path) {
 			if _, ok := errTextAllowed[rel+":"+h.fn]; !ok {
 				t.Errorf("%s:%d (in %s): %s\n\tbranches on an error's text: use a kind, a sentinel or a type (fault.KindOf, errors.Is, errors.As)", rel, h.line, h.fn, h.what)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checked < 100 {
-		t.Fatalf("only %d .go files looked at under %s: the walk is wrong", checked, root)
-	}
 }
 
 // TestErrorTextUsesFound: the check finds each way of looking into an

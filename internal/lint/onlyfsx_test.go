@@ -1,10 +1,8 @@
-package fsx
+package lint
 
 import (
 	"bufio"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -12,7 +10,7 @@ import (
 )
 
 // rawFileOps are the calls that lock a file or rename one into place
-// without this package: every other package goes through fsx, so that
+// without internal/fsx: every other package goes through fsx, so that
 // each lock honours a context or says ErrLocked, and each rename flushes
 // its folders.
 var rawFileOps = regexp.MustCompile(`\b(?:(?:syscall|unix)\.(?:Fcntl)?Flock|(?:os|syscall|unix)\.Rename(?:at2?)?)\(`)
@@ -25,43 +23,16 @@ var rawAllowed = map[string]string{}
 // TestOnlyFsxLocksAndRenames fails when a non-test .go file outside
 // internal/fsx calls flock or renames a file itself.
 func TestOnlyFsxLocksAndRenames(t *testing.T) {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("the repository root %s has no go.mod: %v", root, err)
-	}
-	var checked int
-	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	goSources(t, func(rel, path string) {
+		if strings.HasPrefix(rel, "internal/fsx/") {
+			return
 		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, root+string(filepath.Separator)))
-		if e.IsDir() {
-			name := e.Name()
-			if p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor" || name == "bin" || name == "node_modules" || rel == "internal/fsx") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		checked++
-		for _, hit := range rawCalls(t, p) {
+		for _, hit := range rawCalls(t, path) {
 			if _, ok := rawAllowed[rel]; !ok {
 				t.Errorf("%s:%s\n\tlocks or renames a file itself: use internal/fsx (Lock, TryLock, LockFile, WriteFileAtomic, Rename)", rel, hit)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if checked < 100 {
-		t.Fatalf("only %d .go files looked at under %s: the walk is wrong", checked, root)
-	}
 }
 
 // rawCalls lists "line: text" of each raw lock or rename call in the file
