@@ -10,12 +10,13 @@ import (
 
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/route"
 	"github.com/memhost/memhost/sdk"
 )
 
 // Remember's auto routing (seed 003's librarian, "Libby"): the generator
 // chooses the category, page, section and tags of a remembered text from
-// those the notebook has. The rules of notebook.Route stay the default,
+// those the notebook has. The rules of route.Route stay the default,
 // and the fallback when no generator is configured or its answer cannot
 // be used; the response then says so in a warning.
 
@@ -123,9 +124,9 @@ func (h *Host) catalogue() (string, []string) {
 
 // autoRoute asks the generator where text belongs. ok is false when the
 // rules must route it; warning then says why.
-func (h *Host) autoRoute(ctx context.Context, text string) (r notebook.Routed, tags []string, ok bool, warning string) {
-	fallback := func(format string, args ...any) (notebook.Routed, []string, bool, string) {
-		return notebook.Routed{}, nil, false, fmt.Sprintf(format, args...) + "; routed by the rules instead"
+func (h *Host) autoRoute(ctx context.Context, text string) (r route.Routed, tags []string, ok bool, warning string) {
+	fallback := func(format string, args ...any) (route.Routed, []string, bool, string) {
+		return route.Routed{}, nil, false, fmt.Sprintf(format, args...) + "; routed by the rules instead"
 	}
 	g, release, err := h.generator(ctx)
 	defer release()
@@ -150,7 +151,7 @@ func (h *Host) autoRoute(ctx context.Context, text string) (r notebook.Routed, t
 	if err := notebook.CheckSection(section); err != nil {
 		return fallback("the generator chose the section %q (%v)", a.Section, err)
 	}
-	r = notebook.Routed{Path: a.Category + "/" + a.Page + ".md"}
+	r = route.Routed{Path: a.Category + "/" + a.Page + ".md"}
 	if section != "" {
 		r.Section = notebook.SectionName(section)
 	}

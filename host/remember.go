@@ -11,6 +11,7 @@ import (
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
+	"github.com/memhost/memhost/host/route"
 )
 
 // Categories of the notebook that remember writes to.
@@ -89,7 +90,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 		return RememberResponse{}, fault.BadInputf("auto", "automatic routing chooses the category, page and section itself: give none of them")
 	}
 	var auto struct {
-		r       notebook.Routed
+		r       route.Routed
 		tags    []string
 		ok      bool
 		warning string
@@ -108,7 +109,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 	// the text goes where it would have gone had this remember come first.
 	// At worst a section renamed in between gets the entry in a new
 	// section under its old name: visible, nothing lost.
-	r := notebook.Route(text, req.Category, file, pages{h})
+	r := route.Route(text, req.Category, file, pages{h})
 	if auto.ok {
 		r = auto.r
 	}

@@ -42,3 +42,12 @@ func TestFindSection(t *testing.T) {
 		t.Errorf("FindSection(Bob) = %q, found", got)
 	}
 }
+
+const contactsPage = `# Contacts
+
+## Sarah Chen
+- Phone: 555-1234
+
+## Tom Baker
+- Email: tom@example.com
+`

@@ -225,13 +225,15 @@ func needsBlank(prev, next string) bool {
 // ("Sarah" finds "## Sarah Chen"). It returns name when none or several
 // match.
 func PersonSection(page, name string) string {
-	if s, ok := personSection(Sections(page), name); ok {
+	if s, ok := PersonIn(Sections(page), name); ok {
 		return s
 	}
 	return name
 }
 
-func personSection(sections []string, name string) (string, bool) {
+// PersonIn is PersonSection over a page's sections; ok is false when
+// none or several match.
+func PersonIn(sections []string, name string) (string, bool) {
 	var found []string
 	for _, h := range sections {
 		if strings.EqualFold(h, name) {

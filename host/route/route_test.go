@@ -1,8 +1,10 @@
-package notebook
+package route
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/memhost/memhost/host/notebook"
 )
 
 func TestRoute(t *testing.T) {
@@ -116,4 +118,4 @@ type pages map[string]string
 
 func (p pages) Exists(rel string) bool { _, ok := p[rel]; return ok }
 
-func (p pages) Sections(rel string) []string { return Sections(p[rel]) }
+func (p pages) Sections(rel string) []string { return notebook.Sections(p[rel]) }
