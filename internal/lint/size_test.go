@@ -14,7 +14,15 @@ import (
 const maxPackageLines = 1500
 
 // oversize lists the packages allowed past maxPackageLines, each with why.
-var oversize = map[string]string{}
+var oversize = map[string]string{
+	"cmd/memhost-core": "being split (issue 27)",
+	"host":             "being split (issue 27)",
+	"host/federation":  "being split (issue 27)",
+	"host/sessions":    "being split (issue 27)",
+	"index":            "being split (issue 27)",
+	"server":           "being split (issue 27)",
+	"server/dashboard": "being split (issue 27)",
+}
 
 // TestPackageSize fails when a package holds more than maxPackageLines
 // non-test lines of code not generated.
