@@ -26,42 +26,27 @@ var _ plugin.GRPCPlugin = (*GeneratorGRPCPlugin)(nil)
 
 // GRPCServer registers the provider.
 func (p *GeneratorGRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterGeneratorServer(s, &generatorServer{impl: p.Impl})
+	pb.RegisterGeneratorServer(s, &generatorServer{providerServer: providerServer{p.Impl}, impl: p.Impl})
 	return nil
 }
 
 // GRPCClient returns a Generator that calls the plugin.
 func (p *GeneratorGRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	return &GeneratorClient{client: pb.NewGeneratorClient(c)}, nil
+	cl := pb.NewGeneratorClient(c)
+	return &GeneratorClient{providerClient: providerClient{cl}, client: cl}, nil
 }
 
 // generatorServer adapts a Generator to the generated gRPC server.
 type generatorServer struct {
-	pb.UnimplementedGeneratorServer
+	unimplementedGenerator
+	providerServer
 	impl Generator
 }
 
-func (s *generatorServer) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.InfoResponse, error) {
-	info, err := s.impl.Info(ctx)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	return infoToPB(info), nil
-}
-
-func (s *generatorServer) Status(ctx context.Context, _ *pb.StatusRequest) (*pb.StatusResponse, error) {
-	st, err := s.impl.Status(ctx)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	return &pb.StatusResponse{State: stateToPB[st.State], Progress: st.Progress, Message: st.Message}, nil
-}
-
-func (s *generatorServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
-	if err := s.impl.Configure(ctx, req.Options); err != nil {
-		return nil, toStatus(err)
-	}
-	return &pb.ConfigureResponse{}, nil
+// unimplementedGenerator puts the generated defaults one level below
+// providerServer's methods.
+type unimplementedGenerator struct {
+	pb.UnimplementedGeneratorServer
 }
 
 func (s *generatorServer) Complete(ctx context.Context, req *pb.CompleteRequest) (*pb.CompleteResponse, error) {
@@ -80,46 +65,14 @@ func (s *generatorServer) Complete(ctx context.Context, req *pb.CompleteRequest)
 		InputTokens: int32(resp.InputTokens), OutputTokens: int32(resp.OutputTokens)}, nil
 }
 
-func infoToPB(info Info) *pb.InfoResponse {
-	return &pb.InfoResponse{Name: info.Name, Version: info.Version, ModelId: info.ModelID,
-		Dimensions: int32(info.Dimensions), MaxInputTokens: int32(info.MaxInputTokens)}
-}
-
 // GeneratorClient is the host's side: a Generator that calls a plugin.
 // gRPC errors come back as the sdk's sentinels and the context's errors.
 type GeneratorClient struct {
+	providerClient
 	client pb.GeneratorClient
 }
 
 var _ Generator = (*GeneratorClient)(nil)
-
-// Info calls the plugin.
-func (c *GeneratorClient) Info(ctx context.Context) (Info, error) {
-	r, err := c.client.Info(ctx, &pb.InfoRequest{})
-	if err != nil {
-		return Info{}, fromStatus(err)
-	}
-	return Info{Name: r.Name, Version: r.Version, ModelID: r.ModelId, Dimensions: int(r.Dimensions), MaxInputTokens: int(r.MaxInputTokens)}, nil
-}
-
-// Status calls the plugin.
-func (c *GeneratorClient) Status(ctx context.Context) (Status, error) {
-	r, err := c.client.Status(ctx, &pb.StatusRequest{})
-	if err != nil {
-		return Status{}, fromStatus(err)
-	}
-	st, ok := stateFromPB[r.State]
-	if !ok {
-		return Status{}, fmt.Errorf("plugin reported an unknown state %v", r.State)
-	}
-	return Status{State: st, Progress: r.Progress, Message: r.Message}, nil
-}
-
-// Configure calls the plugin.
-func (c *GeneratorClient) Configure(ctx context.Context, options map[string]string) error {
-	_, err := c.client.Configure(ctx, &pb.ConfigureRequest{Options: options})
-	return fromStatus(err)
-}
 
 // Complete calls the plugin. A schema that is not JSON is refused here,
 // before it travels.

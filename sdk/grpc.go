@@ -40,13 +40,14 @@ var _ plugin.GRPCPlugin = (*GRPCPlugin)(nil)
 
 // GRPCServer registers the provider.
 func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	pb.RegisterEmbedderServer(s, &grpcServer{impl: p.Impl})
+	pb.RegisterEmbedderServer(s, &grpcServer{providerServer: providerServer{p.Impl}, impl: p.Impl})
 	return nil
 }
 
 // GRPCClient returns an Embedder that calls the plugin.
 func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
-	return &GRPCClient{client: pb.NewEmbedderClient(c)}, nil
+	cl := pb.NewEmbedderClient(c)
+	return &GRPCClient{providerClient: providerClient{cl}, client: cl}, nil
 }
 
 // PluginMap is the plugin set of a memhost plugin serving impl: an
@@ -111,33 +112,14 @@ func Logger() hclog.Logger {
 
 // grpcServer adapts an Embedder to the generated gRPC server.
 type grpcServer struct {
-	pb.UnimplementedEmbedderServer
+	unimplementedEmbedder
+	providerServer
 	impl Embedder
 }
 
-func (s *grpcServer) Info(ctx context.Context, _ *pb.InfoRequest) (*pb.InfoResponse, error) {
-	info, err := s.impl.Info(ctx)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	return &pb.InfoResponse{Name: info.Name, Version: info.Version, ModelId: info.ModelID,
-		Dimensions: int32(info.Dimensions), MaxInputTokens: int32(info.MaxInputTokens)}, nil
-}
-
-func (s *grpcServer) Status(ctx context.Context, _ *pb.StatusRequest) (*pb.StatusResponse, error) {
-	st, err := s.impl.Status(ctx)
-	if err != nil {
-		return nil, toStatus(err)
-	}
-	return &pb.StatusResponse{State: stateToPB[st.State], Progress: st.Progress, Message: st.Message}, nil
-}
-
-func (s *grpcServer) Configure(ctx context.Context, req *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
-	if err := s.impl.Configure(ctx, req.Options); err != nil {
-		return nil, toStatus(err)
-	}
-	return &pb.ConfigureResponse{}, nil
-}
+// unimplementedEmbedder puts the generated defaults one level below
+// providerServer's methods.
+type unimplementedEmbedder struct{ pb.UnimplementedEmbedderServer }
 
 func (s *grpcServer) Embed(ctx context.Context, req *pb.EmbedRequest) (*pb.EmbedResponse, error) {
 	kind := KindDocument
@@ -196,38 +178,11 @@ var stateFromPB = map[pb.State]State{
 // GRPCClient is the host's side: an Embedder that calls a plugin. gRPC
 // errors come back as the sdk's sentinels and the context's errors.
 type GRPCClient struct {
+	providerClient
 	client pb.EmbedderClient
 }
 
 var _ Embedder = (*GRPCClient)(nil)
-
-// Info calls the plugin.
-func (c *GRPCClient) Info(ctx context.Context) (Info, error) {
-	r, err := c.client.Info(ctx, &pb.InfoRequest{})
-	if err != nil {
-		return Info{}, fromStatus(err)
-	}
-	return Info{Name: r.Name, Version: r.Version, ModelID: r.ModelId, Dimensions: int(r.Dimensions), MaxInputTokens: int(r.MaxInputTokens)}, nil
-}
-
-// Status calls the plugin.
-func (c *GRPCClient) Status(ctx context.Context) (Status, error) {
-	r, err := c.client.Status(ctx, &pb.StatusRequest{})
-	if err != nil {
-		return Status{}, fromStatus(err)
-	}
-	st, ok := stateFromPB[r.State]
-	if !ok {
-		return Status{}, fmt.Errorf("plugin reported an unknown state %v", r.State)
-	}
-	return Status{State: st, Progress: r.Progress, Message: r.Message}, nil
-}
-
-// Configure calls the plugin.
-func (c *GRPCClient) Configure(ctx context.Context, options map[string]string) error {
-	_, err := c.client.Configure(ctx, &pb.ConfigureRequest{Options: options})
-	return fromStatus(err)
-}
 
 // Embed calls the plugin and checks the shape of its answer.
 func (c *GRPCClient) Embed(ctx context.Context, texts []string, kind Kind) ([][]float32, error) {
