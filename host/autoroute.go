@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/route"
@@ -141,7 +142,7 @@ func (h *Host) autoRoute(ctx context.Context, text string) (r route.Routed, tags
 		"\n\nNew memory:\n\"\"\"\n" + text + "\n\"\"\""
 	var a routeAnswer
 	msgs := []sdk.Message{{Role: "system", Content: librarian}, {Role: "user", Content: user}}
-	if _, err := completeJSON(ctx, g, msgs, routeSchema, 300, &a); err != nil {
+	if _, err := generate.CompleteJSON(ctx, g, msgs, routeSchema, 300, &a); err != nil {
 		return fallback("the generator's routing could not be used (%v)", oneLine(err))
 	}
 	if err := notebook.CheckName(a.Page); err != nil {

@@ -230,7 +230,10 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 				g.Last.Skipped != 1 || g.Last.Error != "" || g.Last.Finished != "2026-11-23T09:02:00Z" {
 				t.Fatalf("status: %+v %+v", g, g.Last)
 			}
-			var state consolidated
+			var state struct {
+				Episodes map[string]string `json:"episodes"`
+				Last     *ConsolidationRun `json:"last"`
+			}
 			b, _ := os.ReadFile(filepath.Join(h.home, "brain", "consolidated.json"))
 			if err := json.Unmarshal(b, &state); err != nil || len(state.Episodes) != 3 || state.Last == nil {
 				t.Fatalf("brain/consolidated.json: %s, %v", b, err)
@@ -255,7 +258,7 @@ func TestConsolidateOnSchedule(t *testing.T) {
 	c := &clock{t: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
 	h := pluginHome(t, "openai", map[string]string{"url": srv.Base(), "model": "deepseek-chat", "apiKeyEnv": "MEMHOST_TEST_GEN_KEY"}, c,
 		func(cfg *config.Config) { cfg.Memory.Generator.ConsolidateEveryMin = 2 })
-	h.consolidateUnit = 20 * time.Millisecond // a "minute"
+	h.SetScheduleUnit(20 * time.Millisecond) // a "minute"
 	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "Bob prefers green tea."}); err != nil {
 		t.Fatal(err)
 	}

@@ -177,7 +177,9 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 		t.Fatalf("since tomorrow: %+v, %v", res, err)
 	}
 	// The state is JSON in brain/.
-	var st consolidated
+	var st struct {
+		Episodes map[string]string `json:"episodes"`
+	}
 	b, _ := os.ReadFile(filepath.Join(home, "brain", "consolidated.json"))
 	if err := json.Unmarshal(b, &st); err != nil || len(st.Episodes) != 4 {
 		t.Fatalf("state: %s, %v", b, err)
@@ -209,26 +211,6 @@ func TestConsolidateOldEpisodeDoesNotUndoNewerFact(t *testing.T) {
 	cur, _ := h.Facts(ctx, FactsRequest{Entity: "sarah"})
 	if len(cur.Facts) != 1 || cur.Facts[0].Value != "[[acme-corp]]" {
 		t.Fatalf("current: %+v", cur.Facts)
-	}
-}
-
-func TestCheckAnswer(t *testing.T) {
-	t.Parallel()
-	for _, bad := range []string{
-		``, `[]`, `{"facts": []}`, `{"facts": [], "relations": [], "extra": 1}`,
-		`{"facts": [{"entity": "x", "attribute": "a", "value": "v", "episode": "e0"}], "relations": []}`,
-		`{"facts": [{"entity": "x", "attribute": "a", "value": "v", "episode": "e1", "confidence": 2}], "relations": []}`,
-		`{"facts": [{"entity": "x", "attribute": "a", "value": "two\nlines", "episode": "e1"}], "relations": []}`,
-		`{"facts": [{"entity": "---", "attribute": "a", "value": "v", "episode": "e1"}], "relations": []}`,
-		`{"facts": [], "relations": [{"from": "x", "relation": "r", "to": "!!", "episode": "e1"}]}`,
-	} {
-		if items, why := checkAnswer(bad, 2); why == "" {
-			t.Errorf("checkAnswer(%q) accepted %+v", bad, items)
-		}
-	}
-	items, why := checkAnswer(`{"facts": [{"entity": "x", "attribute": "a", "value": "v", "episode": "e2"}], "relations": [{"from": "x", "relation": "r", "to": "Y Z", "episode": "e1"}]}`, 2)
-	if why != "" || len(items) != 2 || items[0].value != "[[y-z]]" || items[1].value != "v" {
-		t.Fatalf("%+v %q", items, why)
 	}
 }
 

@@ -2,25 +2,16 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
-
-	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
-
-// ErrNoGenerator means no generator plugin is configured: what needs a
-// text model (remember's auto routing, compaction summaries,
-// consolidation) says so and the rest of memhost works without one.
-var ErrNoGenerator error = &fault.Error{Kind: fault.Unavailable, Field: "generator",
-	Message: "no generator configured: set memory.generator.plugin (ollama or openai)"}
 
 // ErrBadAnswer means the generator's answer could not be used: not JSON,
 // or not following the schema asked for. The error says why.
@@ -35,7 +26,7 @@ var ErrBadAnswer = registry.ErrBadAnswer
 func (h *Host) generator(ctx context.Context) (sdk.Generator, func(), error) {
 	cfg := h.config().Memory.Generator
 	if cfg.Plugin == "" {
-		return nil, func() {}, ErrNoGenerator
+		return nil, func() {}, generate.ErrNoGenerator
 	}
 	g, release, err := h.gens.Generator(ctx, cfg.Plugin, cfg.Options[cfg.Plugin])
 	if err != nil {
@@ -73,52 +64,6 @@ func (t *timed) Complete(ctx context.Context, req sdk.CompleteRequest) (sdk.Comp
 	return resp, err
 }
 
-// schemas caches compiled answer schemas by their text.
-var schemas sync.Map // string → *jsonschema.Resolved
-
-func resolveSchema(schema string) (*jsonschema.Resolved, error) {
-	if rs, ok := schemas.Load(schema); ok {
-		return rs.(*jsonschema.Resolved), nil
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal([]byte(schema), &s); err != nil {
-		return nil, fmt.Errorf("answer schema: %w", err)
-	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("answer schema: %w", err)
-	}
-	schemas.Store(schema, rs)
-	return rs, nil
-}
-
-// completeJSON asks g to answer msgs with JSON following schema, checks
-// the answer against the schema and decodes it into out. An answer that
-// is not JSON or does not follow the schema is ErrBadAnswer with the
-// reason; nothing is decoded into out then. Callers decide whether to
-// retry (consolidation) or fall back (routing).
-func completeJSON(ctx context.Context, g sdk.Generator, msgs []sdk.Message, schema string, maxTokens int, out any) (sdk.CompleteResponse, error) {
-	rs, err := resolveSchema(schema)
-	if err != nil {
-		return sdk.CompleteResponse{}, err
-	}
-	resp, err := g.Complete(ctx, sdk.CompleteRequest{Messages: msgs, Schema: json.RawMessage(schema), MaxTokens: maxTokens})
-	if err != nil {
-		return resp, err
-	}
-	var v any
-	if err := json.Unmarshal([]byte(resp.Text), &v); err != nil {
-		return resp, fmt.Errorf("%w: not JSON (%v): %.120q", ErrBadAnswer, err, resp.Text)
-	}
-	if err := rs.Validate(v); err != nil {
-		return resp, fmt.Errorf("%w: it does not follow the schema: %v", ErrBadAnswer, err)
-	}
-	if err := json.Unmarshal([]byte(resp.Text), out); err != nil {
-		return resp, fmt.Errorf("%w: %v", ErrBadAnswer, err)
-	}
-	return resp, nil
-}
-
 // GeneratorStatus is the configured generator's state.
 type GeneratorStatus = embedq.ProviderStatus
 
@@ -128,7 +73,7 @@ type GeneratorStatus = embedq.ProviderStatus
 func (h *Host) generatorStatus(ctx context.Context) GeneratorStatus {
 	cfg := h.config().Memory.Generator
 	if cfg.Plugin == "" {
-		return GeneratorStatus{State: "none", Message: ErrNoGenerator.Error()}
+		return GeneratorStatus{State: "none", Message: generate.ErrNoGenerator.Error()}
 	}
 	resp := GeneratorStatus{Plugin: cfg.Plugin}
 	g, release, err := h.gens.Generator(ctx, cfg.Plugin, cfg.Options[cfg.Plugin])

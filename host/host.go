@@ -40,6 +40,7 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
+	"github.com/memhost/memhost/host/semantic"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 	calendar "github.com/memhost/memhost/internal/clock"
@@ -97,12 +98,8 @@ type Host struct {
 	idx      *index.DB
 	indexer  *indexer.Indexer
 	queue    *embedq.Queue
-	changes  changeBus                    // changes.go
-	loops    supervisor                   // the services' background loops (supervisor.go)
-	gen      atomic.Pointer[generatorBox] // consolidation's text model (SetGenerator)
-	// consolidateUnit is the consolidation schedule's minute; 0 is a
-	// minute (tests shorten it before Watch).
-	consolidateUnit time.Duration
+	changes  changeBus  // changes.go
+	loops    supervisor // the services' background loops (supervisor.go)
 	// movedAside is where Open moved a corrupt index ("" if it did not,
 	// or a health repair has rebuilt it since).
 	movedAside atomic.Value
@@ -120,6 +117,7 @@ type Host struct {
 
 	// The feature services: their operations are the Host's by promotion.
 	*browse.BrowseService
+	*semantic.FactService
 }
 
 // Folders of a home, made by Open.
@@ -190,11 +188,12 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.modelMissing})
 	h.BrowseService = browse.New(kernel{h})
+	h.FactService = semantic.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository
 	// with a remote) and consolidation on a schedule
 	// (memory.generator.consolidateEveryMin) run while the home is watched.
 	h.loops.add("git-sync", func(ctx context.Context, req WatchRequest) { h.federationLoop(ctx, req.OnGitSync) })
-	h.loops.add("consolidate", func(ctx context.Context, _ WatchRequest) { h.consolidateOnSchedule(ctx) })
+	h.loops.add("consolidate", func(ctx context.Context, _ WatchRequest) { h.FactService.RunSchedule(ctx) })
 	h.Subscribe(h.fedNote) // commits nothing until the home is a memhost repository
 	h.openFederation()
 	opened = true

@@ -277,7 +277,7 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 	}
 	resp.UnresolvedLinks = len(unresolved)
 	resp.Federation = h.federationStatus(ctx)
-	resp.Generator = h.consolidationStatus()
+	resp.Generator = h.ConsolidationState()
 	return resp, nil
 }
 

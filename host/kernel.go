@@ -13,6 +13,7 @@ import (
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/sdk"
 )
 
 // kernel is what the feature services (host/<feature>) see of the Host:
@@ -80,3 +81,8 @@ func (k kernel) Wrote(err *error, change func() memhost.Change) { k.h.wrote(err,
 
 // ModelsDir is the folder of downloaded models.
 func (k kernel) ModelsDir() string { return k.h.modelStore().Dir }
+
+// Generator is the configured generator plugin, held until release.
+func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
+	return k.h.generator(ctx)
+}

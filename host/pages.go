@@ -172,5 +172,5 @@ func (h *Host) Context(ctx context.Context, _ ContextRequest) (ContextResponse, 
 	if err != nil {
 		return b, err
 	}
-	return h.contextFacts(ctx, b)
+	return h.ContextFacts(ctx, b)
 }

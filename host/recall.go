@@ -135,7 +135,7 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 	}
 	if slices.Contains(sources, SourceNotebook) {
 		err := h.withIndex(ctx, func() (err error) {
-			resp.Results.Facts, err = h.searchFacts(ctx, req.Query, min(limit, MaxRecallFacts), minScore)
+			resp.Results.Facts, err = h.SearchFacts(ctx, req.Query, min(limit, MaxRecallFacts), minScore)
 			return err
 		})
 		if err != nil {

@@ -231,15 +231,8 @@ func noSections(field, text string, skip int) error {
 	lines := markdown.Lines(text)
 	for i, level := range markdown.HeadingLevels(lines) {
 		if level == 1 || level == 2 {
-			return fault.BadInputf(field, "the text holds a heading (%q, line %d), which would start a section of its own; use ### or lower inside an entry, or write the whole page", shorten(lines[i], 60), skip+i+1)
+			return fault.BadInputf(field, "the text holds a heading (%q, line %d), which would start a section of its own; use ### or lower inside an entry, or write the whole page", notebook.Shorten(lines[i], 60), skip+i+1)
 		}
 	}
 	return nil
-}
-
-func shorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

@@ -97,6 +97,13 @@ func NewClient(base string, hc *http.Client) *Client {
 // Close drops the client's idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
+var _ host.API = (*Client)(nil)
+
+// callOp calls op on the server.
+func callOp[Req, Resp any](ctx context.Context, c *Client, op host.Op[Req, Resp], req Req) (Resp, error) {
+	return call[Resp](ctx, c, op.Name, req)
+}
+
 // checker is a request that can tell it is invalid before it is sent.
 type checker interface{ Check() error }
 
@@ -217,103 +224,103 @@ func readError(r *http.Response) error {
 // The host operations.
 
 func (c *Client) Init(ctx context.Context, req host.InitRequest) (host.InitResponse, error) {
-	return call[host.InitResponse](ctx, c, "init", req)
+	return callOp(ctx, c, host.OpInit, req)
 }
 func (c *Client) Remember(ctx context.Context, req host.RememberRequest) (host.RememberResponse, error) {
-	return call[host.RememberResponse](ctx, c, "remember", req)
+	return callOp(ctx, c, host.OpRemember, req)
 }
 func (c *Client) DailyLog(ctx context.Context, req host.DailyLogRequest) (host.DailyLogResponse, error) {
-	return call[host.DailyLogResponse](ctx, c, "daily-log", req)
+	return callOp(ctx, c, host.OpDailyLog, req)
 }
 func (c *Client) Get(ctx context.Context, req host.GetRequest) (host.GetResponse, error) {
-	return call[host.GetResponse](ctx, c, "get", req)
+	return callOp(ctx, c, host.OpGet, req)
 }
 func (c *Client) Write(ctx context.Context, req host.WriteRequest) (host.WriteResponse, error) {
-	return call[host.WriteResponse](ctx, c, "write", req)
+	return callOp(ctx, c, host.OpWrite, req)
 }
 func (c *Client) Remove(ctx context.Context, req host.RemoveRequest) (host.RemoveResponse, error) {
-	return call[host.RemoveResponse](ctx, c, "rm", req)
+	return callOp(ctx, c, host.OpRemove, req)
 }
 func (c *Client) Recall(ctx context.Context, req host.RecallRequest) (host.RecallResponse, error) {
-	return call[host.RecallResponse](ctx, c, "recall", req)
+	return callOp(ctx, c, host.OpRecall, req)
 }
 func (c *Client) Context(ctx context.Context, req host.ContextRequest) (host.ContextResponse, error) {
-	return call[host.ContextResponse](ctx, c, "context", req)
+	return callOp(ctx, c, host.OpContext, req)
 }
 func (c *Client) ConversationSearch(ctx context.Context, req host.ConversationSearchRequest) (host.ConversationSearchResponse, error) {
-	return call[host.ConversationSearchResponse](ctx, c, "conversation-search", req)
+	return callOp(ctx, c, host.OpConversationSearch, req)
 }
 func (c *Client) Status(ctx context.Context, req host.StatusRequest) (host.StatusResponse, error) {
-	return call[host.StatusResponse](ctx, c, "status", req)
+	return callOp(ctx, c, host.OpStatus, req)
 }
 func (c *Client) Files(ctx context.Context, req host.FilesRequest) (host.FilesResponse, error) {
-	return call[host.FilesResponse](ctx, c, "files", req)
+	return callOp(ctx, c, host.OpFiles, req)
 }
 func (c *Client) Sync(ctx context.Context, req host.SyncRequest) (host.SyncResult, error) {
-	return call[host.SyncResult](ctx, c, "sync", req)
+	return callOp(ctx, c, host.OpSync, req)
 }
 func (c *Client) Rebuild(ctx context.Context, req host.RebuildRequest) (host.SyncResult, error) {
-	return call[host.SyncResult](ctx, c, "rebuild", req)
+	return callOp(ctx, c, host.OpRebuild, req)
 }
 func (c *Client) Embed(ctx context.Context, req host.EmbedRequest) (host.EmbedResult, error) {
-	return call[host.EmbedResult](ctx, c, "embed", req)
+	return callOp(ctx, c, host.OpEmbed, req)
 }
 func (c *Client) Sessions(ctx context.Context, req host.SessionsRequest) (host.SessionsResponse, error) {
-	return call[host.SessionsResponse](ctx, c, "sessions", req)
+	return callOp(ctx, c, host.OpSessions, req)
 }
 func (c *Client) SessionAppend(ctx context.Context, req host.SessionAppendRequest) (host.SessionAppendResponse, error) {
-	return call[host.SessionAppendResponse](ctx, c, "session/append", req)
+	return callOp(ctx, c, host.OpSessionAppend, req)
 }
 func (c *Client) Ingest(ctx context.Context, req host.IngestRequest) (host.IngestResponse, error) {
-	return call[host.IngestResponse](ctx, c, "session/ingest", req)
+	return callOp(ctx, c, host.OpIngest, req)
 }
 func (c *Client) SessionTokens(ctx context.Context, req host.SessionTokensRequest) (host.SessionTokens, error) {
-	return call[host.SessionTokens](ctx, c, "session/tokens", req)
+	return callOp(ctx, c, host.OpSessionTokens, req)
 }
 func (c *Client) SessionCheck(ctx context.Context, req host.SessionCheckRequest) (host.SessionCheck, error) {
-	return call[host.SessionCheck](ctx, c, "session/check", req)
+	return callOp(ctx, c, host.OpSessionCheck, req)
 }
 func (c *Client) SessionCompact(ctx context.Context, req host.SessionCompactRequest) (host.SessionCompactResponse, error) {
-	return call[host.SessionCompactResponse](ctx, c, "session/compact", req)
+	return callOp(ctx, c, host.OpSessionCompact, req)
 }
 func (c *Client) Hook(ctx context.Context, req host.HookRequest) (host.HookResponse, error) {
-	return call[host.HookResponse](ctx, c, "hook", req)
+	return callOp(ctx, c, host.OpHook, req)
 }
 func (c *Client) Plugins(ctx context.Context, req host.PluginsRequest) (host.PluginsResponse, error) {
-	return call[host.PluginsResponse](ctx, c, "plugins", req)
+	return callOp(ctx, c, host.OpPlugins, req)
 }
 func (c *Client) UsePlugin(ctx context.Context, req host.UsePluginRequest) (host.UseResponse, error) {
-	return call[host.UseResponse](ctx, c, "plugins/use", req)
+	return callOp(ctx, c, host.OpUsePlugin, req)
 }
 func (c *Client) PluginStatus(ctx context.Context, req host.PluginStatusRequest) (host.PluginStatusResponse, error) {
-	return call[host.PluginStatusResponse](ctx, c, "plugins/status", req)
+	return callOp(ctx, c, host.OpPluginStatus, req)
 }
 func (c *Client) Models(ctx context.Context, req host.ModelsRequest) (host.ModelsResponse, error) {
-	return call[host.ModelsResponse](ctx, c, "models", req)
+	return callOp(ctx, c, host.OpModels, req)
 }
 func (c *Client) RemoveModel(ctx context.Context, req host.RemoveModelRequest) (host.RemoveModelResponse, error) {
-	return call[host.RemoveModelResponse](ctx, c, "models/rm", req)
+	return callOp(ctx, c, host.OpRemoveModel, req)
 }
 func (c *Client) FactAdd(ctx context.Context, req host.FactAddRequest) (host.FactAddResponse, error) {
-	return call[host.FactAddResponse](ctx, c, "fact/add", req)
+	return callOp(ctx, c, host.OpFactAdd, req)
 }
 func (c *Client) FactForget(ctx context.Context, req host.FactForgetRequest) (host.FactForgetResponse, error) {
-	return call[host.FactForgetResponse](ctx, c, "fact/forget", req)
+	return callOp(ctx, c, host.OpFactForget, req)
 }
 func (c *Client) Facts(ctx context.Context, req host.FactsRequest) (host.FactsResponse, error) {
-	return call[host.FactsResponse](ctx, c, "facts", req)
+	return callOp(ctx, c, host.OpFacts, req)
 }
 func (c *Client) Entities(ctx context.Context, req host.EntitiesRequest) (host.EntitiesResponse, error) {
-	return call[host.EntitiesResponse](ctx, c, "entities", req)
+	return callOp(ctx, c, host.OpEntities, req)
 }
 func (c *Client) Relations(ctx context.Context, req host.RelationsRequest) (host.RelationsResponse, error) {
-	return call[host.RelationsResponse](ctx, c, "relations", req)
+	return callOp(ctx, c, host.OpRelations, req)
 }
 func (c *Client) Consolidate(ctx context.Context, req host.ConsolidateRequest) (host.ConsolidateResponse, error) {
-	return call[host.ConsolidateResponse](ctx, c, "consolidate", req)
+	return callOp(ctx, c, host.OpConsolidate, req)
 }
 func (c *Client) Health(ctx context.Context, req host.HealthRequest) (host.HealthResponse, error) {
-	return call[host.HealthResponse](ctx, c, "health", req)
+	return callOp(ctx, c, host.OpHealth, req)
 }
 
 // PullModel downloads a model on the server, calling req.Progress as the

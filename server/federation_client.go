@@ -16,13 +16,13 @@ import (
 // caller's.
 
 func (c *Client) GitInit(ctx context.Context, req host.GitInitRequest) (host.GitInitResponse, error) {
-	return call[host.GitInitResponse](ctx, c, "git/init", req)
+	return callOp(ctx, c, host.OpGitInit, req)
 }
 func (c *Client) Export(ctx context.Context, req host.ExportRequest) (host.ExportResponse, error) {
-	return call[host.ExportResponse](ctx, c, "export", req)
+	return callOp(ctx, c, host.OpExport, req)
 }
 func (c *Client) Import(ctx context.Context, req host.ImportRequest) (host.ImportResponse, error) {
-	return call[host.ImportResponse](ctx, c, "import", req)
+	return callOp(ctx, c, host.OpImport, req)
 }
 
 // FedSync returns, as the Host does, both the error of a sync that failed

@@ -15,49 +15,26 @@ func (s *Server) Handler() http.Handler {
 	h := s.h
 	mux := http.NewServeMux()
 
-	// One endpoint per host operation: POST, JSON request → JSON response.
-	mux.Handle("POST /api/v1/init", op(s, h.Init))
-	mux.Handle("POST /api/v1/remember", op(s, h.Remember))
-	mux.Handle("POST /api/v1/daily-log", op(s, h.DailyLog))
-	mux.Handle("POST /api/v1/get", op(s, h.Get))
-	mux.Handle("POST /api/v1/write", op(s, h.Write))
-	mux.Handle("POST /api/v1/rm", op(s, h.Remove))
-	mux.Handle("POST /api/v1/recall", op(s, h.Recall))
-	mux.Handle("POST /api/v1/context", op(s, h.Context))
-	mux.Handle("POST /api/v1/conversation-search", op(s, h.ConversationSearch))
-	mux.Handle("POST /api/v1/status", op(s, h.Status))
-	mux.Handle("POST /api/v1/files", op(s, h.Files))
-	mux.Handle("POST /api/v1/sync", op(s, h.Sync))
-	mux.Handle("POST /api/v1/rebuild", op(s, h.Rebuild))
-	mux.Handle("POST /api/v1/embed", op(s, h.Embed))
-	mux.Handle("POST /api/v1/sessions", op(s, h.Sessions))
-	mux.Handle("POST /api/v1/session/append", op(s, h.SessionAppend))
-	mux.Handle("POST /api/v1/session/ingest", socketOnly(op(s, h.Ingest)))
-	mux.Handle("POST /api/v1/session/tokens", op(s, h.SessionTokens))
-	mux.Handle("POST /api/v1/session/check", op(s, h.SessionCheck))
-	mux.Handle("POST /api/v1/session/compact", op(s, h.SessionCompact))
-	mux.Handle("POST /api/v1/hook", socketOnly(op(s, h.Hook)))
-	mux.Handle("POST /api/v1/plugins", op(s, h.Plugins))
-	mux.Handle("POST /api/v1/plugins/use", socketOnly(op(s, h.UsePlugin))) // options name files and hosts
-	mux.Handle("POST /api/v1/plugins/status", op(s, h.PluginStatus))
-	mux.Handle("POST /api/v1/models", op(s, h.Models))
-	mux.HandleFunc("POST /api/v1/models/pull", s.pullModel)
-	mux.Handle("POST /api/v1/models/rm", op(s, h.RemoveModel))
-	mux.Handle("POST /api/v1/health", op(s, h.Health))
-	mux.Handle("POST /api/v1/links", op(s, h.Links))
-	mux.Handle("POST /api/v1/mv", op(s, h.Move))
-	mux.Handle("POST /api/v1/rollup", op(s, h.Rollup))
-	mux.Handle("POST /api/v1/prune", op(s, h.Prune))
-	mux.Handle("POST /api/v1/fact/add", op(s, h.FactAdd))
-	mux.Handle("POST /api/v1/fact/forget", op(s, h.FactForget))
-	mux.Handle("POST /api/v1/facts", op(s, h.Facts))
-	mux.Handle("POST /api/v1/entities", op(s, h.Entities))
-	mux.Handle("POST /api/v1/relations", op(s, h.Relations))
-	mux.Handle("POST /api/v1/consolidate", op(s, h.Consolidate))
-	mux.Handle("POST /api/v1/git/init", socketOnly(op(s, h.GitInit))) // a remote path or URL on the server's machine
-	mux.HandleFunc("POST /api/v1/git/sync", s.fedSync)                // federation.go
-	mux.Handle("POST /api/v1/export", socketOnly(op(s, absolutePath(exportPath, h.Export))))
-	mux.Handle("POST /api/v1/import", socketOnly(op(s, absolutePath(importPath, h.Import))))
+	// One endpoint per operation of the table (host.Ops): POST, JSON
+	// request → JSON response. A few need more than the table says.
+	custom := map[string]http.Handler{
+		host.OpPullModel.Name: http.HandlerFunc(s.pullModel), // progress as NDJSON
+		host.OpFedSync.Name:   http.HandlerFunc(s.fedSync),   // federation.go
+		// Paths are the server's: a relative one is refused.
+		host.OpExport.Name: op(s, absolutePath(exportPath, h.Export)),
+		host.OpImport.Name: op(s, absolutePath(importPath, h.Import)),
+	}
+	for _, o := range host.Ops {
+		info := o.Info()
+		handler := custom[info.Name]
+		if handler == nil {
+			handler = s.route(o)
+		}
+		if info.SocketOnly {
+			handler = socketOnly(handler)
+		}
+		mux.Handle("POST "+info.Path(), handler)
+	}
 
 	// The server itself.
 	mux.HandleFunc("GET /api/v1/server", s.info)

@@ -229,6 +229,19 @@ func op[Req, Resp any](s *Server, fn func(context.Context, Req) (Resp, error)) h
 	}
 }
 
+// route serves one operation of the table on the server's Host.
+func (s *Server) route(o host.Operation) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		resp, err := o.Call(r.Context(), s.h, func(req any) error { return s.decode(w, r, req) })
+		if err != nil {
+			s.failed(r, err)
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, resp)
+	}
+}
+
 // failed logs an internal error (a request's bad input is the client's
 // business, not the log's).
 func (s *Server) failed(r *http.Request, err error) {

@@ -161,15 +161,12 @@ func (o *mcpOps) local(ctx context.Context) (*host.Host, error) {
 	return o.h, nil
 }
 
-// either calls viaServer on the server's client while one runs, else (or
-// when it stops answering) inProcess on the Host.
-func either[Req, Resp any](o *mcpOps, ctx context.Context, req Req,
-	viaServer func(*server.Client, context.Context, Req) (Resp, error),
-	inProcess func(*host.Host, context.Context, Req) (Resp, error)) (Resp, error) {
+// either runs op on the server's client while one runs, else (or from
+// when it stops answering: fallBack) on the Host of this process.
+func either[Req, Resp any](o *mcpOps, ctx context.Context, op host.Op[Req, Resp], req Req) (Resp, error) {
 	if c := o.through(); c != nil {
-		resp, err := viaServer(c, ctx, req)
-		var unreachable *server.UnreachableError
-		if !errors.As(err, &unreachable) && !envDiffers(err) {
+		resp, err := op.Run(c, ctx, req)
+		if !fallBack(err) {
 			return resp, err
 		}
 		o.gone(c, err)
@@ -179,49 +176,49 @@ func either[Req, Resp any](o *mcpOps, ctx context.Context, req Req,
 		var zero Resp
 		return zero, err
 	}
-	return inProcess(h, ctx, req)
+	return op.Run(h, ctx, req)
 }
 
 func (o *mcpOps) Recall(ctx context.Context, r host.RecallRequest) (host.RecallResponse, error) {
-	return either(o, ctx, r, (*server.Client).Recall, (*host.Host).Recall)
+	return either(o, ctx, host.OpRecall, r)
 }
 
 func (o *mcpOps) Get(ctx context.Context, r host.GetRequest) (host.GetResponse, error) {
-	return either(o, ctx, r, (*server.Client).Get, (*host.Host).Get)
+	return either(o, ctx, host.OpGet, r)
 }
 
 func (o *mcpOps) Remember(ctx context.Context, r host.RememberRequest) (host.RememberResponse, error) {
-	return either(o, ctx, r, (*server.Client).Remember, (*host.Host).Remember)
+	return either(o, ctx, host.OpRemember, r)
 }
 
 func (o *mcpOps) Write(ctx context.Context, r host.WriteRequest) (host.WriteResponse, error) {
-	return either(o, ctx, r, (*server.Client).Write, (*host.Host).Write)
+	return either(o, ctx, host.OpWrite, r)
 }
 
 func (o *mcpOps) DailyLog(ctx context.Context, r host.DailyLogRequest) (host.DailyLogResponse, error) {
-	return either(o, ctx, r, (*server.Client).DailyLog, (*host.Host).DailyLog)
+	return either(o, ctx, host.OpDailyLog, r)
 }
 
 func (o *mcpOps) ConversationSearch(ctx context.Context, r host.ConversationSearchRequest) (host.ConversationSearchResponse, error) {
-	return either(o, ctx, r, (*server.Client).ConversationSearch, (*host.Host).ConversationSearch)
+	return either(o, ctx, host.OpConversationSearch, r)
 }
 
 func (o *mcpOps) Context(ctx context.Context, r host.ContextRequest) (host.ContextResponse, error) {
-	return either(o, ctx, r, (*server.Client).Context, (*host.Host).Context)
+	return either(o, ctx, host.OpContext, r)
 }
 
 func (o *mcpOps) Status(ctx context.Context, r host.StatusRequest) (host.StatusResponse, error) {
-	return either(o, ctx, r, (*server.Client).Status, (*host.Host).Status)
+	return either(o, ctx, host.OpStatus, r)
 }
 
 func (o *mcpOps) Files(ctx context.Context, r host.FilesRequest) (host.FilesResponse, error) {
-	return either(o, ctx, r, (*server.Client).Files, (*host.Host).Files)
+	return either(o, ctx, host.OpFiles, r)
 }
 
 func (o *mcpOps) Facts(ctx context.Context, r host.FactsRequest) (host.FactsResponse, error) {
-	return either(o, ctx, r, (*server.Client).Facts, (*host.Host).Facts)
+	return either(o, ctx, host.OpFacts, r)
 }
 
 func (o *mcpOps) FactAdd(ctx context.Context, r host.FactAddRequest) (host.FactAddResponse, error) {
-	return either(o, ctx, r, (*server.Client).FactAdd, (*host.Host).FactAdd)
+	return either(o, ctx, host.OpFactAdd, r)
 }

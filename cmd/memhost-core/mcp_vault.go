@@ -4,24 +4,23 @@ import (
 	"context"
 
 	"github.com/memhost/memhost/host"
-	"github.com/memhost/memhost/server"
 )
 
 // The vault's MCP tools (mcp/vault.go: links, mv, rollup, prune), through
 // the server while one runs, as mcpOps' other calls.
 
 func (o *mcpOps) Links(ctx context.Context, r host.LinksRequest) (host.LinksResponse, error) {
-	return either(o, ctx, r, (*server.Client).Links, (*host.Host).Links)
+	return either(o, ctx, host.OpLinks, r)
 }
 
 func (o *mcpOps) Move(ctx context.Context, r host.MoveRequest) (host.MoveResponse, error) {
-	return either(o, ctx, r, (*server.Client).Move, (*host.Host).Move)
+	return either(o, ctx, host.OpMove, r)
 }
 
 func (o *mcpOps) Rollup(ctx context.Context, r host.RollupRequest) (host.RollupResponse, error) {
-	return either(o, ctx, r, (*server.Client).Rollup, (*host.Host).Rollup)
+	return either(o, ctx, host.OpRollup, r)
 }
 
 func (o *mcpOps) Prune(ctx context.Context, r host.PruneRequest) (host.PruneResponse, error) {
-	return either(o, ctx, r, (*server.Client).Prune, (*host.Host).Prune)
+	return either(o, ctx, host.OpPrune, r)
 }

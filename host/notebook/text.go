@@ -24,3 +24,12 @@ func CleanText(s string) (string, error) {
 	}
 	return strings.TrimLeft(strings.TrimRight(s, " \t\n"), "\n"), nil
 }
+
+// Shorten cuts s to n characters with an ellipsis, for a heading or a
+// message that quotes a text.
+func Shorten(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,4 +1,4 @@
-package host
+package semantic
 
 import (
 	"cmp"
@@ -13,23 +13,23 @@ import (
 	"github.com/memhost/memhost/index"
 )
 
-// contextFacts appends to the context block the current facts of the
+// ContextFacts appends to the context block the current facts of the
 // most-mentioned entities (the most relations pointing at them, then the
 // most current facts, then by name), whole entities only, within
 // memory.prompt.maxFactsChars; 0 adds nothing, and so does a notebook
 // without entity pages.
-func (h *Host) contextFacts(ctx context.Context, b prompt.Block) (prompt.Block, error) {
-	budget := h.config().Memory.Prompt.MaxFactsChars
+func (s *FactService) ContextFacts(ctx context.Context, b prompt.Block) (prompt.Block, error) {
+	budget := s.k.Config().Memory.Prompt.MaxFactsChars
 	if budget <= 0 {
 		return b, nil
 	}
 	var ents []index.EntityRow
-	err := h.withIndex(ctx, func() error {
-		if err := h.syncBeforeSearch(ctx); err != nil {
+	err := s.k.WithIndex(ctx, func() error {
+		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
 		}
 		var err error
-		ents, err = h.idx.Entities(ctx)
+		ents, err = s.k.Index().Entities(ctx)
 		return err
 	})
 	if err != nil {
@@ -57,8 +57,8 @@ func (h *Host) contextFacts(ctx context.Context, b prompt.Block) (prompt.Block, 
 			break
 		}
 		var rows []index.FactRow
-		if err := h.withIndex(ctx, func() (err error) {
-			rows, err = h.idx.Facts(ctx, index.FactQuery{Entity: e.Slug})
+		if err := s.k.WithIndex(ctx, func() (err error) {
+			rows, err = s.k.Index().Facts(ctx, index.FactQuery{Entity: e.Slug})
 			return err
 		}); err != nil {
 			return b, err

@@ -1,4 +1,4 @@
-package host
+package semantic
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/generate"
 )
 
 // ConsolidationRun is what one consolidation did, kept in
@@ -33,48 +34,48 @@ type ConsolidationStatus struct {
 
 // recordRun stores the run ending now as the state's last; a failure to
 // store it is logged (the run's own result stands).
-func (h *Host) recordRun(st *consolidated, started time.Time, out ConsolidateResponse, err error) {
-	run := &ConsolidationRun{Started: started.UTC().Format(time.RFC3339), Finished: h.now().UTC().Format(time.RFC3339),
+func (s *FactService) recordRun(st *consolidated, started time.Time, out ConsolidateResponse, err error) {
+	run := &ConsolidationRun{Started: started.UTC().Format(time.RFC3339), Finished: s.k.Now().UTC().Format(time.RFC3339),
 		Episodes: out.Episodes, Applied: len(out.Applied), Skipped: len(out.Skipped), Model: out.Model, Warnings: len(out.Warnings)}
 	if err != nil {
 		run.Error = err.Error()
 	}
 	st.Last = run
-	if serr := h.saveConsolidated(*st); serr != nil {
-		h.log.Warn("consolidation: the run's record was not stored", "err", serr)
+	if serr := s.saveConsolidated(*st); serr != nil {
+		s.k.Log().Warn("consolidation: the run's record was not stored", "err", serr)
 	}
 }
 
-// consolidationStatus reads the generator's configuration and the last
+// ConsolidationState reads the generator's configuration and the last
 // run from brain/consolidated.json.
-func (h *Host) consolidationStatus() ConsolidationStatus {
-	cfg := h.config().Memory.Generator
+func (s *FactService) ConsolidationState() ConsolidationStatus {
+	cfg := s.k.Config().Memory.Generator
 	out := ConsolidationStatus{Plugin: cfg.Plugin, State: "none", EveryMin: cfg.ConsolidateEveryMin}
 	if cfg.Plugin != "" {
 		out.State = "configured"
 	}
-	if b := h.gen.Load(); b != nil && b.g != nil {
+	if b := s.gen.Load(); b != nil && b.g != nil {
 		out.State = "in process"
 	}
-	if st, err := h.loadConsolidated(); err == nil {
+	if st, err := s.loadConsolidated(); err == nil {
 		out.Last = st.Last
 	}
 	return out
 }
 
-// consolidateOnSchedule (run by Watch: memhost serve and memhost watch)
+// RunSchedule (run by Watch: memhost serve and memhost watch)
 // runs Consolidate every
 // memory.generator.consolidateEveryMin minutes until ctx ends, reading the
 // configuration again each time (so a change applies without a restart);
 // with 0, or no generator, it only looks again a minute later. A run's
 // outcome goes to the log and, as any run's, to brain/consolidated.json.
-func (h *Host) consolidateOnSchedule(ctx context.Context) {
-	unit := h.consolidateUnit // the schedule's minute, shorter in tests
+func (s *FactService) RunSchedule(ctx context.Context) {
+	unit := s.consolidateUnit // the schedule's minute, shorter in tests
 	if unit <= 0 {
 		unit = time.Minute
 	}
 	for {
-		every := h.config().Memory.Generator.ConsolidateEveryMin
+		every := s.k.Config().Memory.Generator.ConsolidateEveryMin
 		wait := unit
 		if every > 0 {
 			wait = time.Duration(every) * unit
@@ -86,19 +87,19 @@ func (h *Host) consolidateOnSchedule(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		cfg := h.config().Memory.Generator
-		if cfg.ConsolidateEveryMin <= 0 || cfg.Plugin == "" && h.gen.Load() == nil {
+		cfg := s.k.Config().Memory.Generator
+		if cfg.ConsolidateEveryMin <= 0 || cfg.Plugin == "" && s.gen.Load() == nil {
 			continue
 		}
-		res, err := h.Consolidate(ctx, ConsolidateRequest{})
+		res, err := s.Consolidate(ctx, ConsolidateRequest{})
 		switch {
 		case ctx.Err() != nil:
 			return
-		case err != nil && errors.Is(err, ErrNoGenerator):
+		case err != nil && errors.Is(err, generate.ErrNoGenerator):
 		case fault.KindOf(err) == fault.Conflict: // another run (memhost consolidate) is at it
-			h.log.Info("scheduled consolidation skipped: another is running")
+			s.k.Log().Info("scheduled consolidation skipped: another is running")
 		case err != nil:
-			h.log.Warn("scheduled consolidation failed", "err", err)
+			s.k.Log().Warn("scheduled consolidation failed", "err", err)
 		default:
 			added := 0
 			for _, f := range res.Applied {
@@ -106,7 +107,7 @@ func (h *Host) consolidateOnSchedule(ctx context.Context) {
 					added++
 				}
 			}
-			h.log.Info("scheduled consolidation", "episodes", res.Episodes, "facts", added, "skipped", len(res.Skipped))
+			s.k.Log().Info("scheduled consolidation", "episodes", res.Episodes, "facts", added, "skipped", len(res.Skipped))
 		}
 	}
 }

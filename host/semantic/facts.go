@@ -1,4 +1,4 @@
-package host
+package semantic
 
 import (
 	"context"
@@ -67,15 +67,15 @@ type NearDup struct {
 // confirmed instead), and so is a current fact of the entity whose
 // embedding has a cosine similarity of NearDuplicate or more with the new
 // one's, when an embeddings provider is ready.
-func (h *Host) FactAdd(ctx context.Context, req FactAddRequest) (out FactAddResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
+func (s *FactService) FactAdd(ctx context.Context, req FactAddRequest) (out FactAddResponse, err error) {
+	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "fact-add", Note: fmt.Sprintf("fact-add: %s %s", out.Path, out.Fact.ID), Result: &out}
 		if !out.Stale {
-			c.Paths = paths(out.Path)
+			c.Paths = nonEmpty(out.Path)
 		}
 		return c
 	})
-	return h.factAdd(ctx, req, addOptions{})
+	return s.factAdd(ctx, req, addOptions{})
 }
 
 // addOptions are what consolidation sets that fact add does not.
@@ -84,30 +84,30 @@ type addOptions struct {
 	onlyIfNewer bool   // see facts.Addition.OnlyIfNewer
 }
 
-func (h *Host) factAdd(ctx context.Context, req FactAddRequest, opt addOptions) (FactAddResponse, error) {
+func (s *FactService) factAdd(ctx context.Context, req FactAddRequest, opt addOptions) (FactAddResponse, error) {
 	if err := facts.CheckAttribute(req.Attribute); err != nil {
-		return FactAddResponse{}, fault.BadInputf("attribute", "attribute %q: %v", shorten(req.Attribute, 60), err)
+		return FactAddResponse{}, fault.BadInputf("attribute", "attribute %q: %v", notebook.Shorten(req.Attribute, 60), err)
 	}
 	if err := facts.CheckValue(req.Value); err != nil {
-		return FactAddResponse{}, fault.BadInputf("value", "value %q: %v", shorten(req.Value, 60), err)
+		return FactAddResponse{}, fault.BadInputf("value", "value %q: %v", notebook.Shorten(req.Value, 60), err)
 	}
 	if err := facts.CheckSource(req.Source); err != nil {
-		return FactAddResponse{}, fault.BadInputf("source", "source %q: %v", shorten(req.Source, 60), err)
+		return FactAddResponse{}, fault.BadInputf("source", "source %q: %v", notebook.Shorten(req.Source, 60), err)
 	}
 	if req.Confidence < 0 || req.Confidence > 1 || math.IsNaN(req.Confidence) {
 		return FactAddResponse{}, fault.BadInputf("confidence", "confidence must be between 0 and 1, got %g", req.Confidence)
 	}
-	slug, name, err := h.resolveEntity(ctx, req.Entity, true)
+	slug, name, err := s.resolveEntity(ctx, req.Entity, true)
 	if err != nil {
 		return FactAddResponse{}, err
 	}
-	rel, err := h.notebook.Clean(facts.Path(slug))
+	rel, err := s.k.Notebook().Clean(facts.Path(slug))
 	if err != nil {
 		return FactAddResponse{}, err
 	}
 	day := opt.day
 	if day == "" {
-		day = h.now().In(h.loc()).Format(facts.Date)
+		day = s.k.Now().In(s.k.Location()).Format(facts.Date)
 	}
 	resp := FactAddResponse{Path: rel, Entity: slug, Superseded: []facts.Fact{}}
 
@@ -115,8 +115,8 @@ func (h *Host) factAdd(ctx context.Context, req FactAddRequest, opt addOptions) 
 	// may take seconds to start); their ids are checked again under the
 	// lock, where a fact gone meanwhile is simply not superseded.
 	var replace []string
-	if data, err := h.notebook.Read(rel); err == nil {
-		resp.NearDups, resp.Similarity = h.nearDuplicates(ctx, facts.Parse(slug, data), req)
+	if data, err := s.k.Notebook().Read(rel); err == nil {
+		resp.NearDups, resp.Similarity = s.nearDuplicates(ctx, facts.Parse(slug, data), req)
 		for _, d := range resp.NearDups {
 			replace = append(replace, d.ID)
 		}
@@ -127,7 +127,7 @@ func (h *Host) factAdd(ctx context.Context, req FactAddRequest, opt addOptions) 
 	}
 	add := facts.Addition{Attribute: strings.TrimSpace(req.Attribute), Value: req.Value, Source: req.Source,
 		Confidence: req.Confidence, Keep: req.Keep, Replace: replace, OnlyIfNewer: opt.onlyIfNewer}
-	_, _, err = h.once.Update(ctx, once.Request{Op: "fact-add", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = s.k.Once().Update(ctx, once.Request{Op: "fact-add", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		var p *facts.Page
 		if exists {
@@ -151,14 +151,14 @@ func (h *Host) factAdd(ctx context.Context, req FactAddRequest, opt addOptions) 
 	if err != nil {
 		return FactAddResponse{}, err
 	}
-	resp.Warnings = h.indexWritten(ctx, rel)
+	resp.Warnings = s.k.IndexWritten(ctx, rel)
 	return resp, nil
 }
 
 // nearDuplicates embeds the new fact and the entity's current facts that
 // the attribute rule leaves alone, and returns those at NearDuplicate or
 // above. The string says why none were looked for ("" when they were).
-func (h *Host) nearDuplicates(ctx context.Context, p *facts.Page, req FactAddRequest) ([]NearDup, string) {
+func (s *FactService) nearDuplicates(ctx context.Context, p *facts.Page, req FactAddRequest) ([]NearDup, string) {
 	key, vkey := facts.AttrKey(req.Attribute), facts.ValueKey(req.Value)
 	var cands []facts.Fact
 	for _, f := range p.Facts {
@@ -177,7 +177,7 @@ func (h *Host) nearDuplicates(ctx context.Context, p *facts.Page, req FactAddReq
 	if len(cands) == 0 {
 		return nil, "no other current facts to compare with"
 	}
-	sem, err := h.queue.Ready(ctx)
+	sem, err := s.k.Queue().Ready(ctx)
 	if err != nil {
 		return nil, "not compared by meaning: " + err.Error()
 	}
@@ -190,7 +190,7 @@ func (h *Host) nearDuplicates(ctx context.Context, p *facts.Page, req FactAddReq
 	for _, f := range cands {
 		texts = append(texts, factText(title, f.Attribute, f.Value))
 	}
-	timeout := time.Duration(h.config().Memory.Embedding.QueryTimeoutMs) * time.Millisecond
+	timeout := time.Duration(s.k.Config().Memory.Embedding.QueryTimeoutMs) * time.Millisecond
 	vecs, err := sem.Provider.EmbedWithin(ctx, texts, sdk.KindDocument, max(timeout, 10*time.Second))
 	if err != nil {
 		return nil, "not compared by meaning: " + err.Error()
@@ -224,25 +224,25 @@ func cosine(a, b []float32) float64 {
 // resolveEntity finds the slug of an entity named by its slug, title or
 // an alias (any case). With create, an unknown name gives its own slug
 // and the name as the new page's title; without, it is not found.
-func (h *Host) resolveEntity(ctx context.Context, name string, create bool) (slug, title string, err error) {
+func (s *FactService) resolveEntity(ctx context.Context, name string, create bool) (slug, title string, err error) {
 	name = strings.TrimSpace(name)
 	if strings.ContainsAny(name, "\r\n\x00") {
-		return "", "", fault.BadInputf("entity", "entity %q: the name must be one line", shorten(name, 60))
+		return "", "", fault.BadInputf("entity", "entity %q: the name must be one line", notebook.Shorten(name, 60))
 	}
 	slug = facts.Slug(strings.TrimSuffix(name, ".md"))
 	if slug == "" {
-		return "", "", fault.BadInputf("entity", "entity %q: the name holds no letter or digit", shorten(name, 60))
+		return "", "", fault.BadInputf("entity", "entity %q: the name holds no letter or digit", notebook.Shorten(name, 60))
 	}
 	if err := notebook.CheckName(slug); err != nil {
-		return "", "", fault.BadInputf("entity", "entity %q: %v", shorten(name, 60), err)
+		return "", "", fault.BadInputf("entity", "entity %q: %v", notebook.Shorten(name, 60), err)
 	}
-	if h.pageExists(facts.Path(slug)) {
+	if s.k.PageExists(facts.Path(slug)) {
 		return slug, name, nil
 	}
-	if err := h.withIndex(ctx, func() error { return h.syncBeforeSearch(ctx) }); err != nil {
+	if err := s.k.WithIndex(ctx, func() error { return s.k.SyncBeforeSearch(ctx) }); err != nil {
 		return "", "", err
 	}
-	ents, err := h.idx.Entities(ctx)
+	ents, err := s.k.Index().Entities(ctx)
 	if err != nil {
 		return "", "", err
 	}
@@ -276,21 +276,21 @@ type FactsResponse struct {
 
 // Facts lists the current facts (with History, every fact) of an entity,
 // or of all, from the index (brought up to date first).
-func (h *Host) Facts(ctx context.Context, req FactsRequest) (FactsResponse, error) {
+func (s *FactService) Facts(ctx context.Context, req FactsRequest) (FactsResponse, error) {
 	resp := FactsResponse{Facts: []index.FactRow{}}
 	if req.Entity != "" {
-		slug, _, err := h.resolveEntity(ctx, req.Entity, false)
+		slug, _, err := s.resolveEntity(ctx, req.Entity, false)
 		if err != nil {
 			return resp, err
 		}
 		resp.Entity = slug
 	}
-	err := h.withIndex(ctx, func() error {
-		if err := h.syncBeforeSearch(ctx); err != nil {
+	err := s.k.WithIndex(ctx, func() error {
+		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
 		}
 		var err error
-		resp.Facts, err = h.idx.Facts(ctx, index.FactQuery{Entity: resp.Entity, History: req.History})
+		resp.Facts, err = s.k.Index().Facts(ctx, index.FactQuery{Entity: resp.Entity, History: req.History})
 		return err
 	})
 	return resp, err
@@ -318,20 +318,20 @@ type FactForgetResponse struct {
 // FactForget strikes facts through on their page, marked forgotten with
 // today's date: the line stays as the audit trail, and the fact is no
 // longer current (recall, context and facts leave it out).
-func (h *Host) FactForget(ctx context.Context, req FactForgetRequest) (out FactForgetResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "fact-forget", Paths: paths(out.Path), Note: fmt.Sprintf("fact-forget: %s (%d)", out.Path, len(out.Forgotten)), Result: &out}
+func (s *FactService) FactForget(ctx context.Context, req FactForgetRequest) (out FactForgetResponse, err error) {
+	defer s.k.Wrote(&err, func() memhost.Change {
+		return memhost.Change{Op: "fact-forget", Paths: nonEmpty(out.Path), Note: fmt.Sprintf("fact-forget: %s (%d)", out.Path, len(out.Forgotten)), Result: &out}
 	})
 	var slug string
 	switch {
 	case req.ID != "" && req.Attribute == "":
 		id := strings.TrimPrefix(strings.TrimSpace(req.ID), "^")
 		if req.Entity != "" {
-			if slug, _, err = h.resolveEntity(ctx, req.Entity, false); err != nil {
+			if slug, _, err = s.resolveEntity(ctx, req.Entity, false); err != nil {
 				return FactForgetResponse{}, err
 			}
 		}
-		rows, err := h.factsByID(ctx, id, slug)
+		rows, err := s.factsByID(ctx, id, slug)
 		if err != nil {
 			return FactForgetResponse{}, err
 		}
@@ -344,19 +344,19 @@ func (h *Host) FactForget(ctx context.Context, req FactForgetRequest) (out FactF
 		slug = rows[0].Entity
 		req.ID = id
 	case req.Entity != "" && req.Attribute != "" && req.ID == "":
-		if slug, _, err = h.resolveEntity(ctx, req.Entity, false); err != nil {
+		if slug, _, err = s.resolveEntity(ctx, req.Entity, false); err != nil {
 			return FactForgetResponse{}, err
 		}
 	default:
 		return FactForgetResponse{}, fault.BadInputf("id", "name a fact by its id, or an entity and an attribute (and a value)")
 	}
-	rel, err := h.notebook.Clean(facts.Path(slug))
+	rel, err := s.k.Notebook().Clean(facts.Path(slug))
 	if err != nil {
 		return FactForgetResponse{}, err
 	}
-	day := h.now().In(h.loc()).Format(facts.Date)
+	day := s.k.Now().In(s.k.Location()).Format(facts.Date)
 	resp := FactForgetResponse{Path: rel, Forgotten: []facts.Fact{}}
-	_, _, err = h.once.Update(ctx, once.Request{Op: "fact-forget", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = s.k.Once().Update(ctx, once.Request{Op: "fact-forget", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		if !exists {
 			return nil, fault.Errorf(fault.NotFound, "entity", "no page %s", rel)
 		}
@@ -396,18 +396,18 @@ func (h *Host) FactForget(ctx context.Context, req FactForgetRequest) (out FactF
 	if err != nil {
 		return FactForgetResponse{}, err
 	}
-	resp.Warnings = h.indexWritten(ctx, rel)
+	resp.Warnings = s.k.IndexWritten(ctx, rel)
 	return resp, nil
 }
 
-func (h *Host) factsByID(ctx context.Context, id, slug string) ([]index.FactRow, error) {
+func (s *FactService) factsByID(ctx context.Context, id, slug string) ([]index.FactRow, error) {
 	var all []index.FactRow
-	err := h.withIndex(ctx, func() error {
-		if err := h.syncBeforeSearch(ctx); err != nil {
+	err := s.k.WithIndex(ctx, func() error {
+		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
 		}
 		var err error
-		all, err = h.idx.Facts(ctx, index.FactQuery{Entity: slug, History: true})
+		all, err = s.k.Index().Facts(ctx, index.FactQuery{Entity: slug, History: true})
 		return err
 	})
 	var out []index.FactRow
@@ -428,14 +428,14 @@ type EntitiesResponse struct {
 }
 
 // Entities lists the entity pages with their fact and relation counts.
-func (h *Host) Entities(ctx context.Context, _ EntitiesRequest) (EntitiesResponse, error) {
+func (s *FactService) Entities(ctx context.Context, _ EntitiesRequest) (EntitiesResponse, error) {
 	var resp EntitiesResponse
-	err := h.withIndex(ctx, func() error {
-		if err := h.syncBeforeSearch(ctx); err != nil {
+	err := s.k.WithIndex(ctx, func() error {
+		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
 		}
 		var err error
-		resp.Entities, err = h.idx.Entities(ctx)
+		resp.Entities, err = s.k.Index().Entities(ctx)
 		return err
 	})
 	return resp, err
@@ -456,33 +456,33 @@ type RelationsResponse struct {
 
 // Relations lists the relations out of and into an entity. An entity
 // that only other pages link to (no page of its own) has relations in.
-func (h *Host) Relations(ctx context.Context, req RelationsRequest) (RelationsResponse, error) {
-	slug, _, err := h.resolveEntity(ctx, req.Entity, true)
+func (s *FactService) Relations(ctx context.Context, req RelationsRequest) (RelationsResponse, error) {
+	slug, _, err := s.resolveEntity(ctx, req.Entity, true)
 	if err != nil {
 		return RelationsResponse{}, err
 	}
 	resp := RelationsResponse{Entity: slug}
-	err = h.withIndex(ctx, func() error {
-		if err := h.syncBeforeSearch(ctx); err != nil {
+	err = s.k.WithIndex(ctx, func() error {
+		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
 		}
 		var err error
-		if resp.Out, err = h.idx.Relations(ctx, slug, false); err != nil {
+		if resp.Out, err = s.k.Index().Relations(ctx, slug, false); err != nil {
 			return err
 		}
-		resp.In, err = h.idx.Relations(ctx, slug, true)
+		resp.In, err = s.k.Index().Relations(ctx, slug, true)
 		return err
 	})
-	if err == nil && len(resp.Out)+len(resp.In) == 0 && !h.pageExists(facts.Path(slug)) {
+	if err == nil && len(resp.Out)+len(resp.In) == 0 && !s.k.PageExists(facts.Path(slug)) {
 		return resp, fault.Errorf(fault.NotFound, "entity", "no entity %q (no %s, and no page links to it)", req.Entity, facts.Path(slug))
 	}
 	return resp, err
 }
 
-// searchFacts is recall's FACTS group: current facts matching the query,
+// SearchFacts is recall's FACTS group: current facts matching the query,
 // best first, at most limit, none below minScore.
-func (h *Host) searchFacts(ctx context.Context, query string, limit int, minScore float64) ([]index.FactRow, error) {
-	rows, err := h.idx.SearchFacts(ctx, query, limit)
+func (s *FactService) SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]index.FactRow, error) {
+	rows, err := s.k.Index().SearchFacts(ctx, query, limit)
 	if errors.Is(err, index.ErrNoTerms) {
 		return []index.FactRow{}, nil
 	}

@@ -1,4 +1,4 @@
-package host
+package semantic
 
 import (
 	"context"
@@ -21,9 +21,11 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/internal/fsx"
+	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -42,21 +44,21 @@ type generatorBox struct{ g Generator }
 // of the configured generator plugin (a program embedding the host
 // package, or a test's scripted model); nil goes back to the plugin. Each
 // consolidation takes the one set when it starts.
-func (h *Host) SetGenerator(g Generator) {
+func (s *FactService) SetGenerator(g Generator) {
 	if g == nil {
-		h.gen.Store(nil)
+		s.gen.Store(nil)
 		return
 	}
-	h.gen.Store(&generatorBox{g})
+	s.gen.Store(&generatorBox{g})
 }
 
 // textModel returns the generator consolidation uses: the one SetGenerator
 // set, else the configured plugin (generate.go), held until release.
-func (h *Host) textModel(ctx context.Context) (Generator, func(), error) {
-	if b := h.gen.Load(); b != nil && b.g != nil {
+func (s *FactService) textModel(ctx context.Context) (Generator, func(), error) {
+	if b := s.gen.Load(); b != nil && b.g != nil {
 		return b.g, func() {}, nil
 	}
-	g, release, err := h.generator(ctx)
+	g, release, err := s.k.Generator(ctx)
 	if err != nil {
 		return nil, release, err
 	}
@@ -136,11 +138,11 @@ const (
 // brain/consolidated.json, so a second run asks nothing and adds nothing;
 // deleting that file only makes the next run ask again (what it finds is
 // then confirmed, not added twice).
-func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out ConsolidateResponse, err error) {
+func (s *FactService) Consolidate(ctx context.Context, req ConsolidateRequest) (out ConsolidateResponse, err error) {
 	var written []string // the pages fact add wrote, in order, once each
 	defer func() {
 		if len(out.Applied) > 0 { // a run that wrote nothing is not a write
-			h.wrote(&err, func() memhost.Change {
+			s.k.Wrote(&err, func() memhost.Change {
 				return memhost.Change{Op: "consolidate", Paths: written, Result: &out,
 					Note: fmt.Sprintf("consolidate: %d facts from %d episodes", len(out.Applied), out.Episodes)}
 			})
@@ -149,31 +151,31 @@ func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out Con
 	resp := ConsolidateResponse{Applied: []ConsolidatedFact{}, Skipped: []SkippedBatch{}}
 	var since time.Time
 	if req.Since != "" {
-		if since, err = sessions.ParseWhen(req.Since, false, h.loc()); err != nil {
+		if since, err = sessions.ParseWhen(req.Since, false, s.k.Location()); err != nil {
 			return resp, fault.BadInputf("since", "since %q: %v", req.Since, err)
 		}
 	}
-	if b := h.gen.Load(); (b == nil || b.g == nil) && h.config().Memory.Generator.Plugin == "" {
-		return resp, ErrNoGenerator
+	if b := s.gen.Load(); (b == nil || b.g == nil) && s.k.Config().Memory.Generator.Plugin == "" {
+		return resp, generate.ErrNoGenerator
 	}
-	unlock, err := lockConsolidation(filepath.Join(h.home, "brain", "consolidate.lock"))
+	unlock, err := lockConsolidation(filepath.Join(s.k.Home(), "brain", "consolidate.lock"))
 	if err != nil {
 		return resp, err
 	}
 	defer unlock()
-	st, err := h.loadConsolidated()
+	st, err := s.loadConsolidated()
 	if err != nil {
 		return resp, err
 	}
-	started := h.now()
+	started := s.k.Now()
 	// The run is recorded, with its error, for status (consolidate_run.go).
-	defer func() { h.recordRun(&st, started, out, err) }()
-	gen, release, err := h.textModel(ctx)
+	defer func() { s.recordRun(&st, started, out, err) }()
+	gen, release, err := s.textModel(ctx)
 	defer release()
 	if err != nil {
 		return resp, err
 	}
-	eps, err := h.episodes()
+	eps, err := s.episodes()
 	if err != nil {
 		return resp, err
 	}
@@ -186,7 +188,7 @@ func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out Con
 	}
 	resp.Episodes = len(todo)
 	for _, b := range batches(todo) {
-		ans, cr, err := h.ask(ctx, gen, b)
+		ans, cr, err := s.ask(ctx, gen, b)
 		resp.InputTokens += cr.InputTokens
 		resp.OutputTokens += cr.OutputTokens
 		if cr.Model != "" {
@@ -202,13 +204,13 @@ func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out Con
 				sk.Episodes = append(sk.Episodes, e.source)
 			}
 			resp.Skipped = append(resp.Skipped, sk)
-			h.log.Warn("consolidation: a batch skipped after two bad answers", "group", sk.Group, "reason", sk.Reason)
+			s.k.Log().Warn("consolidation: a batch skipped after two bad answers", "group", sk.Group, "reason", sk.Reason)
 			continue
 		}
 		resp.Batches++
 		for _, it := range ans {
 			e := b[it.episode]
-			r, err := h.factAdd(ctx, FactAddRequest{Entity: it.entity, Attribute: it.attribute, Value: it.value, Source: e.source,
+			r, err := s.factAdd(ctx, FactAddRequest{Entity: it.entity, Attribute: it.attribute, Value: it.value, Source: e.source,
 				Confidence: it.confidence}, addOptions{day: e.day, onlyIfNewer: true})
 			if err != nil {
 				return stopped(resp, fmt.Errorf("consolidating %s: %w", e.source, err))
@@ -224,11 +226,11 @@ func (h *Host) Consolidate(ctx context.Context, req ConsolidateRequest) (out Con
 			resp.Applied = append(resp.Applied, cf)
 			resp.Warnings = append(resp.Warnings, r.Warnings...)
 		}
-		day := h.now().In(h.loc()).Format(facts.Date)
+		day := s.k.Now().In(s.k.Location()).Format(facts.Date)
 		for _, e := range b {
 			st.Episodes[e.key] = day
 		}
-		if err := h.saveConsolidated(st); err != nil {
+		if err := s.saveConsolidated(st); err != nil {
 			return stopped(resp, err)
 		}
 	}
@@ -268,16 +270,16 @@ func batches(eps []episode) [][]episode {
 
 // episodes lists every transcript message and daily-log entry, in time
 // order within each session and page.
-func (h *Host) episodes() ([]episode, error) {
+func (s *FactService) episodes() ([]episode, error) {
 	var out []episode
-	list, err := h.sessions.List(context.Background())
+	list, err := s.k.Sessions().List(context.Background())
 	if err != nil {
 		return nil, err
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].Session < list[j].Session })
-	today := h.now().In(h.loc())
-	for _, s := range list {
-		tr, err := h.sessions.Read(s.Session)
+	today := s.k.Now().In(s.k.Location())
+	for _, sum := range list {
+		tr, err := s.k.Sessions().Read(sum.Session)
 		if err != nil {
 			return nil, err
 		}
@@ -285,7 +287,7 @@ func (h *Host) episodes() ([]episode, error) {
 			if t.Type != "message" && t.Type != "" || strings.TrimSpace(t.Content) == "" || t.ID == "" {
 				continue
 			}
-			when, ok := sessions.TurnTime(t.Timestamp, h.loc())
+			when, ok := sessions.TurnTime(t.Timestamp, s.k.Location())
 			if !ok {
 				when = today
 			}
@@ -293,26 +295,26 @@ func (h *Host) episodes() ([]episode, error) {
 			if t.Speaker != "" {
 				who = t.Speaker + " (" + t.Role + ")"
 			}
-			out = append(out, episode{key: sessions.Path(s.Session) + "#" + t.ID, group: s.Session, source: s.Session + " turn " + t.ID,
-				day: when.In(h.loc()).Format(facts.Date), when: when, text: who + ": " + t.Content})
+			out = append(out, episode{key: sessions.Path(sum.Session) + "#" + t.ID, group: sum.Session, source: sum.Session + " turn " + t.ID,
+				day: when.In(s.k.Location()).Format(facts.Date), when: when, text: who + ": " + t.Content})
 		}
 	}
-	days, err := filepath.Glob(filepath.Join(h.notebook.Root(), "daily", "*.md"))
+	days, err := filepath.Glob(filepath.Join(s.k.Notebook().Root(), "daily", "*.md"))
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(days)
 	for _, abs := range days {
 		name := strings.TrimSuffix(filepath.Base(abs), ".md")
-		when, err := time.ParseInLocation(time.DateOnly, name, h.loc())
+		when, err := time.ParseInLocation(time.DateOnly, name, s.k.Location())
 		if err != nil {
 			continue // not a daily log
 		}
 		rel := "daily/" + filepath.Base(abs)
-		if h.notebook.Inside(rel) != nil {
+		if s.k.Notebook().Inside(rel) != nil {
 			continue // a link out of the notebook, which is not indexed either
 		}
-		data, err := h.notebook.Read(rel)
+		data, err := s.k.Notebook().Read(rel)
 		if err != nil {
 			return nil, err
 		}
@@ -450,7 +452,7 @@ func (b *badAnswer) Error() string { return b.reason }
 
 // ask asks the generator about a batch, once more after a bad answer, and
 // returns the facts to apply in the order said.
-func (h *Host) ask(ctx context.Context, gen Generator, b []episode) ([]item, sdk.CompleteResponse, error) {
+func (s *FactService) ask(ctx context.Context, gen Generator, b []episode) ([]item, sdk.CompleteResponse, error) {
 	var in strings.Builder
 	for i, e := range b {
 		fmt.Fprintf(&in, "[e%d] %s %s\n", i+1, e.day, strings.ReplaceAll(e.text, "\n", "\n    "))
@@ -463,11 +465,11 @@ func (h *Host) ask(ctx context.Context, gen Generator, b []episode) ([]item, sdk
 		total.InputTokens += cr.InputTokens
 		total.OutputTokens += cr.OutputTokens
 		total.Model = cmpOr(cr.Model, total.Model)
-		if err != nil && !errors.Is(err, ErrBadAnswer) {
+		if err != nil && !errors.Is(err, registry.ErrBadAnswer) {
 			return nil, total, err
 		}
 		// A generator plugin refuses an answer that is not JSON itself
-		// (registry.ErrBadAnswer): a bad answer like any other, asked again.
+		// (registry.registry.ErrBadAnswer): a bad answer like any other, asked again.
 		items, why := checkAnswer(cr.Text, len(b))
 		if err != nil && why == "" {
 			why = err.Error()
@@ -587,11 +589,13 @@ type consolidated struct {
 	Last *ConsolidationRun `json:"last,omitempty"`
 }
 
-func (h *Host) consolidatedPath() string { return filepath.Join(h.home, "brain", "consolidated.json") }
+func (s *FactService) consolidatedPath() string {
+	return filepath.Join(s.k.Home(), "brain", "consolidated.json")
+}
 
-func (h *Host) loadConsolidated() (consolidated, error) {
+func (s *FactService) loadConsolidated() (consolidated, error) {
 	st := consolidated{Version: 1, Episodes: map[string]string{}}
-	b, err := os.ReadFile(h.consolidatedPath())
+	b, err := os.ReadFile(s.consolidatedPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	}
@@ -600,7 +604,7 @@ func (h *Host) loadConsolidated() (consolidated, error) {
 	}
 	if err := json.Unmarshal(b, &st); err != nil || st.Episodes == nil {
 		// Derived state: a damaged file only means asking again.
-		h.log.Warn("consolidation state is unreadable; every episode will be read again", "path", h.consolidatedPath(), "err", err)
+		s.k.Log().Warn("consolidation state is unreadable; every episode will be read again", "path", s.consolidatedPath(), "err", err)
 		return consolidated{Version: 1, Episodes: map[string]string{}}, nil
 	}
 	return st, nil
@@ -609,12 +613,12 @@ func (h *Host) loadConsolidated() (consolidated, error) {
 // saveConsolidated writes the state through a flushed temporary file
 // renamed into place (fsx.WriteFileAtomic): a crash leaves the old state
 // or the new, never half of one.
-func (h *Host) saveConsolidated(st consolidated) error {
+func (s *FactService) saveConsolidated(st consolidated) error {
 	b, err := json.MarshalIndent(st, "", " ")
 	if err != nil {
 		return err
 	}
-	path := h.consolidatedPath()
+	path := s.consolidatedPath()
 	if err := fsx.WriteFileAtomic(path, b, 0o600); err != nil {
 		return fmt.Errorf("consolidation state %s: %w", path, err)
 	}

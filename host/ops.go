@@ -1,0 +1,159 @@
+package host
+
+import "context"
+
+// The operation table: every operation of the API in one place. The HTTP
+// routes (server/routes.go) and the docs' route index
+// (TestAPIDocRoutes) come from Ops; the server's client and the Host are
+// held to API by the compiler; the CLI and MCP call an API, whichever of
+// the two it is.
+//
+// Adding an operation touches four files: its request and response types
+// and the method on Host (host/<feature>.go); an Op, a line of API and a
+// line of Ops here; the client's one-line method (server/client.go: a
+// forgotten one does not compile); its section in docs/api.md (a
+// forgotten one fails TestAPIDocRoutes). A CLI command or an MCP tool, if
+// it has one, is a fifth.
+
+// OpInfo describes one operation.
+type OpInfo struct {
+	// Name is the operation's HTTP path after /api/v1/ ("fact/add").
+	Name string
+	// Write: the operation changes a source of truth (the notebook, the
+	// transcripts, the settings, the models, the git history), not only
+	// the derived index.
+	Write bool
+	// SocketOnly: the request names files or hosts of the server's
+	// machine, so only the unix socket (the same user) may call it, never
+	// TCP.
+	SocketOnly bool
+}
+
+// Path is the operation's HTTP path: POST, JSON request, JSON response.
+func (o OpInfo) Path() string { return "/api/v1/" + o.Name }
+
+// An Op is an operation with its request and response types and the API
+// method that runs it.
+type Op[Req, Resp any] struct {
+	OpInfo
+	Run func(API, context.Context, Req) (Resp, error)
+}
+
+// Operation is an Op of any types, as the table holds them.
+type Operation interface {
+	Info() OpInfo
+	// Call decodes the request with decode and runs the operation on a.
+	Call(ctx context.Context, a API, decode func(req any) error) (any, error)
+}
+
+// Info describes the operation.
+func (o Op[Req, Resp]) Info() OpInfo { return o.OpInfo }
+
+// Call decodes the request and runs the operation on a.
+func (o Op[Req, Resp]) Call(ctx context.Context, a API, decode func(any) error) (any, error) {
+	var req Req
+	if err := decode(&req); err != nil {
+		return nil, err
+	}
+	return o.Run(a, ctx, req)
+}
+
+// The operations.
+var (
+	OpInit               = Op[InitRequest, InitResponse]{OpInfo{Name: "init", Write: true}, API.Init}
+	OpRemember           = Op[RememberRequest, RememberResponse]{OpInfo{Name: "remember", Write: true}, API.Remember}
+	OpDailyLog           = Op[DailyLogRequest, DailyLogResponse]{OpInfo{Name: "daily-log", Write: true}, API.DailyLog}
+	OpGet                = Op[GetRequest, GetResponse]{OpInfo{Name: "get"}, API.Get}
+	OpWrite              = Op[WriteRequest, WriteResponse]{OpInfo{Name: "write", Write: true}, API.Write}
+	OpRemove             = Op[RemoveRequest, RemoveResponse]{OpInfo{Name: "rm", Write: true}, API.Remove}
+	OpRecall             = Op[RecallRequest, RecallResponse]{OpInfo{Name: "recall"}, API.Recall}
+	OpContext            = Op[ContextRequest, ContextResponse]{OpInfo{Name: "context"}, API.Context}
+	OpConversationSearch = Op[ConversationSearchRequest, ConversationSearchResponse]{OpInfo{Name: "conversation-search"}, API.ConversationSearch}
+	OpStatus             = Op[StatusRequest, StatusResponse]{OpInfo{Name: "status"}, API.Status}
+	OpFiles              = Op[FilesRequest, FilesResponse]{OpInfo{Name: "files"}, API.Files}
+	OpSync               = Op[SyncRequest, SyncResult]{OpInfo{Name: "sync"}, API.Sync}
+	OpRebuild            = Op[RebuildRequest, SyncResult]{OpInfo{Name: "rebuild"}, API.Rebuild}
+	OpEmbed              = Op[EmbedRequest, EmbedResult]{OpInfo{Name: "embed"}, API.Embed}
+	OpSessions           = Op[SessionsRequest, SessionsResponse]{OpInfo{Name: "sessions"}, API.Sessions}
+	OpSessionAppend      = Op[SessionAppendRequest, SessionAppendResponse]{OpInfo{Name: "session/append", Write: true}, API.SessionAppend}
+	OpIngest             = Op[IngestRequest, IngestResponse]{OpInfo{Name: "session/ingest", Write: true, SocketOnly: true}, API.Ingest}
+	OpSessionTokens      = Op[SessionTokensRequest, SessionTokens]{OpInfo{Name: "session/tokens"}, API.SessionTokens}
+	OpSessionCheck       = Op[SessionCheckRequest, SessionCheck]{OpInfo{Name: "session/check"}, API.SessionCheck}
+	OpSessionCompact     = Op[SessionCompactRequest, SessionCompactResponse]{OpInfo{Name: "session/compact", Write: true}, API.SessionCompact}
+	OpHook               = Op[HookRequest, HookResponse]{OpInfo{Name: "hook", Write: true, SocketOnly: true}, API.Hook}
+	OpPlugins            = Op[PluginsRequest, PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins}
+	OpUsePlugin          = Op[UsePluginRequest, UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin}
+	OpPluginStatus       = Op[PluginStatusRequest, PluginStatusResponse]{OpInfo{Name: "plugins/status"}, API.PluginStatus}
+	OpModels             = Op[ModelsRequest, ModelsResponse]{OpInfo{Name: "models"}, API.Models}
+	OpPullModel          = Op[PullModelRequest, PullResponse]{OpInfo{Name: "models/pull", Write: true}, API.PullModel}
+	OpRemoveModel        = Op[RemoveModelRequest, RemoveModelResponse]{OpInfo{Name: "models/rm", Write: true}, API.RemoveModel}
+	OpHealth             = Op[HealthRequest, HealthResponse]{OpInfo{Name: "health"}, API.Health}
+	OpLinks              = Op[LinksRequest, LinksResponse]{OpInfo{Name: "links"}, API.Links}
+	OpMove               = Op[MoveRequest, MoveResponse]{OpInfo{Name: "mv", Write: true}, API.Move}
+	OpRollup             = Op[RollupRequest, RollupResponse]{OpInfo{Name: "rollup", Write: true}, API.Rollup}
+	OpPrune              = Op[PruneRequest, PruneResponse]{OpInfo{Name: "prune", Write: true}, API.Prune}
+	OpFactAdd            = Op[FactAddRequest, FactAddResponse]{OpInfo{Name: "fact/add", Write: true}, API.FactAdd}
+	OpFactForget         = Op[FactForgetRequest, FactForgetResponse]{OpInfo{Name: "fact/forget", Write: true}, API.FactForget}
+	OpFacts              = Op[FactsRequest, FactsResponse]{OpInfo{Name: "facts"}, API.Facts}
+	OpEntities           = Op[EntitiesRequest, EntitiesResponse]{OpInfo{Name: "entities"}, API.Entities}
+	OpRelations          = Op[RelationsRequest, RelationsResponse]{OpInfo{Name: "relations"}, API.Relations}
+	OpConsolidate        = Op[ConsolidateRequest, ConsolidateResponse]{OpInfo{Name: "consolidate", Write: true}, API.Consolidate}
+	OpGitInit            = Op[GitInitRequest, GitInitResponse]{OpInfo{Name: "git/init", Write: true, SocketOnly: true}, API.GitInit}
+	OpFedSync            = Op[FedSyncRequest, FedSyncResponse]{OpInfo{Name: "git/sync", Write: true}, API.FedSync}
+	OpExport             = Op[ExportRequest, ExportResponse]{OpInfo{Name: "export", SocketOnly: true}, API.Export}
+	OpImport             = Op[ImportRequest, ImportResponse]{OpInfo{Name: "import", Write: true, SocketOnly: true}, API.Import}
+)
+
+// Ops is every operation, in the order docs/api.md gives them.
+var Ops = []Operation{
+	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpGitInit, OpFedSync, OpExport, OpImport,
+}
+
+// API is every operation: *Host runs them, *server.Client forwards them
+// to a running server, with the same requests, responses and errors.
+type API interface {
+	Init(context.Context, InitRequest) (InitResponse, error)
+	Remember(context.Context, RememberRequest) (RememberResponse, error)
+	DailyLog(context.Context, DailyLogRequest) (DailyLogResponse, error)
+	Get(context.Context, GetRequest) (GetResponse, error)
+	Write(context.Context, WriteRequest) (WriteResponse, error)
+	Remove(context.Context, RemoveRequest) (RemoveResponse, error)
+	Recall(context.Context, RecallRequest) (RecallResponse, error)
+	Context(context.Context, ContextRequest) (ContextResponse, error)
+	ConversationSearch(context.Context, ConversationSearchRequest) (ConversationSearchResponse, error)
+	Status(context.Context, StatusRequest) (StatusResponse, error)
+	Files(context.Context, FilesRequest) (FilesResponse, error)
+	Sync(context.Context, SyncRequest) (SyncResult, error)
+	Rebuild(context.Context, RebuildRequest) (SyncResult, error)
+	Embed(context.Context, EmbedRequest) (EmbedResult, error)
+	Sessions(context.Context, SessionsRequest) (SessionsResponse, error)
+	SessionAppend(context.Context, SessionAppendRequest) (SessionAppendResponse, error)
+	Ingest(context.Context, IngestRequest) (IngestResponse, error)
+	SessionTokens(context.Context, SessionTokensRequest) (SessionTokens, error)
+	SessionCheck(context.Context, SessionCheckRequest) (SessionCheck, error)
+	SessionCompact(context.Context, SessionCompactRequest) (SessionCompactResponse, error)
+	Hook(context.Context, HookRequest) (HookResponse, error)
+	Plugins(context.Context, PluginsRequest) (PluginsResponse, error)
+	UsePlugin(context.Context, UsePluginRequest) (UseResponse, error)
+	PluginStatus(context.Context, PluginStatusRequest) (PluginStatusResponse, error)
+	Models(context.Context, ModelsRequest) (ModelsResponse, error)
+	PullModel(context.Context, PullModelRequest) (PullResponse, error)
+	RemoveModel(context.Context, RemoveModelRequest) (RemoveModelResponse, error)
+	Health(context.Context, HealthRequest) (HealthResponse, error)
+	Links(context.Context, LinksRequest) (LinksResponse, error)
+	Move(context.Context, MoveRequest) (MoveResponse, error)
+	Rollup(context.Context, RollupRequest) (RollupResponse, error)
+	Prune(context.Context, PruneRequest) (PruneResponse, error)
+	FactAdd(context.Context, FactAddRequest) (FactAddResponse, error)
+	FactForget(context.Context, FactForgetRequest) (FactForgetResponse, error)
+	Facts(context.Context, FactsRequest) (FactsResponse, error)
+	Entities(context.Context, EntitiesRequest) (EntitiesResponse, error)
+	Relations(context.Context, RelationsRequest) (RelationsResponse, error)
+	Consolidate(context.Context, ConsolidateRequest) (ConsolidateResponse, error)
+	GitInit(context.Context, GitInitRequest) (GitInitResponse, error)
+	FedSync(context.Context, FedSyncRequest) (FedSyncResponse, error)
+	Export(context.Context, ExportRequest) (ExportResponse, error)
+	Import(context.Context, ImportRequest) (ImportResponse, error)
+}
+
+var _ API = (*Host)(nil)

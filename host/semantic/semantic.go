@@ -1,0 +1,71 @@
+// Package semantic is the semantic tier of seed 004: the fact operations
+// (fact add and forget, facts, entities, relations, and the current facts
+// that reach the context block) over the entity pages of the notebook and
+// the index's fact tables, and the consolidation that fills them from the
+// episodes (transcript turns and daily-log entries) through the generator,
+// with its schedule. The files are the truth: facts live as lines on
+// entity pages (host/facts parses them), the index's tables are derived.
+// It imports memhost, the lower host packages, index, registry and sdk;
+// the Host embeds its FactService and hands it a Kernel.
+package semantic
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/once"
+	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/sdk"
+)
+
+// Kernel is what the service uses of the Host.
+type Kernel interface {
+	Home() string
+	Index() *index.DB
+	Notebook() *notebook.Notebook
+	Sessions() *sessions.Store
+	Queue() *embedq.Queue
+	Once() *once.Writes
+	Config() *config.Config
+	Location() *time.Location
+	Now() time.Time
+	Log() *slog.Logger
+	WithIndex(ctx context.Context, fn func() error) error
+	SyncBeforeSearch(ctx context.Context) error
+	IndexWritten(ctx context.Context, rels ...string) []string
+	PageExists(rel string) bool
+	Wrote(err *error, change func() memhost.Change)
+	// Generator is the configured generator plugin, held until release.
+	Generator(ctx context.Context) (sdk.Generator, func(), error)
+}
+
+// FactService runs the fact operations and consolidation.
+type FactService struct {
+	k   Kernel
+	gen atomic.Pointer[generatorBox] // consolidation's text model (SetGenerator)
+	// consolidateUnit is the consolidation schedule's minute; 0 is a
+	// minute (tests shorten it with SetScheduleUnit before Watch).
+	consolidateUnit time.Duration
+}
+
+// New returns the service over k.
+func New(k Kernel) *FactService { return &FactService{k: k} }
+
+// SetScheduleUnit sets the length of the consolidation schedule's minute
+// (tests shorten it; 0 is a minute).
+func (s *FactService) SetScheduleUnit(d time.Duration) { s.consolidateUnit = d }
+
+// nonEmpty is the paths a write changed: none for "".
+func nonEmpty(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return []string{p}
+}
