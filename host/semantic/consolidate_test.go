@@ -21,4 +21,3 @@ func TestCheckAnswer(t *testing.T) {
 		t.Fatalf("%+v %q", items, why)
 	}
 }
-
