@@ -20,3 +20,15 @@ type Change struct {
 	// "write" event (its JSON shape is part of the HTTP API).
 	Result any `json:"-"`
 }
+
+// Paths lists the paths given but the empty ones, for a Change: a write
+// whose response names no path changed none.
+func Paths(ps ...string) []string {
+	var out []string
+	for _, p := range ps {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

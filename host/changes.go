@@ -61,14 +61,3 @@ func section(path, heading string) string {
 	}
 	return path
 }
-
-// paths drops the empty ones: a write whose response has no path changed none.
-func paths(ps ...string) []string {
-	var out []string
-	for _, p := range ps {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}

@@ -40,7 +40,7 @@ const maxHeadingRunes = 80
 // below it.
 func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (out DailyLogResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "daily-log", Paths: paths(out.Path), Note: "daily-log: " + section(out.Path, out.Heading), Result: &out}
+		return memhost.Change{Op: "daily-log", Paths: memhost.Paths(out.Path), Note: "daily-log: " + section(out.Path, out.Heading), Result: &out}
 	})
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {

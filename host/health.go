@@ -84,7 +84,7 @@ func (h *Host) Health(ctx context.Context, req HealthRequest) (HealthResponse, e
 		return resp, err
 	}
 	resp.Report = health.Evaluate(f, cfg.Health)
-	resp.Report.Checks = append(resp.Report.Checks, h.linksCheck(ctx))
+	resp.Report.Checks = append(resp.Report.Checks, h.LinksCheck(ctx))
 	if c, ok := h.federationCheck(ctx); ok {
 		resp.Report.Checks = append(resp.Report.Checks, c)
 	}

@@ -42,6 +42,7 @@ import (
 	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/host/semantic"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/host/vault"
 	"github.com/memhost/memhost/index"
 	calendar "github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/registry"
@@ -105,19 +106,14 @@ type Host struct {
 	movedAside atomic.Value
 	sessions   *sessions.Store
 	reg        *registry.Registry
-	watch      watchState                       // the file watcher's, for Health
-	summarizer atomic.Pointer[RollupSummarizer] // see SetRollupSummarizer
-	gens       *registry.Registry               // generator plugins (generate.go)
-	fed        atomic.Pointer[fedState]         // nil unless the home is a memhost git repository
-
-	// The unresolved links of one vault generation, and the notebook's
-	// attachments (vault_unresolved.go).
-	unresolved      unresolvedCache
-	attachmentsKept attachmentCache
+	watch      watchState               // the file watcher's, for Health
+	gens       *registry.Registry       // generator plugins (generate.go)
+	fed        atomic.Pointer[fedState] // nil unless the home is a memhost git repository
 
 	// The feature services: their operations are the Host's by promotion.
 	*browse.BrowseService
 	*semantic.FactService
+	*vault.VaultService
 }
 
 // Folders of a home, made by Open.
@@ -189,6 +185,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.modelMissing})
 	h.BrowseService = browse.New(kernel{h})
 	h.FactService = semantic.New(kernel{h})
+	h.VaultService = vault.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository
 	// with a remote) and consolidation on a schedule
 	// (memory.generator.consolidateEveryMin) run while the home is watched.

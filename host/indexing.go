@@ -271,7 +271,7 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 	if resp.Flushes = len(rs); len(rs) > 0 {
 		resp.LastFlush = &rs[len(rs)-1]
 	}
-	unresolved, err := h.unresolvedLinks(ctx)
+	unresolved, err := h.UnresolvedLinks(ctx)
 	if err != nil {
 		return resp, err
 	}

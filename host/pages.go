@@ -84,7 +84,7 @@ type WriteResponse struct {
 // indexes it before returning.
 func (h *Host) Write(ctx context.Context, req WriteRequest) (out WriteResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "write", Paths: paths(out.Path), Note: "write: " + section(out.Path, out.Section), Result: &out}
+		return memhost.Change{Op: "write", Paths: memhost.Paths(out.Path), Note: "write: " + section(out.Path, out.Section), Result: &out}
 	})
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
@@ -140,7 +140,7 @@ type RemoveResponse struct {
 // Remove deletes a page and drops it from the index.
 func (h *Host) Remove(ctx context.Context, req RemoveRequest) (out RemoveResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "rm", Removed: paths(out.Path), Note: "rm: " + out.Path, Result: &out}
+		return memhost.Change{Op: "rm", Removed: memhost.Paths(out.Path), Note: "rm: " + out.Path, Result: &out}
 	})
 	rel, err := h.notebook.Clean(req.Path)
 	if err != nil {

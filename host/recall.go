@@ -2,12 +2,15 @@ package host
 
 import (
 	"context"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/search"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
@@ -346,4 +349,28 @@ func (h *Host) ConversationSearch(ctx context.Context, req ConversationSearchReq
 	}
 	resp.Timing.TotalMs = ms(time.Since(start))
 	return resp, nil
+}
+
+// recallScope checks a recall's filters and returns them as the index's
+// scope: tags normalised (no '#', lowercase), the path relative to the
+// notebook without "./" or a trailing "/".
+func recallScope(req RecallRequest) (index.Scope, error) {
+	var sc index.Scope
+	for _, t := range req.Tags {
+		n := markdown.NormalizeTag(t)
+		if n == "" || strings.ContainsAny(n, " \t\n#") {
+			return sc, fault.BadInputf("tags", "tag %q: a tag is a word such as project or project/alpha", t)
+		}
+		sc.Tags = append(sc.Tags, n)
+	}
+	if p := strings.TrimSpace(req.Path); p != "" {
+		clean := path.Clean(filepath.ToSlash(p))
+		if strings.HasPrefix(clean, "/") || clean == ".." || strings.HasPrefix(clean, "../") {
+			return sc, fault.Errorf(fault.Outside, "path", "path %q is outside the notebook", req.Path)
+		}
+		if clean != "." {
+			sc.Prefix = clean
+		}
+	}
+	return sc, nil
 }

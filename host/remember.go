@@ -60,7 +60,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 	defer h.wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "remember", Note: "remember: " + section(out.Path, out.Section), Result: &out}
 		if !out.Duplicate {
-			c.Paths = paths(out.Path)
+			c.Paths = memhost.Paths(out.Path)
 		}
 		return c
 	})

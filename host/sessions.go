@@ -62,7 +62,7 @@ type SessionAppendResponse struct {
 // appended to.
 func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (out SessionAppendResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "session-append", Paths: paths(out.Path), Note: fmt.Sprintf("session-append: %s turn %s", out.Path, out.Turn.ID), Result: &out}
+		return memhost.Change{Op: "session-append", Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("session-append: %s turn %s", out.Path, out.Turn.ID), Result: &out}
 	})
 	if !sessions.ValidID(req.Session) {
 		return SessionAppendResponse{}, fault.BadInputf("session", "session id %q: use letters, digits, '.', '_' and '-' (at most 128)", req.Session)
@@ -215,7 +215,7 @@ type SessionCompactRequest struct {
 // and indexes it: the summary is searchable, the turns stay.
 func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (out SessionCompactResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "session-compact", Paths: paths(sessions.Path(out.Session)), Note: "session-compact: " + out.Session, Result: &out}
+		return memhost.Change{Op: "session-compact", Paths: memhost.Paths(sessions.Path(out.Session)), Note: "session-compact: " + out.Session, Result: &out}
 	})
 	var model, through string
 	if req.Summarize {

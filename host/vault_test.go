@@ -469,7 +469,7 @@ func TestRollupAndPrune(t *testing.T) {
 		t.Fatal("a dry run moved a log")
 	}
 	p, err := h.Prune(ctx, PruneRequest{OlderThanDays: 90})
-	if err != nil || len(p.Archived) != 3 || p.Archived[0] != (PrunedLog{"daily/2026-08-03.md", "daily/archive/2026-08-03.md"}) || len(p.Deleted) != 0 {
+	if err != nil || len(p.Archived) != 3 || p.Archived[0] != (PrunedLog{From: "daily/2026-08-03.md", To: "daily/archive/2026-08-03.md"}) || len(p.Deleted) != 0 {
 		t.Fatalf("prune = %+v, %v", p, err)
 	}
 	if readPage(t, h, "daily/archive/2026-08-05.md") != "# Daily Log — 2026-08-05\n\n## Decisions\n- Ship on Friday\n- And test\n" {

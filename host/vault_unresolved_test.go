@@ -3,13 +3,10 @@ package host
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/memhost/memhost/host/health"
 )
@@ -103,45 +100,6 @@ func TestHealthLinks(t *testing.T) {
 	sync()
 	if c := status(t, checkHealth(t, h, HealthRequest{}), "links"); c.Message != "1 link finds no page or attachment (c.md:2 → x1): see memhost links --unresolved" {
 		t.Fatalf("one link: %+v", c)
-	}
-}
-
-// TestAttachmentsKept: the attachment list is kept while no folder
-// changes, and a file added or removed in any folder, however deep, is
-// seen at the next call.
-func TestAttachmentsKept(t *testing.T) {
-	t.Parallel()
-	h := newHost(t)
-	root := h.NotebookDir()
-	writePage(t, h, "a/b/c/chart.png", "png")
-	writePage(t, h, "a/page.md", "# page\n")
-	writePage(t, h, ".obsidian/app.json", "{}")
-	old := time.Now().Add(-time.Hour)
-	age := func() {
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				os.Chtimes(p, old, old)
-			}
-			return nil
-		})
-	}
-	age()
-	if got := h.attachments(); !reflect.DeepEqual(got, []string{"a/b/c/chart.png"}) {
-		t.Fatalf("attachments %q", got)
-	}
-	if h.attachmentsKept.racy {
-		t.Fatal("a walk of folders unchanged for an hour is not kept")
-	}
-	h.attachments()
-	writePage(t, h, "a/b/c/d.pdf", "pdf")
-	if got := h.attachments(); !reflect.DeepEqual(got, []string{"a/b/c/chart.png", "a/b/c/d.pdf"}) {
-		t.Fatalf("after a file was added: %q", got)
-	}
-	age()
-	h.attachments()
-	os.Remove(filepath.Join(root, "a/b/c/chart.png"))
-	if got := h.attachments(); !reflect.DeepEqual(got, []string{"a/b/c/d.pdf"}) {
-		t.Fatalf("after a file was removed: %q", got)
 	}
 }
 

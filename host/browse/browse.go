@@ -43,14 +43,6 @@ type BrowseService struct{ k Kernel }
 // New returns the service over k.
 func New(k Kernel) *BrowseService { return &BrowseService{k: k} }
 
-// nonEmpty is the paths a write changed: none for "".
-func nonEmpty(p string) []string {
-	if p == "" {
-		return nil
-	}
-	return []string{p}
-}
-
 // PageRequest names a page to read whole, or its start.
 type PageRequest struct {
 	Path string `json:"path"`
@@ -155,7 +147,7 @@ var ErrPageChanged = errors.New("changed on disk since it was opened")
 // and writes nothing.
 func (b *BrowseService) SavePage(ctx context.Context, req SavePageRequest) (out SavePageResponse, err error) {
 	defer b.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "write", Paths: nonEmpty(out.Path), Note: "write: " + out.Path, Result: &out}
+		return memhost.Change{Op: "write", Paths: memhost.Paths(out.Path), Note: "write: " + out.Path, Result: &out}
 	})
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {

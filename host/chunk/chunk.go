@@ -14,9 +14,10 @@ package chunk
 import (
 	"strings"
 
-	"github.com/memhost/memhost/host/markdown"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/memhost/memhost/host/markdown"
 )
 
 // Options tune the chunker.

@@ -12,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memhost/memhost/internal/fsx"
 	"golang.org/x/sys/unix"
+
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // The work tree is read without following a symlink and without waiting

@@ -11,8 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/memhost/memhost/host/fault"
 	"golang.org/x/sys/unix"
+
+	"github.com/memhost/memhost/host/fault"
 )
 
 // TestRootSwappedForSymlink: after Open, the notebook folder itself is

@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memhost/memhost/host/fault"
 	"golang.org/x/sys/unix"
+
+	"github.com/memhost/memhost/host/fault"
 )
 
 // TestSymlinkSwapRace swaps the notebook's daily/ folder with a symlink to

@@ -71,7 +71,7 @@ func (s *FactService) FactAdd(ctx context.Context, req FactAddRequest) (out Fact
 	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "fact-add", Note: fmt.Sprintf("fact-add: %s %s", out.Path, out.Fact.ID), Result: &out}
 		if !out.Stale {
-			c.Paths = nonEmpty(out.Path)
+			c.Paths = memhost.Paths(out.Path)
 		}
 		return c
 	})
@@ -320,7 +320,7 @@ type FactForgetResponse struct {
 // longer current (recall, context and facts leave it out).
 func (s *FactService) FactForget(ctx context.Context, req FactForgetRequest) (out FactForgetResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "fact-forget", Paths: nonEmpty(out.Path), Note: fmt.Sprintf("fact-forget: %s (%d)", out.Path, len(out.Forgotten)), Result: &out}
+		return memhost.Change{Op: "fact-forget", Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("fact-forget: %s (%d)", out.Path, len(out.Forgotten)), Result: &out}
 	})
 	var slug string
 	switch {

@@ -61,11 +61,3 @@ func New(k Kernel) *FactService { return &FactService{k: k} }
 // SetScheduleUnit sets the length of the consolidation schedule's minute
 // (tests shorten it; 0 is a minute).
 func (s *FactService) SetScheduleUnit(d time.Duration) { s.consolidateUnit = d }
-
-// nonEmpty is the paths a write changed: none for "".
-func nonEmpty(p string) []string {
-	if p == "" {
-		return nil
-	}
-	return []string{p}
-}

@@ -1,11 +1,10 @@
-package host
+package vault
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
-	"github.com/memhost/memhost/host/vault"
 	"github.com/memhost/memhost/index"
 )
 
@@ -59,37 +57,37 @@ type LinkInfo struct {
 type vaultGraph struct {
 	pages    []index.VaultPage
 	links    []index.PageLink
-	resolver *vault.Resolver
+	resolver *Resolver
 }
 
 // graph reads the pages (and, with links, every link) from the index,
 // after syncing what changed when fresh.
-func (h *Host) graph(ctx context.Context, fresh, links bool) (vaultGraph, error) {
+func (s *VaultService) graph(ctx context.Context, fresh, links bool) (vaultGraph, error) {
 	var g vaultGraph
-	err := h.withIndex(ctx, func() error {
+	err := s.k.WithIndex(ctx, func() error {
 		if fresh {
-			if _, err := h.indexer.Fresh(ctx); err != nil {
+			if _, err := s.k.Indexer().Fresh(ctx); err != nil {
 				return err
 			}
 		}
 		var err error
-		if g.pages, err = h.idx.VaultPages(ctx); err != nil || !links {
+		if g.pages, err = s.k.Index().VaultPages(ctx); err != nil || !links {
 			return err
 		}
-		g.links, err = h.idx.VaultLinks(ctx, "")
+		g.links, err = s.k.Index().VaultLinks(ctx, "")
 		return err
 	})
 	if err != nil {
 		return g, err
 	}
-	g.resolver = vault.NewResolver(vaultPages(g.pages), h.attachments())
+	g.resolver = NewResolver(vaultPages(g.pages), s.attachments())
 	return g, nil
 }
 
-func vaultPages(pages []index.VaultPage) []vault.Page {
-	out := make([]vault.Page, len(pages))
+func vaultPages(pages []index.VaultPage) []Page {
+	out := make([]Page, len(pages))
 	for i, p := range pages {
-		out[i] = vault.Page{Path: p.Path, Aliases: p.Aliases}
+		out[i] = Page{Path: p.Path, Aliases: p.Aliases}
 	}
 	return out
 }
@@ -111,10 +109,10 @@ func linkInfo(page string, l index.Link, resolved bool) LinkInfo {
 
 // Links lists a page's out links (each with the page it resolves to) and
 // its back links (the links in other pages that resolve to it), resolved
-// as Obsidian resolves them (see vault.Resolver); with Unresolved, every
+// as Obsidian resolves them (see Resolver); with Unresolved, every
 // link of the notebook that finds no page. The page is a path, or a name
 // as a wikilink gives it ("Project Alpha").
-func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, error) {
+func (s *VaultService) Links(ctx context.Context, req LinksRequest) (LinksResponse, error) {
 	resp := LinksResponse{Out: []LinkInfo{}, Back: []LinkInfo{}}
 	if req.Path == "" && !req.Unresolved {
 		return resp, fault.BadInputf("path", "no page given")
@@ -122,33 +120,33 @@ func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, erro
 	var rel string
 	if req.Path != "" {
 		var err error
-		if rel, err = h.notebook.Clean(req.Path); err != nil {
+		if rel, err = s.k.Notebook().Clean(req.Path); err != nil {
 			return resp, err
 		}
 	}
 	if rel == "" {
 		// The unresolved links alone: synced, then from the cache while
 		// no page changes.
-		err := h.withIndex(ctx, func() error {
-			_, err := h.indexer.Fresh(ctx)
+		err := s.k.WithIndex(ctx, func() error {
+			_, err := s.k.Indexer().Fresh(ctx)
 			return err
 		})
 		if err != nil {
 			return resp, err
 		}
-		list, err := h.unresolvedLinks(ctx)
+		list, err := s.UnresolvedLinks(ctx)
 		resp.Unresolved = slices.Clone(list)
 		return resp, err
 	}
-	g, err := h.graph(ctx, true, req.Unresolved)
+	g, err := s.graph(ctx, true, req.Unresolved)
 	if err != nil {
 		return resp, err
 	}
-	if rel != "" && !h.pageExists(rel) {
+	if rel != "" && !s.k.PageExists(rel) {
 		// A page may be named as a link names it: "Project Alpha".
 		if p, ok := g.resolver.Resolve("", req.Path); ok && strings.EqualFold(path.Ext(p), ".md") {
 			rel = p
-		} else if _, err := h.notebook.Read(rel); err != nil {
+		} else if _, err := s.k.Notebook().Read(rel); err != nil {
 			return resp, err
 		}
 	}
@@ -167,20 +165,20 @@ func (h *Host) Links(ctx context.Context, req LinksRequest) (LinksResponse, erro
 			resp.Title, resp.Aliases = p.Title, p.Aliases
 		}
 	}
-	if resp.Tags, err = h.idx.PageTags(ctx, rel); err != nil {
+	if resp.Tags, err = s.k.Index().PageTags(ctx, rel); err != nil {
 		return resp, err
 	}
 	out, back := g.links, g.links
 	if !req.Unresolved {
 		// Not every link is needed: the page's own, and those whose
 		// target could name it.
-		if out, err = h.idx.VaultLinks(ctx, rel); err != nil {
+		if out, err = s.k.Index().VaultLinks(ctx, rel); err != nil {
 			return resp, err
 		}
 		if names := linkNames(rel, resp.Aliases); names != nil {
-			back, err = h.idx.VaultLinksNamed(ctx, names)
+			back, err = s.k.Index().VaultLinksNamed(ctx, names)
 		} else {
-			back, err = h.idx.VaultLinks(ctx, "")
+			back, err = s.k.Index().VaultLinks(ctx, "")
 		}
 		if err != nil {
 			return resp, err
@@ -233,33 +231,33 @@ type LinkUpdate struct {
 // ([x](../notes.md)). Only the page part of each link changes, in the
 // style it was written (linkText); its #heading, |alias or text stay, and
 // nothing else of the page changes. Frontmatter is never touched.
-func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: "mv", Paths: paths(out.To), Removed: paths(out.From), Note: fmt.Sprintf("mv: %s -> %s", out.From, out.To), Result: &out}
+func (s *VaultService) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err error) {
+	defer s.k.Wrote(&err, func() memhost.Change {
+		c := memhost.Change{Op: "mv", Paths: memhost.Paths(out.To), Removed: memhost.Paths(out.From), Note: fmt.Sprintf("mv: %s -> %s", out.From, out.To), Result: &out}
 		for _, u := range out.Updated {
 			c.Paths = append(c.Paths, u.Path)
 		}
 		return c
 	})
-	from, err := h.notebook.Clean(req.From)
+	from, err := s.k.Notebook().Clean(req.From)
 	if err != nil {
 		return MoveResponse{}, err
 	}
-	to, err := h.notebook.Clean(req.To)
+	to, err := s.k.Notebook().Clean(req.To)
 	if err != nil {
 		return MoveResponse{}, fault.Errorf(fault.KindOf(err), "to", "%w", err)
 	}
 	if from == to {
 		return MoveResponse{}, fault.BadInputf("to", "%s is already the page's name", to)
 	}
-	g, err := h.graph(ctx, true, true)
+	g, err := s.graph(ctx, true, true)
 	if err != nil {
 		return MoveResponse{}, err
 	}
 	resp := MoveResponse{From: from, To: to, Updated: []LinkUpdate{}}
 	rq := once.Request{Op: "mv", ID: req.RequestID, Resp: &resp}
 	var landed *requests.Record
-	if err := h.notebook.RenameGuarded(ctx, from, to, h.once.Guard(rq, from, to, &landed)); err != nil {
+	if err := s.k.Notebook().RenameGuarded(ctx, from, to, s.k.Once().Guard(rq, from, to, &landed)); err != nil {
 		return MoveResponse{}, err
 	}
 	if landed != nil {
@@ -269,7 +267,7 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 		// judged against the notebook as it was before the rename
 		// (rewriting is idempotent: a link done already finds the page).
 		if landed.Done {
-			resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, from, to)...)
+			resp.Warnings = append(resp.Warnings, s.k.IndexWritten(ctx, from, to)...)
 			return resp, nil
 		}
 		for i := range g.pages {
@@ -282,7 +280,7 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 				g.links[i].From = from
 			}
 		}
-		g.resolver = vault.NewResolver(vaultPages(g.pages), h.attachments())
+		g.resolver = NewResolver(vaultPages(g.pages), s.attachments())
 	}
 	// The pages whose links found the old name (and the page itself, whose
 	// links are read from its new folder now), and the resolver of the
@@ -293,14 +291,14 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 			linkers[l.From] = true
 		}
 	}
-	after := make([]vault.Page, 0, len(g.pages))
+	after := make([]Page, 0, len(g.pages))
 	for _, p := range vaultPages(g.pages) {
 		if p.Path == from {
 			p.Path = to
 		}
 		after = append(after, p)
 	}
-	newResolver := vault.NewResolver(after, h.attachments())
+	newResolver := NewResolver(after, s.attachments())
 	paths := []string{from, to}
 	pages := make([]string, 0, len(linkers))
 	for p := range linkers {
@@ -313,11 +311,11 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 			page = to
 		}
 		n := 0
-		err := h.notebook.Update(ctx, page, func(old []byte, exists bool) ([]byte, error) {
+		err := s.k.Notebook().Update(ctx, page, func(old []byte, exists bool) ([]byte, error) {
 			if !exists {
 				return nil, errPageGone
 			}
-			text, count := vault.RewriteLinks(string(old), func(l markdown.Link) (string, bool) {
+			text, count := RewriteLinks(string(old), func(l markdown.Link) (string, bool) {
 				dest, ok := g.resolver.Resolve(src, l.Target)
 				if !ok || (dest != from && src != from) {
 					return "", false
@@ -344,8 +342,8 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 			resp.Warnings = append(resp.Warnings, "links in "+page+" not updated: "+err.Error())
 		}
 	}
-	h.once.Finish(rq, from, to)
-	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, paths...)...)
+	s.k.Once().Finish(rq, from, to)
+	resp.Warnings = append(resp.Warnings, s.k.IndexWritten(ctx, paths...)...)
 	return resp, nil
 }
 
@@ -359,7 +357,7 @@ func (h *Host) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err
 // page's folder now, a path from the root ("/people/x.md" or
 // "people/x.md") one from the root. The .md extension is written when l
 // had it.
-func linkText(r *vault.Resolver, src, page string, l markdown.Link, dest string, before *vault.Resolver) string {
+func linkText(r *Resolver, src, page string, l markdown.Link, dest string, before *Resolver) string {
 	t := l.Target
 	isMD := func(p string) bool { return strings.EqualFold(path.Ext(p), ".md") }
 	ext := func(p string) string { // p: a path ending in dest's extension
@@ -419,30 +417,6 @@ func relativePath(dir, target string) string {
 
 // errPageGone means a page was removed while Move was updating it.
 var errPageGone = errors.New("the page was removed meanwhile")
-
-// recallScope checks a recall's filters and returns them as the index's
-// scope: tags normalised (no '#', lowercase), the path relative to the
-// notebook without "./" or a trailing "/".
-func recallScope(req RecallRequest) (index.Scope, error) {
-	var sc index.Scope
-	for _, t := range req.Tags {
-		n := markdown.NormalizeTag(t)
-		if n == "" || strings.ContainsAny(n, " \t\n#") {
-			return sc, fault.BadInputf("tags", "tag %q: a tag is a word such as project or project/alpha", t)
-		}
-		sc.Tags = append(sc.Tags, n)
-	}
-	if p := strings.TrimSpace(req.Path); p != "" {
-		clean := path.Clean(filepath.ToSlash(p))
-		if strings.HasPrefix(clean, "/") || clean == ".." || strings.HasPrefix(clean, "../") {
-			return sc, fault.Errorf(fault.Outside, "path", "path %q is outside the notebook", req.Path)
-		}
-		if clean != "." {
-			sc.Prefix = clean
-		}
-	}
-	return sc, nil
-}
 
 // linkNames are the names a link to the page at rel may end with: its file
 // name without .md and its aliases, lowercased, for VaultLinksNamed; nil

@@ -1,4 +1,4 @@
-package host
+package vault
 
 import (
 	"context"
@@ -32,19 +32,19 @@ type unresolvedCache struct {
 // generation is read before the pages and links, so that a write meanwhile
 // leaves the list stale for the next call to see, never kept as current.
 // Callers must not modify the list.
-func (h *Host) unresolvedLinks(ctx context.Context) ([]LinkInfo, error) {
-	c := &h.unresolved
+func (s *VaultService) UnresolvedLinks(ctx context.Context) ([]LinkInfo, error) {
+	c := &s.unresolved
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	gen, err := h.idx.VaultGeneration(ctx)
+	gen, err := s.k.Index().VaultGeneration(ctx)
 	if err != nil {
 		return nil, err
 	}
-	att := h.attachments()
+	att := s.attachments()
 	if c.links != nil && gen == c.gen && slices.Equal(att, c.attachments) {
 		return c.links, nil
 	}
-	g, err := h.graph(ctx, false, true)
+	g, err := s.graph(ctx, false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -59,9 +59,9 @@ func (h *Host) unresolvedLinks(ctx context.Context) ([]LinkInfo, error) {
 // linksCheck is health's check of the notebook's links: pass when every
 // link finds a page or attachment, else warn with how many do not and a
 // few of them.
-func (h *Host) linksCheck(ctx context.Context) health.Check {
+func (s *VaultService) LinksCheck(ctx context.Context) health.Check {
 	c := health.Check{Name: "links", Status: health.Pass}
-	list, err := h.unresolvedLinks(ctx)
+	list, err := s.UnresolvedLinks(ctx)
 	if err != nil {
 		c.Status, c.Message = health.Fail, "links: "+err.Error()
 		return c
@@ -110,8 +110,8 @@ const racyWindow = 2 * time.Second
 // attachments lists the notebook's other files (images, PDFs, canvases),
 // which links may name, skipping hidden folders such as .obsidian. Callers
 // must not modify the list.
-func (h *Host) attachments() []string {
-	c := &h.attachmentsKept
+func (s *VaultService) attachments() []string {
+	c := &s.attachmentsKept
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dirs != nil && !c.racy {
@@ -128,7 +128,7 @@ func (h *Host) attachments() []string {
 	}
 	start := time.Now()
 	c.dirs, c.files, c.racy = map[string]time.Time{}, nil, false
-	root := h.notebook.Root()
+	root := s.k.Notebook().Root()
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			c.racy = true // walk again next time
@@ -160,4 +160,16 @@ func (h *Host) attachments() []string {
 		return nil
 	})
 	return c.files
+}
+
+// ForgetKept drops the kept unresolved links and attachment list, so that
+// the next call resolves every link and walks the notebook again, as
+// status did on every call before they were kept (BenchmarkUnresolved).
+func (s *VaultService) ForgetKept() {
+	s.unresolved.mu.Lock()
+	s.unresolved.links = nil
+	s.unresolved.mu.Unlock()
+	s.attachmentsKept.mu.Lock()
+	s.attachmentsKept.dirs = nil
+	s.attachmentsKept.mu.Unlock()
 }

@@ -1,4 +1,4 @@
-package host
+package vault
 
 import (
 	"context"
@@ -14,18 +14,17 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
-	"github.com/memhost/memhost/host/vault"
 )
 
 // RollupSummarizer writes the summary of a rollup from its daily logs: the
 // seam for a generator plugin (seed 002). Without one a rollup holds the
 // logs' entries alone, grouped by day and section.
 type RollupSummarizer interface {
-	SummarizeRollup(ctx context.Context, p vault.Period, days []vault.Day) (string, error)
+	SummarizeRollup(ctx context.Context, p Period, days []Day) (string, error)
 }
 
 // SetRollupSummarizer has rollups written with s's summary (nil: none).
-func (h *Host) SetRollupSummarizer(s RollupSummarizer) { h.summarizer.Store(&s) }
+func (s *VaultService) SetRollupSummarizer(sum RollupSummarizer) { s.summarizer.Store(&sum) }
 
 // RollupRequest asks for the rollup of a week or a month.
 type RollupRequest struct {
@@ -52,61 +51,61 @@ type RollupResponse struct {
 // Rollup writes the rollup page of a week (daily/rollups/2026-W47.md) or a
 // month (daily/rollups/2026-11.md) from the daily logs of its days, in
 // daily/ and daily/archive/: each day an H2, each of its sections an H3
-// with its text (see vault.Render), after a summary when a summarizer is
+// with its text (see Render), after a summary when a summarizer is
 // set. Running it again over the same logs writes the same bytes; a page
 // that exists keeps its frontmatter as it is.
-func (h *Host) Rollup(ctx context.Context, req RollupRequest) (out RollupResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
+func (s *VaultService) Rollup(ctx context.Context, req RollupRequest) (out RollupResponse, err error) {
+	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "rollup", Note: "rollup: " + out.Path, Result: &out}
 		if out.Changed {
-			c.Paths = paths(out.Path)
+			c.Paths = memhost.Paths(out.Path)
 		}
 		return c
 	})
-	today := h.now().In(h.loc())
-	p, err := vault.ParsePeriod(req.Period, req.Date, today)
+	today := s.k.Now().In(s.k.Location())
+	p, err := ParsePeriod(req.Period, req.Date, today)
 	if err != nil {
 		field := "date"
-		if req.Period != vault.Week && req.Period != vault.Month {
+		if req.Period != Week && req.Period != Month {
 			field = "period"
 		}
 		return RollupResponse{}, fault.BadInputf(field, "%v", err)
 	}
-	logs, err := h.dailyLogs()
+	logs, err := s.dailyLogs()
 	if err != nil {
 		return RollupResponse{}, err
 	}
-	var days []vault.Day
+	var days []Day
 	resp := RollupResponse{Path: p.Path(), Period: p.Name, From: p.From.Format(time.DateOnly), To: p.To.Format(time.DateOnly), Logs: []string{}}
 	for _, l := range logs {
 		if !p.Contains(l.date) {
 			continue
 		}
-		data, err := h.notebook.Read(l.path)
+		data, err := s.k.Notebook().Read(l.path)
 		if err != nil {
 			return RollupResponse{}, err
 		}
-		d := vault.ParseDay(l.path, l.date, data)
+		d := ParseDay(l.path, l.date, data)
 		days = append(days, d)
 		resp.Logs = append(resp.Logs, l.path)
 		resp.Entries += len(d.Sections)
 	}
 	if len(days) == 0 {
-		return RollupResponse{}, fault.Errorf(fault.NotFound, "date", "no daily logs from %s to %s (in daily/ or %s/)", resp.From, resp.To, vault.ArchiveDir)
+		return RollupResponse{}, fault.Errorf(fault.NotFound, "date", "no daily logs from %s to %s (in daily/ or %s/)", resp.From, resp.To, ArchiveDir)
 	}
 	summary := ""
-	if s := h.summarizer.Load(); s != nil && *s != nil {
+	if s := s.summarizer.Load(); s != nil && *s != nil {
 		if summary, err = (*s).SummarizeRollup(ctx, p, days); err != nil {
 			return RollupResponse{}, fmt.Errorf("rollup %s: summary: %w", p.Name, err)
 		}
 		resp.Summary = summary != ""
 	}
-	body := vault.Render(p, days, summary)
-	err = h.notebook.Update(ctx, p.Path(), func(old []byte, exists bool) ([]byte, error) {
+	body := Render(p, days, summary)
+	err = s.k.Notebook().Update(ctx, p.Path(), func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		front, _ := markdown.SplitFrontmatter(string(old))
 		if front == "" {
-			front = vault.NewFrontmatter(p)
+			front = NewFrontmatter(p)
 		}
 		page := front + body
 		if exists && page == string(old) {
@@ -119,7 +118,7 @@ func (h *Host) Rollup(ctx context.Context, req RollupRequest) (out RollupRespons
 		return RollupResponse{}, err
 	}
 	if resp.Changed {
-		resp.Warnings = h.indexWritten(ctx, p.Path())
+		resp.Warnings = s.k.IndexWritten(ctx, p.Path())
 	}
 	return resp, nil
 }
@@ -133,11 +132,11 @@ type dailyLog struct {
 
 // dailyLogs lists the daily logs (YYYY-MM-DD.md) in daily/ and
 // daily/archive/, by date; a day in both is taken from daily/.
-func (h *Host) dailyLogs() ([]dailyLog, error) {
+func (s *VaultService) dailyLogs() ([]dailyLog, error) {
 	seen := map[string]bool{}
 	var out []dailyLog
-	for _, dir := range []string{"daily", vault.ArchiveDir} {
-		entries, err := os.ReadDir(h.notebook.Abs(dir))
+	for _, dir := range []string{"daily", ArchiveDir} {
+		entries, err := os.ReadDir(s.k.Notebook().Abs(dir))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -145,7 +144,7 @@ func (h *Host) dailyLogs() ([]dailyLog, error) {
 			return nil, fmt.Errorf("daily logs: %w", err)
 		}
 		for _, e := range entries {
-			d, ok := vault.LogDate(e.Name())
+			d, ok := LogDate(e.Name())
 			if !ok || !e.Type().IsRegular() || seen[e.Name()] {
 				continue
 			}
@@ -226,8 +225,8 @@ func (e *RollupsMissingError) Rollups() []string {
 // holds with a hash of each); otherwise it fails with ErrRollupsMissing,
 // naming the rollups to write. Archived logs are still pages: they stay
 // indexed and searchable, and a rollup written again still reads them.
-func (h *Host) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
+func (s *VaultService) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, err error) {
+	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "prune", Result: &out}
 		if req.DryRun {
 			return c
@@ -243,10 +242,10 @@ func (h *Host) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, 
 	if req.OlderThanDays < 1 {
 		return PruneResponse{}, fault.BadInputf("olderThanDays", "the age must be at least 1 day, got %d", req.OlderThanDays)
 	}
-	today := h.now().In(h.loc())
+	today := s.k.Now().In(s.k.Location())
 	cutoff := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -req.OlderThanDays)
 	resp := PruneResponse{Before: cutoff.Format(time.DateOnly), Archived: []PrunedLog{}, Deleted: []string{}, DryRun: req.DryRun}
-	logs, err := h.dailyLogs()
+	logs, err := s.dailyLogs()
 	if err != nil {
 		return resp, err
 	}
@@ -261,21 +260,21 @@ func (h *Host) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, 
 		if s, ok := rollups[rel]; ok {
 			return s
 		}
-		data, err := h.notebook.Read(rel)
+		data, err := s.k.Notebook().Read(rel)
 		if err != nil {
 			rollups[rel] = nil
 			return nil
 		}
-		rollups[rel] = vault.Sources(string(data))
+		rollups[rel] = Sources(string(data))
 		return rollups[rel]
 	}
 	for _, l := range old {
-		data, err := h.notebook.Read(l.path)
+		data, err := s.k.Notebook().Read(l.path)
 		if err != nil {
 			return resp, err
 		}
-		name, hash := path.Base(l.path), vault.LogHash(data)
-		week, month := vault.WeekOf(l.date).Path(), vault.MonthOf(l.date).Path()
+		name, hash := path.Base(l.path), LogHash(data)
+		week, month := WeekOf(l.date).Path(), MonthOf(l.date).Path()
 		if sources(week)[name] == hash || sources(month)[name] == hash {
 			continue
 		}
@@ -293,7 +292,7 @@ func (h *Host) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, 
 	for _, l := range old {
 		if req.Delete {
 			if !req.DryRun {
-				if err := h.notebook.Remove(ctx, l.path); err != nil {
+				if err := s.k.Notebook().Remove(ctx, l.path); err != nil {
 					// What was pruned before stays pruned and is reported.
 					resp.Warnings = append(resp.Warnings, fmt.Sprintf("%s not deleted: %v", l.path, err))
 					continue
@@ -303,9 +302,9 @@ func (h *Host) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, 
 			paths = append(paths, l.path)
 			continue
 		}
-		to := vault.ArchiveDir + "/" + path.Base(l.path)
+		to := ArchiveDir + "/" + path.Base(l.path)
 		if !req.DryRun {
-			if err := h.notebook.Rename(ctx, l.path, to); err != nil {
+			if err := s.k.Notebook().Rename(ctx, l.path, to); err != nil {
 				resp.Warnings = append(resp.Warnings, fmt.Sprintf("%s not archived: %v", l.path, err))
 				continue
 			}
@@ -314,7 +313,7 @@ func (h *Host) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, 
 		paths = append(paths, l.path, to)
 	}
 	if !req.DryRun && len(paths) > 0 {
-		resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, paths...)...)
+		resp.Warnings = append(resp.Warnings, s.k.IndexWritten(ctx, paths...)...)
 	}
 	return resp, nil
 }
