@@ -273,3 +273,12 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 	changed = reindex
 	return out, nil
 }
+
+// writeFileAtomic writes data to path through a flushed temporary file
+// and a rename (fsx.WriteFileAtomic), making its folder.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return fsx.WriteFileAtomic(path, data, 0o644)
+}

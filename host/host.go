@@ -36,6 +36,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/health"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
@@ -114,6 +115,7 @@ type Host struct {
 	*browse.BrowseService
 	*semantic.FactService
 	*vault.VaultService
+	*health.HealthService
 }
 
 // Folders of a home, made by Open.
@@ -186,6 +188,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.BrowseService = browse.New(kernel{h})
 	h.FactService = semantic.New(kernel{h})
 	h.VaultService = vault.New(kernel{h})
+	h.HealthService = health.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository
 	// with a remote) and consolidation on a schedule
 	// (memory.generator.consolidateEveryMin) run while the home is watched.

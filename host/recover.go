@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/memhost/memhost/index"
 )
@@ -68,4 +70,16 @@ func (h *Host) withIndex(ctx context.Context, fn func() error) error {
 		return rerr
 	}
 	return fn()
+}
+
+// relTo names paths relative to the home where they lie in it.
+func relTo(home string, paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if r, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(r, "..") {
+			p = r
+		}
+		out[i] = filepath.ToSlash(p)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package host
+package health
 
 import (
 	"context"
@@ -13,30 +13,15 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/health"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/sockpath"
-)
-
-// Health report types, from package health.
-type (
-	HealthReport = health.Report
-	HealthCheck  = health.Check
-)
-
-// The overall states of a health report.
-const (
-	Healthy   = health.Healthy
-	Degraded  = health.Degraded
-	Unhealthy = health.Unhealthy
 )
 
 // HealthRequest asks for a health check of the home.
@@ -53,7 +38,7 @@ type HealthRequest struct {
 // HealthResponse is the report (seed 004 §6.2), what a repair did, and
 // where the report's markdown was written.
 type HealthResponse struct {
-	health.Report
+	Report
 	Repairs    []string `json:"repairs,omitempty"`
 	ReportPath string   `json:"reportPath"`
 }
@@ -72,85 +57,73 @@ const probes = 5
 // config.Health for their thresholds) and writes the report as markdown.
 // A check that cannot run fails; Health itself fails only when the report
 // cannot be written or ctx ends.
-func (h *Host) Health(ctx context.Context, req HealthRequest) (HealthResponse, error) {
-	cfg := h.config()
-	f := h.healthFacts(ctx, cfg)
+func (hs *HealthService) Health(ctx context.Context, req HealthRequest) (HealthResponse, error) {
+	cfg := hs.k.Config()
+	f := hs.healthFacts(ctx, cfg)
 	var resp HealthResponse
 	if req.Repair {
-		resp.Repairs = h.repair(ctx, f)
-		f = h.healthFacts(ctx, cfg)
+		resp.Repairs = hs.repair(ctx, f)
+		f = hs.healthFacts(ctx, cfg)
 	}
 	if err := ctx.Err(); err != nil {
 		return resp, err
 	}
-	resp.Report = health.Evaluate(f, cfg.Health)
-	resp.Report.Checks = append(resp.Report.Checks, h.LinksCheck(ctx))
-	if c, ok := h.federationCheck(ctx); ok {
-		resp.Report.Checks = append(resp.Report.Checks, c)
-	}
-	resp.Report.Overall = health.OverallOf(resp.Report.Checks)
-	md := health.Markdown(resp.Report, resp.Repairs)
+	resp.Report = Evaluate(f, cfg.Health)
+	resp.Report.Checks = append(resp.Report.Checks, hs.k.MoreChecks(ctx)...)
+	resp.Report.Overall = OverallOf(resp.Report.Checks)
+	md := Markdown(resp.Report, resp.Repairs)
 	if req.IntoNotebook {
-		err := h.notebook.Update(ctx, HeartbeatPage, func([]byte, bool) ([]byte, error) { return []byte(md), nil })
+		err := hs.k.Notebook().Update(ctx, HeartbeatPage, func([]byte, bool) ([]byte, error) { return []byte(md), nil })
 		if err != nil {
 			return resp, err
 		}
-		resp.ReportPath = h.notebook.Abs(HeartbeatPage)
-		return resp, h.indexer.SyncPaths(ctx, HeartbeatPage)
+		resp.ReportPath = hs.k.Notebook().Abs(HeartbeatPage)
+		return resp, hs.k.Indexer().SyncPaths(ctx, HeartbeatPage)
 	}
-	resp.ReportPath = filepath.Join(h.home, filepath.FromSlash(HealthReportPath))
-	return resp, writeFileAtomic(resp.ReportPath, []byte(md))
-}
-
-// writeFileAtomic writes data to path through a flushed temporary file
-// and a rename (fsx.WriteFileAtomic), making its folder.
-func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return fsx.WriteFileAtomic(path, data, 0o644)
+	resp.ReportPath = filepath.Join(hs.k.Home(), filepath.FromSlash(HealthReportPath))
+	return resp, writeReport(resp.ReportPath, []byte(md))
 }
 
 // healthFacts gathers what the checks judge. Each part's failure is kept
 // in the part (its Err) rather than ending the check.
-func (h *Host) healthFacts(ctx context.Context, cfg *config.Config) health.Facts {
-	f := health.Facts{Now: h.now()}
-	f.Database = h.databaseFacts(ctx)
-	if d, err := h.idx.Drift(ctx); err == nil {
+func (hs *HealthService) healthFacts(ctx context.Context, cfg *config.Config) Facts {
+	f := Facts{Now: hs.k.Now()}
+	f.Database = hs.databaseFacts(ctx)
+	if d, err := hs.k.Index().Drift(ctx); err == nil {
 		f.Drift = &d
 	}
-	f.Pages = h.pageFacts(ctx, time.Duration(cfg.Health.StaleGraceMinutes)*time.Minute)
-	f.Transcripts = h.transcriptFacts(ctx, cfg)
+	f.Pages = hs.pageFacts(ctx, time.Duration(cfg.Health.StaleGraceMinutes)*time.Minute)
+	f.Transcripts = hs.transcriptFacts(ctx, cfg)
 
 	timeout := time.Duration(max(cfg.Health.LatencyFailMs, cfg.Memory.Embedding.QueryTimeoutMs)) * time.Millisecond
-	p := h.queue.ProbeProvider(ctx, probes, timeout)
-	f.Provider = health.Provider{Name: p.Provider, NoProvider: p.NoProvider, Preparing: p.Preparing, Err: p.Err, LatenciesMs: p.LatenciesMs}
-	q, err := h.queue.Health(ctx)
-	f.Queue = health.Queue{NoProvider: p.NoProvider, Pending: q.Pending, Dead: q.Dead, DeadChunks: q.Oldest,
+	p := hs.k.Queue().ProbeProvider(ctx, probes, timeout)
+	f.Provider = Provider{Name: p.Provider, NoProvider: p.NoProvider, Preparing: p.Preparing, Err: p.Err, LatenciesMs: p.LatenciesMs}
+	q, err := hs.k.Queue().Health(ctx)
+	f.Queue = Queue{NoProvider: p.NoProvider, Pending: q.Pending, Dead: q.Dead, DeadChunks: q.Oldest,
 		CacheHits: q.CacheHits, CacheMisses: q.CacheMisses}
 	if err != nil {
 		f.Queue.Err = err.Error()
 	}
-	w := h.queue.WorkerState()
-	f.Queue.Worker = health.Worker{Running: w.Running, Progress: w.Progress, FailingSince: w.FailingSince, Err: w.Err}
+	w := hs.k.Queue().WorkerState()
+	f.Queue.Worker = Worker{Running: w.Running, Progress: w.Progress, FailingSince: w.FailingSince, Err: w.Err}
 
-	day := "daily/" + h.now().In(h.loc()).Format(time.DateOnly) + ".md"
-	_, err = os.Stat(h.notebook.Abs(day))
-	f.Daily = health.Daily{Path: day, Exists: err == nil}
+	day := "daily/" + hs.k.Now().In(hs.k.Location()).Format(time.DateOnly) + ".md"
+	_, err = os.Stat(hs.k.Notebook().Abs(day))
+	f.Daily = Daily{Path: day, Exists: err == nil}
 
-	f.Sizes.DatabaseBytes = fileSizes(h.idx.Path(), h.idx.Path()+"-wal")
-	f.Sizes.VaultBytes = treeSize(h.notebook.Root()) + treeSize(h.sessions.Dir)
-	f.Leaks = h.leaks()
-	f.Watcher = h.watch.facts()
+	f.Sizes.DatabaseBytes = fileSizes(hs.k.Index().Path(), hs.k.Index().Path()+"-wal")
+	f.Sizes.VaultBytes = treeSize(hs.k.Notebook().Root()) + treeSize(hs.k.Sessions().Dir)
+	f.Leaks = hs.leaks()
+	f.Watcher = hs.k.WatcherFacts()
 	return f
 }
 
-func (h *Host) databaseFacts(ctx context.Context) health.Database {
-	d := health.Database{Path: h.idx.Path()}
-	if aside := h.movedAside.Load().(string); aside != "" {
-		d.MovedAside = h.rel(aside)
+func (hs *HealthService) databaseFacts(ctx context.Context) Database {
+	d := Database{Path: hs.k.Index().Path()}
+	if aside := hs.k.MovedAside(); aside != "" {
+		d.MovedAside = hs.k.Rel(aside)
 	}
-	st, err := h.idx.Stats(ctx)
+	st, err := hs.k.Index().Stats(ctx)
 	if err != nil {
 		if index.IsCorrupt(err) {
 			d.Problems = []string{err.Error()}
@@ -160,8 +133,8 @@ func (h *Host) databaseFacts(ctx context.Context) health.Database {
 		return d
 	}
 	d.Files, d.Chunks = st.Files, st.Chunks
-	d.LastSync, _ = h.idx.Meta(ctx, "last_sync")
-	problems, err := h.idx.QuickCheck(ctx, 20)
+	d.LastSync, _ = hs.k.Index().Meta(ctx, "last_sync")
+	problems, err := hs.k.Index().QuickCheck(ctx, 20)
 	if err != nil {
 		d.Err = err.Error()
 	}
@@ -172,15 +145,15 @@ func (h *Host) databaseFacts(ctx context.Context) health.Database {
 // pageFacts compares the files with the index. A file changed within
 // grace is Recent (the next sync indexes it), older ones Stale; a deleted
 // file's time is its folder's.
-func (h *Host) pageFacts(ctx context.Context, grace time.Duration) health.Pages {
-	var p health.Pages
-	files, err := h.indexer.Files(ctx)
+func (hs *HealthService) pageFacts(ctx context.Context, grace time.Duration) Pages {
+	var p Pages
+	files, err := hs.k.Indexer().Files(ctx)
 	if err != nil {
 		p.Err = err.Error()
 		return p
 	}
 	for _, fi := range files.Files {
-		abs := h.absPath(fi.Path)
+		abs := hs.absPath(fi.Path)
 		switch fi.State {
 		case "indexed":
 		case "unindexable":
@@ -213,25 +186,25 @@ func (h *Host) pageFacts(ctx context.Context, grace time.Duration) health.Pages 
 
 // absPath is where an index path lives: transcripts in the sessions
 // folder, pages in the notebook.
-func (h *Host) absPath(rel string) string {
+func (hs *HealthService) absPath(rel string) string {
 	if sessions.IsPath(rel) {
-		return filepath.Join(h.sessions.Dir, filepath.FromSlash(strings.TrimPrefix(rel, "sessions/")))
+		return filepath.Join(hs.k.Sessions().Dir, filepath.FromSlash(strings.TrimPrefix(rel, "sessions/")))
 	}
-	return h.notebook.Abs(rel)
+	return hs.k.Notebook().Abs(rel)
 }
 
 // transcriptFacts checks each transcript's turns against the index: every
 // turn of the part of the file that was indexed (its recorded size and
 // hash) must be there, once. A file changed otherwise than by appending
 // since it was indexed is left to the pages check.
-func (h *Host) transcriptFacts(ctx context.Context, cfg *config.Config) health.Transcripts {
-	var t health.Transcripts
-	fail := func(err error) health.Transcripts { return health.Transcripts{Err: err.Error()} }
-	stamps, err := h.idx.Stamps(ctx)
+func (hs *HealthService) transcriptFacts(ctx context.Context, cfg *config.Config) Transcripts {
+	var t Transcripts
+	fail := func(err error) Transcripts { return Transcripts{Err: err.Error()} }
+	stamps, err := hs.k.Index().Stamps(ctx)
 	if err != nil {
 		return fail(err)
 	}
-	groups, err := h.idx.TurnChunks(ctx)
+	groups, err := hs.k.Index().TurnChunks(ctx)
 	if err != nil {
 		return fail(err)
 	}
@@ -239,7 +212,7 @@ func (h *Host) transcriptFacts(ctx context.Context, cfg *config.Config) health.T
 	for _, g := range groups {
 		byPath[g.Path] = append(byPath[g.Path], g)
 	}
-	entries, err := os.ReadDir(h.sessions.Dir)
+	entries, err := os.ReadDir(hs.k.Sessions().Dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fail(err)
 	}
@@ -253,7 +226,7 @@ func (h *Host) transcriptFacts(ctx context.Context, cfg *config.Config) health.T
 			return fail(err)
 		}
 		rel := "sessions/" + name
-		data, err := fsx.ReadFile(filepath.Join(h.sessions.Dir, name)) // a FIFO would block
+		data, err := fsx.ReadFile(filepath.Join(hs.k.Sessions().Dir, name)) // a FIFO would block
 		if err != nil {
 			continue // the pages check reports unreadable files
 		}
@@ -304,11 +277,11 @@ func (h *Host) transcriptFacts(ctx context.Context, cfg *config.Config) health.T
 			}
 		}
 		for _, id := range dupOrder {
-			t.Duplicated = append(t.Duplicated, health.TurnIssue{Session: session, Turn: id, Copies: copies[id]})
+			t.Duplicated = append(t.Duplicated, TurnIssue{Session: session, Turn: id, Copies: copies[id]})
 		}
 		for _, id := range order {
 			if !present[id] {
-				t.Missing = append(t.Missing, health.TurnIssue{Session: session, Turn: id})
+				t.Missing = append(t.Missing, TurnIssue{Session: session, Turn: id})
 			}
 		}
 	}
@@ -322,23 +295,23 @@ func lastLine(data []byte) []byte {
 }
 
 // leaks lists files in brain/ and cache/ left by processes that are gone.
-func (h *Host) leaks() health.Leaks {
-	var l health.Leaks
-	db := h.idx.Path()
+func (hs *HealthService) leaks() Leaks {
+	var l Leaks
+	db := hs.k.Index().Path()
 	var err error
 	if l.Rebuild, err = indexer.RebuildLeftovers(db); err != nil {
 		l.Err = err.Error()
 	}
 	dir := filepath.Dir(db)
 	l.Corrupt, _ = filepath.Glob(filepath.Join(dir, "*.corrupt-*"))
-	for _, d := range []string{dir, filepath.Join(h.home, "cache")} {
+	for _, d := range []string{dir, filepath.Join(hs.k.Home(), "cache")} {
 		l.StrayWAL = append(l.StrayWAL, strayWAL(d)...)
 	}
 	// Listed without the lock: one may belong to a write under way, which
 	// --repair, taking the lock, never removes.
-	l.PageTemp, _ = h.notebook.Leftovers(context.Background(), false)
-	l.Serve = relTo(h.home, h.serveLeftovers(false))
-	l.Rebuild, l.Corrupt, l.StrayWAL, l.PageTemp = relTo(h.home, l.Rebuild), relTo(h.home, l.Corrupt), relTo(h.home, l.StrayWAL), relTo(h.home, l.PageTemp)
+	l.PageTemp, _ = hs.k.Notebook().Leftovers(context.Background(), false)
+	l.Serve = hs.rel(hs.serveLeftovers(false))
+	l.Rebuild, l.Corrupt, l.StrayWAL, l.PageTemp = hs.rel(l.Rebuild), hs.rel(l.Corrupt), hs.rel(l.StrayWAL), hs.rel(l.PageTemp)
 	return l
 }
 
@@ -387,41 +360,41 @@ func treeSize(dir string) int64 {
 }
 
 // repair fixes what f shows can be fixed and says what it did.
-func (h *Host) repair(ctx context.Context, f health.Facts) []string {
+func (hs *HealthService) repair(ctx context.Context, f Facts) []string {
 	var done []string
 	say := func(format string, args ...any) { done = append(done, fmt.Sprintf(format, args...)) }
 
-	removed, err := indexer.RemoveRebuildLeftovers(h.idx.Path())
-	removed = append(removed, h.serveLeftovers(true)...)
-	if temp, terr := h.notebook.Leftovers(ctx, true); terr == nil {
+	removed, err := indexer.RemoveRebuildLeftovers(hs.k.Index().Path())
+	removed = append(removed, hs.serveLeftovers(true)...)
+	if temp, terr := hs.k.Notebook().Leftovers(ctx, true); terr == nil {
 		removed = append(removed, temp...)
 	} else {
 		err = errors.Join(err, terr)
 	}
 	// Under the index's open lock, listed again: a process opening the
 	// index meanwhile may have made the database these files now belong to.
-	if unlock, lerr := index.Lock(h.idx.Path()); lerr == nil {
-		for _, p := range strayWAL(filepath.Dir(h.idx.Path())) {
+	if unlock, lerr := index.Lock(hs.k.Index().Path()); lerr == nil {
+		for _, p := range strayWAL(filepath.Dir(hs.k.Index().Path())) {
 			if err := os.Remove(p); err == nil {
 				removed = append(removed, p)
 			}
 		}
 		unlock()
 	}
-	for _, p := range strayWAL(filepath.Join(h.home, "cache")) {
+	for _, p := range strayWAL(filepath.Join(hs.k.Home(), "cache")) {
 		if err := os.Remove(p); err == nil {
 			removed = append(removed, p)
 		}
 	}
 	if len(removed) > 0 {
-		say("removed %d leaked files: %s", len(removed), strings.Join(relTo(h.home, removed), ", "))
+		say("removed %d leaked files: %s", len(removed), strings.Join(hs.rel(removed), ", "))
 	}
 	if err != nil {
 		say("could not remove every leaked file: %v", err)
 	}
 
 	for _, rel := range f.Transcripts.Torn {
-		msg, err := h.sessions.RepairTail(sessions.IDOf(rel))
+		msg, err := hs.k.Sessions().RepairTail(sessions.IDOf(rel))
 		switch {
 		case err != nil:
 			say("could not repair %s: %v", rel, err)
@@ -446,11 +419,11 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 			// processes follow the path to the new file.
 			var msg string
 			cause := strings.Join(slices.DeleteFunc(append([]string{f.Database.Err}, f.Database.Problems...), func(s string) bool { return s == "" }), "; ")
-			if msg, err = h.recoverIndex(ctx, errors.New(cause), h.idx.Generation()); err == nil {
+			if msg, err = hs.k.RecoverIndex(ctx, errors.New(cause), hs.k.Index().Generation()); err == nil {
 				say("%s", msg)
 			}
 		} else {
-			res, err = h.indexer.Rebuild(ctx)
+			res, err = hs.k.Indexer().Rebuild(ctx)
 			if err == nil {
 				say("rebuilt the index because %s: %d files, %d chunks", why, res.Scanned, res.Chunks)
 			}
@@ -461,20 +434,20 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 		}
 		if f.Provider.Err == "" && !f.Provider.NoProvider {
 			// Vectors come back from the embedding cache.
-			er, err := h.queue.Run(ctx, time.Minute)
+			er, err := hs.k.Queue().Run(ctx, time.Minute)
 			if err != nil {
 				say("could not embed the rebuilt index yet: %v", err)
 			} else {
 				say("embedded %d chunks (%d from the cache), %d left for the background", er.Embedded, er.FromCache, er.Pending)
 				if er.Pending > 0 {
-					h.queue.Wake()
+					hs.k.Queue().Wake()
 				}
 			}
 		} else {
-			h.queue.Wake()
+			hs.k.Queue().Wake()
 		}
 	case len(f.Pages.Stale)+len(f.Pages.Recent) > 0:
-		res, err := h.indexer.Sync(ctx)
+		res, err := hs.k.Indexer().Sync(ctx)
 		if err != nil {
 			say("could not sync: %v", err)
 		} else if res.Indexed+res.Removed > 0 {
@@ -482,11 +455,11 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 		}
 	}
 	if f.Database.MovedAside != "" && !damaged {
-		h.movedAside.Store("") // the index built afresh at open is in step now
+		hs.k.ClearMovedAside() // the index built afresh at open is in step now
 	}
 
 	if f.Queue.Dead > 0 {
-		n, err := h.queue.RetryDead(ctx)
+		n, err := hs.k.Queue().RetryDead(ctx)
 		if err != nil {
 			say("could not queue the dead chunks again: %v", err)
 		} else {
@@ -499,57 +472,12 @@ func (h *Host) repair(ctx context.Context, f health.Facts) []string {
 	return done
 }
 
-// relTo names paths relative to the home where they lie in it.
-func relTo(home string, paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		if r, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(r, "..") {
-			p = r
-		}
-		out[i] = filepath.ToSlash(p)
-	}
-	return out
-}
-
-// watchState is what Health reports of the file watcher (Host.Watch).
-type watchState struct {
-	mu       sync.Mutex
-	started  bool
-	running  int
-	lastSync time.Time
-}
-
-func (w *watchState) start() {
-	w.mu.Lock()
-	w.started = true
-	w.running++
-	w.mu.Unlock()
-}
-
-func (w *watchState) stop() {
-	w.mu.Lock()
-	w.running--
-	w.mu.Unlock()
-}
-
-func (w *watchState) synced(t time.Time) {
-	w.mu.Lock()
-	w.lastSync = t
-	w.mu.Unlock()
-}
-
-func (w *watchState) facts() health.Watcher {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return health.Watcher{Started: w.started, Running: w.running > 0, LastEvent: w.lastSync}
-}
-
 // serveLeftovers lists brain/serve.json and the socket of a server that is
 // gone: a server removes them when it stops, so they are a killed one's
 // when nothing holds brain/serve.lock. With remove, they are removed while
 // this process holds the lock, so that no server starts meanwhile.
-func (h *Host) serveLeftovers(remove bool) []string {
-	f, err := os.OpenFile(filepath.Join(h.home, "brain", "serve.lock"), os.O_RDWR, 0)
+func (hs *HealthService) serveLeftovers(remove bool) []string {
+	f, err := os.OpenFile(filepath.Join(hs.k.Home(), "brain", "serve.lock"), os.O_RDWR, 0)
 	if err != nil {
 		return nil // no server ever ran here
 	}
@@ -559,7 +487,7 @@ func (h *Host) serveLeftovers(remove bool) []string {
 	}
 	defer fsx.UnlockFile(f)
 	var out []string
-	for _, p := range []string{filepath.Join(h.home, "brain", "serve.json"), sockpath.Of(h.home)} {
+	for _, p := range []string{filepath.Join(hs.k.Home(), "brain", "serve.json"), sockpath.Of(hs.k.Home())} {
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
@@ -567,6 +495,24 @@ func (h *Host) serveLeftovers(remove bool) []string {
 			continue
 		}
 		out = append(out, p)
+	}
+	return out
+}
+
+// writeReport writes the report through a flushed temporary file and a
+// rename, making its folder.
+func writeReport(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return fsx.WriteFileAtomic(path, data, 0o644)
+}
+
+// rel names files of the home relative to it.
+func (hs *HealthService) rel(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = hs.k.Rel(p)
 	}
 	return out
 }

@@ -1,0 +1,47 @@
+package health
+
+import (
+	"context"
+	"time"
+
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost/host/indexer"
+	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/index"
+)
+
+// Kernel is what the HealthService uses of the Host: the home's parts
+// it gathers facts from and repairs, and the checks of other features.
+type Kernel interface {
+	Home() string
+	Index() *index.DB
+	Indexer() *indexer.Indexer
+	Notebook() *notebook.Notebook
+	Sessions() *sessions.Store
+	Queue() *embedq.Queue
+	Config() *config.Config
+	Location() *time.Location
+	Now() time.Time
+	Rel(path string) string
+	// RecoverIndex moves a corrupt index aside and rebuilds it.
+	RecoverIndex(ctx context.Context, cause error, gen int64) (string, error)
+	// MovedAside is where Open moved a corrupt index ("" if it did not,
+	// or a repair has rebuilt it since); ClearMovedAside forgets it.
+	MovedAside() string
+	ClearMovedAside()
+	// WatcherFacts is what the file watcher did.
+	WatcherFacts() Watcher
+	// MoreChecks are the checks of other features (the vault's links,
+	// federation's remote), judged by them.
+	MoreChecks(ctx context.Context) []Check
+}
+
+// HealthService runs the Health operation: it gathers Facts from the
+// home, repairs what it can when asked, Evaluates and writes the report.
+// The Host embeds it.
+type HealthService struct{ k Kernel }
+
+// New returns the service over k.
+func New(k Kernel) *HealthService { return &HealthService{k: k} }
