@@ -34,6 +34,7 @@ import (
 
 	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/conversations"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/health"
@@ -116,6 +117,7 @@ type Host struct {
 	*semantic.FactService
 	*vault.VaultService
 	*health.HealthService
+	*conversations.SessionService
 }
 
 // Folders of a home, made by Open.
@@ -189,6 +191,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.FactService = semantic.New(kernel{h})
 	h.VaultService = vault.New(kernel{h})
 	h.HealthService = health.New(kernel{h})
+	h.SessionService = conversations.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository
 	// with a remote) and consolidation on a schedule
 	// (memory.generator.consolidateEveryMin) run while the home is watched.

@@ -11,6 +11,7 @@ import (
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
+	"github.com/memhost/memhost/host/prompt"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/sdk"
@@ -85,4 +86,9 @@ func (k kernel) ModelsDir() string { return k.h.modelStore().Dir }
 // Generator is the configured generator plugin, held until release.
 func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
 	return k.h.generator(ctx)
+}
+
+// Context is the system-prompt block (the Context operation).
+func (k kernel) Context(ctx context.Context) (prompt.Block, error) {
+	return k.h.Context(ctx, ContextRequest{})
 }

@@ -1,4 +1,4 @@
-package host
+package conversations
 
 import (
 	"context"
@@ -36,13 +36,13 @@ const (
 // session would replace now, folding in the previous summary (which the
 // new compaction replaces too). A transcript larger than the model takes
 // is summarised in parts, then the parts merged.
-func (h *Host) summarize(ctx context.Context, session string) (summary, model string, last string, err error) {
-	g, release, err := h.generator(ctx)
+func (cs *SessionService) summarize(ctx context.Context, session string) (summary, model string, last string, err error) {
+	g, release, err := cs.k.Generator(ctx)
 	defer release()
 	if err != nil {
 		return "", "", "", err
 	}
-	p, err := h.sessions.ToCompact(session, h.config().Memory.Compaction.KeepRecentTokens)
+	p, err := cs.k.Sessions().ToCompact(session, cs.k.Config().Memory.Compaction.KeepRecentTokens)
 	if err != nil {
 		return "", "", "", err
 	}

@@ -1,4 +1,4 @@
-package host
+package conversations
 
 import (
 	"context"
@@ -14,24 +14,6 @@ import (
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/internal/jsoncheck"
-)
-
-// Transcript types, from package sessions.
-type (
-	Turn          = sessions.Turn
-	FlushReceipt  = sessions.FlushReceipt
-	IngestFile    = sessions.Imported
-	SessionTokens = sessions.Tokens
-	SessionCheck  = sessions.Check
-	// SessionCompactResponse describes the compaction entry written.
-	SessionCompactResponse = sessions.Compacted
-)
-
-// Transcript formats Ingest reads.
-const (
-	FormatAuto       = sessions.FormatAuto
-	FormatMemhost    = sessions.FormatMemhost
-	FormatClaudeCode = sessions.FormatClaudeCode
 )
 
 // SessionAppendRequest adds one turn to a transcript.
@@ -51,7 +33,7 @@ type SessionAppendRequest struct {
 type SessionAppendResponse struct {
 	Session string `json:"session"`
 	Path    string `json:"path"`
-	Turn    Turn   `json:"turn"`
+	Turn    sessions.Turn   `json:"turn"`
 	// Warnings are troubles after the turn was written (a repaired torn
 	// line, an index that could not be updated): the turn is stored.
 	Warnings []string `json:"warnings,omitempty"`
@@ -60,8 +42,8 @@ type SessionAppendResponse struct {
 // SessionAppend appends a turn to sessions/ID.jsonl, flushed to disk, and
 // indexes the transcript before returning. Transcripts are only ever
 // appended to.
-func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (out SessionAppendResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
+func (cs *SessionService) SessionAppend(ctx context.Context, req SessionAppendRequest) (out SessionAppendResponse, err error) {
+	defer cs.k.Wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "session-append", Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("session-append: %s turn %s", out.Path, out.Turn.ID), Result: &out}
 	})
 	if !sessions.ValidID(req.Session) {
@@ -80,7 +62,7 @@ func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (out
 	if req.ID != "" && !sessions.ValidID(req.ID) {
 		return SessionAppendResponse{}, fault.BadInputf("id", "turn id %q: use letters, digits, '.', '_' and '-' (at most 128)", req.ID)
 	}
-	a, err := h.sessions.Append(ctx, req.Session, Turn{ID: req.ID, Type: "message", Role: req.Role, Content: text, Metadata: req.Meta})
+	a, err := cs.k.Sessions().Append(ctx, req.Session, sessions.Turn{ID: req.ID, Type: "message", Role: req.Role, Content: text, Metadata: req.Meta})
 	if err != nil {
 		return SessionAppendResponse{}, err
 	}
@@ -89,7 +71,7 @@ func (h *Host) SessionAppend(ctx context.Context, req SessionAppendRequest) (out
 	if a.Repaired != "" {
 		resp.Warnings = append(resp.Warnings, a.Repaired)
 	}
-	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, rel)...)
+	resp.Warnings = append(resp.Warnings, cs.k.IndexWritten(ctx, rel)...)
 	return resp, nil
 }
 
@@ -119,8 +101,8 @@ type SessionsResponse struct {
 
 // Sessions lists the transcripts in the sessions folder with their turn
 // counts and first and last times.
-func (h *Host) Sessions(ctx context.Context, _ SessionsRequest) (SessionsResponse, error) {
-	list, err := h.sessions.List(ctx)
+func (cs *SessionService) Sessions(ctx context.Context, _ SessionsRequest) (SessionsResponse, error) {
+	list, err := cs.k.Sessions().List(ctx)
 	return SessionsResponse{Sessions: list}, err
 }
 
@@ -136,13 +118,13 @@ type IngestRequest struct {
 
 // IngestResponse reports every file.
 type IngestResponse struct {
-	Files []IngestFile `json:"files"`
+	Files []sessions.Imported `json:"files"`
 }
 
 // Ingest imports transcripts into sessions/ (see sessions.Store.Import)
 // and indexes each one that grew.
-func (h *Host) Ingest(ctx context.Context, req IngestRequest) (out IngestResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
+func (cs *SessionService) Ingest(ctx context.Context, req IngestRequest) (out IngestResponse, err error) {
+	defer cs.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "session-ingest", Result: &out}
 		var names []string
 		for _, f := range out.Files {
@@ -162,11 +144,11 @@ func (h *Host) Ingest(ctx context.Context, req IngestRequest) (out IngestRespons
 	}
 	var resp IngestResponse
 	for _, p := range req.Paths {
-		f, err := h.sessions.Import(ctx, req.Dir, p, req.Format)
+		f, err := cs.k.Sessions().Import(ctx, req.Dir, p, req.Format)
 		if err == nil && f.Added+f.Known > 0 {
 			// Known turns too: an ingest killed after writing but before
 			// indexing left them unindexed (a stat when they are indexed).
-			f.Warnings = h.indexWritten(ctx, sessions.Path(f.Session))
+			f.Warnings = cs.k.IndexWritten(ctx, sessions.Path(f.Session))
 		}
 		if err != nil {
 			return resp, err
@@ -182,8 +164,8 @@ type SessionTokensRequest struct {
 }
 
 // SessionTokens estimates a session's working context.
-func (h *Host) SessionTokens(ctx context.Context, req SessionTokensRequest) (SessionTokens, error) {
-	return h.sessions.Tokens(req.Session)
+func (cs *SessionService) SessionTokens(ctx context.Context, req SessionTokensRequest) (sessions.Tokens, error) {
+	return cs.k.Sessions().Tokens(req.Session)
 }
 
 // SessionCheckRequest asks whether a flush or compaction is due before a
@@ -195,8 +177,8 @@ type SessionCheckRequest struct {
 
 // SessionCheck says whether a flush or compaction is due (see
 // sessions.Store.Check); a due flush is recorded.
-func (h *Host) SessionCheck(ctx context.Context, req SessionCheckRequest) (SessionCheck, error) {
-	return h.sessions.Check(req.Session, req.Incoming, h.config().Memory.Compaction)
+func (cs *SessionService) SessionCheck(ctx context.Context, req SessionCheckRequest) (sessions.Check, error) {
+	return cs.k.Sessions().Check(req.Session, req.Incoming, cs.k.Config().Memory.Compaction)
 }
 
 // SessionCompactRequest compacts a session with a summary.
@@ -213,30 +195,30 @@ type SessionCompactRequest struct {
 
 // SessionCompact appends a compaction entry (see sessions.Store.Compact)
 // and indexes it: the summary is searchable, the turns stay.
-func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (out SessionCompactResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
+func (cs *SessionService) SessionCompact(ctx context.Context, req SessionCompactRequest) (out sessions.Compacted, err error) {
+	defer cs.k.Wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "session-compact", Paths: memhost.Paths(sessions.Path(out.Session)), Note: "session-compact: " + out.Session, Result: &out}
 	})
 	var model, through string
 	if req.Summarize {
 		if strings.TrimSpace(req.Summary) != "" {
-			return SessionCompactResponse{}, fault.BadInputf("summary", "give a summary or ask for one to be written, not both")
+			return sessions.Compacted{}, fault.BadInputf("summary", "give a summary or ask for one to be written, not both")
 		}
 		if !sessions.ValidID(req.Session) {
-			return SessionCompactResponse{}, fault.BadInputf("session", "invalid session id %q", req.Session)
+			return sessions.Compacted{}, fault.BadInputf("session", "invalid session id %q", req.Session)
 		}
-		if req.Summary, model, through, err = h.summarize(ctx, req.Session); err != nil {
-			return SessionCompactResponse{}, err
+		if req.Summary, model, through, err = cs.summarize(ctx, req.Session); err != nil {
+			return sessions.Compacted{}, err
 		}
 	}
 	text, err := notebook.CleanText(req.Summary)
 	if err != nil {
-		return SessionCompactResponse{}, err
+		return sessions.Compacted{}, err
 	}
 	if err := (once.Request{ID: req.RequestID}).Check(); err != nil {
-		return SessionCompactResponse{}, err
+		return sessions.Compacted{}, err
 	}
-	resp, err := h.sessions.Compact(ctx, req.Session, text, h.config().Memory.Compaction.KeepRecentTokens, req.RequestID)
+	resp, err := cs.k.Sessions().Compact(ctx, req.Session, text, cs.k.Config().Memory.Compaction.KeepRecentTokens, req.RequestID)
 	if err != nil {
 		return resp, err
 	}
@@ -244,7 +226,7 @@ func (h *Host) SessionCompact(ctx context.Context, req SessionCompactRequest) (o
 	if through != "" && resp.LastTurn != through {
 		resp.Warnings = append(resp.Warnings, fmt.Sprintf("turns arrived while the summary was written: it covers the turns up to %s, the compaction up to %s", through, resp.LastTurn))
 	}
-	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, sessions.Path(req.Session))...)
+	resp.Warnings = append(resp.Warnings, cs.k.IndexWritten(ctx, sessions.Path(req.Session))...)
 	return resp, nil
 }
 
@@ -311,7 +293,7 @@ type hookInput struct {
 // context as additional context; pre-compact stores the transcript so far,
 // records a flush and reminds the agent to write durable memories;
 // session-end and stop store the transcript they name.
-func (h *Host) Hook(ctx context.Context, req HookRequest) (HookResponse, error) {
+func (cs *SessionService) Hook(ctx context.Context, req HookRequest) (HookResponse, error) {
 	if err := req.Check(); err != nil {
 		return HookResponse{}, err
 	}
@@ -328,7 +310,7 @@ func (h *Host) Hook(ctx context.Context, req HookRequest) (HookResponse, error) 
 	var out any
 	switch req.Event {
 	case HookSessionStart:
-		c, err := h.Context(ctx, ContextRequest{})
+		c, err := cs.k.Context(ctx)
 		if err != nil {
 			return HookResponse{}, err
 		}
@@ -339,23 +321,23 @@ func (h *Host) Hook(ctx context.Context, req HookRequest) (HookResponse, error) 
 		if err := need("transcript_path", in.TranscriptPath); err != nil {
 			return HookResponse{}, err
 		}
-		session, err := h.ingestHook(ctx, in.TranscriptPath)
+		session, err := cs.ingestHook(ctx, in.TranscriptPath)
 		if err != nil {
 			return HookResponse{}, err
 		}
-		tok, err := h.sessions.Tokens(session)
+		tok, err := cs.k.Sessions().Tokens(session)
 		if err != nil {
 			return HookResponse{}, err
 		}
-		if err := h.sessions.AddReceipt(session, tok.Tokens); err != nil {
+		if err := cs.k.Sessions().AddReceipt(session, tok.Tokens); err != nil {
 			return HookResponse{}, err
 		}
-		out = map[string]any{"systemMessage": h.config().Memory.Compaction.FlushPrompt}
+		out = map[string]any{"systemMessage": cs.k.Config().Memory.Compaction.FlushPrompt}
 	case HookSessionEnd, HookStop:
 		if err := need("transcript_path", in.TranscriptPath); err != nil {
 			return HookResponse{}, err
 		}
-		if _, err := h.ingestHook(ctx, in.TranscriptPath); err != nil {
+		if _, err := cs.ingestHook(ctx, in.TranscriptPath); err != nil {
 			return HookResponse{}, err
 		}
 		out = map[string]any{"suppressOutput": true}
@@ -367,11 +349,11 @@ func (h *Host) Hook(ctx context.Context, req HookRequest) (HookResponse, error) 
 }
 
 // ingestHook imports a Claude Code transcript and names its session.
-func (h *Host) ingestHook(ctx context.Context, path string) (string, error) {
+func (cs *SessionService) ingestHook(ctx context.Context, path string) (string, error) {
 	if !filepath.IsAbs(path) {
 		return "", fault.BadInputf("payload", "transcript_path %q is not absolute", path)
 	}
-	r, err := h.Ingest(ctx, IngestRequest{Paths: []string{path}, Format: FormatClaudeCode})
+	r, err := cs.Ingest(ctx, IngestRequest{Paths: []string{path}, Format: sessions.FormatClaudeCode})
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,36 @@
+// Package conversations holds the conversation operations over the
+// transcript store (host/sessions): append a turn, list sessions, ingest
+// transcripts (Claude Code's among them), token counts, the compaction
+// check and the compaction entry with its summary by the generator, and
+// the Claude Code hooks. It imports memhost and the lower host packages;
+// the Host embeds its SessionService.
+package conversations
+
+import (
+	"context"
+
+	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/prompt"
+	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/sdk"
+)
+
+// Kernel is what the SessionService uses of the Host.
+type Kernel interface {
+	Sessions() *sessions.Store
+	Config() *config.Config
+	IndexWritten(ctx context.Context, rels ...string) []string
+	Wrote(err *error, change func() memhost.Change)
+	// Generator is the configured generator plugin, held until release.
+	Generator(ctx context.Context) (sdk.Generator, func(), error)
+	// Context is the block an agent puts in its system prompt (the
+	// session-start hook answers with it).
+	Context(ctx context.Context) (prompt.Block, error)
+}
+
+// SessionService runs the conversation operations.
+type SessionService struct{ k Kernel }
+
+// New returns the service over k.
+func New(k Kernel) *SessionService { return &SessionService{k: k} }
