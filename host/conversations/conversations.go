@@ -31,9 +31,9 @@ type SessionAppendRequest struct {
 
 // SessionAppendResponse is the turn written.
 type SessionAppendResponse struct {
-	Session string `json:"session"`
-	Path    string `json:"path"`
-	Turn    sessions.Turn   `json:"turn"`
+	Session string        `json:"session"`
+	Path    string        `json:"path"`
+	Turn    sessions.Turn `json:"turn"`
 	// Warnings are troubles after the turn was written (a repaired torn
 	// line, an index that could not be updated): the turn is stored.
 	Warnings []string `json:"warnings,omitempty"`
