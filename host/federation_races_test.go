@@ -17,7 +17,7 @@ import (
 	"github.com/memhost/memhost/host/federation"
 )
 
-// TestLoopReportsIndexPaths: the serve loop (federationLoop) tells
+// TestLoopReportsIndexPaths: the serve loop (FederationService.RunLoop) tells
 // OnSync the files a merge changed as index paths ("knowledge/x.md"), as
 // every other SyncResult does; it used to pass federation's home-relative
 // paths ("notebook/knowledge/x.md"), so serve's "sync" event named pages
@@ -55,7 +55,7 @@ func TestLoopReportsIndexPaths(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		a.federationLoop(lctx, func(r SyncResult) {
+		a.RunLoop(lctx, func(r SyncResult) {
 			select {
 			case got <- r:
 			default:

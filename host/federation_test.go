@@ -120,7 +120,7 @@ func TestFedSyncIndexesWhatChanged(t *testing.T) {
 	if got := found(t, b, "quokkas"); len(got) == 0 {
 		t.Fatal("b does not find a's fact after the sync")
 	}
-	if st := b.federationStatus(ctx); st == nil || st.State.LastSuccess == "" || st.Remote != remote {
+	if st := b.FederationSummary(ctx); st == nil || st.State.LastSuccess == "" || st.Remote != remote {
 		t.Fatalf("status %+v", st)
 	}
 }
@@ -229,10 +229,8 @@ func BenchmarkRememberCommit(b *testing.B) {
 					if _, err := h.Remember(ctx, RememberRequest{Text: fmt.Sprintf("benchmark fact %d", i), Category: "knowledge"}); err != nil {
 						b.Fatal(err)
 					}
-					if f := h.fed.Load(); f != nil {
-						if err := f.committer.Flush(ctx); err != nil {
-							b.Fatal(err)
-						}
+					if err := h.FlushCommits(ctx); err != nil {
+						b.Fatal(err)
 					}
 				}
 				b.StopTimer()

@@ -37,6 +37,7 @@ import (
 	"github.com/memhost/memhost/host/conversations"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/federated"
 	"github.com/memhost/memhost/host/health"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
@@ -108,9 +109,8 @@ type Host struct {
 	movedAside atomic.Value
 	sessions   *sessions.Store
 	reg        *registry.Registry
-	watch      watchState               // the file watcher's, for Health
-	gens       *registry.Registry       // generator plugins (generate.go)
-	fed        atomic.Pointer[fedState] // nil unless the home is a memhost git repository
+	watch      watchState         // the file watcher's, for Health
+	gens       *registry.Registry // generator plugins (generate.go)
 
 	// The feature services: their operations are the Host's by promotion.
 	*browse.BrowseService
@@ -118,6 +118,7 @@ type Host struct {
 	*vault.VaultService
 	*health.HealthService
 	*conversations.SessionService
+	*federated.FederationService
 }
 
 // Folders of a home, made by Open.
@@ -192,13 +193,14 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.VaultService = vault.New(kernel{h})
 	h.HealthService = health.New(kernel{h})
 	h.SessionService = conversations.New(kernel{h})
+	h.FederationService = federated.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository
 	// with a remote) and consolidation on a schedule
 	// (memory.generator.consolidateEveryMin) run while the home is watched.
-	h.loops.add("git-sync", func(ctx context.Context, req WatchRequest) { h.federationLoop(ctx, req.OnGitSync) })
+	h.loops.add("git-sync", func(ctx context.Context, req WatchRequest) { h.FederationService.RunLoop(ctx, req.OnGitSync) })
 	h.loops.add("consolidate", func(ctx context.Context, _ WatchRequest) { h.FactService.RunSchedule(ctx) })
-	h.Subscribe(h.fedNote) // commits nothing until the home is a memhost repository
-	h.openFederation()
+	h.Subscribe(h.FederationService.Note) // commits nothing until the home is a memhost repository
+	h.OpenFederation()
 	opened = true
 	return h, nil
 }
@@ -234,7 +236,7 @@ func (h *Host) Close() error {
 	if h.closed.Swap(true) {
 		return nil
 	}
-	ferr := h.closeFederation()
+	ferr := h.CloseFederation()
 	qerr := h.queue.Close()
 	h.reg.Close()
 	h.gens.Close()

@@ -130,7 +130,7 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	// with the watcher.
 	defer h.loops.start(ctx, req)()
 	onSync := func(r SyncResult) {
-		h.fedEdited(r)
+		h.FederationService.Edited(r)
 		h.watch.synced(h.now())
 		if req.OnSync != nil {
 			req.OnSync(r)
@@ -276,7 +276,7 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 		return resp, err
 	}
 	resp.UnresolvedLinks = len(unresolved)
-	resp.Federation = h.federationStatus(ctx)
+	resp.Federation = h.FederationSummary(ctx)
 	resp.Generator = h.ConsolidationState()
 	return resp, nil
 }

@@ -92,3 +92,6 @@ func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
 func (k kernel) Context(ctx context.Context) (prompt.Block, error) {
 	return k.h.Context(ctx, ContextRequest{})
 }
+
+// RecheckConfig reads config.yaml again.
+func (k kernel) RecheckConfig() { k.h.RecheckConfig() }

@@ -24,7 +24,7 @@ func (k kernel) WatcherFacts() health.Watcher { return k.h.watch.facts() }
 // in a memhost git repository, federation's.
 func (k kernel) MoreChecks(ctx context.Context) []health.Check {
 	checks := []health.Check{k.h.LinksCheck(ctx)}
-	if c, ok := k.h.federationCheck(ctx); ok {
+	if c, ok := k.h.FederationCheck(ctx); ok {
 		checks = append(checks, c)
 	}
 	return checks

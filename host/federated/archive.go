@@ -1,4 +1,4 @@
-package host
+package federated
 
 import (
 	"bytes"
@@ -39,7 +39,7 @@ type ExportResponse struct {
 // Export writes notebook/, sessions/ and config.yaml, with a manifest of
 // their SHA-256 checksums, to a gzip-compressed tar (see package
 // archive). The index is left out: Import rebuilds it.
-func (h *Host) Export(ctx context.Context, req ExportRequest) (ExportResponse, error) {
+func (fd *FederationService) Export(ctx context.Context, req ExportRequest) (ExportResponse, error) {
 	resp := ExportResponse{Path: req.Path}
 	if req.Path == "" {
 		return resp, fault.BadInputf("path", "no archive file given")
@@ -56,10 +56,10 @@ func (h *Host) Export(ctx context.Context, req ExportRequest) (ExportResponse, e
 	sum := sha256.New()
 	n := &countWriter{}
 	m, err := archive.Write(io.MultiWriter(f, sum, n), []archive.Source{
-		{Name: "notebook", Dir: h.notebook.Root()},
-		{Name: "sessions", Dir: h.sessions.Dir},
-		{Name: "config.yaml", Dir: filepath.Join(h.home, config.FileName)},
-	}, version.String(), h.now())
+		{Name: "notebook", Dir: fd.k.Notebook().Root()},
+		{Name: "sessions", Dir: fd.k.Sessions().Dir},
+		{Name: "config.yaml", Dir: filepath.Join(fd.k.Home(), config.FileName)},
+	}, version.String(), fd.k.Now())
 	if err == nil {
 		err = f.Sync()
 	}
@@ -110,7 +110,7 @@ type ImportResponse struct {
 // rules (transcripts and other JSONL by union of entries, pages line by
 // line, both versions kept when lines conflict). config.yaml is taken
 // only when the home has none. What changed is indexed.
-func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportResponse, err error) {
+func (fd *FederationService) Import(ctx context.Context, req ImportRequest) (out ImportResponse, err error) {
 	out.Path = req.Path
 	if req.Path == "" {
 		return out, fault.BadInputf("path", "no archive file given")
@@ -120,7 +120,7 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 		return out, fault.Errorf(fault.NotFound, "path", "cannot read %s: %v", req.Path, err)
 	}
 	defer f.Close()
-	stage, err := os.MkdirTemp(filepath.Join(h.home, "brain"), "import-")
+	stage, err := os.MkdirTemp(filepath.Join(fd.k.Home(), "brain"), "import-")
 	if err != nil {
 		return out, err
 	}
@@ -142,7 +142,7 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 		switch top, rest, _ := strings.Cut(af.Path, "/"); {
 		case af.Path == config.FileName:
 		case top == "notebook":
-			rel, err := h.notebook.Clean(rest)
+			rel, err := fd.k.Notebook().Clean(rest)
 			if err != nil || rel != rest {
 				return out, fault.Errorf(fault.BadInput, "path", "%s: the page %s is not a valid page path", req.Path, af.Path)
 			}
@@ -156,15 +156,15 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 			if !strings.HasPrefix(rest, ".") {
 				ip = sessions.Path(id)
 			}
-			items = append(items, item{af.Path, filepath.Join(h.sessions.Dir, rest), ip})
+			items = append(items, item{af.Path, filepath.Join(fd.k.Sessions().Dir, rest), ip})
 		}
 	}
 	var changed, files []string // index paths; other files of the home
-	defer h.wrote(&err, func() memhost.Change {
+	defer fd.k.Wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "import", Paths: changed, Files: files, Result: &out,
 			Note: fmt.Sprintf("import: %s (%d added, %d merged)", filepath.Base(out.Path), len(out.Added), len(out.Merged))}
 	})
-	repo := &federation.Repo{Dir: absHome(h.home)}
+	repo := &federation.Repo{Dir: absHome(fd.k.Home())}
 	var reindex []string
 	for _, it := range items {
 		theirs, err := os.ReadFile(filepath.Join(stage, filepath.FromSlash(it.name)))
@@ -198,7 +198,7 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 		}
 		what := ""
 		if it.target == "" { // a page: under the notebook's lock
-			uerr := h.notebook.Update(ctx, it.indexPath, func(old []byte, exists bool) ([]byte, error) {
+			uerr := fd.k.Notebook().Update(ctx, it.indexPath, func(old []byte, exists bool) ([]byte, error) {
 				data, w, err := merge(old, exists)
 				what = w
 				if err == nil && data == nil {
@@ -211,10 +211,10 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 			}
 			if what == "conflict" {
 				sib := federation.SiblingPath(it.indexPath, id)
-				if err := h.notebook.Update(ctx, sib, func([]byte, bool) ([]byte, error) { return theirs, nil }); err != nil {
+				if err := fd.k.Notebook().Update(ctx, sib, func([]byte, bool) ([]byte, error) { return theirs, nil }); err != nil {
 					return out, err
 				}
-				out.Conflicts = append(out.Conflicts, federation.Conflict{Path: it.name, Sibling: "notebook/" + sib, Time: h.now().UTC().Format("2006-01-02T15:04:05Z"), Reason: "the archive and the home changed the same lines"})
+				out.Conflicts = append(out.Conflicts, federation.Conflict{Path: it.name, Sibling: "notebook/" + sib, Time: fd.k.Now().UTC().Format("2006-01-02T15:04:05Z"), Reason: "the archive and the home changed the same lines"})
 				reindex = append(reindex, sib)
 			}
 		} else {
@@ -250,22 +250,22 @@ func (h *Host) Import(ctx context.Context, req ImportRequest) (out ImportRespons
 	}
 	if _, err := os.Stat(filepath.Join(stage, config.FileName)); err == nil {
 		out.Config = "kept"
-		cfgPath := filepath.Join(h.home, config.FileName)
+		cfgPath := filepath.Join(fd.k.Home(), config.FileName)
 		if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
 			if _, err := config.Load(filepath.Join(stage, config.FileName), nil); err != nil {
-				h.log.Warn("the archive's config.yaml is not valid; not imported", "err", err)
+				fd.k.Log().Warn("the archive's config.yaml is not valid; not imported", "err", err)
 			} else if data, err := os.ReadFile(filepath.Join(stage, config.FileName)); err == nil {
 				if err := writeFileAtomic(cfgPath, data); err != nil {
 					return out, err
 				}
 				out.Config = "imported"
 				files = append(files, config.FileName)
-				h.RecheckConfig()
+				fd.k.RecheckConfig()
 			}
 		}
 	}
 	if len(reindex) > 0 {
-		if err := h.indexer.SyncPaths(ctx, reindex...); err != nil {
+		if err := fd.k.Indexer().SyncPaths(ctx, reindex...); err != nil {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("the files are imported; indexing them failed (the next sync retries): %v", err))
 		}
 	}

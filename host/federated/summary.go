@@ -1,4 +1,4 @@
-package host
+package federated
 
 import "context"
 
@@ -6,6 +6,6 @@ import "context"
 // the home is not a memhost git repository): the remote, the branch, the
 // last syncs and the open conflicts, read from .git without Status's look
 // at every page. The dashboard's home shows it on each paint.
-func (h *Host) FederationSummary(ctx context.Context) *FederationStatus {
-	return h.federationStatus(ctx)
+func (fd *FederationService) FederationSummary(ctx context.Context) *FederationStatus {
+	return fd.status(ctx)
 }

@@ -1,4 +1,4 @@
-package host
+package federated
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation"
 	"github.com/memhost/memhost/host/health"
+	"github.com/memhost/memhost/host/indexer"
 )
 
 // fedState is the home's federation when it is a memhost git repository:
@@ -24,30 +25,30 @@ type fedState struct {
 	committer *federation.Committer
 }
 
-// openFederation starts committing when the home is a memhost repository
+// OpenFederation starts committing when the home is a memhost repository
 // (see federation.Managed).
-func (h *Host) openFederation() {
-	if !federation.Managed(h.home) {
+func (fd *FederationService) OpenFederation() {
+	if !federation.Managed(fd.k.Home()) {
 		return
 	}
-	h.startFederation()
+	fd.start()
 }
 
-func (h *Host) startFederation() *fedState {
-	if f := h.fed.Load(); f != nil {
+func (fd *FederationService) start() *fedState {
+	if f := fd.fed.Load(); f != nil {
 		return f
 	}
-	cfg := h.config().Federation
-	home := absHome(h.home)
-	repo := &federation.Repo{Dir: home, Author: cfg.Author, Notebook: h.notebookRel()}
+	cfg := fd.k.Config().Federation
+	home := absHome(fd.k.Home())
+	repo := &federation.Repo{Dir: home, Author: cfg.Author, Notebook: fd.notebookRel()}
 	f := &fedState{home: home, repo: repo}
 	f.committer = federation.NewCommitter(repo, time.Duration(cfg.CommitIntervalMs)*time.Millisecond, func(err error) {
 		if err != nil {
-			h.log.Warn("cannot commit to the home's git repository; the change is kept on disk", "err", err)
+			fd.k.Log().Warn("cannot commit to the home's git repository; the change is kept on disk", "err", err)
 		}
 	})
-	if !h.fed.CompareAndSwap(nil, f) {
-		return h.fed.Load()
+	if !fd.fed.CompareAndSwap(nil, f) {
+		return fd.fed.Load()
 	}
 	return f
 }
@@ -55,21 +56,21 @@ func (h *Host) startFederation() *fedState {
 // notebookRel is the notebook folder relative to the home (symlinks
 // resolved on both): with sessions/, what federation shares. It is not
 // local ("../x") when the notebook is outside the home.
-func (h *Host) notebookRel() string {
-	home := absHome(h.home)
+func (fd *FederationService) notebookRel() string {
+	home := absHome(fd.k.Home())
 	if real, err := filepath.EvalSymlinks(home); err == nil {
 		home = real
 	}
-	rel, err := filepath.Rel(home, h.notebook.Root())
+	rel, err := filepath.Rel(home, fd.k.Notebook().Root())
 	if err != nil {
-		return h.notebook.Root()
+		return fd.k.Notebook().Root()
 	}
 	return rel
 }
 
-// closeFederation commits what is pending.
-func (h *Host) closeFederation() error {
-	if f := h.fed.Load(); f != nil {
+// CloseFederation commits what is pending.
+func (fd *FederationService) CloseFederation() error {
+	if f := fd.fed.Load(); f != nil {
 		return f.committer.Close(context.Background())
 	}
 	return nil
@@ -77,26 +78,26 @@ func (h *Host) closeFederation() error {
 
 // homeRel is the home-relative path of an index path ("" when the file
 // is outside the home, which federation cannot share).
-func (h *Host) homeRel(indexPath string) string {
-	abs := h.indexer.AbsPath(indexPath)
-	rel, err := filepath.Rel(absHome(h.home), abs)
+func (fd *FederationService) homeRel(indexPath string) string {
+	abs := fd.k.Indexer().AbsPath(indexPath)
+	rel, err := filepath.Rel(absHome(fd.k.Home()), abs)
 	if err != nil || !filepath.IsLocal(rel) {
 		return ""
 	}
 	return filepath.ToSlash(rel)
 }
 
-// fedNote queues the commit of a write's change: exactly its paths, with
+// Note queues the commit of a write's change: exactly its paths, with
 // its note as the message ("remember: reference/contacts.md ## Sarah Chen").
 // A write that changed no path commits nothing.
-func (h *Host) fedNote(c memhost.Change) {
-	f := h.fed.Load()
+func (fd *FederationService) Note(c memhost.Change) {
+	f := fd.fed.Load()
 	if f == nil {
 		return
 	}
 	var paths []string
 	for _, p := range append(append([]string(nil), c.Paths...), c.Removed...) {
-		if hp := h.homeRel(p); hp != "" {
+		if hp := fd.homeRel(p); hp != "" {
 			paths = append(paths, hp)
 		}
 	}
@@ -111,15 +112,15 @@ func (h *Host) fedNote(c memhost.Change) {
 	f.committer.Note(federation.Change{Message: c.Note, Paths: paths})
 }
 
-// fedEdited commits changes the watcher saw (edits made in an editor).
-func (h *Host) fedEdited(r SyncResult) {
-	f := h.fed.Load()
+// Edited commits changes the watcher saw (edits made in an editor).
+func (fd *FederationService) Edited(r indexer.SyncResult) {
+	f := fd.fed.Load()
 	if f == nil || len(r.Paths)+len(r.RemovedPaths) == 0 {
 		return
 	}
 	var paths, names []string
 	for _, p := range append(append([]string(nil), r.Paths...), r.RemovedPaths...) {
-		if hp := h.homeRel(p); hp != "" {
+		if hp := fd.homeRel(p); hp != "" {
 			paths = append(paths, hp)
 			names = append(names, p)
 		}
@@ -156,15 +157,15 @@ type GitInitResponse struct {
 // GitInit makes the home a git repository (or adopts the one it is),
 // with a .gitignore that keeps derived and per-machine files out, and
 // commits it; from then on every write is committed.
-func (h *Host) GitInit(ctx context.Context, req GitInitRequest) (GitInitResponse, error) {
-	resp := GitInitResponse{Home: h.home}
-	if !inside(absHome(h.home), h.notebook.Root()) {
-		return resp, fault.Errorf(fault.BadInput, "notebookDir", "the notebook %s is outside the home %s: git federation shares the home folder", h.notebook.Root(), h.home)
+func (fd *FederationService) GitInit(ctx context.Context, req GitInitRequest) (GitInitResponse, error) {
+	resp := GitInitResponse{Home: fd.k.Home()}
+	if !inside(absHome(fd.k.Home()), fd.k.Notebook().Root()) {
+		return resp, fault.Errorf(fault.BadInput, "notebookDir", "the notebook %s is outside the home %s: git federation shares the home folder", fd.k.Notebook().Root(), fd.k.Home())
 	}
-	if err := federation.CheckNotebook(h.notebookRel()); err != nil {
+	if err := federation.CheckNotebook(fd.notebookRel()); err != nil {
 		return resp, fault.Errorf(fault.BadInput, "notebookDir", "%v", err)
 	}
-	cfg := h.config().Federation
+	cfg := fd.k.Config().Federation
 	if req.Branch == "" {
 		req.Branch = cfg.Branch
 	}
@@ -174,23 +175,23 @@ func (h *Host) GitInit(ctx context.Context, req GitInitRequest) (GitInitResponse
 	if strings.HasPrefix(req.Remote, "-") || strings.ContainsAny(req.Remote, "\n\r\x00") {
 		return resp, fault.BadInputf("remote", "not a repository URL or path: %q", req.Remote)
 	}
-	repo := &federation.Repo{Dir: absHome(h.home), Author: cfg.Author, Notebook: h.notebookRel()}
+	repo := &federation.Repo{Dir: absHome(fd.k.Home()), Author: cfg.Author, Notebook: fd.notebookRel()}
 	res, err := repo.Init(ctx, federation.InitOptions{Branch: req.Branch})
 	resp.InitResult = res
 	if err != nil {
 		return resp, gitFault(err)
 	}
-	h.startFederation()
+	fd.start()
 	if req.Remote == "" {
 		return resp, nil
 	}
-	if err := config.SetFederation(filepath.Join(h.home, config.FileName), req.Remote, req.Branch); err != nil {
+	if err := config.SetFederation(filepath.Join(fd.k.Home(), config.FileName), req.Remote, req.Branch); err != nil {
 		return resp, err
 	}
-	h.RecheckConfig()
-	h.editConfig(func(c *config.Config) { c.Federation.Remote, c.Federation.Branch = req.Remote, req.Branch })
+	fd.k.RecheckConfig()
+	fd.k.EditConfig(func(c *config.Config) { c.Federation.Remote, c.Federation.Branch = req.Remote, req.Branch })
 	resp.Remote = req.Remote
-	s, err := h.FedSync(ctx, FedSyncRequest{})
+	s, err := fd.FedSync(ctx, FedSyncRequest{})
 	if err != nil {
 		resp.SyncError = err.Error()
 	}
@@ -237,44 +238,44 @@ var ErrNotFederated error = &fault.Error{Kind: fault.BadInput, Field: "federatio
 // FedSync fetches federation.remote, merges it into the home, pushes, and
 // re-indexes exactly the files the merge changed. A failed push leaves
 // everything local in place (committed); the error says why.
-func (h *Host) FedSync(ctx context.Context, _ FedSyncRequest) (resp FedSyncResponse, err error) {
+func (fd *FederationService) FedSync(ctx context.Context, _ FedSyncRequest) (resp FedSyncResponse, err error) {
 	start := time.Now()
-	f := h.fed.Load()
+	f := fd.fed.Load()
 	if f == nil {
 		return resp, ErrNotFederated
 	}
-	cfg := h.config().Federation
+	cfg := fd.k.Config().Federation
 	if cfg.Remote == "" {
 		return resp, fault.BadInputf("remote", "no remote is set (federation.remote in config.yaml)")
 	}
 	// Edits made in an editor and not yet seen are committed under their
 	// own message, then whatever is noted.
-	if r, err := h.indexer.Fresh(ctx); err == nil {
-		h.fedEdited(r)
+	if r, err := fd.k.Indexer().Fresh(ctx); err == nil {
+		fd.Edited(r)
 	}
 	if err := f.committer.Flush(ctx); err != nil {
-		h.log.Warn("commit before sync", "err", err)
+		fd.k.Log().Warn("commit before sync", "err", err)
 	}
-	res, serr := f.repo.Sync(ctx, federation.SyncOptions{Remote: cfg.Remote, Branch: cfg.Branch, Now: h.now, Lock: h.notebook.Lock})
+	res, serr := f.repo.Sync(ctx, federation.SyncOptions{Remote: cfg.Remote, Branch: cfg.Branch, Now: fd.k.Now, Lock: fd.k.Notebook().Lock})
 	resp.SyncResult = res
 	if len(res.Changed) > 0 {
-		paths := h.indexPaths(res.Changed)
+		paths := fd.indexPaths(res.Changed)
 		resp.Paths = paths
-		if err := h.indexer.SyncPaths(ctx, paths...); err != nil {
+		if err := fd.k.Indexer().SyncPaths(ctx, paths...); err != nil {
 			serr = errors.Join(serr, fmt.Errorf("re-index after the merge: %w", err))
 		}
 		resp.Indexed = len(paths)
 	}
-	resp.DurationMs = ms(time.Since(start))
+	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return resp, gitFault(serr)
 }
 
 // indexPaths are the index paths of home-relative files, leaving out
 // the files the index does not hold.
-func (h *Host) indexPaths(homeRel []string) []string {
+func (fd *FederationService) indexPaths(homeRel []string) []string {
 	var paths []string
 	for _, p := range homeRel {
-		if ip := h.indexPathOf(p); ip != "" {
+		if ip := fd.indexPathOf(p); ip != "" {
 			paths = append(paths, ip)
 		}
 	}
@@ -283,15 +284,15 @@ func (h *Host) indexPaths(homeRel []string) []string {
 
 // indexPathOf is the index path of a home-relative file, "" when the
 // index does not hold such files.
-func (h *Host) indexPathOf(homeRel string) string {
-	abs := filepath.Join(absHome(h.home), filepath.FromSlash(homeRel))
-	if rel, err := filepath.Rel(h.notebook.Root(), abs); err == nil && filepath.IsLocal(rel) {
+func (fd *FederationService) indexPathOf(homeRel string) string {
+	abs := filepath.Join(absHome(fd.k.Home()), filepath.FromSlash(homeRel))
+	if rel, err := filepath.Rel(fd.k.Notebook().Root(), abs); err == nil && filepath.IsLocal(rel) {
 		if !strings.HasSuffix(rel, ".md") {
 			return ""
 		}
 		return filepath.ToSlash(rel)
 	}
-	if rel, err := filepath.Rel(h.sessions.Dir, abs); err == nil && filepath.IsLocal(rel) && strings.HasSuffix(rel, ".jsonl") && !strings.HasPrefix(rel, ".") {
+	if rel, err := filepath.Rel(fd.k.Sessions().Dir, abs); err == nil && filepath.IsLocal(rel) && strings.HasSuffix(rel, ".jsonl") && !strings.HasPrefix(rel, ".") {
 		return "sessions/" + filepath.ToSlash(rel)
 	}
 	return ""
@@ -306,13 +307,13 @@ type FederationStatus struct {
 	Conflicts []federation.Conflict `json:"conflicts,omitempty"`
 }
 
-// federationStatus is nil when the home is not federated.
-func (h *Host) federationStatus(ctx context.Context) *FederationStatus {
-	f := h.fed.Load()
+// status is nil when the home is not federated.
+func (fd *FederationService) status(ctx context.Context) *FederationStatus {
+	f := fd.fed.Load()
 	if f == nil {
 		return nil
 	}
-	cfg := h.config().Federation
+	cfg := fd.k.Config().Federation
 	st := f.repo.ReadState()
 	remote := redactRemote(cfg.Remote)
 	if remote != cfg.Remote {
@@ -332,11 +333,11 @@ func redactRemote(remote string) string {
 	return u.Redacted()
 }
 
-// federationCheck is health's check of federation: merges that kept both
+// FederationCheck is health's check of federation: merges that kept both
 // sides and failed syncs warn; a remote that rewrote its history, or that
 // changed what is not shared (a plugin, a symlink, ..), fails.
-func (h *Host) federationCheck(ctx context.Context) (health.Check, bool) {
-	fs := h.federationStatus(ctx)
+func (fd *FederationService) FederationCheck(ctx context.Context) (health.Check, bool) {
+	fs := fd.status(ctx)
 	if fs == nil {
 		return health.Check{}, false
 	}
@@ -385,11 +386,11 @@ func (h *Host) federationCheck(ctx context.Context) (health.Check, bool) {
 // become a memhost repository.
 const unmanagedPoll = 5 * time.Second
 
-// federationLoop syncs with the remote every federation.pushIntervalSec
+// RunLoop syncs with the remote every federation.pushIntervalSec
 // (longer after failures) until ctx ends; Watch runs it (so `memhost
 // serve` does) and waits for it to end. onGitSync hears of the re-indexing
 // each merge did, and of each failed sync.
-func (h *Host) federationLoop(ctx context.Context, onGitSync func(SyncResult)) {
+func (fd *FederationService) RunLoop(ctx context.Context, onGitSync func(indexer.SyncResult)) {
 	wait := time.Duration(0)
 	for {
 		select {
@@ -397,35 +398,35 @@ func (h *Host) federationLoop(ctx context.Context, onGitSync func(SyncResult)) {
 			return
 		case <-time.After(wait):
 		}
-		cfg := h.config().Federation
+		cfg := fd.k.Config().Federation
 		interval := time.Duration(cfg.PushIntervalSec) * time.Second
 		wait = interval
-		f := h.fed.Load()
+		f := fd.fed.Load()
 		if f == nil {
-			if !federation.Managed(h.home) {
+			if !federation.Managed(fd.k.Home()) {
 				// `memhost git init` may run in another process: look again soon.
 				wait = min(interval, unmanagedPoll)
 				continue
 			}
-			f = h.startFederation()
+			f = fd.start()
 		}
-		if _, err := f.repo.Maintain(ctx, h.now()); err != nil && ctx.Err() == nil {
-			h.log.Warn("git gc --auto failed; the repository keeps working, unpacked", "err", err)
+		if _, err := f.repo.Maintain(ctx, fd.k.Now()); err != nil && ctx.Err() == nil {
+			fd.k.Log().Warn("git gc --auto failed; the repository keeps working, unpacked", "err", err)
 		}
 		if cfg.Remote == "" {
 			continue
 		}
-		res, err := h.FedSync(ctx, FedSyncRequest{})
+		res, err := fd.FedSync(ctx, FedSyncRequest{})
 		if ctx.Err() != nil {
 			return
 		}
 		if err != nil {
 			wait = f.repo.ReadState().Backoff(interval)
-			h.log.Warn("federation sync failed; local memory is kept", "remote", cfg.Remote, "retry in", wait.String(), "err", err)
+			fd.k.Log().Warn("federation sync failed; local memory is kept", "remote", cfg.Remote, "retry in", wait.String(), "err", err)
 		}
 		// A failed sync is told too: the dashboard's git card shows it.
 		if onGitSync != nil && (res.Indexed > 0 || err != nil) {
-			onGitSync(SyncResult{Paths: res.Paths, Indexed: res.Indexed, DurationMs: res.DurationMs})
+			onGitSync(indexer.SyncResult{Paths: res.Paths, Indexed: res.Indexed, DurationMs: res.DurationMs})
 		}
 	}
 }
