@@ -96,7 +96,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 		warning string
 	}
 	if req.Auto {
-		auto.r, auto.tags, auto.ok, auto.warning = h.autoRoute(ctx, text)
+		auto.r, auto.tags, auto.ok, auto.warning = route.Ask(ctx, h.notebook, text, h.generator)
 	}
 	// Route reads the contacts page's sections (and which pages exist)
 	// before the write takes the notebook's lock: routing chooses the page
@@ -130,9 +130,9 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 	}
 	resp := RememberResponse{Path: rel, Section: r.Section}
 	if req.Auto {
-		resp.Routing = RoutedByRules
+		resp.Routing = route.RoutedByRules
 		if auto.ok {
-			resp.Routing = RoutedByGenerator
+			resp.Routing = route.RoutedByGenerator
 		} else {
 			resp.Warnings = append(resp.Warnings, auto.warning)
 		}
@@ -211,7 +211,7 @@ func (p pages) Exists(rel string) bool { return p.h.pageExists(rel) }
 // too large to read on every remember, has none, and routing then does
 // without them.
 func (p pages) Sections(rel string) []string {
-	if fi, err := os.Stat(p.h.notebook.Abs(rel)); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxCatalogueBytes {
+	if fi, err := os.Stat(p.h.notebook.Abs(rel)); err != nil || !fi.Mode().IsRegular() || fi.Size() > route.MaxCatalogueBytes {
 		return nil
 	}
 	data, err := p.h.notebook.Read(rel)
@@ -236,3 +236,9 @@ func noSections(field, text string, skip int) error {
 	}
 	return nil
 }
+
+// Who chose where remember wrote: see route.RoutedByRules.
+const (
+	RoutedByRules     = route.RoutedByRules
+	RoutedByGenerator = route.RoutedByGenerator
+)

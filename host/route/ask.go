@@ -1,4 +1,4 @@
-package host
+package route
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
-	"github.com/memhost/memhost/host/route"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -56,7 +55,7 @@ Answer with JSON only.`
 const (
 	maxCataloguePages    = 200
 	maxCatalogueSections = 40
-	maxCatalogueBytes    = 1 << 20 // pages larger than this are named without their sections
+	MaxCatalogueBytes    = 1 << 20 // pages larger than this are named without their sections
 )
 
 type routeAnswer struct {
@@ -68,12 +67,12 @@ type routeAnswer struct {
 
 // catalogue describes the notebook's pages of remember's categories, one
 // line each with its sections and tags, and every tag in use.
-func (h *Host) catalogue() (string, []string) {
+func catalogue(nb *notebook.Notebook) (string, []string) {
 	var b strings.Builder
 	tagSet := map[string]bool{}
 	pages := 0
-	for _, cat := range []string{CategoryLists, CategoryReference, CategoryKnowledge} {
-		entries, _ := os.ReadDir(h.notebook.Abs(cat))
+	for _, cat := range []string{notebook.Lists, notebook.Reference, notebook.Knowledge} {
+		entries, _ := os.ReadDir(nb.Abs(cat))
 		for _, e := range entries {
 			if pages >= maxCataloguePages {
 				break
@@ -84,11 +83,11 @@ func (h *Host) catalogue() (string, []string) {
 			rel := cat + "/" + e.Name()
 			pages++
 			fmt.Fprintf(&b, "- %s/%s", cat, strings.TrimSuffix(e.Name(), ".md"))
-			if fi, err := e.Info(); err != nil || fi.Size() > maxCatalogueBytes {
+			if fi, err := e.Info(); err != nil || fi.Size() > MaxCatalogueBytes {
 				b.WriteString("\n")
 				continue
 			}
-			data, err := h.notebook.Read(rel)
+			data, err := nb.Read(rel)
 			if err != nil {
 				b.WriteString("\n")
 				continue
@@ -123,13 +122,14 @@ func (h *Host) catalogue() (string, []string) {
 	return b.String(), tags
 }
 
-// autoRoute asks the generator where text belongs. ok is false when the
-// rules must route it; warning then says why.
-func (h *Host) autoRoute(ctx context.Context, text string) (r route.Routed, tags []string, ok bool, warning string) {
-	fallback := func(format string, args ...any) (route.Routed, []string, bool, string) {
-		return route.Routed{}, nil, false, fmt.Sprintf(format, args...) + "; routed by the rules instead"
+// Ask asks the generator where text belongs, given the notebook's pages
+// (generator is how the caller gets the generator: held until release).
+// ok is false when the rules must route it; warning then says why.
+func Ask(ctx context.Context, nb *notebook.Notebook, text string, generator func(context.Context) (sdk.Generator, func(), error)) (r Routed, tags []string, ok bool, warning string) {
+	fallback := func(format string, args ...any) (Routed, []string, bool, string) {
+		return Routed{}, nil, false, fmt.Sprintf(format, args...) + "; routed by the rules instead"
 	}
-	g, release, err := h.generator(ctx)
+	g, release, err := generator(ctx)
 	defer release()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -137,7 +137,7 @@ func (h *Host) autoRoute(ctx context.Context, text string) (r route.Routed, tags
 		}
 		return fallback("%v", err)
 	}
-	pages, existing := h.catalogue()
+	pages, existing := catalogue(nb)
 	user := "Existing pages:\n" + pages + "Existing tags: " + strings.Join(existing, ", ") +
 		"\n\nNew memory:\n\"\"\"\n" + text + "\n\"\"\""
 	var a routeAnswer
@@ -152,7 +152,7 @@ func (h *Host) autoRoute(ctx context.Context, text string) (r route.Routed, tags
 	if err := notebook.CheckSection(section); err != nil {
 		return fallback("the generator chose the section %q (%v)", a.Section, err)
 	}
-	r = route.Routed{Path: a.Category + "/" + a.Page + ".md"}
+	r = Routed{Path: a.Category + "/" + a.Page + ".md"}
 	if section != "" {
 		r.Section = notebook.SectionName(section)
 	}
