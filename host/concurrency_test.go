@@ -26,6 +26,7 @@ func TestHostConcurrentUse(t *testing.T) {
 	h := semanticHost(t, func(c *config.Config) {
 		c.Memory.Embedding.Plugin = "hello"
 		c.Memory.Sync.WatchDebounceMs = 50
+		c.Memory.Compaction.KeepRecentTokens = 0 // every compaction has turns to cover
 	}, "hello")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -44,7 +45,11 @@ func TestHostConcurrentUse(t *testing.T) {
 	)
 	// tolerated: a search may answer keyword-only, and an operation may
 	// meet a provider restarting after a switch; nothing else may fail.
+	called := map[string]bool{}
 	check := func(op string, err error) {
+		mu.Lock()
+		called[op] = true
+		mu.Unlock()
 		if err == nil || fault.KindOf(err) == fault.Unavailable {
 			return
 		}
@@ -84,12 +89,12 @@ func TestHostConcurrentUse(t *testing.T) {
 		_, err := h.Write(ctx, WriteRequest{Path: rel, Text: "temporary"})
 		check("write tmp", err)
 		_, err = h.Remove(ctx, RemoveRequest{Path: rel})
-		check("remove", err)
+		check("rm", err)
 	})
 	for s := range 3 {
 		run(func(i int) {
 			_, err := h.SessionAppend(ctx, SessionAppendRequest{Session: fmt.Sprintf("chat-%d", s), Role: "user", Text: fmt.Sprintf("the kangaroo jumped %d times", i)})
-			check("session append", err)
+			check("session/append", err)
 		})
 	}
 	run(func(i int) {
@@ -138,7 +143,7 @@ func TestHostConcurrentUse(t *testing.T) {
 	run(func(i int) {
 		dims := []string{"64", "32"}[i%2]
 		_, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": dims}})
-		check("use plugin", err)
+		check("plugins/use", err)
 		_, err = h.PluginStatus(ctx, PluginStatusRequest{})
 		check("plugin status", err)
 		_, err = h.Plugins(ctx, PluginsRequest{})
@@ -148,9 +153,52 @@ func TestHostConcurrentUse(t *testing.T) {
 		_, err := h.Hook(ctx, HookRequest{Event: HookSessionStart, Payload: []byte(`{"session_id":"x"}`)})
 		check("hook", err)
 	})
+	// The other writes of the operation table, with the notebook, the
+	// transcripts and the index busy with the ones above.
+	exportTo := t.TempDir()
+	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/mover-0.md", Text: "a page that moves"}); err != nil {
+		t.Fatal(err)
+	}
+	run(func(i int) {
+		_, err := h.FactAdd(ctx, FactAddRequest{Entity: fmt.Sprintf("Otter %d", i%2), Attribute: "likes", Value: fmt.Sprintf("fish %d", i)})
+		check("fact/add", err)
+		_, err = h.FactForget(ctx, FactForgetRequest{Entity: fmt.Sprintf("Otter %d", i%2), Attribute: "likes"})
+		check("fact/forget", err)
+		_, err = h.Move(ctx, MoveRequest{From: fmt.Sprintf("knowledge/mover-%d.md", i), To: fmt.Sprintf("knowledge/mover-%d.md", i+1)})
+		check("mv", err)
+		_, err = h.Rollup(ctx, RollupRequest{Period: "week"})
+		check("rollup", err)
+		_, err = h.Prune(ctx, PruneRequest{OlderThanDays: 3650})
+		check("prune", err)
+		_, err = h.SessionAppend(ctx, SessionAppendRequest{Session: "compacted", Role: "user", Text: fmt.Sprintf("turn %d to compact", i)})
+		check("session/append", err)
+		_, err = h.SessionCompact(ctx, SessionCompactRequest{Session: "compacted", Summary: fmt.Sprintf("summary %d", i)})
+		check("session/compact", err)
+		_, err = h.Consolidate(ctx, ConsolidateRequest{}) // no generator: unavailable
+		check("consolidate", err)
+		_, err = h.Init(ctx, InitRequest{})
+		check("init", err)
+		if _, err = h.RemoveModel(ctx, RemoveModelRequest{Name: "none.gguf"}); fault.KindOf(err) == fault.NotFound {
+			err = nil
+		}
+		check("models/rm", err)
+		_, err = h.Export(ctx, ExportRequest{Path: filepath.Join(exportTo, fmt.Sprintf("home-%d.tar.gz", i))})
+		check("export", err)
+	})
 	wg.Wait()
 	for _, err := range errs {
 		t.Error(err)
+	}
+	// Every write of the table ran, but those that need what this home
+	// has not: a git remote (git/init, git/sync: TestFederation* and
+	// TestLoopReportsIndexPaths run them beside writes), a model server
+	// (models/pull: modelstore's tests), a transcript file or an archive
+	// of another home (session/ingest, import: their own tests).
+	elsewhere := map[string]bool{"git/init": true, "git/sync": true, "models/pull": true, "session/ingest": true, "import": true}
+	for _, op := range Ops {
+		if in := op.Info(); in.Write && !called[in.Name] && !elsewhere[in.Name] {
+			t.Errorf("the write %s was not run", in.Name)
+		}
 	}
 
 	// Settle: the watcher indexes the editor's pages, the worker embeds.
