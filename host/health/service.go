@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/host/sessions/turnchunk"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/sockpath"
@@ -244,7 +245,7 @@ func (hs *HealthService) transcriptFacts(ctx context.Context, cfg *config.Config
 		}
 		indexed := data[:st.Size]
 		t.Files++
-		chunks, problems := sessions.Chunks(rel, indexed, 0, opt)
+		chunks, problems := turnchunk.Chunks(rel, indexed, 0, opt)
 		t.Malformed += len(problems)
 		if torn && int64(len(data)) == st.Size && !json.Valid(lastLine(indexed)) {
 			t.Malformed-- // counted as torn

@@ -33,6 +33,7 @@ import (
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/host/sessions/turnchunk"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/internal/fsx"
 )
@@ -434,7 +435,7 @@ func (x *Indexer) examineOne(f diskFile, st index.File) examined {
 				r.appendOnly = true
 			}
 		}
-		chunks, problems := sessions.Chunks(f.rel, data, from, opt)
+		chunks, problems := turnchunk.Chunks(f.rel, data, from, opt)
 		if len(problems) > 0 {
 			r.problem = strings.Join(problems, "; ")
 		}

@@ -177,9 +177,9 @@ func appendLocked(path string, data []byte) error {
 	return writeWhole(f, data)
 }
 
-// completeLines is data without a last line that lacks its newline and is
+// CompleteLines is data without a last line that lacks its newline and is
 // not whole JSON: a line still being written, or cut by a crash.
-func completeLines(data []byte) []byte {
+func CompleteLines(data []byte) []byte {
 	if len(data) == 0 || data[len(data)-1] == '\n' {
 		return data
 	}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/memhost/memhost/host/chunk"
 )
 
 func newStore(t *testing.T) *Store {
@@ -201,26 +199,6 @@ func TestImportLinesThatAreNotTurns(t *testing.T) {
 	}
 	if _, err := os.Stat(s.file(res.Session)); !os.IsNotExist(err) {
 		t.Fatalf("a file with no turns made %s: %v", s.file(res.Session), err)
-	}
-}
-
-// TestChunksLeaveOutALineBeingWritten: the indexer may read a transcript
-// while a line is half written; that line is neither indexed nor reported,
-// while a whole last line without its newline is indexed.
-func TestChunksLeaveOutALineBeingWritten(t *testing.T) {
-	whole := `{"id":"a","role":"user","content":"one"}` + "\n"
-	for _, c := range []struct {
-		data   string
-		chunks int
-	}{
-		{whole + `{"id":"b","role":"user","cont`, 1},
-		{whole + `{"id":"b","role":"user","content":"two"}`, 2},
-		{whole, 1},
-	} {
-		chunks, problems := Chunks("sessions/s.jsonl", []byte(c.data), 0, chunk.Options{MaxTokens: 400})
-		if len(chunks) != c.chunks || len(problems) != 0 {
-			t.Errorf("%q: %d chunks, problems %v; want %d chunks", c.data, len(chunks), problems, c.chunks)
-		}
 	}
 }
 

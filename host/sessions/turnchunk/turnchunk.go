@@ -1,4 +1,8 @@
-package sessions
+// Package turnchunk turns a transcript's lines into index chunks: one per
+// turn (long turns split by the markdown chunker), each with the end of
+// the chunk before it as its context. It imports host/sessions,
+// host/chunk and index.
+package turnchunk
 
 import (
 	"bytes"
@@ -9,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost/host/chunk"
+	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 )
 
@@ -28,15 +33,15 @@ const contextWords = 60
 // and skipped; a last line without its newline that is not whole JSON is
 // one being written (or cut by a crash) and is left out silently.
 func Chunks(rel string, data []byte, from int, opt chunk.Options) ([]index.Chunk, []string) {
-	data = completeLines(data)
-	session := IDOf(rel)
+	data = sessions.CompleteLines(data)
+	session := sessions.IDOf(rel)
 	prev := lastTurnText(data[:from], opt)
 	maxWords := opt.MaxTokens * 3 / 4 // a token is about 3/4 of a word
 	var out []index.Chunk
 	var problems []string
 	first := bytes.Count(data[:from], []byte("\n")) + 1
-	err := ReadLines(bytes.NewReader(data[from:]), first, func(n int, line []byte) error {
-		var t Turn
+	err := sessions.ReadLines(bytes.NewReader(data[from:]), first, func(n int, line []byte) error {
+		var t sessions.Turn
 		if err := json.Unmarshal(line, &t); err != nil {
 			problems = append(problems, fmt.Sprintf("%s:%d: not a JSON turn (%v); skipped", rel, n, err))
 			return nil
@@ -49,7 +54,7 @@ func Chunks(rel string, data []byte, from int, opt chunk.Options) ([]index.Chunk
 		if id == "" {
 			id = fmt.Sprint(n)
 		}
-		meta, _ := json.Marshal(Meta{Session: session, Turns: []string{id}, Role: t.Role, Speaker: t.Speaker, Timestamp: t.Timestamp})
+		meta, _ := json.Marshal(sessions.Meta{Session: session, Turns: []string{id}, Role: t.Role, Speaker: t.Speaker, Timestamp: t.Timestamp})
 		for _, text := range texts {
 			c := index.Chunk{Heading: speaker(t), StartLine: n, EndLine: n, Text: text, Meta: string(meta)}
 			if maxWords > 0 {
@@ -75,7 +80,7 @@ func lastTurnText(data []byte, opt chunk.Options) string {
 	for len(data) > 0 {
 		data = bytes.TrimRight(data, " \t\r\n")
 		i := bytes.LastIndexByte(data, '\n')
-		var t Turn
+		var t sessions.Turn
 		if json.Unmarshal(data[i+1:], &t) == nil {
 			if texts := turnTexts(t, opt); len(texts) > 0 {
 				return texts[len(texts)-1]
@@ -88,7 +93,7 @@ func lastTurnText(data []byte, opt chunk.Options) string {
 
 // speaker names who wrote a turn: the speaker, else the role; "summary"
 // for a compaction entry.
-func speaker(t Turn) string {
+func speaker(t sessions.Turn) string {
 	if t.Type == "compaction" {
 		return "summary"
 	}
@@ -100,7 +105,7 @@ func speaker(t Turn) string {
 
 // turnTexts is a turn's content split into chunk texts, each starting with
 // who wrote it; none for an empty turn.
-func turnTexts(t Turn, opt chunk.Options) []string {
+func turnTexts(t sessions.Turn, opt chunk.Options) []string {
 	content := strings.TrimSpace(strings.ToValidUTF8(t.Content, "\uFFFD"))
 	if content == "" {
 		return nil
