@@ -231,13 +231,8 @@ func (h *Host) failedDownloads() []FailedDownload {
 // Status reports the index without changing it: stale pages are counted,
 // not indexed.
 func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, error) {
-	resp := StatusResponse{Home: h.home, Notebook: h.notebook.Root(), Mode: ModeKeyword}
-	st, err := h.idx.Stats(ctx)
+	resp, installed, err := h.summary(ctx)
 	if err != nil {
-		return resp, err
-	}
-	resp.Files, resp.Chunks, resp.DBSizeBytes = st.Files, st.Chunks, st.SizeBytes
-	if resp.LastSync, err = h.idx.Meta(ctx, "last_sync"); err != nil {
 		return resp, err
 	}
 	files, err := h.indexer.Files(ctx)
@@ -252,12 +247,6 @@ func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, err
 			resp.Stale++
 		}
 	}
-	resp.Embedded, resp.Pending, err = h.idx.VectorCounts(ctx)
-	if err != nil {
-		return resp, err
-	}
-	var installed bool
-	resp.Mode, resp.Reason, installed = h.searchMode(ctx, &resp)
 	if installed && resp.Provider == "" {
 		// Only an installed provider that is not ready may be waiting for
 		// a model: a missing one (or a ready one) has nothing to do with
@@ -312,18 +301,26 @@ func (h *Host) searchMode(ctx context.Context, resp *StatusResponse) (mode, why 
 // and Unindexable stay 0): what the dashboard's home shows on each paint,
 // at 10k pages in a few milliseconds rather than tens.
 func (h *Host) IndexSummary(ctx context.Context) (StatusResponse, error) {
+	resp, _, err := h.summary(ctx)
+	return resp, err
+}
+
+// summary is the index's counts and the search mode, and whether the
+// active provider is installed.
+func (h *Host) summary(ctx context.Context) (StatusResponse, bool, error) {
 	resp := StatusResponse{Home: h.home, Notebook: h.notebook.Root(), Mode: ModeKeyword}
 	st, err := h.idx.Stats(ctx)
 	if err != nil {
-		return resp, err
+		return resp, false, err
 	}
 	resp.Files, resp.Chunks, resp.DBSizeBytes = st.Files, st.Chunks, st.SizeBytes
 	if resp.LastSync, err = h.idx.Meta(ctx, "last_sync"); err != nil {
-		return resp, err
+		return resp, false, err
 	}
 	if resp.Embedded, resp.Pending, err = h.idx.VectorCounts(ctx); err != nil {
-		return resp, err
+		return resp, false, err
 	}
-	resp.Mode, resp.Reason, _ = h.searchMode(ctx, &resp)
-	return resp, nil
+	var installed bool
+	resp.Mode, resp.Reason, installed = h.searchMode(ctx, &resp)
+	return resp, installed, nil
 }
