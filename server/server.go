@@ -22,6 +22,7 @@ import (
 	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/internal/jsoncheck"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server/debug"
 )
 
 // DefaultMaxBody bounds a request body: the CLI sends up to 64 MB of text
@@ -104,9 +105,8 @@ type Server struct {
 
 	mcp http.Handler // /mcp (RunOptions.MCP); nil: none
 
-	jobsMu sync.Mutex
-	jobs   map[string]*job // rebuilds started through the debug API
-	nextID int
+	debugOnce sync.Once
+	debug     *debug.API // the debug endpoints (debugAPI)
 }
 
 // New returns the Server of h; h stays the caller's to close.
@@ -121,7 +121,7 @@ func New(h *host.Host, opts Options) *Server {
 		opts.MaxBodies = DefaultMaxBodies
 	}
 	opts.MaxBodies = max(opts.MaxBodies, opts.MaxBody)
-	s := &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), jobs: map[string]*job{}, bodies: newBodies(opts.MaxBodies)}
+	s := &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), bodies: newBodies(opts.MaxBodies)}
 	// Every write on h, whoever makes it (the API, a relayed command, an
 	// MCP tool), is a "write" event.
 	h.OnWrite(func(op string, result any) {
