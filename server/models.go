@@ -91,7 +91,7 @@ func (s *Server) pullModel(w http.ResponseWriter, r *http.Request) {
 	close(stop)
 	<-stopped
 	if err != nil {
-		line(errorBody{toWire(err)})
+		line(errorBody{Error: toWire(err)})
 		return
 	}
 	line(map[string]any{"result": resp})
