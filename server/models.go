@@ -11,6 +11,7 @@ import (
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server/auth"
 )
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
@@ -35,8 +36,8 @@ func (s *Server) pullModel(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if overTCP(r) && !modelName.MatchString(req.Model) && !strings.HasPrefix(req.Model, "https://") && !strings.HasPrefix(req.Model, "http://") {
-		writeError(w, refuseFiles()) // a path on the server's disk
+	if auth.OverTCP(r) && !modelName.MatchString(req.Model) && !strings.HasPrefix(req.Model, "https://") && !strings.HasPrefix(req.Model, "http://") {
+		writeError(w, auth.RefuseFiles()) // a path on the server's disk
 		return
 	}
 	if r.Header.Get("Accept") != "application/x-ndjson" {

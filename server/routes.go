@@ -10,7 +10,7 @@ import (
 )
 
 // Handler returns every route of the API (docs/api.md documents each).
-// It has no auth of its own: Run wraps it per listener (auth.go).
+// It has no auth of its own: Run wraps it per listener (package auth).
 func (s *Server) Handler() http.Handler {
 	h := s.h
 	mux := http.NewServeMux()

@@ -22,6 +22,7 @@ import (
 	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server/auth"
 )
 
 // RunOptions configure Run.
@@ -137,11 +138,11 @@ func Run(ctx context.Context, opts RunOptions) error {
 	token := ""
 	moved := ""
 	if listen != "" {
-		if !isLoopback(listen) || tokenFile != "" { // a token file asked for is used on loopback too
+		if !auth.IsLoopback(listen) || tokenFile != "" { // a token file asked for is used on loopback too
 			if tokenFile == "" {
 				tokenFile = tokenPath(home)
 			}
-			if token, err = loadToken(tokenFile); err != nil {
+			if token, err = auth.LoadToken(tokenFile); err != nil {
 				unixLn.Close()
 				return err
 			}
@@ -251,7 +252,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	go func() { serveErr <- hs.Serve(unixLn) }()
 	var tcp *http.Server
 	if tcpLn != nil {
-		tcp = &http.Server{Handler: guard(s.Handler(), token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
+		tcp = &http.Server{Handler: auth.Guard(s.Handler(), token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
 		go func() { serveErr <- tcp.Serve(tcpLn) }()
 	}
 	if err := writeState(home, info); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/memhost/memhost/internal/jsoncheck"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/debug"
+	"github.com/memhost/memhost/server/wire"
 )
 
 // DefaultMaxBody bounds a request body: the CLI sends up to 64 MB of text
@@ -35,7 +36,7 @@ const DefaultMaxBody = 2*64<<20 + 1<<20
 // (response). A request whose version differs from the server's is refused
 // with a conflict on field "version"; requests without one (curl) are
 // served.
-const VersionHeader = "Memhost-Version"
+const VersionHeader = wire.VersionHeader
 
 // EnvHeader carries a fingerprint of the client's configuration overrides
 // from the environment (EnvFingerprint). A request whose fingerprint

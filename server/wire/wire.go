@@ -14,6 +14,10 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 )
 
+// VersionHeader carries the build of the client (request) and the server
+// (response); server.VersionHeader says what a server does with it.
+const VersionHeader = "Memhost-Version"
+
 // statusOf is the HTTP status of each error kind: the one table.
 var statusOf = map[fault.Kind]int{
 	fault.BadInput:    http.StatusBadRequest,

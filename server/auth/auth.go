@@ -1,4 +1,9 @@
-package server
+// Package auth decides who may call the API, by listener: the TCP
+// listener's guard (bearer token, loopback Host and Origin checks, the
+// dashboard's cookie), the API's token file, and the routes served on the
+// unix socket only. It may import host/fault and server/wire; nothing of
+// server.
+package auth
 
 import (
 	"context"
@@ -14,6 +19,7 @@ import (
 
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server/wire"
 )
 
 // Who may call the API, by listener:
@@ -24,13 +30,13 @@ import (
 //     request from a page of another origin is refused;
 //   - TCP on any other address: the bearer token only.
 
-// guard wraps h with the checks of a TCP listener: token, when not empty,
+// Guard wraps h with the checks of a TCP listener: token, when not empty,
 // is required as "Authorization: Bearer TOKEN" (or, from a browser, the
 // dashboard's cookie: browserAuth).
-func guard(h http.Handler, token string) http.Handler {
+func Guard(h http.Handler, token string) http.Handler {
 	dash := newDashCookie()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set(VersionHeader, version.String())
+		w.Header().Set(wire.VersionHeader, version.String())
 		r = r.WithContext(context.WithValue(r.Context(), overTCPKey{}, true))
 		if token != "" {
 			scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
@@ -41,11 +47,11 @@ func guard(h http.Handler, token string) http.Handler {
 			}
 		} else {
 			if !loopbackHost(r.Host) {
-				writeError(w, &fault.Error{Kind: fault.Outside, Field: "Host", Message: fmt.Sprintf("host %q is not this machine's loopback address", r.Host)})
+				wire.WriteError(w, &fault.Error{Kind: fault.Outside, Field: "Host", Message: fmt.Sprintf("host %q is not this machine's loopback address", r.Host)})
 				return
 			}
 			if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
-				writeError(w, &fault.Error{Kind: fault.Outside, Field: "Origin", Message: fmt.Sprintf("requests from pages of %s are refused", o)})
+				wire.WriteError(w, &fault.Error{Kind: fault.Outside, Field: "Origin", Message: fmt.Sprintf("requests from pages of %s are refused", o)})
 				return
 			}
 		}
@@ -111,11 +117,11 @@ func (d *dashCookie) auth(w http.ResponseWriter, r *http.Request, token string) 
 	c, err := r.Cookie(name)
 	if err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(d.secret)) == 1 {
 		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
-			writeError(w, &fault.Error{Kind: fault.Outside, Field: "Origin", Message: fmt.Sprintf("requests from pages of %s are refused", o)})
+			wire.WriteError(w, &fault.Error{Kind: fault.Outside, Field: "Origin", Message: fmt.Sprintf("requests from pages of %s are refused", o)})
 			return true
 		}
 		if !dashCookiePaths(r.URL.Path) {
-			writeError(w, &fault.Error{Kind: KindUnauthorized, Message: fmt.Sprintf("%s needs the bearer token: the dashboard's cookie opens the dashboard only", r.URL.Path)})
+			wire.WriteError(w, &fault.Error{Kind: wire.KindUnauthorized, Message: fmt.Sprintf("%s needs the bearer token: the dashboard's cookie opens the dashboard only", r.URL.Path)})
 			return true
 		}
 		return false // authenticated: the caller serves it
@@ -133,7 +139,7 @@ func (d *dashCookie) auth(w http.ResponseWriter, r *http.Request, token string) 
 	if err == nil {
 		msg = "the dashboard's cookie is not this server's (the server restarted since it was set): open the dashboard as /?token=TOKEN again, TOKEN the token file's content"
 	}
-	writeError(w, &fault.Error{Kind: KindUnauthorized, Message: msg})
+	wire.WriteError(w, &fault.Error{Kind: wire.KindUnauthorized, Message: msg})
 	return true
 }
 
@@ -157,8 +163,8 @@ func sameOrigin(origin, host string) bool {
 	return ok && strings.EqualFold(o, host)
 }
 
-// isLoopback reports whether a listen address binds loopback only.
-func isLoopback(addr string) bool {
+// IsLoopback reports whether a listen address binds loopback only.
+func IsLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return false
@@ -170,10 +176,10 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// loadToken reads the token file, or creates it (32 random bytes, hex,
+// LoadToken reads the token file, or creates it (32 random bytes, hex,
 // mode 0600) when it does not exist. A token file others may read is
 // refused.
-func loadToken(path string) (string, error) {
+func LoadToken(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		buf := make([]byte, 32)
@@ -204,25 +210,27 @@ func loadToken(path string) (string, error) {
 
 type overTCPKey struct{}
 
-// overTCP reports whether a request came through a TCP listener rather
+// OverTCP reports whether a request came through a TCP listener rather
 // than the unix socket.
-func overTCP(r *http.Request) bool { return r.Context().Value(overTCPKey{}) != nil }
+func OverTCP(r *http.Request) bool { return r.Context().Value(overTCPKey{}) != nil }
 
-// socketOnly serves h on the unix socket only: operations that read files
+// SocketOnly serves h on the unix socket only: operations that read files
 // the request names (transcripts to ingest, a hook's transcript_path, a
 // model file) would let anyone who reaches the TCP port — on loopback,
 // every user of the machine — read the server's user's files. The socket
 // is the home owner's alone (mode 0600).
-func socketOnly(h http.Handler) http.Handler {
+func SocketOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if overTCP(r) {
-			writeError(w, refuseFiles())
+		if OverTCP(r) {
+			wire.WriteError(w, RefuseFiles())
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
 }
 
-func refuseFiles() error {
+// RefuseFiles is the error of a request over TCP that names files for the
+// server to read.
+func RefuseFiles() error {
 	return &fault.Error{Kind: fault.Outside, Message: "this request names files for the server to read: send it through the unix socket (brain/serve.sock)"}
 }
