@@ -237,26 +237,6 @@ func (s *Server) failed(r *http.Request, err error) {
 	}
 }
 
-// Info describes a running server.
-type Info struct {
-	PID      int       `json:"pid"`
-	Version  string    `json:"version"`
-	Home     string    `json:"home"`
-	Notebook string    `json:"notebook"`
-	Socket   string    `json:"socket"`            // path of the unix socket
-	URL      string    `json:"url,omitempty"`     // http://127.0.0.1:4321; "" without TCP
-	Token    bool      `json:"token"`             // TCP requests need the bearer token
-	Started  time.Time `json:"started"`           // RFC 3339
-	UptimeS  float64   `json:"uptimeSeconds"`     // at the time of the answer
-	Watcher  bool      `json:"watcherActive"`     // the notebook watcher runs
-	LogPath  string    `json:"logPath,omitempty"` // with --detach
-	Requests int64     `json:"requests"`          // answered since the start, this one included
-	// Moved says why URL is not the address of the config: it was held
-	// ("127.0.0.1:4321 is in use by memhost serve of /home/x (pid 7)") and
-	// not chosen by the user, so the server took a free port instead.
-	Moved string `json:"moved,omitempty"`
-}
-
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {
 	in := Info{Version: version.String(), Home: s.h.Home(), Notebook: s.h.NotebookDir()}
 	if s.opts.Info != nil {
