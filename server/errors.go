@@ -1,9 +1,6 @@
 package server
 
-import (
-	"github.com/memhost/memhost/server/auth"
-	"github.com/memhost/memhost/server/wire"
-)
+import "github.com/memhost/memhost/server/wire"
 
 // Kinds of errors the API adds to fault's; they travel in the same shape
 // (package wire).
@@ -29,6 +26,3 @@ var (
 
 // fromWire is the error a client returns for a wire error (wire.Error.Err).
 func fromWire(w wireError) error { return w.Err() }
-
-// socketOnly serves a handler on the unix socket only (auth.SocketOnly).
-var socketOnly = auth.SocketOnly

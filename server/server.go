@@ -22,6 +22,7 @@ import (
 	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/internal/jsoncheck"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server/bodylimit"
 	"github.com/memhost/memhost/server/debug"
 	"github.com/memhost/memhost/server/wire"
 )
@@ -70,7 +71,7 @@ type Options struct {
 	// MaxBody bounds request bodies; 0 means DefaultMaxBody.
 	MaxBody int64
 	// MaxBodies bounds the bytes of the bodies of all requests in flight
-	// (body.go); 0 means DefaultMaxBodies, and less than MaxBody means
+	// (package bodylimit); 0 means DefaultMaxBodies, and less than MaxBody means
 	// MaxBody.
 	MaxBodies int64
 	// Info describes the running server for GET /api/v1/server; nil
@@ -157,9 +158,9 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return tooLarge(tooBig.Limit)
-	case errors.Is(err, errBodiesFull):
-		return bodiesFull()
+		return bodylimit.TooLarge(tooBig.Limit)
+	case errors.Is(err, bodylimit.ErrFull):
+		return bodylimit.Refused()
 	case err != nil:
 		return fault.Errorf(fault.Canceled, "", "reading the request: %w", err)
 	}
