@@ -68,11 +68,11 @@ func TestBodiesBounded(t *testing.T) {
 
 	a, aDone := post(maxBody)
 	a.Write([]byte(" "))
-	until("the first body holds its MiB", func() bool { return srv.bodies.held() == maxBody })
+	until("the first body holds its MiB", func() bool { return srv.bodies.Held() == maxBody })
 
 	b, bDone := post(maxBody)
-	until("the second body waits", func() bool { return srv.bodies.waiters() == 1 })
-	if held := srv.bodies.held(); held != maxBody {
+	until("the second body waits", func() bool { return srv.bodies.Waiters() == 1 })
+	if held := srv.bodies.Held(); held != maxBody {
 		t.Fatalf("bodies in flight: %d bytes, want %d", held, maxBody)
 	}
 
@@ -104,5 +104,5 @@ func TestBodiesBounded(t *testing.T) {
 	if got := <-bDone; got.code != 200 {
 		t.Errorf("the second body, once there was room: %d %s %v", got.code, got.body, got.err)
 	}
-	until("every byte released", func() bool { return srv.bodies.held() == 0 && srv.bodies.waiters() == 0 })
+	until("every byte released", func() bool { return srv.bodies.Held() == 0 && srv.bodies.Waiters() == 0 })
 }

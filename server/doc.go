@@ -11,13 +11,17 @@
 //     request and response being the host's XRequest and XResponse as
 //     JSON. The CLI forwards every command through these (Client).
 //   - /api/debug/...: seed 001 §10's debug and admin endpoints, with that
-//     document's JSON shapes.
+//     document's JSON shapes (package server/debug).
 //   - /api/v1/events: server-sent events (syncs, embedding runs, page
 //     writes, rebuilds).
 //
 // Errors are {"error": {"kind", "field", "message"}} with the status code
-// of the kind (errors.go). Auth (auth.go): the socket and loopback TCP
+// of the kind (package server/wire). Auth (package server/auth): the socket and loopback TCP
 // need no token; any other address needs a bearer token.
+//
+// The dashboard is package server/dashboard, its page rendering
+// server/dashboard/pagehtml. Imports flow down: server imports its
+// sub-packages, none of them imports server.
 //
 // Files in the home's brain/ folder: serve.lock (held while a server
 // runs: one per home), serve.json (its pid, version and addresses),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/server/wire"
 )
 
 // The federation and archive routes (host/federation.go, host/archive.go):
@@ -63,7 +64,7 @@ func (s *Server) fedSync(w http.ResponseWriter, r *http.Request) {
 	if resp.Remote != "" { // the sync began
 		body.Sync = &resp
 	}
-	status, ok := statusOf[body.Error.Kind]
+	status, ok := wire.Status(body.Error.Kind)
 	if !ok {
 		status = http.StatusInternalServerError
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // Handler returns every route of the API (docs/api.md documents each).
-// It has no auth of its own: Run wraps it per listener (auth.go).
+// It has no auth of its own: Run wraps it per listener (package auth).
 func (s *Server) Handler() http.Handler {
 	h := s.h
 	mux := http.NewServeMux()
@@ -45,18 +45,18 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/health", s.health)
 
 	// Seed 001 §10: debug and admin endpoints.
-	mux.HandleFunc("GET /api/debug/memory/status", s.debugStatus)
-	mux.HandleFunc("GET /api/debug/memory/search", s.debugSearch)
-	mux.HandleFunc("GET /api/debug/memory/files", s.debugFiles)
-	mux.HandleFunc("POST /api/debug/memory/rebuild", s.debugRebuild)
-	mux.HandleFunc("GET /api/debug/memory/rebuild/{id}", s.debugRebuildJob)
-	mux.HandleFunc("GET /api/debug/memory/rebuild/{id}/events", s.debugRebuildEvents)
-	mux.HandleFunc("POST /api/debug/memory/simulate-compaction", s.debugSimulateCompaction)
-	mux.HandleFunc("POST /api/debug/brain/inject-turn", s.debugInjectTurn)
-	mux.HandleFunc("GET /api/debug/notebook/pages", s.debugPages)
-	mux.HandleFunc("GET /api/debug/notebook/{path...}", s.debugGetPage)
-	mux.HandleFunc("POST /api/debug/notebook/{path...}", s.debugWritePage)
-	mux.HandleFunc("DELETE /api/debug/notebook/{path...}", s.debugDeletePage)
+	mux.HandleFunc("GET /api/debug/memory/status", s.debugAPI().Status)
+	mux.HandleFunc("GET /api/debug/memory/search", s.debugAPI().Search)
+	mux.HandleFunc("GET /api/debug/memory/files", s.debugAPI().Files)
+	mux.HandleFunc("POST /api/debug/memory/rebuild", s.debugAPI().Rebuild)
+	mux.HandleFunc("GET /api/debug/memory/rebuild/{id}", s.debugAPI().RebuildJob)
+	mux.HandleFunc("GET /api/debug/memory/rebuild/{id}/events", s.debugAPI().RebuildEvents)
+	mux.HandleFunc("POST /api/debug/memory/simulate-compaction", s.debugAPI().SimulateCompaction)
+	mux.HandleFunc("POST /api/debug/brain/inject-turn", s.debugAPI().InjectTurn)
+	mux.HandleFunc("GET /api/debug/notebook/pages", s.debugAPI().Pages)
+	mux.HandleFunc("GET /api/debug/notebook/{path...}", s.debugAPI().GetPage)
+	mux.HandleFunc("POST /api/debug/notebook/{path...}", s.debugAPI().WritePage)
+	mux.HandleFunc("DELETE /api/debug/notebook/{path...}", s.debugAPI().DeletePage)
 
 	// MCP over streamable HTTP (POST, GET and DELETE, answered by the
 	// SDK): docs/api.md, "MCP".

@@ -2,10 +2,8 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -19,9 +17,10 @@ import (
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server/auth"
+	"github.com/memhost/memhost/server/state"
 )
 
 // RunOptions configure Run.
@@ -70,7 +69,7 @@ type RunOptions struct {
 // returns nil. One server runs per home: a second Run fails with a
 // conflict naming the first one's pid.
 func Run(ctx context.Context, opts RunOptions) error {
-	home := canonical(opts.Home)
+	home := state.Canonical(opts.Home)
 	if opts.ShutdownTimeout == 0 {
 		opts.ShutdownTimeout = 30 * time.Second
 	}
@@ -81,7 +80,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	if err := os.MkdirAll(filepath.Join(home, "brain"), 0o755); err != nil {
 		return fmt.Errorf("home %s: %w", home, err)
 	}
-	unlock, err := lock(home)
+	unlock, err := state.Lock(home)
 	if err != nil {
 		return err
 	}
@@ -137,18 +136,18 @@ func Run(ctx context.Context, opts RunOptions) error {
 	token := ""
 	moved := ""
 	if listen != "" {
-		if !isLoopback(listen) || tokenFile != "" { // a token file asked for is used on loopback too
+		if !auth.IsLoopback(listen) || tokenFile != "" { // a token file asked for is used on loopback too
 			if tokenFile == "" {
-				tokenFile = tokenPath(home)
+				tokenFile = state.TokenPath(home)
 			}
-			if token, err = loadToken(tokenFile); err != nil {
+			if token, err = auth.LoadToken(tokenFile); err != nil {
 				unixLn.Close()
 				return err
 			}
 		}
 		tcpLn, err = net.Listen("tcp", listen)
 		if errors.Is(err, syscall.EADDRINUSE) {
-			moved = fmt.Sprintf("%s is in use by %s", listen, portHolder(ctx, listen))
+			moved = fmt.Sprintf("%s is in use by %s", listen, state.PortHolder(ctx, listen))
 			if chosen {
 				unixLn.Close()
 				return fault.Errorf(fault.Conflict, "listen", "address %s", moved)
@@ -166,7 +165,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	info := Info{PID: os.Getpid(), Version: version.String(), Home: home, Notebook: h.NotebookDir(),
 		Socket: sock, Token: token != "", Started: time.Now().UTC().Truncate(time.Second), LogPath: opts.LogPath}
 	if tcpLn != nil {
-		info.URL = "http://" + displayAddr(tcpLn.Addr())
+		info.URL = "http://" + state.DisplayAddr(tcpLn.Addr())
 		info.Moved = moved
 		if moved != "" {
 			log.Warn("the default address is taken; listening on a free port", "held", moved, "url", info.URL)
@@ -251,13 +250,13 @@ func Run(ctx context.Context, opts RunOptions) error {
 	go func() { serveErr <- hs.Serve(unixLn) }()
 	var tcp *http.Server
 	if tcpLn != nil {
-		tcp = &http.Server{Handler: guard(s.Handler(), token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
+		tcp = &http.Server{Handler: auth.Guard(s.Handler(), token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
 		go func() { serveErr <- tcp.Serve(tcpLn) }()
 	}
-	if err := writeState(home, info); err != nil {
+	if err := state.Write(home, info); err != nil {
 		log.Warn("cannot write the server's state file", "err", err)
 	}
-	defer os.Remove(statePath(home))
+	defer os.Remove(state.StatePath(home))
 	if opts.Ready != nil {
 		opts.Ready(info)
 	}
@@ -290,114 +289,4 @@ func shutdown(hs *http.Server, timeout time.Duration) {
 	if hs.Shutdown(ctx) != nil {
 		hs.Close()
 	}
-}
-
-// lock takes brain/serve.lock for this process (released when it exits,
-// however it exits), or says which server holds it.
-func lock(home string) (unlock func(), err error) {
-	unlock, err = fsx.TryLock(lockPath(home))
-	if err != nil {
-		if !errors.Is(err, fsx.ErrLocked) {
-			return nil, err
-		}
-		msg := "memhost serve already runs for " + home
-		if in, err := ReadState(home); err == nil {
-			msg = fmt.Sprintf("memhost serve already runs for %s (pid %d", home, in.PID)
-			if in.URL != "" {
-				msg += ", " + in.URL
-			}
-			msg += ")"
-		}
-		return nil, fault.Errorf(fault.Conflict, "", "%s", msg)
-	}
-	return unlock, nil
-}
-
-// writeState writes brain/serve.json atomically.
-func writeState(home string, in Info) error {
-	b, err := json.MarshalIndent(in, "", "  ")
-	if err != nil {
-		return err
-	}
-	return fsx.WriteFileAtomic(statePath(home), append(b, '\n'), 0o644)
-}
-
-// ReadState reads brain/serve.json: what the last server of home said
-// about itself. It may be stale (a server killed with SIGKILL leaves it);
-// ask the server itself (Client.Info) to know whether it runs.
-func ReadState(home string) (Info, error) {
-	var in Info
-	b, err := os.ReadFile(statePath(canonical(home)))
-	if err != nil {
-		return in, err
-	}
-	return in, json.Unmarshal(b, &in)
-}
-
-// displayAddr is a listener's address as a URL host a person can open:
-// an unspecified IP (0.0.0.0, ::) shows as 127.0.0.1.
-func displayAddr(a net.Addr) string {
-	ta, ok := a.(*net.TCPAddr)
-	if !ok || !ta.IP.IsUnspecified() {
-		return a.String()
-	}
-	return net.JoinHostPort("127.0.0.1", fmt.Sprint(ta.Port))
-}
-
-// Holder says which server holds home's lock when its socket does not
-// answer (removed, or another user's): ok is false when no server holds
-// it.
-func Holder(home string) (Info, bool) {
-	home = canonical(home)
-	if !fsx.Held(lockPath(home)) {
-		return Info{}, false
-	}
-	in, err := ReadState(home)
-	if err != nil {
-		return Info{Home: home}, true
-	}
-	return in, true
-}
-
-// portHolder names what holds the TCP address addr, for a person: a
-// memhost server answers its info route (the guard sets the version header
-// even on a request it refuses), anything else is another program.
-func portHolder(ctx context.Context, addr string) string {
-	hostPart, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return "another program"
-	}
-	if ip := net.ParseIP(hostPart); hostPart == "" || ip != nil && ip.IsUnspecified() {
-		hostPart = "127.0.0.1"
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+net.JoinHostPort(hostPart, port)+"/api/v1/server", nil)
-	if err != nil {
-		return "another program"
-	}
-	// Whatever holds the port may be anyone's program: it gets one GET
-	// on that address, is not followed elsewhere (no redirect, no proxy),
-	// and what it says is read short and quoted.
-	client := &http.Client{
-		Transport:     &http.Transport{Proxy: nil},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "another program"
-	}
-	defer resp.Body.Close()
-	if resp.Header.Get(VersionHeader) == "" {
-		return "another program"
-	}
-	var in Info
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(resp.Body, 16<<10)).Decode(&in) != nil || in.PID == 0 {
-		return "another memhost server (it asks for a token: memhost serve status names it in its home)"
-	}
-	home := in.Home
-	if len(home) > 200 {
-		home = home[:200] + "…"
-	}
-	return fmt.Sprintf("memhost serve of %q (pid %d)", home, in.PID)
 }

@@ -23,6 +23,9 @@ import (
 	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/internal/jsoncheck"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server/bodylimit"
+	"github.com/memhost/memhost/server/debug"
+	"github.com/memhost/memhost/server/wire"
 )
 
 // DefaultMaxBody bounds a request body: the CLI sends up to 64 MB of text
@@ -35,7 +38,7 @@ const DefaultMaxBody = 2*64<<20 + 1<<20
 // (response). A request whose version differs from the server's is refused
 // with a conflict on field "version"; requests without one (curl) are
 // served.
-const VersionHeader = "Memhost-Version"
+const VersionHeader = wire.VersionHeader
 
 // EnvHeader carries a fingerprint of the client's configuration overrides
 // from the environment (EnvFingerprint). A request whose fingerprint
@@ -69,7 +72,7 @@ type Options struct {
 	// MaxBody bounds request bodies; 0 means DefaultMaxBody.
 	MaxBody int64
 	// MaxBodies bounds the bytes of the bodies of all requests in flight
-	// (body.go); 0 means DefaultMaxBodies, and less than MaxBody means
+	// (package bodylimit); 0 means DefaultMaxBodies, and less than MaxBody means
 	// MaxBody.
 	MaxBodies int64
 	// Info describes the running server for GET /api/v1/server; nil
@@ -105,9 +108,8 @@ type Server struct {
 
 	mcp http.Handler // /mcp (RunOptions.MCP); nil: none
 
-	jobsMu sync.Mutex
-	jobs   map[string]*job // rebuilds started through the debug API
-	nextID int
+	debugOnce sync.Once
+	debug     *debug.API // the debug endpoints (debugAPI)
 }
 
 // New returns the Server of h; h stays the caller's to close.
@@ -122,7 +124,7 @@ func New(h *host.Host, opts Options) *Server {
 		opts.MaxBodies = DefaultMaxBodies
 	}
 	opts.MaxBodies = max(opts.MaxBodies, opts.MaxBody)
-	s := &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), jobs: map[string]*job{}, bodies: newBodies(opts.MaxBodies)}
+	s := &Server{h: h, opts: opts, log: opts.Log, events: newHub(), closing: make(chan struct{}), bodies: newBodies(opts.MaxBodies)}
 	// Every write on h, whoever makes it (the API, a relayed command, an
 	// MCP tool), is a "write" event.
 	h.Subscribe(func(c memhost.Change) {
@@ -157,9 +159,9 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return tooLarge(tooBig.Limit)
-	case errors.Is(err, errBodiesFull):
-		return bodiesFull()
+		return bodylimit.TooLarge(tooBig.Limit)
+	case errors.Is(err, bodylimit.ErrFull):
+		return bodylimit.Refused()
 	case err != nil:
 		return fault.Errorf(fault.Canceled, "", "reading the request: %w", err)
 	}
@@ -248,26 +250,6 @@ func (s *Server) failed(r *http.Request, err error) {
 	if k := fault.KindOf(err); k == fault.Internal || k == fault.Unavailable {
 		s.log.Warn("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-}
-
-// Info describes a running server.
-type Info struct {
-	PID      int       `json:"pid"`
-	Version  string    `json:"version"`
-	Home     string    `json:"home"`
-	Notebook string    `json:"notebook"`
-	Socket   string    `json:"socket"`            // path of the unix socket
-	URL      string    `json:"url,omitempty"`     // http://127.0.0.1:4321; "" without TCP
-	Token    bool      `json:"token"`             // TCP requests need the bearer token
-	Started  time.Time `json:"started"`           // RFC 3339
-	UptimeS  float64   `json:"uptimeSeconds"`     // at the time of the answer
-	Watcher  bool      `json:"watcherActive"`     // the notebook watcher runs
-	LogPath  string    `json:"logPath,omitempty"` // with --detach
-	Requests int64     `json:"requests"`          // answered since the start, this one included
-	// Moved says why URL is not the address of the config: it was held
-	// ("127.0.0.1:4321 is in use by memhost serve of /home/x (pid 7)") and
-	// not chosen by the user, so the server took a free port instead.
-	Moved string `json:"moved,omitempty"`
 }
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {

@@ -21,6 +21,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/server/debug"
 )
 
 // running is a server started by Run on a temporary home.
@@ -409,9 +410,9 @@ func TestEventsAndDebug(t *testing.T) {
 
 	code, body, _ = do(t, "GET", u+"/api/debug/memory/search?q=sarah+phone&sources=notebook,daily", ``)
 	var search struct {
-		Query   string                  `json:"query"`
-		Results map[string][]seedResult `json:"results"`
-		Timing  map[string]float64      `json:"timing"`
+		Query   string                        `json:"query"`
+		Results map[string][]debug.SeedResult `json:"results"`
+		Timing  map[string]float64            `json:"timing"`
 	}
 	if code != 200 || json.Unmarshal([]byte(body), &search) != nil || len(search.Results["notebook"]) != 1 ||
 		search.Results["notebook"][0].FilePath != "reference/contacts.md" || *search.Results["notebook"][0].Heading != "## Sarah Chen" {
@@ -464,7 +465,7 @@ func TestEventsAndDebug(t *testing.T) {
 		t.Fatalf("rebuild: %d %s", code, body)
 	}
 	code, body, _ = do(t, "GET", u+"/api/debug/memory/rebuild/"+started.ID+"?wait=1", ``)
-	var j job
+	var j debug.Job
 	if code != 200 || json.Unmarshal([]byte(body), &j) != nil || !j.Completed || j.Result == nil || j.Result.FilesScanned != 3 {
 		t.Fatalf("rebuild job: %d %s", code, body)
 	}

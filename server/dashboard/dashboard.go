@@ -12,7 +12,7 @@
 // path-checked (a save is conditional on the page's hash: Host.SavePage).
 //
 // No page content ever runs as script: markdown is rendered by goldmark in
-// safe mode (markdown.go) and every response carries a Content Security
+// safe mode (package pagehtml) and every response carries a Content Security
 // Policy that allows scripts from the dashboard's own files only.
 package dashboard
 
@@ -42,6 +42,7 @@ import (
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/server/dashboard/pagehtml"
 )
 
 //go:embed templates/*.html
@@ -77,7 +78,7 @@ type Dashboard struct {
 // New returns the dashboard of h.
 func New(h *host.Host) *Dashboard {
 	d := &Dashboard{h: h, now: h.Now}
-	d.md = newMarkdown(d.resolve)
+	d.md = pagehtml.NewMarkdown(d.resolve)
 	fm := template.FuncMap{
 		"ago": func(s string) string { return ago(s, d.now()) },
 		// An mtime is the wall clock's, which the calendar clock (moved
@@ -135,7 +136,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var funcs = template.FuncMap{
-	"pageURL": PageURL,
+	"pageURL": pagehtml.PageURL,
 	"size":    humanSize,
 	"lines": func(l host.Lines) string {
 		if l.End > l.Start {
@@ -293,14 +294,14 @@ func (d *Dashboard) resolve(target string) (string, bool) {
 		cands = append(cands, p)
 	}
 	add(t)
-	if s := slug(t); s != t {
+	if s := pagehtml.Slug(t); s != t {
 		add(s)
 	}
 	if !strings.Contains(t, "/") {
 		// Entity pages (host/facts) link to each other by name.
 		for _, f := range append(slices.Clone(host.StandardFolders), facts.Dir) {
 			add(f + "/" + t)
-			add(f + "/" + slug(t))
+			add(f + "/" + pagehtml.Slug(t))
 		}
 	}
 	root := d.h.NotebookDir()
@@ -461,7 +462,7 @@ func (d *Dashboard) notebook(w http.ResponseWriter, r *http.Request) {
 
 type pageBody struct {
 	Page   host.PageResponse
-	Blocks []block
+	Blocks []pagehtml.Block
 	Plain  template.HTML // in place of Blocks: the page as text, with why
 	Lines  []string
 	Folder string
@@ -469,7 +470,7 @@ type pageBody struct {
 }
 
 func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
-	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path"), MaxBytes: maxRenderBytes})
+	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path"), MaxBytes: pagehtml.MaxRenderBytes})
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -491,18 +492,18 @@ func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
 }
 
 // view renders a page: its blocks, or the page as text when it is too
-// large (p.Truncated) or too slow to render (render.go). An error is the
+// large (p.Truncated) or too slow to render (pagehtml/render.go). An error is the
 // request's end or a renderer's failure.
-func (d *Dashboard) view(ctx context.Context, p host.PageResponse) ([]block, template.HTML, error) {
+func (d *Dashboard) view(ctx context.Context, p host.PageResponse) ([]pagehtml.Block, template.HTML, error) {
 	if p.Truncated {
-		return nil, plainHTML(errTooLarge, p.Text), nil
+		return nil, pagehtml.PlainHTML(pagehtml.ErrTooLarge, p.Text), nil
 	}
-	rctx, cancel := renderCtx(ctx)
+	rctx, cancel := pagehtml.WithBudget(ctx)
 	defer cancel()
-	blocks, err := renderBlocks(rctx, d.md, d.resolve, []byte(p.Text))
+	blocks, err := pagehtml.RenderBlocks(rctx, d.md, d.resolve, []byte(p.Text))
 	switch {
-	case tooSlow(ctx, err):
-		return nil, plainHTML(errTooSlow, p.Text), nil
+	case pagehtml.TooSlow(ctx, err):
+		return nil, pagehtml.PlainHTML(pagehtml.ErrTooSlow, p.Text), nil
 	case err != nil && ctx.Err() != nil:
 		return nil, "", fault.Errorf(fault.Canceled, "", "the request ended while %s rendered: %w", p.Path, err)
 	}
@@ -513,15 +514,15 @@ func (d *Dashboard) view(ctx context.Context, p host.PageResponse) ([]block, tem
 // text when it is too large (truncated: the start of a larger page) or
 // too slow to render.
 func (d *Dashboard) htmlOf(ctx context.Context, text string, truncated bool) (string, error) {
-	if truncated || len(text) > maxRenderBytes {
-		return string(plainHTML(errTooLarge, strings.ToValidUTF8(text[:min(len(text), maxRenderBytes)], ""))), nil
+	if truncated || len(text) > pagehtml.MaxRenderBytes {
+		return string(pagehtml.PlainHTML(pagehtml.ErrTooLarge, strings.ToValidUTF8(text[:min(len(text), pagehtml.MaxRenderBytes)], ""))), nil
 	}
-	rctx, cancel := renderCtx(ctx)
+	rctx, cancel := pagehtml.WithBudget(ctx)
 	defer cancel()
-	html, err := renderHTML(rctx, d.md, d.resolve, []byte(text))
+	html, err := pagehtml.RenderHTML(rctx, d.md, d.resolve, []byte(text))
 	switch {
-	case tooSlow(ctx, err):
-		return string(plainHTML(errTooSlow, text)), nil
+	case pagehtml.TooSlow(ctx, err):
+		return string(pagehtml.PlainHTML(pagehtml.ErrTooSlow, text)), nil
 	case err != nil && ctx.Err() != nil:
 		return "", fault.Errorf(fault.Canceled, "", "the request ended while the text rendered: %w", err)
 	}
@@ -531,7 +532,7 @@ func (d *Dashboard) htmlOf(ctx context.Context, text string, truncated bool) (st
 // pageJSON is a page's text, hash and rendering, for the editor (a
 // conflict shows both versions) and live updates.
 func (d *Dashboard) pageJSON(w http.ResponseWriter, r *http.Request) {
-	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path"), MaxBytes: maxRenderBytes})
+	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path"), MaxBytes: pagehtml.MaxRenderBytes})
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -561,7 +562,7 @@ func (d *Dashboard) save(w http.ResponseWriter, r *http.Request) {
 	resp, err := d.h.SavePage(r.Context(), host.SavePageRequest{Path: req.Path, Text: req.Text, BaseHash: req.BaseHash})
 	if fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "baseHash" {
 		out := map[string]any{"error": wireOf(err)}
-		if cur, err := d.h.Page(r.Context(), host.PageRequest{Path: req.Path, MaxBytes: maxRenderBytes}); err == nil {
+		if cur, err := d.h.Page(r.Context(), host.PageRequest{Path: req.Path, MaxBytes: pagehtml.MaxRenderBytes}); err == nil {
 			html, _ := d.htmlOf(r.Context(), cur.Text, cur.Truncated)
 			out["current"] = map[string]any{"page": cur, "html": html}
 		}
@@ -572,7 +573,7 @@ func (d *Dashboard) save(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"result": resp, "url": PageURL(resp.Path)})
+	writeJSON(w, http.StatusOK, map[string]any{"result": resp, "url": pagehtml.PageURL(resp.Path)})
 }
 
 func (d *Dashboard) preview(w http.ResponseWriter, r *http.Request) {
@@ -658,7 +659,7 @@ func (d *Dashboard) searchData(ctx context.Context, q string, withSessions bool)
 					m.URL += "#turn-" + r.Turns[0]
 				}
 			} else {
-				m.URL = PageURL(r.Path) + fmt.Sprintf("#L%d-%d", r.Lines.Start, max(r.Lines.End, r.Lines.Start))
+				m.URL = pagehtml.PageURL(r.Path) + fmt.Sprintf("#L%d-%d", r.Lines.Start, max(r.Lines.End, r.Lines.Start))
 			}
 			g.Results = append(g.Results, m)
 		}

@@ -1,4 +1,4 @@
-package dashboard
+package pagehtml
 
 import (
 	"bytes"
@@ -28,20 +28,20 @@ import (
 // Security Policy (script-src 'self') is the second wall: even markup that
 // got through could not run a script.
 
-// resolver turns a wikilink's target into a page path ("" when no page
+// Resolver turns a wikilink's target into a page path ("" when no page
 // matches: the link offers to create it).
-type resolver func(target string) (path string, ok bool)
+type Resolver func(target string) (path string, ok bool)
 
-// block is one top-level block of a rendered page with the source lines it
+// Block is one top-level block of a rendered page with the source lines it
 // came from, so that search results (path:lines) can point into the view.
-type block struct {
+type Block struct {
 	HTML      template.HTML // goldmark's safe-mode output
 	Start     int           // 1-based
 	End       int
 	HeadingID string // set for headings: the section anchor
 }
 
-func newMarkdown(resolve resolver) goldmark.Markdown {
+func NewMarkdown(resolve Resolver) goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithParser(parser.NewParser(
 			parser.WithBlockParsers(parser.DefaultBlockParsers()...),
@@ -53,21 +53,21 @@ func newMarkdown(resolve resolver) goldmark.Markdown {
 	)
 }
 
-// renderBlocks renders src block by block. YAML frontmatter is one block of
+// RenderBlocks renders src block by block. YAML frontmatter is one block of
 // its own, a properties table (as Obsidian shows it); the markdown below
 // is parsed with the frontmatter blanked out, so that byte offsets and
 // line numbers stay those of the file. It stops with ctx's error when ctx
 // ends (render.go).
-func renderBlocks(ctx context.Context, md goldmark.Markdown, resolve resolver, src []byte) ([]block, error) {
+func RenderBlocks(ctx context.Context, md goldmark.Markdown, resolve Resolver, src []byte) ([]Block, error) {
 	fm, body := frontmatter(src)
 	doc, err := parse(ctx, md.Parser(), body)
 	if err != nil {
 		return nil, err
 	}
 	lineOf := lineIndex(src)
-	var out []block
+	var out []Block
 	if fm != nil {
-		out = append(out, block{HTML: fm.html(resolve), Start: 1, End: fm.lines})
+		out = append(out, Block{HTML: fm.html(resolve), Start: 1, End: fm.lines})
 	}
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		if err := ctx.Err(); err != nil {
@@ -77,7 +77,7 @@ func renderBlocks(ctx context.Context, md goldmark.Markdown, resolve resolver, s
 		if err := md.Renderer().Render(&buf, body, n); err != nil {
 			return nil, err
 		}
-		b := block{HTML: template.HTML(buf.String())}
+		b := Block{HTML: template.HTML(buf.String())}
 		b.Start, b.End = span(n, lineOf)
 		if b.Start == 0 {
 			// A block without lines of its own (a rule): the first
@@ -97,9 +97,9 @@ func renderBlocks(ctx context.Context, md goldmark.Markdown, resolve resolver, s
 	return out, nil
 }
 
-// renderHTML renders src whole (the editor's preview), its frontmatter as
+// RenderHTML renders src whole (the editor's preview), its frontmatter as
 // a properties table. It stops with ctx's error when ctx ends.
-func renderHTML(ctx context.Context, md goldmark.Markdown, resolve resolver, src []byte) (string, error) {
+func RenderHTML(ctx context.Context, md goldmark.Markdown, resolve Resolver, src []byte) (string, error) {
 	fm, body := frontmatter(src)
 	doc, err := parse(ctx, md.Parser(), body)
 	if err != nil {
@@ -115,7 +115,7 @@ func renderHTML(ctx context.Context, md goldmark.Markdown, resolve resolver, src
 
 // nextLine is the first line that is not blank after the last of blocks
 // (1 with none).
-func nextLine(src []byte, lineOf func(int) int, blocks []block) int {
+func nextLine(src []byte, lineOf func(int) int, blocks []Block) int {
 	after := 0
 	if len(blocks) > 0 {
 		after = blocks[len(blocks)-1].End
@@ -204,14 +204,14 @@ func (n *wikilink) Dump(src []byte, level int) {
 	ast.DumpHelper(n, src, level, map[string]string{"Target": n.Target}, nil)
 }
 
-type wikiExt struct{ resolve resolver }
+type wikiExt struct{ resolve Resolver }
 
 func (e *wikiExt) Extend(m goldmark.Markdown) {
 	m.Parser().AddOptions(parser.WithInlineParsers(util.Prioritized(&wikiParser{e.resolve}, 199))) // before links (200)
 	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(wikiRenderer{}, 199)))
 }
 
-type wikiParser struct{ resolve resolver }
+type wikiParser struct{ resolve Resolver }
 
 func (p *wikiParser) Trigger() []byte { return []byte{'['} }
 
@@ -228,7 +228,7 @@ func (p *wikiParser) Parse(_ ast.Node, block text.Reader, _ parser.Context) ast.
 
 // parseWikilink reads the wikilink that line starts with, and its length
 // in bytes (nil when line does not start with one).
-func parseWikilink(line []byte, resolve resolver) (*wikilink, int) {
+func parseWikilink(line []byte, resolve Resolver) (*wikilink, int) {
 	if len(line) < 5 || line[0] != '[' || line[1] != '[' {
 		return nil, 0
 	}
@@ -246,7 +246,7 @@ func parseWikilink(line []byte, resolve resolver) (*wikilink, int) {
 	return newWikilink(inner, resolve), end + 4
 }
 
-func newWikilink(inner string, resolve resolver) *wikilink {
+func newWikilink(inner string, resolve Resolver) *wikilink {
 	target, label, hasLabel := strings.Cut(inner, "|")
 	target = strings.TrimSpace(target)
 	if !hasLabel || strings.TrimSpace(label) == "" {
@@ -289,7 +289,7 @@ func wikiHTML(n *wikilink) string {
 		class += " missing"
 	}
 	if n.Section != "" {
-		href += "#" + url.PathEscape(slug(n.Section))
+		href += "#" + url.PathEscape(Slug(n.Section))
 	}
 	return fmt.Sprintf(`<a class="%s" href="%s">%s</a>`, class, html.EscapeString(href), html.EscapeString(n.Label))
 }
@@ -307,15 +307,15 @@ func PageURL(path string) string {
 func newPagePath(target string) string {
 	t := strings.TrimSpace(target)
 	if !strings.HasSuffix(t, ".md") {
-		t = slug(t) + ".md"
+		t = Slug(t) + ".md"
 	}
 	return t
 }
 
-// slug makes a heading or page name into an anchor or file name the way
+// Slug makes a heading or page name into an anchor or file name the way
 // goldmark's auto heading ids do: lowercase, spaces as '-', punctuation
 // dropped.
-func slug(s string) string {
+func Slug(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
 		switch {

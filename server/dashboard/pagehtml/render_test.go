@@ -1,4 +1,4 @@
-package dashboard
+package pagehtml
 
 import (
 	"context"
@@ -56,14 +56,14 @@ var pathological = []string{
 // threshold. N is 256 KiB: at 64 KiB the small input's best run took 1-4
 // ms, near the clock's grain, and one lucky 1.45 ms made a ratio of 13.
 func TestRenderLinear(t *testing.T) {
-	md := newMarkdown(nil)
+	md := NewMarkdown(nil)
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	cost := func(src []byte) time.Duration {
 		best := time.Duration(1<<63 - 1)
 		for range 5 {
 			runtime.GC()
 			d := threadCPU(t, func() {
-				if _, err := renderBlocks(context.Background(), md, nil, src); err != nil {
+				if _, err := RenderBlocks(context.Background(), md, nil, src); err != nil {
 					t.Error(err)
 				}
 			})
@@ -86,13 +86,13 @@ func TestRenderLinear(t *testing.T) {
 // TestRender400KB: the page of the report, 400 KB of "[a](" (56 s of CPU
 // per view before), renders as markdown in well under 20 s of CPU.
 func TestRender400KB(t *testing.T) {
-	md := newMarkdown(nil)
+	md := NewMarkdown(nil)
 	src := []byte(strings.Repeat("[a](", 100_000))
 	var (
-		blocks []block
+		blocks []Block
 		err    error
 	)
-	cpu := threadCPU(t, func() { blocks, err = renderBlocks(context.Background(), md, nil, src) })
+	cpu := threadCPU(t, func() { blocks, err = RenderBlocks(context.Background(), md, nil, src) })
 	if err != nil || len(blocks) != 1 || !strings.Contains(string(blocks[0].HTML), "[a](") {
 		t.Fatalf("400 KB of [a](: %v, %d blocks", err, len(blocks))
 	}
@@ -104,13 +104,13 @@ func TestRender400KB(t *testing.T) {
 
 // BenchmarkRenderPathological renders 400 KB of each pathological input.
 func BenchmarkRenderPathological(b *testing.B) {
-	md := newMarkdown(nil)
+	md := NewMarkdown(nil)
 	for _, p := range pathological {
 		src := []byte(strings.Repeat(p, 400_000/len(p)))
 		b.Run(strings.ReplaceAll(p, "\n", `\n`), func(b *testing.B) {
 			b.SetBytes(int64(len(src)))
 			for b.Loop() {
-				renderBlocks(context.Background(), md, nil, src)
+				RenderBlocks(context.Background(), md, nil, src)
 			}
 		})
 	}
@@ -121,15 +121,15 @@ func BenchmarkRenderPathological(b *testing.B) {
 // 1 MiB of "> " or "1. "): the client that left costs no more CPU. The
 // bound (60 s) only catches a rendering that does not stop.
 func TestRenderCanceled(t *testing.T) {
-	md := newMarkdown(nil)
+	md := NewMarkdown(nil)
 	for _, p := range []string{"> ", "1. "} {
-		src := []byte(strings.Repeat(p, maxRenderBytes/len(p)))
+		src := []byte(strings.Repeat(p, MaxRenderBytes/len(p)))
 		for _, f := range []struct {
 			name   string
 			render func(context.Context) error
 		}{
-			{"blocks", func(ctx context.Context) error { _, err := renderBlocks(ctx, md, nil, src); return err }},
-			{"html", func(ctx context.Context) error { _, err := renderHTML(ctx, md, nil, src); return err }},
+			{"blocks", func(ctx context.Context) error { _, err := RenderBlocks(ctx, md, nil, src); return err }},
+			{"html", func(ctx context.Context) error { _, err := RenderHTML(ctx, md, nil, src); return err }},
 		} {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
@@ -152,7 +152,7 @@ func TestRenderCanceled(t *testing.T) {
 // TestBoundedLinks: bounding links changes nothing CommonMark accepts as
 // a link; what it refuses is text, or a shortcut reference.
 func TestBoundedLinks(t *testing.T) {
-	md := newMarkdown(nil)
+	md := NewMarkdown(nil)
 	deep := strings.Repeat("(", maxLinkParens+1) + "b" + strings.Repeat(")", maxLinkParens+1)
 	for _, c := range []struct{ src, want string }{
 		{"[a](b)", `<a href="b">a</a>`},
@@ -168,7 +168,7 @@ func TestBoundedLinks(t *testing.T) {
 		{"[a]: /u\n\n[a](<b<c)", `<a href="/u">a</a>(&lt;b&lt;c)`},
 		{"[[Page]] and [[a[b]]", `<a class="wikilink missing" href="/ui/notebook?new=page.md">Page</a> and [[a[b]]`},
 	} {
-		got, err := renderHTML(context.Background(), md, nil, []byte(c.src))
+		got, err := RenderHTML(context.Background(), md, nil, []byte(c.src))
 		if err != nil || !strings.Contains(got, c.want) {
 			t.Errorf("%q: got %q, want it to hold %q (%v)", c.src, got, c.want, err)
 		}

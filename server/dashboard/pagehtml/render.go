@@ -1,4 +1,4 @@
-package dashboard
+package pagehtml
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ import (
 
 // Rendering is bounded three ways, because a page is anyone's text (an
 // agent's, a remote's) and a view must not cost minutes of CPU:
-//   - a page larger than maxRenderBytes is shown as plain text, its first
-//     maxRenderBytes only, and never read whole (host.PageRequest.MaxBytes);
+//   - a page larger than MaxRenderBytes is shown as plain text, its first
+//     MaxRenderBytes only, and never read whole (host.PageRequest.MaxBytes);
 //   - the work is linear in the page where goldmark's is not: an inline
 //     link's destination and title are bounded as CommonMark allows
 //     (boundedLinks), and this package's own inline syntax scans each byte
@@ -28,16 +28,16 @@ import (
 //     text. This holds where goldmark is still super-linear: emphasis
 //     runs such as "*a_" repeated, and blocks nested thousands deep.
 
-// maxRenderBytes is the largest page rendered as markdown, 1 MiB: ordinary
+// MaxRenderBytes is the largest page rendered as markdown, 1 MiB: ordinary
 // pages are a few KiB and a 1 MiB page renders in tens of milliseconds,
 // while larger ones are logs and dumps nobody reads rendered, which would
 // cost memory (the text held several times over: source, AST, HTML,
 // template) and CPU for nothing. A larger page shows its first
-// maxRenderBytes as text, with a note to open it in an editor.
-const maxRenderBytes = 1 << 20
+// MaxRenderBytes as text, with a note to open it in an editor.
+const MaxRenderBytes = 1 << 20
 
 // renderBudget bounds the time one rendering may take. A page within
-// maxRenderBytes takes well under a second on a busy machine; one that
+// MaxRenderBytes takes well under a second on a busy machine; one that
 // takes longer is a pathological input and is shown as plain text.
 const renderBudget = 5 * time.Second
 
@@ -54,14 +54,14 @@ const maxLinkParens = 32
 // one paragraph and cost milliseconds.
 const maxDelimiters = 2000
 
-// errTooLarge and errTooSlow say why a page is shown as plain text.
+// ErrTooLarge and ErrTooSlow say why a page is shown as plain text.
 var (
-	errTooLarge = fmt.Errorf("this page is larger than %d KiB, too large to render: its first %d KiB are shown as text; open it in an editor", maxRenderBytes>>10, maxRenderBytes>>10)
-	errTooSlow  = fmt.Errorf("this page took longer than %s to render: it is shown as text", renderBudget)
+	ErrTooLarge = fmt.Errorf("this page is larger than %d KiB, too large to render: its first %d KiB are shown as text; open it in an editor", MaxRenderBytes>>10, MaxRenderBytes>>10)
+	ErrTooSlow  = fmt.Errorf("this page took longer than %s to render: it is shown as text", renderBudget)
 )
 
-// plainHTML is text shown as it is, with a note saying why.
-func plainHTML(note error, text string) template.HTML {
+// PlainHTML is text shown as it is, with a note saying why.
+func PlainHTML(note error, text string) template.HTML {
 	return template.HTML(`<p class="notice plain-note" role="note">` + html.EscapeString(note.Error()) + `</p><pre class="plain">` + html.EscapeString(text) + `</pre>`)
 }
 
@@ -322,14 +322,14 @@ func skipSpace(line []byte, i int) int {
 	return i
 }
 
-// renderCtx wraps a request's ctx with the render budget; tooSlow tells
+// WithBudget wraps a request's ctx with the render budget; TooSlow tells
 // the budget running out (show the page as text) from the request ending.
-func renderCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+func WithBudget(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, renderBudget)
 }
 
-// tooSlow reports whether err is the render budget running out while the
+// TooSlow reports whether err is the render budget running out while the
 // request's own context (parent) is still live.
-func tooSlow(parent context.Context, err error) bool {
+func TooSlow(parent context.Context, err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil
 }

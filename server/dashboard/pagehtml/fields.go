@@ -1,4 +1,4 @@
-package dashboard
+package pagehtml
 
 import (
 	"bytes"
@@ -102,7 +102,7 @@ func frontmatter(src []byte) (*props, []byte) {
 // html draws the properties table. Values are escaped; a value that is a
 // wikilink ("[[acme-corp]]", as Obsidian writes links in properties) is a
 // link; tags are shown as #tag.
-func (p *props) html(resolve resolver) template.HTML {
+func (p *props) html(resolve Resolver) template.HTML {
 	var b strings.Builder
 	b.WriteString(`<table class="props" aria-label="Properties"><tbody>`)
 	value := func(key, v string) string {
@@ -173,7 +173,7 @@ func (n *lineKey) Dump(src []byte, level int) {
 	ast.DumpHelper(n, src, level, map[string]string{"Key": n.Key}, nil)
 }
 
-type fieldExt struct{ resolve resolver }
+type fieldExt struct{ resolve Resolver }
 
 func (e *fieldExt) Extend(m goldmark.Markdown) {
 	m.Parser().AddOptions(
@@ -183,7 +183,7 @@ func (e *fieldExt) Extend(m goldmark.Markdown) {
 	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(fieldRenderer{}, 198)))
 }
 
-type fieldParser struct{ resolve resolver }
+type fieldParser struct{ resolve Resolver }
 
 // maxFieldDepth bounds the brackets nested in an inline field's value.
 const maxFieldDepth = 8
