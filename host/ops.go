@@ -109,7 +109,7 @@ var Ops = []Operation{
 	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpGitInit, OpFedSync, OpExport, OpImport,
 }
 
-// API is every operation: *Host runs them, *server.Client forwards them
+// API is every operation: *Host runs them, *client.Client (server/client) forwards them
 // to a running server, with the same requests, responses and errors.
 type API interface {
 	Init(context.Context, InitRequest) (InitResponse, error)

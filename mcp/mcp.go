@@ -14,7 +14,7 @@
 //
 // Concurrency: the *mcpsdk.Server New returns may serve many sessions at
 // once; its handlers call Ops concurrently, which *host.Host and
-// *server.Client allow.
+// *client.Client allow.
 package mcp
 
 import (
@@ -32,7 +32,7 @@ import (
 )
 
 // Ops is what the MCP server calls: a *host.Host opened in this process or
-// a *server.Client forwarding to the home's running server.
+// a *client.Client forwarding to the home's running server.
 type Ops interface {
 	Recall(context.Context, host.RecallRequest) (host.RecallResponse, error)
 	Get(context.Context, host.GetRequest) (host.GetResponse, error)

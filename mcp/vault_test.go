@@ -18,6 +18,7 @@ import (
 	"github.com/memhost/memhost/host/vault"
 	"github.com/memhost/memhost/mcp"
 	"github.com/memhost/memhost/server"
+	"github.com/memhost/memhost/server/client"
 )
 
 // writePages writes notebook pages of h on disk, as an editor would.
@@ -236,7 +237,7 @@ func pagesOf(t *testing.T, h *host.Host) []string {
 	return out
 }
 
-// TestVaultToolsThroughServer: the tools on a *server.Client (as `memhost
+// TestVaultToolsThroughServer: the tools on a *client.Client (as `memhost
 // mcp` runs them while memhost serve runs): the same answers, and prune's
 // refusal, which then arrives as the API's error, worded the same way.
 func TestVaultToolsThroughServer(t *testing.T) {
@@ -273,7 +274,7 @@ func TestVaultToolsThroughServer(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the server did not start")
 	}
-	c, err := server.Dial(home, nil)
+	c, err := client.Dial(home, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,14 +7,12 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/memhost/memhost/server/wire"
 )
 
-// Event is one server-sent event: its type ("ready" first, then "sync",
-// "git-sync", "embed", "write", "rebuild", "lagged") and JSON data.
-type Event struct {
-	Type string          `json:"type"`
-	Data json.RawMessage `json:"data"`
-}
+// Event: see wire.Event.
+type Event = wire.Event
 
 // hub fans events out to the open streams. A stream that does not keep up
 // loses events rather than slowing the publisher (the server's watcher and

@@ -30,14 +30,6 @@ func absolutePath[Req, Resp any](path func(Req) string, fn func(context.Context,
 func exportPath(r host.ExportRequest) string { return r.Path }
 func importPath(r host.ImportRequest) string { return r.Path }
 
-// fedSyncBody is the answer of a sync that failed after it began: the
-// error, and under "sync" what the sync did before it (a merge that
-// stands, files re-indexed, the push error).
-type fedSyncBody struct {
-	Error wireError             `json:"error"`
-	Sync  *host.FedSyncResponse `json:"sync,omitempty"`
-}
-
 // fedSync is POST /api/v1/git/sync. A sync can fail after it merged (the
 // push failed: the merge stands and is indexed); its answer then carries
 // both the error, with its kind's status, and the sync's report, so that
@@ -60,7 +52,7 @@ func (s *Server) fedSync(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.failed(r, err)
-	body := fedSyncBody{Error: toWire(err)}
+	body := wire.FedSyncBody{Error: toWire(err)}
 	if resp.Remote != "" { // the sync began
 		body.Sync = &resp
 	}

@@ -3,8 +3,6 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -18,9 +16,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
-	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/internal/jsoncheck"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/bodylimit"
@@ -40,26 +36,14 @@ const DefaultMaxBody = 2*64<<20 + 1<<20
 // served.
 const VersionHeader = wire.VersionHeader
 
-// EnvHeader carries a fingerprint of the client's configuration overrides
-// from the environment (EnvFingerprint). A request whose fingerprint
-// differs from the server's is refused with a conflict on field "env": the
-// server would read config.yaml differently than the client does, so the
-// client runs the command itself.
-const EnvHeader = "Memhost-Env"
+// EnvHeader: see wire.EnvHeader.
+const EnvHeader = wire.EnvHeader
 
-// EnvOverrides is what a process's environment changes in how a command
-// runs: the configuration's overrides (config.Overrides), the time zone
-// (TZ, the daily log's when config.yaml names none) and the calendar
-// clock's offset (internal/clock: a test run's day).
-func EnvOverrides(getenv func(string) string) []string {
-	return append(config.Overrides(getenv), "TZ="+getenv("TZ"), clock.EnvOffset+"="+getenv(clock.EnvOffset))
-}
-
-// EnvFingerprint is a short hash of EnvOverrides.
-func EnvFingerprint(overrides []string) string {
-	sum := sha256.Sum256([]byte(strings.Join(overrides, "\n")))
-	return hex.EncodeToString(sum[:8])
-}
+// EnvOverrides and EnvFingerprint: see package wire.
+var (
+	EnvOverrides   = wire.EnvOverrides
+	EnvFingerprint = wire.EnvFingerprint
+)
 
 // ErrEnvDiffers means the server reads its configuration with other
 // environment overrides than the client (see EnvHeader).

@@ -21,6 +21,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/server/client"
 	"github.com/memhost/memhost/server/debug"
 )
 
@@ -81,9 +82,9 @@ func start(t *testing.T, home, listen, configYAML string, tweak ...func(*RunOpti
 	return r
 }
 
-func (r *running) client(t *testing.T) *Client {
+func (r *running) client(t *testing.T) *client.Client {
 	t.Helper()
-	c, err := Dial(r.home, nil)
+	c, err := client.Dial(r.home, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestServeLifecycle(t *testing.T) {
 	if _, err := ReadState(home); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("serve.json left behind: %v", err)
 	}
-	if _, err := Dial(home, nil); !errors.Is(err, ErrNoServer) {
+	if _, err := client.Dial(home, nil); !errors.Is(err, client.ErrNoServer) {
 		t.Errorf("Dial after stop: %v", err)
 	}
 }
@@ -222,7 +223,7 @@ func TestStaleSocket(t *testing.T) {
 	if _, err := os.Stat(SocketPath(home)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Dial(home, nil); !errors.Is(err, ErrNoServer) {
+	if _, err := client.Dial(home, nil); !errors.Is(err, client.ErrNoServer) {
 		t.Fatalf("Dial on a stale socket: %v", err)
 	}
 	r := start(t, home, "", "")

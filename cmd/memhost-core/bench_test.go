@@ -16,6 +16,7 @@ import (
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/benchdata"
 	"github.com/memhost/memhost/server"
+	"github.com/memhost/memhost/server/client"
 )
 
 // BenchmarkServe measures what an agent waits for with `memhost serve`
@@ -63,9 +64,9 @@ func BenchmarkServe(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer func() { srv.Process.Signal(syscall.SIGTERM); srv.Wait() }()
-			var c *server.Client
+			var c *client.Client
 			for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-				if c, err = server.Dial(home, nil); err == nil {
+				if c, err = client.Dial(home, nil); err == nil {
 					break
 				}
 				if time.Now().After(deadline) {

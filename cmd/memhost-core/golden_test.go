@@ -69,7 +69,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/internal/clock"
-	"github.com/memhost/memhost/server"
+	"github.com/memhost/memhost/server/client"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -101,7 +101,7 @@ func (g *goldenScenario) startServer() {
 	g.t.Cleanup(func() {
 		// The commands went through the server (not in-process because of
 		// a refused environment, say): it counted their requests.
-		if c, err := server.Dial(g.home, nil); err == nil {
+		if c, err := client.Dial(g.home, nil); err == nil {
 			in, err := c.Info(context.Background())
 			c.Close()
 			if err == nil && goldenForwards && in.Requests < int64(g.commands)/3 {
@@ -115,7 +115,7 @@ func (g *goldenScenario) startServer() {
 		}
 	})
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if c, err := server.Dial(g.home, nil); err == nil {
+		if c, err := client.Dial(g.home, nil); err == nil {
 			c.Close()
 			return
 		}

@@ -14,11 +14,12 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/mcp"
 	"github.com/memhost/memhost/server"
+	"github.com/memhost/memhost/server/client"
 )
 
 var (
 	_ mcp.Ops = (*host.Host)(nil)
-	_ mcp.Ops = (*server.Client)(nil)
+	_ mcp.Ops = (*client.Client)(nil)
 	_ mcp.Ops = (*mcpOps)(nil)
 )
 
@@ -90,20 +91,20 @@ type mcpOps struct {
 	log *slog.Logger
 
 	mu     sync.Mutex
-	client *server.Client // nil: none runs, or it went
+	client *client.Client // nil: none runs, or it went
 	h      *host.Host     // opened at the first call without a server
 }
 
 // start dials the home's server (or takes the relaying server's Host) and
 // returns its client, nil when the calls run in this process.
-func (o *mcpOps) start(ctx context.Context) *server.Client {
+func (o *mcpOps) start(ctx context.Context) *client.Client {
 	if o.a.io.shared != nil {
 		o.h = o.a.io.shared
 		return nil
 	}
 	c, err := o.a.dial(o.cmd)
 	if err != nil {
-		if !errors.Is(err, server.ErrNoServer) {
+		if !errors.Is(err, client.ErrNoServer) {
 			o.log.Warn("cannot use the home's server; running in this process", "err", err)
 		}
 		return nil
@@ -129,7 +130,7 @@ func (o *mcpOps) close() {
 
 // through returns the server's client, or nil once calls run in this
 // process.
-func (o *mcpOps) through() *server.Client {
+func (o *mcpOps) through() *client.Client {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.client
@@ -137,7 +138,7 @@ func (o *mcpOps) through() *server.Client {
 
 // gone drops the server after err, which says it stopped answering or
 // reads its configuration otherwise.
-func (o *mcpOps) gone(c *server.Client, err error) {
+func (o *mcpOps) gone(c *client.Client, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.client == c && c != nil {

@@ -12,10 +12,11 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/server"
+	"github.com/memhost/memhost/server/client"
 )
 
 // ops is what the commands call: a *host.Host opened in this process, or a
-// *server.Client forwarding to the home's running server. Both run the
+// *client.Client forwarding to the home's running server. Both run the
 // operation table's API (host.Ops) with the same responses and error
 // kinds, so a command prints the same either way.
 type ops = host.API
@@ -45,25 +46,25 @@ func (a *app) with(ctx context.Context, cmd *cli.Command, fn func(ops) error) er
 		if !envDiffers(err) {
 			fmt.Fprintf(a.io.stderr, "memhost: warning: %v; running in this process instead\n", err)
 		}
-	} else if !errors.Is(err, server.ErrNoServer) {
+	} else if !errors.Is(err, client.ErrNoServer) {
 		return err
 	}
 	return a.withHost(ctx, cmd, func(h *host.Host) error { return fn(h) })
 }
 
-// dial connects to the home's server: server.ErrNoServer when none runs or
+// dial connects to the home's server: client.ErrNoServer when none runs or
 // --no-server is given. config.yaml is read first, as an in-process run
 // would: a broken file is reported the same way with or without a server
 // (the server keeps its last good settings).
-func (a *app) dial(cmd *cli.Command) (*server.Client, error) {
+func (a *app) dial(cmd *cli.Command) (*client.Client, error) {
 	if cmd.Bool("no-server") || a.io.getenv("MEMHOST_NO_SERVER") != "" || a.notUTF8 {
-		return nil, server.ErrNoServer
+		return nil, client.ErrNoServer
 	}
 	home, err := a.home(cmd)
 	if err != nil {
 		return nil, err
 	}
-	c, err := server.Dial(home, server.EnvOverrides(a.io.getenv))
+	c, err := client.Dial(home, server.EnvOverrides(a.io.getenv))
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +90,7 @@ func (a *app) config(cmd *cli.Command) (config.Config, error) {
 // retry), or it reads the configuration otherwise than this process. The
 // one policy of the commands (with) and of MCP (mcpOps).
 func fallBack(err error) bool {
-	var gone *server.UnreachableError
+	var gone *client.UnreachableError
 	return errors.As(err, &gone) || envDiffers(err)
 }
 

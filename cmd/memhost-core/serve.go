@@ -22,6 +22,7 @@ import (
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/mcp"
 	"github.com/memhost/memhost/server"
+	"github.com/memhost/memhost/server/client"
 )
 
 func serveCommand(a *app) *cli.Command {
@@ -120,7 +121,7 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 // detach starts `memhost serve` in a new session with its output in
 // brain/serve.log, and returns once it answers (or says why it stopped).
 func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
-	if c, err := server.Dial(home, nil); err == nil {
+	if c, err := client.Dial(home, nil); err == nil {
 		defer c.Close()
 		if in, err := c.Info(ctx); err == nil {
 			return fault.Errorf(fault.Conflict, "", "memhost serve already runs for %s (pid %d)", in.Home, in.PID)
@@ -170,7 +171,7 @@ func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
 			return ctx.Err()
 		case <-time.After(50 * time.Millisecond):
 		}
-		c, err := server.Dial(home, nil)
+		c, err := client.Dial(home, nil)
 		if err != nil {
 			continue
 		}
@@ -254,12 +255,12 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 }
 
 // running connects to the home's server and asks about it.
-func (a *app) running(ctx context.Context, cmd *cli.Command) (*server.Client, server.Info, error) {
+func (a *app) running(ctx context.Context, cmd *cli.Command) (*client.Client, server.Info, error) {
 	home, err := a.home(cmd)
 	if err != nil {
 		return nil, server.Info{}, err
 	}
-	c, err := server.Dial(home, nil)
+	c, err := client.Dial(home, nil)
 	if err != nil {
 		if in, held := server.Holder(home); held {
 			return nil, in, fault.Errorf(fault.Unavailable, "", "memhost serve (pid %d) holds %s but its socket %s does not answer: stop it with kill %d", in.PID, home, server.SocketPath(home), in.PID)
@@ -295,7 +296,7 @@ func (a *app) serveStop(ctx context.Context, cmd *cli.Command) error {
 			continue
 		}
 		// A server in this very process (tests): its socket goes last.
-		c2, err := server.Dial(in.Home, nil)
+		c2, err := client.Dial(in.Home, nil)
 		if err != nil {
 			break
 		}

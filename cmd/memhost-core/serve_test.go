@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/server"
+	"github.com/memhost/memhost/server/client"
 )
 
 // serveInfo runs `memhost serve status --json`.
@@ -329,7 +330,7 @@ func TestBinaryLauncher(t *testing.T) {
 
 	// A relayed write is published on the event stream, as an API write is
 	// (dashboards and MCP subscribers follow it).
-	c, err := server.Dial(home, nil)
+	c, err := client.Dial(home, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func Write(home string, in Info) error {
 
 // Read reads brain/serve.json: what the last server of home said
 // about itself. It may be stale (a server killed with SIGKILL leaves it);
-// ask the server itself (server.Client.Info) to know whether it runs.
+// ask the server itself (client.Client.Info) to know whether it runs.
 func Read(home string) (Info, error) {
 	var in Info
 	b, err := os.ReadFile(StatePath(Canonical(home)))

@@ -5,13 +5,18 @@
 package wire
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/internal/clock"
 )
 
 // VersionHeader carries the build of the client (request) and the server
@@ -119,3 +124,39 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
 }
+
+// Event is one server-sent event: its type ("ready" first, then "sync",
+// "git-sync", "embed", "write", "rebuild", "lagged") and JSON data.
+type Event struct {
+	Type string          `json:"type"`
+	Data json.RawMessage `json:"data"`
+}
+
+// EnvOverrides is what a process's environment changes in how a command
+// runs: the configuration's overrides (config.Overrides), the time zone
+// (TZ, the daily log's when config.yaml names none) and the calendar
+// clock's offset (internal/clock: a test run's day).
+func EnvOverrides(getenv func(string) string) []string {
+	return append(config.Overrides(getenv), "TZ="+getenv("TZ"), clock.EnvOffset+"="+getenv(clock.EnvOffset))
+}
+
+// EnvFingerprint is a short hash of EnvOverrides.
+func EnvFingerprint(overrides []string) string {
+	sum := sha256.Sum256([]byte(strings.Join(overrides, "\n")))
+	return hex.EncodeToString(sum[:8])
+}
+
+// FedSyncBody is the answer of a sync that failed after it began: the
+// error, and under "sync" what the sync did before it (a merge that
+// stands, files re-indexed, the push error).
+type FedSyncBody struct {
+	Error Error                 `json:"error"`
+	Sync  *host.FedSyncResponse `json:"sync,omitempty"`
+}
+
+// EnvHeader carries a fingerprint of the client's configuration overrides
+// from the environment (EnvFingerprint). A request whose fingerprint
+// differs from the server's is refused with a conflict on field "env": the
+// server would read config.yaml differently than the client does, so the
+// client runs the command itself.
+const EnvHeader = "Memhost-Env"

@@ -1,4 +1,4 @@
-package server
+package client
 
 import (
 	"bufio"
@@ -19,6 +19,8 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server/state"
+	"github.com/memhost/memhost/server/wire"
 )
 
 // ErrNoServer means no server runs for the home (no socket, or nothing
@@ -50,7 +52,7 @@ type Client struct {
 // config.Overrides; requests fail with a conflict on field "env"
 // (ErrEnvDiffers) when the server's differ.
 func Dial(home string, env []string) (*Client, error) {
-	sock := SocketPath(home)
+	sock := state.SocketPath(home)
 	conn, err := sockpath.Dial(home, time.Second)
 	if err != nil {
 		return nil, ErrNoServer // no file, a file no server listens on, another user's
@@ -76,7 +78,7 @@ func Dial(home string, env []string) (*Client, error) {
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     30 * time.Second,
 	}
-	return &Client{hc: &http.Client{Transport: tr}, base: "http://memhost", version: version.String(), home: canonical(home), env: envHeader(env)}, nil
+	return &Client{hc: &http.Client{Transport: tr}, base: "http://memhost", version: version.String(), home: state.Canonical(home), env: envHeader(env)}, nil
 }
 
 // envHeader is the Memhost-Env a client sends: none without overrides
@@ -85,7 +87,7 @@ func envHeader(env []string) string {
 	if env == nil {
 		return ""
 	}
-	return EnvFingerprint(env)
+	return wire.EnvFingerprint(env)
 }
 
 // NewClient calls a server at base (http://127.0.0.1:4321) through hc;
@@ -191,9 +193,9 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, accep
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(VersionHeader, c.version)
+	req.Header.Set(wire.VersionHeader, c.version)
 	if c.env != "" {
-		req.Header.Set(EnvHeader, c.env)
+		req.Header.Set(wire.EnvHeader, c.env)
 	}
 	if accept != "" {
 		req.Header.Set("Accept", accept)
@@ -213,12 +215,12 @@ func readError(r *http.Response) error {
 	if r.StatusCode/100 == 2 {
 		return nil
 	}
-	var eb errorBody
+	var eb wire.Body
 	b, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err := json.Unmarshal(b, &eb); err != nil || eb.Error.Kind == "" {
 		return &fault.Error{Kind: fault.Internal, Message: fmt.Sprintf("server answered %s: %s", r.Status, strings.TrimSpace(string(b)))}
 	}
-	return fromWire(eb.Error)
+	return eb.Error.Err()
 }
 
 // The host operations.
@@ -344,7 +346,7 @@ func (c *Client) PullModel(ctx context.Context, req host.PullModelRequest) (host
 		var line struct {
 			Progress *struct{ Done, Total int64 } `json:"progress"`
 			Result   *host.PullResponse           `json:"result"`
-			Error    *wireError                   `json:"error"`
+			Error    *wire.Error                  `json:"error"`
 		}
 		if err := dec.Decode(&line); err != nil {
 			return resp, &UnreachableError{fmt.Errorf("reading the download's progress: %w", err)}
@@ -355,14 +357,14 @@ func (c *Client) PullModel(ctx context.Context, req host.PullModelRequest) (host
 		case line.Result != nil:
 			return *line.Result, nil
 		case line.Error != nil:
-			return resp, fromWire(*line.Error)
+			return resp, line.Error.Err()
 		}
 	}
 }
 
-// Info asks the server about itself.
-func (c *Client) Info(ctx context.Context) (Info, error) {
-	var in Info
+// state.Info asks the server about itself.
+func (c *Client) Info(ctx context.Context) (state.Info, error) {
+	var in state.Info
 	r, err := c.do(ctx, http.MethodGet, "/api/v1/server", nil, "")
 	if err != nil {
 		return in, err
@@ -386,7 +388,7 @@ func (c *Client) Stop(ctx context.Context) error {
 
 // Events calls fn with each event the server publishes until ctx ends or
 // the server goes (then the error is an UnreachableError).
-func (c *Client) Events(ctx context.Context, fn func(Event)) error {
+func (c *Client) Events(ctx context.Context, fn func(wire.Event)) error {
 	r, err := c.do(ctx, http.MethodGet, "/api/v1/events", nil, "text/event-stream")
 	if err != nil {
 		return err
@@ -397,7 +399,7 @@ func (c *Client) Events(ctx context.Context, fn func(Event)) error {
 	}
 	sc := bufio.NewScanner(r.Body)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	var ev Event
+	var ev wire.Event
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
@@ -407,7 +409,7 @@ func (c *Client) Events(ctx context.Context, fn func(Event)) error {
 			ev.Data = json.RawMessage(strings.TrimPrefix(line, "data: "))
 		case line == "" && ev.Type != "":
 			fn(ev)
-			ev = Event{}
+			ev = wire.Event{}
 		}
 	}
 	if ctx.Err() != nil {

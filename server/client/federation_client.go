@@ -1,4 +1,4 @@
-package server
+package client
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/server/wire"
 )
 
 // Federation and archives (host/federation.go, host/archive.go). Archive
@@ -48,14 +49,14 @@ func (c *Client) FedSync(ctx context.Context, req host.FedSyncRequest) (host.Fed
 		}
 		return resp, nil
 	}
-	var fb fedSyncBody
+	var fb wire.FedSyncBody
 	if err := json.Unmarshal(b, &fb); err != nil || fb.Error.Kind == "" {
 		return resp, &fault.Error{Kind: fault.Internal, Message: fmt.Sprintf("server answered %s: %s", r.Status, clipBody(b))}
 	}
 	if fb.Sync != nil {
 		resp = *fb.Sync
 	}
-	return resp, fromWire(fb.Error)
+	return resp, fb.Error.Err()
 }
 
 func clipBody(b []byte) string {
