@@ -380,8 +380,13 @@ func TestReplyFoundByItsQuestion(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
-	data, _ := os.ReadFile(filepath.Join("sessions", "testdata", "context.jsonl"))
-	os.WriteFile(filepath.Join(h.Home(), "sessions", "trip.jsonl"), data, 0o644)
+	data, err := os.ReadFile(filepath.Join("sessions", "turnchunk", "testdata", "context.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h.Home(), "sessions", "trip.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "hiking"})
 	if err != nil {
 		t.Fatal(err)
