@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memhost/memhost"
 )
 
 // An export imported into an empty home gives the same pages, transcripts
@@ -15,7 +17,7 @@ func TestExportImport(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	a := newHost(t)
-	if _, err := a.Remember(ctx, RememberRequest{Text: "Sarah Chen works at Acme", Category: "reference", File: "contacts", Section: "Sarah Chen"}); err != nil {
+	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen works at Acme", Category: "reference", File: "contacts", Section: "Sarah Chen"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "turn from a"}); err != nil {
@@ -44,7 +46,7 @@ func TestExportImport(t *testing.T) {
 	}
 
 	b := newHost(t)
-	b.Remember(ctx, RememberRequest{Text: "phone 555-0100", Category: "reference", File: "contacts", Section: "Sarah Chen"})
+	b.Remember(ctx, memhost.RememberRequest{Text: "phone 555-0100", Category: "reference", File: "contacts", Section: "Sarah Chen"})
 	b.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "turn from b"})
 	im, err = b.Import(ctx, ImportRequest{Path: file})
 	if err != nil || len(im.Merged) != 2 || im.Config != "imported" && im.Config != "kept" {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/internal/benchdata"
 )
@@ -64,7 +65,7 @@ func BenchmarkNotebook(b *testing.B) {
 					var m0, m1 runtime.MemStats
 					runtime.ReadMemStats(&m0)
 					start := time.Now()
-					res, err := fresh.Sync(ctx, SyncRequest{})
+					res, err := fresh.Sync(ctx, memhost.SyncRequest{})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -76,17 +77,17 @@ func BenchmarkNotebook(b *testing.B) {
 					b.ReportMetric(float64(st.SizeBytes)/(1<<20), "db-MB")
 				}
 			})
-			if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+			if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 				b.Fatal(err)
 			}
-			h.Sync(ctx, SyncRequest{}) // settle touches of racy pages
+			h.Sync(ctx, memhost.SyncRequest{}) // settle touches of racy pages
 
 			b.Run("no-change-sync", func(b *testing.B) {
 				for range b.N {
 					var ds []time.Duration
 					for range 20 {
 						start := time.Now()
-						res, err := h.Sync(ctx, SyncRequest{})
+						res, err := h.Sync(ctx, memhost.SyncRequest{})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -128,7 +129,7 @@ func BenchmarkNotebook(b *testing.B) {
 						var ds []time.Duration
 						for _, q := range c.queries {
 							start := time.Now()
-							if _, err := c.h.Recall(ctx, RecallRequest{Query: q}); err != nil {
+							if _, err := c.h.Recall(ctx, memhost.RecallRequest{Query: q}); err != nil {
 								b.Fatal(err)
 							}
 							ds = append(ds, time.Since(start))
@@ -167,11 +168,11 @@ func BenchmarkHybrid(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer h.Close()
-			if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+			if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 				b.Fatal(err)
 			}
 			start := time.Now()
-			res, err := h.Embed(ctx, EmbedRequest{})
+			res, err := h.Embed(ctx, memhost.EmbedRequest{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -188,7 +189,7 @@ func BenchmarkHybrid(b *testing.B) {
 					var ds, vs, fs []time.Duration
 					for _, q := range queries {
 						start := time.Now()
-						resp, err := h.Recall(ctx, RecallRequest{Query: q})
+						resp, err := h.Recall(ctx, memhost.RecallRequest{Query: q})
 						if err != nil {
 							b.Fatal(err)
 						}

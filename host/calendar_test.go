@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 )
 
@@ -44,7 +45,7 @@ func TestCalendarBoundaries(t *testing.T) {
 			defer h.Close()
 			check := func(day, head, week string) {
 				t.Helper()
-				r, err := h.DailyLog(ctx, DailyLogRequest{Text: "entry at " + head})
+				r, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "entry at " + head})
 				if err != nil {
 					t.Fatal(err)
 				}

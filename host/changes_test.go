@@ -39,7 +39,7 @@ func TestWritesCommitExactlyTheirPaths(t *testing.T) {
 		{"notes/a.md", "Met [[Sarah]] today.\n"},
 		{"daily/2026-08-03.md", "# Daily Log — 2026-08-03\n\n## 09:15 — Started the spec\n"},
 	} {
-		if _, err := h.Write(ctx, WriteRequest{Path: p.path, Text: p.text}); err != nil {
+		if _, err := h.Write(ctx, memhost.WriteRequest{Path: p.path, Text: p.text}); err != nil {
 			t.Fatal(err)
 		}
 	}

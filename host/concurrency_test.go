@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 )
@@ -67,15 +68,15 @@ func TestHostConcurrentUse(t *testing.T) {
 		}()
 	}
 	run(func(i int) {
-		_, err := h.Remember(ctx, RememberRequest{Text: fmt.Sprintf("the zebra number %d eats grass at the zoo", i)})
+		_, err := h.Remember(ctx, memhost.RememberRequest{Text: fmt.Sprintf("the zebra number %d eats grass at the zoo", i)})
 		check("remember", err)
 	})
 	run(func(i int) {
-		_, err := h.Write(ctx, WriteRequest{Path: "knowledge/giraffes.md", Text: fmt.Sprintf("giraffe fact %d", i), Section: "Facts"})
+		_, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/giraffes.md", Text: fmt.Sprintf("giraffe fact %d", i), Section: "Facts"})
 		check("write", err)
 	})
 	run(func(i int) {
-		_, err := h.DailyLog(ctx, DailyLogRequest{Text: fmt.Sprintf("met the penguin keeper, visit %d", i)})
+		_, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: fmt.Sprintf("met the penguin keeper, visit %d", i)})
 		check("daily-log", err)
 	})
 	run(func(i int) {
@@ -86,9 +87,9 @@ func TestHostConcurrentUse(t *testing.T) {
 	})
 	run(func(i int) {
 		rel := fmt.Sprintf("lists/tmp-%d.md", i)
-		_, err := h.Write(ctx, WriteRequest{Path: rel, Text: "temporary"})
+		_, err := h.Write(ctx, memhost.WriteRequest{Path: rel, Text: "temporary"})
 		check("write tmp", err)
-		_, err = h.Remove(ctx, RemoveRequest{Path: rel})
+		_, err = h.Remove(ctx, memhost.RemoveRequest{Path: rel})
 		check("rm", err)
 	})
 	for s := range 3 {
@@ -108,45 +109,45 @@ func TestHostConcurrentUse(t *testing.T) {
 		}
 	})
 	run(func(i int) {
-		_, err := h.Recall(ctx, RecallRequest{Query: "zebra zoo"})
+		_, err := h.Recall(ctx, memhost.RecallRequest{Query: "zebra zoo"})
 		check("recall", err)
-		_, err = h.Recall(ctx, RecallRequest{Query: "kangaroo", Sources: []string{SourceSessions, SourceNotebook}})
+		_, err = h.Recall(ctx, memhost.RecallRequest{Query: "kangaroo", Sources: []string{SourceSessions, SourceNotebook}})
 		check("recall sessions", err)
-		_, err = h.ConversationSearch(ctx, ConversationSearchRequest{Query: "kangaroo jumped"})
+		_, err = h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "kangaroo jumped"})
 		check("conversation search", err)
 	})
 	run(func(i int) {
-		_, err := h.Get(ctx, GetRequest{Path: "reference/contacts.md"})
+		_, err := h.Get(ctx, memhost.GetRequest{Path: "reference/contacts.md"})
 		if fault.KindOf(err) != fault.NotFound {
 			check("get", err)
 		}
-		_, err = h.Context(ctx, ContextRequest{})
+		_, err = h.Context(ctx, memhost.ContextRequest{})
 		check("context", err)
-		_, err = h.Status(ctx, StatusRequest{})
+		_, err = h.Status(ctx, memhost.StatusRequest{})
 		check("status", err)
-		_, err = h.Files(ctx, FilesRequest{})
+		_, err = h.Files(ctx, memhost.FilesRequest{})
 		check("files", err)
-		_, err = h.Models(ctx, ModelsRequest{})
+		_, err = h.Models(ctx, memhost.ModelsRequest{})
 		check("models", err)
 		_ = h.Config()
 	})
 	run(func(i int) {
-		_, err := h.Sync(ctx, SyncRequest{})
+		_, err := h.Sync(ctx, memhost.SyncRequest{})
 		check("sync", err)
-		_, err = h.Embed(ctx, EmbedRequest{Budget: 200 * time.Millisecond})
+		_, err = h.Embed(ctx, memhost.EmbedRequest{Budget: 200 * time.Millisecond})
 		check("embed", err)
 		if i == rounds/2 {
-			_, err = h.Rebuild(ctx, RebuildRequest{})
+			_, err = h.Rebuild(ctx, memhost.RebuildRequest{})
 			check("rebuild", err)
 		}
 	})
 	run(func(i int) {
 		dims := []string{"64", "32"}[i%2]
-		_, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": dims}})
+		_, err := h.UsePlugin(ctx, memhost.UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": dims}})
 		check("plugins/use", err)
-		_, err = h.PluginStatus(ctx, PluginStatusRequest{})
+		_, err = h.PluginStatus(ctx, memhost.PluginStatusRequest{})
 		check("plugin status", err)
-		_, err = h.Plugins(ctx, PluginsRequest{})
+		_, err = h.Plugins(ctx, memhost.PluginsRequest{})
 		check("plugins", err)
 	})
 	run(func(i int) {
@@ -156,7 +157,7 @@ func TestHostConcurrentUse(t *testing.T) {
 	// The other writes of the operation table, with the notebook, the
 	// transcripts and the index busy with the ones above.
 	exportTo := t.TempDir()
-	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/mover-0.md", Text: "a page that moves"}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/mover-0.md", Text: "a page that moves"}); err != nil {
 		t.Fatal(err)
 	}
 	run(func(i int) {
@@ -176,9 +177,9 @@ func TestHostConcurrentUse(t *testing.T) {
 		check("session/compact", err)
 		_, err = h.Consolidate(ctx, ConsolidateRequest{}) // no generator: unavailable
 		check("consolidate", err)
-		_, err = h.Init(ctx, InitRequest{})
+		_, err = h.Init(ctx, memhost.InitRequest{})
 		check("init", err)
-		if _, err = h.RemoveModel(ctx, RemoveModelRequest{Name: "none.gguf"}); fault.KindOf(err) == fault.NotFound {
+		if _, err = h.RemoveModel(ctx, memhost.RemoveModelRequest{Name: "none.gguf"}); fault.KindOf(err) == fault.NotFound {
 			err = nil
 		}
 		check("models/rm", err)
@@ -204,7 +205,7 @@ func TestHostConcurrentUse(t *testing.T) {
 	// Settle: the watcher indexes the editor's pages, the worker embeds.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		st, err := h.Status(ctx, StatusRequest{})
+		st, err := h.Status(ctx, memhost.StatusRequest{})
 		if err == nil && st.Stale == 0 && st.Pending == 0 && st.Mode == ModeHybrid {
 			break
 		}
@@ -237,7 +238,7 @@ func TestHostConcurrentUse(t *testing.T) {
 			t.Errorf("chat-%d: %+v, %v; want %d turns", s, tok, err, rounds)
 		}
 	}
-	files, err := h.Files(ctx, FilesRequest{})
+	files, err := h.Files(ctx, memhost.FilesRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestConcurrentAppendsAcrossHosts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := hosts[0].Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := hosts[0].Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	files, err := hosts[0].idx.Files(ctx)

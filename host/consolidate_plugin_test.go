@@ -188,7 +188,7 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 			}
 
 			// recall's FACTS group (printed first by the CLI) holds the new employer.
-			rec, err := h.Recall(ctx, RecallRequest{Query: "where does Sarah work"})
+			rec, err := h.Recall(ctx, memhost.RecallRequest{Query: "where does Sarah work"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,7 +198,7 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 
 			// A hand edit of the page is read again.
 			writePage(t, h, facts.Path("sarah-chen"), strings.Replace(page, "- [[acme-corp]]", "- [[globex]]", 1))
-			rec, _ = h.Recall(ctx, RecallRequest{Query: "where does Sarah work"})
+			rec, _ = h.Recall(ctx, memhost.RecallRequest{Query: "where does Sarah work"})
 			if len(rec.Results.Facts) == 0 || rec.Results.Facts[0].Value != "[[globex]]" {
 				t.Fatalf("recall after the hand edit: %+v", rec.Results.Facts)
 			}
@@ -221,7 +221,7 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 			}
 
 			// Status reports the generator and the last run.
-			st, err := h.Status(ctx, StatusRequest{})
+			st, err := h.Status(ctx, memhost.StatusRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +270,7 @@ func TestConsolidateOnSchedule(t *testing.T) {
 	go func() { done <- h.Watch(wctx, WatchRequest{}) }()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		st, err := h.Status(ctx, StatusRequest{})
+		st, err := h.Status(ctx, memhost.StatusRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +320,7 @@ func TestConsolidateFailureRecorded(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "overloaded") {
 		t.Fatalf("consolidate against a failing endpoint: %v", err)
 	}
-	st, _ := h.Status(ctx, StatusRequest{})
+	st, _ := h.Status(ctx, memhost.StatusRequest{})
 	if l := st.Generator.Last; l == nil || l.Error != err.Error() || l.Applied != 0 || l.Episodes != 1 {
 		t.Fatalf("status after a failed run: %+v", l)
 	}
@@ -338,7 +338,7 @@ func TestConsolidateFailureRecorded(t *testing.T) {
 	if err != nil || len(res.Applied) != 1 {
 		t.Fatalf("after the endpoint recovered: %+v, %v", res, err)
 	}
-	st, _ = h.Status(ctx, StatusRequest{})
+	st, _ = h.Status(ctx, memhost.StatusRequest{})
 	if l := st.Generator.Last; l == nil || l.Error != "" || l.Applied != 1 {
 		t.Fatalf("status after a good run: %+v", l)
 	}

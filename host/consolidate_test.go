@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/sdk"
@@ -61,7 +62,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	// A session whose answers are bad twice.
 	say("chat-2", "user", "The office wifi changed.")
 	// A daily log entry.
-	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "Lunch with Bob\nBob prefers green tea."}); err != nil {
+	if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "Lunch with Bob\nBob prefers green tea."}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -139,7 +140,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.NotebookDir(), facts.Path("office"))); !os.IsNotExist(err) {
 		t.Fatalf("a skipped batch wrote a page: %v", err)
 	}
-	rec, _ := h.Recall(ctx, RecallRequest{Query: "where does Sarah work"})
+	rec, _ := h.Recall(ctx, memhost.RecallRequest{Query: "where does Sarah work"})
 	if len(rec.Results.Facts) == 0 || rec.Results.Facts[0].Value != "[[acme-corp]]" {
 		t.Fatalf("recall facts: %+v", rec.Results.Facts)
 	}
@@ -147,7 +148,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	// The person corrects the page by hand: recall and facts follow it.
 	page := readPage(t, h, facts.Path("sarah-chen"))
 	writePage(t, h, facts.Path("sarah-chen"), strings.Replace(page, "- [[acme-corp]]", "- [[globex]]", 1))
-	rec, _ = h.Recall(ctx, RecallRequest{Query: "where does Sarah work"})
+	rec, _ = h.Recall(ctx, memhost.RecallRequest{Query: "where does Sarah work"})
 	if len(rec.Results.Facts) == 0 || rec.Results.Facts[0].Value != "[[globex]]" {
 		t.Fatalf("recall after the edit: %+v", rec.Results.Facts)
 	}

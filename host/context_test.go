@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 )
 
@@ -32,7 +33,7 @@ func TestContext(t *testing.T) {
 	writePage(t, h, "daily/2026-02-23.md", "# Daily Log — 2026-02-23\nyesterday entry\n")
 	writePage(t, h, "daily/2026-02-22.md", "# Daily Log — 2026-02-22\ntwo days ago\n")
 
-	resp, err := h.Context(ctx, ContextRequest{})
+	resp, err := h.Context(ctx, memhost.ContextRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestContext(t *testing.T) {
 	if total > 225 {
 		t.Errorf("reference total %d, over 225", total)
 	}
-	again, _ := h.Context(ctx, ContextRequest{})
+	again, _ := h.Context(ctx, memhost.ContextRequest{})
 	if again.Text != text {
 		t.Error("context is not stable")
 	}
@@ -127,7 +128,7 @@ func TestContextStaysInsideNotebook(t *testing.T) {
 			}
 			defer h.Close()
 			tt.setup(t, h.NotebookDir())
-			got, err := h.Context(ctx, ContextRequest{})
+			got, err := h.Context(ctx, memhost.ContextRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}

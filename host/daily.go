@@ -11,25 +11,6 @@ import (
 	"github.com/memhost/memhost/host/once"
 )
 
-// DailyLogRequest appends an entry to today's daily log.
-type DailyLogRequest struct {
-	Text string `json:"text"`
-	// RequestID, when set, makes the write idempotent: a run with the id
-	// of one that landed writes nothing and answers as it did.
-	RequestID string `json:"requestId,omitempty"`
-}
-
-// DailyLogResponse says where the entry went.
-type DailyLogResponse struct {
-	Path    string `json:"path"`
-	Heading string `json:"heading"`
-	Lines   Lines  `json:"lines"`
-	Created bool   `json:"created"`
-	// Warnings are troubles after the write (the index could not be
-	// updated, or was rebuilt): what was written is stored.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
 // maxHeadingRunes keeps daily-log headings to one readable line.
 const maxHeadingRunes = 80
 
@@ -38,18 +19,18 @@ const maxHeadingRunes = 80
 // "# Daily Log — YYYY-MM-DD" title. Nothing of the text is dropped: a first
 // line over 80 characters is shortened in the heading and written whole
 // below it.
-func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (out DailyLogResponse, err error) {
+func (h *Host) DailyLog(ctx context.Context, req memhost.DailyLogRequest) (out memhost.DailyLogResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "daily-log", Paths: memhost.Paths(out.Path), Note: "daily-log: " + section(out.Path, out.Heading), Result: &out}
 	})
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
-		return DailyLogResponse{}, err
+		return memhost.DailyLogResponse{}, err
 	}
 	// The first line becomes the entry's heading, whatever it starts with.
 	if _, rest, ok := strings.Cut(text, "\n"); ok {
 		if err := noSections("text", rest, 1); err != nil {
-			return DailyLogResponse{}, err
+			return memhost.DailyLogResponse{}, err
 		}
 	}
 	now := h.now().In(h.loc())
@@ -72,7 +53,7 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (out DailyLogR
 	if strings.TrimSpace(body) != "" {
 		block += "\n" + body
 	}
-	resp := DailyLogResponse{Path: rel, Heading: heading}
+	resp := memhost.DailyLogResponse{Path: rel, Heading: heading}
 	rel, _, err = h.once.Update(ctx, once.Request{Op: "daily-log", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		page := string(old)
@@ -80,11 +61,11 @@ func (h *Host) DailyLog(ctx context.Context, req DailyLogRequest) (out DailyLogR
 			page = "# Daily Log — " + day + "\n"
 		}
 		e := notebook.Append(page, "", block)
-		resp.Lines = Lines{e.StartLine, e.EndLine}
+		resp.Lines = memhost.Lines{Start: e.StartLine, End: e.EndLine}
 		return []byte(e.Page), nil
 	})
 	if err != nil {
-		return DailyLogResponse{}, err
+		return memhost.DailyLogResponse{}, err
 	}
 	resp.Warnings = h.indexWritten(ctx, rel)
 	return resp, nil

@@ -74,7 +74,7 @@ func TestSavePage(t *testing.T) {
 	if _, err := h.SavePage(ctx, SavePageRequest{Path: "lists/reading.md", Text: "# Reading\n- Quixotic zebra", BaseHash: p.Hash}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := h.Recall(ctx, RecallRequest{Query: "quixotic zebra"})
+	r, err := h.Recall(ctx, memhost.RecallRequest{Query: "quixotic zebra"})
 	if err != nil || len(r.Results.Notebook) != 1 {
 		t.Errorf("recall after a save: %+v %v", r.Results, err)
 	}

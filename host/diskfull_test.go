@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 )
 
@@ -63,13 +64,13 @@ func TestDiskFullAndReadOnlyHome(t *testing.T) {
 	ctx := context.Background()
 	home := tmpfsHome(t, "16m")
 	h := openHost(t, home, nil)
-	if _, err := h.Remember(ctx, RememberRequest{Text: "the heron nests by the lake", Category: "reference", File: "birds"}); err != nil {
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "the heron nests by the lake", Category: "reference", File: "birds"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "user", Text: "first turn"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "saw a heron"}); err != nil {
+	if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "saw a heron"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -94,11 +95,14 @@ func TestDiskFullAndReadOnlyHome(t *testing.T) {
 	big := strings.Repeat("a long note about herons and lakes ", 4000) // 140 KB
 	writes := map[string]func() error{
 		"remember": func() error {
-			_, err := h.Remember(ctx, RememberRequest{Text: big, Category: "reference", File: "birds"})
+			_, err := h.Remember(ctx, memhost.RememberRequest{Text: big, Category: "reference", File: "birds"})
 			return err
 		},
-		"write":     func() error { _, err := h.Write(ctx, WriteRequest{Path: "knowledge/lakes.md", Text: big}); return err },
-		"daily-log": func() error { _, err := h.DailyLog(ctx, DailyLogRequest{Text: big}); return err },
+		"write": func() error {
+			_, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/lakes.md", Text: big})
+			return err
+		},
+		"daily-log": func() error { _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: big}); return err },
 		"session append": func() error {
 			_, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "user", Text: big})
 			return err
@@ -150,7 +154,7 @@ func TestDiskFullAndReadOnlyHome(t *testing.T) {
 	writes = map[string]func() error{
 		"remember": func() error {
 			return opened(func(h *Host) error {
-				_, err := h.Remember(ctx, RememberRequest{Text: "ro", Category: "reference", File: "birds"})
+				_, err := h.Remember(ctx, memhost.RememberRequest{Text: "ro", Category: "reference", File: "birds"})
 				return err
 			})
 		},

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/health"
 	"github.com/memhost/memhost/internal/testbin"
@@ -112,7 +113,7 @@ func TestOfflineWorkerWarnsOnce(t *testing.T) {
 	}
 	t.Cleanup(func() { h.Close() })
 	writePage(t, h, "notes.md", "a page waiting for its vector")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	h.queue.StartWorker(ctx, nil)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/index"
@@ -63,7 +64,7 @@ func BenchmarkFacts(b *testing.B) {
 			}
 		}
 		start := time.Now()
-		if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+		if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 			b.Fatal(err)
 		}
 		took := time.Since(start)
@@ -134,7 +135,7 @@ func BenchmarkFacts(b *testing.B) {
 			return err
 		})
 		measure("context", 20, func(i int) error {
-			_, err := h.Context(ctx, ContextRequest{})
+			_, err := h.Context(ctx, memhost.ContextRequest{})
 			return err
 		})
 		measure("fact-add", 50, func(i int) error {

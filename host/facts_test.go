@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
@@ -74,7 +75,7 @@ func TestFactSupersededWithHistory(t *testing.T) {
 	}
 
 	// recall: the FACTS group first, with the current value only.
-	res, err := h.Recall(ctx, RecallRequest{Query: "where does Sarah work"})
+	res, err := h.Recall(ctx, memhost.RecallRequest{Query: "where does Sarah work"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestFactSupersededWithHistory(t *testing.T) {
 	if _, err := h.FactForget(ctx, FactForgetRequest{ID: second.Fact.ID}); fault.KindOf(err) != fault.Conflict {
 		t.Fatalf("forgetting it again: %v, want a conflict", err)
 	}
-	if res, _ := h.Recall(ctx, RecallRequest{Query: "acme"}); len(res.Results.Facts) != 0 {
+	if res, _ := h.Recall(ctx, memhost.RecallRequest{Query: "acme"}); len(res.Results.Facts) != 0 {
 		t.Fatalf("a forgotten fact is recalled: %+v", res.Results.Facts)
 	}
 }
@@ -183,7 +184,7 @@ func TestFactsRebuiltFromPages(t *testing.T) {
 	if !reflect.DeepEqual(f1, f2) || !reflect.DeepEqual(e1, e2) || !reflect.DeepEqual(r1, r2) {
 		t.Fatalf("rebuilt facts differ:\n%+v\n%+v\n%+v\nwant\n%+v\n%+v\n%+v", f2, e2, r2, f1, e1, r1)
 	}
-	if _, err := h.Rebuild(ctx, RebuildRequest{}); err != nil {
+	if _, err := h.Rebuild(ctx, memhost.RebuildRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if f3, e3, r3 := snapshot(h); !reflect.DeepEqual(f1, f3) || !reflect.DeepEqual(e1, e3) || !reflect.DeepEqual(r1, r3) {
@@ -279,7 +280,7 @@ func TestContextShowsMostMentionedFacts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b, err := h.Context(ctx, ContextRequest{})
+	b, err := h.Context(ctx, memhost.ContextRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +293,7 @@ func TestContextShowsMostMentionedFacts(t *testing.T) {
 	}
 	h2 := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Prompt.MaxFactsChars = 0 })
 	h2.FactAdd(ctx, FactAddRequest{Entity: "x", Attribute: "a", Value: "b"})
-	if b, _ := h2.Context(ctx, ContextRequest{}); strings.Contains(b.Text, "## Facts") {
+	if b, _ := h2.Context(ctx, memhost.ContextRequest{}); strings.Contains(b.Text, "## Facts") {
 		t.Fatal("maxFactsChars 0 still shows facts")
 	}
 }

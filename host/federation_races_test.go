@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/federation"
 )
@@ -34,7 +35,7 @@ func TestLoopReportsIndexPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { h.Close() })
-		if _, err := h.Init(ctx, InitRequest{}); err != nil {
+		if _, err := h.Init(ctx, memhost.InitRequest{}); err != nil {
 			t.Fatal(err)
 		}
 		if r, err := h.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
@@ -43,7 +44,7 @@ func TestLoopReportsIndexPaths(t *testing.T) {
 		return h
 	}
 	a, b := open(t.TempDir()), open(t.TempDir())
-	if _, err := b.Remember(ctx, RememberRequest{Text: "quokkas live on Rottnest", Category: "knowledge", File: "animals"}); err != nil {
+	if _, err := b.Remember(ctx, memhost.RememberRequest{Text: "quokkas live on Rottnest", Category: "knowledge", File: "animals"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.FedSync(ctx, FedSyncRequest{}); err != nil {
@@ -153,7 +154,7 @@ func TestStatusMasksRemotePassword(t *testing.T) {
 	if _, err := h.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil {
 		t.Fatal(err)
 	}
-	st, err := h.Status(ctx, StatusRequest{})
+	st, err := h.Status(ctx, memhost.StatusRequest{})
 	if err != nil || st.Federation == nil {
 		t.Fatalf("status: %+v %v", st.Federation, err)
 	}

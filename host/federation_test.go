@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 )
 
@@ -48,15 +49,18 @@ func TestFederationCommitsEveryWrite(t *testing.T) {
 	}
 	steps := []func() error{
 		func() error {
-			_, err := h.Remember(ctx, RememberRequest{Text: "Sarah Chen works at Acme", Category: "reference", File: "contacts", Section: "Sarah Chen"})
+			_, err := h.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen works at Acme", Category: "reference", File: "contacts", Section: "Sarah Chen"})
 			return err
 		},
-		func() error { _, err := h.DailyLog(ctx, DailyLogRequest{Text: "shipped the federation"}); return err },
 		func() error {
-			_, err := h.Write(ctx, WriteRequest{Path: "knowledge/go.md", Text: "# Go\n\nGenerics since 1.18.\n"})
+			_, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "shipped the federation"})
 			return err
 		},
-		func() error { _, err := h.Remove(ctx, RemoveRequest{Path: "knowledge/go.md"}); return err },
+		func() error {
+			_, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/go.md", Text: "# Go\n\nGenerics since 1.18.\n"})
+			return err
+		},
+		func() error { _, err := h.Remove(ctx, memhost.RemoveRequest{Path: "knowledge/go.md"}); return err },
 		func() error {
 			_, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "hello there"})
 			return err
@@ -104,7 +108,7 @@ func TestFedSyncIndexesWhatChanged(t *testing.T) {
 	if err != nil || r.SyncError != "" || r.Sync.Indexed != 1 {
 		t.Fatalf("b's init: %+v %v", r, err)
 	}
-	if _, err := a.Remember(ctx, RememberRequest{Text: "Quokkas live on Rottnest Island", Category: "knowledge"}); err != nil {
+	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "Quokkas live on Rottnest Island", Category: "knowledge"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
@@ -139,7 +143,7 @@ func TestConflictsShowInStatusAndHealth(t *testing.T) {
 		h *Host
 		c string
 	}{{a, "blue"}, {b, "green"}} {
-		if _, err := x.h.Write(ctx, WriteRequest{Path: "reference/car.md", Text: "# Car\n- colour: " + x.c + "\n", Replace: true}); err != nil {
+		if _, err := x.h.Write(ctx, memhost.WriteRequest{Path: "reference/car.md", Text: "# Car\n- colour: " + x.c + "\n", Replace: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -151,7 +155,7 @@ func TestConflictsShowInStatusAndHealth(t *testing.T) {
 		t.Fatalf("b's sync: %+v %v", res, err)
 	}
 	sib := res.Conflicts[0].Sibling
-	st, err := b.Status(ctx, StatusRequest{})
+	st, err := b.Status(ctx, memhost.StatusRequest{})
 	if err != nil || st.Federation == nil || len(st.Federation.Conflicts) != 1 {
 		t.Fatalf("status: %+v %v", st.Federation, err)
 	}
@@ -172,10 +176,10 @@ func TestConflictsShowInStatusAndHealth(t *testing.T) {
 	if len(found(t, b, "green")) == 0 || len(found(t, b, "blue")) == 0 {
 		t.Fatal("one side of the conflict is not found")
 	}
-	if _, err := b.Remove(ctx, RemoveRequest{Path: strings.TrimPrefix(sib, "notebook/")}); err != nil {
+	if _, err := b.Remove(ctx, memhost.RemoveRequest{Path: strings.TrimPrefix(sib, "notebook/")}); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := b.Status(ctx, StatusRequest{}); len(st.Federation.Conflicts) != 0 {
+	if st, _ := b.Status(ctx, memhost.StatusRequest{}); len(st.Federation.Conflicts) != 0 {
 		t.Fatalf("conflicts after removing the sibling: %+v", st.Federation.Conflicts)
 	}
 }
@@ -226,7 +230,7 @@ func BenchmarkRememberCommit(b *testing.B) {
 				syscall.Getrusage(syscall.RUSAGE_SELF, &selfBefore)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
-					if _, err := h.Remember(ctx, RememberRequest{Text: fmt.Sprintf("benchmark fact %d", i), Category: "knowledge"}); err != nil {
+					if _, err := h.Remember(ctx, memhost.RememberRequest{Text: fmt.Sprintf("benchmark fact %d", i), Category: "knowledge"}); err != nil {
 						b.Fatal(err)
 					}
 					if err := h.FlushCommits(ctx); err != nil {
@@ -272,7 +276,7 @@ func BenchmarkPullChanged(b *testing.B) {
 	if r, err := hb.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
 		b.Fatal(r.SyncError, err)
 	}
-	if _, err := hb.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := hb.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		b.Fatal(err)
 	}
 	round := 0
@@ -307,7 +311,7 @@ func BenchmarkPullChanged(b *testing.B) {
 				b.Fatalf("pull: indexed %d of %d: %v", res.Indexed, changed, err)
 			}
 			q := fmt.Sprintf("pulledword%d%d", round, changed-1)
-			if got, err := hb.Recall(ctx, RecallRequest{Query: q}); err != nil || len(got.Results.Notebook) != 1 {
+			if got, err := hb.Recall(ctx, memhost.RecallRequest{Query: q}); err != nil || len(got.Results.Notebook) != 1 {
 				b.Fatalf("the pulled change is not found: %+v %v", got.Results, err)
 			}
 			b.StartTimer()

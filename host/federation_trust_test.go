@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation"
 )
@@ -84,7 +85,7 @@ func TestFedSyncRefusesPlantedPlugin(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(home, "plugins", "memhost-embeddings-local")); !os.IsNotExist(err) {
 		t.Fatalf("the plugin is in plugins/: %v", err)
 	}
-	pl, _ := a.Plugins(ctx, PluginsRequest{})
+	pl, _ := a.Plugins(ctx, memhost.PluginsRequest{})
 	for _, p := range append(pl.Plugins, pl.Generators...) {
 		if p.Name == "local" || strings.HasPrefix(p.Path, home) {
 			t.Fatalf("plugins list shows %+v", p)
@@ -101,7 +102,7 @@ func TestFedSyncRefusesPlantedPlugin(t *testing.T) {
 		t.Fatal("a page of the refused commit is indexed")
 	}
 	// The home's own writes are committed meanwhile.
-	if _, err := a.Remember(ctx, RememberRequest{Text: "Sarah Chen works at Acme", Category: "reference", File: "contacts"}); err != nil {
+	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen works at Acme", Category: "reference", File: "contacts"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.FedSync(ctx, FedSyncRequest{}); !errors.Is(err, federation.ErrRefused) {
@@ -128,22 +129,22 @@ func TestRemoteDeletingEditedPage(t *testing.T) {
 	if r, err := b.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
 		t.Fatalf("b's init: %+v %v", r, err)
 	}
-	if _, err := b.Remove(ctx, RemoveRequest{Path: "reference/car.md"}); err != nil {
+	if _, err := b.Remove(ctx, memhost.RemoveRequest{Path: "reference/car.md"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Remove(ctx, RemoveRequest{Path: "reference/bike.md"}); err != nil {
+	if _, err := b.Remove(ctx, memhost.RemoveRequest{Path: "reference/bike.md"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Write(ctx, WriteRequest{Path: "reference/bike.md/parts.md", Text: "# Parts\n- chain\n"}); err != nil {
+	if _, err := b.Write(ctx, memhost.WriteRequest{Path: "reference/bike.md/parts.md", Text: "# Parts\n- chain\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := b.FedSync(ctx, FedSyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Write(ctx, WriteRequest{Path: "reference/car.md", Text: "# Car\n- colour: red\n- marmalade seats\n", Replace: true}); err != nil {
+	if _, err := a.Write(ctx, memhost.WriteRequest{Path: "reference/car.md", Text: "# Car\n- colour: red\n- marmalade seats\n", Replace: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Write(ctx, WriteRequest{Path: "reference/bike.md", Text: "# Bike\n- gears: 3\n- zeppelin bell\n", Replace: true}); err != nil {
+	if _, err := a.Write(ctx, memhost.WriteRequest{Path: "reference/bike.md", Text: "# Bike\n- gears: 3\n- zeppelin bell\n", Replace: true}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := a.FedSync(ctx, FedSyncRequest{})
@@ -156,7 +157,7 @@ func TestRemoteDeletingEditedPage(t *testing.T) {
 	if got := found(t, a, "zeppelin"); len(got) == 0 || !strings.Contains(got[0], "bike.conflict-") {
 		t.Fatalf("recall of the page kept beside the folder: %v", got)
 	}
-	st, err := a.Status(ctx, StatusRequest{})
+	st, err := a.Status(ctx, memhost.StatusRequest{})
 	if err != nil || st.Federation == nil || len(st.Federation.Conflicts) != 2 {
 		t.Fatalf("status: %+v %v", st.Federation, err)
 	}
@@ -164,10 +165,10 @@ func TestRemoteDeletingEditedPage(t *testing.T) {
 	if c.Status != "warn" || !strings.Contains(c.Message, "notebook/reference/car.md was deleted on the other side") || !strings.Contains(c.Message, "bike.conflict-") {
 		t.Fatalf("health: %+v", c)
 	}
-	if _, err := a.Remember(ctx, RememberRequest{Text: "the car stays", Category: "reference", File: "car"}); err != nil {
+	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "the car stays", Category: "reference", File: "car"}); err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := a.Status(ctx, StatusRequest{}); len(st.Federation.Conflicts) != 1 {
+	if st, _ := a.Status(ctx, memhost.StatusRequest{}); len(st.Federation.Conflicts) != 1 {
 		t.Fatalf("conflicts after changing the kept page: %+v", st.Federation.Conflicts)
 	}
 }
@@ -195,7 +196,7 @@ func TestFedSyncRemoteGitignoreHidesNothing(t *testing.T) {
 	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Remember(ctx, RememberRequest{Text: "Quokkas live on Rottnest Island", Category: "knowledge", File: "quokka"}); err != nil {
+	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "Quokkas live on Rottnest Island", Category: "knowledge", File: "quokka"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.SessionAppend(ctx, SessionAppendRequest{Session: "s2", Role: "user", Text: "a turn after the .gitignore change"}); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/fakellm"
@@ -52,7 +53,7 @@ func generatorHost(t *testing.T, srv *fakeopenai.Server, edit func(*config.Confi
 func TestWithoutGenerator(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
-	resp, err := h.Remember(ctx, RememberRequest{Text: "Sarah Chen - Phone: 555-1234", Auto: true})
+	resp, err := h.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen - Phone: 555-1234", Auto: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestWithoutGenerator(t *testing.T) {
 		resp.Warnings[0] != "no generator configured: set memory.generator.plugin (ollama or openai); routed by the rules instead" {
 		t.Errorf("remember --auto without a generator: %+v", resp)
 	}
-	if _, err := h.Remember(ctx, RememberRequest{Text: "x", Auto: true, Category: "lists"}); fault.KindOf(err) != fault.BadInput {
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "x", Auto: true, Category: "lists"}); fault.KindOf(err) != fault.BadInput {
 		t.Errorf("auto with a category: %v", err)
 	}
 	h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: strings.Repeat("words and more words ", 3000)})
@@ -72,13 +73,13 @@ func TestWithoutGenerator(t *testing.T) {
 	if tok, _ := h.SessionTokens(ctx, SessionTokensRequest{Session: "s1"}); tok.Compactions != 0 {
 		t.Errorf("a compaction was written: %+v", tok)
 	}
-	st, err := h.PluginStatus(ctx, PluginStatusRequest{})
+	st, err := h.PluginStatus(ctx, memhost.PluginStatusRequest{})
 	if err != nil || st.Generator.State != "none" || !strings.Contains(st.Generator.Message, "memory.generator.plugin") {
 		t.Errorf("PluginStatus.Generator = %+v, %v", st.Generator, err)
 	}
 	// A configured plugin that is not installed says so.
 	h = openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Generator.Plugin = "deepseek" })
-	resp, _ = h.Remember(ctx, RememberRequest{Text: "buy milk", Auto: true})
+	resp, _ = h.Remember(ctx, memhost.RememberRequest{Text: "buy milk", Auto: true})
 	if resp.Path != "lists/shopping.md" || !strings.Contains(resp.Warnings[0], `unknown generator plugin "deepseek"`) {
 		t.Errorf("uninstalled generator: %+v", resp)
 	}
@@ -93,7 +94,7 @@ func TestRememberAuto(t *testing.T) {
 	srv.SetAnswer(func(req fakellm.Request) string {
 		return `{"category": "reference", "page": "people", "section": "Sarah Chen", "tags": ["people", "Work"]}`
 	})
-	resp, err := h.Remember(ctx, RememberRequest{Text: "Sarah moved to Acme Corp in March", Auto: true})
+	resp, err := h.Remember(ctx, memhost.RememberRequest{Text: "Sarah moved to Acme Corp in March", Auto: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ func TestRememberAuto(t *testing.T) {
 		!strings.Contains(user, "Sarah moved to Acme Corp in March") || len(req.Schema) == 0 {
 		t.Errorf("prompt:\n%s\nschema %s", user, req.Schema)
 	}
-	if got, _ := h.Recall(ctx, RecallRequest{Query: "Acme"}); len(got.Results.Notebook) == 0 {
+	if got, _ := h.Recall(ctx, memhost.RecallRequest{Query: "Acme"}); len(got.Results.Notebook) == 0 {
 		t.Error("the remembered text is not searchable")
 	}
 }
@@ -141,7 +142,7 @@ func TestRememberAutoFallsBack(t *testing.T) {
 	for i, tt := range tests {
 		srv.Push(tt.replies...)
 		text := "Bob " + strings.Repeat("x", i) + " - Phone: 555-000" + string(rune('0'+i))
-		resp, err := h.Remember(ctx, RememberRequest{Text: text, Auto: true})
+		resp, err := h.Remember(ctx, memhost.RememberRequest{Text: text, Auto: true})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -203,7 +204,7 @@ func TestCompactSummarize(t *testing.T) {
 		strings.Contains(prompt, "Noted:") || strings.Contains(prompt, "what's next") {
 		t.Errorf("summary prompt:\n%s", prompt)
 	}
-	if got, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "transactions team"}); len(got.Results) == 0 {
+	if got, _ := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "transactions team"}); len(got.Results) == 0 {
 		t.Error("the summary is not searchable")
 	}
 	// A second compaction folds the first summary in.
@@ -262,7 +263,7 @@ func TestPluginsListsGenerators(t *testing.T) {
 	srv := fakeopenai.New(genKey, "deepseek-chat")
 	defer srv.Close()
 	h := generatorHost(t, srv, nil)
-	resp, err := h.Plugins(ctx, PluginsRequest{})
+	resp, err := h.Plugins(ctx, memhost.PluginsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +279,7 @@ func TestPluginsListsGenerators(t *testing.T) {
 			t.Error("the generator is listed among embeddings providers")
 		}
 	}
-	st, err := h.PluginStatus(ctx, PluginStatusRequest{})
+	st, err := h.PluginStatus(ctx, memhost.PluginStatusRequest{})
 	if err != nil || st.Generator.Plugin != "openai" || st.Generator.State != "ready" || st.Generator.PingError != "" || st.Generator.SHA256 == "" {
 		t.Errorf("PluginStatus.Generator = %+v, %v", st.Generator, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/health"
 )
@@ -41,10 +42,10 @@ func healthyHost(t *testing.T) *Host {
 	t.Helper()
 	ctx := context.Background()
 	h := newHost(t)
-	if _, err := h.Remember(ctx, RememberRequest{Text: "Sarah Chen's phone is 555-1234"}); err != nil {
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen's phone is 555-1234"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "met Sarah"}); err != nil {
+	if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "met Sarah"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
@@ -185,7 +186,7 @@ func TestHealthCorruptIndex(t *testing.T) {
 	for i := range 60 {
 		writePage(t, h, fmt.Sprintf("knowledge/p%02d.md", i), strings.Repeat(fmt.Sprintf("Page %d holds words about topic %d. ", i, i*7), 40))
 	}
-	if _, err := h.Sync(context.Background(), SyncRequest{}); err != nil {
+	if _, err := h.Sync(context.Background(), memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	h.Close()
@@ -251,18 +252,18 @@ func TestDeadEmbeddings(t *testing.T) {
 	writePage(t, h, "poison.md", "nan")
 	var err error
 	for i := range 3 {
-		if _, err = h.Embed(ctx, EmbedRequest{Sync: true}); err == nil {
+		if _, err = h.Embed(ctx, memhost.EmbedRequest{Sync: true}); err == nil {
 			t.Fatalf("run %d: embedding %q succeeded", i, "nan")
 		}
 	}
-	res, err := h.Embed(ctx, EmbedRequest{})
+	res, err := h.Embed(ctx, memhost.EmbedRequest{})
 	if err != nil || res.Dead != 1 || res.Pending != 0 {
 		t.Fatalf("after 3 failures: %+v, %v", res, err)
 	}
 	if r := recall(t, h, "sarah"); r.Mode != ModeHybrid {
 		t.Errorf("a dead chunk keeps search keyword-only: %s", r.Reason)
 	}
-	if st, err := h.Status(ctx, StatusRequest{}); err != nil || st.Mode != ModeHybrid || st.Dead != 1 || st.Pending != 0 {
+	if st, err := h.Status(ctx, memhost.StatusRequest{}); err != nil || st.Mode != ModeHybrid || st.Dead != 1 || st.Pending != 0 {
 		t.Errorf("status with a dead chunk: mode %s (%s), %d dead, %d pending, %v", st.Mode, st.Reason, st.Dead, st.Pending, err)
 	}
 	r := checkHealth(t, h, HealthRequest{})
@@ -292,10 +293,10 @@ func TestHealthAfterDeletingIndex(t *testing.T) {
 	}
 	h := semanticHost(t, strict, "hello")
 	home := h.Home()
-	if _, err := h.Remember(ctx, RememberRequest{Text: "Sarah Chen - Mobile: 555-1234"}); err != nil {
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen - Mobile: 555-1234"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Embed(ctx, EmbedRequest{Sync: true}); err != nil {
+	if _, err := h.Embed(ctx, memhost.EmbedRequest{Sync: true}); err != nil {
 		t.Fatal(err)
 	}
 	h.Close()
@@ -303,7 +304,7 @@ func TestHealthAfterDeletingIndex(t *testing.T) {
 		os.Remove(filepath.Join(home, "brain", "memory.db"+s))
 	}
 	h = openHost(t, home, strict)
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	r := checkHealth(t, h, HealthRequest{})
@@ -350,7 +351,7 @@ func TestWorkerStateSaysSinceWhenItFails(t *testing.T) {
 	}
 	t.Cleanup(func() { h.Close() })
 	writePage(t, h, "good.md", "a page that embeds")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	ran := make(chan struct{}, 1)
@@ -361,7 +362,7 @@ func TestWorkerStateSaysSinceWhenItFails(t *testing.T) {
 	}
 	// A text the provider refuses fails every run from now on.
 	writePage(t, h, "poison.md", "nan")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	failedAt := clk.now().Add(time.Minute)

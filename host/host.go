@@ -296,12 +296,6 @@ const (
 // ranges follow it.
 var Sources = index.Sources
 
-// Lines is a 1-based inclusive line range.
-type Lines struct {
-	Start int `json:"start"`
-	End   int `json:"end"`
-}
-
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // Derive opens another home with this Host's plugin folders, logs and

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
@@ -66,7 +67,7 @@ func readPage(t *testing.T, h *Host, rel string) string {
 // found returns the paths recall finds for q, notebook group then daily.
 func found(t *testing.T, h *Host, q string) []string {
 	t.Helper()
-	resp, err := h.Recall(context.Background(), RecallRequest{Query: q})
+	resp, err := h.Recall(context.Background(), memhost.RecallRequest{Query: q})
 	if err != nil {
 		t.Fatalf("Recall(%q): %v", q, err)
 	}
@@ -81,15 +82,15 @@ func TestRemember(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
 	steps := []struct {
-		req  RememberRequest
-		want RememberResponse
+		req  memhost.RememberRequest
+		want memhost.RememberResponse
 	}{
-		{RememberRequest{Text: "Sarah Chen - Phone: 555-1234"}, RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", NewSection: true, Lines: Lines{4, 4}, Created: true}},
-		{RememberRequest{Text: "Sarah's birthday is May 3"}, RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", Lines: Lines{5, 5}}},
-		{RememberRequest{Text: "  sarah's BIRTHDAY is   may 3 "}, RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", Lines: Lines{5, 5}, Duplicate: true}},
-		{RememberRequest{Text: "The frontend uses React 19"}, RememberResponse{Path: "knowledge/facts.md", Lines: Lines{3, 3}, Created: true}},
-		{RememberRequest{Text: "Deploys happen on Fridays", Section: "## Process"}, RememberResponse{Path: "knowledge/facts.md", Section: "Process", NewSection: true, Lines: Lines{6, 6}}},
-		{RememberRequest{Text: "- The frontend uses React 19"}, RememberResponse{Path: "knowledge/facts.md", Lines: Lines{3, 3}, Duplicate: true}},
+		{memhost.RememberRequest{Text: "Sarah Chen - Phone: 555-1234"}, memhost.RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", NewSection: true, Lines: memhost.Lines{Start: 4, End: 4}, Created: true}},
+		{memhost.RememberRequest{Text: "Sarah's birthday is May 3"}, memhost.RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", Lines: memhost.Lines{Start: 5, End: 5}}},
+		{memhost.RememberRequest{Text: "  sarah's BIRTHDAY is   may 3 "}, memhost.RememberResponse{Path: "reference/contacts.md", Section: "Sarah Chen", Lines: memhost.Lines{Start: 5, End: 5}, Duplicate: true}},
+		{memhost.RememberRequest{Text: "The frontend uses React 19"}, memhost.RememberResponse{Path: "knowledge/facts.md", Lines: memhost.Lines{Start: 3, End: 3}, Created: true}},
+		{memhost.RememberRequest{Text: "Deploys happen on Fridays", Section: "## Process"}, memhost.RememberResponse{Path: "knowledge/facts.md", Section: "Process", NewSection: true, Lines: memhost.Lines{Start: 6, End: 6}}},
+		{memhost.RememberRequest{Text: "- The frontend uses React 19"}, memhost.RememberResponse{Path: "knowledge/facts.md", Lines: memhost.Lines{Start: 3, End: 3}, Duplicate: true}},
 	}
 	for _, s := range steps {
 		got, err := h.Remember(ctx, s.req)
@@ -113,7 +114,7 @@ func TestRemember(t *testing.T) {
 	if got := found(t, h, "birthday"); !reflect.DeepEqual(got, []string{"reference/contacts.md"}) {
 		t.Errorf("recall right after remember = %v", got)
 	}
-	for _, bad := range []RememberRequest{{Text: "  \n "}, {Text: "x", Category: "diary"}, {Text: "x", File: "../etc/passwd"}, {Text: "bad \xff utf8"}} {
+	for _, bad := range []memhost.RememberRequest{{Text: "  \n "}, {Text: "x", Category: "diary"}, {Text: "x", File: "../etc/passwd"}, {Text: "bad \xff utf8"}} {
 		if _, err := h.Remember(ctx, bad); err == nil {
 			t.Errorf("Remember(%+v) succeeded", bad)
 		}
@@ -130,20 +131,20 @@ func TestDailyLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	resp, err := h.DailyLog(ctx, DailyLogRequest{Text: "Morning check-in\nCleared 3 items from the todo list."})
+	resp, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "Morning check-in\nCleared 3 items from the todo list."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DailyLogResponse{Path: "daily/2026-02-25.md", Heading: "## 08:30 — Morning check-in", Lines: Lines{3, 4}, Created: true}
+	want := memhost.DailyLogResponse{Path: "daily/2026-02-25.md", Heading: "## 08:30 — Morning check-in", Lines: memhost.Lines{Start: 3, End: 4}, Created: true}
 	if !reflect.DeepEqual(resp, want) {
 		t.Errorf("DailyLog = %+v, want %+v", resp, want)
 	}
 	clk.set(clk.now().Add(90 * time.Minute))
 	long := strings.Repeat("word ", 40)
-	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: long}); err != nil {
+	if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: long}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "Lunch with Bob"}); err != nil {
+	if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "Lunch with Bob"}); err != nil {
 		t.Fatal(err)
 	}
 	page := readPage(t, h, "daily/2026-02-25.md")
@@ -157,21 +158,21 @@ func TestDailyLog(t *testing.T) {
 func TestGetWriteRemove(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
-	w, err := h.Write(ctx, WriteRequest{Path: "projects/alpha", Text: "# Alpha\n\n## Goals\n- ship"})
+	w, err := h.Write(ctx, memhost.WriteRequest{Path: "projects/alpha", Text: "# Alpha\n\n## Goals\n- ship"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Path != "projects/alpha.md" || !w.Created || w.Lines != (Lines{1, 4}) {
+	if w.Path != "projects/alpha.md" || !w.Created || w.Lines != (memhost.Lines{Start: 1, End: 4}) {
 		t.Errorf("Write = %+v", w)
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "projects/alpha.md", Section: "Goals", Text: "- be fast", Replace: true}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "projects/alpha.md", Section: "Goals", Text: "- be fast", Replace: true}); err != nil {
 		t.Fatal(err)
 	}
-	g, err := h.Get(ctx, GetRequest{Path: "projects/alpha.md", StartLine: 3, Lines: 2})
+	g, err := h.Get(ctx, memhost.GetRequest{Path: "projects/alpha.md", StartLine: 3, Lines: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Text != "## Goals\n- be fast\n" || g.Lines != (Lines{3, 4}) || g.TotalLines != 4 {
+	if g.Text != "## Goals\n- be fast\n" || g.Lines != (memhost.Lines{Start: 3, End: 4}) || g.TotalLines != 4 {
 		t.Errorf("Get = %+v", g)
 	}
 	if got := found(t, h, "fast"); !reflect.DeepEqual(got, []string{"projects/alpha.md"}) {
@@ -180,22 +181,22 @@ func TestGetWriteRemove(t *testing.T) {
 	if got := found(t, h, "ship"); len(got) != 0 {
 		t.Errorf("replaced text still found: %v", got)
 	}
-	if _, err := h.Get(ctx, GetRequest{Path: "projects/alpha.md", StartLine: 9}); !isKind(err, fault.BadInput) {
+	if _, err := h.Get(ctx, memhost.GetRequest{Path: "projects/alpha.md", StartLine: 9}); !isKind(err, fault.BadInput) {
 		t.Errorf("Get past the end: %v", err)
 	}
-	if _, err := h.Remove(ctx, RemoveRequest{Path: "projects/alpha.md"}); err != nil {
+	if _, err := h.Remove(ctx, memhost.RemoveRequest{Path: "projects/alpha.md"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Get(ctx, GetRequest{Path: "projects/alpha.md"}); !errors.Is(err, notebook.ErrNotFound) {
+	if _, err := h.Get(ctx, memhost.GetRequest{Path: "projects/alpha.md"}); !errors.Is(err, notebook.ErrNotFound) {
 		t.Errorf("Get after rm: %v", err)
 	}
 	if got := found(t, h, "fast"); len(got) != 0 {
 		t.Errorf("removed page still found: %v", got)
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "../escape.md", Text: "x"}); !errors.Is(err, notebook.ErrOutsideNotebook) {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "../escape.md", Text: "x"}); !errors.Is(err, notebook.ErrOutsideNotebook) {
 		t.Errorf("Write outside: %v", err)
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "a.md", Text: ""}); !errors.Is(err, ErrEmptyText) {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "a.md", Text: ""}); !errors.Is(err, ErrEmptyText) {
 		t.Errorf("Write empty: %v", err)
 	}
 }
@@ -241,7 +242,7 @@ func TestRacyEdit(t *testing.T) {
 func TestDeletedDatabaseIsRebuilt(t *testing.T) {
 	home := t.TempDir()
 	h := openHost(t, home, nil)
-	if _, err := h.Remember(context.Background(), RememberRequest{Text: "The wifi password is on the fridge"}); err != nil {
+	if _, err := h.Remember(context.Background(), memhost.RememberRequest{Text: "The wifi password is on the fridge"}); err != nil {
 		t.Fatal(err)
 	}
 	h.Close()
@@ -283,7 +284,7 @@ func TestBadPagesAreReportedNotFatal(t *testing.T) {
 	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("kiwi secret"), 0o644)
 	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(h.NotebookDir(), "link.md"))
 
-	res, err := h.Sync(context.Background(), SyncRequest{})
+	res, err := h.Sync(context.Background(), memhost.SyncRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,24 +315,24 @@ func TestRebuildAnswersLikeIncremental(t *testing.T) {
 	h := newHost(t)
 	for i := range 30 {
 		text := fmt.Sprintf("Note %d about %s and the %s project", i, []string{"meetings", "coffee", "budget"}[i%3], []string{"alpha", "beta"}[i%2])
-		if _, err := h.Remember(ctx, RememberRequest{Text: text, Section: fmt.Sprintf("Week %d", i%4)}); err != nil {
+		if _, err := h.Remember(ctx, memhost.RememberRequest{Text: text, Section: fmt.Sprintf("Week %d", i%4)}); err != nil {
 			t.Fatal(err)
 		}
 		if i%5 == 0 {
-			if _, err := h.DailyLog(ctx, DailyLogRequest{Text: text}); err != nil {
+			if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: text}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	writePage(t, h, "knowledge/budget.md", "# Budget\n\n## Q1\nThe budget for alpha is tight.\n")
-	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/facts.md", Section: "Week 1", Text: "- replaced week one", Replace: true}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/facts.md", Section: "Week 1", Text: "- replaced week one", Replace: true}); err != nil {
 		t.Fatal(err)
 	}
 	queries := []string{"meeting", "coffee alpha", "budget", "week one", "project beta", "note 7"}
-	answers := func() []RecallResults {
-		var out []RecallResults
+	answers := func() []memhost.RecallResults {
+		var out []memhost.RecallResults
 		for _, q := range queries {
-			r, err := h.Recall(ctx, RecallRequest{Query: q, MaxResults: 50, MinScore: new(float64)})
+			r, err := h.Recall(ctx, memhost.RecallRequest{Query: q, MaxResults: 50, MinScore: new(float64)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -340,7 +341,7 @@ func TestRebuildAnswersLikeIncremental(t *testing.T) {
 		return out
 	}
 	before := answers()
-	res, err := h.Rebuild(ctx, RebuildRequest{})
+	res, err := h.Rebuild(ctx, memhost.RebuildRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,10 +375,10 @@ func TestConcurrentHosts(t *testing.T) {
 			defer wg.Done()
 			h := hosts[w%2]
 			for i := range each {
-				if _, err := h.Remember(ctx, RememberRequest{Text: fmt.Sprintf("fact w%dn%d", w, i), File: "shared", Category: "knowledge"}); err != nil {
+				if _, err := h.Remember(ctx, memhost.RememberRequest{Text: fmt.Sprintf("fact w%dn%d", w, i), File: "shared", Category: "knowledge"}); err != nil {
 					t.Errorf("Remember: %v", err)
 				}
-				if _, err := h.Recall(ctx, RecallRequest{Query: "fact"}); err != nil {
+				if _, err := h.Recall(ctx, memhost.RecallRequest{Query: "fact"}); err != nil {
 					t.Errorf("Recall: %v", err)
 				}
 			}
@@ -387,7 +388,7 @@ func TestConcurrentHosts(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for range 10 {
-			if _, err := hosts[1].Sync(ctx, SyncRequest{}); err != nil {
+			if _, err := hosts[1].Sync(ctx, memhost.SyncRequest{}); err != nil {
 				t.Errorf("Sync: %v", err)
 			}
 		}
@@ -433,7 +434,7 @@ func TestWatch(t *testing.T) {
 	os.WriteFile(filepath.Join(h.Home(), "sessions", "ext.jsonl"), []byte(`{"id":"1","type":"message","role":"user","content":"launch the zeppelin"}`+"\n"), 0o644)
 	deadline = time.After(10 * time.Second)
 	for {
-		r, err := h.ConversationSearch(context.Background(), ConversationSearchRequest{Query: "zeppelin"})
+		r, err := h.ConversationSearch(context.Background(), memhost.ConversationSearchRequest{Query: "zeppelin"})
 		if err == nil && len(r.Results) == 1 {
 			break
 		}
@@ -554,7 +555,7 @@ func TestWatchFreshConcurrent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				resp, err := h.Recall(context.Background(), RecallRequest{Query: word})
+				resp, err := h.Recall(context.Background(), memhost.RecallRequest{Query: word})
 				if err != nil {
 					t.Error(err)
 					return
@@ -581,23 +582,23 @@ func TestTextCannotStartSections(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
 	text := "line one\n## Injected\n- x"
-	if _, err := h.Remember(ctx, RememberRequest{Text: text}); fault.KindOf(err) != fault.BadInput || !strings.Contains(err.Error(), `"## Injected", line 2`) {
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: text}); fault.KindOf(err) != fault.BadInput || !strings.Contains(err.Error(), `"## Injected", line 2`) {
 		t.Errorf("remember: %v", err)
 	}
-	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "standup\n" + text}); fault.KindOf(err) != fault.BadInput || !strings.Contains(err.Error(), "line 3") {
+	if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "standup\n" + text}); fault.KindOf(err) != fault.BadInput || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("daily-log: %v", err)
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/y.md", Section: "S", Replace: true, Text: "new\n## Other\nstuff"}); fault.KindOf(err) != fault.BadInput {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/y.md", Section: "S", Replace: true, Text: "new\n## Other\nstuff"}); fault.KindOf(err) != fault.BadInput {
 		t.Errorf("write --section: %v", err)
 	}
 	if files, _ := os.ReadDir(filepath.Join(h.NotebookDir(), "knowledge")); len(files) != 0 {
 		t.Errorf("refused writes left %d pages", len(files))
 	}
 	// Lower headings and code are fine; a whole page may hold any heading.
-	if _, err := h.Remember(ctx, RememberRequest{Text: "steps:\n### One\n```\n## not a heading\n```"}); err != nil {
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "steps:\n### One\n```\n## not a heading\n```"}); err != nil {
 		t.Errorf("remember with ### and code: %v", err)
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/page.md", Text: "# Page\n## Part\ntext"}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/page.md", Text: "# Page\n## Part\ntext"}); err != nil {
 		t.Errorf("whole page: %v", err)
 	}
 }

@@ -28,26 +28,14 @@ type (
 // reported and left out of the index (the page itself is untouched).
 const MaxPageBytes = indexer.MaxPageBytes
 
-// InitRequest sets up a home; it has no parameters.
-type InitRequest struct{}
-
-// InitResponse describes the home.
-type InitResponse struct {
-	Home          string `json:"home"`
-	Notebook      string `json:"notebook"`
-	Config        string `json:"config"`
-	ConfigCreated bool   `json:"configCreated"`
-	Pages         int    `json:"pages"`
-}
-
 // Init writes config.yaml with every default, commented, when the home has
 // none (a file that exists is kept as it is; the Host was opened with
 // it), and indexes the notebook. It is safe to run again.
-func (h *Host) Init(ctx context.Context, _ InitRequest) (out InitResponse, err error) {
+func (h *Host) Init(ctx context.Context, _ memhost.InitRequest) (out memhost.InitResponse, err error) {
 	// Init writes config.yaml, which is not shared: no path changed.
 	defer h.wrote(&err, func() memhost.Change { return memhost.Change{Op: "init", Result: &out} })
 	path := filepath.Join(h.home, config.FileName)
-	resp := InitResponse{Home: h.home, Notebook: h.notebook.Root(), Config: path}
+	resp := memhost.InitResponse{Home: h.home, Notebook: h.notebook.Root(), Config: path}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	switch {
 	case err == nil:
@@ -65,13 +53,10 @@ func (h *Host) Init(ctx context.Context, _ InitRequest) (out InitResponse, err e
 	return resp, err
 }
 
-// SyncRequest asks for a sync; it has no parameters.
-type SyncRequest struct{}
-
 // Sync brings the index in step with the notebook and the sessions folder:
 // new and edited files are indexed, deleted ones removed. Unchanged files
 // cost one stat each.
-func (h *Host) Sync(ctx context.Context, _ SyncRequest) (res SyncResult, err error) {
+func (h *Host) Sync(ctx context.Context, _ memhost.SyncRequest) (res SyncResult, err error) {
 	err = h.withIndex(ctx, func() (err error) {
 		res, err = h.indexer.Sync(ctx)
 		return err
@@ -79,12 +64,9 @@ func (h *Host) Sync(ctx context.Context, _ SyncRequest) (res SyncResult, err err
 	return res, err
 }
 
-// RebuildRequest asks for a rebuild; it has no parameters.
-type RebuildRequest struct{}
-
 // Rebuild builds a new index beside the old one and swaps it in; if
 // anything fails the old index stays as it was.
-func (h *Host) Rebuild(ctx context.Context, _ RebuildRequest) (SyncResult, error) {
+func (h *Host) Rebuild(ctx context.Context, _ memhost.RebuildRequest) (SyncResult, error) {
 	res, err := h.indexer.Rebuild(ctx)
 	if err == nil {
 		h.queue.Kick() // a running worker embeds the new index's chunks (from the cache) now, not at the next sync
@@ -92,12 +74,9 @@ func (h *Host) Rebuild(ctx context.Context, _ RebuildRequest) (SyncResult, error
 	return res, err
 }
 
-// FilesRequest asks for the file list; it has no parameters.
-type FilesRequest struct{}
-
 // Files compares the index with the files on disk, hashing only those
 // whose size or time changed.
-func (h *Host) Files(ctx context.Context, _ FilesRequest) (FilesResponse, error) {
+func (h *Host) Files(ctx context.Context, _ memhost.FilesRequest) (FilesResponse, error) {
 	return h.indexer.Files(ctx)
 }
 
@@ -139,20 +118,8 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	return h.indexer.Watch(ctx, onSync, h.queue.Kick)
 }
 
-// EmbedRequest runs the embedding queue.
-type EmbedRequest struct {
-	// Budget bounds the run; 0 works through the whole queue, waiting for
-	// a model that is downloading or loading.
-	Budget time.Duration `json:"budget,omitempty"`
-	// Wait, when another process is embedding this home, waits for it and
-	// then embeds what it left, instead of returning with Busy set.
-	Wait bool `json:"wait,omitempty"`
-	// Sync indexes what changed on disk first.
-	Sync bool `json:"sync,omitempty"`
-}
-
 // Embed works through the embedding queue (see embedq.Queue.Run).
-func (h *Host) Embed(ctx context.Context, req EmbedRequest) (EmbedResult, error) {
+func (h *Host) Embed(ctx context.Context, req memhost.EmbedRequest) (EmbedResult, error) {
 	if req.Sync {
 		if _, err := h.indexer.Sync(ctx); err != nil {
 			return EmbedResult{}, err
@@ -171,9 +138,6 @@ func (h *Host) Embed(ctx context.Context, req EmbedRequest) (EmbedResult, error)
 	}
 	return res, err
 }
-
-// StatusRequest asks for the home's status; it has no parameters.
-type StatusRequest struct{}
 
 // StatusResponse summarises a home.
 type StatusResponse struct {
@@ -230,7 +194,7 @@ func (h *Host) failedDownloads() []FailedDownload {
 
 // Status reports the index without changing it: stale pages are counted,
 // not indexed.
-func (h *Host) Status(ctx context.Context, _ StatusRequest) (StatusResponse, error) {
+func (h *Host) Status(ctx context.Context, _ memhost.StatusRequest) (StatusResponse, error) {
 	resp, installed, err := h.summary(ctx)
 	if err != nil {
 		return resp, err

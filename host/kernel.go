@@ -90,7 +90,7 @@ func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
 
 // Context is the system-prompt block (the Context operation).
 func (k kernel) Context(ctx context.Context) (prompt.Block, error) {
-	return k.h.Context(ctx, ContextRequest{})
+	return k.h.Context(ctx, memhost.ContextRequest{})
 }
 
 // RecheckConfig reads config.yaml again.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"testing"
+
+	"github.com/memhost/memhost"
 )
 
 // TestMarkdownLinks: markdown links to vault files are links as wikilinks
@@ -54,7 +56,7 @@ func TestMarkdownLinks(t *testing.T) {
 	if want := []string{"img/chart 1.png", "../missing page.md"}; !reflect.DeepEqual(missing, want) {
 		t.Fatalf("unresolved %q, want %q", missing, want)
 	}
-	if st, err := h.Status(ctx, StatusRequest{}); err != nil || st.UnresolvedLinks != 2 {
+	if st, err := h.Status(ctx, memhost.StatusRequest{}); err != nil || st.UnresolvedLinks != 2 {
 		t.Fatalf("status counts %d unresolved, %v", st.UnresolvedLinks, err)
 	}
 

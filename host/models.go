@@ -9,15 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/modelstore"
 )
-
-// ModelsRequest asks for the models folder's list; it has no parameters.
-type ModelsRequest struct{}
 
 // ModelsResponse lists the models folder.
 type ModelsResponse struct {
@@ -52,7 +50,7 @@ func (h *Host) modelMissing(name string, options map[string]string) (string, boo
 }
 
 // Models lists the downloaded models and interrupted downloads.
-func (h *Host) Models(ctx context.Context, _ ModelsRequest) (ModelsResponse, error) {
+func (h *Host) Models(ctx context.Context, _ memhost.ModelsRequest) (ModelsResponse, error) {
 	st := h.modelStore()
 	list, err := st.List()
 	return ModelsResponse{Dir: st.Dir, Models: list}, err
@@ -131,28 +129,15 @@ func (h *Host) PullModel(ctx context.Context, req PullModelRequest) (PullRespons
 	return resp, err
 }
 
-// RemoveModelRequest names a model to delete.
-type RemoveModelRequest struct {
-	Name string `json:"name"`
-	// RequestID, when set, makes the write idempotent: a run with the id
-	// of one that landed writes nothing and answers as it did.
-	RequestID string `json:"requestId,omitempty"`
-}
-
-// RemoveModelResponse names the model deleted.
-type RemoveModelResponse struct {
-	Removed string `json:"removed"`
-}
-
 // RemoveModel deletes a model (and a partial download of it).
-func (h *Host) RemoveModel(ctx context.Context, req RemoveModelRequest) (RemoveModelResponse, error) {
-	resp := RemoveModelResponse{Removed: req.Name}
+func (h *Host) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
+	resp := memhost.RemoveModelResponse{Removed: req.Name}
 	// Under the notebook's lock, which every write takes, so that a run
 	// still going in a server the client gave up on and its retry here
 	// do not both look before either removes.
 	unlock, err := h.notebook.Lock(ctx)
 	if err != nil {
-		return RemoveModelResponse{}, err
+		return memhost.RemoveModelResponse{}, err
 	}
 	defer unlock()
 	var missing error
@@ -163,12 +148,12 @@ func (h *Host) RemoveModel(ctx context.Context, req RemoveModelRequest) (RemoveM
 	var landed *requests.Record
 	if _, err := h.once.Guard(once.Request{Op: "models-rm", ID: req.RequestID, Resp: &resp}, req.Name, "", &landed)(missing); err != nil || landed != nil {
 		if err != nil {
-			return RemoveModelResponse{}, err
+			return memhost.RemoveModelResponse{}, err
 		}
 		return resp, nil
 	}
 	if err := modelError(h.modelStore().Remove(req.Name)); err != nil {
-		return RemoveModelResponse{}, err
+		return memhost.RemoveModelResponse{}, err
 	}
 	return resp, nil
 }

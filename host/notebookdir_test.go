@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 )
 
@@ -37,16 +38,16 @@ func TestExistingNotebookKeepsItsFolders(t *testing.T) {
 	}
 	h := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.NotebookDir = notes })
 	ctx := context.Background()
-	if _, err := h.Init(ctx, InitRequest{}); err != nil {
+	if _, err := h.Init(ctx, memhost.InitRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := folders(t, notes); len(got) != 0 {
 		t.Errorf("opening an existing notebook created %v in it", got)
 	}
-	if _, err := h.Remember(ctx, RememberRequest{Text: "Buy oat milk", Category: "lists", File: "shopping"}); err != nil {
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "Buy oat milk", Category: "lists", File: "shopping"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "Walked by the river"}); err != nil {
+	if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "Walked by the river"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := folders(t, notes); !slices.Equal(got, []string{"daily", "lists"}) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/once"
@@ -37,28 +38,28 @@ var retryOps = []struct {
 	run  func(ctx context.Context, h *Host, id string) (any, error)
 }{
 	{"write", func(ctx context.Context, h *Host, id string) (any, error) {
-		return h.Write(ctx, WriteRequest{Path: "knowledge/retry.md", Text: "the write that must land once", RequestID: id})
+		return h.Write(ctx, memhost.WriteRequest{Path: "knowledge/retry.md", Text: "the write that must land once", RequestID: id})
 	}},
 	{"write-section", func(ctx context.Context, h *Host, id string) (any, error) {
-		return h.Write(ctx, WriteRequest{Path: "knowledge/base.md", Section: "Notes", Text: "a section line that must land once", RequestID: id})
+		return h.Write(ctx, memhost.WriteRequest{Path: "knowledge/base.md", Section: "Notes", Text: "a section line that must land once", RequestID: id})
 	}},
 	{"daily-log", func(ctx context.Context, h *Host, id string) (any, error) {
-		return h.DailyLog(ctx, DailyLogRequest{Text: "deployed the retry fix", RequestID: id})
+		return h.DailyLog(ctx, memhost.DailyLogRequest{Text: "deployed the retry fix", RequestID: id})
 	}},
 	{"remember", func(ctx context.Context, h *Host, id string) (any, error) {
-		return h.Remember(ctx, RememberRequest{Text: "Retries must never double a word", Category: "knowledge", File: "rules", RequestID: id})
+		return h.Remember(ctx, memhost.RememberRequest{Text: "Retries must never double a word", Category: "knowledge", File: "rules", RequestID: id})
 	}},
 	{"fact-add", func(ctx context.Context, h *Host, id string) (any, error) {
 		return h.FactAdd(ctx, FactAddRequest{Entity: "Sarah Chen", Attribute: "role", Value: "engineer", RequestID: id})
 	}},
 	{"rm", func(ctx context.Context, h *Host, id string) (any, error) {
-		return h.Remove(ctx, RemoveRequest{Path: "knowledge/doomed.md", RequestID: id})
+		return h.Remove(ctx, memhost.RemoveRequest{Path: "knowledge/doomed.md", RequestID: id})
 	}},
 	{"mv", func(ctx context.Context, h *Host, id string) (any, error) {
 		return h.Move(ctx, MoveRequest{From: "knowledge/moving.md", To: "reference/moved.md", RequestID: id})
 	}},
 	{"models-rm", func(ctx context.Context, h *Host, id string) (any, error) {
-		return h.RemoveModel(ctx, RemoveModelRequest{Name: "old-model", RequestID: id})
+		return h.RemoveModel(ctx, memhost.RemoveModelRequest{Name: "old-model", RequestID: id})
 	}},
 }
 
@@ -73,7 +74,7 @@ func retryHome(t *testing.T) (string, *Host) {
 	if err := os.WriteFile(filepath.Join(home, "models", "old-model.gguf"), []byte("GGUF"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Sync(context.Background(), SyncRequest{}); err != nil {
+	if _, err := h.Sync(context.Background(), memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	return home, h
@@ -136,7 +137,7 @@ func TestRetryAfterAKillBeforeTheWrite(t *testing.T) {
 	if err := h.once.Journal.Put(rec); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/base.md", Section: "Notes", Text: "a section line that must land once", RequestID: "killed"}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/base.md", Section: "Notes", Text: "a section line that must land once", RequestID: "killed"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readPage(t, h, "knowledge/base.md"); strings.Count(got, "a section line that must land once") != 1 {
@@ -151,11 +152,11 @@ func TestRetryAfterOthersWrote(t *testing.T) {
 	ctx := context.Background()
 	_, h := retryHome(t)
 	for _, id := range []string{"mine", "theirs"} {
-		if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/base.md", Section: "Notes", Text: "written by " + id, RequestID: id}); err != nil {
+		if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/base.md", Section: "Notes", Text: "written by " + id, RequestID: id}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/base.md", Section: "Notes", Text: "written by mine", RequestID: "mine"}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/base.md", Section: "Notes", Text: "written by mine", RequestID: "mine"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readPage(t, h, "knowledge/base.md"); strings.Count(got, "written by mine") != 1 || strings.Count(got, "written by theirs") != 1 {
@@ -172,12 +173,12 @@ func TestRetryOfADailyLogAfterMidnight(t *testing.T) {
 	now := time.Date(2027, 3, 4, 23, 59, 30, 0, time.UTC)
 	h := openHost(t, home, nil)
 	h.now = func() time.Time { return now }
-	first, err := h.DailyLog(ctx, DailyLogRequest{Text: "shipped before midnight", RequestID: "late"})
+	first, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "shipped before midnight", RequestID: "late"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now = now.Add(time.Minute)
-	second, err := h.DailyLog(ctx, DailyLogRequest{Text: "shipped before midnight", RequestID: "late"})
+	second, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "shipped before midnight", RequestID: "late"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,16 +198,16 @@ func TestRequestIDChecked(t *testing.T) {
 	_, h := retryHome(t)
 	before := notebookFiles(t, h)
 	for _, id := range []string{"../x", "a/b", strings.Repeat("x", 65), "sp ace"} {
-		_, err := h.Write(ctx, WriteRequest{Path: "knowledge/x.md", Text: "text", RequestID: id})
+		_, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/x.md", Text: "text", RequestID: id})
 		if fault.KindOf(err) != fault.BadInput {
 			t.Errorf("request id %q: got %v, want a bad-input error", id, err)
 		}
 	}
-	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "logged", RequestID: "shared"}); err != nil {
+	if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "logged", RequestID: "shared"}); err != nil {
 		t.Fatal(err)
 	}
 	mid := notebookFiles(t, h)
-	_, err := h.Write(ctx, WriteRequest{Path: "knowledge/x.md", Text: "text", RequestID: "shared"})
+	_, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/x.md", Text: "text", RequestID: "shared"})
 	if fault.KindOf(err) != fault.Conflict {
 		t.Errorf("a request id of another operation: got %v, want a conflict", err)
 	}
@@ -309,13 +310,13 @@ func TestRetryOfAFailedRemoval(t *testing.T) {
 	ctx := context.Background()
 	_, h := retryHome(t)
 	for i := range 2 {
-		_, err := h.Remove(ctx, RemoveRequest{Path: "knowledge/never.md", RequestID: "never"})
+		_, err := h.Remove(ctx, memhost.RemoveRequest{Path: "knowledge/never.md", RequestID: "never"})
 		if fault.KindOf(err) != fault.NotFound {
 			t.Fatalf("run %d: got %v, want not found", i+1, err)
 		}
 	}
 	for i := range 2 {
-		_, err := h.RemoveModel(ctx, RemoveModelRequest{Name: "never-pulled", RequestID: "never-model"})
+		_, err := h.RemoveModel(ctx, memhost.RemoveModelRequest{Name: "never-pulled", RequestID: "never-model"})
 		if fault.KindOf(err) != fault.NotFound {
 			t.Fatalf("models rm, run %d: got %v, want not found", i+1, err)
 		}
@@ -329,13 +330,13 @@ func TestRetryOfAShortWriteUnderOthers(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
-	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/short.md", Text: "ok", RequestID: "short"}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/short.md", Text: "ok", RequestID: "short"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/short.md", Text: "ok", RequestID: "other"}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/short.md", Text: "ok", RequestID: "other"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/short.md", Text: "ok", RequestID: "short"}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/short.md", Text: "ok", RequestID: "short"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readPage(t, h, "knowledge/short.md"); strings.Count(got, "ok") != 2 {

@@ -1,6 +1,10 @@
 package host
 
-import "context"
+import (
+	"context"
+
+	"github.com/memhost/memhost"
+)
 
 // The operation table: every operation of the API in one place. The HTTP
 // routes (server/routes.go) and the docs' route index
@@ -60,20 +64,20 @@ func (o Op[Req, Resp]) Call(ctx context.Context, a API, decode func(any) error) 
 
 // The operations.
 var (
-	OpInit               = Op[InitRequest, InitResponse]{OpInfo{Name: "init", Write: true}, API.Init}
-	OpRemember           = Op[RememberRequest, RememberResponse]{OpInfo{Name: "remember", Write: true}, API.Remember}
-	OpDailyLog           = Op[DailyLogRequest, DailyLogResponse]{OpInfo{Name: "daily-log", Write: true}, API.DailyLog}
-	OpGet                = Op[GetRequest, GetResponse]{OpInfo{Name: "get"}, API.Get}
-	OpWrite              = Op[WriteRequest, WriteResponse]{OpInfo{Name: "write", Write: true}, API.Write}
-	OpRemove             = Op[RemoveRequest, RemoveResponse]{OpInfo{Name: "rm", Write: true}, API.Remove}
-	OpRecall             = Op[RecallRequest, RecallResponse]{OpInfo{Name: "recall"}, API.Recall}
-	OpContext            = Op[ContextRequest, ContextResponse]{OpInfo{Name: "context"}, API.Context}
-	OpConversationSearch = Op[ConversationSearchRequest, ConversationSearchResponse]{OpInfo{Name: "conversation-search"}, API.ConversationSearch}
-	OpStatus             = Op[StatusRequest, StatusResponse]{OpInfo{Name: "status"}, API.Status}
-	OpFiles              = Op[FilesRequest, FilesResponse]{OpInfo{Name: "files"}, API.Files}
-	OpSync               = Op[SyncRequest, SyncResult]{OpInfo{Name: "sync"}, API.Sync}
-	OpRebuild            = Op[RebuildRequest, SyncResult]{OpInfo{Name: "rebuild"}, API.Rebuild}
-	OpEmbed              = Op[EmbedRequest, EmbedResult]{OpInfo{Name: "embed"}, API.Embed}
+	OpInit               = Op[memhost.InitRequest, memhost.InitResponse]{OpInfo{Name: "init", Write: true}, API.Init}
+	OpRemember           = Op[memhost.RememberRequest, memhost.RememberResponse]{OpInfo{Name: "remember", Write: true}, API.Remember}
+	OpDailyLog           = Op[memhost.DailyLogRequest, memhost.DailyLogResponse]{OpInfo{Name: "daily-log", Write: true}, API.DailyLog}
+	OpGet                = Op[memhost.GetRequest, memhost.GetResponse]{OpInfo{Name: "get"}, API.Get}
+	OpWrite              = Op[memhost.WriteRequest, memhost.WriteResponse]{OpInfo{Name: "write", Write: true}, API.Write}
+	OpRemove             = Op[memhost.RemoveRequest, memhost.RemoveResponse]{OpInfo{Name: "rm", Write: true}, API.Remove}
+	OpRecall             = Op[memhost.RecallRequest, memhost.RecallResponse]{OpInfo{Name: "recall"}, API.Recall}
+	OpContext            = Op[memhost.ContextRequest, ContextResponse]{OpInfo{Name: "context"}, API.Context}
+	OpConversationSearch = Op[memhost.ConversationSearchRequest, memhost.ConversationSearchResponse]{OpInfo{Name: "conversation-search"}, API.ConversationSearch}
+	OpStatus             = Op[memhost.StatusRequest, StatusResponse]{OpInfo{Name: "status"}, API.Status}
+	OpFiles              = Op[memhost.FilesRequest, FilesResponse]{OpInfo{Name: "files"}, API.Files}
+	OpSync               = Op[memhost.SyncRequest, SyncResult]{OpInfo{Name: "sync"}, API.Sync}
+	OpRebuild            = Op[memhost.RebuildRequest, SyncResult]{OpInfo{Name: "rebuild"}, API.Rebuild}
+	OpEmbed              = Op[memhost.EmbedRequest, EmbedResult]{OpInfo{Name: "embed"}, API.Embed}
 	OpSessions           = Op[SessionsRequest, SessionsResponse]{OpInfo{Name: "sessions"}, API.Sessions}
 	OpSessionAppend      = Op[SessionAppendRequest, SessionAppendResponse]{OpInfo{Name: "session/append", Write: true}, API.SessionAppend}
 	OpIngest             = Op[IngestRequest, IngestResponse]{OpInfo{Name: "session/ingest", Write: true, SocketOnly: true}, API.Ingest}
@@ -81,12 +85,12 @@ var (
 	OpSessionCheck       = Op[SessionCheckRequest, SessionCheck]{OpInfo{Name: "session/check"}, API.SessionCheck}
 	OpSessionCompact     = Op[SessionCompactRequest, SessionCompactResponse]{OpInfo{Name: "session/compact", Write: true}, API.SessionCompact}
 	OpHook               = Op[HookRequest, HookResponse]{OpInfo{Name: "hook", Write: true, SocketOnly: true}, API.Hook}
-	OpPlugins            = Op[PluginsRequest, PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins}
-	OpUsePlugin          = Op[UsePluginRequest, UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin}
-	OpPluginStatus       = Op[PluginStatusRequest, PluginStatusResponse]{OpInfo{Name: "plugins/status"}, API.PluginStatus}
-	OpModels             = Op[ModelsRequest, ModelsResponse]{OpInfo{Name: "models"}, API.Models}
+	OpPlugins            = Op[memhost.PluginsRequest, PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins}
+	OpUsePlugin          = Op[memhost.UsePluginRequest, UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin}
+	OpPluginStatus       = Op[memhost.PluginStatusRequest, PluginStatusResponse]{OpInfo{Name: "plugins/status"}, API.PluginStatus}
+	OpModels             = Op[memhost.ModelsRequest, ModelsResponse]{OpInfo{Name: "models"}, API.Models}
 	OpPullModel          = Op[PullModelRequest, PullResponse]{OpInfo{Name: "models/pull", Write: true}, API.PullModel}
-	OpRemoveModel        = Op[RemoveModelRequest, RemoveModelResponse]{OpInfo{Name: "models/rm", Write: true}, API.RemoveModel}
+	OpRemoveModel        = Op[memhost.RemoveModelRequest, memhost.RemoveModelResponse]{OpInfo{Name: "models/rm", Write: true}, API.RemoveModel}
 	OpHealth             = Op[HealthRequest, HealthResponse]{OpInfo{Name: "health"}, API.Health}
 	OpLinks              = Op[LinksRequest, LinksResponse]{OpInfo{Name: "links"}, API.Links}
 	OpMove               = Op[MoveRequest, MoveResponse]{OpInfo{Name: "mv", Write: true}, API.Move}
@@ -112,20 +116,20 @@ var Ops = []Operation{
 // API is every operation: *Host runs them, *client.Client (server/client) forwards them
 // to a running server, with the same requests, responses and errors.
 type API interface {
-	Init(context.Context, InitRequest) (InitResponse, error)
-	Remember(context.Context, RememberRequest) (RememberResponse, error)
-	DailyLog(context.Context, DailyLogRequest) (DailyLogResponse, error)
-	Get(context.Context, GetRequest) (GetResponse, error)
-	Write(context.Context, WriteRequest) (WriteResponse, error)
-	Remove(context.Context, RemoveRequest) (RemoveResponse, error)
-	Recall(context.Context, RecallRequest) (RecallResponse, error)
-	Context(context.Context, ContextRequest) (ContextResponse, error)
-	ConversationSearch(context.Context, ConversationSearchRequest) (ConversationSearchResponse, error)
-	Status(context.Context, StatusRequest) (StatusResponse, error)
-	Files(context.Context, FilesRequest) (FilesResponse, error)
-	Sync(context.Context, SyncRequest) (SyncResult, error)
-	Rebuild(context.Context, RebuildRequest) (SyncResult, error)
-	Embed(context.Context, EmbedRequest) (EmbedResult, error)
+	Init(context.Context, memhost.InitRequest) (memhost.InitResponse, error)
+	Remember(context.Context, memhost.RememberRequest) (memhost.RememberResponse, error)
+	DailyLog(context.Context, memhost.DailyLogRequest) (memhost.DailyLogResponse, error)
+	Get(context.Context, memhost.GetRequest) (memhost.GetResponse, error)
+	Write(context.Context, memhost.WriteRequest) (memhost.WriteResponse, error)
+	Remove(context.Context, memhost.RemoveRequest) (memhost.RemoveResponse, error)
+	Recall(context.Context, memhost.RecallRequest) (memhost.RecallResponse, error)
+	Context(context.Context, memhost.ContextRequest) (ContextResponse, error)
+	ConversationSearch(context.Context, memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error)
+	Status(context.Context, memhost.StatusRequest) (StatusResponse, error)
+	Files(context.Context, memhost.FilesRequest) (FilesResponse, error)
+	Sync(context.Context, memhost.SyncRequest) (SyncResult, error)
+	Rebuild(context.Context, memhost.RebuildRequest) (SyncResult, error)
+	Embed(context.Context, memhost.EmbedRequest) (EmbedResult, error)
 	Sessions(context.Context, SessionsRequest) (SessionsResponse, error)
 	SessionAppend(context.Context, SessionAppendRequest) (SessionAppendResponse, error)
 	Ingest(context.Context, IngestRequest) (IngestResponse, error)
@@ -133,12 +137,12 @@ type API interface {
 	SessionCheck(context.Context, SessionCheckRequest) (SessionCheck, error)
 	SessionCompact(context.Context, SessionCompactRequest) (SessionCompactResponse, error)
 	Hook(context.Context, HookRequest) (HookResponse, error)
-	Plugins(context.Context, PluginsRequest) (PluginsResponse, error)
-	UsePlugin(context.Context, UsePluginRequest) (UseResponse, error)
-	PluginStatus(context.Context, PluginStatusRequest) (PluginStatusResponse, error)
-	Models(context.Context, ModelsRequest) (ModelsResponse, error)
+	Plugins(context.Context, memhost.PluginsRequest) (PluginsResponse, error)
+	UsePlugin(context.Context, memhost.UsePluginRequest) (UseResponse, error)
+	PluginStatus(context.Context, memhost.PluginStatusRequest) (PluginStatusResponse, error)
+	Models(context.Context, memhost.ModelsRequest) (ModelsResponse, error)
 	PullModel(context.Context, PullModelRequest) (PullResponse, error)
-	RemoveModel(context.Context, RemoveModelRequest) (RemoveModelResponse, error)
+	RemoveModel(context.Context, memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error)
 	Health(context.Context, HealthRequest) (HealthResponse, error)
 	Links(context.Context, LinksRequest) (LinksResponse, error)
 	Move(context.Context, MoveRequest) (MoveResponse, error)

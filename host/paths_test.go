@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 )
 
@@ -59,9 +60,9 @@ func TestBadPagePathsAreRefused(t *testing.T) {
 	before := notebookFiles(t, h)
 	for _, p := range bad {
 		calls := map[string]func() error{
-			"write": func() error { _, err := h.Write(ctx, WriteRequest{Path: p, Text: "x"}); return err },
-			"get":   func() error { _, err := h.Get(ctx, GetRequest{Path: p}); return err },
-			"rm":    func() error { _, err := h.Remove(ctx, RemoveRequest{Path: p}); return err },
+			"write": func() error { _, err := h.Write(ctx, memhost.WriteRequest{Path: p, Text: "x"}); return err },
+			"get":   func() error { _, err := h.Get(ctx, memhost.GetRequest{Path: p}); return err },
+			"rm":    func() error { _, err := h.Remove(ctx, memhost.RemoveRequest{Path: p}); return err },
 		}
 		for name, call := range calls {
 			err := call()
@@ -75,7 +76,7 @@ func TestBadPagePathsAreRefused(t *testing.T) {
 		}
 	}
 	for _, file := range []string{"evil\nname", ".secret", "tab\tname"} {
-		_, err := h.Remember(ctx, RememberRequest{Text: "x", File: file})
+		_, err := h.Remember(ctx, memhost.RememberRequest{Text: "x", File: file})
 		if fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "file" || strings.ContainsAny(err.Error(), "\n\t") {
 			t.Fatalf("remember --file %q: %v (kind %q, field %q), want a one-line bad-input error about file", file, err, fault.KindOf(err), fault.FieldOf(err))
 		}
@@ -107,15 +108,15 @@ func TestBadSectionsAreRefused(t *testing.T) {
 	for _, section := range bad {
 		calls := map[string]func() error{
 			"write": func() error {
-				_, err := h.Write(ctx, WriteRequest{Path: "knowledge/facts.md", Section: section, Text: "x"})
+				_, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/facts.md", Section: section, Text: "x"})
 				return err
 			},
 			"write --replace": func() error {
-				_, err := h.Write(ctx, WriteRequest{Path: "knowledge/facts.md", Section: section, Text: "x", Replace: true})
+				_, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/facts.md", Section: section, Text: "x", Replace: true})
 				return err
 			},
 			"remember": func() error {
-				_, err := h.Remember(ctx, RememberRequest{Text: "x", Category: "knowledge", File: "facts", Section: section})
+				_, err := h.Remember(ctx, memhost.RememberRequest{Text: "x", Category: "knowledge", File: "facts", Section: section})
 				return err
 			},
 		}
@@ -141,10 +142,10 @@ func TestSectionEditsKeepCRLF(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "reference/contacts.md", "# Contacts\r\n\r\n## Sarah Chen\r\n- Phone: 555-1234\r\n")
-	if _, err := h.Remember(ctx, RememberRequest{Text: "Sarah Chen - email: sarah@example.com"}); err != nil {
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen - email: sarah@example.com"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "reference/contacts.md", Section: "Max", Text: "- Phone: 555-9876"}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "reference/contacts.md", Section: "Max", Text: "- Phone: 555-9876"}); err != nil {
 		t.Fatal(err)
 	}
 	want := "# Contacts\r\n\r\n## Sarah Chen\r\n- Phone: 555-1234\r\n- email: sarah@example.com\r\n\r\n## Max\r\n- Phone: 555-9876\r\n"
@@ -162,7 +163,7 @@ func TestUnindexablePagesAreNotStale(t *testing.T) {
 	h := newHost(t)
 	writePage(t, h, "ok.md", "# OK\nfine\n")
 	writePage(t, h, "grown.md", "# Grown\nsmall for now\n")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	writePage(t, h, "huge.md", strings.Repeat("x", MaxPageBytes+1))
@@ -178,11 +179,11 @@ func TestUnindexablePagesAreNotStale(t *testing.T) {
 	}
 	for _, synced := range []bool{false, true} {
 		if synced {
-			if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+			if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		files, err := h.Files(ctx, FilesRequest{})
+		files, err := h.Files(ctx, memhost.FilesRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +197,7 @@ func TestUnindexablePagesAreNotStale(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("synced %v: files = %v, want %v", synced, got, want)
 		}
-		st, err := h.Status(ctx, StatusRequest{})
+		st, err := h.Status(ctx, memhost.StatusRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}

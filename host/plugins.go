@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"unicode"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
@@ -13,9 +14,6 @@ import (
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
-
-// PluginsRequest asks for the installed plugins; it has no parameters.
-type PluginsRequest struct{}
 
 // PluginInfo describes an installed plugin, from package embedq.
 type PluginInfo = embedq.PluginInfo
@@ -30,20 +28,13 @@ type PluginsResponse struct {
 
 // Plugins starts each installed plugin to ask its version, model and
 // status. Plugins other than the active ones are stopped again.
-func (h *Host) Plugins(ctx context.Context, _ PluginsRequest) (PluginsResponse, error) {
+func (h *Host) Plugins(ctx context.Context, _ memhost.PluginsRequest) (PluginsResponse, error) {
 	emb, err := h.queue.Plugins(ctx)
 	if err != nil {
 		return PluginsResponse{Plugins: emb.Plugins, Generators: []PluginInfo{}, Warnings: emb.Warnings}, err
 	}
 	gens, warnings := h.generatorList(ctx)
 	return PluginsResponse{Plugins: emb.Plugins, Generators: gens, Warnings: append(emb.Warnings, warnings...)}, ctx.Err()
-}
-
-// UsePluginRequest makes Name the active provider, with its options
-// updated by Set (an empty value removes an option).
-type UsePluginRequest struct {
-	Name string            `json:"name"`
-	Set  map[string]string `json:"set,omitempty"`
 }
 
 // UseResponse says what UsePlugin did.
@@ -63,7 +54,7 @@ type UseResponse struct {
 // kept) and the configuration in force replaced. Re-embedding for the new
 // model happens in the background; keyword search answers meanwhile, and
 // vectors already in the cache are reused.
-func (h *Host) UsePlugin(ctx context.Context, req UsePluginRequest) (UseResponse, error) {
+func (h *Host) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (UseResponse, error) {
 	name := req.Name
 	if err := checkOptions(req.Set); err != nil {
 		return UseResponse{}, err
@@ -150,10 +141,6 @@ func (h *Host) writeConfig(edit func(path string) error) error {
 	return edit(filepath.Join(h.home, config.FileName))
 }
 
-// PluginStatusRequest asks for the active provider's state; it has no
-// parameters.
-type PluginStatusRequest struct{}
-
 // PluginStatusResponse is the active provider's state and what search
 // does with it.
 type PluginStatusResponse struct {
@@ -169,9 +156,9 @@ type PluginStatusResponse struct {
 }
 
 // PluginStatus reports the active provider and what search does with it.
-func (h *Host) PluginStatus(ctx context.Context, _ PluginStatusRequest) (PluginStatusResponse, error) {
+func (h *Host) PluginStatus(ctx context.Context, _ memhost.PluginStatusRequest) (PluginStatusResponse, error) {
 	var resp PluginStatusResponse
-	st, err := h.Status(ctx, StatusRequest{})
+	st, err := h.Status(ctx, memhost.StatusRequest{})
 	if err != nil {
 		return resp, err
 	}

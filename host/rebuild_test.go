@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/memhost/memhost"
 )
 
 // deadPID is the id of a process that has exited.
@@ -24,7 +26,7 @@ func deadPID(t *testing.T) int {
 func TestRebuildRemovesLeftovers(t *testing.T) {
 	t.Parallel()
 	h := newHost(t)
-	if _, err := h.Remember(context.Background(), RememberRequest{Text: "Sarah Chen's phone is 555-1234"}); err != nil {
+	if _, err := h.Remember(context.Background(), memhost.RememberRequest{Text: "Sarah Chen's phone is 555-1234"}); err != nil {
 		t.Fatal(err)
 	}
 	brain := filepath.Join(h.Home(), "brain")
@@ -35,7 +37,7 @@ func TestRebuildRemovesLeftovers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := h.Rebuild(context.Background(), RebuildRequest{}); err != nil {
+	if _, err := h.Rebuild(context.Background(), memhost.RebuildRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{dead, dead + "-wal", dead + "-shm"} {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
@@ -23,62 +24,6 @@ const (
 	ModeHybrid  = "hybrid"
 )
 
-// RecallRequest is a search of the notebook.
-type RecallRequest struct {
-	Query      string   `json:"query"`
-	MaxResults int      `json:"maxResults,omitempty"` // 0: memory.search.maxResults
-	MinScore   *float64 `json:"minScore,omitempty"`   // nil: memory.search.minScore
-	Sources    []string `json:"sources,omitempty"`    // empty: notebook and daily
-	// Filters, applied inside both the keyword and the vector search:
-	// pages having every tag in Tags (frontmatter tags and inline #tags;
-	// "project" also matches "project/alpha"), and pages under Path (a
-	// folder such as "knowledge/", or one page).
-	Tags []string `json:"tags,omitempty"`
-	Path string   `json:"path,omitempty"`
-}
-
-// RecallResponse holds results grouped by source, best first in each group.
-type RecallResponse struct {
-	Query   string        `json:"query"`
-	Mode    string        `json:"mode"`
-	Reason  string        `json:"reason"` // why the mode is keyword; "" when hybrid
-	Results RecallResults `json:"results"`
-	Timing  Timing        `json:"timing"`
-}
-
-// RecallResults are the groups, notebook first; sessions only when asked
-// for.
-type RecallResults struct {
-	// Facts are the current facts matching the query (at most
-	// MaxRecallFacts, shown first), when the notebook is searched and any
-	// match; see FactAdd.
-	Facts    []index.FactRow `json:"facts,omitempty"`
-	Notebook []Result        `json:"notebook"`
-	Daily    []Result        `json:"daily"`
-	Sessions []Result        `json:"sessions,omitempty"`
-}
-
-// Result is one chunk found.
-type Result struct {
-	Path    string  `json:"path"` // relative to the notebook
-	Heading string  `json:"heading"`
-	Snippet string  `json:"snippet"`
-	Score   float64 `json:"score"` // 0..1
-	Lines   Lines   `json:"lines"`
-	// For transcript hits.
-	Session string   `json:"session,omitempty"`
-	Turns   []string `json:"turns,omitempty"`
-	Context string   `json:"context,omitempty"` // the end of the turn before: what this turn answers
-}
-
-// Timing says where a search spent its time, in milliseconds.
-type Timing struct {
-	SyncMs   float64 `json:"syncMs"`
-	FtsMs    float64 `json:"ftsMs"`
-	VectorMs float64 `json:"vectorMs"` // readiness check, query embedding, KNN and fusion
-	TotalMs  float64 `json:"totalMs"`
-}
-
 // Recall searches the notebook. Unless memory.sync.syncOnSearch is off, it
 // first indexes pages edited since the last sync, so results are never
 // stale.
@@ -88,11 +33,11 @@ type Timing struct {
 // match far fewer or far commoner query words than the best one. Results
 // are capped at maxResults in total, then grouped; no group is boosted
 // over another.
-func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, error) {
+func (h *Host) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.RecallResponse, error) {
 	start := time.Now()
 	cfg := h.config()
-	resp := RecallResponse{Query: req.Query, Mode: ModeKeyword}
-	resp.Results = RecallResults{Notebook: []Result{}, Daily: []Result{}}
+	resp := memhost.RecallResponse{Query: req.Query, Mode: ModeKeyword}
+	resp.Results = memhost.RecallResults{Notebook: []memhost.Result{}, Daily: []memhost.Result{}}
 	if strings.TrimSpace(req.Query) == "" {
 		return resp, fault.BadInputf("query", "the query is empty")
 	}
@@ -152,12 +97,12 @@ func (h *Host) Recall(ctx context.Context, req RecallRequest) (RecallResponse, e
 			break
 		}
 		n++
-		res := Result{
+		res := memhost.Result{
 			Path:    r.Hit.Path,
 			Heading: r.Hit.Heading,
 			Snippet: search.Snippet(r.Hit.Text, terms, 200),
 			Score:   r.Score,
-			Lines:   Lines{r.Hit.StartLine, r.Hit.EndLine},
+			Lines:   memhost.Lines{Start: r.Hit.StartLine, End: r.Hit.EndLine},
 		}
 		switch r.Hit.Source {
 		case SourceSessions:
@@ -197,7 +142,7 @@ func (h *Host) syncBeforeSearch(ctx context.Context) error {
 
 // rank runs BM25 and, when a provider is ready, the vector search, and
 // returns the fused ranking, best first; mode, reason and timing are set.
-func (h *Host) rank(ctx context.Context, q search.Query, mode, why *string, timing *Timing) ([]search.Scored, error) {
+func (h *Host) rank(ctx context.Context, q search.Query, mode, why *string, timing *memhost.Timing) ([]search.Scored, error) {
 	ftsStart := time.Now()
 	bm25, ranked, err := search.Keyword(ctx, h.idx, q)
 	timing.FtsMs = ms(time.Since(ftsStart))
@@ -246,45 +191,11 @@ func (h *Host) hybridRank(ctx context.Context, q search.Query, bm25 []index.Hit)
 	return fused, nil
 }
 
-// ConversationSearchRequest searches transcripts.
-type ConversationSearchRequest struct {
-	Query      string `json:"query"`
-	Session    string `json:"session,omitempty"`    // only this session
-	Since      string `json:"since,omitempty"`      // YYYY-MM-DD or RFC 3339: turns at or after
-	Until      string `json:"until,omitempty"`      // YYYY-MM-DD (whole day) or RFC 3339: turns at or before
-	MaxResults int    `json:"maxResults,omitempty"` // default 10
-}
-
-// TurnResult is a transcript chunk found: its session, turn ids, who spoke
-// and when.
-type TurnResult struct {
-	Session   string   `json:"session"`
-	Turns     []string `json:"turns"`
-	Role      string   `json:"role,omitempty"`
-	Speaker   string   `json:"speaker,omitempty"`
-	Timestamp string   `json:"timestamp,omitempty"`
-	Snippet   string   `json:"snippet"`
-	// Context is the end of the turn before (what this turn answers, when
-	// it is a reply), around the query's words; "" for a first turn.
-	Context string  `json:"context,omitempty"`
-	Score   float64 `json:"score"`
-	Lines   Lines   `json:"lines"` // lines of the transcript file
-}
-
-// ConversationSearchResponse holds results best first.
-type ConversationSearchResponse struct {
-	Query   string       `json:"query"`
-	Mode    string       `json:"mode"`
-	Reason  string       `json:"reason"`
-	Results []TurnResult `json:"results"`
-	Timing  Timing       `json:"timing"`
-}
-
 // ConversationSearch searches the transcripts, hybrid when a provider is
 // ready and keyword-only otherwise, like Recall.
-func (h *Host) ConversationSearch(ctx context.Context, req ConversationSearchRequest) (ConversationSearchResponse, error) {
+func (h *Host) ConversationSearch(ctx context.Context, req memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error) {
 	start := time.Now()
-	resp := ConversationSearchResponse{Query: req.Query, Mode: ModeKeyword, Results: []TurnResult{}}
+	resp := memhost.ConversationSearchResponse{Query: req.Query, Mode: ModeKeyword, Results: []memhost.TurnResult{}}
 	if strings.TrimSpace(req.Query) == "" {
 		return resp, fault.BadInputf("query", "the query is empty")
 	}
@@ -343,9 +254,9 @@ func (h *Host) ConversationSearch(ctx context.Context, req ConversationSearchReq
 				continue
 			}
 		}
-		resp.Results = append(resp.Results, TurnResult{Session: m.Session, Turns: m.Turns, Role: m.Role, Speaker: m.Speaker,
+		resp.Results = append(resp.Results, memhost.TurnResult{Session: m.Session, Turns: m.Turns, Role: m.Role, Speaker: m.Speaker,
 			Timestamp: m.Timestamp, Snippet: search.Snippet(r.Hit.Text, terms, 200), Context: search.Snippet(r.Hit.Context, terms, 160),
-			Score: r.Score, Lines: Lines{r.Hit.StartLine, r.Hit.EndLine}})
+			Score: r.Score, Lines: memhost.Lines{Start: r.Hit.StartLine, End: r.Hit.EndLine}})
 	}
 	resp.Timing.TotalMs = ms(time.Since(start))
 	return resp, nil
@@ -354,7 +265,7 @@ func (h *Host) ConversationSearch(ctx context.Context, req ConversationSearchReq
 // recallScope checks a recall's filters and returns them as the index's
 // scope: tags normalised (no '#', lowercase), the path relative to the
 // notebook without "./" or a trailing "/".
-func recallScope(req RecallRequest) (index.Scope, error) {
+func recallScope(req memhost.RecallRequest) (index.Scope, error) {
 	var sc index.Scope
 	for _, t := range req.Tags {
 		n := markdown.NormalizeTag(t)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 )
 
@@ -51,7 +52,7 @@ func bigNotebook(t *testing.T, h *Host) {
 		writePage(t, h, fmt.Sprintf("knowledge/page%03d.md", i), b.String())
 	}
 	writePage(t, h, "reference/tools.md", "# Tools\n\nThe team uses Grafana for dashboards.\n")
-	if _, err := h.Sync(context.Background(), SyncRequest{}); err != nil {
+	if _, err := h.Sync(context.Background(), memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(h.idx.Path()); err != nil || fi.Size() < 5<<20 {
@@ -70,11 +71,11 @@ func TestWriteLandsOnCorruptIndex(t *testing.T) {
 	bigNotebook(t, h)
 	for i, write := range []func() ([]string, error){
 		func() ([]string, error) {
-			r, err := h.Remember(ctx, RememberRequest{Text: "Sarah prefers tea", Category: "reference", File: "preferences"})
+			r, err := h.Remember(ctx, memhost.RememberRequest{Text: "Sarah prefers tea", Category: "reference", File: "preferences"})
 			return r.Warnings, err
 		},
 		func() ([]string, error) {
-			r, err := h.DailyLog(ctx, DailyLogRequest{Text: "deployed the billing service"})
+			r, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "deployed the billing service"})
 			return r.Warnings, err
 		},
 		func() ([]string, error) {
@@ -92,7 +93,7 @@ func TestWriteLandsOnCorruptIndex(t *testing.T) {
 		}
 	}
 	for _, q := range []string{"Grafana", "tea", "billing", "launch Friday"} {
-		r, err := h.Recall(ctx, RecallRequest{Query: q, Sources: []string{SourceNotebook, SourceDaily, SourceSessions}})
+		r, err := h.Recall(ctx, memhost.RecallRequest{Query: q, Sources: []string{SourceNotebook, SourceDaily, SourceSessions}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func TestRecallOnCorruptIndex(t *testing.T) {
 	h := newHost(t)
 	bigNotebook(t, h)
 	h = smash(t, h)
-	r, err := h.Recall(ctx, RecallRequest{Query: "Grafana"})
+	r, err := h.Recall(ctx, memhost.RecallRequest{Query: "Grafana"})
 	if err != nil || len(r.Results.Notebook) != 1 {
 		t.Fatalf("recall = %+v, %v", r.Results, err)
 	}
@@ -128,7 +129,7 @@ func TestIndexDeletedWhileWatching(t *testing.T) {
 	home := t.TempDir()
 	watcher := openHost(t, home, func(c *config.Config) { c.Memory.Sync.WatchDebounceMs = 50 })
 	writePage(t, watcher, "reference/tools.md", "# Tools\n\nThe team uses Grafana for dashboards.\n")
-	if _, err := watcher.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := watcher.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	wctx, stop := context.WithCancel(ctx)
@@ -140,12 +141,12 @@ func TestIndexDeletedWhileWatching(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := openHost(t, home, nil)
-	if _, err := other.Remember(ctx, RememberRequest{Text: "Kettle descaling is monthly", Category: "knowledge", File: "home"}); err != nil {
+	if _, err := other.Remember(ctx, memhost.RememberRequest{Text: "Kettle descaling is monthly", Category: "knowledge", File: "home"}); err != nil {
 		t.Fatalf("remember after the delete: %v", err)
 	}
 	for name, h := range map[string]*Host{"other": other, "watcher": watcher} {
 		for _, q := range []string{"Grafana", "kettle descaling"} {
-			r, err := h.Recall(ctx, RecallRequest{Query: q})
+			r, err := h.Recall(ctx, memhost.RecallRequest{Query: q})
 			if err != nil || len(r.Results.Notebook) == 0 {
 				t.Errorf("%s: recall %q after the delete = %+v, %v", name, q, r.Results, err)
 			}
@@ -164,7 +165,7 @@ func TestIndexDeletedUnderServe(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- h.Watch(wctx, WatchRequest{}) }()
 	defer func() { stop(); <-done }()
-	if _, err := h.DailyLog(ctx, DailyLogRequest{Text: "pineapple meeting notes"}); err != nil {
+	if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "pineapple meeting notes"}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond) // the watcher settles

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strings"
 
@@ -21,42 +20,10 @@ const (
 	CategoryKnowledge = notebook.Knowledge
 )
 
-// RememberRequest stores a fact, preference, contact or list item.
-type RememberRequest struct {
-	Text     string `json:"text"`
-	Category string `json:"category,omitempty"` // lists | reference | knowledge; "" routes by content
-	File     string `json:"file,omitempty"`     // page name within the category, e.g. "contacts"
-	Section  string `json:"section,omitempty"`  // H2 section to add under
-	// Auto has the generator choose category, page, section and tags
-	// (autoroute.go); the rules route when it cannot.
-	Auto bool `json:"auto,omitempty"`
-	// RequestID, when set, makes the write idempotent: a run with the id
-	// of one that landed writes nothing and answers as it did.
-	RequestID string `json:"requestId,omitempty"`
-}
-
-// RememberResponse says where the text went.
-type RememberResponse struct {
-	Path string `json:"path"`
-	// Section is the H2 section that holds the text, as the page spells
-	// it; "" only when the text is in no section (the page has none, or
-	// a duplicate is above the first).
-	Section    string   `json:"section,omitempty"`
-	NewSection bool     `json:"newSection,omitempty"` // the section was created for the text
-	Lines      Lines    `json:"lines"`
-	Duplicate  bool     `json:"duplicate"` // already on the page: nothing written
-	Created    bool     `json:"created"`
-	Routing    string   `json:"routing,omitempty"` // with Auto: generator, or rules when it could not route
-	Tags       []string `json:"tags,omitempty"`    // added to the page's frontmatter by the generator's choice
-	// Warnings are troubles after the write (the index could not be
-	// updated, or was rebuilt): what was written is stored.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
 // Remember routes text to a page (see Route), appends it as a list item
 // under the section, and indexes the page before returning. Text already on
 // the page (ignoring case, spacing and list markers) is not added again.
-func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberResponse, err error) {
+func (h *Host) Remember(ctx context.Context, req memhost.RememberRequest) (out memhost.RememberResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "remember", Note: "remember: " + section(out.Path, out.Section), Result: &out}
 		if !out.Duplicate {
@@ -66,28 +33,28 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 	})
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
-		return RememberResponse{}, err
+		return memhost.RememberResponse{}, err
 	}
 	if err := noSections("text", text, 0); err != nil {
-		return RememberResponse{}, err
+		return memhost.RememberResponse{}, err
 	}
 	if err := notebook.CheckSection(req.Section); err != nil {
-		return RememberResponse{}, err
+		return memhost.RememberResponse{}, err
 	}
 	switch req.Category {
 	case "", CategoryLists, CategoryReference, CategoryKnowledge:
 	default:
-		return RememberResponse{}, fault.BadInputf("category", "unknown category %q (choose from lists, reference, knowledge)", req.Category)
+		return memhost.RememberResponse{}, fault.BadInputf("category", "unknown category %q (choose from lists, reference, knowledge)", req.Category)
 	}
 	file := strings.TrimSuffix(strings.TrimSpace(req.File), ".md")
 	if strings.ContainsAny(file, `/\`) || file == "." || file == ".." {
-		return RememberResponse{}, fault.BadInputf("file", "page name %q: give a name such as \"contacts\", not a path", req.File)
+		return memhost.RememberResponse{}, fault.BadInputf("file", "page name %q: give a name such as \"contacts\", not a path", req.File)
 	}
 	if err := notebook.CheckName(file); err != nil {
-		return RememberResponse{}, fault.BadInputf("file", "page name %q: %v", req.File, err)
+		return memhost.RememberResponse{}, fault.BadInputf("file", "page name %q: %v", req.File, err)
 	}
 	if req.Auto && (req.Category != "" || file != "" || req.Section != "") {
-		return RememberResponse{}, fault.BadInputf("auto", "automatic routing chooses the category, page and section itself: give none of them")
+		return memhost.RememberResponse{}, fault.BadInputf("auto", "automatic routing chooses the category, page and section itself: give none of them")
 	}
 	var auto struct {
 		r       route.Routed
@@ -122,13 +89,13 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 	}
 	rel, err := h.notebook.Clean(r.Path)
 	if err != nil {
-		return RememberResponse{}, err
+		return memhost.RememberResponse{}, err
 	}
 	entry := text
 	if !strings.Contains(text, "\n") && !notebook.IsListItem(text) {
 		entry = "- " + text
 	}
-	resp := RememberResponse{Path: rel, Section: r.Section}
+	resp := memhost.RememberResponse{Path: rel, Section: r.Section}
 	if req.Auto {
 		resp.Routing = route.RoutedByRules
 		if auto.ok {
@@ -141,7 +108,7 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 		resp.Created = !exists
 		page := string(old)
 		if start, end, ok := notebook.FindEntry(page, entry); ok {
-			resp.Duplicate, resp.Lines = true, Lines{start, end}
+			resp.Duplicate, resp.Lines = true, memhost.Lines{Start: start, End: end}
 			resp.Section = notebook.SectionAt(page, start)
 			return nil, notebook.ErrUnchanged
 		}
@@ -166,14 +133,14 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 			page, resp.Tags = tagged, auto.tags
 		}
 		e := notebook.Append(page, r.Section, entry)
-		resp.Lines = Lines{e.StartLine, e.EndLine}
+		resp.Lines = memhost.Lines{Start: e.StartLine, End: e.EndLine}
 		return []byte(e.Page), nil
 	})
 	if resp.Duplicate {
 		return resp, nil
 	}
 	if err != nil {
-		return RememberResponse{}, err
+		return memhost.RememberResponse{}, err
 	}
 	resp.Warnings = append(resp.Warnings, h.indexWritten(ctx, rel)...)
 	return resp, nil
@@ -182,24 +149,6 @@ func (h *Host) Remember(ctx context.Context, req RememberRequest) (out RememberR
 func (h *Host) pageExists(rel string) bool {
 	fi, err := os.Stat(h.notebook.Abs(rel))
 	return err == nil && fi.Mode().IsRegular()
-}
-
-// Where says where the text is: the page, the section (or that there is
-// none) and the lines, e.g. "reference/contacts.md § Sarah Chen (line 12)"
-// or "knowledge/facts.md § Notes (new section, line 9)". The CLI and MCP
-// both print it, so that they name a place the same way.
-func (r RememberResponse) Where() string {
-	lines := fmt.Sprintf("line %d", r.Lines.Start)
-	if r.Lines.End > r.Lines.Start {
-		lines = fmt.Sprintf("lines %d-%d", r.Lines.Start, r.Lines.End)
-	}
-	switch {
-	case r.Section == "":
-		return fmt.Sprintf("%s, no section (%s)", r.Path, lines)
-	case r.NewSection:
-		return fmt.Sprintf("%s § %s (new section, %s)", r.Path, r.Section, lines)
-	}
-	return fmt.Sprintf("%s § %s (%s)", r.Path, r.Section, lines)
 }
 
 // pages is the notebook as routing sees it.

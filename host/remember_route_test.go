@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"testing"
+
+	"github.com/memhost/memhost"
 )
 
 // TestRememberRoutes: where realistic sentences land, page and section,
@@ -70,7 +72,7 @@ func TestRememberRoutes(t *testing.T) {
 		{"add oat milk to the shopping list", "lists/shopping.md", "Notes"},
 	}
 	for _, tt := range tests {
-		got, err := h.Remember(ctx, RememberRequest{Text: tt.text})
+		got, err := h.Remember(ctx, memhost.RememberRequest{Text: tt.text})
 		if err != nil {
 			t.Fatalf("Remember(%q): %v", tt.text, err)
 		}
@@ -97,30 +99,30 @@ func TestRememberSaysWhere(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
 	steps := []struct {
-		req   RememberRequest
-		want  RememberResponse
+		req   memhost.RememberRequest
+		want  memhost.RememberResponse
 		where string
 	}{
-		{RememberRequest{Text: "The boiler was serviced in May"},
-			RememberResponse{Path: "knowledge/facts.md", Lines: Lines{3, 3}, Created: true},
+		{memhost.RememberRequest{Text: "The boiler was serviced in May"},
+			memhost.RememberResponse{Path: "knowledge/facts.md", Lines: memhost.Lines{Start: 3, End: 3}, Created: true},
 			"knowledge/facts.md, no section (line 3)"},
-		{RememberRequest{Text: "Met at the 2019 conference", Section: "sarah chen"},
-			RememberResponse{Path: "knowledge/facts.md", Section: "sarah chen", NewSection: true, Lines: Lines{6, 6}},
+		{memhost.RememberRequest{Text: "Met at the 2019 conference", Section: "sarah chen"},
+			memhost.RememberResponse{Path: "knowledge/facts.md", Section: "sarah chen", NewSection: true, Lines: memhost.Lines{Start: 6, End: 6}},
 			"knowledge/facts.md § sarah chen (new section, line 6)"},
-		{RememberRequest{Text: "Line one of a note\nline two", Category: "knowledge"},
-			RememberResponse{Path: "knowledge/facts.md", Section: "Notes", NewSection: true, Lines: Lines{9, 10}},
+		{memhost.RememberRequest{Text: "Line one of a note\nline two", Category: "knowledge"},
+			memhost.RememberResponse{Path: "knowledge/facts.md", Section: "Notes", NewSection: true, Lines: memhost.Lines{Start: 9, End: 10}},
 			"knowledge/facts.md § Notes (new section, lines 9-10)"},
-		{RememberRequest{Text: "Kettle descaling: every second Sunday", Category: "knowledge"},
-			RememberResponse{Path: "knowledge/facts.md", Section: "Notes", Lines: Lines{12, 12}},
+		{memhost.RememberRequest{Text: "Kettle descaling: every second Sunday", Category: "knowledge"},
+			memhost.RememberResponse{Path: "knowledge/facts.md", Section: "Notes", Lines: memhost.Lines{Start: 12, End: 12}},
 			"knowledge/facts.md § Notes (line 12)"},
-		{RememberRequest{Text: "Gave a talk on Go", Section: "Sarah Chen"},
-			RememberResponse{Path: "knowledge/facts.md", Section: "sarah chen", Lines: Lines{7, 7}},
+		{memhost.RememberRequest{Text: "Gave a talk on Go", Section: "Sarah Chen"},
+			memhost.RememberResponse{Path: "knowledge/facts.md", Section: "sarah chen", Lines: memhost.Lines{Start: 7, End: 7}},
 			"knowledge/facts.md § sarah chen (line 7)"},
-		{RememberRequest{Text: "kettle descaling: every second sunday"},
-			RememberResponse{Path: "knowledge/facts.md", Section: "Notes", Lines: Lines{13, 13}, Duplicate: true},
+		{memhost.RememberRequest{Text: "kettle descaling: every second sunday"},
+			memhost.RememberResponse{Path: "knowledge/facts.md", Section: "Notes", Lines: memhost.Lines{Start: 13, End: 13}, Duplicate: true},
 			"knowledge/facts.md § Notes (line 13)"},
-		{RememberRequest{Text: "the boiler was serviced in may"},
-			RememberResponse{Path: "knowledge/facts.md", Lines: Lines{3, 3}, Duplicate: true},
+		{memhost.RememberRequest{Text: "the boiler was serviced in may"},
+			memhost.RememberResponse{Path: "knowledge/facts.md", Lines: memhost.Lines{Start: 3, End: 3}, Duplicate: true},
 			"knowledge/facts.md, no section (line 3)"},
 	}
 	for _, s := range steps {

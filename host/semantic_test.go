@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/registry"
@@ -67,9 +68,9 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-func recall(t *testing.T, h *Host, q string) RecallResponse {
+func recall(t *testing.T, h *Host, q string) memhost.RecallResponse {
 	t.Helper()
-	r, err := h.Recall(context.Background(), RecallRequest{Query: q})
+	r, err := h.Recall(context.Background(), memhost.RecallRequest{Query: q})
 	if err != nil {
 		t.Fatalf("Recall(%q): %v", q, err)
 	}
@@ -103,7 +104,7 @@ func TestMissingPluginHidesDownloadFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `embeddings plugin "nosuch" is not in the plugin folders (installed: hello)`
-	st, err := h.Status(ctx, StatusRequest{})
+	st, err := h.Status(ctx, memhost.StatusRequest{})
 	if err != nil || st.Mode != ModeKeyword || !strings.Contains(st.Reason, want) || len(st.FailedDownloads) != 0 {
 		t.Errorf("status: mode %s, reason %q, failed downloads %+v, %v; want %q and none", st.Mode, st.Reason, st.FailedDownloads, err, want)
 	}
@@ -125,7 +126,7 @@ func TestHybridRecall(t *testing.T) {
 	if w, m := h.config().Memory.Search.VectorWeight, config.Default().Memory.Search.MinScore; w/(1+w) < m {
 		t.Fatalf("vectorWeight %v makes vector-only hits score %.2f, under minScore %v", w, w/(1+w), m)
 	}
-	use, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "256"}})
+	use, err := h.UsePlugin(ctx, memhost.UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "256"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func TestHybridRecall(t *testing.T) {
 			t.Errorf("score %v outside 0..1", res.Score)
 		}
 	}
-	st, err := h.Status(ctx, StatusRequest{})
+	st, err := h.Status(ctx, memhost.StatusRequest{})
 	if err != nil || st.Mode != ModeHybrid || st.Pending != 0 || st.Embedded == 0 || st.Provider != "hello" {
 		t.Errorf("Status = %+v, %v", st, err)
 	}
@@ -161,16 +162,16 @@ func TestHybridRecall(t *testing.T) {
 func TestHybridGolden(t *testing.T) {
 	ctx := context.Background()
 	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "hello" }, "hello")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Embed(ctx, EmbedRequest{}); err != nil {
+	if _, err := h.Embed(ctx, memhost.EmbedRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	type row struct {
-		Path  string  `json:"path"`
-		Lines Lines   `json:"lines"`
-		Score float64 `json:"score"`
+		Path  string        `json:"path"`
+		Lines memhost.Lines `json:"lines"`
+		Score float64       `json:"score"`
 	}
 	got := map[string][]row{}
 	for _, q := range []string{"sarah phone", "meeting tuesday", "groceries salmon", "会议"} {
@@ -228,37 +229,37 @@ func TestPluginKilledRecallStillAnswers(t *testing.T) {
 func TestSwitchingBackReEmbedsNothing(t *testing.T) {
 	ctx := context.Background()
 	h := semanticHost(t, nil, "hello")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	embedAll := func() EmbedResult {
 		t.Helper()
-		r, err := h.Embed(ctx, EmbedRequest{})
+		r, err := h.Embed(ctx, memhost.EmbedRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
-	if _, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "64"}}); err != nil {
+	if _, err := h.UsePlugin(ctx, memhost.UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "64"}}); err != nil {
 		t.Fatal(err)
 	}
 	first := embedAll()
 	if first.Embedded == 0 || first.FromCache != 0 || first.Pending != 0 {
 		t.Fatalf("first embedding: %+v", first)
 	}
-	if _, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "32"}}); err != nil {
+	if _, err := h.UsePlugin(ctx, memhost.UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "32"}}); err != nil {
 		t.Fatal(err)
 	}
 	if r := embedAll(); r.FromCache != 0 || r.Embedded != first.Embedded {
 		t.Errorf("other model: %+v", r)
 	}
-	if _, err := h.UsePlugin(ctx, UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "64"}}); err != nil {
+	if _, err := h.UsePlugin(ctx, memhost.UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "64"}}); err != nil {
 		t.Fatal(err)
 	}
 	if r := embedAll(); r.FromCache != first.Embedded || r.Embedded != first.Embedded {
 		t.Errorf("switching back re-embedded: %+v (want all %d from the cache)", r, first.Embedded)
 	}
-	if _, err := h.Rebuild(ctx, RebuildRequest{}); err != nil {
+	if _, err := h.Rebuild(ctx, memhost.RebuildRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if r := embedAll(); r.FromCache != first.Embedded || r.Embedded != first.Embedded {
@@ -280,10 +281,10 @@ func TestCrashMidBatchLosesNothing(t *testing.T) {
 		c.Memory.Embedding.BatchSize = 4
 	}, "faulty")
 	writePage(t, h, "zz-poison.md", "crash")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.Embed(ctx, EmbedRequest{})
+	_, err := h.Embed(ctx, memhost.EmbedRequest{})
 	if err == nil {
 		t.Fatal("Embed through a crashing plugin succeeded")
 	}
@@ -297,12 +298,12 @@ func TestCrashMidBatchLosesNothing(t *testing.T) {
 		t.Errorf("recall during the outage: mode %s, %d results", r.Mode, len(r.Results.Notebook))
 	}
 	os.Remove(filepath.Join(h.NotebookDir(), "zz-poison.md"))
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		res, err := h.Embed(ctx, EmbedRequest{})
+		res, err := h.Embed(ctx, memhost.EmbedRequest{})
 		if err == nil && res.Pending == 0 {
 			break
 		}
@@ -415,14 +416,14 @@ func TestFilteredVectorSearchIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitHybrid(t, h, "kangaroo pouch", "writing 120 pages")
-	r, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "kangaroo pouch"})
+	r, err := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "kangaroo pouch"})
 	if err != nil || r.Mode != ModeHybrid {
 		t.Fatalf("conversation search: %+v, %v", r, err)
 	}
 	if len(r.Results) != 1 || r.Results[0].Session != "zoo" {
 		t.Fatalf("the turn found by its vector alone is missing behind 120 closer notebook chunks: %+v", r.Results)
 	}
-	rr, err := h.Recall(ctx, RecallRequest{Query: "kangaroo pouch", Sources: []string{SourceSessions}})
+	rr, err := h.Recall(ctx, memhost.RecallRequest{Query: "kangaroo pouch", Sources: []string{SourceSessions}})
 	if err != nil || len(rr.Results.Sessions) != 1 {
 		t.Fatalf("recall --sources sessions: %+v, %v", rr.Results, err)
 	}
@@ -438,10 +439,10 @@ func TestEmbedWaitsOutACrash(t *testing.T) {
 		c.Memory.Embedding.BatchSize = 4
 	}, "faulty")
 	writePage(t, h, "zz-once.md", "crash-once")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.Embed(ctx, EmbedRequest{})
+	res, err := h.Embed(ctx, memhost.EmbedRequest{})
 	if err != nil || res.Pending != 0 {
 		t.Fatalf("embed = %+v, %v", res, err)
 	}
@@ -461,13 +462,13 @@ func TestCrashingTextEndsDead(t *testing.T) {
 		c.Health.DeadAfterFailures = 2
 	}, "faulty")
 	writePage(t, h, "aa-poison.md", "crash")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	var res EmbedResult
 	var err error
 	for range 4 {
-		if res, err = h.Embed(ctx, EmbedRequest{}); err == nil {
+		if res, err = h.Embed(ctx, memhost.EmbedRequest{}); err == nil {
 			break
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 )
@@ -59,30 +60,30 @@ func TestSessionAppendAndSearch(t *testing.T) {
 	}
 	// Indexed before returning: no sync needed.
 	h.editConfig(func(c *config.Config) { c.Memory.Sync.SyncOnSearch = false })
-	r, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "Max"})
+	r, err := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "Max"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Results) != 3 {
 		t.Fatalf("search Max: %+v", r.Results)
 	}
-	r, _ = h.ConversationSearch(ctx, ConversationSearchRequest{Query: "Max", Session: "s2"})
+	r, _ = h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "Max", Session: "s2"})
 	if len(r.Results) != 1 || r.Results[0].Session != "s2" || r.Results[0].Role != "user" || len(r.Results[0].Turns) != 1 {
 		t.Errorf("--session s2: %+v", r.Results)
 	}
-	r, _ = h.ConversationSearch(ctx, ConversationSearchRequest{Query: "Max", Since: "2026-03-03", Until: "2026-03-03"})
+	r, _ = h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "Max", Since: "2026-03-03", Until: "2026-03-03"})
 	if len(r.Results) != 1 || r.Results[0].Snippet != "assistant: Congratulations on Max!" {
 		t.Errorf("--since/--until one day: %+v", r.Results)
 	}
-	if _, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "Max", Session: "nope"}); !isKind(err, fault.BadInput, fault.NotFound) {
+	if _, err := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "Max", Session: "nope"}); !isKind(err, fault.BadInput, fault.NotFound) {
 		t.Errorf("unknown session: %v", err)
 	}
 	// recall leaves transcripts out unless asked.
-	rec, _ := h.Recall(ctx, RecallRequest{Query: "vaccinations"})
+	rec, _ := h.Recall(ctx, memhost.RecallRequest{Query: "vaccinations"})
 	if len(rec.Results.Sessions) != 0 {
 		t.Errorf("recall without --sources sessions: %+v", rec.Results.Sessions)
 	}
-	rec, _ = h.Recall(ctx, RecallRequest{Query: "vaccinations", Sources: []string{"notebook", "sessions"}})
+	rec, _ = h.Recall(ctx, memhost.RecallRequest{Query: "vaccinations", Sources: []string{"notebook", "sessions"}})
 	if len(rec.Results.Sessions) != 1 || rec.Results.Sessions[0].Session != "s2" || !strings.HasPrefix(rec.Results.Sessions[0].Heading, "user, 2026-03-04") {
 		t.Errorf("recall --sources sessions: %+v", rec.Results.Sessions)
 	}
@@ -105,14 +106,14 @@ func TestMalformedTranscriptLines(t *testing.T) {
 		`{"id":"D1:1","type":"message","role":"user","speaker":"Caroline","content":"I went to a support group yesterday","timestamp":"2023-05-08T13:56:00"}`+"\n"+
 			`{"id":"D1:2", broken`+"\n"+
 			`{"id":"D1:3","type":"message","role":"assistant","speaker":"Melanie","content":"That sounds `+"\xff"+` brave","timestamp":"2023-05-08T13:57:00"}`+"\n"), 0o644)
-	res, err := h.Sync(context.Background(), SyncRequest{})
+	res, err := h.Sync(context.Background(), memhost.SyncRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Problems) != 1 || !strings.Contains(res.Problems[0].Problem, "sessions/imported.jsonl:2") || strings.Contains(res.Problems[0].Problem, ":3") {
 		t.Errorf("problems: %+v", res.Problems)
 	}
-	r, err := h.ConversationSearch(context.Background(), ConversationSearchRequest{Query: "support group brave"})
+	r, err := h.ConversationSearch(context.Background(), memhost.ConversationSearchRequest{Query: "support group brave"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestCompactionCycle(t *testing.T) {
 	if c, _ := h.SessionCheck(ctx, SessionCheckRequest{Session: "s", Incoming: 500}); c.FlushDue || !c.AlreadyFlushed {
 		t.Errorf("second check in the same cycle: %+v", c)
 	}
-	st, _ := h.Status(ctx, StatusRequest{})
+	st, _ := h.Status(ctx, memhost.StatusRequest{})
 	if st.Flushes != 1 || st.LastFlush == nil || st.LastFlush.Session != "s" {
 		t.Errorf("status flushes: %+v", st)
 	}
@@ -175,10 +176,10 @@ func TestCompactionCycle(t *testing.T) {
 		t.Errorf("transcript has %d lines, want 6 turns + 1 compaction", n)
 	}
 	h.editConfig(func(c *config.Config) { c.Memory.Search.MinScore = 0 })
-	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "turna"}); len(r.Results) == 0 {
+	if r, _ := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "turna"}); len(r.Results) == 0 {
 		t.Error("a compacted turn is no longer searchable")
 	}
-	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "repeated"}); len(r.Results) != 1 || r.Results[0].Role != "" {
+	if r, _ := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "repeated"}); len(r.Results) != 1 || r.Results[0].Role != "" {
 		t.Errorf("the summary is not searchable as one: %+v", r.Results)
 	}
 	// A new cycle: the flush can be due again.
@@ -217,7 +218,7 @@ func TestIngestClaudeCode(t *testing.T) {
 	}
 	h.editConfig(func(c *config.Config) { c.Memory.Search.MinScore = 0 })
 	for q, want := range map[string]string{"staging database": "user", "Write config": "tool", "deploy": "user", "private": ""} {
-		res, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: q, Session: "claude-4f35e220-c435"})
+		res, err := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: q, Session: "claude-4f35e220-c435"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,19 +286,19 @@ func TestHooks(t *testing.T) {
 	if !strings.Contains(string(out), `"systemMessage":"Session nearing compaction.`) {
 		t.Errorf("pre-compact answer: %s", out)
 	}
-	st, _ := h.Status(ctx, StatusRequest{})
+	st, _ := h.Status(ctx, memhost.StatusRequest{})
 	if st.Flushes != 1 || st.LastFlush.Session != "claude-4f35e220-c435" || st.LastFlush.Tokens == 0 {
 		t.Errorf("flush receipt: %+v", st.LastFlush)
 	}
 	h.editConfig(func(c *config.Config) { c.Memory.Sync.SyncOnSearch = false })
-	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "staging database"}); len(r.Results) == 0 {
+	if r, _ := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "staging database"}); len(r.Results) == 0 {
 		t.Error("pre-compact did not store the transcript")
 	}
 	os.WriteFile(transcript, append(data, []byte(`{"sessionId":"4f35e220-c435","type":"user","message":{"role":"user","content":"one more thing about kiwis"},"uuid":"u9","timestamp":"2025-05-26T08:00:00.000Z"}`+"\n")...), 0o644)
 	if _, err := hook(ctx, h, HookSessionEnd, payload("session-end")); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "kiwis"}); len(r.Results) != 1 {
+	if r, _ := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "kiwis"}); len(r.Results) != 1 {
 		t.Errorf("session-end did not store the last turn: %+v", r.Results)
 	}
 	// Stop fires after every assistant reply: the reply is stored at once,
@@ -308,7 +309,7 @@ func TestHooks(t *testing.T) {
 	if err != nil || string(out) != `{"suppressOutput":true}` {
 		t.Errorf("stop answer: %s, %v", out, err)
 	}
-	if r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "fruit bowl"}); len(r.Results) != 1 || r.Results[0].Role != "assistant" {
+	if r, _ := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "fruit bowl"}); len(r.Results) != 1 || r.Results[0].Role != "assistant" {
 		t.Errorf("stop did not store the reply: %+v", r.Results)
 	}
 	for _, bad := range []struct{ event, payload string }{
@@ -335,7 +336,7 @@ func TestTranscriptAppendsAreIndexedIncrementally(t *testing.T) {
 		fmt.Fprintf(&b, `{"id":"t%d","type":"message","role":"user","content":"turn number %d about topic%d"}`+"\n", i, i, i)
 	}
 	os.WriteFile(path, []byte(b.String()), 0o644)
-	if res, err := h.Sync(ctx, SyncRequest{}); err != nil || res.Chunks != 500 {
+	if res, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil || res.Chunks != 500 {
 		t.Fatalf("first sync: %+v, %v", res, err)
 	}
 	for i := 500; i < 503; i++ {
@@ -349,11 +350,11 @@ func TestTranscriptAppendsAreIndexedIncrementally(t *testing.T) {
 	}
 	h.editConfig(func(c *config.Config) { c.Memory.Search.MinScore = 0 })
 	// The turn after it is found too, by its context, and ranked below.
-	r, _ := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "topic7"})
+	r, _ := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "topic7"})
 	if len(r.Results) != 2 || r.Results[0].Lines.Start != 8 || r.Results[1].Lines.Start != 9 || r.Results[1].Score >= r.Results[0].Score {
 		t.Errorf("an early turn: %+v", r.Results)
 	}
-	r, _ = h.ConversationSearch(ctx, ConversationSearchRequest{Query: "appended reply"})
+	r, _ = h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "appended reply"})
 	if len(r.Results) != 3 || r.Results[0].Lines.Start < 501 {
 		t.Errorf("appended turns: %+v", r.Results)
 	}
@@ -361,12 +362,12 @@ func TestTranscriptAppendsAreIndexedIncrementally(t *testing.T) {
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o644)
 	f.WriteString(`{"id":"x1","type":"message","role":"user","content":"late addition kiwi"}` + "\n")
 	f.Close()
-	if res, _ := h.Sync(ctx, SyncRequest{}); res.Chunks != 1 {
+	if res, _ := h.Sync(ctx, memhost.SyncRequest{}); res.Chunks != 1 {
 		t.Errorf("sync after one appended line wrote %d chunks", res.Chunks)
 	}
 	// Rewritten (not appended): everything is redone.
 	os.WriteFile(path, []byte(`{"id":"only","type":"message","role":"user","content":"fresh start"}`+"\n"), 0o644)
-	if res, _ := h.Sync(ctx, SyncRequest{}); res.Chunks != 1 {
+	if res, _ := h.Sync(ctx, memhost.SyncRequest{}); res.Chunks != 1 {
 		t.Errorf("sync after a rewrite wrote %d chunks", res.Chunks)
 	}
 	if st, _ := h.idx.Stats(ctx); st.Chunks != 1 {
@@ -387,7 +388,7 @@ func TestReplyFoundByItsQuestion(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(h.Home(), "sessions", "trip.jsonl"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: "hiking"})
+	r, err := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "hiking"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +396,7 @@ func TestReplyFoundByItsQuestion(t *testing.T) {
 		r.Results[1].Turns[0] != "D1:2" || r.Results[1].Context != "Caroline: Did you go hiking at the lake last weekend?" {
 		t.Errorf("results: %+v", r.Results)
 	}
-	rec, err := h.Recall(ctx, RecallRequest{Query: "hiking", Sources: []string{SourceSessions}})
+	rec, err := h.Recall(ctx, memhost.RecallRequest{Query: "hiking", Sources: []string{SourceSessions}})
 	if err != nil || len(rec.Results.Sessions) != 2 || rec.Results.Sessions[1].Context != r.Results[1].Context {
 		t.Errorf("recall --sources sessions: %+v, %v", rec.Results.Sessions, err)
 	}
@@ -454,7 +455,7 @@ func TestNamedSpeakerLifted(t *testing.T) {
 	os.WriteFile(filepath.Join(h.Home(), "sessions", "paint.jsonl"), data, 0o644)
 	first := func(q string) string {
 		t.Helper()
-		r, err := h.ConversationSearch(ctx, ConversationSearchRequest{Query: q})
+		r, err := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: q})
 		if err != nil || len(r.Results) == 0 {
 			t.Fatalf("%q: %+v, %v", q, r, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 )
 
@@ -65,12 +66,12 @@ func TestFIFOPages(t *testing.T) {
 	}
 	ops := []op{
 		{"remember", "reference/contacts.md", func() (any, error) {
-			return h.Remember(ctx, RememberRequest{Text: "Sarah's phone is 555", Category: "reference", File: "contacts"})
+			return h.Remember(ctx, memhost.RememberRequest{Text: "Sarah's phone is 555", Category: "reference", File: "contacts"})
 		}},
-		{"write", "lists/fifo.md", func() (any, error) { return h.Write(ctx, WriteRequest{Path: "lists/fifo.md", Text: "milk"}) }},
-		{"daily-log", today, func() (any, error) { return h.DailyLog(ctx, DailyLogRequest{Text: "standup"}) }},
-		{"get", "lists/fifo.md", func() (any, error) { return h.Get(ctx, GetRequest{Path: "lists/fifo.md"}) }},
-		{"rm", "lists/fifo.md", func() (any, error) { return h.Remove(ctx, RemoveRequest{Path: "lists/fifo.md"}) }},
+		{"write", "lists/fifo.md", func() (any, error) { return h.Write(ctx, memhost.WriteRequest{Path: "lists/fifo.md", Text: "milk"}) }},
+		{"daily-log", today, func() (any, error) { return h.DailyLog(ctx, memhost.DailyLogRequest{Text: "standup"}) }},
+		{"get", "lists/fifo.md", func() (any, error) { return h.Get(ctx, memhost.GetRequest{Path: "lists/fifo.md"}) }},
+		{"rm", "lists/fifo.md", func() (any, error) { return h.Remove(ctx, memhost.RemoveRequest{Path: "lists/fifo.md"}) }},
 	}
 	for i, o := range ops {
 		_, err := guard(t, o.name, o.f)
@@ -84,14 +85,14 @@ func TestFIFOPages(t *testing.T) {
 			t.Errorf("%s: %q does not say %q", o.name, err, want)
 		}
 		page := "lists/after-" + o.name + ".md"
-		if _, err := guard(t, "a write after "+o.name, func() (WriteResponse, error) {
-			return h.Write(ctx, WriteRequest{Path: page, Text: "written " + string(rune('a'+i))})
+		if _, err := guard(t, "a write after "+o.name, func() (memhost.WriteResponse, error) {
+			return h.Write(ctx, memhost.WriteRequest{Path: page, Text: "written " + string(rune('a'+i))})
 		}); err != nil {
 			t.Fatalf("write after %s: %v", o.name, err)
 		}
 	}
 
-	res, err := guard(t, "sync", func() (SyncResult, error) { return h.Sync(ctx, SyncRequest{}) })
+	res, err := guard(t, "sync", func() (SyncResult, error) { return h.Sync(ctx, memhost.SyncRequest{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,10 +105,10 @@ func TestFIFOPages(t *testing.T) {
 			t.Errorf("sync: problem for %s is %q (all: %v)", p, problems[p], problems)
 		}
 	}
-	if _, err := guard(t, "rebuild", func() (SyncResult, error) { return h.Rebuild(ctx, RebuildRequest{}) }); err != nil {
+	if _, err := guard(t, "rebuild", func() (SyncResult, error) { return h.Rebuild(ctx, memhost.RebuildRequest{}) }); err != nil {
 		t.Fatal(err)
 	}
-	files, err := guard(t, "files", func() (FilesResponse, error) { return h.Files(ctx, FilesRequest{}) })
+	files, err := guard(t, "files", func() (FilesResponse, error) { return h.Files(ctx, memhost.FilesRequest{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,15 +149,15 @@ func TestSymlinkLoopPageIsBadInput(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"a.md", "b.md"} {
-		_, gerr := h.Get(ctx, GetRequest{Path: p})
-		_, werr := h.Write(ctx, WriteRequest{Path: p, Text: "x"})
+		_, gerr := h.Get(ctx, memhost.GetRequest{Path: p})
+		_, werr := h.Write(ctx, memhost.WriteRequest{Path: p, Text: "x"})
 		for name, err := range map[string]error{"get": gerr, "write": werr} {
 			if got := fault.KindOf(err); err == nil || got != fault.BadInput {
 				t.Errorf("%s %s: %v (kind %s), want a bad-input error", name, p, err, got)
 			}
 		}
 	}
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatalf("sync with symlink loops: %v", err)
 	}
 }
@@ -174,7 +175,7 @@ func TestNamesGetRefusesAreNotIndexed(t *testing.T) {
 		writePage(t, h, rel, "# Quokka\n\nquokka facts\n")
 	}
 	writePage(t, h, "notes/good.md", "# Quokka\n\nquokka facts too\n")
-	res, err := h.Sync(ctx, SyncRequest{})
+	res, err := h.Sync(ctx, memhost.SyncRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +193,7 @@ func TestNamesGetRefusesAreNotIndexed(t *testing.T) {
 		t.Errorf("recall found %q, want only notes/good.md", got)
 	}
 	for _, p := range got {
-		if _, err := h.Get(ctx, GetRequest{Path: p}); err != nil {
+		if _, err := h.Get(ctx, memhost.GetRequest{Path: p}); err != nil {
 			t.Errorf("recall returned %q, which get refuses: %v", p, err)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost"
 )
 
 // vaultNotebook writes n small pages in 100 folders, each with frontmatter
@@ -38,7 +40,7 @@ func BenchmarkVault10k(b *testing.B) {
 	ctx := context.Background()
 	h := benchHost(b, vaultNotebook(b, 10000), true)
 	start := time.Now()
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("sync of 10k pages: %v", time.Since(start))
@@ -60,7 +62,7 @@ func BenchmarkVault10k(b *testing.B) {
 	})
 	b.Run("status", func(b *testing.B) {
 		for b.Loop() {
-			st, err := h.Status(ctx, StatusRequest{})
+			st, err := h.Status(ctx, memhost.StatusRequest{})
 			if err != nil || st.UnresolvedLinks != 10000 {
 				b.Fatalf("%d, %v", st.UnresolvedLinks, err)
 			}
@@ -71,7 +73,7 @@ func BenchmarkVault10k(b *testing.B) {
 	b.Run("status-resolving", func(b *testing.B) {
 		for b.Loop() {
 			h.ForgetKept()
-			st, err := h.Status(ctx, StatusRequest{})
+			st, err := h.Status(ctx, memhost.StatusRequest{})
 			if err != nil || st.UnresolvedLinks != 10000 {
 				b.Fatalf("%d, %v", st.UnresolvedLinks, err)
 			}
@@ -101,10 +103,10 @@ func BenchmarkVault10k(b *testing.B) {
 		i := 0
 		for b.Loop() {
 			i++
-			if _, err := h.Write(ctx, WriteRequest{Path: "f00/page 00000.md", Text: fmt.Sprintf("write %d", i)}); err != nil {
+			if _, err := h.Write(ctx, memhost.WriteRequest{Path: "f00/page 00000.md", Text: fmt.Sprintf("write %d", i)}); err != nil {
 				b.Fatal(err)
 			}
-			st, err := h.Status(ctx, StatusRequest{})
+			st, err := h.Status(ctx, memhost.StatusRequest{})
 			if err != nil || st.UnresolvedLinks != 10000 {
 				b.Fatalf("%d, %v", st.UnresolvedLinks, err)
 			}
@@ -112,11 +114,11 @@ func BenchmarkVault10k(b *testing.B) {
 	})
 	for _, tt := range []struct {
 		name string
-		req  RecallRequest
+		req  memhost.RecallRequest
 	}{
-		{"recall", RecallRequest{Query: "page see"}},
-		{"recall-tag", RecallRequest{Query: "page see", Tags: []string{"t3"}}},
-		{"recall-path", RecallRequest{Query: "page see", Path: "f42/"}},
+		{"recall", memhost.RecallRequest{Query: "page see"}},
+		{"recall-tag", memhost.RecallRequest{Query: "page see", Tags: []string{"t3"}}},
+		{"recall-path", memhost.RecallRequest{Query: "page see", Path: "f42/"}},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			for b.Loop() {

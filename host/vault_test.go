@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
@@ -76,27 +77,27 @@ func TestWriteToolsKeepFrontmatter(t *testing.T) {
 		edited, page string
 	}{
 		{"remember into a section", func(h *Host) error {
-			_, err := h.Remember(ctx, RememberRequest{Text: "Phone: 555-0100", Category: "knowledge", File: "sarah-chen", Section: "Contact"})
+			_, err := h.Remember(ctx, memhost.RememberRequest{Text: "Phone: 555-0100", Category: "knowledge", File: "sarah-chen", Section: "Contact"})
 			return err
 		}, "## Contact\n", rel},
 		{"remember into a new section", func(h *Host) error {
-			_, err := h.Remember(ctx, RememberRequest{Text: "Likes tea", Category: "knowledge", File: "sarah-chen", Section: "Preferences"})
+			_, err := h.Remember(ctx, memhost.RememberRequest{Text: "Likes tea", Category: "knowledge", File: "sarah-chen", Section: "Preferences"})
 			return err
 		}, "new", rel},
 		{"write append to the page", func(h *Host) error {
-			_, err := h.Write(ctx, WriteRequest{Path: rel, Text: "Appended at the end."})
+			_, err := h.Write(ctx, memhost.WriteRequest{Path: rel, Text: "Appended at the end."})
 			return err
 		}, "## Later\n", rel},
 		{"write append to a section", func(h *Host) error {
-			_, err := h.Write(ctx, WriteRequest{Path: rel, Section: "Notes", Text: "- Met on Tuesday"})
+			_, err := h.Write(ctx, memhost.WriteRequest{Path: rel, Section: "Notes", Text: "- Met on Tuesday"})
 			return err
 		}, "## Notes\n", rel},
 		{"write replace a section", func(h *Host) error {
-			_, err := h.Write(ctx, WriteRequest{Path: rel, Section: "Notes", Text: "- Replaced notes", Replace: true})
+			_, err := h.Write(ctx, memhost.WriteRequest{Path: rel, Section: "Notes", Text: "- Replaced notes", Replace: true})
 			return err
 		}, "## Notes\n", rel},
 		{"write replace the whole page", func(h *Host) error {
-			_, err := h.Write(ctx, WriteRequest{Path: rel, Text: "# Sarah Chen\n\nAll new body.", Replace: true})
+			_, err := h.Write(ctx, memhost.WriteRequest{Path: rel, Text: "# Sarah Chen\n\nAll new body.", Replace: true})
 			return err
 		}, "*", rel},
 		{"mv the page", func(h *Host) error {
@@ -108,7 +109,7 @@ func TestWriteToolsKeepFrontmatter(t *testing.T) {
 			return err
 		}, "links", rel},
 		{"daily-log into a log with frontmatter", func(h *Host) error {
-			_, err := h.DailyLog(ctx, DailyLogRequest{Text: "Met [[Sarah Chen]]"})
+			_, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "Met [[Sarah Chen]]"})
 			return err
 		}, "new", "daily/2026-11-23.md"},
 		{"rollup written again", func(h *Host) error {
@@ -225,7 +226,7 @@ func TestObsidianVault(t *testing.T) {
 	if len(hiddenBefore) != 3 {
 		t.Fatalf("the fixture's hidden files: %v", hiddenBefore)
 	}
-	res, err := h.Sync(ctx, SyncRequest{})
+	res, err := h.Sync(ctx, memhost.SyncRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +278,7 @@ func TestObsidianVault(t *testing.T) {
 	if err != nil || len(un.Unresolved) != 1 || un.Unresolved[0].Target != "Finance Team" || un.Unresolved[0].Line != 16 {
 		t.Fatalf("unresolved: %+v, %v", un.Unresolved, err)
 	}
-	st, err := h.Status(ctx, StatusRequest{})
+	st, err := h.Status(ctx, memhost.StatusRequest{})
 	if err != nil || st.UnresolvedLinks != 1 {
 		t.Fatalf("status: %d unresolved, %v", st.UnresolvedLinks, err)
 	}
@@ -285,7 +286,7 @@ func TestObsidianVault(t *testing.T) {
 	// Filters: tags from frontmatter and inline, nested, folder prefixes.
 	recall := func(q string, tags []string, path string) []string {
 		t.Helper()
-		resp, err := h.Recall(ctx, RecallRequest{Query: q, Tags: tags, Path: path, MinScore: new(float64)})
+		resp, err := h.Recall(ctx, memhost.RecallRequest{Query: q, Tags: tags, Path: path, MinScore: new(float64)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,7 +317,7 @@ func TestObsidianVault(t *testing.T) {
 			t.Errorf("recall %q --tag %v --path %q = %v, want %v", tt.q, tt.tags, tt.path, got, tt.want)
 		}
 	}
-	for _, bad := range []RecallRequest{{Query: "x", Tags: []string{"two words"}}, {Query: "x", Tags: []string{"#"}}, {Query: "x", Path: "../up"}} {
+	for _, bad := range []memhost.RecallRequest{{Query: "x", Tags: []string{"two words"}}, {Query: "x", Tags: []string{"#"}}, {Query: "x", Path: "../up"}} {
 		if _, err := h.Recall(ctx, bad); err == nil {
 			t.Errorf("recall %+v: no error", bad)
 		} else if k := fault.KindOf(err); k != fault.BadInput && k != fault.Outside {
@@ -328,7 +329,7 @@ func TestObsidianVault(t *testing.T) {
 	if _, err := h.Move(ctx, MoveRequest{From: "knowledge/people/Sarah Chen.md", To: "people/Sarah.md"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Write(ctx, WriteRequest{Path: "knowledge/glossary.md", Text: "- more"}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/glossary.md", Text: "- more"}); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(hidden(), hiddenBefore) {

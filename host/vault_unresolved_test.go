@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/health"
 )
 
@@ -21,13 +22,13 @@ func TestUnresolvedCountFollowsWrites(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "notes/a.md", "# A\n[[Missing Page]] and [b](../other/Missing%20Page.md) and ![[chart.png]]\n")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	count := func(want int, when string) {
 		t.Helper()
 		for range 2 { // computed, then kept
-			st, err := h.Status(ctx, StatusRequest{})
+			st, err := h.Status(ctx, memhost.StatusRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,14 +39,14 @@ func TestUnresolvedCountFollowsWrites(t *testing.T) {
 	}
 	count(3, "at first")
 
-	if _, err := h.Write(ctx, WriteRequest{Path: "other/Missing Page.md", Text: "# Here now\n"}); err != nil {
+	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "other/Missing Page.md", Text: "# Here now\n"}); err != nil {
 		t.Fatal(err)
 	}
 	count(1, "after the page is written") // [[Missing Page]] finds it by name, [b](...) by its path
 
 	// Another process (a second Host on the same home) removes it.
 	other := openHost(t, h.Home(), nil)
-	if _, err := other.Remove(ctx, RemoveRequest{Path: "other/Missing Page.md"}); err != nil {
+	if _, err := other.Remove(ctx, memhost.RemoveRequest{Path: "other/Missing Page.md"}); err != nil {
 		t.Fatal(err)
 	}
 	count(3, "after another process removed the page")
@@ -76,7 +77,7 @@ func TestHealthLinks(t *testing.T) {
 	writePage(t, h, "a.md", "# A\n[[b]]\n")
 	writePage(t, h, "b.md", "# B\n[a](a.md)\n")
 	sync := func() {
-		if _, err := h.Sync(context.Background(), SyncRequest{}); err != nil {
+		if _, err := h.Sync(context.Background(), memhost.SyncRequest{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -110,19 +111,19 @@ func TestUnresolvedConcurrent(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
 	writePage(t, h, "a.md", "# A\n[[p0]] [[p1]] [[p2]] [[p3]] [x](p4.md)\n")
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	errs := make(chan error, 10)
 	for i := range 5 {
 		go func() {
-			_, err := h.Write(ctx, WriteRequest{Path: fmt.Sprintf("p%d.md", i), Text: "# here\n"})
+			_, err := h.Write(ctx, memhost.WriteRequest{Path: fmt.Sprintf("p%d.md", i), Text: "# here\n"})
 			errs <- err
 		}()
 		go func() {
 			var err error
 			if i%2 == 0 {
-				_, err = h.Status(ctx, StatusRequest{})
+				_, err = h.Status(ctx, memhost.StatusRequest{})
 			} else {
 				_, err = h.Links(ctx, LinksRequest{Unresolved: true})
 			}
@@ -134,7 +135,7 @@ func TestUnresolvedConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if st, err := h.Status(ctx, StatusRequest{}); err != nil || st.UnresolvedLinks != 0 {
+	if st, err := h.Status(ctx, memhost.StatusRequest{}); err != nil || st.UnresolvedLinks != 0 {
 		t.Fatalf("%d unresolved after every page was written, %v", st.UnresolvedLinks, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/health"
 )
 
@@ -75,11 +76,11 @@ func TestManyWritersAcrossHosts(t *testing.T) {
 				var err error
 				switch w % 5 {
 				case 0:
-					_, err = h.Remember(ctx, RememberRequest{Text: "remembered " + marker + " about owls", Category: "reference", File: "owls"})
+					_, err = h.Remember(ctx, memhost.RememberRequest{Text: "remembered " + marker + " about owls", Category: "reference", File: "owls"})
 				case 1:
-					_, err = h.Write(ctx, WriteRequest{Path: "knowledge/herons.md", Text: "heron fact " + marker + " noted", Section: fmt.Sprintf("Writer %d", w)})
+					_, err = h.Write(ctx, memhost.WriteRequest{Path: "knowledge/herons.md", Text: "heron fact " + marker + " noted", Section: fmt.Sprintf("Writer %d", w)})
 				case 2:
-					_, err = h.DailyLog(ctx, DailyLogRequest{Text: "logged " + marker + " at the lake"})
+					_, err = h.DailyLog(ctx, memhost.DailyLogRequest{Text: "logged " + marker + " at the lake"})
 				case 3:
 					_, err = h.SessionAppend(ctx, SessionAppendRequest{Session: "shared", Role: "user", Text: "appended " + marker + " about ducks"})
 				case 4:
@@ -105,14 +106,14 @@ func TestManyWritersAcrossHosts(t *testing.T) {
 			}
 		}()
 	}
-	loop(func() { _, err := hosts[1].Sync(ctx, SyncRequest{}); fail("sync", err) })
+	loop(func() { _, err := hosts[1].Sync(ctx, memhost.SyncRequest{}); fail("sync", err) })
 	loop(func() {
-		_, err := hosts[2].Rebuild(ctx, RebuildRequest{})
+		_, err := hosts[2].Rebuild(ctx, memhost.RebuildRequest{})
 		fail("rebuild", err)
 		time.Sleep(100 * time.Millisecond)
 	})
 	loop(func() {
-		_, err := hosts[3].Recall(ctx, RecallRequest{Query: "owls ducks walruses", Sources: []string{SourceNotebook, SourceDaily, SourceSessions}})
+		_, err := hosts[3].Recall(ctx, memhost.RecallRequest{Query: "owls ducks walruses", Sources: []string{SourceNotebook, SourceDaily, SourceSessions}})
 		fail("recall", err)
 	})
 	wg.Wait()
@@ -156,7 +157,7 @@ func TestManyWritersAcrossHosts(t *testing.T) {
 		}
 	}
 	// In the index: every file as on disk, every turn once, no drift.
-	if _, err := h.Sync(ctx, SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	r := checkHealth(t, h, HealthRequest{})

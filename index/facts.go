@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/memhost/memhost"
 )
 
 // The semantic tier's tables (seed 004 §2.3), derived from the entity
@@ -140,61 +142,8 @@ type EntityRows struct {
 	Tags      []string
 	Created   string
 	Updated   string
-	Facts     []FactRow
-	Relations []RelationRow
-}
-
-// FactRow is one fact as the index holds it.
-type FactRow struct {
-	FactID        string              `json:"id"`
-	Path          string              `json:"path"`
-	Line          int                 `json:"line"`
-	Entity        string              `json:"entity"`
-	Attribute     string              `json:"attribute"`
-	Value         string              `json:"value"`
-	Confidence    float64             `json:"confidence"`
-	Source        string              `json:"source,omitempty"`
-	SourceSession string              `json:"sourceSession,omitempty"`
-	SourceTurn    string              `json:"sourceTurn,omitempty"`
-	SourcePath    string              `json:"sourcePath,omitempty"`
-	SourceLine    int                 `json:"sourceLine,omitempty"`
-	Seen          string              `json:"seen,omitempty"`
-	Confirmed     string              `json:"confirmed,omitempty"`
-	Until         string              `json:"until,omitempty"`
-	Forgotten     string              `json:"forgotten,omitempty"`
-	Supersedes    string              `json:"supersedes,omitempty"`
-	SupersededBy  string              `json:"supersededBy,omitempty"`
-	Status        string              `json:"status"`
-	Extra         []map[string]string `json:"extra,omitempty"` // [{"key": k, "value": v}] in page order
-	// Score is the match's score in SearchFacts (0..1, the best 1).
-	Score float64 `json:"score,omitempty"`
-}
-
-// RelationRow is an edge of the entity graph.
-type RelationRow struct {
-	From     string  `json:"from"`
-	Relation string  `json:"relation"`
-	To       string  `json:"to"`
-	Weight   float64 `json:"weight"`
-	Source   string  `json:"source,omitempty"`
-	FactID   string  `json:"factId"`
-	Path     string  `json:"path"`
-	Since    string  `json:"since,omitempty"`
-}
-
-// EntityRow is one entity page as the index holds it.
-type EntityRow struct {
-	Slug      string   `json:"slug"`
-	Path      string   `json:"path"`
-	Title     string   `json:"title"`
-	Aliases   []string `json:"aliases"`
-	Tags      []string `json:"tags"`
-	Created   string   `json:"created,omitempty"`
-	Updated   string   `json:"updated,omitempty"`
-	Current   int      `json:"current"`   // current facts
-	History   int      `json:"history"`   // superseded, forgotten and retired facts
-	Mentions  int      `json:"mentions"`  // relations pointing at it
-	Relations int      `json:"relations"` // relations out of it
+	Facts     []memhost.FactRow
+	Relations []memhost.RelationRow
 }
 
 // insertEntity writes the rows of one entity page (its old rows are gone:
@@ -296,8 +245,8 @@ const factColumns = `fact_id, file_path, line, entity, attribute, value, confide
 	coalesce(source_path, ''), coalesce(source_line, 0), coalesce(extracted_at, ''), coalesce(last_confirmed_at, ''), coalesce(until, ''), coalesce(forgotten_at, ''),
 	coalesce(supersedes, ''), coalesce(superseded_by, ''), status, coalesce(extra, '')`
 
-func scanFact(rows interface{ Scan(...any) error }, extraCols ...any) (FactRow, error) {
-	var f FactRow
+func scanFact(rows interface{ Scan(...any) error }, extraCols ...any) (memhost.FactRow, error) {
+	var f memhost.FactRow
 	var extra string
 	dest := []any{&f.FactID, &f.Path, &f.Line, &f.Entity, &f.Attribute, &f.Value, &f.Confidence, &f.Source, &f.SourceSession, &f.SourceTurn,
 		&f.SourcePath, &f.SourceLine, &f.Seen, &f.Confirmed, &f.Until, &f.Forgotten, &f.Supersedes, &f.SupersededBy, &f.Status, &extra}
@@ -318,7 +267,7 @@ type FactQuery struct {
 }
 
 // Facts returns facts in page order (entity, then line).
-func (d *DB) Facts(ctx context.Context, q FactQuery) ([]FactRow, error) {
+func (d *DB) Facts(ctx context.Context, q FactQuery) ([]memhost.FactRow, error) {
 	where, args := "1", []any{}
 	if q.Entity != "" {
 		where += " AND entity = ?"
@@ -336,7 +285,7 @@ func (d *DB) Facts(ctx context.Context, q FactQuery) ([]FactRow, error) {
 		return nil, fmt.Errorf("facts: %w", err)
 	}
 	defer rows.Close()
-	out := []FactRow{}
+	out := []memhost.FactRow{}
 	for rows.Next() {
 		f, err := scanFact(rows)
 		if err != nil {
@@ -350,7 +299,7 @@ func (d *DB) Facts(ctx context.Context, q FactQuery) ([]FactRow, error) {
 // SearchFacts finds current facts matching a free-text query (BM25 over
 // entity names, attributes and values), best first; Score is relative to
 // the best match's. ErrNoTerms when the query has no searchable word.
-func (d *DB) SearchFacts(ctx context.Context, query string, limit int) ([]FactRow, error) {
+func (d *DB) SearchFacts(ctx context.Context, query string, limit int) ([]memhost.FactRow, error) {
 	expr := matchExpr(query)
 	if expr == "" {
 		return nil, ErrNoTerms
@@ -365,7 +314,7 @@ func (d *DB) SearchFacts(ctx context.Context, query string, limit int) ([]FactRo
 		return nil, fmt.Errorf("search facts %q: %w", query, err)
 	}
 	defer rows.Close()
-	out := []FactRow{}
+	out := []memhost.FactRow{}
 	best := 0.0
 	for rows.Next() {
 		var bm float64
@@ -386,7 +335,7 @@ func (d *DB) SearchFacts(ctx context.Context, query string, limit int) ([]FactRo
 }
 
 // Entities lists the entity pages with their counts, by slug.
-func (d *DB) Entities(ctx context.Context) ([]EntityRow, error) {
+func (d *DB) Entities(ctx context.Context) ([]memhost.EntityRow, error) {
 	rows, err := d.handle().QueryContext(ctx, `SELECT e.slug, e.file_path, e.title, e.aliases, e.tags, coalesce(e.created_at, ''), coalesce(e.updated_at, ''),
 		(SELECT count(*) FROM facts f WHERE f.entity = e.slug AND f.file_path = e.file_path AND f.status = 'current'),
 		(SELECT count(*) FROM facts f WHERE f.entity = e.slug AND f.file_path = e.file_path AND f.status != 'current'),
@@ -397,9 +346,9 @@ func (d *DB) Entities(ctx context.Context) ([]EntityRow, error) {
 		return nil, fmt.Errorf("entities: %w", err)
 	}
 	defer rows.Close()
-	out := []EntityRow{}
+	out := []memhost.EntityRow{}
 	for rows.Next() {
-		var e EntityRow
+		var e memhost.EntityRow
 		var aliases, tags string
 		if err := rows.Scan(&e.Slug, &e.Path, &e.Title, &aliases, &tags, &e.Created, &e.Updated, &e.Current, &e.History, &e.Mentions, &e.Relations); err != nil {
 			return nil, err
@@ -413,7 +362,7 @@ func (d *DB) Entities(ctx context.Context) ([]EntityRow, error) {
 
 // Relations returns the edges out of (to == false) or into (to == true)
 // an entity.
-func (d *DB) Relations(ctx context.Context, slug string, to bool) ([]RelationRow, error) {
+func (d *DB) Relations(ctx context.Context, slug string, to bool) ([]memhost.RelationRow, error) {
 	col := "from_entity"
 	if to {
 		col = "to_entity"
@@ -424,9 +373,9 @@ func (d *DB) Relations(ctx context.Context, slug string, to bool) ([]RelationRow
 		return nil, fmt.Errorf("relations: %w", err)
 	}
 	defer rows.Close()
-	out := []RelationRow{}
+	out := []memhost.RelationRow{}
 	for rows.Next() {
-		var r RelationRow
+		var r memhost.RelationRow
 		if err := rows.Scan(&r.From, &r.Relation, &r.To, &r.Weight, &r.Source, &r.FactID, &r.Path, &r.Since); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 )
 
@@ -60,7 +61,7 @@ func (s *srv) addFactTools(read *mcpsdk.ToolAnnotations) {
 				return r, "", err
 			}
 			f := r.Fact
-			s.wrote(req, stored{Tool: "fact_add", Path: r.Path, Section: f.Attribute, Lines: host.Lines{Start: f.Line, End: f.Line},
+			s.wrote(req, stored{Tool: "fact_add", Path: r.Path, Section: f.Attribute, Lines: memhost.Lines{Start: f.Line, End: f.Line},
 				Text: f.Attribute + ": " + f.Value})
 			var b strings.Builder
 			switch {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/mcp"
 )
@@ -13,7 +14,7 @@ import (
 func TestRememberAuto(t *testing.T) {
 	h := openHome(t)
 	cs := connect(t, mcp.New(h, mcp.Options{}), nil)
-	var rem host.RememberResponse
+	var rem memhost.RememberResponse
 	res := call(t, cs, "remember", map[string]any{"content": "Sarah Chen - Phone: 555-1234", "auto": true})
 	structured(t, res, &rem)
 	if rem.Path != "reference/contacts.md" || rem.Routing != host.RoutedByRules || len(rem.Warnings) != 1 ||

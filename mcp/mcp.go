@@ -26,6 +26,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/internal/version"
@@ -34,15 +35,15 @@ import (
 // Ops is what the MCP server calls: a *host.Host opened in this process or
 // a *client.Client forwarding to the home's running server.
 type Ops interface {
-	Recall(context.Context, host.RecallRequest) (host.RecallResponse, error)
-	Get(context.Context, host.GetRequest) (host.GetResponse, error)
-	Remember(context.Context, host.RememberRequest) (host.RememberResponse, error)
-	Write(context.Context, host.WriteRequest) (host.WriteResponse, error)
-	DailyLog(context.Context, host.DailyLogRequest) (host.DailyLogResponse, error)
-	ConversationSearch(context.Context, host.ConversationSearchRequest) (host.ConversationSearchResponse, error)
-	Context(context.Context, host.ContextRequest) (host.ContextResponse, error)
-	Status(context.Context, host.StatusRequest) (host.StatusResponse, error)
-	Files(context.Context, host.FilesRequest) (host.FilesResponse, error)
+	Recall(context.Context, memhost.RecallRequest) (memhost.RecallResponse, error)
+	Get(context.Context, memhost.GetRequest) (memhost.GetResponse, error)
+	Remember(context.Context, memhost.RememberRequest) (memhost.RememberResponse, error)
+	Write(context.Context, memhost.WriteRequest) (memhost.WriteResponse, error)
+	DailyLog(context.Context, memhost.DailyLogRequest) (memhost.DailyLogResponse, error)
+	ConversationSearch(context.Context, memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error)
+	Context(context.Context, memhost.ContextRequest) (host.ContextResponse, error)
+	Status(context.Context, memhost.StatusRequest) (host.StatusResponse, error)
+	Files(context.Context, memhost.FilesRequest) (host.FilesResponse, error)
 	Facts(context.Context, host.FactsRequest) (host.FactsResponse, error)       // facts.go
 	FactAdd(context.Context, host.FactAddRequest) (host.FactAddResponse, error) // facts.go
 	Links(context.Context, host.LinksRequest) (host.LinksResponse, error)       // vault.go

@@ -12,6 +12,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/mcp"
@@ -142,7 +143,7 @@ func TestCallEachTool(t *testing.T) {
 	h := openHome(t)
 	cs := connect(t, mcp.New(h, mcp.Options{}), nil)
 
-	var rem host.RememberResponse
+	var rem memhost.RememberResponse
 	structured(t, call(t, cs, "remember", map[string]any{"content": "Bob's birthday is on 3 March", "category": "reference", "file": "contacts", "section": "Bob"}), &rem)
 	if rem.Path != "reference/contacts.md" || rem.Duplicate || rem.Lines.Start == 0 {
 		t.Fatalf("remember: %+v", rem)
@@ -158,7 +159,7 @@ func TestCallEachTool(t *testing.T) {
 		t.Fatalf("remember without a section: %q", got)
 	}
 
-	var search host.RecallResponse
+	var search memhost.RecallResponse
 	res = call(t, cs, "memory_search", map[string]any{"query": "Bob birthday"})
 	structured(t, res, &search)
 	if len(search.Results.Notebook) == 0 || search.Results.Notebook[0].Path != "reference/contacts.md" || search.Mode == "" {
@@ -172,13 +173,13 @@ func TestCallEachTool(t *testing.T) {
 		t.Fatalf("memory_search with sources: %+v", search.Results)
 	}
 
-	var get host.GetResponse
+	var get memhost.GetResponse
 	structured(t, call(t, cs, "memory_get", map[string]any{"path": "reference/contacts.md", "startLine": 3, "lines": 2}), &get)
-	if get.Text != "## Alice\n- phone: +44 20 7946 0000\n" || get.Lines != (host.Lines{Start: 3, End: 4}) {
+	if get.Text != "## Alice\n- phone: +44 20 7946 0000\n" || get.Lines != (memhost.Lines{Start: 3, End: 4}) {
 		t.Fatalf("memory_get: %+v", get)
 	}
 
-	var wr host.WriteResponse
+	var wr memhost.WriteResponse
 	structured(t, call(t, cs, "notebook_write", map[string]any{"page": "knowledge/projects", "content": "memhost speaks MCP", "section": "memhost"}), &wr)
 	if wr.Path != "knowledge/projects.md" || !wr.Created {
 		t.Fatalf("notebook_write: %+v", wr)
@@ -188,7 +189,7 @@ func TestCallEachTool(t *testing.T) {
 		t.Fatalf("after replace: %q", b)
 	}
 
-	var dl host.DailyLogResponse
+	var dl memhost.DailyLogResponse
 	structured(t, call(t, cs, "daily_log", map[string]any{"entry": "Shipped the MCP server\nwith tests"}), &dl)
 	if !strings.HasPrefix(dl.Path, "daily/") || !strings.Contains(dl.Heading, "Shipped the MCP server") {
 		t.Fatalf("daily_log: %+v", dl)
@@ -197,7 +198,7 @@ func TestCallEachTool(t *testing.T) {
 	if _, err := h.SessionAppend(context.Background(), host.SessionAppendRequest{Session: "s1", Role: "user", Text: "please book the platypus tour"}); err != nil {
 		t.Fatal(err)
 	}
-	var conv host.ConversationSearchResponse
+	var conv memhost.ConversationSearchResponse
 	structured(t, call(t, cs, "conversation_search", map[string]any{"query": "platypus", "session": "s1"}), &conv)
 	if len(conv.Results) != 1 || conv.Results[0].Session != "s1" {
 		t.Fatalf("conversation_search: %+v", conv)

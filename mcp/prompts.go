@@ -7,7 +7,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost"
 )
 
 // stored is one thing a session's tool call stored, for the
@@ -16,7 +16,7 @@ type stored struct {
 	Tool    string
 	Path    string
 	Section string
-	Lines   host.Lines
+	Lines   memhost.Lines
 	Text    string
 }
 
@@ -98,7 +98,7 @@ func (s *srv) flushPrompt(_ context.Context, req *mcpsdk.GetPromptRequest) (*mcp
 
 // sessionStart is host.Context's block.
 func (s *srv) sessionStart(ctx context.Context, _ *mcpsdk.GetPromptRequest) (*mcpsdk.GetPromptResult, error) {
-	c, err := s.ops.Context(ctx, host.ContextRequest{})
+	c, err := s.ops.Context(ctx, memhost.ContextRequest{})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 )
@@ -67,7 +68,7 @@ func (s *srv) addResources() {
 // refreshPages registers the pages that exist and drops those that no
 // longer do.
 func (s *srv) refreshPages(ctx context.Context) error {
-	files, err := s.ops.Files(ctx, host.FilesRequest{})
+	files, err := s.ops.Files(ctx, memhost.FilesRequest{})
 	if err != nil {
 		return fmt.Errorf("listing the notebook's pages: %v", err)
 	}
@@ -113,7 +114,7 @@ func (s *srv) readPage(ctx context.Context, req *mcpsdk.ReadResourceRequest) (*m
 	if !ok {
 		return nil, mcpsdk.ResourceNotFoundError(uri)
 	}
-	r, err := s.ops.Get(ctx, host.GetRequest{Path: p})
+	r, err := s.ops.Get(ctx, memhost.GetRequest{Path: p})
 	switch fault.KindOf(err) {
 	case "":
 	case fault.NotFound, fault.Outside, fault.BadInput:

@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/indexer"
@@ -86,8 +87,8 @@ func (s *srv) addTools() {
 			sources(sc)
 			sc.Properties["minScore"].Minimum, sc.Properties["minScore"].Maximum = ptr(0.0), ptr(1.0)
 		}, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a SearchArgs) (host.RecallResponse, string, error) {
-			r, err := s.ops.Recall(ctx, host.RecallRequest{Query: a.Query, Sources: a.Sources, MaxResults: a.MaxResults, MinScore: a.MinScore})
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a SearchArgs) (memhost.RecallResponse, string, error) {
+			r, err := s.ops.Recall(ctx, memhost.RecallRequest{Query: a.Query, Sources: a.Sources, MaxResults: a.MaxResults, MinScore: a.MinScore})
 			return r, renderSearch(r), err
 		})
 
@@ -97,8 +98,8 @@ func (s *srv) addTools() {
 		func(sc *jsonschema.Schema) {
 			sc.Properties["startLine"].Minimum, sc.Properties["lines"].Minimum = ptr(1.0), ptr(1.0)
 		}, map[string]string{"path": "path"},
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a GetArgs) (host.GetResponse, string, error) {
-			r, err := s.ops.Get(ctx, host.GetRequest{Path: a.Path, StartLine: a.StartLine, Lines: a.Lines})
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a GetArgs) (memhost.GetResponse, string, error) {
+			r, err := s.ops.Get(ctx, memhost.GetRequest{Path: a.Path, StartLine: a.StartLine, Lines: a.Lines})
 			if err == nil && len(r.Text) > MaxContentBytes {
 				return r, "", fault.BadInputf("lines", "lines %d-%d of %s are %d bytes, more than one call returns (%d); read fewer lines at a time (the page has %d)",
 					r.Lines.Start, r.Lines.End, r.Path, len(r.Text), MaxContentBytes, r.TotalLines)
@@ -110,8 +111,8 @@ func (s *srv) addTools() {
 		Description: "Search the transcripts of past conversations: what the user or you said, and when. " +
 			"Returns turns best first with their session, turn ids, role, time, snippet and the end of the turn before (what it answers)."},
 		func(sc *jsonschema.Schema) { sc.Properties["maxResults"].Minimum = ptr(1.0) }, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a ConversationSearchArgs) (host.ConversationSearchResponse, string, error) {
-			r, err := s.ops.ConversationSearch(ctx, host.ConversationSearchRequest{Query: a.Query, Session: a.Session, Since: a.Since, Until: a.Until, MaxResults: a.MaxResults})
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a ConversationSearchArgs) (memhost.ConversationSearchResponse, string, error) {
+			r, err := s.ops.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: a.Query, Session: a.Session, Since: a.Since, Until: a.Until, MaxResults: a.MaxResults})
 			return r, renderTurns(r), err
 		})
 
@@ -120,7 +121,7 @@ func (s *srv) addTools() {
 			"Call it at the start of a session when your runtime has not given it to you."},
 		nil, nil,
 		func(ctx context.Context, _ *mcpsdk.CallToolRequest, _ NoArgs) (host.ContextResponse, string, error) {
-			r, err := s.ops.Context(ctx, host.ContextRequest{})
+			r, err := s.ops.Context(ctx, memhost.ContextRequest{})
 			return r, r.Text, err
 		})
 
@@ -128,7 +129,7 @@ func (s *srv) addTools() {
 		Description: "The state of the memory index: pages and chunks indexed, pages waiting to be indexed, search mode (hybrid or keyword, and why), embeddings provider and model."},
 		nil, nil,
 		func(ctx context.Context, _ *mcpsdk.CallToolRequest, _ NoArgs) (host.StatusResponse, string, error) {
-			r, err := s.ops.Status(ctx, host.StatusRequest{})
+			r, err := s.ops.Status(ctx, memhost.StatusRequest{})
 			return r, renderStatus(r), err
 		})
 
@@ -148,11 +149,11 @@ func (s *srv) addTools() {
 			sc.Properties["category"].Enum = []any{"lists", "reference", "knowledge"}
 			sc.Properties["content"].MinLength = ptr(1)
 		}, map[string]string{"text": "content"},
-		func(ctx context.Context, req *mcpsdk.CallToolRequest, a RememberArgs) (host.RememberResponse, string, error) {
+		func(ctx context.Context, req *mcpsdk.CallToolRequest, a RememberArgs) (memhost.RememberResponse, string, error) {
 			if err := checkSize("content", a.Content); err != nil {
-				return host.RememberResponse{}, "", err
+				return memhost.RememberResponse{}, "", err
 			}
-			r, err := s.ops.Remember(ctx, host.RememberRequest{Text: a.Content, Category: a.Category, File: a.File, Section: a.Section, Auto: a.Auto, RequestID: requestID()})
+			r, err := s.ops.Remember(ctx, memhost.RememberRequest{Text: a.Content, Category: a.Category, File: a.File, Section: a.Section, Auto: a.Auto, RequestID: requestID()})
 			if err != nil {
 				return r, "", err
 			}
@@ -170,11 +171,11 @@ func (s *srv) addTools() {
 			"Returns the page, section and lines written. Content up to 1 MB."},
 		func(sc *jsonschema.Schema) { sc.Properties["content"].MinLength = ptr(1) },
 		map[string]string{"text": "content", "path": "page"},
-		func(ctx context.Context, req *mcpsdk.CallToolRequest, a WriteArgs) (host.WriteResponse, string, error) {
+		func(ctx context.Context, req *mcpsdk.CallToolRequest, a WriteArgs) (memhost.WriteResponse, string, error) {
 			if err := checkSize("content", a.Content); err != nil {
-				return host.WriteResponse{}, "", err
+				return memhost.WriteResponse{}, "", err
 			}
-			r, err := s.ops.Write(ctx, host.WriteRequest{Path: a.Page, Text: a.Content, Section: a.Section, Replace: a.Replace, RequestID: requestID()})
+			r, err := s.ops.Write(ctx, memhost.WriteRequest{Path: a.Page, Text: a.Content, Section: a.Section, Replace: a.Replace, RequestID: requestID()})
 			if err != nil {
 				return r, "", err
 			}
@@ -195,11 +196,11 @@ func (s *srv) addTools() {
 			"Recent daily logs are part of the session-start context. Returns the page, the entry's heading and its lines. Entry up to 1 MB."},
 		func(sc *jsonschema.Schema) { sc.Properties["entry"].MinLength = ptr(1) },
 		map[string]string{"text": "entry"},
-		func(ctx context.Context, req *mcpsdk.CallToolRequest, a DailyLogArgs) (host.DailyLogResponse, string, error) {
+		func(ctx context.Context, req *mcpsdk.CallToolRequest, a DailyLogArgs) (memhost.DailyLogResponse, string, error) {
 			if err := checkSize("entry", a.Entry); err != nil {
-				return host.DailyLogResponse{}, "", err
+				return memhost.DailyLogResponse{}, "", err
 			}
-			r, err := s.ops.DailyLog(ctx, host.DailyLogRequest{Text: a.Entry, RequestID: requestID()})
+			r, err := s.ops.DailyLog(ctx, memhost.DailyLogRequest{Text: a.Entry, RequestID: requestID()})
 			if err != nil {
 				return r, "", err
 			}
@@ -283,7 +284,7 @@ func missingPage(err error) (string, bool) {
 // folderPages lists the pages of p's folder, for a model that named a page
 // that does not exist: "; pages in reference/: contacts.md, preferences.md".
 func (s *srv) folderPages(ctx context.Context, p string) string {
-	files, err := s.ops.Files(ctx, host.FilesRequest{})
+	files, err := s.ops.Files(ctx, memhost.FilesRequest{})
 	if err != nil {
 		return ""
 	}
@@ -334,7 +335,7 @@ func inSection(section string) string {
 func ptr[T any](v T) *T { return &v }
 
 // renderSearch is memory_search's text: one line per result, by group.
-func renderSearch(r host.RecallResponse) string {
+func renderSearch(r memhost.RecallResponse) string {
 	var b strings.Builder
 	n := len(r.Results.Notebook) + len(r.Results.Daily) + len(r.Results.Sessions)
 	fmt.Fprintf(&b, "%d %s for %q (%s search", n, plural(n, "result"), r.Query, r.Mode)
@@ -344,7 +345,7 @@ func renderSearch(r host.RecallResponse) string {
 	b.WriteString(")\n")
 	for _, g := range []struct {
 		name string
-		rs   []host.Result
+		rs   []memhost.Result
 	}{{"notebook", r.Results.Notebook}, {"daily", r.Results.Daily}, {"sessions", r.Results.Sessions}} {
 		if len(g.rs) == 0 {
 			continue
@@ -366,7 +367,7 @@ func renderSearch(r host.RecallResponse) string {
 }
 
 // renderTurns is conversation_search's text.
-func renderTurns(r host.ConversationSearchResponse) string {
+func renderTurns(r memhost.ConversationSearchResponse) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d %s for %q (%s search", len(r.Results), plural(len(r.Results), "turn"), r.Query, r.Mode)
 	if r.Reason != "" {
@@ -414,7 +415,7 @@ func plural(n int, noun string) string {
 }
 
 // routedBy tells, for an automatic remember, who chose the page.
-func routedBy(r host.RememberResponse) string {
+func routedBy(r memhost.RememberResponse) string {
 	if r.Routing == "" {
 		return ""
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/mcp"
@@ -30,7 +31,7 @@ func TestWriteEventsNameEveryPage(t *testing.T) {
 		"notes/a.md":          "Met [[Sarah]] today.\n",
 		"daily/2026-08-03.md": "# Daily Log — 2026-08-03\n\n## 09:15 — Started the spec\n",
 	} {
-		if _, err := h.Write(ctx, host.WriteRequest{Path: path, Text: text}); err != nil {
+		if _, err := h.Write(ctx, memhost.WriteRequest{Path: path, Text: text}); err != nil {
 			t.Fatal(err)
 		}
 	}

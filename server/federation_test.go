@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 )
@@ -43,7 +44,7 @@ func TestArchiveThroughServer(t *testing.T) {
 	seedPages(t, b, map[string]string{"notebook/lists/shopping.md": "# Shopping\n\n- oat milk\n"})
 	ra, rb := start(t, a, "", ""), start(t, b, "", "")
 	ca, cb := ra.client(t), rb.client(t)
-	if _, err := ca.Remember(ctx, host.RememberRequest{Text: "The kettle is descaled every second Sunday", Category: "knowledge", File: "home"}); err != nil {
+	if _, err := ca.Remember(ctx, memhost.RememberRequest{Text: "The kettle is descaled every second Sunday", Category: "knowledge", File: "home"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -76,11 +77,11 @@ func TestArchiveThroughServer(t *testing.T) {
 	if imp.Indexed == 0 || imp.Files != exp.Files {
 		t.Fatalf("import: %+v", imp)
 	}
-	rec, err := cb.Recall(ctx, host.RecallRequest{Query: "kettle descaled"})
+	rec, err := cb.Recall(ctx, memhost.RecallRequest{Query: "kettle descaled"})
 	if err != nil || len(rec.Results.Notebook) == 0 || rec.Results.Notebook[0].Path != "knowledge/home.md" {
 		t.Fatalf("recall of an imported page: %+v %v", rec, err)
 	}
-	turns, err := cb.ConversationSearch(ctx, host.ConversationSearchRequest{Query: "quokka migration"})
+	turns, err := cb.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "quokka migration"})
 	if err != nil || len(turns.Results) != 1 || turns.Results[0].Session != "planning" {
 		t.Fatalf("conversation search of an imported transcript: %+v %v", turns, err)
 	}
@@ -156,7 +157,7 @@ func TestFederationThroughServer(t *testing.T) {
 	}
 
 	// A remembers; its sync pushes it.
-	if _, err := ca.Remember(ctx, host.RememberRequest{Text: "The quokka key is under the blue pot", Category: "knowledge", File: "home"}); err != nil {
+	if _, err := ca.Remember(ctx, memhost.RememberRequest{Text: "The quokka key is under the blue pot", Category: "knowledge", File: "home"}); err != nil {
 		t.Fatal(err)
 	}
 	sa, err := ca.FedSync(ctx, host.FedSyncRequest{})
@@ -172,7 +173,7 @@ func TestFederationThroughServer(t *testing.T) {
 	if err != nil || in.SyncError != "" || in.Sync == nil || in.Sync.Merged == "" || in.Sync.Indexed == 0 {
 		t.Fatalf("git init of b: %+v %v", in, err)
 	}
-	rec, err := cb.Recall(ctx, host.RecallRequest{Query: "quokka key"})
+	rec, err := cb.Recall(ctx, memhost.RecallRequest{Query: "quokka key"})
 	if err != nil || len(rec.Results.Notebook) == 0 || rec.Results.Notebook[0].Path != "knowledge/home.md" {
 		t.Fatalf("b's recall of a's page: %+v %v", rec, err)
 	}
@@ -191,7 +192,7 @@ func TestFederationThroughServer(t *testing.T) {
 			break
 		}
 	}
-	if _, err := ca.Remember(ctx, host.RememberRequest{Text: "The wifi password is on the fridge", Category: "knowledge", File: "wifi"}); err != nil {
+	if _, err := ca.Remember(ctx, memhost.RememberRequest{Text: "The wifi password is on the fridge", Category: "knowledge", File: "wifi"}); err != nil {
 		t.Fatal(err)
 	}
 	if s, err := ca.FedSync(ctx, host.FedSyncRequest{}); err != nil || !s.Pushed {
@@ -222,13 +223,13 @@ func TestFederationThroughServer(t *testing.T) {
 	if err := os.WriteFile(hook, []byte("#!/bin/sh\necho 'pushes are closed' >&2\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ca.Remember(ctx, host.RememberRequest{Text: "Bob fixed the sink", Category: "knowledge", File: "house"}); err != nil {
+	if _, err := ca.Remember(ctx, memhost.RememberRequest{Text: "Bob fixed the sink", Category: "knowledge", File: "house"}); err != nil {
 		t.Fatal(err)
 	}
 	if sa, err = ca.FedSync(ctx, host.FedSyncRequest{}); fault.KindOf(err) != fault.Unavailable || sa.Pushed || sa.PushError == "" {
 		t.Fatalf("a's sync to a remote that refuses: %+v %v", sa, err)
 	}
-	if _, err := cb.Remember(ctx, host.RememberRequest{Text: "The plumber is Bob Smith", Category: "reference", File: "contacts"}); err != nil {
+	if _, err := cb.Remember(ctx, memhost.RememberRequest{Text: "The plumber is Bob Smith", Category: "reference", File: "contacts"}); err != nil {
 		t.Fatal(err)
 	}
 	sb, err := cb.FedSync(ctx, host.FedSyncRequest{})

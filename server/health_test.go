@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 )
 
@@ -20,11 +21,11 @@ func TestHealthStatusCodes(t *testing.T) {
 	r := start(t, home, "127.0.0.1:0", "health:\n  driftFail: 1\n")
 	c := r.client(t)
 	for _, text := range []string{"Sarah Chen's phone is 555-1234", "Bob likes tea"} {
-		if _, err := c.Remember(ctx, host.RememberRequest{Text: text}); err != nil {
+		if _, err := c.Remember(ctx, memhost.RememberRequest{Text: text}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := c.DailyLog(ctx, host.DailyLogRequest{Text: "checked health"}); err != nil {
+	if _, err := c.DailyLog(ctx, memhost.DailyLogRequest{Text: "checked health"}); err != nil {
 		t.Fatal(err)
 	}
 	get := func() (int, host.HealthResponse) {

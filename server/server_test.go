@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
@@ -142,10 +143,10 @@ func TestServeLifecycle(t *testing.T) {
 	// The socket and TCP serve the same API.
 	c := r.client(t)
 	ctx := context.Background()
-	if _, err := c.Remember(ctx, host.RememberRequest{Text: "Sarah Chen - Phone: 555-1234"}); err != nil {
+	if _, err := c.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen - Phone: 555-1234"}); err != nil {
 		t.Fatal(err)
 	}
-	rec, err := c.Recall(ctx, host.RecallRequest{Query: "sarah phone"})
+	rec, err := c.Recall(ctx, memhost.RecallRequest{Query: "sarah phone"})
 	if err != nil || len(rec.Results.Notebook) != 1 || rec.Results.Notebook[0].Path != "reference/contacts.md" {
 		t.Fatalf("recall through the socket: %+v, %v", rec, err)
 	}
@@ -155,7 +156,7 @@ func TestServeLifecycle(t *testing.T) {
 	}
 
 	// Errors keep their kind, field and page.
-	_, err = c.Get(ctx, host.GetRequest{Path: "reference/nope.md"})
+	_, err = c.Get(ctx, memhost.GetRequest{Path: "reference/nope.md"})
 	var pe *notebook.PathError
 	if fault.KindOf(err) != fault.NotFound || !errors.As(err, &pe) || pe.Path != "reference/nope.md" {
 		t.Fatalf("get of a missing page through the client: %v (kind %s)", err, fault.KindOf(err))
@@ -163,7 +164,7 @@ func TestServeLifecycle(t *testing.T) {
 	if _, err := c.Ingest(ctx, host.IngestRequest{Paths: []string{"/nonexistent/x.jsonl"}}); fault.KindOf(err) != fault.NotFound || fault.FieldOf(err) != "paths" {
 		t.Errorf("ingest of a missing file: %v", err)
 	}
-	_, err = c.Recall(ctx, host.RecallRequest{Query: "x", Sources: []string{"mail"}})
+	_, err = c.Recall(ctx, memhost.RecallRequest{Query: "x", Sources: []string{"mail"}})
 	if fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "sources" {
 		t.Fatalf("bad source: %v kind %s field %q", err, fault.KindOf(err), fault.FieldOf(err))
 	}
@@ -227,7 +228,7 @@ func TestStaleSocket(t *testing.T) {
 		t.Fatalf("Dial on a stale socket: %v", err)
 	}
 	r := start(t, home, "", "")
-	if _, err := r.client(t).Status(context.Background(), host.StatusRequest{}); err != nil {
+	if _, err := r.client(t).Status(context.Background(), memhost.StatusRequest{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -343,7 +344,7 @@ func TestAuthToken(t *testing.T) {
 		}
 	}
 	// The socket needs no token.
-	if _, err := r.client(t).Status(context.Background(), host.StatusRequest{}); err != nil {
+	if _, err := r.client(t).Status(context.Background(), memhost.StatusRequest{}); err != nil {
 		t.Error(err)
 	}
 
@@ -447,7 +448,7 @@ func TestEventsAndDebug(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("inject: %d %s", code, body)
 	}
-	cs, err := c.ConversationSearch(context.Background(), host.ConversationSearchRequest{Query: "555-4321"})
+	cs, err := c.ConversationSearch(context.Background(), memhost.ConversationSearchRequest{Query: "555-4321"})
 	if err != nil || len(cs.Results) != 1 || cs.Results[0].Session != "s1" {
 		t.Fatalf("the injected turn: %+v %v", cs, err)
 	}
@@ -528,7 +529,7 @@ func TestClientGoneMidRequest(t *testing.T) {
 	}
 	// The server still answers, and the download stopped (the partial
 	// file stops growing).
-	if _, err := r.client(t).Status(context.Background(), host.StatusRequest{}); err != nil {
+	if _, err := r.client(t).Status(context.Background(), memhost.StatusRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	size := func() int64 {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/benchdata"
 	"github.com/memhost/memhost/server"
@@ -76,14 +77,14 @@ func BenchmarkServe(b *testing.B) {
 			defer c.Close()
 			ctx := context.Background()
 			start := time.Now()
-			res, err := c.Sync(ctx, host.SyncRequest{}) // waits for the start-up sync
+			res, err := c.Sync(ctx, mh.SyncRequest{}) // waits for the start-up sync
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.Logf("indexed in %.1f s (then a sync of %d pages)", time.Since(start).Seconds(), res.Scanned)
 			if corpus.hybrid {
 				start := time.Now()
-				res, err := c.Embed(ctx, host.EmbedRequest{Wait: true})
+				res, err := c.Embed(ctx, mh.EmbedRequest{Wait: true})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -93,7 +94,7 @@ func BenchmarkServe(b *testing.B) {
 						var vs []time.Duration
 						for range 2 {
 							for _, q := range corpus.queries {
-								resp, err := c.Recall(ctx, host.RecallRequest{Query: q})
+								resp, err := c.Recall(ctx, mh.RecallRequest{Query: q})
 								if err != nil || resp.Mode != host.ModeHybrid {
 									b.Fatalf("recall: %v %s %s", err, resp.Mode, resp.Reason)
 								}
@@ -122,7 +123,7 @@ func BenchmarkServe(b *testing.B) {
 			}
 			var fts []time.Duration
 			measure("api", func(q string) {
-				resp, err := c.Recall(ctx, host.RecallRequest{Query: q})
+				resp, err := c.Recall(ctx, mh.RecallRequest{Query: q})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/urfave/cli/v3"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
@@ -543,7 +544,7 @@ func onePath(cmd *cli.Command) (string, error) {
 	return "", usagef("%s takes one PATH, got %d arguments", cmd.Name, cmd.Args().Len())
 }
 
-func lines(l host.Lines) string {
+func lines(l mh.Lines) string {
 	if l.Start == l.End {
 		return fmt.Sprintf("line %d", l.Start)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/eval"
 	"github.com/memhost/memhost/host/fault"
@@ -28,7 +29,7 @@ func (a *app) init(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Init(ctx, host.InitRequest{})
+		resp, err := h.Init(ctx, mh.InitRequest{})
 		if err != nil {
 			return err
 		}
@@ -53,7 +54,7 @@ func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Remember(ctx, host.RememberRequest{
+		resp, err := h.Remember(ctx, mh.RememberRequest{
 			Text: text, Category: cmd.String("category"), File: cmd.String("file"), Section: cmd.String("section"), Auto: cmd.Bool("auto"),
 			RequestID: a.requestID(cmd),
 		})
@@ -77,7 +78,7 @@ func (a *app) dailyLog(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.DailyLog(ctx, host.DailyLogRequest{Text: text, RequestID: a.requestID(cmd)})
+		resp, err := h.DailyLog(ctx, mh.DailyLogRequest{Text: text, RequestID: a.requestID(cmd)})
 		if err != nil {
 			return err
 		}
@@ -97,7 +98,7 @@ func (a *app) get(ctx context.Context, cmd *cli.Command) error {
 		return usagef("--start-line and --lines must be positive")
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Get(ctx, host.GetRequest{Path: p, StartLine: cmd.Int("start-line"), Lines: cmd.Int("lines")})
+		resp, err := h.Get(ctx, mh.GetRequest{Path: p, StartLine: cmd.Int("start-line"), Lines: cmd.Int("lines")})
 		if err != nil {
 			return err
 		}
@@ -115,7 +116,7 @@ func (a *app) write(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Write(ctx, host.WriteRequest{Path: args[0], Text: text, Section: cmd.String("section"), Replace: cmd.Bool("replace"), RequestID: a.requestID(cmd)})
+		resp, err := h.Write(ctx, mh.WriteRequest{Path: args[0], Text: text, Section: cmd.String("section"), Replace: cmd.Bool("replace"), RequestID: a.requestID(cmd)})
 		if err != nil {
 			return err
 		}
@@ -140,7 +141,7 @@ func (a *app) rm(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Remove(ctx, host.RemoveRequest{Path: p, RequestID: a.requestID(cmd)})
+		resp, err := h.Remove(ctx, mh.RemoveRequest{Path: p, RequestID: a.requestID(cmd)})
 		if err != nil {
 			return err
 		}
@@ -153,7 +154,7 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() == 0 {
 		return usagef("missing QUERY")
 	}
-	req := host.RecallRequest{Query: strings.Join(cmd.Args().Slice(), " "), MaxResults: cmd.Int("max-results")}
+	req := mh.RecallRequest{Query: strings.Join(cmd.Args().Slice(), " "), MaxResults: cmd.Int("max-results")}
 	if cmd.IsSet("max-results") && req.MaxResults < 1 {
 		return usagef("--max-results must be at least 1, got %d", req.MaxResults)
 	}
@@ -179,7 +180,7 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 			printFactsGroup(w, resp.Results.Facts)
 			groups := []struct {
 				name    string
-				results []host.Result
+				results []mh.Result
 			}{{"NOTEBOOK", resp.Results.Notebook}, {"DAILY", resp.Results.Daily}, {"SESSIONS", resp.Results.Sessions}}
 			for _, g := range groups {
 				if len(req.Sources) > 0 && !slices.Contains(req.Sources, strings.ToLower(g.name)) || len(req.Sources) == 0 && g.name == "SESSIONS" {
@@ -212,7 +213,7 @@ func (a *app) context(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Context(ctx, host.ContextRequest{})
+		resp, err := h.Context(ctx, mh.ContextRequest{})
 		if err != nil {
 			return err
 		}
@@ -225,7 +226,7 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Status(ctx, host.StatusRequest{})
+		resp, err := h.Status(ctx, mh.StatusRequest{})
 		if err != nil {
 			return err
 		}
@@ -279,7 +280,7 @@ func (a *app) files(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Files(ctx, host.FilesRequest{})
+		resp, err := h.Files(ctx, mh.FilesRequest{})
 		if err != nil {
 			return err
 		}
@@ -310,7 +311,7 @@ func (a *app) sync(ctx context.Context, cmd *cli.Command) error {
 		return a.syncRemote(ctx, cmd)
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		res, err := h.Sync(ctx, host.SyncRequest{})
+		res, err := h.Sync(ctx, mh.SyncRequest{})
 		if err != nil {
 			return err
 		}
@@ -323,7 +324,7 @@ func (a *app) rebuild(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		res, err := h.Rebuild(ctx, host.RebuildRequest{})
+		res, err := h.Rebuild(ctx, mh.RebuildRequest{})
 		if err != nil {
 			return err
 		}
@@ -371,13 +372,13 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			clock.Now().Format("15:04:05"), res.Embedded, res.Provider, res.FromCache, res.Pending)
 	}
 	if h := a.io.shared; h != nil { // relayed into the server
-		return a.followServer(ctx, cmd, h.NotebookDir(), func() (host.SyncResult, error) { return h.Sync(ctx, host.SyncRequest{}) },
+		return a.followServer(ctx, cmd, h.NotebookDir(), func() (host.SyncResult, error) { return h.Sync(ctx, mh.SyncRequest{}) },
 			a.io.follow, onSync, onEmbed)
 	}
 	if c, err := a.dial(cmd); err == nil {
 		info, err := c.Info(ctx)
 		if err == nil {
-			err = a.followServer(ctx, cmd, info.Notebook, func() (host.SyncResult, error) { return c.Sync(ctx, host.SyncRequest{}) },
+			err = a.followServer(ctx, cmd, info.Notebook, func() (host.SyncResult, error) { return c.Sync(ctx, mh.SyncRequest{}) },
 				c.Events, onSync, onEmbed)
 		}
 		c.Close()
@@ -431,7 +432,7 @@ func (a *app) embed(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		res, err := h.Embed(ctx, host.EmbedRequest{Sync: true, Wait: true})
+		res, err := h.Embed(ctx, mh.EmbedRequest{Sync: true, Wait: true})
 		if err != nil {
 			return err
 		}
@@ -447,7 +448,7 @@ func (a *app) pluginsList(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Plugins(ctx, host.PluginsRequest{})
+		resp, err := h.Plugins(ctx, mh.PluginsRequest{})
 		if err != nil {
 			return err
 		}
@@ -486,7 +487,7 @@ func (a *app) pluginsUse(ctx context.Context, cmd *cli.Command) error {
 		set[strings.TrimSpace(k)] = v
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.UsePlugin(ctx, host.UsePluginRequest{Name: cmd.Args().First(), Set: set})
+		resp, err := h.UsePlugin(ctx, mh.UsePluginRequest{Name: cmd.Args().First(), Set: set})
 		if err != nil {
 			return err
 		}
@@ -519,7 +520,7 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.PluginStatus(ctx, host.PluginStatusRequest{})
+		resp, err := h.PluginStatus(ctx, mh.PluginStatusRequest{})
 		if err != nil {
 			return err
 		}
@@ -580,7 +581,7 @@ func (a *app) modelsList(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Models(ctx, host.ModelsRequest{})
+		resp, err := h.Models(ctx, mh.ModelsRequest{})
 		if err != nil {
 			return err
 		}
@@ -641,7 +642,7 @@ func (a *app) modelsRm(ctx context.Context, cmd *cli.Command) error {
 		return usagef("models rm takes one model NAME (see memhost models list)")
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.RemoveModel(ctx, host.RemoveModelRequest{Name: cmd.Args().First(), RequestID: a.requestID(cmd)})
+		resp, err := h.RemoveModel(ctx, mh.RemoveModelRequest{Name: cmd.Args().First(), RequestID: a.requestID(cmd)})
 		if err != nil {
 			return err
 		}
@@ -763,7 +764,7 @@ func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 		return usagef("--max-results must be at least 1, got %d", cmd.Int("max-results"))
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.ConversationSearch(ctx, host.ConversationSearchRequest{
+		resp, err := h.ConversationSearch(ctx, mh.ConversationSearchRequest{
 			Query: strings.Join(cmd.Args().Slice(), " "), Session: cmd.String("session"),
 			Since: cmd.String("since"), Until: cmd.String("until"), MaxResults: cmd.Int("max-results"),
 		})

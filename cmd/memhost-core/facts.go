@@ -9,9 +9,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/facts"
-	"github.com/memhost/memhost/index"
 )
 
 // factCommands are the semantic tier's commands: fact add/forget, facts,
@@ -188,7 +188,7 @@ func (a *app) facts(ctx context.Context, cmd *cli.Command) error {
 }
 
 // printFacts prints facts grouped by entity, in page order.
-func printFacts(w io.Writer, rows []index.FactRow) {
+func printFacts(w io.Writer, rows []mh.FactRow) {
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "(no facts)")
 		return
@@ -271,7 +271,7 @@ func (a *app) relations(ctx context.Context, cmd *cli.Command) error {
 		return a.out(cmd, resp, func(w io.Writer) {
 			for _, g := range []struct {
 				name string
-				rows []index.RelationRow
+				rows []mh.RelationRow
 			}{{"OUT", resp.Out}, {"IN", resp.In}} {
 				fmt.Fprintf(w, "%s (%d)\n", g.name, len(g.rows))
 				for _, r := range g.rows {
@@ -322,7 +322,7 @@ func (a *app) consolidate(ctx context.Context, cmd *cli.Command) error {
 }
 
 // printFactsGroup prints recall's FACTS group, when it found any.
-func printFactsGroup(w io.Writer, rows []index.FactRow) {
+func printFactsGroup(w io.Writer, rows []mh.FactRow) {
 	if len(rows) == 0 {
 		return
 	}

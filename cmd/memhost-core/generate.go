@@ -6,11 +6,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 )
 
 // routedBy tells who chose the page of an automatic remember.
-func routedBy(resp host.RememberResponse) string {
+func routedBy(resp mh.RememberResponse) string {
 	switch resp.Routing {
 	case host.RoutedByGenerator:
 		s := " (chosen by the generator"

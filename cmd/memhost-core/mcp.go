@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/mcp"
@@ -180,39 +181,39 @@ func either[Req, Resp any](o *mcpOps, ctx context.Context, op host.Op[Req, Resp]
 	return op.Run(h, ctx, req)
 }
 
-func (o *mcpOps) Recall(ctx context.Context, r host.RecallRequest) (host.RecallResponse, error) {
+func (o *mcpOps) Recall(ctx context.Context, r mh.RecallRequest) (mh.RecallResponse, error) {
 	return either(o, ctx, host.OpRecall, r)
 }
 
-func (o *mcpOps) Get(ctx context.Context, r host.GetRequest) (host.GetResponse, error) {
+func (o *mcpOps) Get(ctx context.Context, r mh.GetRequest) (mh.GetResponse, error) {
 	return either(o, ctx, host.OpGet, r)
 }
 
-func (o *mcpOps) Remember(ctx context.Context, r host.RememberRequest) (host.RememberResponse, error) {
+func (o *mcpOps) Remember(ctx context.Context, r mh.RememberRequest) (mh.RememberResponse, error) {
 	return either(o, ctx, host.OpRemember, r)
 }
 
-func (o *mcpOps) Write(ctx context.Context, r host.WriteRequest) (host.WriteResponse, error) {
+func (o *mcpOps) Write(ctx context.Context, r mh.WriteRequest) (mh.WriteResponse, error) {
 	return either(o, ctx, host.OpWrite, r)
 }
 
-func (o *mcpOps) DailyLog(ctx context.Context, r host.DailyLogRequest) (host.DailyLogResponse, error) {
+func (o *mcpOps) DailyLog(ctx context.Context, r mh.DailyLogRequest) (mh.DailyLogResponse, error) {
 	return either(o, ctx, host.OpDailyLog, r)
 }
 
-func (o *mcpOps) ConversationSearch(ctx context.Context, r host.ConversationSearchRequest) (host.ConversationSearchResponse, error) {
+func (o *mcpOps) ConversationSearch(ctx context.Context, r mh.ConversationSearchRequest) (mh.ConversationSearchResponse, error) {
 	return either(o, ctx, host.OpConversationSearch, r)
 }
 
-func (o *mcpOps) Context(ctx context.Context, r host.ContextRequest) (host.ContextResponse, error) {
+func (o *mcpOps) Context(ctx context.Context, r mh.ContextRequest) (host.ContextResponse, error) {
 	return either(o, ctx, host.OpContext, r)
 }
 
-func (o *mcpOps) Status(ctx context.Context, r host.StatusRequest) (host.StatusResponse, error) {
+func (o *mcpOps) Status(ctx context.Context, r mh.StatusRequest) (host.StatusResponse, error) {
 	return either(o, ctx, host.OpStatus, r)
 }
 
-func (o *mcpOps) Files(ctx context.Context, r host.FilesRequest) (host.FilesResponse, error) {
+func (o *mcpOps) Files(ctx context.Context, r mh.FilesRequest) (host.FilesResponse, error) {
 	return either(o, ctx, host.OpFiles, r)
 }
 

@@ -17,7 +17,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memhost/memhost/host"
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/internal/benchdata"
 )
 
@@ -87,12 +87,12 @@ func TestBinaryMCPStdio(t *testing.T) {
 	if got := toolNames(t, cs); len(got) != 14 {
 		t.Fatalf("tools: %v", got)
 	}
-	var rem host.RememberResponse
+	var rem mh.RememberResponse
 	mcpCall(t, cs, "remember", map[string]any{"content": "The wifi password is kumquat-42", "category": "reference", "file": "home"}, &rem)
 	if rem.Path != "reference/home.md" {
 		t.Fatalf("remember: %+v", rem)
 	}
-	var found host.RecallResponse
+	var found mh.RecallResponse
 	mcpCall(t, cs, "memory_search", map[string]any{"query": "wifi password"}, &found)
 	if len(found.Results.Notebook) == 0 || found.Results.Notebook[0].Path != "reference/home.md" {
 		t.Fatalf("memory_search: %+v", found)
@@ -155,7 +155,7 @@ func TestBinaryMCPServe(t *testing.T) {
 	if got := toolNames(t, hc); len(got) != 14 {
 		t.Fatalf("tools over HTTP: %v", got)
 	}
-	var found host.RecallResponse
+	var found mh.RecallResponse
 	mcpCall(t, hc, "memory_search", map[string]any{"query": "Grace phone"}, &found)
 	if len(found.Results.Notebook) == 0 || found.Results.Notebook[0].Path != "reference/contacts.md" {
 		t.Fatalf("memory_search over HTTP: %+v", found)

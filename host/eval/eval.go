@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/sessions"
@@ -150,7 +151,7 @@ func Run(ctx context.Context, h *host.Host, req Request) (Response, error) {
 	clean, mixed := newTally(ks), newTally(ks)
 	var crowd Figures
 	ask := func(sub *host.Host, q evalQuery, t *tally) error {
-		r, err := sub.ConversationSearch(ctx, host.ConversationSearchRequest{Query: q.Question, MaxResults: ks[len(ks)-1]})
+		r, err := sub.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: q.Question, MaxResults: ks[len(ks)-1]})
 		if err != nil {
 			return fmt.Errorf("question %s: %w", q.ID, err)
 		}
@@ -181,7 +182,7 @@ func Run(ctx context.Context, h *host.Host, req Request) (Response, error) {
 			resp.Queries++
 		}
 		if resp.Model == "" {
-			if st, err := sub.Status(ctx, host.StatusRequest{}); err == nil && st.Model != "" {
+			if st, err := sub.Status(ctx, memhost.StatusRequest{}); err == nil && st.Model != "" {
 				resp.Model = st.Provider + "/" + st.Model
 			}
 		}
@@ -303,7 +304,7 @@ func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, ho
 		return nil, "", nil, 0, err
 	}
 	cleanup = func() { sub.Close(); os.RemoveAll(home) }
-	res, err := sub.Sync(ctx, host.SyncRequest{})
+	res, err := sub.Sync(ctx, memhost.SyncRequest{})
 	if err == nil {
 		err = embedAll(ctx, sub)
 	}
@@ -381,7 +382,7 @@ func crowdHome(ctx context.Context, sub *host.Host, home string, others []string
 			return 0, 0, err
 		}
 	}
-	res, err := sub.Sync(ctx, host.SyncRequest{})
+	res, err := sub.Sync(ctx, memhost.SyncRequest{})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -403,12 +404,12 @@ const embedAttempts = 4
 // figures never depend on how many vectors were made in time.
 func embedAll(ctx context.Context, sub *host.Host) error {
 	for attempt := 1; ; attempt++ {
-		_, err := sub.Embed(ctx, host.EmbedRequest{})
+		_, err := sub.Embed(ctx, memhost.EmbedRequest{})
 		if errors.Is(err, host.ErrProviderNotReady) {
 			return nil // keyword-only: the eval says so
 		}
 		if err == nil {
-			st, serr := sub.Status(ctx, host.StatusRequest{})
+			st, serr := sub.Status(ctx, memhost.StatusRequest{})
 			if serr != nil || st.Mode != host.ModeHybrid || st.Pending+st.Dead == 0 {
 				return serr
 			}

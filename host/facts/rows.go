@@ -1,6 +1,9 @@
 package facts
 
-import "github.com/memhost/memhost/index"
+import (
+	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/index"
+)
 
 // Rows are the index rows of an entity page.
 func Rows(e Entity) *index.EntityRows {
@@ -11,7 +14,7 @@ func Rows(e Entity) *index.EntityRows {
 	}
 	for _, f := range e.Facts {
 		session, turn, path, line := ParseSource(f.Source)
-		row := index.FactRow{FactID: f.ID, Path: Path(e.Slug), Line: f.Line, Entity: e.Slug, Attribute: f.Attribute, Value: f.Value,
+		row := memhost.FactRow{FactID: f.ID, Path: Path(e.Slug), Line: f.Line, Entity: e.Slug, Attribute: f.Attribute, Value: f.Value,
 			Confidence: f.Confidence, Source: f.Source, SourceSession: session, SourceTurn: turn, SourcePath: path, SourceLine: line,
 			Seen: f.Seen, Confirmed: f.Confirmed, Until: f.Until, Forgotten: f.ForgotOn, Supersedes: f.Supersedes,
 			SupersededBy: f.SupersededBy, Status: f.Status}
@@ -21,7 +24,7 @@ func Rows(e Entity) *index.EntityRows {
 		r.Facts = append(r.Facts, row)
 	}
 	for _, rel := range e.Relations() {
-		r.Relations = append(r.Relations, index.RelationRow{From: rel.From, Relation: rel.Relation, To: rel.To, Weight: rel.Weight,
+		r.Relations = append(r.Relations, memhost.RelationRow{From: rel.From, Relation: rel.Relation, To: rel.To, Weight: rel.Weight,
 			Source: rel.Source, FactID: rel.FactID, Since: rel.Since})
 	}
 	return r
@@ -29,7 +32,7 @@ func Rows(e Entity) *index.EntityRows {
 
 // FromRows is the entity the index rows of a page describe: what Render
 // needs to write the page again (TestRoundTripThroughIndex).
-func FromRows(er index.EntityRow, rows []index.FactRow) Entity {
+func FromRows(er memhost.EntityRow, rows []memhost.FactRow) Entity {
 	e := Entity{Slug: er.Slug, Meta: Meta{Title: er.Title, Aliases: er.Aliases, Tags: er.Tags, Created: er.Created, Updated: er.Updated}}
 	if len(e.Meta.Aliases) == 0 {
 		e.Meta.Aliases = nil

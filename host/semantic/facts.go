@@ -270,14 +270,14 @@ type FactsRequest struct {
 
 // FactsResponse holds facts in page order.
 type FactsResponse struct {
-	Entity string          `json:"entity,omitempty"` // the slug, when one was asked for
-	Facts  []index.FactRow `json:"facts"`
+	Entity string            `json:"entity,omitempty"` // the slug, when one was asked for
+	Facts  []memhost.FactRow `json:"facts"`
 }
 
 // Facts lists the current facts (with History, every fact) of an entity,
 // or of all, from the index (brought up to date first).
 func (s *FactService) Facts(ctx context.Context, req FactsRequest) (FactsResponse, error) {
-	resp := FactsResponse{Facts: []index.FactRow{}}
+	resp := FactsResponse{Facts: []memhost.FactRow{}}
 	if req.Entity != "" {
 		slug, _, err := s.resolveEntity(ctx, req.Entity, false)
 		if err != nil {
@@ -400,8 +400,8 @@ func (s *FactService) FactForget(ctx context.Context, req FactForgetRequest) (ou
 	return resp, nil
 }
 
-func (s *FactService) factsByID(ctx context.Context, id, slug string) ([]index.FactRow, error) {
-	var all []index.FactRow
+func (s *FactService) factsByID(ctx context.Context, id, slug string) ([]memhost.FactRow, error) {
+	var all []memhost.FactRow
 	err := s.k.WithIndex(ctx, func() error {
 		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
@@ -410,7 +410,7 @@ func (s *FactService) factsByID(ctx context.Context, id, slug string) ([]index.F
 		all, err = s.k.Index().Facts(ctx, index.FactQuery{Entity: slug, History: true})
 		return err
 	})
-	var out []index.FactRow
+	var out []memhost.FactRow
 	for _, f := range all {
 		if f.FactID == id {
 			out = append(out, f)
@@ -424,7 +424,7 @@ type EntitiesRequest struct{}
 
 // EntitiesResponse lists the entity pages by slug.
 type EntitiesResponse struct {
-	Entities []index.EntityRow `json:"entities"`
+	Entities []memhost.EntityRow `json:"entities"`
 }
 
 // Entities lists the entity pages with their fact and relation counts.
@@ -449,9 +449,9 @@ type RelationsRequest struct {
 // RelationsResponse holds the entity's edges: Out from its current facts'
 // wikilinks, In from other pages' links to it.
 type RelationsResponse struct {
-	Entity string              `json:"entity"`
-	Out    []index.RelationRow `json:"out"`
-	In     []index.RelationRow `json:"in"`
+	Entity string                `json:"entity"`
+	Out    []memhost.RelationRow `json:"out"`
+	In     []memhost.RelationRow `json:"in"`
 }
 
 // Relations lists the relations out of and into an entity. An entity
@@ -481,10 +481,10 @@ func (s *FactService) Relations(ctx context.Context, req RelationsRequest) (Rela
 
 // SearchFacts is recall's FACTS group: current facts matching the query,
 // best first, at most limit, none below minScore.
-func (s *FactService) SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]index.FactRow, error) {
+func (s *FactService) SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]memhost.FactRow, error) {
 	rows, err := s.k.Index().SearchFacts(ctx, query, limit)
 	if errors.Is(err, index.ErrNoTerms) {
-		return []index.FactRow{}, nil
+		return []memhost.FactRow{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("facts: %w", err)

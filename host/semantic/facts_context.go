@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/prompt"
 	"github.com/memhost/memhost/index"
@@ -23,7 +24,7 @@ func (s *FactService) ContextFacts(ctx context.Context, b prompt.Block) (prompt.
 	if budget <= 0 {
 		return b, nil
 	}
-	var ents []index.EntityRow
+	var ents []memhost.EntityRow
 	err := s.k.WithIndex(ctx, func() error {
 		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
@@ -35,11 +36,11 @@ func (s *FactService) ContextFacts(ctx context.Context, b prompt.Block) (prompt.
 	if err != nil {
 		return b, err
 	}
-	ents = slices.DeleteFunc(ents, func(e index.EntityRow) bool { return e.Current == 0 })
+	ents = slices.DeleteFunc(ents, func(e memhost.EntityRow) bool { return e.Current == 0 })
 	if len(ents) == 0 {
 		return b, nil
 	}
-	slices.SortStableFunc(ents, func(x, y index.EntityRow) int {
+	slices.SortStableFunc(ents, func(x, y memhost.EntityRow) int {
 		return cmp.Or(-cmp.Compare(x.Mentions, y.Mentions), -cmp.Compare(x.Current, y.Current), cmp.Compare(x.Slug, y.Slug))
 	})
 	var out strings.Builder
@@ -56,7 +57,7 @@ func (s *FactService) ContextFacts(ctx context.Context, b prompt.Block) (prompt.
 			left += len(ents) - i
 			break
 		}
-		var rows []index.FactRow
+		var rows []memhost.FactRow
 		if err := s.k.WithIndex(ctx, func() (err error) {
 			rows, err = s.k.Index().Facts(ctx, index.FactQuery{Entity: e.Slug})
 			return err
@@ -95,7 +96,7 @@ const maxContextMisses = 10
 const minUsefulFacts = 40
 
 // entityBlock is one entity's current facts as context shows them.
-func entityBlock(e index.EntityRow, rows []index.FactRow) string {
+func entityBlock(e memhost.EntityRow, rows []memhost.FactRow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### %s (%s)\n\n", e.Title, e.Path)
 	for _, f := range rows {

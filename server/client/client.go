@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/sockpath"
@@ -225,46 +226,46 @@ func readError(r *http.Response) error {
 
 // The host operations.
 
-func (c *Client) Init(ctx context.Context, req host.InitRequest) (host.InitResponse, error) {
+func (c *Client) Init(ctx context.Context, req memhost.InitRequest) (memhost.InitResponse, error) {
 	return callOp(ctx, c, host.OpInit, req)
 }
-func (c *Client) Remember(ctx context.Context, req host.RememberRequest) (host.RememberResponse, error) {
+func (c *Client) Remember(ctx context.Context, req memhost.RememberRequest) (memhost.RememberResponse, error) {
 	return callOp(ctx, c, host.OpRemember, req)
 }
-func (c *Client) DailyLog(ctx context.Context, req host.DailyLogRequest) (host.DailyLogResponse, error) {
+func (c *Client) DailyLog(ctx context.Context, req memhost.DailyLogRequest) (memhost.DailyLogResponse, error) {
 	return callOp(ctx, c, host.OpDailyLog, req)
 }
-func (c *Client) Get(ctx context.Context, req host.GetRequest) (host.GetResponse, error) {
+func (c *Client) Get(ctx context.Context, req memhost.GetRequest) (memhost.GetResponse, error) {
 	return callOp(ctx, c, host.OpGet, req)
 }
-func (c *Client) Write(ctx context.Context, req host.WriteRequest) (host.WriteResponse, error) {
+func (c *Client) Write(ctx context.Context, req memhost.WriteRequest) (memhost.WriteResponse, error) {
 	return callOp(ctx, c, host.OpWrite, req)
 }
-func (c *Client) Remove(ctx context.Context, req host.RemoveRequest) (host.RemoveResponse, error) {
+func (c *Client) Remove(ctx context.Context, req memhost.RemoveRequest) (memhost.RemoveResponse, error) {
 	return callOp(ctx, c, host.OpRemove, req)
 }
-func (c *Client) Recall(ctx context.Context, req host.RecallRequest) (host.RecallResponse, error) {
+func (c *Client) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.RecallResponse, error) {
 	return callOp(ctx, c, host.OpRecall, req)
 }
-func (c *Client) Context(ctx context.Context, req host.ContextRequest) (host.ContextResponse, error) {
+func (c *Client) Context(ctx context.Context, req memhost.ContextRequest) (host.ContextResponse, error) {
 	return callOp(ctx, c, host.OpContext, req)
 }
-func (c *Client) ConversationSearch(ctx context.Context, req host.ConversationSearchRequest) (host.ConversationSearchResponse, error) {
+func (c *Client) ConversationSearch(ctx context.Context, req memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error) {
 	return callOp(ctx, c, host.OpConversationSearch, req)
 }
-func (c *Client) Status(ctx context.Context, req host.StatusRequest) (host.StatusResponse, error) {
+func (c *Client) Status(ctx context.Context, req memhost.StatusRequest) (host.StatusResponse, error) {
 	return callOp(ctx, c, host.OpStatus, req)
 }
-func (c *Client) Files(ctx context.Context, req host.FilesRequest) (host.FilesResponse, error) {
+func (c *Client) Files(ctx context.Context, req memhost.FilesRequest) (host.FilesResponse, error) {
 	return callOp(ctx, c, host.OpFiles, req)
 }
-func (c *Client) Sync(ctx context.Context, req host.SyncRequest) (host.SyncResult, error) {
+func (c *Client) Sync(ctx context.Context, req memhost.SyncRequest) (host.SyncResult, error) {
 	return callOp(ctx, c, host.OpSync, req)
 }
-func (c *Client) Rebuild(ctx context.Context, req host.RebuildRequest) (host.SyncResult, error) {
+func (c *Client) Rebuild(ctx context.Context, req memhost.RebuildRequest) (host.SyncResult, error) {
 	return callOp(ctx, c, host.OpRebuild, req)
 }
-func (c *Client) Embed(ctx context.Context, req host.EmbedRequest) (host.EmbedResult, error) {
+func (c *Client) Embed(ctx context.Context, req memhost.EmbedRequest) (host.EmbedResult, error) {
 	return callOp(ctx, c, host.OpEmbed, req)
 }
 func (c *Client) Sessions(ctx context.Context, req host.SessionsRequest) (host.SessionsResponse, error) {
@@ -288,19 +289,19 @@ func (c *Client) SessionCompact(ctx context.Context, req host.SessionCompactRequ
 func (c *Client) Hook(ctx context.Context, req host.HookRequest) (host.HookResponse, error) {
 	return callOp(ctx, c, host.OpHook, req)
 }
-func (c *Client) Plugins(ctx context.Context, req host.PluginsRequest) (host.PluginsResponse, error) {
+func (c *Client) Plugins(ctx context.Context, req memhost.PluginsRequest) (host.PluginsResponse, error) {
 	return callOp(ctx, c, host.OpPlugins, req)
 }
-func (c *Client) UsePlugin(ctx context.Context, req host.UsePluginRequest) (host.UseResponse, error) {
+func (c *Client) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (host.UseResponse, error) {
 	return callOp(ctx, c, host.OpUsePlugin, req)
 }
-func (c *Client) PluginStatus(ctx context.Context, req host.PluginStatusRequest) (host.PluginStatusResponse, error) {
+func (c *Client) PluginStatus(ctx context.Context, req memhost.PluginStatusRequest) (host.PluginStatusResponse, error) {
 	return callOp(ctx, c, host.OpPluginStatus, req)
 }
-func (c *Client) Models(ctx context.Context, req host.ModelsRequest) (host.ModelsResponse, error) {
+func (c *Client) Models(ctx context.Context, req memhost.ModelsRequest) (host.ModelsResponse, error) {
 	return callOp(ctx, c, host.OpModels, req)
 }
-func (c *Client) RemoveModel(ctx context.Context, req host.RemoveModelRequest) (host.RemoveModelResponse, error) {
+func (c *Client) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
 	return callOp(ctx, c, host.OpRemoveModel, req)
 }
 func (c *Client) FactAdd(ctx context.Context, req host.FactAddRequest) (host.FactAddResponse, error) {

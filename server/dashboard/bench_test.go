@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/internal/benchdata"
@@ -50,10 +51,10 @@ func BenchmarkDashboard(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer h.Close()
-	if _, err := h.Init(ctx, host.InitRequest{}); err != nil {
+	if _, err := h.Init(ctx, memhost.InitRequest{}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := h.Sync(ctx, host.SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		b.Fatal(err)
 	}
 	watchDone := make(chan struct{})
@@ -96,12 +97,12 @@ func BenchmarkDashboard(b *testing.B) {
 	measure(b, "search-keyword", search, len(queries))
 
 	b.Run("hybrid", func(b *testing.B) {
-		if _, err := h.UsePlugin(ctx, host.UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "384"}}); err != nil {
+		if _, err := h.UsePlugin(ctx, memhost.UsePluginRequest{Name: "hello", Set: map[string]string{"dimensions": "384"}}); err != nil {
 			b.Fatal(err)
 		}
 		// The watcher's worker and Embed share the queue: wait for both.
 		for deadline := time.Now().Add(20 * time.Minute); ; {
-			if _, err := h.Embed(ctx, host.EmbedRequest{}); err != nil {
+			if _, err := h.Embed(ctx, memhost.EmbedRequest{}); err != nil {
 				b.Fatal(err)
 			}
 			st, _ := h.IndexSummary(ctx)

@@ -30,6 +30,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/internal/testbin"
@@ -134,7 +135,7 @@ func serve(t *testing.T, home string) string {
 				if err != nil {
 					return nil, err
 				}
-				if _, err := h.Init(ctx, host.InitRequest{}); err != nil { // config.yaml, for the switch to edit
+				if _, err := h.Init(ctx, memhost.InitRequest{}); err != nil { // config.yaml, for the switch to edit
 					h.Close()
 					return nil, err
 				}

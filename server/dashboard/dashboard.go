@@ -38,6 +38,7 @@ import (
 
 	"github.com/yuin/goldmark"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
@@ -138,7 +139,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 var funcs = template.FuncMap{
 	"pageURL": pagehtml.PageURL,
 	"size":    humanSize,
-	"lines": func(l host.Lines) string {
+	"lines": func(l memhost.Lines) string {
 		if l.End > l.Start {
 			return fmt.Sprintf("%d-%d", l.Start, l.End)
 		}
@@ -600,7 +601,7 @@ func (d *Dashboard) delete(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	resp, err := d.h.Remove(r.Context(), host.RemoveRequest{Path: req.Path})
+	resp, err := d.h.Remove(r.Context(), memhost.RemoveRequest{Path: req.Path})
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -617,7 +618,7 @@ func (d *Dashboard) delete(w http.ResponseWriter, r *http.Request) {
 type searchBody struct {
 	Query    string
 	Sessions bool
-	Resp     *host.RecallResponse
+	Resp     *memhost.RecallResponse
 	Groups   []resultGroup
 	Err      string
 }
@@ -628,7 +629,7 @@ type resultGroup struct {
 }
 
 type markedResult struct {
-	host.Result
+	memhost.Result
 	Marked template.HTML
 	URL    string
 }
@@ -638,7 +639,7 @@ func (d *Dashboard) searchData(ctx context.Context, q string, withSessions bool)
 	if strings.TrimSpace(q) == "" {
 		return b
 	}
-	req := host.RecallRequest{Query: q}
+	req := memhost.RecallRequest{Query: q}
 	if withSessions {
 		req.Sources = []string{"notebook", "daily", "sessions"}
 	}
@@ -649,7 +650,7 @@ func (d *Dashboard) searchData(ctx context.Context, q string, withSessions bool)
 	}
 	b.Resp = &resp
 	terms := queryTerms(q)
-	group := func(name string, rs []host.Result) {
+	group := func(name string, rs []memhost.Result) {
 		g := resultGroup{Name: name}
 		for _, r := range rs {
 			m := markedResult{Result: r, Marked: mark(r.Snippet, terms)}
@@ -743,13 +744,13 @@ func mark(snippet string, terms []string) template.HTML {
 type sessionsBody struct {
 	Sessions []sessions.Summary
 	Query    string
-	Results  *host.ConversationSearchResponse
+	Results  *memhost.ConversationSearchResponse
 	Hits     []markedTurn // Results' hits, their snippets marked
 	Err      string
 }
 
 type markedTurn struct {
-	host.TurnResult
+	memhost.TurnResult
 	Marked template.HTML
 }
 
@@ -761,7 +762,7 @@ func (d *Dashboard) sessions(w http.ResponseWriter, r *http.Request) {
 	}
 	b := sessionsBody{Sessions: list.Sessions, Query: r.URL.Query().Get("q")}
 	if strings.TrimSpace(b.Query) != "" {
-		resp, err := d.h.ConversationSearch(r.Context(), host.ConversationSearchRequest{Query: b.Query, MaxResults: 20})
+		resp, err := d.h.ConversationSearch(r.Context(), memhost.ConversationSearchRequest{Query: b.Query, MaxResults: 20})
 		if err != nil {
 			b.Err = err.Error()
 		} else {
@@ -833,16 +834,16 @@ func (d *Dashboard) settings(w http.ResponseWriter, r *http.Request) {
 	var b settingsBody
 	var err error
 	ctx := r.Context()
-	if b.Status, err = d.h.Status(ctx, host.StatusRequest{}); err != nil {
+	if b.Status, err = d.h.Status(ctx, memhost.StatusRequest{}); err != nil {
 		b.Errs = append(b.Errs, "status: "+err.Error())
 	}
 	if b.Storage, err = d.h.Storage(ctx, host.StorageRequest{}); err != nil {
 		b.Errs = append(b.Errs, "storage: "+err.Error())
 	}
-	if b.Plugins, err = d.h.Plugins(ctx, host.PluginsRequest{}); err != nil {
+	if b.Plugins, err = d.h.Plugins(ctx, memhost.PluginsRequest{}); err != nil {
 		b.Errs = append(b.Errs, "plugins: "+err.Error())
 	}
-	if b.Models, err = d.h.Models(ctx, host.ModelsRequest{}); err != nil {
+	if b.Models, err = d.h.Models(ctx, memhost.ModelsRequest{}); err != nil {
 		b.Errs = append(b.Errs, "models: "+err.Error())
 	}
 	d.render(w, r, "settings.html", layout{Title: "Settings", Nav: "settings", Body: b})
@@ -851,7 +852,7 @@ func (d *Dashboard) settings(w http.ResponseWriter, r *http.Request) {
 // statusJSON is the index's and the provider's state, polled by the
 // settings page while a model downloads or chunks are re-embedded.
 func (d *Dashboard) statusJSON(w http.ResponseWriter, r *http.Request) {
-	st, err := d.h.PluginStatus(r.Context(), host.PluginStatusRequest{})
+	st, err := d.h.PluginStatus(r.Context(), memhost.PluginStatusRequest{})
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -883,7 +884,7 @@ func (d *Dashboard) use(w http.ResponseWriter, r *http.Request) {
 	}
 	d.useMu.Lock()
 	defer d.useMu.Unlock()
-	resp, err := d.h.UsePlugin(r.Context(), host.UsePluginRequest{Name: req.Name, Set: req.Set})
+	resp, err := d.h.UsePlugin(r.Context(), memhost.UsePluginRequest{Name: req.Name, Set: req.Set})
 	if err != nil {
 		d.fail(w, r, err)
 		return

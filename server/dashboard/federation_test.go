@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/server/dashboard"
@@ -43,7 +44,7 @@ func openFedHost(t testing.TB, home, author string) *host.Host {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Init(ctx, host.InitRequest{}); err != nil {
+	if _, err := h.Init(ctx, memhost.InitRequest{}); err != nil {
 		h.Close()
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestHomeFederationCard(t *testing.T) {
 		}
 	}
 	// Removing the sibling resolves the conflict: the card no longer lists it.
-	if _, err := h.Remove(context.Background(), host.RemoveRequest{Path: sibling}); err != nil {
+	if _, err := h.Remove(context.Background(), memhost.RemoveRequest{Path: sibling}); err != nil {
 		t.Fatal(err)
 	}
 	if _, body := fetchUI(t, d, "/"); !strings.Contains(body, `id="fed"`) || strings.Contains(body, "fed-conflicts") {

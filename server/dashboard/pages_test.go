@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/server/dashboard"
@@ -40,10 +41,10 @@ func openHome(t testing.TB, pages map[string]string, now time.Time) *host.Host {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	if _, err := h.Init(ctx, host.InitRequest{}); err != nil {
+	if _, err := h.Init(ctx, memhost.InitRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Sync(ctx, host.SyncRequest{}); err != nil {
+	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	return h

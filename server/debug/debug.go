@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/version"
@@ -57,7 +58,7 @@ func New(d Deps) *API { return &API{d: d, jobs: map[string]*Job{}} }
 
 // Status is GET /api/debug/memory/status.
 func (a *API) Status(w http.ResponseWriter, r *http.Request) {
-	st, err := a.d.Host.Status(r.Context(), host.StatusRequest{})
+	st, err := a.d.Host.Status(r.Context(), memhost.StatusRequest{})
 	if err != nil {
 		a.d.WriteError(w, err)
 		return
@@ -103,16 +104,16 @@ func (a *API) Status(w http.ResponseWriter, r *http.Request) {
 
 // SeedResult is a search result as seed 001 §10 shows it.
 type SeedResult struct {
-	FilePath string     `json:"filePath"`
-	Heading  *string    `json:"heading"`
-	Snippet  string     `json:"snippet"`
-	Score    float64    `json:"score"`
-	Lines    host.Lines `json:"lines"`
-	Session  string     `json:"session,omitempty"`
-	Turns    []string   `json:"turns,omitempty"`
+	FilePath string        `json:"filePath"`
+	Heading  *string       `json:"heading"`
+	Snippet  string        `json:"snippet"`
+	Score    float64       `json:"score"`
+	Lines    memhost.Lines `json:"lines"`
+	Session  string        `json:"session,omitempty"`
+	Turns    []string      `json:"turns,omitempty"`
 }
 
-func seedResults(rs []host.Result) []SeedResult {
+func seedResults(rs []memhost.Result) []SeedResult {
 	out := make([]SeedResult, 0, len(rs))
 	for _, r := range rs {
 		sr := SeedResult{FilePath: r.Path, Snippet: r.Snippet, Score: r.Score, Lines: r.Lines, Session: r.Session, Turns: r.Turns}
@@ -129,7 +130,7 @@ func seedResults(rs []host.Result) []SeedResult {
 // Without sources every group is searched (the seed's default).
 func (a *API) Search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	req := host.RecallRequest{Query: q.Get("q"), Sources: host.Sources}
+	req := memhost.RecallRequest{Query: q.Get("q"), Sources: host.Sources}
 	if v := q.Get("sources"); v != "" {
 		req.Sources = nil
 		for _, src := range strings.Split(v, ",") {
@@ -170,7 +171,7 @@ func (a *API) Search(w http.ResponseWriter, r *http.Request) {
 
 // Files is GET /api/debug/memory/files.
 func (a *API) Files(w http.ResponseWriter, r *http.Request) {
-	resp, err := a.d.Host.Files(r.Context(), host.FilesRequest{})
+	resp, err := a.d.Host.Files(r.Context(), memhost.FilesRequest{})
 	if err != nil {
 		a.d.WriteError(w, err)
 		return
@@ -235,7 +236,7 @@ func (a *API) Rebuild(w http.ResponseWriter, r *http.Request) {
 			case <-ctx.Done():
 			}
 		}()
-		res, err := a.d.Host.Rebuild(ctx, host.RebuildRequest{})
+		res, err := a.d.Host.Rebuild(ctx, memhost.RebuildRequest{})
 		a.mu.Lock()
 		j.Completed = true
 		if err != nil {
@@ -379,7 +380,7 @@ func (a *API) InjectTurn(w http.ResponseWriter, r *http.Request) {
 // Pages is GET /api/debug/notebook/pages: every page with its size,
 // time and index state (sessions are not pages).
 func (a *API) Pages(w http.ResponseWriter, r *http.Request) {
-	resp, err := a.d.Host.Files(r.Context(), host.FilesRequest{})
+	resp, err := a.d.Host.Files(r.Context(), memhost.FilesRequest{})
 	if err != nil {
 		a.d.WriteError(w, err)
 		return
@@ -396,7 +397,7 @@ func (a *API) Pages(w http.ResponseWriter, r *http.Request) {
 // GetPage is GET /api/debug/notebook/{path}: {"path", "content",
 // "totalLines"}.
 func (a *API) GetPage(w http.ResponseWriter, r *http.Request) {
-	resp, err := a.d.Host.Get(r.Context(), host.GetRequest{Path: r.PathValue("path")})
+	resp, err := a.d.Host.Get(r.Context(), memhost.GetRequest{Path: r.PathValue("path")})
 	if err != nil {
 		a.d.WriteError(w, err)
 		return
@@ -414,7 +415,7 @@ func (a *API) WritePage(w http.ResponseWriter, r *http.Request) {
 		a.d.WriteError(w, err)
 		return
 	}
-	resp, err := a.d.Host.Write(r.Context(), host.WriteRequest{Path: r.PathValue("path"), Text: req.Content, Replace: true})
+	resp, err := a.d.Host.Write(r.Context(), memhost.WriteRequest{Path: r.PathValue("path"), Text: req.Content, Replace: true})
 	if err != nil {
 		a.d.WriteError(w, renameField(err, "text", "content"))
 		return
@@ -424,7 +425,7 @@ func (a *API) WritePage(w http.ResponseWriter, r *http.Request) {
 
 // DeletePage is DELETE /api/debug/notebook/{path}.
 func (a *API) DeletePage(w http.ResponseWriter, r *http.Request) {
-	resp, err := a.d.Host.Remove(r.Context(), host.RemoveRequest{Path: r.PathValue("path")})
+	resp, err := a.d.Host.Remove(r.Context(), memhost.RemoveRequest{Path: r.PathValue("path")})
 	if err != nil {
 		a.d.WriteError(w, err)
 		return

@@ -1,0 +1,91 @@
+package memhost
+
+// RecallRequest is a search of the notebook.
+type RecallRequest struct {
+	Query      string   `json:"query"`
+	MaxResults int      `json:"maxResults,omitempty"` // 0: memory.search.maxResults
+	MinScore   *float64 `json:"minScore,omitempty"`   // nil: memory.search.minScore
+	Sources    []string `json:"sources,omitempty"`    // empty: notebook and daily
+	// Filters, applied inside both the keyword and the vector search:
+	// pages having every tag in Tags (frontmatter tags and inline #tags;
+	// "project" also matches "project/alpha"), and pages under Path (a
+	// folder such as "knowledge/", or one page).
+	Tags []string `json:"tags,omitempty"`
+	Path string   `json:"path,omitempty"`
+}
+
+// RecallResponse holds results grouped by source, best first in each group.
+type RecallResponse struct {
+	Query   string        `json:"query"`
+	Mode    string        `json:"mode"`
+	Reason  string        `json:"reason"` // why the mode is keyword; "" when hybrid
+	Results RecallResults `json:"results"`
+	Timing  Timing        `json:"timing"`
+}
+
+// RecallResults are the groups, notebook first; sessions only when asked
+// for.
+type RecallResults struct {
+	// Facts are the current facts matching the query (at most
+	// MaxRecallFacts, shown first), when the notebook is searched and any
+	// match; see FactAdd.
+	Facts    []FactRow `json:"facts,omitempty"`
+	Notebook []Result  `json:"notebook"`
+	Daily    []Result  `json:"daily"`
+	Sessions []Result  `json:"sessions,omitempty"`
+}
+
+// Result is one chunk found.
+type Result struct {
+	Path    string  `json:"path"` // relative to the notebook
+	Heading string  `json:"heading"`
+	Snippet string  `json:"snippet"`
+	Score   float64 `json:"score"` // 0..1
+	Lines   Lines   `json:"lines"`
+	// For transcript hits.
+	Session string   `json:"session,omitempty"`
+	Turns   []string `json:"turns,omitempty"`
+	Context string   `json:"context,omitempty"` // the end of the turn before: what this turn answers
+}
+
+// Timing says where a search spent its time, in milliseconds.
+type Timing struct {
+	SyncMs   float64 `json:"syncMs"`
+	FtsMs    float64 `json:"ftsMs"`
+	VectorMs float64 `json:"vectorMs"` // readiness check, query embedding, KNN and fusion
+	TotalMs  float64 `json:"totalMs"`
+}
+
+// ConversationSearchRequest searches transcripts.
+type ConversationSearchRequest struct {
+	Query      string `json:"query"`
+	Session    string `json:"session,omitempty"`    // only this session
+	Since      string `json:"since,omitempty"`      // YYYY-MM-DD or RFC 3339: turns at or after
+	Until      string `json:"until,omitempty"`      // YYYY-MM-DD (whole day) or RFC 3339: turns at or before
+	MaxResults int    `json:"maxResults,omitempty"` // default 10
+}
+
+// TurnResult is a transcript chunk found: its session, turn ids, who spoke
+// and when.
+type TurnResult struct {
+	Session   string   `json:"session"`
+	Turns     []string `json:"turns"`
+	Role      string   `json:"role,omitempty"`
+	Speaker   string   `json:"speaker,omitempty"`
+	Timestamp string   `json:"timestamp,omitempty"`
+	Snippet   string   `json:"snippet"`
+	// Context is the end of the turn before (what this turn answers, when
+	// it is a reply), around the query's words; "" for a first turn.
+	Context string  `json:"context,omitempty"`
+	Score   float64 `json:"score"`
+	Lines   Lines   `json:"lines"` // lines of the transcript file
+}
+
+// ConversationSearchResponse holds results best first.
+type ConversationSearchResponse struct {
+	Query   string       `json:"query"`
+	Mode    string       `json:"mode"`
+	Reason  string       `json:"reason"`
+	Results []TurnResult `json:"results"`
+	Timing  Timing       `json:"timing"`
+}
