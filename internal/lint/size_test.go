@@ -16,7 +16,7 @@ const maxPackageLines = 1500
 // oversize lists the packages allowed past maxPackageLines, each with why.
 var oversize = map[string]string{
 	"cmd/memhost-core": "4,120 lines: the CLI's command groups are to become packages",
-	"host":             "2,770 lines: the request and response types are to move to the root package",
+	"host":             "2,485 lines: the services' request and response types are to move to the root package",
 	"host/federation":  "3,712 lines: git plumbing, merges and the committer are to split",
 	"index":            "3,657 lines: facts, vectors and the cache are to split from the core tables",
 }
