@@ -1,33 +1,18 @@
 package federation
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
-	"path"
 	"path/filepath"
-	"strings"
-	"time"
+	"strconv"
+
+	"github.com/memhost/memhost/host/federation/filemerge"
 )
 
 // Three-way merges of one file. Git's own merge (merge-tree) merges what
-// it can line by line; a file it cannot merge comes here with its three
-// versions (base empty when the file was added on both sides), and the
-// rules of memhost's files decide:
-//
-//   - JSONL (transcripts, receipts): entries are only ever appended, so the
-//     result is ours followed by every entry of theirs that ours lacks,
-//     entries compared by their "id" (a transcript turn's id) or, without
-//     one, by the whole line. Nothing is duplicated, nothing lost.
-//   - Text (markdown pages, daily logs): a diff3 merge where every hunk
-//     both sides changed is pure insertion on both sides (both appended at
-//     the same place) takes ours then theirs' lines that ours does not
-//     have. A hunk where both sides changed the same existing lines cannot
-//     be merged: ours stays at the path and theirs is kept whole in a
-//     sibling page (NAME.conflict-ID.md), reported as a Conflict. So is a
-//     page both sides created with different content (addedOnBoth), but a
-//     daily log, which both sides append to.
+// it can line by line; a file it cannot merge is decided by the rules of
+// memhost's files in package filemerge (see its comment); this file runs
+// git merge-file for the text rule and re-exports the rules host uses.
 
 // Conflict is a file both sides changed in ways that cannot be merged:
 // ours stays at Path, theirs is in Sibling (home-relative paths), or, when
@@ -42,66 +27,6 @@ type Conflict struct {
 	Reason  string `json:"reason"`
 	Kept    string `json:"kept,omitempty"`
 }
-
-// mergeJSONL merges append-only JSONL files by union of entries.
-func mergeJSONL(base, ours, theirs []byte) []byte {
-	key := func(line []byte) string {
-		var e struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(line, &e) == nil && len(e.ID) > 0 && string(e.ID) != `""` && string(e.ID) != "null" {
-			return "id:" + string(e.ID)
-		}
-		return "line:" + string(line)
-	}
-	removed := map[string]bool{} // in base, gone from one side: a side's deliberate removal stays
-	inOurs := map[string]bool{}
-	for _, l := range splitLines(ours) {
-		inOurs[key(l)] = true
-	}
-	inTheirs := map[string]bool{}
-	for _, l := range splitLines(theirs) {
-		inTheirs[key(l)] = true
-	}
-	for _, l := range splitLines(base) {
-		if k := key(l); !inOurs[k] || !inTheirs[k] {
-			removed[k] = true
-		}
-	}
-	var out bytes.Buffer
-	seen := map[string]bool{}
-	add := func(l []byte) {
-		k := key(l)
-		if seen[k] || removed[k] {
-			return
-		}
-		seen[k] = true
-		out.Write(l)
-		out.WriteByte('\n')
-	}
-	for _, l := range splitLines(ours) {
-		add(l)
-	}
-	for _, l := range splitLines(theirs) {
-		add(l)
-	}
-	return out.Bytes()
-}
-
-// splitLines splits a file into its non-empty lines.
-func splitLines(b []byte) [][]byte {
-	var out [][]byte
-	for _, l := range bytes.Split(b, []byte("\n")) {
-		if len(bytes.TrimSpace(l)) > 0 {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// markerSize is the length of the conflict markers asked of git
-// merge-file: long enough that no page line is taken for one.
-const markerSize = 41
 
 // mergeText merges a text file line-wise against base with git
 // merge-file; ok is false when some hunk changed the same lines on both
@@ -118,175 +43,20 @@ func (r *Repo) mergeText(ctx context.Context, tmp string, base, ours, theirs []b
 			return nil, false, err
 		}
 	}
-	out, err := r.gitIO(ctx, nil, nil, "merge-file", "-p", "--diff3", "--marker-size=41", files[0], files[1], files[2])
+	out, err := r.gitIO(ctx, nil, nil, "merge-file", "-p", "--diff3", "--marker-size="+strconv.Itoa(filemerge.MarkerSize), files[0], files[1], files[2])
 	if err != nil && exitCode(err) < 0 || exitCode(err) > 127 {
 		return nil, false, err
 	}
 	if err == nil {
 		return out, true, nil
 	}
-	merged, ok = resolveInsertions(out, ours, theirs)
+	merged, ok = filemerge.ResolveInsertions(out, ours, theirs)
 	return merged, ok, nil
-}
-
-// resolveInsertions resolves the diff3 conflict blocks of merge-file's
-// output where the base part is empty (both sides inserted lines at the
-// same place): ours, then theirs' lines ours does not hold. ok is false
-// if any block changed base lines.
-func resolveInsertions(out, ours, theirs []byte) ([]byte, bool) {
-	open := strings.Repeat("<", markerSize)
-	mid := strings.Repeat("|", markerSize)
-	sep := strings.Repeat("=", markerSize)
-	end := strings.Repeat(">", markerSize)
-	lines := strings.SplitAfter(string(out), "\n")
-	var res strings.Builder
-	const (
-		outside = iota
-		inOurs
-		inBase
-		inTheirs
-	)
-	state := outside
-	var o, b, t []string
-	for _, l := range lines {
-		trimmed := strings.TrimRight(l, "\r\n")
-		switch {
-		case state == outside && strings.HasPrefix(trimmed, open):
-			state, o, b, t = inOurs, nil, nil, nil
-		case state == inOurs && strings.HasPrefix(trimmed, mid):
-			state = inBase
-		case (state == inBase || state == inOurs) && trimmed == sep:
-			state = inTheirs
-		case state == inTheirs && strings.HasPrefix(trimmed, end):
-			state = outside
-			if len(b) > 0 {
-				return nil, false
-			}
-			if len(o) > 0 && !strings.HasSuffix(o[len(o)-1], "\n") {
-				o[len(o)-1] += "\n"
-			}
-			for _, x := range unionLines(o, t) {
-				res.WriteString(x)
-			}
-		case state == inOurs:
-			o = append(o, l)
-		case state == inBase:
-			b = append(b, l)
-		case state == inTheirs:
-			t = append(t, l)
-		default:
-			res.WriteString(l)
-		}
-	}
-	if state != outside {
-		return nil, false
-	}
-	return []byte(res.String()), true
-}
-
-// unionLines interleaves two versions of inserted lines: the lines they
-// share (a longest common subsequence) once, every other line of each in
-// its place, ours before theirs where both inserted something different.
-func unionLines(o, t []string) []string {
-	key := func(s string) string { return strings.TrimRight(s, "\r\n") }
-	if len(o)*len(t) > 4_000_000 { // too large for the table: ours, then theirs' new lines
-		have := map[string]bool{}
-		for _, x := range o {
-			have[key(x)] = true
-		}
-		out := append([]string(nil), o...)
-		for _, x := range t {
-			if !have[key(x)] {
-				out = append(out, x)
-			}
-		}
-		return out
-	}
-	// lcs[i][j] is the LCS length of o[i:] and t[j:].
-	lcs := make([][]int, len(o)+1)
-	for i := range lcs {
-		lcs[i] = make([]int, len(t)+1)
-	}
-	for i := len(o) - 1; i >= 0; i-- {
-		for j := len(t) - 1; j >= 0; j-- {
-			if key(o[i]) == key(t[j]) {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []string
-	i, j := 0, 0
-	for i < len(o) && j < len(t) {
-		switch {
-		case key(o[i]) == key(t[j]):
-			out = append(out, o[i])
-			i, j = i+1, j+1
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			out = append(out, o[i])
-			i++
-		default:
-			out = append(out, t[j])
-			j++
-		}
-	}
-	out = append(out, o[i:]...)
-	return append(out, t[j:]...)
-}
-
-// addedOnBoth merges a text file both sides created (no merge base).
-// Against an empty base every line of each side is an insertion at the
-// same place, which mergeText would unite; but two pages created apart
-// under one name ("colour: blue", "colour: green") are two versions of the
-// same thing, as much as an existing line changed on both sides. Only when
-// one side holds every line of the other, in order (it extended it), is
-// the longer one the merge.
-func addedOnBoth(ours, theirs []byte) ([]byte, bool) {
-	o, t := strings.SplitAfter(string(ours), "\n"), strings.SplitAfter(string(theirs), "\n")
-	switch n := len(unionLines(o, t)); {
-	case n == len(o):
-		return ours, true
-	case n == len(t):
-		return theirs, true
-	}
-	return nil, false
-}
-
-// isDailyLog reports whether p is a daily log (NOTEBOOK/daily/YYYY-MM-DD.md):
-// an append-only log that two machines both start on the same day, whose
-// entries are united like a transcript's even when both created it.
-func isDailyLog(p string) bool {
-	if path.Base(path.Dir(p)) != "daily" {
-		return false
-	}
-	_, err := time.Parse("2006-01-02.md", path.Base(p))
-	return err == nil
-}
-
-// siblingPath is where theirs of a conflicting file is kept: beside it,
-// NAME.conflict-ID.EXT, ID the first 8 digits of their commit.
-func siblingPath(p, theirsCommit string) string {
-	ext := path.Ext(p)
-	id := theirsCommit
-	if len(id) > 8 {
-		id = id[:8]
-	}
-	return strings.TrimSuffix(p, ext) + ".conflict-" + id + ext
-}
-
-// IsConflictSibling reports whether a path is a sibling page made by a
-// merge (see Conflict).
-func IsConflictSibling(p string) bool {
-	base := path.Base(p)
-	base = strings.TrimSuffix(base, path.Ext(base))
-	i := strings.LastIndex(base, ".conflict-")
-	return i > 0 && len(base)-i-len(".conflict-") == 8
 }
 
 // MergeJSONL merges two versions of an append-only JSONL file (see the
 // rules at the top); base may be nil.
-func MergeJSONL(base, ours, theirs []byte) []byte { return mergeJSONL(base, ours, theirs) }
+func MergeJSONL(base, ours, theirs []byte) []byte { return filemerge.JSONL(base, ours, theirs) }
 
 // MergeText merges two versions of a text file line-wise against base
 // (nil when unknown: then only lines both sides share are matched, and
@@ -298,4 +68,8 @@ func (r *Repo) MergeText(ctx context.Context, tmp string, base, ours, theirs []b
 
 // SiblingPath is where the other side of a file that cannot be merged is
 // kept: NAME.conflict-ID.EXT beside it, ID the first 8 characters of id.
-func SiblingPath(p, id string) string { return siblingPath(p, id) }
+func SiblingPath(p, id string) string { return filemerge.SiblingPath(p, id) }
+
+// IsConflictSibling reports whether a path is a sibling page made by a
+// merge (see Conflict).
+func IsConflictSibling(p string) bool { return filemerge.IsConflictSibling(p) }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/federation/filemerge"
 
 	"github.com/memhost/memhost/internal/fsx"
 )
@@ -408,7 +409,7 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 			if st[2] == "" {
 				data, reason = theirsData, "this side made it a folder; the other side's version is kept in the sibling"
 			}
-			sib := siblingPath(orig, theirs)
+			sib := filemerge.SiblingPath(orig, theirs)
 			oid, err := r.hashObject(ctx, data)
 			if err != nil {
 				return "", err
@@ -434,9 +435,9 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 				reason = "deleted here and changed on the other side: the other side's version is kept"
 			}
 		case strings.HasSuffix(p, ".jsonl"):
-			merged = mergeJSONL(base, ours, theirsData)
-		case st[1] == "" && !isDailyLog(p) && isText(ours) && isText(theirsData):
-			merged, ok = addedOnBoth(ours, theirsData)
+			merged = filemerge.JSONL(base, ours, theirsData)
+		case st[1] == "" && !filemerge.IsDailyLog(p) && isText(ours) && isText(theirsData):
+			merged, ok = filemerge.AddedOnBoth(ours, theirsData)
 			reason = "both sides created it with different content"
 		case isText(ours) && isText(theirsData):
 			merged, ok, err = r.mergeText(ctx, tmp, base, ours, theirsData)
@@ -449,7 +450,7 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 		}
 		if !ok {
 			merged = ours
-			sib := siblingPath(p, theirs)
+			sib := filemerge.SiblingPath(p, theirs)
 			oid, err := r.hashObject(ctx, theirsData)
 			if err != nil {
 				return "", err
