@@ -52,3 +52,42 @@ type EntityRow struct {
 	Mentions  int      `json:"mentions"`  // relations pointing at it
 	Relations int      `json:"relations"` // relations out of it
 }
+
+// Fact is one (entity, attribute, value) with its provenance.
+type Fact struct {
+	ID         string  `json:"id"` // block id, without the ^; derived (see Page) when the line has none
+	Entity     string  `json:"entity"`
+	Attribute  string  `json:"attribute"`
+	Value      string  `json:"value"`
+	Confidence float64 `json:"confidence"`          // 0..1
+	Seen       string  `json:"seen,omitempty"`      // YYYY-MM-DD, first seen
+	Confirmed  string  `json:"confirmed,omitempty"` // YYYY-MM-DD, last confirmed; "" means Seen
+	Until      string  `json:"until,omitempty"`     // YYYY-MM-DD it stopped being current
+	ForgotOn   string  `json:"forgotten,omitempty"` // YYYY-MM-DD it was forgotten
+	Supersedes string  `json:"supersedes,omitempty"`
+	Source     string  `json:"source,omitempty"`
+	Struck     bool    `json:"-"`
+	Status     string  `json:"status"` // Current, Superseded, Forgotten or Retired (set by Parse)
+	// SupersededBy is the id of the fact that superseded this one (set by
+	// Parse from the other fact's Supersedes).
+	SupersededBy string `json:"supersededBy,omitempty"`
+	Line         int    `json:"line"` // 1-based line on the page
+	// Extra are inline fields memhost does not know, kept in order.
+	Extra []Field `json:"extra,omitempty"`
+	// HasID reports whether the page holds the id (else it was derived).
+	HasID bool `json:"-"`
+}
+
+// Field is an inline field [key:: value].
+type Field struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// LastConfirmed is Confirmed, or Seen when it is empty.
+func (f Fact) LastConfirmed() string {
+	if f.Confirmed != "" {
+		return f.Confirmed
+	}
+	return f.Seen
+}

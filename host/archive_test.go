@@ -20,21 +20,21 @@ func TestExportImport(t *testing.T) {
 	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen works at Acme", Category: "reference", File: "contacts", Section: "Sarah Chen"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "turn from a"}); err != nil {
+	if _, err := a.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "turn from a"}); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(a.Home(), "config.yaml"), []byte("memory:\n  search:\n    maxResults: 9\n"), 0o644)
 	file := filepath.Join(t.TempDir(), "a.tar.gz")
-	ex, err := a.Export(ctx, ExportRequest{Path: file})
+	ex, err := a.Export(ctx, memhost.ExportRequest{Path: file})
 	if err != nil || ex.Files != 3 {
 		t.Fatalf("export: %+v %v", ex, err)
 	}
-	if _, err := a.Export(ctx, ExportRequest{Path: file}); err == nil {
+	if _, err := a.Export(ctx, memhost.ExportRequest{Path: file}); err == nil {
 		t.Fatal("export over an existing file")
 	}
 
 	empty := newHost(t)
-	im, err := empty.Import(ctx, ImportRequest{Path: file})
+	im, err := empty.Import(ctx, memhost.ImportRequest{Path: file})
 	if err != nil || len(im.Added) != 2 || im.Config != "imported" || im.Indexed != 2 {
 		t.Fatalf("import into an empty home: %+v %v", im, err)
 	}
@@ -47,8 +47,8 @@ func TestExportImport(t *testing.T) {
 
 	b := newHost(t)
 	b.Remember(ctx, memhost.RememberRequest{Text: "phone 555-0100", Category: "reference", File: "contacts", Section: "Sarah Chen"})
-	b.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "turn from b"})
-	im, err = b.Import(ctx, ImportRequest{Path: file})
+	b.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "turn from b"})
+	im, err = b.Import(ctx, memhost.ImportRequest{Path: file})
 	if err != nil || len(im.Merged) != 2 || im.Config != "imported" && im.Config != "kept" {
 		t.Fatalf("import into a used home: %+v %v", im, err)
 	}
@@ -63,7 +63,7 @@ func TestExportImport(t *testing.T) {
 		t.Fatalf("transcript:\n%s", tr)
 	}
 	// Again: nothing changes.
-	im, err = b.Import(ctx, ImportRequest{Path: file})
+	im, err = b.Import(ctx, memhost.ImportRequest{Path: file})
 	if err != nil || len(im.Merged)+len(im.Added) != 0 || im.Unchanged != 2 {
 		t.Fatalf("second import: %+v %v", im, err)
 	}
@@ -73,7 +73,7 @@ func TestExportImport(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.tar.gz")
 	os.WriteFile(bad, data[:len(data)/2], 0o644)
 	c := newHost(t)
-	if _, err := c.Import(ctx, ImportRequest{Path: bad}); err == nil {
+	if _, err := c.Import(ctx, memhost.ImportRequest{Path: bad}); err == nil {
 		t.Fatal("a truncated archive was imported")
 	}
 	if entries, _ := os.ReadDir(c.NotebookDir()); len(entries) != 0 {

@@ -52,7 +52,7 @@ func TestCalendarBoundaries(t *testing.T) {
 				if want := "daily/" + day + ".md"; r.Path != want || r.Heading != "## "+head+" — entry at "+head {
 					t.Errorf("at %v: DailyLog wrote %s %q, want %s ## %s", clk.now(), r.Path, r.Heading, want, head)
 				}
-				ro, err := h.Rollup(ctx, RollupRequest{Period: "week"})
+				ro, err := h.Rollup(ctx, memhost.RollupRequest{Period: "week"})
 				if err != nil {
 					t.Fatal(err)
 				}

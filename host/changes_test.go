@@ -28,7 +28,7 @@ func TestWritesCommitExactlyTheirPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	if _, err := h.GitInit(ctx, GitInitRequest{}); err != nil {
+	if _, err := h.GitInit(ctx, memhost.GitInitRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	var changes []memhost.Change
@@ -43,7 +43,7 @@ func TestWritesCommitExactlyTheirPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := h.Rollup(ctx, RollupRequest{Period: "week", Date: "2026-W32"}); err != nil {
+	if _, err := h.Rollup(ctx, memhost.RollupRequest{Period: "week", Date: "2026-W32"}); err != nil {
 		t.Fatal(err)
 	}
 	flush := func() {
@@ -70,7 +70,7 @@ func TestWritesCommitExactlyTheirPaths(t *testing.T) {
 	}
 
 	changes = nil
-	if _, err := h.Move(ctx, MoveRequest{From: "people/Sarah.md", To: "people/Sarah Chen.md"}); err != nil {
+	if _, err := h.Move(ctx, memhost.MoveRequest{From: "people/Sarah.md", To: "people/Sarah Chen.md"}); err != nil {
 		t.Fatal(err)
 	}
 	flush()
@@ -84,7 +84,7 @@ func TestWritesCommitExactlyTheirPaths(t *testing.T) {
 	}
 
 	changes = nil
-	if _, err := h.Prune(ctx, PruneRequest{OlderThanDays: 90}); err != nil {
+	if _, err := h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 90}); err != nil {
 		t.Fatal(err)
 	}
 	flush()

@@ -35,7 +35,7 @@ func TestHostConcurrentUse(t *testing.T) {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	watchDone := make(chan error, 1)
 	go func() {
-		watchDone <- h.Watch(watchCtx, WatchRequest{OnSync: func(SyncResult) {}, OnEmbed: func(EmbedResult) {}})
+		watchDone <- h.Watch(watchCtx, WatchRequest{OnSync: func(memhost.SyncResult) {}, OnEmbed: func(memhost.EmbedResult) {}})
 	}()
 
 	const rounds = 6
@@ -94,16 +94,16 @@ func TestHostConcurrentUse(t *testing.T) {
 	})
 	for s := range 3 {
 		run(func(i int) {
-			_, err := h.SessionAppend(ctx, SessionAppendRequest{Session: fmt.Sprintf("chat-%d", s), Role: "user", Text: fmt.Sprintf("the kangaroo jumped %d times", i)})
+			_, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: fmt.Sprintf("chat-%d", s), Role: "user", Text: fmt.Sprintf("the kangaroo jumped %d times", i)})
 			check("session/append", err)
 		})
 	}
 	run(func(i int) {
-		_, err := h.SessionTokens(ctx, SessionTokensRequest{Session: "chat-0"})
+		_, err := h.SessionTokens(ctx, memhost.SessionTokensRequest{Session: "chat-0"})
 		if fault.KindOf(err) != fault.NotFound { // not created yet is fine
 			check("session tokens", err)
 		}
-		_, err = h.SessionCheck(ctx, SessionCheckRequest{Session: "chat-0", Incoming: 10})
+		_, err = h.SessionCheck(ctx, memhost.SessionCheckRequest{Session: "chat-0", Incoming: 10})
 		if fault.KindOf(err) != fault.NotFound {
 			check("session check", err)
 		}
@@ -151,7 +151,7 @@ func TestHostConcurrentUse(t *testing.T) {
 		check("plugins", err)
 	})
 	run(func(i int) {
-		_, err := h.Hook(ctx, HookRequest{Event: HookSessionStart, Payload: []byte(`{"session_id":"x"}`)})
+		_, err := h.Hook(ctx, memhost.HookRequest{Event: HookSessionStart, Payload: []byte(`{"session_id":"x"}`)})
 		check("hook", err)
 	})
 	// The other writes of the operation table, with the notebook, the
@@ -161,21 +161,21 @@ func TestHostConcurrentUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(func(i int) {
-		_, err := h.FactAdd(ctx, FactAddRequest{Entity: fmt.Sprintf("Otter %d", i%2), Attribute: "likes", Value: fmt.Sprintf("fish %d", i)})
+		_, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: fmt.Sprintf("Otter %d", i%2), Attribute: "likes", Value: fmt.Sprintf("fish %d", i)})
 		check("fact/add", err)
-		_, err = h.FactForget(ctx, FactForgetRequest{Entity: fmt.Sprintf("Otter %d", i%2), Attribute: "likes"})
+		_, err = h.FactForget(ctx, memhost.FactForgetRequest{Entity: fmt.Sprintf("Otter %d", i%2), Attribute: "likes"})
 		check("fact/forget", err)
-		_, err = h.Move(ctx, MoveRequest{From: fmt.Sprintf("knowledge/mover-%d.md", i), To: fmt.Sprintf("knowledge/mover-%d.md", i+1)})
+		_, err = h.Move(ctx, memhost.MoveRequest{From: fmt.Sprintf("knowledge/mover-%d.md", i), To: fmt.Sprintf("knowledge/mover-%d.md", i+1)})
 		check("mv", err)
-		_, err = h.Rollup(ctx, RollupRequest{Period: "week"})
+		_, err = h.Rollup(ctx, memhost.RollupRequest{Period: "week"})
 		check("rollup", err)
-		_, err = h.Prune(ctx, PruneRequest{OlderThanDays: 3650})
+		_, err = h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 3650})
 		check("prune", err)
-		_, err = h.SessionAppend(ctx, SessionAppendRequest{Session: "compacted", Role: "user", Text: fmt.Sprintf("turn %d to compact", i)})
+		_, err = h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "compacted", Role: "user", Text: fmt.Sprintf("turn %d to compact", i)})
 		check("session/append", err)
-		_, err = h.SessionCompact(ctx, SessionCompactRequest{Session: "compacted", Summary: fmt.Sprintf("summary %d", i)})
+		_, err = h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "compacted", Summary: fmt.Sprintf("summary %d", i)})
 		check("session/compact", err)
-		_, err = h.Consolidate(ctx, ConsolidateRequest{}) // no generator: unavailable
+		_, err = h.Consolidate(ctx, memhost.ConsolidateRequest{}) // no generator: unavailable
 		check("consolidate", err)
 		_, err = h.Init(ctx, memhost.InitRequest{})
 		check("init", err)
@@ -183,7 +183,7 @@ func TestHostConcurrentUse(t *testing.T) {
 			err = nil
 		}
 		check("models/rm", err)
-		_, err = h.Export(ctx, ExportRequest{Path: filepath.Join(exportTo, fmt.Sprintf("home-%d.tar.gz", i))})
+		_, err = h.Export(ctx, memhost.ExportRequest{Path: filepath.Join(exportTo, fmt.Sprintf("home-%d.tar.gz", i))})
 		check("export", err)
 	})
 	wg.Wait()
@@ -233,7 +233,7 @@ func TestHostConcurrentUse(t *testing.T) {
 		}
 	}
 	for s := range 3 {
-		tok, err := h.SessionTokens(ctx, SessionTokensRequest{Session: fmt.Sprintf("chat-%d", s)})
+		tok, err := h.SessionTokens(ctx, memhost.SessionTokensRequest{Session: fmt.Sprintf("chat-%d", s)})
 		if err != nil || tok.Turns != rounds {
 			t.Errorf("chat-%d: %+v, %v; want %d turns", s, tok, err, rounds)
 		}
@@ -271,7 +271,7 @@ func TestConcurrentAppendsAcrossHosts(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := hosts[i%len(hosts)].SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "user", Text: fmt.Sprintf("turn number %d", i)})
+			_, err := hosts[i%len(hosts)].SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s", Role: "user", Text: fmt.Sprintf("turn number %d", i)})
 			errs <- err
 		}()
 	}

@@ -117,7 +117,7 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 			c := &clock{t: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
 			h := pluginHome(t, name, opts, c, nil)
 			say := func(session, role, text string) string {
-				r, err := h.SessionAppend(ctx, SessionAppendRequest{Session: session, Role: role, Text: text})
+				r, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: session, Role: role, Text: text})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -130,7 +130,7 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 			t3 := say("chat-1", "user", "Sarah moved to Acme Corp last week.")
 			say("chat-2", "user", "The office wifi changed.")
 
-			res, err := h.Consolidate(ctx, ConsolidateRequest{})
+			res, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +173,7 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(h.NotebookDir(), facts.Path("office"))); !os.IsNotExist(err) {
 				t.Fatalf("the skipped batch wrote a page: %v", err)
 			}
-			hist, err := h.Facts(ctx, FactsRequest{Entity: "sarah-chen", History: true})
+			hist, err := h.Facts(ctx, memhost.FactsRequest{Entity: "sarah-chen", History: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +209,7 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 			model.mu.Lock()
 			model.seen = nil
 			model.mu.Unlock()
-			res, err = h.Consolidate(ctx, ConsolidateRequest{})
+			res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,8 +231,8 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 				t.Fatalf("status: %+v %+v", g, g.Last)
 			}
 			var state struct {
-				Episodes map[string]string `json:"episodes"`
-				Last     *ConsolidationRun `json:"last"`
+				Episodes map[string]string         `json:"episodes"`
+				Last     *memhost.ConsolidationRun `json:"last"`
 			}
 			b, _ := os.ReadFile(filepath.Join(h.home, "brain", "consolidated.json"))
 			if err := json.Unmarshal(b, &state); err != nil || len(state.Episodes) != 3 || state.Last == nil {
@@ -259,7 +259,7 @@ func TestConsolidateOnSchedule(t *testing.T) {
 	h := pluginHome(t, "openai", map[string]string{"url": srv.Base(), "model": "deepseek-chat", "apiKeyEnv": "MEMHOST_TEST_GEN_KEY"}, c,
 		func(cfg *config.Config) { cfg.Memory.Generator.ConsolidateEveryMin = 2 })
 	h.SetScheduleUnit(20 * time.Millisecond) // a "minute"
-	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "Bob prefers green tea."}); err != nil {
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "Bob prefers green tea."}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -285,7 +285,7 @@ func TestConsolidateOnSchedule(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	bob, err := h.Facts(ctx, FactsRequest{Entity: "bob"})
+	bob, err := h.Facts(ctx, memhost.FactsRequest{Entity: "bob"})
 	if err != nil || len(bob.Facts) != 1 || bob.Facts[0].Value != "green tea" {
 		t.Fatalf("Bob: %+v, %v", bob.Facts, err)
 	}
@@ -313,10 +313,10 @@ func TestConsolidateFailureRecorded(t *testing.T) {
 	t.Setenv("MEMHOST_TEST_GEN_KEY", genKey)
 	c := &clock{t: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
 	h := pluginHome(t, "openai", map[string]string{"url": srv.Base(), "model": "deepseek-chat", "apiKeyEnv": "MEMHOST_TEST_GEN_KEY", "retries": "1"}, c, nil)
-	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "Bob prefers green tea."}); err != nil {
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "Bob prefers green tea."}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.Consolidate(ctx, ConsolidateRequest{})
+	_, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
 	if err == nil || !strings.Contains(err.Error(), "overloaded") {
 		t.Fatalf("consolidate against a failing endpoint: %v", err)
 	}
@@ -334,7 +334,7 @@ func TestConsolidateFailureRecorded(t *testing.T) {
 	for srv.Pending() > 0 {
 		srv.Next(fakellm.Request{}) // drop any 500 the plugin's retries left unused
 	}
-	res, err := h.Consolidate(ctx, ConsolidateRequest{})
+	res, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
 	if err != nil || len(res.Applied) != 1 {
 		t.Fatalf("after the endpoint recovered: %+v, %v", res, err)
 	}

@@ -48,7 +48,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	c := &clock{t: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
 	h := openClocked(t, home, c)
 	say := func(session, role, text string) string {
-		r, err := h.SessionAppend(ctx, SessionAppendRequest{Session: session, Role: role, Text: text})
+		r, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: session, Role: role, Text: text})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,11 +87,11 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 		return `{"facts": [], "relations": []}`, nil
 	}}
 
-	if _, err := h.Consolidate(ctx, ConsolidateRequest{}); err != ErrNoGenerator || fault.KindOf(err) != fault.Unavailable {
+	if _, err := h.Consolidate(ctx, memhost.ConsolidateRequest{}); err != ErrNoGenerator || fault.KindOf(err) != fault.Unavailable {
 		t.Fatalf("without a generator: %v", err)
 	}
 	h.SetGenerator(g)
-	res, err := h.Consolidate(ctx, ConsolidateRequest{})
+	res, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 			t.Fatal("a call without the answer schema")
 		}
 	}
-	hist, err := h.Facts(ctx, FactsRequest{Entity: "Sarah Chen", History: true})
+	hist, err := h.Facts(ctx, memhost.FactsRequest{Entity: "Sarah Chen", History: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 			t.Fatalf("fact %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	bob, _ := h.Facts(ctx, FactsRequest{Entity: "bob"})
+	bob, _ := h.Facts(ctx, memhost.FactsRequest{Entity: "bob"})
 	if len(bob.Facts) != 1 || bob.Facts[0].Value != "green tea" || !strings.HasPrefix(bob.Facts[0].Source, "daily/2026-11-23.md line ") {
 		t.Fatalf("Bob: %+v", bob.Facts)
 	}
@@ -152,14 +152,14 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	if len(rec.Results.Facts) == 0 || rec.Results.Facts[0].Value != "[[globex]]" {
 		t.Fatalf("recall after the edit: %+v", rec.Results.Facts)
 	}
-	if r, _ := h.Relations(ctx, RelationsRequest{Entity: "globex"}); len(r.In) != 1 || r.In[0].From != "sarah-chen" {
+	if r, _ := h.Relations(ctx, memhost.RelationsRequest{Entity: "globex"}); len(r.In) != 1 || r.In[0].From != "sarah-chen" {
 		t.Fatalf("relations after the edit: %+v", r)
 	}
 
 	// A second run asks only about the skipped batch, and adds nothing.
 	before := readPage(t, h, facts.Path("sarah-chen"))
 	calls := g.count()
-	res, err = h.Consolidate(ctx, ConsolidateRequest{})
+	res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	h.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
 		return `{"facts": [], "relations": []}`, nil
 	}})
-	res, err = h.Consolidate(ctx, ConsolidateRequest{Since: "2026-11-24"})
+	res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{Since: "2026-11-24"})
 	if err != nil || res.Episodes != 0 {
 		t.Fatalf("since tomorrow: %+v, %v", res, err)
 	}
@@ -185,7 +185,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	if err := json.Unmarshal(b, &st); err != nil || len(st.Episodes) != 4 {
 		t.Fatalf("state: %s, %v", b, err)
 	}
-	if _, err := h.Consolidate(ctx, ConsolidateRequest{Since: "last week"}); fault.KindOf(err) != fault.BadInput {
+	if _, err := h.Consolidate(ctx, memhost.ConsolidateRequest{Since: "last week"}); fault.KindOf(err) != fault.BadInput {
 		t.Fatalf("a bad since: %v", err)
 	}
 }
@@ -197,19 +197,19 @@ func TestConsolidateOldEpisodeDoesNotUndoNewerFact(t *testing.T) {
 	ctx := context.Background()
 	c := &clock{t: time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)}
 	h := openClocked(t, t.TempDir(), c)
-	h.SessionAppend(ctx, SessionAppendRequest{Session: "old", Role: "user", Text: "Sarah works at TechFlow"})
+	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "old", Role: "user", Text: "Sarah works at TechFlow"})
 	c.set(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
-	if _, err := h.FactAdd(ctx, FactAddRequest{Entity: "Sarah", Attribute: "works at", Value: "[[acme-corp]]"}); err != nil {
+	if _, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "Sarah", Attribute: "works at", Value: "[[acme-corp]]"}); err != nil {
 		t.Fatal(err)
 	}
 	h.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
 		return `{"facts": [], "relations": [{"from": "Sarah", "relation": "works at", "to": "TechFlow", "episode": "e1"}]}`, nil
 	}})
-	res, err := h.Consolidate(ctx, ConsolidateRequest{})
+	res, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
 	if err != nil || len(res.Applied) != 1 || !res.Applied[0].Stale {
 		t.Fatalf("%+v, %v", res, err)
 	}
-	cur, _ := h.Facts(ctx, FactsRequest{Entity: "sarah"})
+	cur, _ := h.Facts(ctx, memhost.FactsRequest{Entity: "sarah"})
 	if len(cur.Facts) != 1 || cur.Facts[0].Value != "[[acme-corp]]" {
 		t.Fatalf("current: %+v", cur.Facts)
 	}
@@ -222,8 +222,8 @@ func TestConsolidateStopsKeepingWhatWasWritten(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
-	h.SessionAppend(ctx, SessionAppendRequest{Session: "a", Role: "user", Text: "Ann lives in Oslo"})
-	h.SessionAppend(ctx, SessionAppendRequest{Session: "b", Role: "user", Text: "Ben lives in Rome"})
+	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "a", Role: "user", Text: "Ann lives in Oslo"})
+	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "b", Role: "user", Text: "Ben lives in Rome"})
 	down := true
 	h.SetGenerator(&scriptedGenerator{answer: func(ep string, _ int) (string, error) {
 		if strings.Contains(ep, "Ben") && down {
@@ -235,17 +235,17 @@ func TestConsolidateStopsKeepingWhatWasWritten(t *testing.T) {
 		}
 		return `{"facts": [{"entity": "` + who + `", "attribute": "lives in", "value": "somewhere", "episode": "e1"}], "relations": []}`, nil
 	}})
-	res, err := h.Consolidate(ctx, ConsolidateRequest{})
+	res, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
 	if err != nil || len(res.Applied) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "HTTP 500") {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	// Nothing written yet in a run: the error itself.
-	res, err = h.Consolidate(ctx, ConsolidateRequest{})
+	res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{})
 	if fault.KindOf(err) != fault.Unavailable || res.Episodes != 1 {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	down = false
-	res, err = h.Consolidate(ctx, ConsolidateRequest{})
+	res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{})
 	if err != nil || len(res.Applied) != 1 || res.Applied[0].Entity != "ben" {
 		t.Fatalf("%+v, %v", res, err)
 	}

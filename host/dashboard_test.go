@@ -21,27 +21,27 @@ func TestSavePage(t *testing.T) {
 	var writes []string
 	h.Subscribe(func(c memhost.Change) { writes = append(writes, c.Op) })
 
-	created, err := h.SavePage(ctx, SavePageRequest{Path: "lists/reading.md", Text: "# Reading\r\n- Dune", BaseHash: ""})
+	created, err := h.SavePage(ctx, memhost.SavePageRequest{Path: "lists/reading.md", Text: "# Reading\r\n- Dune", BaseHash: ""})
 	if err != nil || !created.Created || created.Path != "lists/reading.md" {
 		t.Fatalf("create: %+v %v", created, err)
 	}
 	if got := readPage(t, h, "lists/reading.md"); got != "# Reading\n- Dune\n" {
 		t.Fatalf("created %q", got)
 	}
-	if _, err := h.SavePage(ctx, SavePageRequest{Path: "lists/reading.md", Text: "# Other", BaseHash: ""}); fault.KindOf(err) != fault.Conflict || fault.FieldOf(err) != "baseHash" {
+	if _, err := h.SavePage(ctx, memhost.SavePageRequest{Path: "lists/reading.md", Text: "# Other", BaseHash: ""}); fault.KindOf(err) != fault.Conflict || fault.FieldOf(err) != "baseHash" {
 		t.Errorf("creating an existing page: %v", err)
 	}
-	p, err := h.Page(ctx, PageRequest{Path: "lists/reading.md"})
+	p, err := h.Page(ctx, memhost.PageRequest{Path: "lists/reading.md"})
 	if err != nil || p.Hash != created.Hash || p.Text != "# Reading\n- Dune\n" || p.SizeBytes != 17 || p.Mtime == "" {
 		t.Fatalf("page %+v %v (saved hash %s)", p, err, created.Hash)
 	}
-	saved, err := h.SavePage(ctx, SavePageRequest{Path: "lists/reading.md", Text: "# Reading\n- Dune\n- Emma", BaseHash: p.Hash})
+	saved, err := h.SavePage(ctx, memhost.SavePageRequest{Path: "lists/reading.md", Text: "# Reading\n- Dune\n- Emma", BaseHash: p.Hash})
 	if err != nil || saved.Created {
 		t.Fatalf("save: %+v %v", saved, err)
 	}
 	// Edited behind the editor's back: the stale base conflicts.
 	writePage(t, h, "lists/reading.md", "# Reading\n- Theirs\n")
-	_, err = h.SavePage(ctx, SavePageRequest{Path: "lists/reading.md", Text: "# Mine", BaseHash: saved.Hash})
+	_, err = h.SavePage(ctx, memhost.SavePageRequest{Path: "lists/reading.md", Text: "# Mine", BaseHash: saved.Hash})
 	if fault.KindOf(err) != fault.Conflict || !strings.Contains(err.Error(), "changed on disk since it was opened") {
 		t.Errorf("stale save: %v", err)
 	}
@@ -49,10 +49,10 @@ func TestSavePage(t *testing.T) {
 		t.Errorf("a conflicting save changed the page: %q", got)
 	}
 	os.Remove(filepath.Join(h.NotebookDir(), "lists/reading.md"))
-	if _, err := h.SavePage(ctx, SavePageRequest{Path: "lists/reading.md", Text: "# Mine", BaseHash: saved.Hash}); fault.KindOf(err) != fault.Conflict || !strings.Contains(err.Error(), "deleted") {
+	if _, err := h.SavePage(ctx, memhost.SavePageRequest{Path: "lists/reading.md", Text: "# Mine", BaseHash: saved.Hash}); fault.KindOf(err) != fault.Conflict || !strings.Contains(err.Error(), "deleted") {
 		t.Errorf("saving a deleted page: %v", err)
 	}
-	for _, bad := range []SavePageRequest{
+	for _, bad := range []memhost.SavePageRequest{
 		{Path: "../outside.md", Text: "x"},
 		{Path: "/etc/passwd.md", Text: "x"},
 		{Path: "lists/notes.txt", Text: "x"},
@@ -70,8 +70,8 @@ func TestSavePage(t *testing.T) {
 	}
 	// The index has the saved text.
 	writePage(t, h, "lists/reading.md", "# Reading\n")
-	p, _ = h.Page(ctx, PageRequest{Path: "lists/reading.md"})
-	if _, err := h.SavePage(ctx, SavePageRequest{Path: "lists/reading.md", Text: "# Reading\n- Quixotic zebra", BaseHash: p.Hash}); err != nil {
+	p, _ = h.Page(ctx, memhost.PageRequest{Path: "lists/reading.md"})
+	if _, err := h.SavePage(ctx, memhost.SavePageRequest{Path: "lists/reading.md", Text: "# Reading\n- Quixotic zebra", BaseHash: p.Hash}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := h.Recall(ctx, memhost.RecallRequest{Query: "quixotic zebra"})
@@ -87,14 +87,14 @@ func TestSavePageRace(t *testing.T) {
 	h := newHost(t)
 	ctx := context.Background()
 	writePage(t, h, "knowledge/facts.md", "# Facts\n")
-	p, _ := h.Page(ctx, PageRequest{Path: "knowledge/facts.md"})
+	p, _ := h.Page(ctx, memhost.PageRequest{Path: "knowledge/facts.md"})
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
 	for i := range errs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = h.SavePage(ctx, SavePageRequest{Path: "knowledge/facts.md", Text: "# Facts\n- writer " + string(rune('a'+i)), BaseHash: p.Hash})
+			_, errs[i] = h.SavePage(ctx, memhost.SavePageRequest{Path: "knowledge/facts.md", Text: "# Facts\n- writer " + string(rune('a'+i)), BaseHash: p.Hash})
 		}()
 	}
 	wg.Wait()
@@ -122,7 +122,7 @@ func TestPagesTranscriptStorage(t *testing.T) {
 	writePage(t, h, ".hidden/x.md", "# x\n")
 	writePage(t, h, "daily/2026-11-20.md", "# Day\n")
 	writePage(t, h, "lists/notes.txt", "not a page\n")
-	resp, err := h.Pages(ctx, PagesRequest{})
+	resp, err := h.Pages(ctx, memhost.PagesRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,21 +139,21 @@ func TestPagesTranscriptStorage(t *testing.T) {
 		t.Errorf("folders\n got %s\nwant %s", strings.Join(got, ","), want)
 	}
 
-	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "hello"}); err != nil {
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "hello"}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := h.Transcript(ctx, TranscriptRequest{Session: "s1"})
+	tr, err := h.Transcript(ctx, memhost.TranscriptRequest{Session: "s1"})
 	if err != nil || len(tr.Turns) != 1 || tr.Turns[0].Content != "hello" || tr.Path != "sessions/s1.jsonl" {
 		t.Errorf("transcript %+v %v", tr, err)
 	}
-	if _, err := h.Transcript(ctx, TranscriptRequest{Session: "nope"}); fault.KindOf(err) != fault.NotFound {
+	if _, err := h.Transcript(ctx, memhost.TranscriptRequest{Session: "nope"}); fault.KindOf(err) != fault.NotFound {
 		t.Errorf("unknown session: %v", err)
 	}
-	if _, err := h.Transcript(ctx, TranscriptRequest{Session: "../etc"}); fault.KindOf(err) != fault.BadInput {
+	if _, err := h.Transcript(ctx, memhost.TranscriptRequest{Session: "../etc"}); fault.KindOf(err) != fault.BadInput {
 		t.Errorf("bad session id: %v", err)
 	}
 
-	st, err := h.Storage(ctx, StorageRequest{})
+	st, err := h.Storage(ctx, memhost.StorageRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

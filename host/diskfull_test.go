@@ -67,7 +67,7 @@ func TestDiskFullAndReadOnlyHome(t *testing.T) {
 	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "the heron nests by the lake", Category: "reference", File: "birds"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "user", Text: "first turn"}); err != nil {
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s", Role: "user", Text: "first turn"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "saw a heron"}); err != nil {
@@ -104,7 +104,7 @@ func TestDiskFullAndReadOnlyHome(t *testing.T) {
 		},
 		"daily-log": func() error { _, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: big}); return err },
 		"session append": func() error {
-			_, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "user", Text: big})
+			_, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s", Role: "user", Text: big})
 			return err
 		},
 	}
@@ -160,7 +160,7 @@ func TestDiskFullAndReadOnlyHome(t *testing.T) {
 		},
 		"session append": func() error {
 			return opened(func(h *Host) error {
-				_, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "user", Text: "ro"})
+				_, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s", Role: "user", Text: "ro"})
 				return err
 			})
 		},

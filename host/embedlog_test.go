@@ -122,7 +122,7 @@ func TestOfflineWorkerWarnsOnce(t *testing.T) {
 		<-logs.seen
 	}
 	clk.set(clk.now().Add(20 * time.Minute))
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	q := status(t, r, "embedding-queue")
 	want := "1 chunk waiting for a vector, stuck: local cannot embed (model not downloaded (download failed)"
 	if q.Status != health.Warn || !strings.HasPrefix(q.Message, want) || !strings.HasSuffix(q.Message, "since 2026-03-02T09:00:00Z (20m ago)") {

@@ -105,7 +105,7 @@ func BenchmarkFacts(b *testing.B) {
 	}
 	for range b.N {
 		measure("facts-entity", 300, func(i int) error {
-			_, err := h.Facts(ctx, FactsRequest{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities))})
+			_, err := h.Facts(ctx, memhost.FactsRequest{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities))})
 			return err
 		})
 		measure("facts-entity-query", 300, func(i int) error {
@@ -139,7 +139,7 @@ func BenchmarkFacts(b *testing.B) {
 			return err
 		})
 		measure("fact-add", 50, func(i int) error {
-			_, err := h.FactAdd(ctx, FactAddRequest{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities)), Attribute: "attribute 1", Value: phrase()})
+			_, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities)), Attribute: "attribute 1", Value: phrase()})
 			return err
 		})
 	}

@@ -38,7 +38,7 @@ func TestLoopReportsIndexPaths(t *testing.T) {
 		if _, err := h.Init(ctx, memhost.InitRequest{}); err != nil {
 			t.Fatal(err)
 		}
-		if r, err := h.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+		if r, err := h.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
 			t.Fatalf("git init: %v %s", err, r.SyncError)
 		}
 		return h
@@ -47,23 +47,23 @@ func TestLoopReportsIndexPaths(t *testing.T) {
 	if _, err := b.Remember(ctx, memhost.RememberRequest{Text: "quokkas live on Rottnest", Category: "knowledge", File: "animals"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.FedSync(ctx, FedSyncRequest{}); err != nil {
+	if _, err := b.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	got := make(chan SyncResult, 1)
+	got := make(chan memhost.SyncResult, 1)
 	lctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		a.RunLoop(lctx, func(r SyncResult) {
+		a.RunLoop(lctx, func(r memhost.SyncResult) {
 			select {
 			case got <- r:
 			default:
 			}
 		})
 	}()
-	var r SyncResult
+	var r memhost.SyncResult
 	select {
 	case r = <-got:
 	case <-lctx.Done():
@@ -151,14 +151,14 @@ func TestStatusMasksRemotePassword(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
 	remote := "https://me:s3cr3tTOKEN@127.0.0.1:1/memory.git"
-	if _, err := h.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil {
+	if _, err := h.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := h.Status(ctx, memhost.StatusRequest{})
 	if err != nil || st.Federation == nil {
 		t.Fatalf("status: %+v %v", st.Federation, err)
 	}
-	hr, err := h.Health(ctx, HealthRequest{})
+	hr, err := h.Health(ctx, memhost.HealthRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func TestFederationCommitsEveryWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.GitInit(ctx, GitInitRequest{}); err != nil {
+	if _, err := h.GitInit(ctx, memhost.GitInitRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	steps := []func() error{
@@ -62,11 +62,11 @@ func TestFederationCommitsEveryWrite(t *testing.T) {
 		},
 		func() error { _, err := h.Remove(ctx, memhost.RemoveRequest{Path: "knowledge/go.md"}); return err },
 		func() error {
-			_, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "hello there"})
+			_, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "hello there"})
 			return err
 		},
 		func() error {
-			_, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "s1", Summary: "they said hello"})
+			_, err := h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "s1", Summary: "they said hello"})
 			return err
 		},
 	}
@@ -101,20 +101,20 @@ func TestFedSyncIndexesWhatChanged(t *testing.T) {
 	a := openHost(t, t.TempDir(), nil)
 	b := openHost(t, t.TempDir(), nil)
 	writePage(t, a, "lists/todo.md", "# Todo\n- buy milk\n")
-	if _, err := a.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil {
+	if _, err := a.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := b.GitInit(ctx, GitInitRequest{Remote: remote})
+	r, err := b.GitInit(ctx, memhost.GitInitRequest{Remote: remote})
 	if err != nil || r.SyncError != "" || r.Sync.Indexed != 1 {
 		t.Fatalf("b's init: %+v %v", r, err)
 	}
 	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "Quokkas live on Rottnest Island", Category: "knowledge"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+	if _, err := a.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.FedSync(ctx, FedSyncRequest{})
+	res, err := b.FedSync(ctx, memhost.FedSyncRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +137,8 @@ func TestConflictsShowInStatusAndHealth(t *testing.T) {
 	a := openHost(t, t.TempDir(), nil)
 	b := openHost(t, t.TempDir(), nil)
 	writePage(t, a, "reference/car.md", "# Car\n- colour: red\n")
-	a.GitInit(ctx, GitInitRequest{Remote: remote})
-	b.GitInit(ctx, GitInitRequest{Remote: remote})
+	a.GitInit(ctx, memhost.GitInitRequest{Remote: remote})
+	b.GitInit(ctx, memhost.GitInitRequest{Remote: remote})
 	for _, x := range []struct {
 		h *Host
 		c string
@@ -147,10 +147,10 @@ func TestConflictsShowInStatusAndHealth(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+	if _, err := a.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.FedSync(ctx, FedSyncRequest{})
+	res, err := b.FedSync(ctx, memhost.FedSyncRequest{})
 	if err != nil || len(res.Conflicts) != 1 {
 		t.Fatalf("b's sync: %+v %v", res, err)
 	}
@@ -159,11 +159,11 @@ func TestConflictsShowInStatusAndHealth(t *testing.T) {
 	if err != nil || st.Federation == nil || len(st.Federation.Conflicts) != 1 {
 		t.Fatalf("status: %+v %v", st.Federation, err)
 	}
-	hr, err := b.Health(ctx, HealthRequest{})
+	hr, err := b.Health(ctx, memhost.HealthRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var check *HealthCheck
+	var check *memhost.HealthCheck
 	for i := range hr.Checks {
 		if hr.Checks[i].Name == "federation" {
 			check = &hr.Checks[i]
@@ -187,7 +187,7 @@ func TestConflictsShowInStatusAndHealth(t *testing.T) {
 func TestGitInitBadInput(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
-	for _, req := range []GitInitRequest{{Branch: "a b"}, {Remote: "--upload-pack=x"}} {
+	for _, req := range []memhost.GitInitRequest{{Branch: "a b"}, {Remote: "--upload-pack=x"}} {
 		if _, err := h.GitInit(ctx, req); err == nil {
 			t.Errorf("%+v accepted", req)
 		}
@@ -195,12 +195,12 @@ func TestGitInitBadInput(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.Home(), ".git")); err == nil {
 		t.Fatal("a refused init made a repository")
 	}
-	if _, err := h.FedSync(ctx, FedSyncRequest{}); err != ErrNotFederated {
+	if _, err := h.FedSync(ctx, memhost.FedSyncRequest{}); err != ErrNotFederated {
 		t.Fatalf("sync of an unfederated home: %v", err)
 	}
 	out := filepath.Join(t.TempDir(), "elsewhere")
 	h2 := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.NotebookDir = out })
-	if _, err := h2.GitInit(ctx, GitInitRequest{}); err == nil || !strings.Contains(err.Error(), "outside the home") {
+	if _, err := h2.GitInit(ctx, memhost.GitInitRequest{}); err == nil || !strings.Contains(err.Error(), "outside the home") {
 		t.Fatalf("notebook outside the home: %v", err)
 	}
 }
@@ -221,7 +221,7 @@ func BenchmarkRememberCommit(b *testing.B) {
 				}
 				defer h.Close()
 				if fed {
-					if _, err := h.GitInit(ctx, GitInitRequest{}); err != nil {
+					if _, err := h.GitInit(ctx, memhost.GitInitRequest{}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -270,10 +270,10 @@ func BenchmarkPullChanged(b *testing.B) {
 		return h
 	}
 	a, hb := open(homeA), open(homeB)
-	if _, err := a.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil {
+	if _, err := a.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil {
 		b.Fatal(err)
 	}
-	if r, err := hb.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+	if r, err := hb.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
 		b.Fatal(r.SyncError, err)
 	}
 	if _, err := hb.Sync(ctx, memhost.SyncRequest{}); err != nil {
@@ -299,12 +299,12 @@ func BenchmarkPullChanged(b *testing.B) {
 				fmt.Fprintf(f, "- pulledword%d%d\n", round, p)
 				f.Close()
 			}
-			if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+			if _, err := a.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 				b.Fatal(err)
 			}
 			c0 := cpuNow()
 			b.StartTimer()
-			res, err := hb.FedSync(ctx, FedSyncRequest{})
+			res, err := hb.FedSync(ctx, memhost.FedSyncRequest{})
 			b.StopTimer()
 			cpu += cpuNow() - c0
 			if err != nil || res.Indexed != changed {

@@ -16,9 +16,9 @@ import (
 )
 
 // federationHealth is the federation check of a health report.
-func federationHealth(t *testing.T, h *Host) HealthCheck {
+func federationHealth(t *testing.T, h *Host) memhost.HealthCheck {
 	t.Helper()
-	hr, err := h.Health(context.Background(), HealthRequest{})
+	hr, err := h.Health(context.Background(), memhost.HealthRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func federationHealth(t *testing.T, h *Host) HealthCheck {
 		}
 	}
 	t.Fatal("no federation check")
-	return HealthCheck{}
+	return memhost.HealthCheck{}
 }
 
 // pushFromClone commits what change does in a clone of remote with plain
@@ -65,7 +65,7 @@ func TestFedSyncRefusesPlantedPlugin(t *testing.T) {
 	home := t.TempDir()
 	a := openHost(t, home, nil)
 	writePage(t, a, "reference/car.md", "# Car\n- colour: red\n")
-	if r, err := a.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+	if r, err := a.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
 		t.Fatalf("init: %+v %v", r, err)
 	}
 	marker := filepath.Join(t.TempDir(), "ran")
@@ -78,7 +78,7 @@ func TestFedSyncRefusesPlantedPlugin(t *testing.T) {
 		// and a page, which comes in once the plugin is gone
 		os.WriteFile(filepath.Join(dir, "notebook", "knowledge", "quokka.md"), []byte("# Quokka\nQuokkas live on Rottnest Island.\n"), 0o644)
 	})
-	_, err := a.FedSync(ctx, FedSyncRequest{})
+	_, err := a.FedSync(ctx, memhost.FedSyncRequest{})
 	if !errors.Is(err, federation.ErrRefused) || !strings.Contains(err.Error(), "adds plugins/memhost-embeddings-local (outside the shared folders notebook/ and sessions/): refused") {
 		t.Fatalf("sync: %v, want the plugin refused", err)
 	}
@@ -105,7 +105,7 @@ func TestFedSyncRefusesPlantedPlugin(t *testing.T) {
 	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen works at Acme", Category: "reference", File: "contacts"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.FedSync(ctx, FedSyncRequest{}); !errors.Is(err, federation.ErrRefused) {
+	if _, err := a.FedSync(ctx, memhost.FedSyncRequest{}); !errors.Is(err, federation.ErrRefused) {
 		t.Fatalf("second sync: %v", err)
 	}
 	if log := gitOut(t, home, "log", "--format=%s"); !strings.Contains(log, "remember: reference/contacts.md") {
@@ -125,8 +125,8 @@ func TestRemoteDeletingEditedPage(t *testing.T) {
 	b := openHost(t, t.TempDir(), nil)
 	writePage(t, a, "reference/car.md", "# Car\n- colour: red\n")
 	writePage(t, a, "reference/bike.md", "# Bike\n- gears: 3\n")
-	a.GitInit(ctx, GitInitRequest{Remote: remote})
-	if r, err := b.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+	a.GitInit(ctx, memhost.GitInitRequest{Remote: remote})
+	if r, err := b.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
 		t.Fatalf("b's init: %+v %v", r, err)
 	}
 	if _, err := b.Remove(ctx, memhost.RemoveRequest{Path: "reference/car.md"}); err != nil {
@@ -138,7 +138,7 @@ func TestRemoteDeletingEditedPage(t *testing.T) {
 	if _, err := b.Write(ctx, memhost.WriteRequest{Path: "reference/bike.md/parts.md", Text: "# Parts\n- chain\n"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.FedSync(ctx, FedSyncRequest{}); err != nil {
+	if _, err := b.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Write(ctx, memhost.WriteRequest{Path: "reference/car.md", Text: "# Car\n- colour: red\n- marmalade seats\n", Replace: true}); err != nil {
@@ -147,7 +147,7 @@ func TestRemoteDeletingEditedPage(t *testing.T) {
 	if _, err := a.Write(ctx, memhost.WriteRequest{Path: "reference/bike.md", Text: "# Bike\n- gears: 3\n- zeppelin bell\n", Replace: true}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := a.FedSync(ctx, FedSyncRequest{})
+	res, err := a.FedSync(ctx, memhost.FedSyncRequest{})
 	if err != nil || len(res.Conflicts) != 2 {
 		t.Fatalf("a's sync: %+v %v", res, err)
 	}
@@ -182,7 +182,7 @@ func TestFedSyncRemoteGitignoreHidesNothing(t *testing.T) {
 	remote := bareRemote(t)
 	a := openHost(t, t.TempDir(), nil)
 	writePage(t, a, "reference/car.md", "# Car\n- colour: red\n")
-	if r, err := a.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+	if r, err := a.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
 		t.Fatalf("init: %+v %v", r, err)
 	}
 	pushFromClone(t, remote, func(dir string) {
@@ -193,16 +193,16 @@ func TestFedSyncRemoteGitignoreHidesNothing(t *testing.T) {
 		f.WriteString("notebook/\nsessions/\n")
 		f.Close()
 	})
-	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+	if _, err := a.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "Quokkas live on Rottnest Island", Category: "knowledge", File: "quokka"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.SessionAppend(ctx, SessionAppendRequest{Session: "s2", Role: "user", Text: "a turn after the .gitignore change"}); err != nil {
+	if _, err := a.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s2", Role: "user", Text: "a turn after the .gitignore change"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+	if _, err := a.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := gitOut(t, remote, "show", "main:notebook/knowledge/quokka.md"); !strings.Contains(got, "Rottnest") {
@@ -224,7 +224,7 @@ func TestFedSyncFIFOPage(t *testing.T) {
 	home := t.TempDir()
 	a := openHost(t, home, nil)
 	writePage(t, a, "reference/car.md", "# Car\n- colour: red\n")
-	if r, err := a.GitInit(ctx, GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+	if r, err := a.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
 		t.Fatalf("init: %+v %v", r, err)
 	}
 	pushFromClone(t, remote, func(dir string) {
@@ -239,7 +239,7 @@ func TestFedSyncFIFOPage(t *testing.T) {
 	if err := syscall.Mkfifo(page, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := a.FedSync(ctx, FedSyncRequest{})
+	_, err := a.FedSync(ctx, memhost.FedSyncRequest{})
 	if fault.KindOf(err) != fault.Conflict || !strings.Contains(err.Error(), "notebook/reference/car.md is not a regular file (a FIFO)") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("sync: %v (kind %s), want one line: the page is not a regular file", err, fault.KindOf(err))
 	}
@@ -249,7 +249,7 @@ func TestFedSyncFIFOPage(t *testing.T) {
 	if err := os.Remove(page); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.FedSync(ctx, FedSyncRequest{}); err != nil {
+	if _, err := a.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := gitOut(t, remote, "show", "main:notebook/reference/car.md"); !strings.Contains(got, "doors: 4") {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/registry"
@@ -64,18 +64,15 @@ func (t *timed) Complete(ctx context.Context, req sdk.CompleteRequest) (sdk.Comp
 	return resp, err
 }
 
-// GeneratorStatus is the configured generator's state.
-type GeneratorStatus = embedq.ProviderStatus
-
 // generatorStatus reports the configured generator: its binary, model,
 // state and a health check round trip; State "none" when none is
 // configured, "error" with the reason when it cannot start.
-func (h *Host) generatorStatus(ctx context.Context) GeneratorStatus {
+func (h *Host) generatorStatus(ctx context.Context) memhost.ProviderStatus {
 	cfg := h.config().Memory.Generator
 	if cfg.Plugin == "" {
-		return GeneratorStatus{State: "none", Message: generate.ErrNoGenerator.Error()}
+		return memhost.ProviderStatus{State: "none", Message: generate.ErrNoGenerator.Error()}
 	}
-	resp := GeneratorStatus{Plugin: cfg.Plugin}
+	resp := memhost.ProviderStatus{Plugin: cfg.Plugin}
 	g, release, err := h.gens.Generator(ctx, cfg.Plugin, cfg.Options[cfg.Plugin])
 	defer release()
 	if g == nil {
@@ -101,12 +98,12 @@ func (h *Host) generatorStatus(ctx context.Context) GeneratorStatus {
 // generatorList starts each installed generator plugin to ask its
 // version, model and status; those other than the configured one are
 // stopped again.
-func (h *Host) generatorList(ctx context.Context) ([]PluginInfo, []string) {
+func (h *Host) generatorList(ctx context.Context) ([]memhost.PluginInfo, []string) {
 	found, warnings := h.gens.Discover()
 	cfg := h.config().Memory.Generator
-	out := []PluginInfo{}
+	out := []memhost.PluginInfo{}
 	for _, pl := range found {
-		info := PluginInfo{Kind: string(registry.Generators), Name: pl.Name, Path: pl.Path, SHA256: pl.SHA256, Active: pl.Name == cfg.Plugin}
+		info := memhost.PluginInfo{Kind: string(registry.Generators), Name: pl.Name, Path: pl.Path, SHA256: pl.SHA256, Active: pl.Name == cfg.Plugin}
 		g, release, err := h.gens.Generator(ctx, pl.Name, cfg.Options[pl.Name])
 		if err == nil {
 			st, _ := g.Status(ctx)

@@ -64,13 +64,13 @@ func TestWithoutGenerator(t *testing.T) {
 	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "x", Auto: true, Category: "lists"}); fault.KindOf(err) != fault.BadInput {
 		t.Errorf("auto with a category: %v", err)
 	}
-	h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: strings.Repeat("words and more words ", 3000)})
-	h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "recent"})
-	_, err = h.SessionCompact(ctx, SessionCompactRequest{Session: "s1", Summarize: true})
+	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: strings.Repeat("words and more words ", 3000)})
+	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "recent"})
+	_, err = h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "s1", Summarize: true})
 	if !errors.Is(err, ErrNoGenerator) || fault.KindOf(err) != fault.Unavailable {
 		t.Errorf("compact --summarize without a generator: %v", err)
 	}
-	if tok, _ := h.SessionTokens(ctx, SessionTokensRequest{Session: "s1"}); tok.Compactions != 0 {
+	if tok, _ := h.SessionTokens(ctx, memhost.SessionTokensRequest{Session: "s1"}); tok.Compactions != 0 {
 		t.Errorf("a compaction was written: %+v", tok)
 	}
 	st, err := h.PluginStatus(ctx, memhost.PluginStatusRequest{})
@@ -174,24 +174,24 @@ func TestCompactSummarize(t *testing.T) {
 		{"user", "Thanks, what's next?"},
 	}
 	for _, tt := range turns {
-		if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "billing", Role: tt.role, Text: tt.text}); err != nil {
+		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "billing", Role: tt.role, Text: tt.text}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "billing", Summarize: true, Summary: "mine"}); fault.KindOf(err) != fault.BadInput {
+	if _, err := h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "billing", Summarize: true, Summary: "mine"}); fault.KindOf(err) != fault.BadInput {
 		t.Errorf("summary and summarize: %v", err)
 	}
 	// A generator that fails: nothing is written.
 	srv.Push(fakellm.Reply{Status: 503, RetryAfter: "0.05"}, fakellm.Reply{Status: 503, RetryAfter: "0.05"})
-	if _, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "billing", Summarize: true}); fault.KindOf(err) != fault.Unavailable {
+	if _, err := h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "billing", Summarize: true}); fault.KindOf(err) != fault.Unavailable {
 		t.Errorf("failing generator: %v", err)
 	}
-	if tok, _ := h.SessionTokens(ctx, SessionTokensRequest{Session: "billing"}); tok.Compactions != 0 {
+	if tok, _ := h.SessionTokens(ctx, memhost.SessionTokensRequest{Session: "billing"}); tok.Compactions != 0 {
 		t.Fatalf("a failed summary wrote a compaction: %+v", tok)
 	}
 	summary := "- Chose Postgres for billing (transactions, team knows it).\n- Sarah sets it up by Friday."
 	srv.Push(fakellm.Reply{Content: summary})
-	resp, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "billing", Summarize: true})
+	resp, err := h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "billing", Summarize: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,9 +209,9 @@ func TestCompactSummarize(t *testing.T) {
 	}
 	// A second compaction folds the first summary in.
 	for _, text := range []string{"We also need backups nightly, kept for thirty days, and tested every month by restoring one.", "Backups: nightly to S3, agreed, with a monthly restore test.", "ok"} {
-		h.SessionAppend(ctx, SessionAppendRequest{Session: "billing", Role: "user", Text: text})
+		h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "billing", Role: "user", Text: text})
 	}
-	resp, err = h.SessionCompact(ctx, SessionCompactRequest{Session: "billing", Summarize: true})
+	resp, err = h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "billing", Summarize: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,16 +239,16 @@ func TestSummarizeInParts(t *testing.T) {
 		c.Memory.Compaction.KeepRecentTokens = 10
 	})
 	for i := range 12 {
-		h.SessionAppend(ctx, SessionAppendRequest{Session: "long", Role: "user", Text: strings.Repeat("topic"+string(rune('a'+i))+" ", 400)})
+		h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "long", Role: "user", Text: strings.Repeat("topic"+string(rune('a'+i))+" ", 400)})
 	}
-	h.SessionAppend(ctx, SessionAppendRequest{Session: "long", Role: "user", Text: "end"})
+	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "long", Role: "user", Text: "end"})
 	srv.SetAnswer(func(req fakellm.Request) string {
 		if strings.HasPrefix(req.Messages[0].Content, "You merge") {
 			return "merged summary"
 		}
 		return "part summary"
 	})
-	resp, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "long", Summarize: true})
+	resp, err := h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "long", Summarize: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,12 +3,6 @@ package host
 import "github.com/memhost/memhost/host/health"
 
 // Health report types, from package health.
-type (
-	HealthRequest  = health.HealthRequest
-	HealthResponse = health.HealthResponse
-	HealthReport   = health.Report
-	HealthCheck    = health.Check
-)
 
 // The overall states of a health report.
 const (

@@ -16,7 +16,7 @@ import (
 	"github.com/memhost/memhost/host/health"
 )
 
-func checkHealth(t *testing.T, h *Host, req HealthRequest) HealthResponse {
+func checkHealth(t *testing.T, h *Host, req memhost.HealthRequest) memhost.HealthResponse {
 	t.Helper()
 	resp, err := h.Health(context.Background(), req)
 	if err != nil {
@@ -26,7 +26,7 @@ func checkHealth(t *testing.T, h *Host, req HealthRequest) HealthResponse {
 }
 
 // status returns the status of the named check.
-func status(t *testing.T, r HealthResponse, name string) health.Check {
+func status(t *testing.T, r memhost.HealthResponse, name string) memhost.HealthCheck {
 	t.Helper()
 	for _, c := range r.Checks {
 		if c.Name == name {
@@ -34,7 +34,7 @@ func status(t *testing.T, r HealthResponse, name string) health.Check {
 		}
 	}
 	t.Fatalf("no check %q in %+v", name, r.Checks)
-	return health.Check{}
+	return memhost.HealthCheck{}
 }
 
 // healthyHost has a page, today's daily log and a transcript.
@@ -49,7 +49,7 @@ func healthyHost(t *testing.T) *Host {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: fmt.Sprintf("turn number %d", i)}); err != nil {
+		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: fmt.Sprintf("turn number %d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,7 +58,7 @@ func healthyHost(t *testing.T) *Host {
 
 func TestHealthHealthy(t *testing.T) {
 	h := healthyHost(t)
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	if r.Overall != Healthy {
 		t.Fatalf("overall %s: %+v", r.Overall, r.Checks)
 	}
@@ -70,11 +70,11 @@ func TestHealthHealthy(t *testing.T) {
 		t.Fatalf("report %s: %q, %v", r.ReportPath, b, err)
 	}
 	// Into the notebook: HEARTBEAT.md, indexed with the rest.
-	r = checkHealth(t, h, HealthRequest{IntoNotebook: true})
+	r = checkHealth(t, h, memhost.HealthRequest{IntoNotebook: true})
 	if _, err := os.Stat(filepath.Join(h.NotebookDir(), "HEARTBEAT.md")); err != nil || r.ReportPath != filepath.Join(h.NotebookDir(), "HEARTBEAT.md") {
 		t.Fatalf("HEARTBEAT.md: %v (%s)", err, r.ReportPath)
 	}
-	if r := checkHealth(t, h, HealthRequest{}); r.Overall != Healthy {
+	if r := checkHealth(t, h, memhost.HealthRequest{}); r.Overall != Healthy {
 		t.Fatalf("after HEARTBEAT.md: %s %+v", r.Overall, r.Checks)
 	}
 }
@@ -82,7 +82,7 @@ func TestHealthHealthy(t *testing.T) {
 // TestHealthNoDailyLogIsNoFault: a day without an entry is an ordinary day.
 func TestHealthNoDailyLogIsNoFault(t *testing.T) {
 	h := newHost(t)
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	if c := status(t, r, "daily-log"); c.Status != health.Pass || r.Overall != Healthy {
 		t.Fatalf("overall %s, daily-log %+v", r.Overall, c)
 	}
@@ -110,11 +110,11 @@ func TestHealthDriftAndRepair(t *testing.T) {
 	h := healthyHost(t)
 	db := rawDB(t, h)
 	mustExec(t, db, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE source = 'notebook')`)
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	if c := status(t, r, "index-drift"); c.Status != health.Warn || !strings.Contains(c.Message, "chunks without a full-text row") || r.Overall != Degraded {
 		t.Fatalf("overall %s, drift %+v", r.Overall, c)
 	}
-	r = checkHealth(t, h, HealthRequest{Repair: true})
+	r = checkHealth(t, h, memhost.HealthRequest{Repair: true})
 	if r.Overall != Healthy || len(r.Repairs) == 0 || !strings.Contains(r.Repairs[0], "rebuilt the index because it drifted") {
 		t.Fatalf("after repair: %s %q %+v", r.Overall, r.Repairs, r.Checks)
 	}
@@ -142,7 +142,7 @@ func TestHealthTranscripts(t *testing.T) {
 	f.WriteString(`{"id":"abc","type":"message","con`)
 	f.Close()
 
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	c := status(t, r, "transcripts")
 	for _, want := range []string{"1 turn indexed more than once (1 extra chunk;", "1 turn missing from the index", "1 with an incomplete last line (sessions/s1.jsonl)"} {
 		if !strings.Contains(c.Message, want) {
@@ -155,7 +155,7 @@ func TestHealthTranscripts(t *testing.T) {
 	if d := status(t, r, "index-drift"); d.Status != health.Pass {
 		t.Errorf("the test damaged more than turns: %+v", d)
 	}
-	r = checkHealth(t, h, HealthRequest{Repair: true})
+	r = checkHealth(t, h, memhost.HealthRequest{Repair: true})
 	c = status(t, r, "transcripts")
 	if c.Status != health.Pass || !strings.Contains(strings.Join(r.Repairs, "\n"), "sessions/s1.jsonl: cut off an incomplete last line") {
 		t.Errorf("after repair: %+v (repairs %q)", c, r.Repairs)
@@ -192,12 +192,12 @@ func TestHealthCorruptIndex(t *testing.T) {
 	h.Close()
 	corrupt(t, filepath.Join(home, "brain", "memory.db"))
 	h = openHost(t, home, nil)
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	// Open's quick check found the damage and moved the index aside.
 	if c := status(t, r, "database"); c.Status != health.Warn || !strings.Contains(c.Message, "corrupt when opened") || r.Overall == Healthy {
 		t.Fatalf("overall %s, database %+v", r.Overall, c)
 	}
-	r = checkHealth(t, h, HealthRequest{Repair: true})
+	r = checkHealth(t, h, memhost.HealthRequest{Repair: true})
 	if c := status(t, r, "database"); c.Status != health.Pass {
 		t.Fatalf("after repair: database %+v, repairs %q", c, r.Repairs)
 	}
@@ -224,14 +224,14 @@ func TestHealthLeakedFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	c := status(t, r, "leaked-files")
 	if c.Status != health.Warn || !strings.Contains(c.Message, "2 files of interrupted rebuilds") || !strings.Contains(c.Message, "brain/old.db-wal") ||
 		!strings.Contains(c.Message, "1 temporary files of interrupted page writes (notebook/reference/.memhost-tmp-123)") ||
 		!strings.Contains(c.Message, "2 files of a server that was killed (brain/serve.json, brain/serve.sock)") {
 		t.Fatalf("leaked-files %+v", c)
 	}
-	r = checkHealth(t, h, HealthRequest{Repair: true})
+	r = checkHealth(t, h, memhost.HealthRequest{Repair: true})
 	if c := status(t, r, "leaked-files"); c.Status != health.Pass || !strings.Contains(r.Repairs[0], "removed 6 leaked files") {
 		t.Fatalf("after repair: leaked-files %+v, repairs %q", c, r.Repairs)
 	}
@@ -266,7 +266,7 @@ func TestDeadEmbeddings(t *testing.T) {
 	if st, err := h.Status(ctx, memhost.StatusRequest{}); err != nil || st.Mode != ModeHybrid || st.Dead != 1 || st.Pending != 0 {
 		t.Errorf("status with a dead chunk: mode %s (%s), %d dead, %d pending, %v", st.Mode, st.Reason, st.Dead, st.Pending, err)
 	}
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	c := status(t, r, "embedding-queue")
 	if c.Status != health.Fail || !strings.Contains(c.Message, "1 chunks dead after 3 failed embeddings (first: poison.md line 1") || r.Overall != Unhealthy {
 		t.Fatalf("overall %s, queue %+v", r.Overall, c)
@@ -274,7 +274,7 @@ func TestDeadEmbeddings(t *testing.T) {
 	if p := status(t, r, "embedding-provider"); p.Status != health.Pass || p.LatencyMs <= 0 {
 		t.Errorf("provider %+v", p)
 	}
-	r = checkHealth(t, h, HealthRequest{Repair: true})
+	r = checkHealth(t, h, memhost.HealthRequest{Repair: true})
 	if c := status(t, r, "embedding-queue"); c.Status != health.Pass || !strings.Contains(strings.Join(r.Repairs, "\n"), "queued 1 dead chunks for embedding again") {
 		t.Fatalf("after repair: queue %+v, repairs %q", c, r.Repairs)
 	}
@@ -307,7 +307,7 @@ func TestHealthAfterDeletingIndex(t *testing.T) {
 	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	q := status(t, r, "embedding-queue")
 	if r.Overall != Healthy || q.Metadata["pending"].(int) == 0 {
 		t.Fatalf("overall %s, queue %+v: %+v", r.Overall, q, r.Checks)
@@ -355,7 +355,7 @@ func TestWorkerStateSaysSinceWhenItFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	ran := make(chan struct{}, 1)
-	h.queue.StartWorker(ctx, func(EmbedResult) { ran <- struct{}{} })
+	h.queue.StartWorker(ctx, func(memhost.EmbedResult) { ran <- struct{}{} })
 	<-ran
 	if st := h.queue.WorkerState(); !st.Running || !st.Progress.Equal(clk.now()) || !st.FailingSince.IsZero() {
 		t.Fatalf("after a good run: %+v", st)
@@ -373,7 +373,7 @@ func TestWorkerStateSaysSinceWhenItFails(t *testing.T) {
 		t.Fatalf("after a failed run: %+v", st)
 	}
 	clk.set(failedAt.Add(30 * time.Minute))
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	q := status(t, r, "embedding-queue")
 	if want := "stuck: the embedding worker fails since 2026-03-02T09:01:00Z (30m ago)"; q.Status != health.Warn || !strings.Contains(q.Message, want) {
 		t.Fatalf("queue %+v, want warn with %q", q, want)

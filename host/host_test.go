@@ -415,9 +415,9 @@ func TestWatch(t *testing.T) {
 		c.Memory.Sync.SyncOnSearch = false // prove the watcher did the indexing
 	})
 	ctx, cancel := context.WithCancel(context.Background())
-	synced := make(chan SyncResult, 16)
+	synced := make(chan memhost.SyncResult, 16)
 	done := make(chan error, 1)
-	go func() { done <- h.Watch(ctx, WatchRequest{OnSync: func(r SyncResult) { synced <- r }}) }()
+	go func() { done <- h.Watch(ctx, WatchRequest{OnSync: func(r memhost.SyncResult) { synced <- r }}) }()
 	<-synced // the first sync
 	// A page in a folder made after the watcher started.
 	writePage(t, h, "projects/new/plan.md", "# Plan\nlaunch the rocket\n")
@@ -461,13 +461,13 @@ func TestWatchFreshness(t *testing.T) {
 		writePage(t, h, p, "# "+p+"\nplain words\n")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	synced := make(chan SyncResult, 16)
+	synced := make(chan memhost.SyncResult, 16)
 	done := make(chan error, 1)
-	go func() { done <- h.Watch(ctx, WatchRequest{OnSync: func(r SyncResult) { synced <- r }}) }()
+	go func() { done <- h.Watch(ctx, WatchRequest{OnSync: func(r memhost.SyncResult) { synced <- r }}) }()
 	if first := <-synced; first.Scanned != 3 {
 		t.Fatalf("first sync scanned %d pages, want 3", first.Scanned)
 	}
-	fresh := func() SyncResult {
+	fresh := func() memhost.SyncResult {
 		t.Helper()
 		res, err := h.indexer.Fresh(context.Background())
 		if err != nil {
@@ -479,10 +479,10 @@ func TestWatchFreshness(t *testing.T) {
 		t.Fatalf("nothing changed, yet Fresh scanned %d and indexed %d", res.Scanned, res.Indexed)
 	}
 	// The event reaches the watcher's goroutine a moment after the write.
-	waitFor := func(what string, ok func(SyncResult) bool) SyncResult {
+	waitFor := func(what string, ok func(memhost.SyncResult) bool) memhost.SyncResult {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
-		var total SyncResult
+		var total memhost.SyncResult
 		for time.Now().Before(deadline) {
 			res := fresh()
 			total.Scanned += res.Scanned
@@ -497,7 +497,7 @@ func TestWatchFreshness(t *testing.T) {
 		return total
 	}
 	writePage(t, h, "reference/b.md", "# b\nthe zeppelin lands\n")
-	res := waitFor("edit", func(r SyncResult) bool { return r.Indexed == 1 })
+	res := waitFor("edit", func(r memhost.SyncResult) bool { return r.Indexed == 1 })
 	if res.Scanned != 1 {
 		t.Errorf("an edit of one page scanned %d pages, want 1", res.Scanned)
 	}
@@ -505,13 +505,13 @@ func TestWatchFreshness(t *testing.T) {
 		t.Errorf("recall zeppelin = %v", got)
 	}
 	os.Remove(filepath.Join(h.NotebookDir(), "lists", "c.md"))
-	waitFor("removal", func(r SyncResult) bool { return r.Removed == 1 })
+	waitFor("removal", func(r memhost.SyncResult) bool { return r.Removed == 1 })
 	// A folder moved: its pages cannot be named from the event, so
 	// everything is scanned.
 	if err := os.Rename(filepath.Join(h.NotebookDir(), "reference"), filepath.Join(h.NotebookDir(), "people")); err != nil {
 		t.Fatal(err)
 	}
-	res = waitFor("folder move", func(r SyncResult) bool { return r.Removed == 2 })
+	res = waitFor("folder move", func(r memhost.SyncResult) bool { return r.Removed == 2 })
 	if res.Indexed != 2 {
 		t.Errorf("after a folder move Fresh indexed %d pages, want 2 (people/a.md, people/b.md)", res.Indexed)
 	}
@@ -538,8 +538,8 @@ func TestWatchFreshConcurrent(t *testing.T) {
 	writePage(t, h, "reference/a.md", "# a\nnothing yet\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	synced := make(chan SyncResult, 4)
-	go h.Watch(ctx, WatchRequest{OnSync: func(r SyncResult) { synced <- r }})
+	synced := make(chan memhost.SyncResult, 4)
+	go h.Watch(ctx, WatchRequest{OnSync: func(r memhost.SyncResult) { synced <- r }})
 	<-synced
 	misses := 0
 	for i := range 30 {

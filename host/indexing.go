@@ -16,13 +16,7 @@ import (
 )
 
 // Index types, from package indexer and embedq.
-type (
-	SyncResult    = indexer.SyncResult
-	Problem       = indexer.Problem
-	FilesResponse = indexer.FilesResponse
-	FileInfo      = indexer.FileInfo
-	EmbedResult   = embedq.Result
-)
+type ()
 
 // MaxPageBytes is the largest page that is indexed; larger pages are
 // reported and left out of the index (the page itself is untouched).
@@ -56,7 +50,7 @@ func (h *Host) Init(ctx context.Context, _ memhost.InitRequest) (out memhost.Ini
 // Sync brings the index in step with the notebook and the sessions folder:
 // new and edited files are indexed, deleted ones removed. Unchanged files
 // cost one stat each.
-func (h *Host) Sync(ctx context.Context, _ memhost.SyncRequest) (res SyncResult, err error) {
+func (h *Host) Sync(ctx context.Context, _ memhost.SyncRequest) (res memhost.SyncResult, err error) {
 	err = h.withIndex(ctx, func() (err error) {
 		res, err = h.indexer.Sync(ctx)
 		return err
@@ -66,7 +60,7 @@ func (h *Host) Sync(ctx context.Context, _ memhost.SyncRequest) (res SyncResult,
 
 // Rebuild builds a new index beside the old one and swaps it in; if
 // anything fails the old index stays as it was.
-func (h *Host) Rebuild(ctx context.Context, _ memhost.RebuildRequest) (SyncResult, error) {
+func (h *Host) Rebuild(ctx context.Context, _ memhost.RebuildRequest) (memhost.SyncResult, error) {
 	res, err := h.indexer.Rebuild(ctx)
 	if err == nil {
 		h.queue.Kick() // a running worker embeds the new index's chunks (from the cache) now, not at the next sync
@@ -76,7 +70,7 @@ func (h *Host) Rebuild(ctx context.Context, _ memhost.RebuildRequest) (SyncResul
 
 // Files compares the index with the files on disk, hashing only those
 // whose size or time changed.
-func (h *Host) Files(ctx context.Context, _ memhost.FilesRequest) (FilesResponse, error) {
+func (h *Host) Files(ctx context.Context, _ memhost.FilesRequest) (memhost.FilesResponse, error) {
 	return h.indexer.Files(ctx)
 }
 
@@ -84,14 +78,14 @@ func (h *Host) Files(ctx context.Context, _ memhost.FilesRequest) (FilesResponse
 type WatchRequest struct {
 	// OnSync, when not nil, is called after each sync that changed
 	// something (and after the first one), on Watch's goroutine.
-	OnSync func(SyncResult) `json:"-"`
+	OnSync func(memhost.SyncResult) `json:"-"`
 	// OnGitSync, when not nil, is called after each sync with the git
 	// remote (federation) that re-indexed something or failed, with what
 	// its merge re-indexed; OnSync does not hear of those.
-	OnGitSync func(SyncResult) `json:"-"`
+	OnGitSync func(memhost.SyncResult) `json:"-"`
 	// OnEmbed, when not nil, is called after each embedding run that
 	// embedded something, on the worker's goroutine.
-	OnEmbed func(EmbedResult) `json:"-"`
+	OnEmbed func(memhost.EmbedResult) `json:"-"`
 }
 
 // Watch keeps the index in step with the notebook and sessions until ctx
@@ -108,7 +102,7 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	// The services' loops (git sync, the consolidation schedule), stopped
 	// with the watcher.
 	defer h.loops.start(ctx, req)()
-	onSync := func(r SyncResult) {
+	onSync := func(r memhost.SyncResult) {
 		h.FederationService.Edited(r)
 		h.watch.synced(h.now())
 		if req.OnSync != nil {
@@ -119,10 +113,10 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 }
 
 // Embed works through the embedding queue (see embedq.Queue.Run).
-func (h *Host) Embed(ctx context.Context, req memhost.EmbedRequest) (EmbedResult, error) {
+func (h *Host) Embed(ctx context.Context, req memhost.EmbedRequest) (memhost.EmbedResult, error) {
 	if req.Sync {
 		if _, err := h.indexer.Sync(ctx); err != nil {
-			return EmbedResult{}, err
+			return memhost.EmbedResult{}, err
 		}
 	}
 	res, err := h.queue.Run(ctx, req.Budget)
@@ -161,8 +155,8 @@ type StatusResponse struct {
 	Pending     int    `json:"pending"`        // chunks waiting for a vector of the model
 	Embedded    int    `json:"embedded"`       // chunks with one
 	// Pre-compaction flushes asked of agents.
-	Flushes   int           `json:"flushes"`
-	LastFlush *FlushReceipt `json:"lastFlush,omitempty"`
+	Flushes   int                   `json:"flushes"`
+	LastFlush *memhost.FlushReceipt `json:"lastFlush,omitempty"`
 	// FailedDownloads are models whose last download failed, with the
 	// error and when it is tried next (the search reason says it briefly).
 	FailedDownloads []FailedDownload `json:"failedDownloads,omitempty"`
@@ -171,10 +165,10 @@ type StatusResponse struct {
 	UnresolvedLinks int `json:"unresolvedLinks"`
 	// Federation is the git federation's state; nil when the home is not
 	// a memhost git repository.
-	Federation *FederationStatus `json:"federation,omitempty"`
+	Federation *memhost.FederationStatus `json:"federation,omitempty"`
 	// Generator is the text model and the last consolidation
 	// (consolidate_run.go).
-	Generator ConsolidationStatus `json:"generator"`
+	Generator memhost.ConsolidationStatus `json:"generator"`
 }
 
 // FailedDownload is a model whose download keeps failing.

@@ -11,7 +11,6 @@ import (
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
-	"github.com/memhost/memhost/host/prompt"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/sdk"
@@ -89,7 +88,7 @@ func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
 }
 
 // Context is the system-prompt block (the Context operation).
-func (k kernel) Context(ctx context.Context) (prompt.Block, error) {
+func (k kernel) Context(ctx context.Context) (memhost.ContextResponse, error) {
 	return k.h.Context(ctx, memhost.ContextRequest{})
 }
 

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/health"
 )
 
@@ -22,8 +23,8 @@ func (k kernel) WatcherFacts() health.Watcher { return k.h.watch.facts() }
 
 // MoreChecks are the checks other features judge: the vault's links and,
 // in a memhost git repository, federation's.
-func (k kernel) MoreChecks(ctx context.Context) []health.Check {
-	checks := []health.Check{k.h.LinksCheck(ctx)}
+func (k kernel) MoreChecks(ctx context.Context) []memhost.HealthCheck {
+	checks := []memhost.HealthCheck{k.h.LinksCheck(ctx)}
 	if c, ok := k.h.FederationCheck(ctx); ok {
 		checks = append(checks, c)
 	}

@@ -28,7 +28,7 @@ func TestMarkdownLinks(t *testing.T) {
 		"`[code](Sarah%20Chen.md)` and [gone](../missing%20page.md).\r\n")
 	writePage(t, h, "Bob.md", "# Bob\n")
 
-	links, err := h.Links(ctx, LinksRequest{Path: "knowledge/people/Sarah Chen.md"})
+	links, err := h.Links(ctx, memhost.LinksRequest{Path: "knowledge/people/Sarah Chen.md"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestMarkdownLinks(t *testing.T) {
 	if len(links.Out) != 2 || links.Out[0].Page != "projects/Alpha.md" || links.Out[0].Heading != "Goals" || links.Out[0].Alias != "the project" || !links.Out[0].Markdown || links.Out[1].Page != "Bob.md" {
 		t.Fatalf("out links %+v", links.Out)
 	}
-	un, err := h.Links(ctx, LinksRequest{Unresolved: true})
+	un, err := h.Links(ctx, memhost.LinksRequest{Unresolved: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +61,11 @@ func TestMarkdownLinks(t *testing.T) {
 	}
 
 	bob := readPage(t, h, "Bob.md")
-	resp, err := h.Move(ctx, MoveRequest{From: "knowledge/people/Sarah Chen.md", To: "team/Sarah Chen.md"})
+	resp, err := h.Move(ctx, memhost.MoveRequest{From: "knowledge/people/Sarah Chen.md", To: "team/Sarah Chen.md"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []LinkUpdate{{Path: "team/Sarah Chen.md", Links: 1}, {Path: "projects/notes.md", Links: 2}}; !reflect.DeepEqual(resp.Updated, want) {
+	if want := []memhost.LinkUpdate{{Path: "team/Sarah Chen.md", Links: 1}, {Path: "projects/notes.md", Links: 2}}; !reflect.DeepEqual(resp.Updated, want) {
 		t.Fatalf("updated %+v, want %+v", resp.Updated, want)
 	}
 	// Relative stays relative (from projects/), from the root stays from
@@ -85,7 +85,7 @@ func TestMarkdownLinks(t *testing.T) {
 	if readPage(t, h, "Bob.md") != bob {
 		t.Fatal("a page without links to her changed")
 	}
-	links, err = h.Links(ctx, LinksRequest{Path: "team/Sarah Chen.md"})
+	links, err = h.Links(ctx, memhost.LinksRequest{Path: "team/Sarah Chen.md"})
 	if err != nil || len(links.Back) != 3 || len(links.Out) != 2 || !links.Out[0].Resolved {
 		t.Fatalf("links after the move: %+v, %v", links, err)
 	}

@@ -50,13 +50,13 @@ var retryOps = []struct {
 		return h.Remember(ctx, memhost.RememberRequest{Text: "Retries must never double a word", Category: "knowledge", File: "rules", RequestID: id})
 	}},
 	{"fact-add", func(ctx context.Context, h *Host, id string) (any, error) {
-		return h.FactAdd(ctx, FactAddRequest{Entity: "Sarah Chen", Attribute: "role", Value: "engineer", RequestID: id})
+		return h.FactAdd(ctx, memhost.FactAddRequest{Entity: "Sarah Chen", Attribute: "role", Value: "engineer", RequestID: id})
 	}},
 	{"rm", func(ctx context.Context, h *Host, id string) (any, error) {
 		return h.Remove(ctx, memhost.RemoveRequest{Path: "knowledge/doomed.md", RequestID: id})
 	}},
 	{"mv", func(ctx context.Context, h *Host, id string) (any, error) {
-		return h.Move(ctx, MoveRequest{From: "knowledge/moving.md", To: "reference/moved.md", RequestID: id})
+		return h.Move(ctx, memhost.MoveRequest{From: "knowledge/moving.md", To: "reference/moved.md", RequestID: id})
 	}},
 	{"models-rm", func(ctx context.Context, h *Host, id string) (any, error) {
 		return h.RemoveModel(ctx, memhost.RemoveModelRequest{Name: "old-model", RequestID: id})
@@ -224,7 +224,7 @@ func TestSavePageTwice(t *testing.T) {
 	ctx := context.Background()
 	_, h := retryHome(t)
 	base := PageHash([]byte(readPage(t, h, "knowledge/doomed.md")))
-	req := SavePageRequest{Path: "knowledge/doomed.md", Text: "# Doomed\n\nedited in the dashboard", BaseHash: base}
+	req := memhost.SavePageRequest{Path: "knowledge/doomed.md", Text: "# Doomed\n\nedited in the dashboard", BaseHash: base}
 	first, err := h.SavePage(ctx, req)
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +249,7 @@ func TestRetryOfAMoveKilledBeforeItsLinks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
-	resp := MoveResponse{From: "knowledge/moving.md", To: "reference/moved.md", Updated: []LinkUpdate{}}
+	resp := memhost.MoveResponse{From: "knowledge/moving.md", To: "reference/moved.md", Updated: []memhost.LinkUpdate{}}
 	rq := once.Request{Op: "mv", ID: "half", Resp: &resp}
 	if err := h.once.Begin(rq, resp.From, resp.To, false); err != nil {
 		t.Fatal(err)
@@ -257,7 +257,7 @@ func TestRetryOfAMoveKilledBeforeItsLinks(t *testing.T) {
 	if err := h.notebook.Rename(ctx, resp.From, resp.To); err != nil {
 		t.Fatal(err)
 	}
-	got, err := h.Move(ctx, MoveRequest{From: resp.From, To: resp.To, RequestID: "half"})
+	got, err := h.Move(ctx, memhost.MoveRequest{From: resp.From, To: resp.To, RequestID: "half"})
 	if err != nil {
 		t.Fatalf("the retry: %v", err)
 	}
@@ -268,7 +268,7 @@ func TestRetryOfAMoveKilledBeforeItsLinks(t *testing.T) {
 		t.Fatalf("the retry answered %+v", got)
 	}
 	// Run again once finished, it changes nothing and answers the same.
-	again, err := h.Move(ctx, MoveRequest{From: resp.From, To: resp.To, RequestID: "half"})
+	again, err := h.Move(ctx, memhost.MoveRequest{From: resp.From, To: resp.To, RequestID: "half"})
 	if err != nil || len(again.Updated) != 1 {
 		t.Fatalf("a retry of the finished move: %+v %v", again, err)
 	}
@@ -288,7 +288,7 @@ func TestRetryOfAMoveKilledBetweenItsNames(t *testing.T) {
 	if err := os.Link(filepath.Join(dir, "knowledge", "moving.md"), filepath.Join(dir, "reference", "moved.md")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.Move(ctx, MoveRequest{From: "knowledge/moving.md", To: "reference/moved.md", RequestID: "between"}); err != nil {
+	if _, err := h.Move(ctx, memhost.MoveRequest{From: "knowledge/moving.md", To: "reference/moved.md", RequestID: "between"}); err != nil {
 		t.Fatalf("the retry: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "knowledge", "moving.md")); !os.IsNotExist(err) {
@@ -297,7 +297,7 @@ func TestRetryOfAMoveKilledBetweenItsNames(t *testing.T) {
 	// A different page at the new name is still refused.
 	writePage(t, h, "reference/other.md", "# Other\n")
 	writePage(t, h, "knowledge/third.md", "# Third\n")
-	if _, err := h.Move(ctx, MoveRequest{From: "knowledge/third.md", To: "reference/other.md"}); fault.KindOf(err) != fault.Conflict {
+	if _, err := h.Move(ctx, memhost.MoveRequest{From: "knowledge/third.md", To: "reference/other.md"}); fault.KindOf(err) != fault.Conflict {
 		t.Fatalf("a move onto another page: got %v, want a conflict", err)
 	}
 }
@@ -352,18 +352,18 @@ func TestRetryOfACompaction(t *testing.T) {
 	ctx := context.Background()
 	h := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Compaction.KeepRecentTokens = 0 })
 	for _, text := range []string{"hello there", "how are you", "fine thanks"} {
-		if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: text}); err != nil {
+		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: text}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	first, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "s1", Summary: "they greeted", RequestID: "compact-1"})
+	first, err := h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "s1", Summary: "they greeted", RequestID: "compact-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "one more"}); err != nil {
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "one more"}); err != nil {
 		t.Fatal(err)
 	}
-	second, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "s1", Summary: "they greeted", RequestID: "compact-1"})
+	second, err := h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "s1", Summary: "they greeted", RequestID: "compact-1"})
 	if err != nil {
 		t.Fatalf("the retry: %v", err)
 	}

@@ -71,41 +71,41 @@ var (
 	OpWrite              = Op[memhost.WriteRequest, memhost.WriteResponse]{OpInfo{Name: "write", Write: true}, API.Write}
 	OpRemove             = Op[memhost.RemoveRequest, memhost.RemoveResponse]{OpInfo{Name: "rm", Write: true}, API.Remove}
 	OpRecall             = Op[memhost.RecallRequest, memhost.RecallResponse]{OpInfo{Name: "recall"}, API.Recall}
-	OpContext            = Op[memhost.ContextRequest, ContextResponse]{OpInfo{Name: "context"}, API.Context}
+	OpContext            = Op[memhost.ContextRequest, memhost.ContextResponse]{OpInfo{Name: "context"}, API.Context}
 	OpConversationSearch = Op[memhost.ConversationSearchRequest, memhost.ConversationSearchResponse]{OpInfo{Name: "conversation-search"}, API.ConversationSearch}
 	OpStatus             = Op[memhost.StatusRequest, StatusResponse]{OpInfo{Name: "status"}, API.Status}
-	OpFiles              = Op[memhost.FilesRequest, FilesResponse]{OpInfo{Name: "files"}, API.Files}
-	OpSync               = Op[memhost.SyncRequest, SyncResult]{OpInfo{Name: "sync"}, API.Sync}
-	OpRebuild            = Op[memhost.RebuildRequest, SyncResult]{OpInfo{Name: "rebuild"}, API.Rebuild}
-	OpEmbed              = Op[memhost.EmbedRequest, EmbedResult]{OpInfo{Name: "embed"}, API.Embed}
-	OpSessions           = Op[SessionsRequest, SessionsResponse]{OpInfo{Name: "sessions"}, API.Sessions}
-	OpSessionAppend      = Op[SessionAppendRequest, SessionAppendResponse]{OpInfo{Name: "session/append", Write: true}, API.SessionAppend}
-	OpIngest             = Op[IngestRequest, IngestResponse]{OpInfo{Name: "session/ingest", Write: true, SocketOnly: true}, API.Ingest}
-	OpSessionTokens      = Op[SessionTokensRequest, SessionTokens]{OpInfo{Name: "session/tokens"}, API.SessionTokens}
-	OpSessionCheck       = Op[SessionCheckRequest, SessionCheck]{OpInfo{Name: "session/check"}, API.SessionCheck}
-	OpSessionCompact     = Op[SessionCompactRequest, SessionCompactResponse]{OpInfo{Name: "session/compact", Write: true}, API.SessionCompact}
-	OpHook               = Op[HookRequest, HookResponse]{OpInfo{Name: "hook", Write: true, SocketOnly: true}, API.Hook}
+	OpFiles              = Op[memhost.FilesRequest, memhost.FilesResponse]{OpInfo{Name: "files"}, API.Files}
+	OpSync               = Op[memhost.SyncRequest, memhost.SyncResult]{OpInfo{Name: "sync"}, API.Sync}
+	OpRebuild            = Op[memhost.RebuildRequest, memhost.SyncResult]{OpInfo{Name: "rebuild"}, API.Rebuild}
+	OpEmbed              = Op[memhost.EmbedRequest, memhost.EmbedResult]{OpInfo{Name: "embed"}, API.Embed}
+	OpSessions           = Op[memhost.SessionsRequest, memhost.SessionsResponse]{OpInfo{Name: "sessions"}, API.Sessions}
+	OpSessionAppend      = Op[memhost.SessionAppendRequest, memhost.SessionAppendResponse]{OpInfo{Name: "session/append", Write: true}, API.SessionAppend}
+	OpIngest             = Op[memhost.IngestRequest, memhost.IngestResponse]{OpInfo{Name: "session/ingest", Write: true, SocketOnly: true}, API.Ingest}
+	OpSessionTokens      = Op[memhost.SessionTokensRequest, memhost.SessionTokens]{OpInfo{Name: "session/tokens"}, API.SessionTokens}
+	OpSessionCheck       = Op[memhost.SessionCheckRequest, memhost.SessionCheck]{OpInfo{Name: "session/check"}, API.SessionCheck}
+	OpSessionCompact     = Op[memhost.SessionCompactRequest, memhost.SessionCompactResponse]{OpInfo{Name: "session/compact", Write: true}, API.SessionCompact}
+	OpHook               = Op[memhost.HookRequest, memhost.HookResponse]{OpInfo{Name: "hook", Write: true, SocketOnly: true}, API.Hook}
 	OpPlugins            = Op[memhost.PluginsRequest, PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins}
 	OpUsePlugin          = Op[memhost.UsePluginRequest, UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin}
 	OpPluginStatus       = Op[memhost.PluginStatusRequest, PluginStatusResponse]{OpInfo{Name: "plugins/status"}, API.PluginStatus}
 	OpModels             = Op[memhost.ModelsRequest, ModelsResponse]{OpInfo{Name: "models"}, API.Models}
 	OpPullModel          = Op[PullModelRequest, PullResponse]{OpInfo{Name: "models/pull", Write: true}, API.PullModel}
 	OpRemoveModel        = Op[memhost.RemoveModelRequest, memhost.RemoveModelResponse]{OpInfo{Name: "models/rm", Write: true}, API.RemoveModel}
-	OpHealth             = Op[HealthRequest, HealthResponse]{OpInfo{Name: "health"}, API.Health}
-	OpLinks              = Op[LinksRequest, LinksResponse]{OpInfo{Name: "links"}, API.Links}
-	OpMove               = Op[MoveRequest, MoveResponse]{OpInfo{Name: "mv", Write: true}, API.Move}
-	OpRollup             = Op[RollupRequest, RollupResponse]{OpInfo{Name: "rollup", Write: true}, API.Rollup}
-	OpPrune              = Op[PruneRequest, PruneResponse]{OpInfo{Name: "prune", Write: true}, API.Prune}
-	OpFactAdd            = Op[FactAddRequest, FactAddResponse]{OpInfo{Name: "fact/add", Write: true}, API.FactAdd}
-	OpFactForget         = Op[FactForgetRequest, FactForgetResponse]{OpInfo{Name: "fact/forget", Write: true}, API.FactForget}
-	OpFacts              = Op[FactsRequest, FactsResponse]{OpInfo{Name: "facts"}, API.Facts}
-	OpEntities           = Op[EntitiesRequest, EntitiesResponse]{OpInfo{Name: "entities"}, API.Entities}
-	OpRelations          = Op[RelationsRequest, RelationsResponse]{OpInfo{Name: "relations"}, API.Relations}
-	OpConsolidate        = Op[ConsolidateRequest, ConsolidateResponse]{OpInfo{Name: "consolidate", Write: true}, API.Consolidate}
-	OpGitInit            = Op[GitInitRequest, GitInitResponse]{OpInfo{Name: "git/init", Write: true, SocketOnly: true}, API.GitInit}
-	OpFedSync            = Op[FedSyncRequest, FedSyncResponse]{OpInfo{Name: "git/sync", Write: true}, API.FedSync}
-	OpExport             = Op[ExportRequest, ExportResponse]{OpInfo{Name: "export", SocketOnly: true}, API.Export}
-	OpImport             = Op[ImportRequest, ImportResponse]{OpInfo{Name: "import", Write: true, SocketOnly: true}, API.Import}
+	OpHealth             = Op[memhost.HealthRequest, memhost.HealthResponse]{OpInfo{Name: "health"}, API.Health}
+	OpLinks              = Op[memhost.LinksRequest, memhost.LinksResponse]{OpInfo{Name: "links"}, API.Links}
+	OpMove               = Op[memhost.MoveRequest, memhost.MoveResponse]{OpInfo{Name: "mv", Write: true}, API.Move}
+	OpRollup             = Op[memhost.RollupRequest, memhost.RollupResponse]{OpInfo{Name: "rollup", Write: true}, API.Rollup}
+	OpPrune              = Op[memhost.PruneRequest, memhost.PruneResponse]{OpInfo{Name: "prune", Write: true}, API.Prune}
+	OpFactAdd            = Op[memhost.FactAddRequest, memhost.FactAddResponse]{OpInfo{Name: "fact/add", Write: true}, API.FactAdd}
+	OpFactForget         = Op[memhost.FactForgetRequest, memhost.FactForgetResponse]{OpInfo{Name: "fact/forget", Write: true}, API.FactForget}
+	OpFacts              = Op[memhost.FactsRequest, memhost.FactsResponse]{OpInfo{Name: "facts"}, API.Facts}
+	OpEntities           = Op[memhost.EntitiesRequest, memhost.EntitiesResponse]{OpInfo{Name: "entities"}, API.Entities}
+	OpRelations          = Op[memhost.RelationsRequest, memhost.RelationsResponse]{OpInfo{Name: "relations"}, API.Relations}
+	OpConsolidate        = Op[memhost.ConsolidateRequest, memhost.ConsolidateResponse]{OpInfo{Name: "consolidate", Write: true}, API.Consolidate}
+	OpGitInit            = Op[memhost.GitInitRequest, memhost.GitInitResponse]{OpInfo{Name: "git/init", Write: true, SocketOnly: true}, API.GitInit}
+	OpFedSync            = Op[memhost.FedSyncRequest, memhost.FedSyncResponse]{OpInfo{Name: "git/sync", Write: true}, API.FedSync}
+	OpExport             = Op[memhost.ExportRequest, memhost.ExportResponse]{OpInfo{Name: "export", SocketOnly: true}, API.Export}
+	OpImport             = Op[memhost.ImportRequest, memhost.ImportResponse]{OpInfo{Name: "import", Write: true, SocketOnly: true}, API.Import}
 )
 
 // Ops is every operation, in the order docs/api.md gives them.
@@ -123,41 +123,41 @@ type API interface {
 	Write(context.Context, memhost.WriteRequest) (memhost.WriteResponse, error)
 	Remove(context.Context, memhost.RemoveRequest) (memhost.RemoveResponse, error)
 	Recall(context.Context, memhost.RecallRequest) (memhost.RecallResponse, error)
-	Context(context.Context, memhost.ContextRequest) (ContextResponse, error)
+	Context(context.Context, memhost.ContextRequest) (memhost.ContextResponse, error)
 	ConversationSearch(context.Context, memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error)
 	Status(context.Context, memhost.StatusRequest) (StatusResponse, error)
-	Files(context.Context, memhost.FilesRequest) (FilesResponse, error)
-	Sync(context.Context, memhost.SyncRequest) (SyncResult, error)
-	Rebuild(context.Context, memhost.RebuildRequest) (SyncResult, error)
-	Embed(context.Context, memhost.EmbedRequest) (EmbedResult, error)
-	Sessions(context.Context, SessionsRequest) (SessionsResponse, error)
-	SessionAppend(context.Context, SessionAppendRequest) (SessionAppendResponse, error)
-	Ingest(context.Context, IngestRequest) (IngestResponse, error)
-	SessionTokens(context.Context, SessionTokensRequest) (SessionTokens, error)
-	SessionCheck(context.Context, SessionCheckRequest) (SessionCheck, error)
-	SessionCompact(context.Context, SessionCompactRequest) (SessionCompactResponse, error)
-	Hook(context.Context, HookRequest) (HookResponse, error)
+	Files(context.Context, memhost.FilesRequest) (memhost.FilesResponse, error)
+	Sync(context.Context, memhost.SyncRequest) (memhost.SyncResult, error)
+	Rebuild(context.Context, memhost.RebuildRequest) (memhost.SyncResult, error)
+	Embed(context.Context, memhost.EmbedRequest) (memhost.EmbedResult, error)
+	Sessions(context.Context, memhost.SessionsRequest) (memhost.SessionsResponse, error)
+	SessionAppend(context.Context, memhost.SessionAppendRequest) (memhost.SessionAppendResponse, error)
+	Ingest(context.Context, memhost.IngestRequest) (memhost.IngestResponse, error)
+	SessionTokens(context.Context, memhost.SessionTokensRequest) (memhost.SessionTokens, error)
+	SessionCheck(context.Context, memhost.SessionCheckRequest) (memhost.SessionCheck, error)
+	SessionCompact(context.Context, memhost.SessionCompactRequest) (memhost.SessionCompactResponse, error)
+	Hook(context.Context, memhost.HookRequest) (memhost.HookResponse, error)
 	Plugins(context.Context, memhost.PluginsRequest) (PluginsResponse, error)
 	UsePlugin(context.Context, memhost.UsePluginRequest) (UseResponse, error)
 	PluginStatus(context.Context, memhost.PluginStatusRequest) (PluginStatusResponse, error)
 	Models(context.Context, memhost.ModelsRequest) (ModelsResponse, error)
 	PullModel(context.Context, PullModelRequest) (PullResponse, error)
 	RemoveModel(context.Context, memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error)
-	Health(context.Context, HealthRequest) (HealthResponse, error)
-	Links(context.Context, LinksRequest) (LinksResponse, error)
-	Move(context.Context, MoveRequest) (MoveResponse, error)
-	Rollup(context.Context, RollupRequest) (RollupResponse, error)
-	Prune(context.Context, PruneRequest) (PruneResponse, error)
-	FactAdd(context.Context, FactAddRequest) (FactAddResponse, error)
-	FactForget(context.Context, FactForgetRequest) (FactForgetResponse, error)
-	Facts(context.Context, FactsRequest) (FactsResponse, error)
-	Entities(context.Context, EntitiesRequest) (EntitiesResponse, error)
-	Relations(context.Context, RelationsRequest) (RelationsResponse, error)
-	Consolidate(context.Context, ConsolidateRequest) (ConsolidateResponse, error)
-	GitInit(context.Context, GitInitRequest) (GitInitResponse, error)
-	FedSync(context.Context, FedSyncRequest) (FedSyncResponse, error)
-	Export(context.Context, ExportRequest) (ExportResponse, error)
-	Import(context.Context, ImportRequest) (ImportResponse, error)
+	Health(context.Context, memhost.HealthRequest) (memhost.HealthResponse, error)
+	Links(context.Context, memhost.LinksRequest) (memhost.LinksResponse, error)
+	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)
+	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)
+	Prune(context.Context, memhost.PruneRequest) (memhost.PruneResponse, error)
+	FactAdd(context.Context, memhost.FactAddRequest) (memhost.FactAddResponse, error)
+	FactForget(context.Context, memhost.FactForgetRequest) (memhost.FactForgetResponse, error)
+	Facts(context.Context, memhost.FactsRequest) (memhost.FactsResponse, error)
+	Entities(context.Context, memhost.EntitiesRequest) (memhost.EntitiesResponse, error)
+	Relations(context.Context, memhost.RelationsRequest) (memhost.RelationsResponse, error)
+	Consolidate(context.Context, memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error)
+	GitInit(context.Context, memhost.GitInitRequest) (memhost.GitInitResponse, error)
+	FedSync(context.Context, memhost.FedSyncRequest) (memhost.FedSyncResponse, error)
+	Export(context.Context, memhost.ExportRequest) (memhost.ExportResponse, error)
+	Import(context.Context, memhost.ImportRequest) (memhost.ImportResponse, error)
 }
 
 var _ API = (*Host)(nil)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 )
@@ -26,14 +27,14 @@ func TestPageMaxBytes(t *testing.T) {
 	text := "ab" + strings.Repeat("é", 10) // 2 + 20 bytes
 	os.WriteFile(filepath.Join(dir, "p.md"), []byte(text), 0o644)
 
-	p, err := h.Page(ctx, PageRequest{Path: "p.md", MaxBytes: 5}) // "ab" + é + half an é
+	p, err := h.Page(ctx, memhost.PageRequest{Path: "p.md", MaxBytes: 5}) // "ab" + é + half an é
 	if err != nil || !p.Truncated || p.Text != "abé" || p.Hash != "" || p.SizeBytes != int64(len(text)) {
 		t.Fatalf("truncated: %+v %v", p, err)
 	}
-	if _, err := h.SavePage(ctx, SavePageRequest{Path: "p.md", Text: p.Text, BaseHash: p.Hash}); err == nil {
+	if _, err := h.SavePage(ctx, memhost.SavePageRequest{Path: "p.md", Text: p.Text, BaseHash: p.Hash}); err == nil {
 		t.Fatal("a save of the truncated text with its (empty) hash overwrote the page")
 	}
-	p, err = h.Page(ctx, PageRequest{Path: "p.md", MaxBytes: int64(len(text))})
+	p, err = h.Page(ctx, memhost.PageRequest{Path: "p.md", MaxBytes: int64(len(text))})
 	if err != nil || p.Truncated || p.Text != text || p.Hash != PageHash([]byte(text)) {
 		t.Fatalf("whole within the bound: %+v %v", p, err)
 	}
@@ -42,7 +43,7 @@ func TestPageMaxBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := h.Page(ctx, PageRequest{Path: "fifo.md", MaxBytes: 5}); done <- err }()
+	go func() { _, err := h.Page(ctx, memhost.PageRequest{Path: "fifo.md", MaxBytes: 5}); done <- err }()
 	select {
 	case err := <-done:
 		if fault.KindOf(err) != fault.BadInput || !strings.Contains(err.Error(), "not a regular file") {
@@ -51,7 +52,7 @@ func TestPageMaxBytes(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("reading the start of a FIFO blocks")
 	}
-	if _, err := h.Page(ctx, PageRequest{Path: "none.md", MaxBytes: 5}); !errors.Is(err, notebook.ErrNotFound) {
+	if _, err := h.Page(ctx, memhost.PageRequest{Path: "none.md", MaxBytes: 5}); !errors.Is(err, notebook.ErrNotFound) {
 		t.Errorf("a missing page: %v", err)
 	}
 }

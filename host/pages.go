@@ -102,15 +102,12 @@ func (h *Host) Remove(ctx context.Context, req memhost.RemoveRequest) (out memho
 }
 
 // Prompt block types, from package prompt.
-type (
-	ContextResponse = prompt.Block
-	ContextFile     = prompt.File
-)
+type ()
 
 // Context assembles the block an agent puts in its system prompt (see
 // prompt.Build): reference pages, then today's and recent daily logs,
 // then the current facts of the most-mentioned entities (contextFacts).
-func (h *Host) Context(ctx context.Context, _ memhost.ContextRequest) (ContextResponse, error) {
+func (h *Host) Context(ctx context.Context, _ memhost.ContextRequest) (memhost.ContextResponse, error) {
 	b, err := prompt.Build(h.notebook, h.config().Memory.Prompt, h.now().In(h.loc()))
 	if err != nil {
 		return b, err

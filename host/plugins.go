@@ -8,22 +8,18 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
 
-// PluginInfo describes an installed plugin, from package embedq.
-type PluginInfo = embedq.PluginInfo
-
 // PluginsResponse lists the installed plugins of each kind; Warnings
 // name files that were skipped.
 type PluginsResponse struct {
-	Plugins    []PluginInfo `json:"plugins"`    // embeddings providers
-	Generators []PluginInfo `json:"generators"` // text generators (generate.go)
-	Warnings   []string     `json:"warnings"`
+	Plugins    []memhost.PluginInfo `json:"plugins"`    // embeddings providers
+	Generators []memhost.PluginInfo `json:"generators"` // text generators (generate.go)
+	Warnings   []string             `json:"warnings"`
 }
 
 // Plugins starts each installed plugin to ask its version, model and
@@ -31,7 +27,7 @@ type PluginsResponse struct {
 func (h *Host) Plugins(ctx context.Context, _ memhost.PluginsRequest) (PluginsResponse, error) {
 	emb, err := h.queue.Plugins(ctx)
 	if err != nil {
-		return PluginsResponse{Plugins: emb.Plugins, Generators: []PluginInfo{}, Warnings: emb.Warnings}, err
+		return PluginsResponse{Plugins: emb.Plugins, Generators: []memhost.PluginInfo{}, Warnings: emb.Warnings}, err
 	}
 	gens, warnings := h.generatorList(ctx)
 	return PluginsResponse{Plugins: emb.Plugins, Generators: gens, Warnings: append(emb.Warnings, warnings...)}, ctx.Err()
@@ -144,7 +140,7 @@ func (h *Host) writeConfig(edit func(path string) error) error {
 // PluginStatusResponse is the active provider's state and what search
 // does with it.
 type PluginStatusResponse struct {
-	embedq.ProviderStatus
+	memhost.ProviderStatus
 	Mode     string `json:"mode"`
 	Reason   string `json:"reason,omitempty"`
 	Pending  int    `json:"pending"`
@@ -152,7 +148,7 @@ type PluginStatusResponse struct {
 	// FailedDownloads: as in StatusResponse.
 	FailedDownloads []FailedDownload `json:"failedDownloads,omitempty"`
 	// Generator is the configured generator's state (generate.go).
-	Generator GeneratorStatus `json:"generator"`
+	Generator memhost.ProviderStatus `json:"generator"`
 }
 
 // PluginStatus reports the active provider and what search does with it.

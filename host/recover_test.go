@@ -79,7 +79,7 @@ func TestWriteLandsOnCorruptIndex(t *testing.T) {
 			return r.Warnings, err
 		},
 		func() ([]string, error) {
-			r, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s1", Role: "user", Text: "the launch is on Friday"})
+			r, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "the launch is on Friday"})
 			return r.Warnings, err
 		},
 	} {

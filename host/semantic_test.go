@@ -232,7 +232,7 @@ func TestSwitchingBackReEmbedsNothing(t *testing.T) {
 	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	embedAll := func() EmbedResult {
+	embedAll := func() memhost.EmbedResult {
 		t.Helper()
 		r, err := h.Embed(ctx, memhost.EmbedRequest{})
 		if err != nil {
@@ -329,9 +329,9 @@ func TestWatchEmbeds(t *testing.T) {
 		c.Memory.Sync.WatchDebounceMs = 50
 	}, "hello")
 	ctx, cancel := context.WithCancel(context.Background())
-	embedded := make(chan EmbedResult, 16)
+	embedded := make(chan memhost.EmbedResult, 16)
 	done := make(chan error, 1)
-	go func() { done <- h.Watch(ctx, WatchRequest{OnEmbed: func(r EmbedResult) { embedded <- r }}) }()
+	go func() { done <- h.Watch(ctx, WatchRequest{OnEmbed: func(r memhost.EmbedResult) { embedded <- r }}) }()
 	first := <-embedded
 	if first.Pending != 0 || first.Embedded == 0 {
 		t.Errorf("first run: %+v", first)
@@ -412,7 +412,7 @@ func TestFilteredVectorSearchIsExact(t *testing.T) {
 	for i := range 120 {
 		writePage(t, h, fmt.Sprintf("knowledge/crowd-%03d.md", i), fmt.Sprintf("kangaroo pouch %d\n", i))
 	}
-	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "zoo", Role: "user", Text: "kangarooo pouchh"}); err != nil {
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "zoo", Role: "user", Text: "kangarooo pouchh"}); err != nil {
 		t.Fatal(err)
 	}
 	waitHybrid(t, h, "kangaroo pouch", "writing 120 pages")
@@ -465,7 +465,7 @@ func TestCrashingTextEndsDead(t *testing.T) {
 	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	var res EmbedResult
+	var res memhost.EmbedResult
 	var err error
 	for range 4 {
 		if res, err = h.Embed(ctx, memhost.EmbedRequest{}); err == nil {

@@ -35,7 +35,7 @@ func TestSessionAppendAndSearch(t *testing.T) {
 	}
 	for i, tt := range turns {
 		clk.set(clk.now().Add(24 * time.Hour))
-		resp, err := h.SessionAppend(ctx, SessionAppendRequest{Session: tt.session, Role: tt.role, Text: tt.text, Meta: json.RawMessage(`{"n":1}`)})
+		resp, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: tt.session, Role: tt.role, Text: tt.text, Meta: json.RawMessage(`{"n":1}`)})
 		if err != nil {
 			t.Fatalf("append %d: %v", i, err)
 		}
@@ -87,7 +87,7 @@ func TestSessionAppendAndSearch(t *testing.T) {
 	if len(rec.Results.Sessions) != 1 || rec.Results.Sessions[0].Session != "s2" || !strings.HasPrefix(rec.Results.Sessions[0].Heading, "user, 2026-03-04") {
 		t.Errorf("recall --sources sessions: %+v", rec.Results.Sessions)
 	}
-	for _, bad := range []SessionAppendRequest{
+	for _, bad := range []memhost.SessionAppendRequest{
 		{Session: "../x", Role: "user", Text: "x"},
 		{Session: "s1", Role: "bot", Text: "x"},
 		{Session: "s1", Role: "user", Text: "  "},
@@ -138,35 +138,35 @@ func TestCompactionCycle(t *testing.T) {
 		c.Memory.Compaction = config.Compaction{ContextWindow: 1000, ReserveTokens: 100, SoftThresholdTokens: 200, KeepRecentTokens: 150, FlushPrompt: "flush now"}
 	})
 	for i := range 6 {
-		if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "user", Text: strings.Repeat("word ", 80) + "turn" + string(rune('a'+i))}); err != nil {
+		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s", Role: "user", Text: strings.Repeat("word ", 80) + "turn" + string(rune('a'+i))}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	tok, err := h.SessionTokens(ctx, SessionTokensRequest{Session: "s"})
+	tok, err := h.SessionTokens(ctx, memhost.SessionTokensRequest{Session: "s"})
 	if err != nil || tok.Turns != 6 || tok.Tokens < 6*100 {
 		t.Fatalf("tokens = %+v, %v", tok, err)
 	}
 	// flushAt = 1000-100-200 = 700. ~606 tokens now: not due; a big
 	// incoming message jumps past the threshold and the limit at once.
-	if c, _ := h.SessionCheck(ctx, SessionCheckRequest{Session: "s", Incoming: 0}); c.FlushDue || c.FlushAt != 700 || c.CompactAt != 900 {
+	if c, _ := h.SessionCheck(ctx, memhost.SessionCheckRequest{Session: "s", Incoming: 0}); c.FlushDue || c.FlushAt != 700 || c.CompactAt != 900 {
 		t.Errorf("check without incoming: %+v", c)
 	}
-	c, err := h.SessionCheck(ctx, SessionCheckRequest{Session: "s", Incoming: 500})
+	c, err := h.SessionCheck(ctx, memhost.SessionCheckRequest{Session: "s", Incoming: 500})
 	if err != nil || !c.FlushDue || !c.CompactionDue || c.Prompt != "flush now" {
 		t.Fatalf("check with a big incoming message: %+v, %v", c, err)
 	}
-	if c, _ := h.SessionCheck(ctx, SessionCheckRequest{Session: "s", Incoming: 500}); c.FlushDue || !c.AlreadyFlushed {
+	if c, _ := h.SessionCheck(ctx, memhost.SessionCheckRequest{Session: "s", Incoming: 500}); c.FlushDue || !c.AlreadyFlushed {
 		t.Errorf("second check in the same cycle: %+v", c)
 	}
 	st, _ := h.Status(ctx, memhost.StatusRequest{})
 	if st.Flushes != 1 || st.LastFlush == nil || st.LastFlush.Session != "s" {
 		t.Errorf("status flushes: %+v", st)
 	}
-	comp, err := h.SessionCompact(ctx, SessionCompactRequest{Session: "s", Summary: "The user repeated a word many times."})
+	comp, err := h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "s", Summary: "The user repeated a word many times."})
 	if err != nil || comp.RemovedCount == 0 || comp.RemovedCount == 6 || comp.FirstTurn == "" {
 		t.Fatalf("compact = %+v, %v", comp, err)
 	}
-	after, _ := h.SessionTokens(ctx, SessionTokensRequest{Session: "s"})
+	after, _ := h.SessionTokens(ctx, memhost.SessionTokensRequest{Session: "s"})
 	if after.Tokens >= tok.Tokens || after.Compactions != 1 {
 		t.Errorf("after compaction: %+v (before %+v)", after, tok)
 	}
@@ -183,10 +183,10 @@ func TestCompactionCycle(t *testing.T) {
 		t.Errorf("the summary is not searchable as one: %+v", r.Results)
 	}
 	// A new cycle: the flush can be due again.
-	if c, _ := h.SessionCheck(ctx, SessionCheckRequest{Session: "s", Incoming: 900}); !c.FlushDue {
+	if c, _ := h.SessionCheck(ctx, memhost.SessionCheckRequest{Session: "s", Incoming: 900}); !c.FlushDue {
 		t.Errorf("flush after a compaction: %+v", c)
 	}
-	if _, err := h.SessionCheck(ctx, SessionCheckRequest{Session: "nope", Incoming: 0}); !isKind(err, fault.BadInput, fault.NotFound) {
+	if _, err := h.SessionCheck(ctx, memhost.SessionCheckRequest{Session: "nope", Incoming: 0}); !isKind(err, fault.BadInput, fault.NotFound) {
 		t.Errorf("unknown session: %v", err)
 	}
 }
@@ -198,7 +198,7 @@ func TestIngestClaudeCode(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "4f35e220-c435.jsonl")
 	data, _ := os.ReadFile("testdata/claude/4f35e220-c435.jsonl")
 	os.WriteFile(src, data, 0o644)
-	r, err := h.Ingest(ctx, IngestRequest{Paths: []string{src}})
+	r, err := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{src}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,12 +208,12 @@ func TestIngestClaudeCode(t *testing.T) {
 	if f.Format != FormatClaudeCode || f.Session != "claude-4f35e220-c435" || f.Added != 4 || len(f.Problems) != 1 || !strings.Contains(f.Problems[0], ":5:") {
 		t.Fatalf("ingest = %+v", f)
 	}
-	if r, _ := h.Ingest(ctx, IngestRequest{Paths: []string{src}}); r.Files[0].Added != 0 || r.Files[0].Known != 4 {
+	if r, _ := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{src}}); r.Files[0].Added != 0 || r.Files[0].Known != 4 {
 		t.Errorf("second ingest = %+v", r.Files[0])
 	}
 	// The file grows: only the new turn is added.
 	os.WriteFile(src, append(data, []byte(`{"sessionId":"4f35e220-c435","type":"user","message":{"role":"user","content":"Thanks, now deploy it"},"uuid":"u3","timestamp":"2025-05-26T07:30:00.000Z"}`+"\n")...), 0o644)
-	if r, _ := h.Ingest(ctx, IngestRequest{Paths: []string{src}}); r.Files[0].Added != 1 {
+	if r, _ := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{src}}); r.Files[0].Added != 1 {
 		t.Errorf("grown file = %+v", r.Files[0])
 	}
 	h.editConfig(func(c *config.Config) { c.Memory.Search.MinScore = 0 })
@@ -238,14 +238,14 @@ func TestIngestMemhostFormat(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
-	r, err := h.Ingest(ctx, IngestRequest{Paths: []string{"eval/testdata/sessions/c1/session_01.jsonl"}})
+	r, err := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{"eval/testdata/sessions/c1/session_01.jsonl"}})
 	if err != nil || r.Files[0].Format != FormatMemhost || r.Files[0].Session != "session_01" || r.Files[0].Added != 3 {
 		t.Fatalf("ingest = %+v, %v", r, err)
 	}
-	if _, err := h.Ingest(ctx, IngestRequest{Paths: []string{"testdata/nope.jsonl"}}); !isKind(err, fault.BadInput, fault.NotFound) {
+	if _, err := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{"testdata/nope.jsonl"}}); !isKind(err, fault.BadInput, fault.NotFound) {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, err := h.Ingest(ctx, IngestRequest{Paths: []string{"x"}, Format: "yaml"}); !isKind(err, fault.BadInput, fault.NotFound) {
+	if _, err := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{"x"}, Format: "yaml"}); !isKind(err, fault.BadInput, fault.NotFound) {
 		t.Errorf("bad format: %v", err)
 	}
 }
@@ -340,7 +340,7 @@ func TestTranscriptAppendsAreIndexedIncrementally(t *testing.T) {
 		t.Fatalf("first sync: %+v, %v", res, err)
 	}
 	for i := 500; i < 503; i++ {
-		if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "long", Role: "assistant", Text: fmt.Sprintf("appended reply %d", i)}); err != nil {
+		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "long", Role: "assistant", Text: fmt.Sprintf("appended reply %d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -404,7 +404,7 @@ func TestReplyFoundByItsQuestion(t *testing.T) {
 
 // hook runs a hook and returns its output.
 func hook(ctx context.Context, h *Host, event string, payload []byte) ([]byte, error) {
-	r, err := h.Hook(ctx, HookRequest{Event: event, Payload: payload})
+	r, err := h.Hook(ctx, memhost.HookRequest{Event: event, Payload: payload})
 	return r.Output, err
 }
 
@@ -420,12 +420,12 @@ func TestSessionAppendRetriedOnce(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	h := newHost(t)
-	req := SessionAppendRequest{ID: "a1b2c3d4e5f6", Session: "s", Role: "user", Text: "the ferry leaves at nine"}
+	req := memhost.SessionAppendRequest{ID: "a1b2c3d4e5f6", Session: "s", Role: "user", Text: "the ferry leaves at nine"}
 	first, err := h.SessionAppend(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.SessionAppend(ctx, SessionAppendRequest{Session: "s", Role: "assistant", Text: "noted"}); err != nil {
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s", Role: "assistant", Text: "noted"}); err != nil {
 		t.Fatal(err)
 	}
 	again, err := h.SessionAppend(ctx, req)
@@ -436,7 +436,7 @@ func TestSessionAppendRetriedOnce(t *testing.T) {
 	if err != nil || len(tr.Turns) != 2 {
 		t.Fatalf("%d turns, %v; want 2", len(tr.Turns), err)
 	}
-	if _, err := h.SessionAppend(ctx, SessionAppendRequest{ID: "../x", Session: "s", Role: "user", Text: "x"}); fault.KindOf(err) != fault.BadInput {
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{ID: "../x", Session: "s", Role: "user", Text: "x"}); fault.KindOf(err) != fault.BadInput {
 		t.Errorf("bad id: %v", err)
 	}
 }

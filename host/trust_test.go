@@ -92,7 +92,7 @@ func TestFIFOPages(t *testing.T) {
 		}
 	}
 
-	res, err := guard(t, "sync", func() (SyncResult, error) { return h.Sync(ctx, memhost.SyncRequest{}) })
+	res, err := guard(t, "sync", func() (memhost.SyncResult, error) { return h.Sync(ctx, memhost.SyncRequest{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,10 +105,10 @@ func TestFIFOPages(t *testing.T) {
 			t.Errorf("sync: problem for %s is %q (all: %v)", p, problems[p], problems)
 		}
 	}
-	if _, err := guard(t, "rebuild", func() (SyncResult, error) { return h.Rebuild(ctx, memhost.RebuildRequest{}) }); err != nil {
+	if _, err := guard(t, "rebuild", func() (memhost.SyncResult, error) { return h.Rebuild(ctx, memhost.RebuildRequest{}) }); err != nil {
 		t.Fatal(err)
 	}
-	files, err := guard(t, "files", func() (FilesResponse, error) { return h.Files(ctx, memhost.FilesRequest{}) })
+	files, err := guard(t, "files", func() (memhost.FilesResponse, error) { return h.Files(ctx, memhost.FilesRequest{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,18 +117,18 @@ func TestFIFOPages(t *testing.T) {
 			t.Errorf("files: %s is %s", f.Path, f.State)
 		}
 	}
-	if _, err := guard(t, "sessions list", func() (SessionsResponse, error) { return h.Sessions(ctx, SessionsRequest{}) }); err != nil {
+	if _, err := guard(t, "sessions list", func() (memhost.SessionsResponse, error) { return h.Sessions(ctx, memhost.SessionsRequest{}) }); err != nil {
 		t.Errorf("sessions list: %v", err)
 	}
-	if _, err := guard(t, "page", func() (PageResponse, error) { return h.Page(ctx, PageRequest{Path: "lists/fifo.md"}) }); fault.KindOf(err) != fault.BadInput {
+	if _, err := guard(t, "page", func() (memhost.PageResponse, error) { return h.Page(ctx, memhost.PageRequest{Path: "lists/fifo.md"}) }); fault.KindOf(err) != fault.BadInput {
 		t.Errorf("dashboard page of a FIFO: %v, want a bad-input error", err)
 	}
-	if _, err := guard(t, "transcript", func() (TranscriptResponse, error) {
-		return h.Transcript(ctx, TranscriptRequest{Session: "fifo"})
+	if _, err := guard(t, "transcript", func() (memhost.TranscriptResponse, error) {
+		return h.Transcript(ctx, memhost.TranscriptRequest{Session: "fifo"})
 	}); fault.KindOf(err) != fault.BadInput {
 		t.Errorf("transcript of a FIFO: %v, want a bad-input error", err)
 	}
-	if _, err := guard(t, "health", func() (HealthResponse, error) { return h.Health(ctx, HealthRequest{}) }); err != nil {
+	if _, err := guard(t, "health", func() (memhost.HealthResponse, error) { return h.Health(ctx, memhost.HealthRequest{}) }); err != nil {
 		t.Errorf("health: %v", err)
 	}
 	if got := found(t, h, "written"); len(got) == 0 {

@@ -46,7 +46,7 @@ func BenchmarkVault10k(b *testing.B) {
 	b.Logf("sync of 10k pages: %v", time.Since(start))
 	b.Run("links", func(b *testing.B) {
 		for b.Loop() {
-			resp, err := h.Links(ctx, LinksRequest{Path: "f07/page 00007.md"})
+			resp, err := h.Links(ctx, memhost.LinksRequest{Path: "f07/page 00007.md"})
 			if err != nil || len(resp.Out) != 3 || len(resp.Back) == 0 {
 				b.Fatalf("%+v, %v", resp, err)
 			}
@@ -54,7 +54,7 @@ func BenchmarkVault10k(b *testing.B) {
 	})
 	b.Run("unresolved", func(b *testing.B) {
 		for b.Loop() {
-			resp, err := h.Links(ctx, LinksRequest{Unresolved: true})
+			resp, err := h.Links(ctx, memhost.LinksRequest{Unresolved: true})
 			if err != nil || len(resp.Unresolved) != 10000 {
 				b.Fatalf("%d, %v", len(resp.Unresolved), err)
 			}

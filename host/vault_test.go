@@ -101,11 +101,11 @@ func TestWriteToolsKeepFrontmatter(t *testing.T) {
 			return err
 		}, "*", rel},
 		{"mv the page", func(h *Host) error {
-			_, err := h.Move(ctx, MoveRequest{From: rel, To: "people/sarah.md"})
+			_, err := h.Move(ctx, memhost.MoveRequest{From: rel, To: "people/sarah.md"})
 			return err
 		}, "", "people/sarah.md"},
 		{"mv a page it links to", func(h *Host) error {
-			_, err := h.Move(ctx, MoveRequest{From: "reference/glossary.md", To: "reference/terms.md"})
+			_, err := h.Move(ctx, memhost.MoveRequest{From: "reference/glossary.md", To: "reference/terms.md"})
 			return err
 		}, "links", rel},
 		{"daily-log into a log with frontmatter", func(h *Host) error {
@@ -113,7 +113,7 @@ func TestWriteToolsKeepFrontmatter(t *testing.T) {
 			return err
 		}, "new", "daily/2026-11-23.md"},
 		{"rollup written again", func(h *Host) error {
-			_, err := h.Rollup(ctx, RollupRequest{Period: "week", Date: "2026-11-23"})
+			_, err := h.Rollup(ctx, memhost.RollupRequest{Period: "week", Date: "2026-11-23"})
 			return err
 		}, "*", "daily/rollups/2026-W48.md"},
 	}
@@ -244,7 +244,7 @@ func TestObsidianVault(t *testing.T) {
 		t.Fatalf("frontmatter was indexed as text: %v", f)
 	}
 
-	links, err := h.Links(ctx, LinksRequest{Path: "projects/alpha/Project Alpha.md"})
+	links, err := h.Links(ctx, memhost.LinksRequest{Path: "projects/alpha/Project Alpha.md"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,16 +265,16 @@ func TestObsidianVault(t *testing.T) {
 	if links.Title != "Project Alpha" || !reflect.DeepEqual(links.Aliases, []string{"Alpha"}) || !reflect.DeepEqual(links.Tags, []string{"project", "project/alpha"}) {
 		t.Fatalf("page metadata: %q %v %v", links.Title, links.Aliases, links.Tags)
 	}
-	if byName, err := h.Links(ctx, LinksRequest{Path: "project alpha"}); err != nil || byName.Path != "projects/alpha/Project Alpha.md" {
+	if byName, err := h.Links(ctx, memhost.LinksRequest{Path: "project alpha"}); err != nil || byName.Path != "projects/alpha/Project Alpha.md" {
 		t.Fatalf("links of a page by name: %q, %v", byName.Path, err)
 	}
-	if _, err := h.Links(ctx, LinksRequest{Path: "whiteboard.png"}); fault.KindOf(err) != fault.BadInput {
+	if _, err := h.Links(ctx, memhost.LinksRequest{Path: "whiteboard.png"}); fault.KindOf(err) != fault.BadInput {
 		t.Fatalf("links of an attachment: %v", err)
 	}
-	if _, err := h.Links(ctx, LinksRequest{Path: "Nobody"}); fault.KindOf(err) != fault.NotFound {
+	if _, err := h.Links(ctx, memhost.LinksRequest{Path: "Nobody"}); fault.KindOf(err) != fault.NotFound {
 		t.Fatalf("links of no page: %v", err)
 	}
-	un, err := h.Links(ctx, LinksRequest{Unresolved: true})
+	un, err := h.Links(ctx, memhost.LinksRequest{Unresolved: true})
 	if err != nil || len(un.Unresolved) != 1 || un.Unresolved[0].Target != "Finance Team" || un.Unresolved[0].Line != 16 {
 		t.Fatalf("unresolved: %+v, %v", un.Unresolved, err)
 	}
@@ -326,7 +326,7 @@ func TestObsidianVault(t *testing.T) {
 	}
 
 	// Writes and a rename leave the hidden folders as they were.
-	if _, err := h.Move(ctx, MoveRequest{From: "knowledge/people/Sarah Chen.md", To: "people/Sarah.md"}); err != nil {
+	if _, err := h.Move(ctx, memhost.MoveRequest{From: "knowledge/people/Sarah Chen.md", To: "people/Sarah.md"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/glossary.md", Text: "- more"}); err != nil {
@@ -355,7 +355,7 @@ func TestMove(t *testing.T) {
 	writePage(t, h, "other/Sarah.md", "# Another Sarah\n")
 	bBefore := readPage(t, h, "reference/b.md")
 
-	resp, err := h.Move(ctx, MoveRequest{From: "knowledge/people/Sarah Chen", To: "people/Sarah"})
+	resp, err := h.Move(ctx, memhost.MoveRequest{From: "knowledge/people/Sarah Chen", To: "people/Sarah"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,11 +380,11 @@ func TestMove(t *testing.T) {
 		t.Fatalf("the old page is still there: %v", err)
 	}
 	// The index follows: back links of the new name, none unresolved.
-	links, err := h.Links(ctx, LinksRequest{Path: "people/Sarah.md"})
+	links, err := h.Links(ctx, memhost.LinksRequest{Path: "people/Sarah.md"})
 	if err != nil || len(links.Back) != 4 {
 		t.Fatalf("back links after the move: %+v, %v", links.Back, err)
 	}
-	if un, _ := h.Links(ctx, LinksRequest{Unresolved: true}); len(un.Unresolved) != 0 {
+	if un, _ := h.Links(ctx, memhost.LinksRequest{Unresolved: true}); len(un.Unresolved) != 0 {
 		t.Fatalf("unresolved after the move: %+v", un.Unresolved)
 	}
 	if f := found(t, h, "Another"); len(f) != 1 || f[0] != "other/Sarah.md" {
@@ -394,16 +394,16 @@ func TestMove(t *testing.T) {
 	// Refusals, each leaving every file as it was.
 	sums := treeSums(t, h.NotebookDir())
 	for _, tt := range []struct {
-		req  MoveRequest
+		req  memhost.MoveRequest
 		kind fault.Kind
 	}{
-		{MoveRequest{From: "people/Sarah.md", To: "other/Sarah.md"}, fault.Conflict},
-		{MoveRequest{From: "missing.md", To: "x.md"}, fault.NotFound},
-		{MoveRequest{From: "people/Sarah.md", To: "../outside.md"}, fault.Outside},
-		{MoveRequest{From: "people/Sarah.md", To: ".obsidian/x.md"}, fault.BadInput},
-		{MoveRequest{From: "people/Sarah.md", To: "x.png"}, fault.BadInput},
-		{MoveRequest{From: "people/Sarah.md", To: "people/Sarah"}, fault.BadInput},
-		{MoveRequest{From: "people", To: "x.md"}, fault.BadInput},
+		{memhost.MoveRequest{From: "people/Sarah.md", To: "other/Sarah.md"}, fault.Conflict},
+		{memhost.MoveRequest{From: "missing.md", To: "x.md"}, fault.NotFound},
+		{memhost.MoveRequest{From: "people/Sarah.md", To: "../outside.md"}, fault.Outside},
+		{memhost.MoveRequest{From: "people/Sarah.md", To: ".obsidian/x.md"}, fault.BadInput},
+		{memhost.MoveRequest{From: "people/Sarah.md", To: "x.png"}, fault.BadInput},
+		{memhost.MoveRequest{From: "people/Sarah.md", To: "people/Sarah"}, fault.BadInput},
+		{memhost.MoveRequest{From: "people", To: "x.md"}, fault.BadInput},
 	} {
 		_, err := h.Move(ctx, tt.req)
 		if k := fault.KindOf(err); k != tt.kind {
@@ -431,7 +431,7 @@ func TestRollupAndPrune(t *testing.T) {
 
 	// Prune first: refused, naming the rollups to write, nothing moved.
 	sums := treeSums(t, h.NotebookDir())
-	_, err = h.Prune(ctx, PruneRequest{OlderThanDays: 90})
+	_, err = h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 90})
 	if !errors.Is(err, ErrRollupsMissing) || fault.KindOf(err) != fault.Conflict ||
 		!strings.Contains(err.Error(), "daily/rollups/2026-W32.md (missing), daily/rollups/2026-W33.md (missing)") {
 		t.Fatalf("prune without rollups: %v", err)
@@ -440,12 +440,12 @@ func TestRollupAndPrune(t *testing.T) {
 		t.Fatal("a refused prune changed files")
 	}
 
-	w, err := h.Rollup(ctx, RollupRequest{Period: "week", Date: "2026-W32"})
+	w, err := h.Rollup(ctx, memhost.RollupRequest{Period: "week", Date: "2026-W32"})
 	if err != nil || !w.Created || !w.Changed || len(w.Logs) != 2 || w.Entries != 2 || w.Path != "daily/rollups/2026-W32.md" {
 		t.Fatalf("rollup = %+v, %v", w, err)
 	}
 	first := readPage(t, h, w.Path)
-	again, err := h.Rollup(ctx, RollupRequest{Period: "week", Date: "2026-08-09"})
+	again, err := h.Rollup(ctx, memhost.RollupRequest{Period: "week", Date: "2026-08-09"})
 	if err != nil || again.Changed || again.Created || readPage(t, h, w.Path) != first {
 		t.Fatalf("a second rollup changed the page: %+v, %v", again, err)
 	}
@@ -454,23 +454,23 @@ func TestRollupAndPrune(t *testing.T) {
 	}
 	// A log edited after its rollup makes it out of date.
 	writePage(t, h, "daily/2026-08-05.md", "# Daily Log — 2026-08-05\n\n## Decisions\n- Ship on Friday\n- And test\n")
-	_, err = h.Prune(ctx, PruneRequest{OlderThanDays: 90})
+	_, err = h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 90})
 	if !errors.Is(err, ErrRollupsMissing) || !strings.Contains(err.Error(), "daily/rollups/2026-W32.md (out of date), daily/rollups/2026-W33.md (missing)") {
 		t.Fatalf("prune with a stale rollup: %v", err)
 	}
 	// A month's rollup covers all of August.
-	if m, err := h.Rollup(ctx, RollupRequest{Period: "month", Date: "2026-08"}); err != nil || len(m.Logs) != 3 || m.Path != "daily/rollups/2026-08.md" {
+	if m, err := h.Rollup(ctx, memhost.RollupRequest{Period: "month", Date: "2026-08"}); err != nil || len(m.Logs) != 3 || m.Path != "daily/rollups/2026-08.md" {
 		t.Fatalf("month rollup = %+v, %v", m, err)
 	}
-	dry, err := h.Prune(ctx, PruneRequest{OlderThanDays: 90, DryRun: true})
+	dry, err := h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 90, DryRun: true})
 	if err != nil || len(dry.Archived) != 3 || !dry.DryRun || dry.Before != "2026-08-25" {
 		t.Fatalf("dry run = %+v, %v", dry, err)
 	}
 	if _, err := os.Stat(filepath.Join(h.NotebookDir(), "daily/2026-08-03.md")); err != nil {
 		t.Fatal("a dry run moved a log")
 	}
-	p, err := h.Prune(ctx, PruneRequest{OlderThanDays: 90})
-	if err != nil || len(p.Archived) != 3 || p.Archived[0] != (PrunedLog{From: "daily/2026-08-03.md", To: "daily/archive/2026-08-03.md"}) || len(p.Deleted) != 0 {
+	p, err := h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 90})
+	if err != nil || len(p.Archived) != 3 || p.Archived[0] != (memhost.PrunedLog{From: "daily/2026-08-03.md", To: "daily/archive/2026-08-03.md"}) || len(p.Deleted) != 0 {
 		t.Fatalf("prune = %+v, %v", p, err)
 	}
 	if readPage(t, h, "daily/archive/2026-08-05.md") != "# Daily Log — 2026-08-05\n\n## Decisions\n- Ship on Friday\n- And test\n" {
@@ -484,18 +484,18 @@ func TestRollupAndPrune(t *testing.T) {
 		t.Fatalf("recall after the prune: %v", f)
 	}
 	m := readPage(t, h, "daily/rollups/2026-08.md")
-	if r, err := h.Rollup(ctx, RollupRequest{Period: "month", Date: "2026-08-15"}); err != nil || r.Changed || readPage(t, h, "daily/rollups/2026-08.md") != m {
+	if r, err := h.Rollup(ctx, memhost.RollupRequest{Period: "month", Date: "2026-08-15"}); err != nil || r.Changed || readPage(t, h, "daily/rollups/2026-08.md") != m {
 		t.Fatalf("the month's rollup after the prune: %+v, %v", r, err)
 	}
 	// Links to the archived logs still resolve (by file name).
-	if un, _ := h.Links(ctx, LinksRequest{Unresolved: true}); len(un.Unresolved) != 0 {
+	if un, _ := h.Links(ctx, memhost.LinksRequest{Unresolved: true}); len(un.Unresolved) != 0 {
 		t.Fatalf("unresolved after the prune: %+v", un.Unresolved)
 	}
 	// Nothing more to archive; --delete removes archived logs too.
-	if p, err := h.Prune(ctx, PruneRequest{OlderThanDays: 90}); err != nil || len(p.Archived) != 0 {
+	if p, err := h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 90}); err != nil || len(p.Archived) != 0 {
 		t.Fatalf("a second prune = %+v, %v", p, err)
 	}
-	d, err := h.Prune(ctx, PruneRequest{OlderThanDays: 90, Delete: true})
+	d, err := h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 90, Delete: true})
 	if err != nil || len(d.Deleted) != 3 {
 		t.Fatalf("prune --delete = %+v, %v", d, err)
 	}
@@ -503,15 +503,15 @@ func TestRollupAndPrune(t *testing.T) {
 		t.Fatalf("a deleted log is still found: %v", f)
 	}
 
-	for _, bad := range []RollupRequest{{Period: "year"}, {Period: "week", Date: "2026-W60"}, {Period: "month", Date: "soon"}} {
+	for _, bad := range []memhost.RollupRequest{{Period: "year"}, {Period: "week", Date: "2026-W60"}, {Period: "month", Date: "soon"}} {
 		if _, err := h.Rollup(ctx, bad); fault.KindOf(err) != fault.BadInput {
 			t.Errorf("Rollup(%+v) = %v", bad, err)
 		}
 	}
-	if _, err := h.Rollup(ctx, RollupRequest{Period: "week", Date: "2020-01-01"}); fault.KindOf(err) != fault.NotFound {
+	if _, err := h.Rollup(ctx, memhost.RollupRequest{Period: "week", Date: "2020-01-01"}); fault.KindOf(err) != fault.NotFound {
 		t.Errorf("a rollup of no logs: %v", err)
 	}
-	if _, err := h.Prune(ctx, PruneRequest{OlderThanDays: 0}); fault.KindOf(err) != fault.BadInput {
+	if _, err := h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 0}); fault.KindOf(err) != fault.BadInput {
 		t.Errorf("prune of 0 days: %v", err)
 	}
 }
@@ -537,7 +537,7 @@ func TestBackLinksByName(t *testing.T) {
 		{"b/under_score 100%.md", []string{"UNDER_SCORE 100%", "b/under_score 100%.md", "u-s", "../b/under_score 100%"}},
 		{"b/underXscore 100x.md", []string{"underXscore 100x"}},
 	} {
-		resp, err := h.Links(ctx, LinksRequest{Path: tt.page})
+		resp, err := h.Links(ctx, memhost.LinksRequest{Path: tt.page})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -61,7 +61,7 @@ func TestUnresolvedCountFollowsWrites(t *testing.T) {
 	count(3, "after the attachment is removed")
 
 	// memhost links --unresolved lists the same, from the same cache.
-	un, err := h.Links(ctx, LinksRequest{Unresolved: true})
+	un, err := h.Links(ctx, memhost.LinksRequest{Unresolved: true})
 	if err != nil || len(un.Unresolved) != 3 || un.Unresolved[1].Target != "../other/Missing Page.md" || !un.Unresolved[1].Markdown {
 		t.Fatalf("unresolved %+v, %v", un.Unresolved, err)
 	}
@@ -82,13 +82,13 @@ func TestHealthLinks(t *testing.T) {
 		}
 	}
 	sync()
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	if c := status(t, r, "links"); c.Status != health.Pass || r.Overall != Healthy {
 		t.Fatalf("links %+v, overall %s", c, r.Overall)
 	}
 	writePage(t, h, "c.md", "# C\n[[x1]] [[x2]]\n\n[three](x3.md) [[x4]]\n")
 	sync()
-	r = checkHealth(t, h, HealthRequest{})
+	r = checkHealth(t, h, memhost.HealthRequest{})
 	c := status(t, r, "links")
 	want := "4 links find no page or attachment (c.md:2 → x1, c.md:2 → x2, c.md:4 → x3.md, ...): see memhost links --unresolved"
 	if c.Status != health.Pass || c.Message != want || c.Metadata["unresolved"] != 4 || r.Overall != Healthy {
@@ -99,7 +99,7 @@ func TestHealthLinks(t *testing.T) {
 	}
 	writePage(t, h, "c.md", "# C\n[[x1]]\n")
 	sync()
-	if c := status(t, checkHealth(t, h, HealthRequest{}), "links"); c.Message != "1 link finds no page or attachment (c.md:2 → x1): see memhost links --unresolved" {
+	if c := status(t, checkHealth(t, h, memhost.HealthRequest{}), "links"); c.Message != "1 link finds no page or attachment (c.md:2 → x1): see memhost links --unresolved" {
 		t.Fatalf("one link: %+v", c)
 	}
 }
@@ -125,7 +125,7 @@ func TestUnresolvedConcurrent(t *testing.T) {
 			if i%2 == 0 {
 				_, err = h.Status(ctx, memhost.StatusRequest{})
 			} else {
-				_, err = h.Links(ctx, LinksRequest{Unresolved: true})
+				_, err = h.Links(ctx, memhost.LinksRequest{Unresolved: true})
 			}
 			errs <- err
 		}()

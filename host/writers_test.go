@@ -82,9 +82,9 @@ func TestManyWritersAcrossHosts(t *testing.T) {
 				case 2:
 					_, err = h.DailyLog(ctx, memhost.DailyLogRequest{Text: "logged " + marker + " at the lake"})
 				case 3:
-					_, err = h.SessionAppend(ctx, SessionAppendRequest{Session: "shared", Role: "user", Text: "appended " + marker + " about ducks"})
+					_, err = h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "shared", Role: "user", Text: "appended " + marker + " about ducks"})
 				case 4:
-					_, err = h.Ingest(ctx, IngestRequest{Paths: []string{sources[(w/5+r)%len(sources)]}})
+					_, err = h.Ingest(ctx, memhost.IngestRequest{Paths: []string{sources[(w/5+r)%len(sources)]}})
 				}
 				fail(marker, err)
 			}
@@ -160,7 +160,7 @@ func TestManyWritersAcrossHosts(t *testing.T) {
 	if _, err := h.Sync(ctx, memhost.SyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	r := checkHealth(t, h, HealthRequest{})
+	r := checkHealth(t, h, memhost.HealthRequest{})
 	for _, name := range []string{"database", "index-drift", "pages", "transcripts"} {
 		if c := status(t, r, name); c.Status != health.Pass {
 			t.Errorf("%s: %s %s", name, c.Status, c.Message)

@@ -41,15 +41,15 @@ type Ops interface {
 	Write(context.Context, memhost.WriteRequest) (memhost.WriteResponse, error)
 	DailyLog(context.Context, memhost.DailyLogRequest) (memhost.DailyLogResponse, error)
 	ConversationSearch(context.Context, memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error)
-	Context(context.Context, memhost.ContextRequest) (host.ContextResponse, error)
+	Context(context.Context, memhost.ContextRequest) (memhost.ContextResponse, error)
 	Status(context.Context, memhost.StatusRequest) (host.StatusResponse, error)
-	Files(context.Context, memhost.FilesRequest) (host.FilesResponse, error)
-	Facts(context.Context, host.FactsRequest) (host.FactsResponse, error)       // facts.go
-	FactAdd(context.Context, host.FactAddRequest) (host.FactAddResponse, error) // facts.go
-	Links(context.Context, host.LinksRequest) (host.LinksResponse, error)       // vault.go
-	Move(context.Context, host.MoveRequest) (host.MoveResponse, error)          // vault.go
-	Rollup(context.Context, host.RollupRequest) (host.RollupResponse, error)    // vault.go
-	Prune(context.Context, host.PruneRequest) (host.PruneResponse, error)       // vault.go
+	Files(context.Context, memhost.FilesRequest) (memhost.FilesResponse, error)
+	Facts(context.Context, memhost.FactsRequest) (memhost.FactsResponse, error)       // facts.go
+	FactAdd(context.Context, memhost.FactAddRequest) (memhost.FactAddResponse, error) // facts.go
+	Links(context.Context, memhost.LinksRequest) (memhost.LinksResponse, error)       // vault.go
+	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)          // vault.go
+	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)    // vault.go
+	Prune(context.Context, memhost.PruneRequest) (memhost.PruneResponse, error)       // vault.go
 }
 
 var _ Ops = (*host.Host)(nil)

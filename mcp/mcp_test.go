@@ -195,7 +195,7 @@ func TestCallEachTool(t *testing.T) {
 		t.Fatalf("daily_log: %+v", dl)
 	}
 
-	if _, err := h.SessionAppend(context.Background(), host.SessionAppendRequest{Session: "s1", Role: "user", Text: "please book the platypus tour"}); err != nil {
+	if _, err := h.SessionAppend(context.Background(), memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "please book the platypus tour"}); err != nil {
 		t.Fatal(err)
 	}
 	var conv memhost.ConversationSearchResponse
@@ -204,7 +204,7 @@ func TestCallEachTool(t *testing.T) {
 		t.Fatalf("conversation_search: %+v", conv)
 	}
 
-	var block host.ContextResponse
+	var block memhost.ContextResponse
 	res = call(t, cs, "context", map[string]any{})
 	structured(t, res, &block)
 	if !strings.Contains(block.Text, "oolong") || text(res) != block.Text {

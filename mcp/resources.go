@@ -10,7 +10,6 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 )
 
@@ -72,7 +71,7 @@ func (s *srv) refreshPages(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listing the notebook's pages: %v", err)
 	}
-	now := map[string]host.FileInfo{}
+	now := map[string]memhost.FileInfo{}
 	for _, f := range files.Files {
 		if isPage(f) {
 			now[f.Path] = f
@@ -86,7 +85,7 @@ func (s *srv) refreshPages(ctx context.Context) error {
 			delete(s.pages, p)
 		}
 	}
-	var added []host.FileInfo
+	var added []memhost.FileInfo
 	for p, f := range now {
 		if !s.pages[p] {
 			s.pages[p] = true

@@ -120,7 +120,7 @@ func (s *srv) addTools() {
 		Description: "The memory block for a system prompt: every reference page and the recent daily logs, within the configured size limits. " +
 			"Call it at the start of a session when your runtime has not given it to you."},
 		nil, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, _ NoArgs) (host.ContextResponse, string, error) {
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, _ NoArgs) (memhost.ContextResponse, string, error) {
 			r, err := s.ops.Context(ctx, memhost.ContextRequest{})
 			return r, r.Text, err
 		})
@@ -403,7 +403,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // isPage reports whether an indexed file is a notebook page on disk (not a
 // transcript, not deleted).
-func isPage(f host.FileInfo) bool {
+func isPage(f memhost.FileInfo) bool {
 	return strings.HasSuffix(f.Path, ".md") && f.State != indexer.StateDeleted
 }
 

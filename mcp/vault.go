@@ -10,7 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 )
 
@@ -51,11 +51,11 @@ func (s *srv) addVaultTools(read *mcpsdk.ToolAnnotations) {
 			"With unresolved: true it also lists every link in the notebook that finds no page (broken links, pages still to write); " +
 			"page may then be left out."},
 		nil, map[string]string{"path": "page"},
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a LinksArgs) (host.LinksResponse, string, error) {
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a LinksArgs) (memhost.LinksResponse, string, error) {
 			if strings.TrimSpace(a.Page) == "" && !a.Unresolved {
-				return host.LinksResponse{}, "", fault.BadInputf("page", "page: give a page (e.g. knowledge/postgres.md), or unresolved: true for the broken links of the whole notebook")
+				return memhost.LinksResponse{}, "", fault.BadInputf("page", "page: give a page (e.g. knowledge/postgres.md), or unresolved: true for the broken links of the whole notebook")
 			}
-			r, err := s.ops.Links(ctx, host.LinksRequest{Path: a.Page, Unresolved: a.Unresolved})
+			r, err := s.ops.Links(ctx, memhost.LinksRequest{Path: a.Page, Unresolved: a.Unresolved})
 			return r, renderLinks(r), about("page", err)
 		})
 
@@ -73,8 +73,8 @@ func (s *srv) addVaultTools(read *mcpsdk.ToolAnnotations) {
 		func(sc *jsonschema.Schema) {
 			sc.Properties["from"].MinLength, sc.Properties["to"].MinLength = ptr(1), ptr(1)
 		}, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a MoveArgs) (host.MoveResponse, string, error) {
-			r, err := s.ops.Move(ctx, host.MoveRequest{From: a.From, To: a.To, RequestID: requestID()})
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a MoveArgs) (memhost.MoveResponse, string, error) {
+			r, err := s.ops.Move(ctx, memhost.MoveRequest{From: a.From, To: a.To, RequestID: requestID()})
 			if fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "to" {
 				// Not a race to retry: the name is taken.
 				return r, "", &fault.Error{Kind: fault.BadInput, Field: "to", Message: err.Error() + "; choose another name, or read that page first"}
@@ -99,8 +99,8 @@ func (s *srv) addVaultTools(read *mcpsdk.ToolAnnotations) {
 		func(sc *jsonschema.Schema) {
 			sc.Properties["period"].Enum = []any{"week", "month"}
 		}, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a RollupArgs) (host.RollupResponse, string, error) {
-			r, err := s.ops.Rollup(ctx, host.RollupRequest{Period: a.Period, Date: a.Date})
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a RollupArgs) (memhost.RollupResponse, string, error) {
+			r, err := s.ops.Rollup(ctx, memhost.RollupRequest{Period: a.Period, Date: a.Date})
 			if err != nil {
 				return r, "", err
 			}
@@ -119,8 +119,8 @@ func (s *srv) addVaultTools(read *mcpsdk.ToolAnnotations) {
 		func(sc *jsonschema.Schema) {
 			sc.Properties["olderThanDays"].Minimum = ptr(1.0)
 		}, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a PruneArgs) (host.PruneResponse, string, error) {
-			r, err := s.ops.Prune(ctx, host.PruneRequest{OlderThanDays: a.OlderThanDays, DryRun: a.DryRun})
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a PruneArgs) (memhost.PruneResponse, string, error) {
+			r, err := s.ops.Prune(ctx, memhost.PruneRequest{OlderThanDays: a.OlderThanDays, DryRun: a.DryRun})
 			if err != nil {
 				return r, "", rollupsFirst(err)
 			}
@@ -161,7 +161,7 @@ func about(arg string, err error) error {
 // this process and through the server's client alike) for a model: which
 // tool to call first, and with what.
 func rollupsFirst(err error) error {
-	var rm *host.RollupsMissingError
+	var rm *memhost.RollupsMissingError
 	if !errors.As(err, &rm) || len(rm.Missing) == 0 {
 		return err
 	}
@@ -172,7 +172,7 @@ func rollupsFirst(err error) error {
 }
 
 // renderLinks is links' text.
-func renderLinks(r host.LinksResponse) string {
+func renderLinks(r memhost.LinksResponse) string {
 	var b strings.Builder
 	if r.Path != "" {
 		b.WriteString(r.Path)
@@ -215,7 +215,7 @@ func renderLinks(r host.LinksResponse) string {
 }
 
 // wikilink writes a link back as it was written: [[target#heading|alias]].
-func wikilink(l host.LinkInfo) string {
+func wikilink(l memhost.LinkInfo) string {
 	s := l.Target
 	if l.Heading != "" {
 		s += "#" + l.Heading
@@ -230,7 +230,7 @@ func wikilink(l host.LinkInfo) string {
 }
 
 // renderMove is mv's text.
-func renderMove(r host.MoveResponse) string {
+func renderMove(r memhost.MoveResponse) string {
 	s := fmt.Sprintf("Renamed %s to %s.", r.From, r.To)
 	if len(r.Updated) == 0 {
 		s += " No page linked to it."
@@ -248,7 +248,7 @@ func renderMove(r host.MoveResponse) string {
 }
 
 // renderRollup is rollup's text.
-func renderRollup(r host.RollupResponse) string {
+func renderRollup(r memhost.RollupResponse) string {
 	verb := "Wrote"
 	switch {
 	case r.Created:
@@ -275,7 +275,7 @@ func entries(n int) string {
 }
 
 // renderPrune is prune's text.
-func renderPrune(r host.PruneResponse) string {
+func renderPrune(r memhost.PruneResponse) string {
 	if len(r.Archived) == 0 {
 		return fmt.Sprintf("No daily logs from before %s to archive.", r.Before)
 	}

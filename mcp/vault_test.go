@@ -13,6 +13,7 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/vault"
@@ -60,7 +61,7 @@ func TestVaultTools(t *testing.T) {
 	cs := connect(t, mcp.New(h, mcp.Options{}), nil)
 
 	// links: out (one resolved, one not), unresolved, back.
-	var lr host.LinksResponse
+	var lr memhost.LinksResponse
 	res := call(t, cs, "links", map[string]any{"page": "knowledge/postgres.md", "unresolved": true})
 	structured(t, res, &lr)
 	if lr.Path != "knowledge/postgres.md" || len(lr.Out) != 2 || lr.Out[0].Page != "knowledge/staging-db.md" || lr.Out[1].Resolved ||
@@ -73,19 +74,19 @@ func TestVaultTools(t *testing.T) {
 			t.Errorf("links text lacks %q:\n%s", want, text(res))
 		}
 	}
-	lr = host.LinksResponse{}
+	lr = memhost.LinksResponse{}
 	structured(t, call(t, cs, "links", map[string]any{"page": "knowledge/staging-db"}), &lr)
 	if len(lr.Back) != 1 || lr.Back[0].Page != "knowledge/postgres.md" || lr.Unresolved != nil {
 		t.Fatalf("back links: %+v", lr)
 	}
-	var ur host.LinksResponse
+	var ur memhost.LinksResponse
 	structured(t, call(t, cs, "links", map[string]any{"unresolved": true}), &ur)
 	if ur.Path != "" || len(ur.Unresolved) != 1 {
 		t.Fatalf("unresolved only: %+v", ur)
 	}
 
 	// mv: the page moves, the link to it is rewritten and still finds it.
-	var mr host.MoveResponse
+	var mr memhost.MoveResponse
 	res = call(t, cs, "mv", map[string]any{"from": "knowledge/staging-db.md", "to": "knowledge/databases/staging.md"})
 	structured(t, res, &mr)
 	if mr.To != "knowledge/databases/staging.md" || len(mr.Updated) != 1 || mr.Updated[0].Path != "knowledge/postgres.md" || mr.Updated[0].Links != 1 ||
@@ -117,7 +118,7 @@ func TestVaultTools(t *testing.T) {
 	}
 
 	// rollup of the log's week.
-	var rr host.RollupResponse
+	var rr memhost.RollupResponse
 	res = call(t, cs, "rollup", map[string]any{"period": "week", "date": old})
 	structured(t, res, &rr)
 	if !rr.Created || !rr.Changed || !slices.Equal(rr.Logs, []string{"daily/" + old + ".md"}) || rr.Entries != 1 ||
@@ -127,14 +128,14 @@ func TestVaultTools(t *testing.T) {
 	if data, err := os.ReadFile(filepath.Join(h.NotebookDir(), filepath.FromSlash(rr.Path))); err != nil || !strings.Contains(string(data), "Agreed the cut-over with Sarah.") {
 		t.Fatalf("rollup page: %v\n%s", err, data)
 	}
-	rr = host.RollupResponse{}
+	rr = memhost.RollupResponse{}
 	structured(t, call(t, cs, "rollup", map[string]any{"period": "week", "date": old}), &rr)
 	if rr.Created || rr.Changed {
 		t.Fatalf("rollup again: %+v", rr)
 	}
 
 	// prune: a dry run changes nothing, then the log is archived.
-	var pr host.PruneResponse
+	var pr memhost.PruneResponse
 	res = call(t, cs, "prune", map[string]any{"olderThanDays": 90, "dryRun": true})
 	structured(t, res, &pr)
 	if !pr.DryRun || len(pr.Archived) != 1 || !strings.HasPrefix(text(res), "Would archive (dry run, nothing changed) 1 daily log") {
@@ -143,7 +144,7 @@ func TestVaultTools(t *testing.T) {
 	if _, err := os.Stat(logPath); err != nil {
 		t.Fatalf("a dry run moved the log: %v", err)
 	}
-	pr = host.PruneResponse{}
+	pr = memhost.PruneResponse{}
 	res = call(t, cs, "prune", map[string]any{"olderThanDays": 90})
 	structured(t, res, &pr)
 	if pr.DryRun || len(pr.Archived) != 1 || pr.Archived[0].To != "daily/archive/"+old+".md" {
@@ -155,7 +156,7 @@ func TestVaultTools(t *testing.T) {
 	if _, err := os.Stat(logPath); !os.IsNotExist(err) {
 		t.Fatalf("the log is still in daily/: %v", err)
 	}
-	pr = host.PruneResponse{}
+	pr = memhost.PruneResponse{}
 	structured(t, call(t, cs, "prune", map[string]any{"olderThanDays": 90}), &pr)
 	if len(pr.Archived) != 0 {
 		t.Fatalf("prune again: %+v", pr)
@@ -196,7 +197,7 @@ func TestVaultTools(t *testing.T) {
 
 	// Read-only: links is served, the writing tools are not.
 	ro := connect(t, mcp.New(h, mcp.Options{ReadOnly: true}), nil)
-	lr = host.LinksResponse{}
+	lr = memhost.LinksResponse{}
 	structured(t, call(t, ro, "links", map[string]any{"page": "knowledge/postgres.md"}), &lr)
 	if len(lr.Out) != 2 {
 		t.Fatalf("read-only links: %+v", lr)
@@ -281,7 +282,7 @@ func TestVaultToolsThroughServer(t *testing.T) {
 	t.Cleanup(c.Close)
 	cs := connect(t, mcp.New(c, mcp.Options{}), nil)
 
-	var lr host.LinksResponse
+	var lr memhost.LinksResponse
 	structured(t, call(t, cs, "links", map[string]any{"page": "knowledge/staging-db.md"}), &lr)
 	if len(lr.Back) != 1 || lr.Back[0].Page != "knowledge/postgres.md" {
 		t.Fatalf("links: %+v", lr)
@@ -299,14 +300,14 @@ func TestVaultToolsThroughServer(t *testing.T) {
 	if msg := toolError(t, cs, "prune", map[string]any{"olderThanDays": 90}); msg != want {
 		t.Fatalf("prune before the rollup, through the server:\n got %q\nwant %q", msg, want)
 	}
-	var rr host.RollupResponse
+	var rr memhost.RollupResponse
 	structured(t, call(t, cs, "rollup", map[string]any{"period": "month", "date": old}), &rr)
-	var pr host.PruneResponse
+	var pr memhost.PruneResponse
 	structured(t, call(t, cs, "prune", map[string]any{"olderThanDays": 90}), &pr)
 	if len(pr.Archived) != 1 {
 		t.Fatalf("prune through the server: %+v", pr)
 	}
-	var mr host.MoveResponse
+	var mr memhost.MoveResponse
 	structured(t, call(t, cs, "mv", map[string]any{"from": "knowledge/staging-db.md", "to": "knowledge/staging.md"}), &mr)
 	if len(mr.Updated) != 1 {
 		t.Fatalf("mv through the server: %+v", mr)

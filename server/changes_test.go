@@ -35,7 +35,7 @@ func TestWriteEventsNameEveryPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := h.Rollup(ctx, host.RollupRequest{Period: "week", Date: "2026-W32"}); err != nil {
+	if _, err := h.Rollup(ctx, memhost.RollupRequest{Period: "week", Date: "2026-W32"}); err != nil {
 		t.Fatal(err)
 	}
 	events := s.events.subscribe()
@@ -52,7 +52,7 @@ func TestWriteEventsNameEveryPage(t *testing.T) {
 		}
 	}
 
-	if _, err := h.Move(ctx, host.MoveRequest{From: "people/Sarah.md", To: "people/Sarah Chen.md"}); err != nil {
+	if _, err := h.Move(ctx, memhost.MoveRequest{From: "people/Sarah.md", To: "people/Sarah Chen.md"}); err != nil {
 		t.Fatal(err)
 	}
 	want := []mcp.Change{{Path: "people/Sarah.md", Removed: true}, {Path: "people/Sarah Chen.md"}, {Path: "notes/a.md"}}
@@ -60,7 +60,7 @@ func TestWriteEventsNameEveryPage(t *testing.T) {
 		t.Errorf("mv: %+v, want %+v", got, want)
 	}
 
-	if _, err := h.Prune(ctx, host.PruneRequest{OlderThanDays: 90}); err != nil {
+	if _, err := h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 90}); err != nil {
 		t.Fatal(err)
 	}
 	want = []mcp.Change{{Path: "daily/2026-08-03.md", Removed: true}, {Path: "daily/archive/2026-08-03.md"}}

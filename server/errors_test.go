@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 )
@@ -58,14 +59,14 @@ func TestTimeoutIsNotCanceled(t *testing.T) {
 // TestRollupsMissingOverTheWire: prune's refusal reaches a client typed,
 // with its logs and its message, as it is in process.
 func TestRollupsMissingOverTheWire(t *testing.T) {
-	rm := &host.RollupsMissingError{Missing: []host.MissingLog{
+	rm := &memhost.RollupsMissingError{Missing: []memhost.MissingLog{
 		{Log: "daily/2026-08-03.md", Rollup: "daily/rollups/2026-W32.md", Why: "out of date"},
 		{Log: "daily/2026-08-04.md", Rollup: "daily/rollups/2026-W32.md", Why: "out of date"},
 		{Log: "daily/2026-08-10.md", Rollup: "daily/rollups/2026-W33.md", Why: "missing"},
 	}}
 	local := &fault.Error{Kind: fault.Conflict, Field: "olderThanDays", Message: rm.Error(), Err: rm}
 	remote := fromWire(toWire(local))
-	var got *host.RollupsMissingError
+	var got *memhost.RollupsMissingError
 	if !errors.As(remote, &got) || !errors.Is(remote, host.ErrRollupsMissing) || !reflect.DeepEqual(got.Missing, rm.Missing) {
 		t.Fatalf("through the wire: %#v", remote)
 	}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"path/filepath"
 
-	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/server/wire"
 )
@@ -27,15 +27,15 @@ func absolutePath[Req, Resp any](path func(Req) string, fn func(context.Context,
 	}
 }
 
-func exportPath(r host.ExportRequest) string { return r.Path }
-func importPath(r host.ImportRequest) string { return r.Path }
+func exportPath(r memhost.ExportRequest) string { return r.Path }
+func importPath(r memhost.ImportRequest) string { return r.Path }
 
 // fedSync is POST /api/v1/git/sync. A sync can fail after it merged (the
 // push failed: the merge stands and is indexed); its answer then carries
 // both the error, with its kind's status, and the sync's report, so that
 // a client learns what changed as a caller in-process does.
 func (s *Server) fedSync(w http.ResponseWriter, r *http.Request) {
-	var req host.FedSyncRequest
+	var req memhost.FedSyncRequest
 	if err := s.decode(w, r, &req); err != nil {
 		writeError(w, err)
 		return
@@ -45,7 +45,7 @@ func (s *Server) fedSync(w http.ResponseWriter, r *http.Request) {
 	// (and of a failed sync, which the dashboard's git card shows), as
 	// they do of the serve loop's git syncs.
 	if resp.Remote != "" {
-		s.Publish("git-sync", host.SyncResult{Paths: resp.Paths, Indexed: resp.Indexed, DurationMs: resp.DurationMs})
+		s.Publish("git-sync", memhost.SyncResult{Paths: resp.Paths, Indexed: resp.Indexed, DurationMs: resp.DurationMs})
 	}
 	if err == nil {
 		writeJSON(w, http.StatusOK, resp)

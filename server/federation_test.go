@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 )
 
@@ -49,7 +48,7 @@ func TestArchiveThroughServer(t *testing.T) {
 	}
 
 	archive := filepath.Join(t.TempDir(), "a.tar.gz")
-	exp, err := ca.Export(ctx, host.ExportRequest{Path: archive})
+	exp, err := ca.Export(ctx, memhost.ExportRequest{Path: archive})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,15 +56,15 @@ func TestArchiveThroughServer(t *testing.T) {
 	if err != nil || fi.Size() != exp.Bytes || exp.Files < 3 || len(exp.SHA256) != 64 {
 		t.Fatalf("export: %+v, file %v %v", exp, fi, err)
 	}
-	if _, err := ca.Export(ctx, host.ExportRequest{Path: archive}); fault.KindOf(err) != fault.Conflict || fault.FieldOf(err) != "path" {
+	if _, err := ca.Export(ctx, memhost.ExportRequest{Path: archive}); fault.KindOf(err) != fault.Conflict || fault.FieldOf(err) != "path" {
 		t.Fatalf("export over an existing file: %v", err)
 	}
-	if _, err := ca.Export(ctx, host.ExportRequest{Path: "backup.tar.gz"}); fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "path" ||
+	if _, err := ca.Export(ctx, memhost.ExportRequest{Path: "backup.tar.gz"}); fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "path" ||
 		!strings.Contains(err.Error(), "backup.tar.gz is a relative path") {
 		t.Fatalf("export to a relative path: %v", err)
 	}
 
-	imp, err := cb.Import(ctx, host.ImportRequest{Path: archive})
+	imp, err := cb.Import(ctx, memhost.ImportRequest{Path: archive})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,14 +89,14 @@ func TestArchiveThroughServer(t *testing.T) {
 		t.Fatalf("the importing home's page: %q %v", data, err)
 	}
 	// Again: nothing new.
-	imp, err = cb.Import(ctx, host.ImportRequest{Path: archive})
+	imp, err = cb.Import(ctx, memhost.ImportRequest{Path: archive})
 	if err != nil || len(imp.Added) != 0 || len(imp.Merged) != 0 || imp.Unchanged != imp.Files {
 		t.Fatalf("import again: %+v %v", imp, err)
 	}
-	if _, err := cb.Import(ctx, host.ImportRequest{Path: "a.tar.gz"}); fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "path" {
+	if _, err := cb.Import(ctx, memhost.ImportRequest{Path: "a.tar.gz"}); fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "path" {
 		t.Fatalf("import of a relative path: %v", err)
 	}
-	if _, err := cb.Import(ctx, host.ImportRequest{Path: filepath.Join(t.TempDir(), "none.tar.gz")}); fault.KindOf(err) != fault.NotFound || fault.FieldOf(err) != "path" {
+	if _, err := cb.Import(ctx, memhost.ImportRequest{Path: filepath.Join(t.TempDir(), "none.tar.gz")}); fault.KindOf(err) != fault.NotFound || fault.FieldOf(err) != "path" {
 		t.Fatalf("import of a missing file: %v", err)
 	}
 }
@@ -139,10 +138,10 @@ func TestFederationThroughServer(t *testing.T) {
 	ca, cb := ra.client(t), rb.client(t)
 
 	// Not a repository yet: the sync says so.
-	if _, err := ca.FedSync(ctx, host.FedSyncRequest{}); fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "federation" {
+	if _, err := ca.FedSync(ctx, memhost.FedSyncRequest{}); fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "federation" {
 		t.Fatalf("sync before git init: %v", err)
 	}
-	in, err := ca.GitInit(ctx, host.GitInitRequest{Remote: remote})
+	in, err := ca.GitInit(ctx, memhost.GitInitRequest{Remote: remote})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +151,7 @@ func TestFederationThroughServer(t *testing.T) {
 	if got := gitShow(t, remote, "main:notebook/reference/contacts.md"); !strings.Contains(got, "555-1234") {
 		t.Fatalf("the remote after git init: %q", got)
 	}
-	if _, err := ca.GitInit(ctx, host.GitInitRequest{Branch: "no such branch"}); fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "branch" {
+	if _, err := ca.GitInit(ctx, memhost.GitInitRequest{Branch: "no such branch"}); fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "branch" {
 		t.Fatalf("git init with a bad branch: %v", err)
 	}
 
@@ -160,7 +159,7 @@ func TestFederationThroughServer(t *testing.T) {
 	if _, err := ca.Remember(ctx, memhost.RememberRequest{Text: "The quokka key is under the blue pot", Category: "knowledge", File: "home"}); err != nil {
 		t.Fatal(err)
 	}
-	sa, err := ca.FedSync(ctx, host.FedSyncRequest{})
+	sa, err := ca.FedSync(ctx, memhost.FedSyncRequest{})
 	if err != nil || !sa.Pushed || sa.Remote != remote || sa.Branch != "main" {
 		t.Fatalf("sync of a: %+v %v", sa, err)
 	}
@@ -169,7 +168,7 @@ func TestFederationThroughServer(t *testing.T) {
 	}
 
 	// B joins: its first sync merges a's pages in and indexes them.
-	in, err = cb.GitInit(ctx, host.GitInitRequest{Remote: remote})
+	in, err = cb.GitInit(ctx, memhost.GitInitRequest{Remote: remote})
 	if err != nil || in.SyncError != "" || in.Sync == nil || in.Sync.Merged == "" || in.Sync.Indexed == 0 {
 		t.Fatalf("git init of b: %+v %v", in, err)
 	}
@@ -195,13 +194,13 @@ func TestFederationThroughServer(t *testing.T) {
 	if _, err := ca.Remember(ctx, memhost.RememberRequest{Text: "The wifi password is on the fridge", Category: "knowledge", File: "wifi"}); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := ca.FedSync(ctx, host.FedSyncRequest{}); err != nil || !s.Pushed {
+	if s, err := ca.FedSync(ctx, memhost.FedSyncRequest{}); err != nil || !s.Pushed {
 		t.Fatalf("a's sync of the wifi page: %+v %v", s, err)
 	}
 	if got := gitShow(t, remote, "main:notebook/knowledge/wifi.md"); !strings.Contains(got, "fridge") {
 		t.Fatalf("the remote after a's sync: %q", got)
 	}
-	if s, err := cb.FedSync(ctx, host.FedSyncRequest{}); err != nil {
+	if s, err := cb.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatalf("b's sync: %+v %v", s, err)
 	}
 	// The git sync is told as a "git-sync" event, not as the watcher's
@@ -226,13 +225,13 @@ func TestFederationThroughServer(t *testing.T) {
 	if _, err := ca.Remember(ctx, memhost.RememberRequest{Text: "Bob fixed the sink", Category: "knowledge", File: "house"}); err != nil {
 		t.Fatal(err)
 	}
-	if sa, err = ca.FedSync(ctx, host.FedSyncRequest{}); fault.KindOf(err) != fault.Unavailable || sa.Pushed || sa.PushError == "" {
+	if sa, err = ca.FedSync(ctx, memhost.FedSyncRequest{}); fault.KindOf(err) != fault.Unavailable || sa.Pushed || sa.PushError == "" {
 		t.Fatalf("a's sync to a remote that refuses: %+v %v", sa, err)
 	}
 	if _, err := cb.Remember(ctx, memhost.RememberRequest{Text: "The plumber is Bob Smith", Category: "reference", File: "contacts"}); err != nil {
 		t.Fatal(err)
 	}
-	sb, err := cb.FedSync(ctx, host.FedSyncRequest{})
+	sb, err := cb.FedSync(ctx, memhost.FedSyncRequest{})
 	if fault.KindOf(err) != fault.Unavailable || fault.FieldOf(err) != "remote" || !strings.Contains(err.Error(), "push to "+remote+" failed") {
 		t.Fatalf("b's sync to a remote that refuses: %v", err)
 	}
@@ -270,7 +269,7 @@ func TestSocketOnlyRoutes(t *testing.T) {
 		t.Fatalf("git sync over TCP: %d %s", code, body)
 	}
 	// The same export through the socket works.
-	if _, err := r.client(t).Export(context.Background(), host.ExportRequest{Path: out}); err != nil {
+	if _, err := r.client(t).Export(context.Background(), memhost.ExportRequest{Path: out}); err != nil {
 		t.Fatal(err)
 	}
 }

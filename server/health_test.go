@@ -28,10 +28,10 @@ func TestHealthStatusCodes(t *testing.T) {
 	if _, err := c.DailyLog(ctx, memhost.DailyLogRequest{Text: "checked health"}); err != nil {
 		t.Fatal(err)
 	}
-	get := func() (int, host.HealthResponse) {
+	get := func() (int, memhost.HealthResponse) {
 		t.Helper()
 		code, body, _ := do(t, http.MethodGet, r.info.URL+"/api/health", "")
-		var resp host.HealthResponse
+		var resp memhost.HealthResponse
 		if err := json.Unmarshal([]byte(body), &resp); err != nil {
 			t.Fatalf("%d %s: %v", code, body, err)
 		}
@@ -51,7 +51,7 @@ func TestHealthStatusCodes(t *testing.T) {
 	if code, resp := get(); code != http.StatusServiceUnavailable || resp.Overall != host.Unhealthy {
 		t.Fatalf("drifted home: %d %s %+v", code, resp.Overall, resp.Checks)
 	}
-	resp, err := c.Health(ctx, host.HealthRequest{Repair: true})
+	resp, err := c.Health(ctx, memhost.HealthRequest{Repair: true})
 	if err != nil || resp.Overall != host.Healthy || len(resp.Repairs) == 0 {
 		t.Fatalf("repair through the client: %s %q %v", resp.Overall, resp.Repairs, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/mcp"
 )
@@ -114,7 +115,7 @@ func PageChanges(ev Event, fn func(mcp.Change)) {
 			}
 		}
 	case "sync", "git-sync":
-		var r host.SyncResult
+		var r memhost.SyncResult
 		if json.Unmarshal(ev.Data, &r) != nil {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/dashboard"
@@ -113,7 +114,7 @@ func needsConfig(path string) bool {
 // home is healthy or degraded and 503 when it is unhealthy, so that a
 // container health check or a monitor needs only the status code.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	resp, err := s.h.Health(r.Context(), host.HealthRequest{})
+	resp, err := s.h.Health(r.Context(), memhost.HealthRequest{})
 	if err != nil {
 		s.failed(r, err)
 		writeError(w, err)

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
@@ -189,12 +190,12 @@ func Run(ctx context.Context, opts RunOptions) error {
 		defer close(watchDone)
 		watching.Store(true)
 		err := h.Watch(watchCtx, host.WatchRequest{
-			OnSync: func(r host.SyncResult) {
+			OnSync: func(r memhost.SyncResult) {
 				s.lastSyncMs.Store(r.DurationMs)
 				s.Publish("sync", r)
 			},
-			OnGitSync: func(r host.SyncResult) { s.Publish("git-sync", r) },
-			OnEmbed:   func(r host.EmbedResult) { s.Publish("embed", r) },
+			OnGitSync: func(r memhost.SyncResult) { s.Publish("git-sync", r) },
+			OnEmbed:   func(r memhost.EmbedResult) { s.Publish("embed", r) },
 		})
 		watching.Store(false)
 		if err != nil && watchCtx.Err() == nil {

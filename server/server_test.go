@@ -161,7 +161,7 @@ func TestServeLifecycle(t *testing.T) {
 	if fault.KindOf(err) != fault.NotFound || !errors.As(err, &pe) || pe.Path != "reference/nope.md" {
 		t.Fatalf("get of a missing page through the client: %v (kind %s)", err, fault.KindOf(err))
 	}
-	if _, err := c.Ingest(ctx, host.IngestRequest{Paths: []string{"/nonexistent/x.jsonl"}}); fault.KindOf(err) != fault.NotFound || fault.FieldOf(err) != "paths" {
+	if _, err := c.Ingest(ctx, memhost.IngestRequest{Paths: []string{"/nonexistent/x.jsonl"}}); fault.KindOf(err) != fault.NotFound || fault.FieldOf(err) != "paths" {
 		t.Errorf("ingest of a missing file: %v", err)
 	}
 	_, err = c.Recall(ctx, memhost.RecallRequest{Query: "x", Sources: []string{"mail"}})

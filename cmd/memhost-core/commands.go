@@ -332,7 +332,7 @@ func (a *app) rebuild(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func printSync(w io.Writer, verb string, res host.SyncResult) {
+func printSync(w io.Writer, verb string, res mh.SyncResult) {
 	fmt.Fprintf(w, "%s: %s scanned, %d indexed (%s), %d unchanged, %d removed in %.0f ms\n",
 		verb, plural(res.Scanned, "page"), res.Indexed, plural(res.Chunks, "chunk"), res.Unchanged, res.Removed, res.DurationMs)
 	for _, p := range res.Problems {
@@ -345,7 +345,7 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	var mu sync.Mutex // the callbacks run on different goroutines
-	onSync := func(res host.SyncResult) {
+	onSync := func(res mh.SyncResult) {
 		mu.Lock()
 		defer mu.Unlock()
 		if cmd.Bool("json") {
@@ -361,7 +361,7 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			fmt.Fprintf(a.io.stdout, "  removed %s\n", p)
 		}
 	}
-	onEmbed := func(res host.EmbedResult) {
+	onEmbed := func(res mh.EmbedResult) {
 		mu.Lock()
 		defer mu.Unlock()
 		if cmd.Bool("json") {
@@ -372,13 +372,13 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 			clock.Now().Format("15:04:05"), res.Embedded, res.Provider, res.FromCache, res.Pending)
 	}
 	if h := a.io.shared; h != nil { // relayed into the server
-		return a.followServer(ctx, cmd, h.NotebookDir(), func() (host.SyncResult, error) { return h.Sync(ctx, mh.SyncRequest{}) },
+		return a.followServer(ctx, cmd, h.NotebookDir(), func() (mh.SyncResult, error) { return h.Sync(ctx, mh.SyncRequest{}) },
 			a.io.follow, onSync, onEmbed)
 	}
 	if c, err := a.dial(cmd); err == nil {
 		info, err := c.Info(ctx)
 		if err == nil {
-			err = a.followServer(ctx, cmd, info.Notebook, func() (host.SyncResult, error) { return c.Sync(ctx, mh.SyncRequest{}) },
+			err = a.followServer(ctx, cmd, info.Notebook, func() (mh.SyncResult, error) { return c.Sync(ctx, mh.SyncRequest{}) },
 				c.Events, onSync, onEmbed)
 		}
 		c.Close()
@@ -397,8 +397,8 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 // followServer follows a running server, which watches the notebook
 // itself: one sync now, then the server's sync (the watcher's and git's)
 // and embed events.
-func (a *app) followServer(ctx context.Context, cmd *cli.Command, notebook string, sync func() (host.SyncResult, error),
-	events func(context.Context, func(server.Event)) error, onSync func(host.SyncResult), onEmbed func(host.EmbedResult)) error {
+func (a *app) followServer(ctx context.Context, cmd *cli.Command, notebook string, sync func() (mh.SyncResult, error),
+	events func(context.Context, func(server.Event)) error, onSync func(mh.SyncResult), onEmbed func(mh.EmbedResult)) error {
 	res, err := sync()
 	if err != nil {
 		return err
@@ -410,12 +410,12 @@ func (a *app) followServer(ctx context.Context, cmd *cli.Command, notebook strin
 	err = events(ctx, func(ev server.Event) {
 		switch ev.Type {
 		case "sync", "git-sync":
-			var r host.SyncResult
+			var r mh.SyncResult
 			if json.Unmarshal(ev.Data, &r) == nil {
 				onSync(r)
 			}
 		case "embed":
-			var r host.EmbedResult
+			var r mh.EmbedResult
 			if json.Unmarshal(ev.Data, &r) == nil {
 				onEmbed(r)
 			}
@@ -716,7 +716,7 @@ func (a *app) sessionList(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Sessions(ctx, host.SessionsRequest{})
+		resp, err := h.Sessions(ctx, mh.SessionsRequest{})
 		if err != nil {
 			return err
 		}
@@ -745,7 +745,7 @@ func (a *app) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 	// (by with, or by the launcher: --request-id) finds it and adds nothing.
 	id := a.requestID(cmd)
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.SessionAppend(ctx, host.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta"))})
+		resp, err := h.SessionAppend(ctx, mh.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta"))})
 		if err != nil {
 			return err
 		}
@@ -869,7 +869,7 @@ func (a *app) sessionTokens(ctx context.Context, cmd *cli.Command) error {
 		return usagef("session tokens takes one session ID")
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.SessionTokens(ctx, host.SessionTokensRequest{Session: id})
+		resp, err := h.SessionTokens(ctx, mh.SessionTokensRequest{Session: id})
 		if err != nil {
 			return err
 		}
@@ -888,7 +888,7 @@ func (a *app) sessionCheck(ctx context.Context, cmd *cli.Command) error {
 		return usagef("--incoming-tokens must not be negative, got %d", n)
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.SessionCheck(ctx, host.SessionCheckRequest{Session: id, Incoming: cmd.Int("incoming-tokens")})
+		resp, err := h.SessionCheck(ctx, mh.SessionCheckRequest{Session: id, Incoming: cmd.Int("incoming-tokens")})
 		if err != nil {
 			return err
 		}
@@ -925,7 +925,7 @@ func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.SessionCompact(ctx, host.SessionCompactRequest{Session: id, Summary: summary, Summarize: cmd.Bool("summarize"), RequestID: a.requestID(cmd)})
+		resp, err := h.SessionCompact(ctx, mh.SessionCompactRequest{Session: id, Summary: summary, Summarize: cmd.Bool("summarize"), RequestID: a.requestID(cmd)})
 		if err != nil {
 			return err
 		}
@@ -945,7 +945,7 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 		return usagef("session ingest takes transcript files (e.g. ~/.claude/projects/PROJECT/ID.jsonl)")
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Ingest(ctx, host.IngestRequest{Paths: cmd.Args().Slice(), Dir: a.cwd(), Format: cmd.String("format")})
+		resp, err := h.Ingest(ctx, mh.IngestRequest{Paths: cmd.Args().Slice(), Dir: a.cwd(), Format: cmd.String("format")})
 		if err != nil {
 			return err
 		}
@@ -979,7 +979,7 @@ func (a *app) hook(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Hook(ctx, host.HookRequest{Event: event, Payload: payload})
+		resp, err := h.Hook(ctx, mh.HookRequest{Event: event, Payload: payload})
 		if err != nil {
 			return err
 		}

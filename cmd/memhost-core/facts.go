@@ -10,7 +10,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	mh "github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/facts"
 )
 
@@ -96,7 +95,7 @@ func (a *app) factAdd(ctx context.Context, cmd *cli.Command) error {
 		return usagef("fact add takes ENTITY ATTRIBUTE VALUE, got %d arguments (quote values with spaces)", n)
 	}
 	args := cmd.Args().Slice()
-	req := host.FactAddRequest{Entity: args[0], Attribute: args[1], Value: args[2], Source: cmd.String("source"),
+	req := mh.FactAddRequest{Entity: args[0], Attribute: args[1], Value: args[2], Source: cmd.String("source"),
 		Confidence: cmd.Float("confidence"), Keep: cmd.Bool("keep"), RequestID: a.requestID(cmd)}
 	if cmd.IsSet("confidence") && (req.Confidence <= 0 || req.Confidence > 1) {
 		return usagef("--confidence must be more than 0 and at most 1, got %g", req.Confidence)
@@ -142,7 +141,7 @@ func orDash(s string) string {
 
 func (a *app) factForget(ctx context.Context, cmd *cli.Command) error {
 	args := cmd.Args().Slice()
-	var req host.FactForgetRequest
+	var req mh.FactForgetRequest
 	switch len(args) {
 	case 1:
 		req.ID = args[0]
@@ -169,7 +168,7 @@ func (a *app) factForget(ctx context.Context, cmd *cli.Command) error {
 }
 
 func (a *app) facts(ctx context.Context, cmd *cli.Command) error {
-	var req host.FactsRequest
+	var req mh.FactsRequest
 	switch cmd.Args().Len() {
 	case 0:
 	case 1:
@@ -240,7 +239,7 @@ func (a *app) entities(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Entities(ctx, host.EntitiesRequest{})
+		resp, err := h.Entities(ctx, mh.EntitiesRequest{})
 		if err != nil {
 			return err
 		}
@@ -264,7 +263,7 @@ func (a *app) relations(ctx context.Context, cmd *cli.Command) error {
 		return usagef("relations takes one ENTITY, got %d arguments (quote names with spaces)", cmd.Args().Len())
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Relations(ctx, host.RelationsRequest{Entity: cmd.Args().First()})
+		resp, err := h.Relations(ctx, mh.RelationsRequest{Entity: cmd.Args().First()})
 		if err != nil {
 			return err
 		}
@@ -287,7 +286,7 @@ func (a *app) consolidate(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Consolidate(ctx, host.ConsolidateRequest{Since: cmd.String("since")})
+		resp, err := h.Consolidate(ctx, mh.ConsolidateRequest{Since: cmd.String("since")})
 		if err != nil {
 			return err
 		}
@@ -335,7 +334,7 @@ func printFactsGroup(w io.Writer, rows []mh.FactRow) {
 // printConsolidation writes status's generator: and consolidated: lines,
 // when a generator is configured or a consolidation ran (a home without
 // either shows neither, as before generators).
-func printConsolidation(w io.Writer, g host.ConsolidationStatus) {
+func printConsolidation(w io.Writer, g mh.ConsolidationStatus) {
 	if g.State != "none" {
 		gen := g.Plugin + " (" + g.State + ")"
 		if g.Plugin == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/modelstore"
@@ -76,7 +77,7 @@ func (a *app) export(ctx context.Context, cmd *cli.Command) error {
 	}
 	// The path is made absolute here: a server's working folder is not ours.
 	return a.with(ctx, cmd, func(o ops) error {
-		resp, err := o.Export(ctx, host.ExportRequest{Path: a.abs(file)})
+		resp, err := o.Export(ctx, mh.ExportRequest{Path: a.abs(file)})
 		if err != nil {
 			return err
 		}
@@ -92,7 +93,7 @@ func (a *app) importArchive(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(o ops) error {
-		resp, err := o.Import(ctx, host.ImportRequest{Path: a.abs(file)})
+		resp, err := o.Import(ctx, mh.ImportRequest{Path: a.abs(file)})
 		if err != nil {
 			return err
 		}
@@ -126,7 +127,7 @@ func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.with(ctx, cmd, func(o ops) error {
-		resp, err := o.GitInit(ctx, host.GitInitRequest{Remote: a.localRemote(cmd.String("remote")), Branch: cmd.String("branch")})
+		resp, err := o.GitInit(ctx, mh.GitInitRequest{Remote: a.localRemote(cmd.String("remote")), Branch: cmd.String("branch")})
 		if err != nil {
 			return err
 		}
@@ -156,7 +157,7 @@ func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
 // runs (syncs of a home take turns either way: a lock in .git).
 func (a *app) syncRemote(ctx context.Context, cmd *cli.Command) error {
 	return a.with(ctx, cmd, func(o ops) error {
-		resp, err := o.FedSync(ctx, host.FedSyncRequest{})
+		resp, err := o.FedSync(ctx, mh.FedSyncRequest{})
 		if errors.Is(err, host.ErrNotFederated) || fault.FieldOf(err) == "federation" {
 			return fmt.Errorf("%v (memhost git init makes it one)", err)
 		}
@@ -172,7 +173,7 @@ func (a *app) syncRemote(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func printFedSync(w io.Writer, r host.FedSyncResponse) {
+func printFedSync(w io.Writer, r mh.FedSyncResponse) {
 	for _, rec := range r.Recovered {
 		fmt.Fprintf(w, "recovered: %s\n", rec)
 	}
@@ -198,7 +199,7 @@ func printFedSync(w io.Writer, r host.FedSyncResponse) {
 	}
 }
 
-func printFederationStatus(w io.Writer, f *host.FederationStatus) {
+func printFederationStatus(w io.Writer, f *mh.FederationStatus) {
 	if f == nil {
 		return
 	}

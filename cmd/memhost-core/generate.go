@@ -27,7 +27,7 @@ func routedBy(resp mh.RememberResponse) string {
 
 // printGenerators lists the generator plugins after the embeddings ones,
 // when any are installed.
-func printGenerators(w io.Writer, gens []host.PluginInfo) {
+func printGenerators(w io.Writer, gens []mh.PluginInfo) {
 	if len(gens) == 0 {
 		return
 	}
@@ -48,7 +48,7 @@ func printGenerators(w io.Writer, gens []host.PluginInfo) {
 }
 
 // generatorLine is the plugins status line of the generator.
-func generatorLine(g host.GeneratorStatus) string {
+func generatorLine(g mh.ProviderStatus) string {
 	if g.Plugin == "" {
 		return "none: " + strings.TrimPrefix(g.Message, "no generator configured: ")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 )
 
@@ -46,13 +47,13 @@ func (a *app) health(ctx context.Context, cmd *cli.Command) error {
 	if err := noArgs(cmd); err != nil {
 		return err
 	}
-	var overall host.HealthReport
+	var overall mh.HealthReport
 	err := a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Health(ctx, host.HealthRequest{Repair: cmd.Bool("repair"), IntoNotebook: cmd.Bool("into-notebook")})
+		resp, err := h.Health(ctx, mh.HealthRequest{Repair: cmd.Bool("repair"), IntoNotebook: cmd.Bool("into-notebook")})
 		if err != nil {
 			return err
 		}
-		overall = resp.Report
+		overall = resp.HealthReport
 		return a.out(cmd, resp, func(w io.Writer) { printHealth(w, resp) })
 	})
 	var ue usageError
@@ -78,7 +79,7 @@ func (a *app) health(ctx context.Context, cmd *cli.Command) error {
 	return nil
 }
 
-func printHealth(w io.Writer, r host.HealthResponse) {
+func printHealth(w io.Writer, r mh.HealthResponse) {
 	for i, s := range r.Repairs {
 		if i == 0 {
 			fmt.Fprintln(w, "repaired:")

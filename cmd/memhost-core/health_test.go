@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 )
 
@@ -50,7 +51,7 @@ func TestHealthExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = memhost(t, home, nil, "--json", "health")
-	resp := decode[host.HealthResponse](t, r.stdout)
+	resp := decode[mh.HealthResponse](t, r.stdout)
 	if r.code != exitUnhealthy || resp.Overall != host.Unhealthy || r.stderr != "" {
 		t.Fatalf("damaged index: exit %d, %s %+v, stderr %q", r.code, resp.Overall, resp.Checks, r.stderr)
 	}

@@ -205,7 +205,7 @@ func (o *mcpOps) ConversationSearch(ctx context.Context, r mh.ConversationSearch
 	return either(o, ctx, host.OpConversationSearch, r)
 }
 
-func (o *mcpOps) Context(ctx context.Context, r mh.ContextRequest) (host.ContextResponse, error) {
+func (o *mcpOps) Context(ctx context.Context, r mh.ContextRequest) (mh.ContextResponse, error) {
 	return either(o, ctx, host.OpContext, r)
 }
 
@@ -213,14 +213,14 @@ func (o *mcpOps) Status(ctx context.Context, r mh.StatusRequest) (host.StatusRes
 	return either(o, ctx, host.OpStatus, r)
 }
 
-func (o *mcpOps) Files(ctx context.Context, r mh.FilesRequest) (host.FilesResponse, error) {
+func (o *mcpOps) Files(ctx context.Context, r mh.FilesRequest) (mh.FilesResponse, error) {
 	return either(o, ctx, host.OpFiles, r)
 }
 
-func (o *mcpOps) Facts(ctx context.Context, r host.FactsRequest) (host.FactsResponse, error) {
+func (o *mcpOps) Facts(ctx context.Context, r mh.FactsRequest) (mh.FactsResponse, error) {
 	return either(o, ctx, host.OpFacts, r)
 }
 
-func (o *mcpOps) FactAdd(ctx context.Context, r host.FactAddRequest) (host.FactAddResponse, error) {
+func (o *mcpOps) FactAdd(ctx context.Context, r mh.FactAddRequest) (mh.FactAddResponse, error) {
 	return either(o, ctx, host.OpFactAdd, r)
 }

@@ -3,24 +3,25 @@ package main
 import (
 	"context"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 )
 
 // The vault's MCP tools (mcp/vault.go: links, mv, rollup, prune), through
 // the server while one runs, as mcpOps' other calls.
 
-func (o *mcpOps) Links(ctx context.Context, r host.LinksRequest) (host.LinksResponse, error) {
+func (o *mcpOps) Links(ctx context.Context, r mh.LinksRequest) (mh.LinksResponse, error) {
 	return either(o, ctx, host.OpLinks, r)
 }
 
-func (o *mcpOps) Move(ctx context.Context, r host.MoveRequest) (host.MoveResponse, error) {
+func (o *mcpOps) Move(ctx context.Context, r mh.MoveRequest) (mh.MoveResponse, error) {
 	return either(o, ctx, host.OpMove, r)
 }
 
-func (o *mcpOps) Rollup(ctx context.Context, r host.RollupRequest) (host.RollupResponse, error) {
+func (o *mcpOps) Rollup(ctx context.Context, r mh.RollupRequest) (mh.RollupResponse, error) {
 	return either(o, ctx, host.OpRollup, r)
 }
 
-func (o *mcpOps) Prune(ctx context.Context, r host.PruneRequest) (host.PruneResponse, error) {
+func (o *mcpOps) Prune(ctx context.Context, r mh.PruneRequest) (mh.PruneResponse, error) {
 	return either(o, ctx, host.OpPrune, r)
 }

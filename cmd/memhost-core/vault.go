@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 )
@@ -74,7 +75,7 @@ func vaultCommands(a *app) []*cli.Command {
 }
 
 func (a *app) links(ctx context.Context, cmd *cli.Command) error {
-	req := host.LinksRequest{Unresolved: cmd.Bool("unresolved")}
+	req := mh.LinksRequest{Unresolved: cmd.Bool("unresolved")}
 	switch n := cmd.Args().Len(); {
 	case n > 1:
 		return usagef("give one PAGE, got %d arguments", n)
@@ -126,7 +127,7 @@ func (a *app) links(ctx context.Context, cmd *cli.Command) error {
 
 // wikilink writes a link back as it reads in a page (a markdown link's
 // path decoded).
-func wikilink(l host.LinkInfo) string {
+func wikilink(l mh.LinkInfo) string {
 	if l.Markdown {
 		s := "[" + l.Alias + "](" + l.Target
 		if l.Heading != "" {
@@ -156,7 +157,7 @@ func (a *app) mv(ctx context.Context, cmd *cli.Command) error {
 	if n := cmd.Args().Len(); n != 2 {
 		return usagef("give OLD and NEW page paths, got %d arguments", n)
 	}
-	req := host.MoveRequest{From: cmd.Args().Get(0), To: cmd.Args().Get(1), RequestID: a.requestID(cmd)}
+	req := mh.MoveRequest{From: cmd.Args().Get(0), To: cmd.Args().Get(1), RequestID: a.requestID(cmd)}
 	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Move(ctx, req)
 		if err != nil {
@@ -173,7 +174,7 @@ func (a *app) mv(ctx context.Context, cmd *cli.Command) error {
 }
 
 func (a *app) rollup(ctx context.Context, cmd *cli.Command) error {
-	req := host.RollupRequest{}
+	req := mh.RollupRequest{}
 	switch week, month := cmd.Bool("week"), cmd.Bool("month"); {
 	case week == month:
 		return usagef("give one of --week or --month")
@@ -219,7 +220,7 @@ func (a *app) prune(ctx context.Context, cmd *cli.Command) error {
 	if err != nil {
 		return usagef("--daily-older-than %q: %v", cmd.String("daily-older-than"), err)
 	}
-	req := host.PruneRequest{OlderThanDays: days, Delete: cmd.Bool("delete"), DryRun: cmd.Bool("dry-run")}
+	req := mh.PruneRequest{OlderThanDays: days, Delete: cmd.Bool("delete"), DryRun: cmd.Bool("dry-run")}
 	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Prune(ctx, req)
 		if errors.Is(err, host.ErrRollupsMissing) || fault.KindOf(err) == fault.Conflict {

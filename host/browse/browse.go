@@ -43,27 +43,6 @@ type BrowseService struct{ k Kernel }
 // New returns the service over k.
 func New(k Kernel) *BrowseService { return &BrowseService{k: k} }
 
-// PageRequest names a page to read whole, or its start.
-type PageRequest struct {
-	Path string `json:"path"`
-	// MaxBytes, when > 0, bounds what is read: a longer page answers its
-	// first MaxBytes bytes (cut back to a whole UTF-8 character) with
-	// Truncated set and no Hash, so that the part can never be saved over
-	// the whole. 0 reads the page whole.
-	MaxBytes int64 `json:"maxBytes,omitempty"`
-}
-
-// PageResponse is a page as it is on disk, with the hash a SavePage of it
-// names as its base.
-type PageResponse struct {
-	Path      string `json:"path"`
-	Text      string `json:"text"`
-	Hash      string `json:"hash"` // sha256 of the file, hex
-	SizeBytes int64  `json:"sizeBytes"`
-	Mtime     string `json:"mtime"`               // RFC 3339
-	Truncated bool   `json:"truncated,omitempty"` // Text is the page's start (PageRequest.MaxBytes); Hash is ""
-}
-
 // PageHash is the hash PageResponse and SavePageRequest use: sha256 of the
 // file's bytes, hex.
 func PageHash(data []byte) string {
@@ -85,28 +64,28 @@ func cutRune(b []byte) []byte {
 }
 
 // Page reads a page whole.
-func (b *BrowseService) Page(ctx context.Context, req PageRequest) (PageResponse, error) {
+func (b *BrowseService) Page(ctx context.Context, req memhost.PageRequest) (memhost.PageResponse, error) {
 	rel, err := b.k.Notebook().Clean(req.Path)
 	if err != nil {
-		return PageResponse{}, err
+		return memhost.PageResponse{}, err
 	}
-	var resp PageResponse
+	var resp memhost.PageResponse
 	if req.MaxBytes > 0 {
 		data, whole, err := b.k.Notebook().ReadPrefix(rel, req.MaxBytes)
 		if err != nil {
-			return PageResponse{}, err
+			return memhost.PageResponse{}, err
 		}
 		if !whole {
-			resp = PageResponse{Path: rel, Text: string(cutRune(data)), Truncated: true}
+			resp = memhost.PageResponse{Path: rel, Text: string(cutRune(data)), Truncated: true}
 		} else {
-			resp = PageResponse{Path: rel, Text: string(data), Hash: PageHash(data), SizeBytes: int64(len(data))}
+			resp = memhost.PageResponse{Path: rel, Text: string(data), Hash: PageHash(data), SizeBytes: int64(len(data))}
 		}
 	} else {
 		data, err := b.k.Notebook().Read(rel)
 		if err != nil {
-			return PageResponse{}, err
+			return memhost.PageResponse{}, err
 		}
-		resp = PageResponse{Path: rel, Text: string(data), Hash: PageHash(data), SizeBytes: int64(len(data))}
+		resp = memhost.PageResponse{Path: rel, Text: string(data), Hash: PageHash(data), SizeBytes: int64(len(data))}
 	}
 	if fi, err := os.Stat(b.k.Notebook().Abs(rel)); err == nil {
 		resp.Mtime = fi.ModTime().UTC().Format(time.RFC3339)
@@ -115,25 +94,6 @@ func (b *BrowseService) Page(ctx context.Context, req PageRequest) (PageResponse
 		}
 	}
 	return resp, nil
-}
-
-// SavePageRequest replaces a page's whole text, on the condition that the
-// page is still as it was read: BaseHash is the hash Page gave (PageHash),
-// or "" for a page that must not exist yet (a new page).
-type SavePageRequest struct {
-	Path     string `json:"path"`
-	Text     string `json:"text"`
-	BaseHash string `json:"baseHash"`
-}
-
-// SavePageResponse is the page as saved.
-type SavePageResponse struct {
-	Path    string `json:"path"`
-	Hash    string `json:"hash"`
-	Created bool   `json:"created"`
-	// Warnings are troubles after the write (the index could not be
-	// updated): what was written is stored.
-	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ErrPageChanged is the conflict of a SavePage whose page changed on disk
@@ -145,20 +105,20 @@ var ErrPageChanged = errors.New("changed on disk since it was opened")
 // field "baseHash" and the page is untouched. It is a write like Write
 // ("write" on the change bus). Saving the text the page already holds succeeds
 // and writes nothing.
-func (b *BrowseService) SavePage(ctx context.Context, req SavePageRequest) (out SavePageResponse, err error) {
+func (b *BrowseService) SavePage(ctx context.Context, req memhost.SavePageRequest) (out memhost.SavePageResponse, err error) {
 	defer b.k.Wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "write", Paths: memhost.Paths(out.Path), Note: "write: " + out.Path, Result: &out}
 	})
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
-		return SavePageResponse{}, err
+		return memhost.SavePageResponse{}, err
 	}
 	rel, err := b.k.Notebook().Clean(req.Path)
 	if err != nil {
-		return SavePageResponse{}, err
+		return memhost.SavePageResponse{}, err
 	}
 	if !strings.HasSuffix(rel, ".md") {
-		return SavePageResponse{}, fault.BadInputf("path", "%s is not a markdown page (.md)", rel)
+		return memhost.SavePageResponse{}, fault.BadInputf("path", "%s is not a markdown page (.md)", rel)
 	}
 	data := []byte(text + "\n")
 	err = b.k.Notebook().Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
@@ -178,41 +138,11 @@ func (b *BrowseService) SavePage(ctx context.Context, req SavePageRequest) (out 
 		return data, nil
 	})
 	if err != nil && !errors.Is(err, notebook.ErrUnchanged) {
-		return SavePageResponse{}, err
+		return memhost.SavePageResponse{}, err
 	}
 	out.Path, out.Hash = rel, PageHash(data)
 	out.Warnings = b.k.IndexWritten(ctx, rel)
 	return out, nil
-}
-
-// PagesRequest asks for the notebook's folders and pages. Sizes and times
-// cost a stat a page: they are given for the pages of Folder only, or of
-// every folder with All.
-type PagesRequest struct {
-	Folder string `json:"folder,omitempty"`
-	All    bool   `json:"all,omitempty"`
-}
-
-// PageEntry is one page of the notebook.
-type PageEntry struct {
-	Path      string `json:"path"` // relative to the notebook
-	Title     string `json:"title"`
-	SizeBytes int64  `json:"sizeBytes,omitempty"` // see PagesRequest
-	Mtime     string `json:"mtime,omitempty"`     // RFC 3339; see PagesRequest
-}
-
-// FolderEntry is one folder of the notebook ("" is its top) with the pages
-// right in it, sorted by name.
-type FolderEntry struct {
-	Path  string      `json:"path"`
-	Pages []PageEntry `json:"pages"`
-}
-
-// PagesResponse lists every folder of the notebook, the standard ones
-// (lists, reference, knowledge, daily) even when missing, then the others
-// by name.
-type PagesResponse struct {
-	Folders []FolderEntry `json:"folders"`
 }
 
 // StandardFolders are the notebook's folders of seed 001 §3, in the
@@ -222,11 +152,11 @@ var StandardFolders = []string{"lists", "reference", "knowledge", "daily"}
 // Pages lists the notebook's folders and markdown pages. Hidden files and
 // folders (a name starting with '.') are left out, as the index leaves
 // them out.
-func (b *BrowseService) Pages(ctx context.Context, req PagesRequest) (PagesResponse, error) {
+func (b *BrowseService) Pages(ctx context.Context, req memhost.PagesRequest) (memhost.PagesResponse, error) {
 	root := b.k.Notebook().Root()
-	folders := map[string]*FolderEntry{}
+	folders := map[string]*memhost.FolderEntry{}
 	for _, f := range StandardFolders {
-		folders[f] = &FolderEntry{Path: f, Pages: []PageEntry{}}
+		folders[f] = &memhost.FolderEntry{Path: f, Pages: []memhost.PageEntry{}}
 	}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -254,7 +184,7 @@ func (b *BrowseService) Pages(ctx context.Context, req PagesRequest) (PagesRespo
 				rel = ""
 			}
 			if folders[rel] == nil {
-				folders[rel] = &FolderEntry{Path: rel, Pages: []PageEntry{}}
+				folders[rel] = &memhost.FolderEntry{Path: rel, Pages: []memhost.PageEntry{}}
 			}
 			return nil
 		}
@@ -265,7 +195,7 @@ func (b *BrowseService) Pages(ctx context.Context, req PagesRequest) (PagesRespo
 		if dir == "." {
 			dir = ""
 		}
-		pe := PageEntry{Path: rel, Title: notebook.Title(rel)}
+		pe := memhost.PageEntry{Path: rel, Title: notebook.Title(rel)}
 		if req.All || dir == req.Folder {
 			fi, err := d.Info()
 			if err != nil {
@@ -278,9 +208,9 @@ func (b *BrowseService) Pages(ctx context.Context, req PagesRequest) (PagesRespo
 		return nil
 	})
 	if err != nil {
-		return PagesResponse{}, err
+		return memhost.PagesResponse{}, err
 	}
-	resp := PagesResponse{Folders: []FolderEntry{}}
+	resp := memhost.PagesResponse{Folders: []memhost.FolderEntry{}}
 	for _, f := range StandardFolders {
 		resp.Folders = append(resp.Folders, *folders[f])
 		delete(folders, f)
@@ -296,31 +226,15 @@ func (b *BrowseService) Pages(ctx context.Context, req PagesRequest) (PagesRespo
 	return resp, nil
 }
 
-// TranscriptRequest names a session whose transcript to read.
-type TranscriptRequest struct {
-	Session string `json:"session"`
-}
-
-// TranscriptResponse is a session's transcript: every entry that parses,
-// in order (compaction entries included), and the pre-compaction flushes
-// asked of the agent in it.
-type TranscriptResponse struct {
-	Session     string                  `json:"session"`
-	Path        string                  `json:"path"` // sessions/ID.jsonl
-	Turns       []sessions.Turn         `json:"turns"`
-	Compactions int                     `json:"compactions"`
-	Flushes     []sessions.FlushReceipt `json:"flushes"`
-}
-
 // Transcript reads a session's transcript and its flush receipts.
-func (b *BrowseService) Transcript(ctx context.Context, req TranscriptRequest) (TranscriptResponse, error) {
+func (b *BrowseService) Transcript(ctx context.Context, req memhost.TranscriptRequest) (memhost.TranscriptResponse, error) {
 	tr, err := b.k.Sessions().Read(req.Session)
 	if err != nil {
-		return TranscriptResponse{}, err
+		return memhost.TranscriptResponse{}, err
 	}
-	resp := TranscriptResponse{Session: req.Session, Path: sessions.Path(req.Session), Turns: tr.Turns, Compactions: tr.Compactions, Flushes: []sessions.FlushReceipt{}}
+	resp := memhost.TranscriptResponse{Session: req.Session, Path: sessions.Path(req.Session), Turns: tr.Turns, Compactions: tr.Compactions, Flushes: []memhost.FlushReceipt{}}
 	if resp.Turns == nil {
-		resp.Turns = []sessions.Turn{}
+		resp.Turns = []memhost.Turn{}
 	}
 	rs, err := b.k.Sessions().Receipts()
 	if err != nil {
@@ -334,30 +248,9 @@ func (b *BrowseService) Transcript(ctx context.Context, req TranscriptRequest) (
 	return resp, nil
 }
 
-// StorageRequest asks how much disk the home uses; it has no parameters.
-type StorageRequest struct{}
-
-// Usage is the files and bytes of one part of the home.
-type Usage struct {
-	Files int   `json:"files"`
-	Bytes int64 `json:"bytes"`
-}
-
-// StorageResponse is the disk use of each part of the home: the notebook
-// but its daily logs, the daily logs, the transcripts, the index
-// (brain/memory.db and its WAL) and the embeddings cache.
-type StorageResponse struct {
-	Notebook Usage `json:"notebook"`
-	Daily    Usage `json:"daily"`
-	Sessions Usage `json:"sessions"`
-	Index    Usage `json:"index"`
-	Cache    Usage `json:"cache"`
-	Models   Usage `json:"models"`
-}
-
 // Storage measures the home's parts on disk.
-func (b *BrowseService) Storage(ctx context.Context, _ StorageRequest) (StorageResponse, error) {
-	var resp StorageResponse
+func (b *BrowseService) Storage(ctx context.Context, _ memhost.StorageRequest) (memhost.StorageResponse, error) {
+	var resp memhost.StorageResponse
 	nb := b.k.Notebook().Root()
 	daily := filepath.Join(nb, "daily")
 	err := du(ctx, nb, func(p string, size int64) {
@@ -374,7 +267,7 @@ func (b *BrowseService) Storage(ctx context.Context, _ StorageRequest) (StorageR
 	}
 	for _, part := range []struct {
 		dir string
-		u   *Usage
+		u   *memhost.Usage
 		ok  func(name string) bool
 	}{
 		{filepath.Join(b.k.Home(), "sessions"), &resp.Sessions, func(n string) bool { return strings.HasSuffix(n, ".jsonl") }},

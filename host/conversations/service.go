@@ -11,7 +11,6 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/prompt"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/sdk"
 )
@@ -26,7 +25,7 @@ type Kernel interface {
 	Generator(ctx context.Context) (sdk.Generator, func(), error)
 	// Context is the block an agent puts in its system prompt (the
 	// session-start hook answers with it).
-	Context(ctx context.Context) (prompt.Block, error)
+	Context(ctx context.Context) (memhost.ContextResponse, error)
 }
 
 // SessionService runs the conversation operations.

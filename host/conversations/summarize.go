@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -97,7 +97,7 @@ func (cs *SessionService) summarize(ctx context.Context, session string) (summar
 
 // renderTurn writes a turn as a line of the transcript the generator
 // reads; a very long turn keeps its start and end.
-func renderTurn(t sessions.Turn) string {
+func renderTurn(t memhost.Turn) string {
 	who := t.Role
 	if t.Speaker != "" {
 		who += " (" + t.Speaker + ")"

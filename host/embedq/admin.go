@@ -5,29 +5,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/sdk"
 )
-
-// PluginInfo describes an installed plugin.
-type PluginInfo struct {
-	Kind       string  `json:"kind"` // embeddings or generator
-	Name       string  `json:"name"`
-	Path       string  `json:"path"`
-	SHA256     string  `json:"sha256"`
-	Version    string  `json:"version"`
-	Model      string  `json:"model"`
-	Dimensions int     `json:"dimensions"`
-	Status     string  `json:"status"`
-	Progress   float64 `json:"progress,omitempty"`
-	Message    string  `json:"message,omitempty"`
-	Active     bool    `json:"active"`
-}
 
 // Plugins lists the installed plugins; Warnings name files that
 // were skipped (not executable, not a memhost plugin, a duplicate name).
 type Plugins struct {
-	Plugins  []PluginInfo `json:"plugins"`
-	Warnings []string     `json:"warnings"`
+	Plugins  []memhost.PluginInfo `json:"plugins"`
+	Warnings []string             `json:"warnings"`
 }
 
 // Plugins starts each installed plugin to ask its version, model and
@@ -35,7 +21,7 @@ type Plugins struct {
 func (q *Queue) Plugins(ctx context.Context) (Plugins, error) {
 	reg := q.opts.Registry
 	found, warnings := reg.Discover()
-	resp := Plugins{Plugins: []PluginInfo{}, Warnings: append([]string{}, warnings...)}
+	resp := Plugins{Plugins: []memhost.PluginInfo{}, Warnings: append([]string{}, warnings...)}
 	active, _ := q.ProviderName()
 	options := q.cfg().Memory.Embedding.Options
 	for _, pl := range found {
@@ -48,7 +34,7 @@ func (q *Queue) Plugins(ctx context.Context) (Plugins, error) {
 			q.stopUnlessActive(pl.Name)
 			continue
 		}
-		resp.Plugins = append(resp.Plugins, PluginInfo{
+		resp.Plugins = append(resp.Plugins, memhost.PluginInfo{
 			Kind: "embeddings", Name: pl.Name, Path: pl.Path, SHA256: pl.SHA256, Version: info.Version, Model: info.ModelID,
 			Dimensions: info.Dimensions, Status: string(st.State), Progress: st.Progress, Message: st.Message,
 			Active: pl.Name == active,
@@ -82,26 +68,11 @@ func (q *Queue) stopUnlessActive(name string) {
 	}
 }
 
-// ProviderStatus is the active provider's state, as its plugin reports it.
-type ProviderStatus struct {
-	Plugin     string  `json:"plugin,omitempty"`
-	Path       string  `json:"path,omitempty"`
-	SHA256     string  `json:"sha256,omitempty"`
-	Version    string  `json:"version,omitempty"`
-	Model      string  `json:"model,omitempty"`
-	Dimensions int     `json:"dimensions,omitempty"`
-	State      string  `json:"state"`
-	Progress   float64 `json:"progress"`
-	Message    string  `json:"message,omitempty"`
-	PingMs     float64 `json:"pingMs,omitempty"` // go-plugin health check round trip
-	PingError  string  `json:"pingError,omitempty"`
-}
-
 // ProviderStatus reports the active provider: its binary, model, state
 // and a health check round trip. State is "none" when no provider is
 // configured.
-func (q *Queue) ProviderStatus(ctx context.Context) (ProviderStatus, error) {
-	var resp ProviderStatus
+func (q *Queue) ProviderStatus(ctx context.Context) (memhost.ProviderStatus, error) {
+	var resp memhost.ProviderStatus
 	name, err := q.ProviderName()
 	if err != nil {
 		resp.State, resp.Message = "none", Reason(err)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/registry"
@@ -201,8 +202,8 @@ func TestKickWakesWorker(t *testing.T) {
 	if f.q.HasWorker() {
 		t.Fatal("Kick started a worker")
 	}
-	embedded := make(chan Result, 10)
-	if !f.q.StartWorker(context.Background(), func(r Result) { embedded <- r }) {
+	embedded := make(chan memhost.EmbedResult, 10)
+	if !f.q.StartWorker(context.Background(), func(r memhost.EmbedResult) { embedded <- r }) {
 		t.Fatal("StartWorker reported a worker already running")
 	}
 	if f.q.StartWorker(context.Background(), nil) {

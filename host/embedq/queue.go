@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/internal/fsx"
@@ -97,18 +98,6 @@ func (q *Queue) openCache(ctx context.Context) (*index.Cache, error) {
 	return c, nil
 }
 
-// Result reports a run of the queue.
-type Result struct {
-	Provider   string  `json:"provider"`
-	Model      string  `json:"model"`
-	Embedded   int     `json:"embedded"`       // chunks given vectors in this run
-	FromCache  int     `json:"fromCache"`      // of those, vectors taken from the cache
-	Pending    int     `json:"pending"`        // chunks still without a vector, but dead ones
-	Dead       int     `json:"dead,omitempty"` // chunks whose embedding failed too often (see Queue.RetryDead)
-	Busy       bool    `json:"busy"`           // another process is embedding; this run did nothing
-	DurationMs float64 `json:"durationMs"`
-}
-
 // Run works through the queue: chunks without a vector for the active
 // provider's model get one, from the cache when it has it, else from the
 // provider, in batches. It stops when the queue is empty, ctx ends, or
@@ -119,9 +108,9 @@ type Result struct {
 //
 // An unbounded run (budget 0) waits for a model that is downloading or
 // loading: that is what the background run is for.
-func (q *Queue) Run(ctx context.Context, budget time.Duration) (Result, error) {
+func (q *Queue) Run(ctx context.Context, budget time.Duration) (memhost.EmbedResult, error) {
 	start := time.Now()
-	var res Result
+	var res memhost.EmbedResult
 	sem, err := q.Ready(ctx)
 	for budget <= 0 && preparing(err) {
 		select {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/memhost/memhost"
 )
 
 // worker is the goroutine that drains the queue; the Queue owns it
@@ -12,7 +14,7 @@ type worker struct {
 	kick    chan struct{} // buffered 1: a kick while a run is due is dropped
 	cancel  context.CancelFunc
 	done    chan struct{} // closed when the goroutine has returned
-	onEmbed func(Result)
+	onEmbed func(memhost.EmbedResult)
 
 	mu    sync.Mutex
 	state WorkerState // Running is left false: HasWorker says it
@@ -68,7 +70,7 @@ func (w *worker) record(now time.Time, progressed bool, err error) {
 // is not ready, until StopWorker or ctx ends. onEmbed, when not nil, is
 // called after each run that embedded something, on the worker's
 // goroutine. It reports false when a worker runs already (that one stays).
-func (q *Queue) StartWorker(ctx context.Context, onEmbed func(Result)) bool {
+func (q *Queue) StartWorker(ctx context.Context, onEmbed func(memhost.EmbedResult)) bool {
 	q.workerMu.Lock()
 	defer q.workerMu.Unlock()
 	if q.worker != nil {

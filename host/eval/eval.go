@@ -438,7 +438,7 @@ func dailyEntry(path string) (day, entry string, err error) {
 	dated := false
 	var speakers, lines []string
 	err = sessions.ReadLines(f, 1, func(n int, line []byte) error {
-		var t sessions.Turn
+		var t memhost.Turn
 		if err := json.Unmarshal(line, &t); err != nil {
 			return fmt.Errorf("%s:%d: %v", path, n, err)
 		}

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/memhost/memhost"
 )
 
 // Meta is an entity page's frontmatter.
@@ -22,9 +24,9 @@ type Meta struct {
 
 // Entity is what a page says: its frontmatter and its facts in page order.
 type Entity struct {
-	Slug  string `json:"slug"`
-	Meta  Meta   `json:"meta"`
-	Facts []Fact `json:"facts"`
+	Slug  string         `json:"slug"`
+	Meta  Meta           `json:"meta"`
+	Facts []memhost.Fact `json:"facts"`
 }
 
 // Relations are the current facts' wikilinks: (attribute, target slug)
@@ -222,8 +224,8 @@ func splitIDs(s string) []string {
 }
 
 // parseItem reads a list item's text as a fact.
-func (p *Page) parseItem(body string) (Fact, bool) {
-	f := Fact{Confidence: 1}
+func (p *Page) parseItem(body string) (memhost.Fact, bool) {
+	f := memhost.Fact{Confidence: 1}
 	body = strings.TrimRightFunc(body, isSpace)
 	if i := strings.LastIndexByte(body, '^'); i >= 0 && (i == 0 || isSpace(rune(body[i-1]))) && isID(body[i+1:]) {
 		f.ID, f.HasID = body[i+1:], true
@@ -232,7 +234,7 @@ func (p *Page) parseItem(body string) (Fact, bool) {
 	// Inline fields, from the end: [key:: value]. (By hand, not with a
 	// regular expression anchored at the end, which Go's engine tries from
 	// every position of the line: 4x the cost of a sync of entity pages.)
-	var fields []Field
+	var fields []memhost.Field
 	for {
 		b := strings.TrimRightFunc(body, isSpace)
 		if !strings.HasSuffix(b, "]") {
@@ -246,7 +248,7 @@ func (p *Page) parseItem(body string) (Fact, bool) {
 		if !ok || !isKey(k) || strings.ContainsRune(v, ']') {
 			break
 		}
-		fields = append(fields, Field{Key: k, Value: strings.Trim(v, " \t")})
+		fields = append(fields, memhost.Field{Key: k, Value: strings.Trim(v, " \t")})
 		body = strings.TrimRightFunc(b[:open], isSpace)
 	}
 	v := strings.TrimSpace(body)
@@ -254,7 +256,7 @@ func (p *Page) parseItem(body string) (Fact, bool) {
 		v, f.Struck = strings.TrimSpace(inner[:len(inner)-2]), true
 	}
 	if v == "" || strings.HasPrefix(v, "[ ]") || strings.HasPrefix(strings.ToLower(v), "[x]") {
-		return Fact{}, false
+		return memhost.Fact{}, false
 	}
 	f.Value = v
 	slices.Reverse(fields)
@@ -370,7 +372,7 @@ func list(n *yaml.Node) []string {
 
 // FormatLine is a fact's list item as memhost writes it (without a line
 // ending).
-func FormatLine(f Fact, marker byte) string {
+func FormatLine(f memhost.Fact, marker byte) string {
 	var b strings.Builder
 	b.WriteByte(marker)
 	b.WriteByte(' ')
@@ -416,7 +418,7 @@ func Render(e Entity) []byte {
 	}
 	b.WriteString("# " + title + "\n")
 	var order []string
-	groups := map[string][]Fact{}
+	groups := map[string][]memhost.Fact{}
 	heading := map[string]string{}
 	for _, f := range e.Facts {
 		k := AttrKey(f.Attribute)

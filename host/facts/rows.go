@@ -41,11 +41,11 @@ func FromRows(er memhost.EntityRow, rows []memhost.FactRow) Entity {
 		e.Meta.Tags = nil
 	}
 	for _, r := range rows {
-		f := Fact{ID: r.FactID, Entity: r.Entity, Attribute: r.Attribute, Value: r.Value, Confidence: r.Confidence, Seen: r.Seen,
+		f := memhost.Fact{ID: r.FactID, Entity: r.Entity, Attribute: r.Attribute, Value: r.Value, Confidence: r.Confidence, Seen: r.Seen,
 			Confirmed: r.Confirmed, Until: r.Until, ForgotOn: r.Forgotten, Supersedes: r.Supersedes, Source: r.Source,
 			Status: r.Status, SupersededBy: r.SupersededBy, Line: r.Line, HasID: true, Struck: r.Status != Current}
 		for _, x := range r.Extra {
-			f.Extra = append(f.Extra, Field{Key: x["key"], Value: x["value"]})
+			f.Extra = append(f.Extra, memhost.Field{Key: x["key"], Value: x["value"]})
 		}
 		e.Facts = append(e.Facts, f)
 	}

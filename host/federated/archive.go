@@ -23,24 +23,11 @@ import (
 	"github.com/memhost/memhost/internal/version"
 )
 
-// ExportRequest writes the home's source of truth to an archive.
-type ExportRequest struct {
-	Path string `json:"path"` // the .tar.gz to write; must not exist
-}
-
-// ExportResponse says what was written.
-type ExportResponse struct {
-	Path   string `json:"path"`
-	Files  int    `json:"files"`
-	Bytes  int64  `json:"bytes"`
-	SHA256 string `json:"sha256"` // of the archive
-}
-
 // Export writes notebook/, sessions/ and config.yaml, with a manifest of
 // their SHA-256 checksums, to a gzip-compressed tar (see package
 // archive). The index is left out: Import rebuilds it.
-func (fd *FederationService) Export(ctx context.Context, req ExportRequest) (ExportResponse, error) {
-	resp := ExportResponse{Path: req.Path}
+func (fd *FederationService) Export(ctx context.Context, req memhost.ExportRequest) (memhost.ExportResponse, error) {
+	resp := memhost.ExportResponse{Path: req.Path}
 	if req.Path == "" {
 		return resp, fault.BadInputf("path", "no archive file given")
 	}
@@ -80,37 +67,13 @@ type countWriter struct{ n int64 }
 
 func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
 
-// ImportRequest reads an archive made by Export into the home.
-type ImportRequest struct {
-	Path string `json:"path"`
-}
-
-// ImportResponse says what the import did to each file.
-type ImportResponse struct {
-	Path      string   `json:"path"`
-	Files     int      `json:"files"`     // in the archive
-	Added     []string `json:"added"`     // new in the home
-	Merged    []string `json:"merged"`    // merged with the home's version
-	Unchanged int      `json:"unchanged"` // the same in both
-	// Conflicts are pages both versions of which are kept: the home's at
-	// Path, the archive's in Sibling.
-	Conflicts []federation.Conflict `json:"conflicts,omitempty"`
-	// Config is what happened to config.yaml: "imported" (the home had
-	// none), "kept" (the home's own stays), or "" (none in the archive).
-	Config  string `json:"config,omitempty"`
-	Indexed int    `json:"indexed"`
-	// Warnings are troubles after the files were written (the index could
-	// not be updated): what was imported is stored.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
 // Import checks an archive whole (paths, types, sizes, every checksum
 // against its manifest) before touching the home, then brings each file
 // in: a missing file is added, a different one merged by federation's
 // rules (transcripts and other JSONL by union of entries, pages line by
 // line, both versions kept when lines conflict). config.yaml is taken
 // only when the home has none. What changed is indexed.
-func (fd *FederationService) Import(ctx context.Context, req ImportRequest) (out ImportResponse, err error) {
+func (fd *FederationService) Import(ctx context.Context, req memhost.ImportRequest) (out memhost.ImportResponse, err error) {
 	out.Path = req.Path
 	if req.Path == "" {
 		return out, fault.BadInputf("path", "no archive file given")
@@ -214,7 +177,7 @@ func (fd *FederationService) Import(ctx context.Context, req ImportRequest) (out
 				if err := fd.k.Notebook().Update(ctx, sib, func([]byte, bool) ([]byte, error) { return theirs, nil }); err != nil {
 					return out, err
 				}
-				out.Conflicts = append(out.Conflicts, federation.Conflict{Path: it.name, Sibling: "notebook/" + sib, Time: fd.k.Now().UTC().Format("2006-01-02T15:04:05Z"), Reason: "the archive and the home changed the same lines"})
+				out.Conflicts = append(out.Conflicts, memhost.Conflict{Path: it.name, Sibling: "notebook/" + sib, Time: fd.k.Now().UTC().Format("2006-01-02T15:04:05Z"), Reason: "the archive and the home changed the same lines"})
 				reindex = append(reindex, sib)
 			}
 		} else {

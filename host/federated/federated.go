@@ -14,7 +14,6 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation"
 	"github.com/memhost/memhost/host/health"
-	"github.com/memhost/memhost/host/indexer"
 )
 
 // fedState is the home's federation when it is a memhost git repository:
@@ -113,7 +112,7 @@ func (fd *FederationService) Note(c memhost.Change) {
 }
 
 // Edited commits changes the watcher saw (edits made in an editor).
-func (fd *FederationService) Edited(r indexer.SyncResult) {
+func (fd *FederationService) Edited(r memhost.SyncResult) {
 	f := fd.fed.Load()
 	if f == nil || len(r.Paths)+len(r.RemovedPaths) == 0 {
 		return
@@ -135,30 +134,11 @@ func (fd *FederationService) Edited(r indexer.SyncResult) {
 	f.committer.Note(federation.Change{Message: msg, Paths: paths})
 }
 
-// GitInitRequest makes the home a git repository memhost commits to.
-type GitInitRequest struct {
-	// Remote, when set, is written to config.yaml (federation.remote) and
-	// synced with at once.
-	Remote string `json:"remote,omitempty"`
-	Branch string `json:"branch,omitempty"` // default federation.branch
-}
-
-// GitInitResponse reports GitInit.
-type GitInitResponse struct {
-	federation.InitResult
-	Home   string `json:"home"`
-	Remote string `json:"remote,omitempty"`
-	// Sync is the first sync with the remote; SyncError why it failed
-	// (the repository is made either way).
-	Sync      *FedSyncResponse `json:"sync,omitempty"`
-	SyncError string           `json:"syncError,omitempty"`
-}
-
 // GitInit makes the home a git repository (or adopts the one it is),
 // with a .gitignore that keeps derived and per-machine files out, and
 // commits it; from then on every write is committed.
-func (fd *FederationService) GitInit(ctx context.Context, req GitInitRequest) (GitInitResponse, error) {
-	resp := GitInitResponse{Home: fd.k.Home()}
+func (fd *FederationService) GitInit(ctx context.Context, req memhost.GitInitRequest) (memhost.GitInitResponse, error) {
+	resp := memhost.GitInitResponse{Home: fd.k.Home()}
 	if !inside(absHome(fd.k.Home()), fd.k.Notebook().Root()) {
 		return resp, fault.Errorf(fault.BadInput, "notebookDir", "the notebook %s is outside the home %s: git federation shares the home folder", fd.k.Notebook().Root(), fd.k.Home())
 	}
@@ -177,7 +157,7 @@ func (fd *FederationService) GitInit(ctx context.Context, req GitInitRequest) (G
 	}
 	repo := &federation.Repo{Dir: absHome(fd.k.Home()), Author: cfg.Author, Notebook: fd.notebookRel()}
 	res, err := repo.Init(ctx, federation.InitOptions{Branch: req.Branch})
-	resp.InitResult = res
+	resp.GitInitResult = res
 	if err != nil {
 		return resp, gitFault(err)
 	}
@@ -191,7 +171,7 @@ func (fd *FederationService) GitInit(ctx context.Context, req GitInitRequest) (G
 	fd.k.RecheckConfig()
 	fd.k.EditConfig(func(c *config.Config) { c.Federation.Remote, c.Federation.Branch = req.Remote, req.Branch })
 	resp.Remote = req.Remote
-	s, err := fd.FedSync(ctx, FedSyncRequest{})
+	s, err := fd.FedSync(ctx, memhost.FedSyncRequest{})
 	if err != nil {
 		resp.SyncError = err.Error()
 	}
@@ -220,25 +200,13 @@ func gitFault(err error) error {
 	return err
 }
 
-// FedSyncRequest syncs the home with its remote; it has no parameters.
-type FedSyncRequest struct{}
-
-// FedSyncResponse reports a sync and the re-indexing of what it changed.
-type FedSyncResponse struct {
-	federation.SyncResult
-	Indexed int `json:"indexed"` // files re-indexed (changed by the merge)
-	// Paths are their index paths ("knowledge/x.md", "sessions/s.jsonl").
-	Paths      []string `json:"paths,omitempty"`
-	DurationMs float64  `json:"durationMs"`
-}
-
 // ErrNotFederated means the home is not a memhost git repository.
 var ErrNotFederated error = &fault.Error{Kind: fault.BadInput, Field: "federation", Message: "the home is not a git repository memhost commits to"}
 
 // FedSync fetches federation.remote, merges it into the home, pushes, and
 // re-indexes exactly the files the merge changed. A failed push leaves
 // everything local in place (committed); the error says why.
-func (fd *FederationService) FedSync(ctx context.Context, _ FedSyncRequest) (resp FedSyncResponse, err error) {
+func (fd *FederationService) FedSync(ctx context.Context, _ memhost.FedSyncRequest) (resp memhost.FedSyncResponse, err error) {
 	start := time.Now()
 	f := fd.fed.Load()
 	if f == nil {
@@ -257,7 +225,7 @@ func (fd *FederationService) FedSync(ctx context.Context, _ FedSyncRequest) (res
 		fd.k.Log().Warn("commit before sync", "err", err)
 	}
 	res, serr := f.repo.Sync(ctx, federation.SyncOptions{Remote: cfg.Remote, Branch: cfg.Branch, Now: fd.k.Now, Lock: fd.k.Notebook().Lock})
-	resp.SyncResult = res
+	resp.GitSyncResult = res
 	if len(res.Changed) > 0 {
 		paths := fd.indexPaths(res.Changed)
 		resp.Paths = paths
@@ -298,17 +266,8 @@ func (fd *FederationService) indexPathOf(homeRel string) string {
 	return ""
 }
 
-// FederationStatus is the federation part of status and health.
-type FederationStatus struct {
-	Remote    string                `json:"remote,omitempty"`
-	Branch    string                `json:"branch"`
-	Head      string                `json:"head,omitempty"`
-	State     federation.State      `json:"state"`
-	Conflicts []federation.Conflict `json:"conflicts,omitempty"`
-}
-
 // status is nil when the home is not federated.
-func (fd *FederationService) status(ctx context.Context) *FederationStatus {
+func (fd *FederationService) status(ctx context.Context) *memhost.FederationStatus {
 	f := fd.fed.Load()
 	if f == nil {
 		return nil
@@ -319,7 +278,7 @@ func (fd *FederationService) status(ctx context.Context) *FederationStatus {
 	if remote != cfg.Remote {
 		st.LastError = strings.ReplaceAll(st.LastError, cfg.Remote, remote)
 	}
-	return &FederationStatus{Remote: remote, Branch: cfg.Branch, Head: f.repo.Head(ctx), State: st, Conflicts: st.Conflicts}
+	return &memhost.FederationStatus{Remote: remote, Branch: cfg.Branch, Head: f.repo.Head(ctx), State: st, Conflicts: st.Conflicts}
 }
 
 // redactRemote masks the password of a remote URL
@@ -336,12 +295,12 @@ func redactRemote(remote string) string {
 // FederationCheck is health's check of federation: merges that kept both
 // sides and failed syncs warn; a remote that rewrote its history, or that
 // changed what is not shared (a plugin, a symlink, ..), fails.
-func (fd *FederationService) FederationCheck(ctx context.Context) (health.Check, bool) {
+func (fd *FederationService) FederationCheck(ctx context.Context) (memhost.HealthCheck, bool) {
 	fs := fd.status(ctx)
 	if fs == nil {
-		return health.Check{}, false
+		return memhost.HealthCheck{}, false
 	}
-	c := health.Check{Name: "federation", Status: health.Pass, Metadata: map[string]any{"remote": fs.Remote, "branch": fs.Branch,
+	c := memhost.HealthCheck{Name: "federation", Status: health.Pass, Metadata: map[string]any{"remote": fs.Remote, "branch": fs.Branch,
 		"lastSuccess": fs.State.LastSuccess, "failures": fs.State.Failures}}
 	switch {
 	case fs.State.Rewritten || fs.State.Refused:
@@ -390,7 +349,7 @@ const unmanagedPoll = 5 * time.Second
 // (longer after failures) until ctx ends; Watch runs it (so `memhost
 // serve` does) and waits for it to end. onGitSync hears of the re-indexing
 // each merge did, and of each failed sync.
-func (fd *FederationService) RunLoop(ctx context.Context, onGitSync func(indexer.SyncResult)) {
+func (fd *FederationService) RunLoop(ctx context.Context, onGitSync func(memhost.SyncResult)) {
 	wait := time.Duration(0)
 	for {
 		select {
@@ -416,7 +375,7 @@ func (fd *FederationService) RunLoop(ctx context.Context, onGitSync func(indexer
 		if cfg.Remote == "" {
 			continue
 		}
-		res, err := fd.FedSync(ctx, FedSyncRequest{})
+		res, err := fd.FedSync(ctx, memhost.FedSyncRequest{})
 		if ctx.Err() != nil {
 			return
 		}
@@ -426,7 +385,7 @@ func (fd *FederationService) RunLoop(ctx context.Context, onGitSync func(indexer
 		}
 		// A failed sync is told too: the dashboard's git card shows it.
 		if onGitSync != nil && (res.Indexed > 0 || err != nil) {
-			onGitSync(indexer.SyncResult{Paths: res.Paths, Indexed: res.Indexed, DurationMs: res.DurationMs})
+			onGitSync(memhost.SyncResult{Paths: res.Paths, Indexed: res.Indexed, DurationMs: res.DurationMs})
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost"
 )
 
 // newBare makes an empty bare repository: the shared remote.
@@ -70,7 +72,7 @@ func read(t testing.TB, dir, p string) string {
 	return string(data)
 }
 
-func sync1(t testing.TB, r *Repo, remote string) SyncResult {
+func sync1(t testing.TB, r *Repo, remote string) memhost.GitSyncResult {
 	t.Helper()
 	res, err := r.Sync(context.Background(), SyncOptions{Remote: remote})
 	if err != nil {

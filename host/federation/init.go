@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/internal/fsx"
 )
 
@@ -58,17 +59,6 @@ type InitOptions struct {
 	Remote string
 }
 
-// InitResult reports Init.
-type InitResult struct {
-	Created bool   `json:"created"` // a new repository (else an existing one was adopted)
-	Branch  string `json:"branch"`
-	Commit  string `json:"commit"`
-	// Untracked lists what the adopted repository tracked outside the
-	// shared paths and no longer does (the files stay on disk): top
-	// folders ("brain"), or files in the shared folders.
-	Untracked []string `json:"untracked,omitempty"`
-}
-
 // Managed reports whether home is a repository memhost commits to (made
 // or adopted by Init). It reads .git/config without running git.
 func Managed(home string) bool {
@@ -93,8 +83,8 @@ func Managed(home string) bool {
 // Init makes the home a git repository memhost commits to, or adopts the
 // one it is: .gitignore gets memhost's block, whatever is not shared is
 // untracked (left on disk), and the shared files are committed.
-func (r *Repo) Init(ctx context.Context, opts InitOptions) (InitResult, error) {
-	res := InitResult{Branch: opts.Branch}
+func (r *Repo) Init(ctx context.Context, opts InitOptions) (memhost.GitInitResult, error) {
+	res := memhost.GitInitResult{Branch: opts.Branch}
 	if res.Branch == "" {
 		res.Branch = "main"
 	}

@@ -14,20 +14,6 @@ import (
 // memhost's files in package filemerge (see its comment); this file runs
 // git merge-file for the text rule and re-exports the rules host uses.
 
-// Conflict is a file both sides changed in ways that cannot be merged:
-// ours stays at Path, theirs is in Sibling (home-relative paths), or, when
-// the other side made Path a folder, the file's version is in Sibling.
-// A file changed on one side and deleted on the other is kept (no
-// Sibling): the conflict says so while Path still holds the version
-// kept (Kept, its blob id), until the person changes or removes it.
-type Conflict struct {
-	Path    string `json:"path"`
-	Sibling string `json:"sibling"`
-	Time    string `json:"time"`
-	Reason  string `json:"reason"`
-	Kept    string `json:"kept,omitempty"`
-}
-
 // mergeText merges a text file line-wise against base with git
 // merge-file; ok is false when some hunk changed the same lines on both
 // sides (see the comment at the top).

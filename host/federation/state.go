@@ -8,40 +8,20 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/internal/fsx"
 )
 
-// State is what the last syncs left, for status and health: kept in
-// .git/memhost/state.json (never committed).
-type State struct {
-	LastSync    string `json:"lastSync,omitempty"`    // last attempt, RFC 3339
-	LastSuccess string `json:"lastSuccess,omitempty"` // last sync that pushed
-	LastError   string `json:"lastError,omitempty"`   // "" after a success
-	// Failures counts syncs failed in a row; the serve loop waits
-	// pushIntervalSec × 2^(Failures-1), at most MaxBackoff, before the next.
-	Failures int `json:"failures"`
-	// Rewritten is set while the remote's history is refused.
-	Rewritten bool `json:"rewritten,omitempty"`
-	// Refused is set while the remote is refused for changing what is
-	// not shared (ErrRefused; LastError says what).
-	Refused bool `json:"refused,omitempty"`
-	// Conflicts are the merges that kept both sides, until their sibling
-	// page is removed.
-	Conflicts []Conflict `json:"conflicts,omitempty"`
-	// LastMaintenance is when Maintain last ran `git gc --auto`.
-	LastMaintenance string `json:"lastMaintenance,omitempty"`
-}
-
-// MaxBackoff bounds the wait after failed syncs.
-const MaxBackoff = 15 * time.Minute
+// MaxBackoff bounds the wait after failed syncs (memhost.GitMaxBackoff).
+const MaxBackoff = memhost.GitMaxBackoff
 
 func (r *Repo) statePath() string { return filepath.Join(r.gitDir(), "memhost", "state.json") }
 
 // ReadState reads the state; conflicts the person resolved are left
 // out: the sibling page is gone, or the file kept over a deletion was
 // changed or removed since.
-func (r *Repo) ReadState() State {
-	var s State
+func (r *Repo) ReadState() memhost.GitState {
+	var s memhost.GitState
 	data, err := os.ReadFile(r.statePath())
 	if err == nil {
 		json.Unmarshal(data, &s)
@@ -58,8 +38,8 @@ func (r *Repo) ReadState() State {
 
 // recordSync records a sync's outcome in the state file; the error is the
 // state file's.
-func (r *Repo) recordSync(now time.Time, res SyncResult, err error) error {
-	return r.editState(func(s *State) {
+func (r *Repo) recordSync(now time.Time, res memhost.GitSyncResult, err error) error {
+	return r.editState(func(s *memhost.GitState) {
 		s.LastSync = now.UTC().Format(time.RFC3339)
 		s.Conflicts = append(s.Conflicts, res.Conflicts...)
 		s.Rewritten, s.Refused = false, false
@@ -77,7 +57,7 @@ func (r *Repo) recordSync(now time.Time, res SyncResult, err error) error {
 // editState changes the state file (its writers hold sync.lock or
 // commit.lock; the file is replaced whole and flushed, so readers see one
 // version, and a crash leaves the old or the new).
-func (r *Repo) editState(edit func(*State)) error {
+func (r *Repo) editState(edit func(*memhost.GitState)) error {
 	s := r.ReadState()
 	edit(&s)
 	data, err := json.MarshalIndent(s, "", "  ")
@@ -88,18 +68,6 @@ func (r *Repo) editState(edit func(*State)) error {
 		return fmt.Errorf("recording the federation state: %w", err)
 	}
 	return nil
-}
-
-// Backoff is how long to wait before the next sync after s.
-func (s State) Backoff(interval time.Duration) time.Duration {
-	d := interval
-	for i := 1; i < s.Failures && d < MaxBackoff; i++ {
-		d *= 2
-	}
-	if d > MaxBackoff {
-		d = MaxBackoff
-	}
-	return d
 }
 
 // gcAuto is git's gc.auto threshold for Maintain: git's default.
@@ -126,5 +94,5 @@ func (r *Repo) Maintain(ctx context.Context, now time.Time) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return true, r.editState(func(s *State) { s.LastMaintenance = now.UTC().Format(time.RFC3339) })
+	return true, r.editState(func(s *memhost.GitState) { s.LastMaintenance = now.UTC().Format(time.RFC3339) })
 }

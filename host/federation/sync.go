@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation/filemerge"
 
@@ -39,27 +40,6 @@ type SyncOptions struct {
 	Now  func() time.Time
 }
 
-// SyncResult reports a Sync.
-type SyncResult struct {
-	Remote string `json:"remote"`
-	Branch string `json:"branch"`
-	// Before and After are HEAD's commit before and after.
-	Before string `json:"before"`
-	After  string `json:"after"`
-	// Merged is how theirs came in: "" (nothing new), "fast-forward" or
-	// "merge".
-	Merged string `json:"merged,omitempty"`
-	// Changed lists the home-relative files the sync changed on disk.
-	Changed   []string   `json:"changed"`
-	Conflicts []Conflict `json:"conflicts,omitempty"`
-	Pushed    bool       `json:"pushed"`
-	// Recovered says what an interrupted earlier operation had left and
-	// how it was recovered.
-	Recovered []string `json:"recovered,omitempty"`
-	// PushError is why the push failed (the merge, if any, stands).
-	PushError string `json:"pushError,omitempty"`
-}
-
 // trackingRef is where the remote branch is fetched to.
 func trackingRef(branch string) string { return "refs/remotes/memhost/" + branch }
 
@@ -70,7 +50,7 @@ const seenRef = "refs/memhost/seen"
 // Sync fetches the remote branch, merges it into the home (committing
 // local changes first), updates the work tree, and pushes. Syncs of one
 // home run one at a time, across processes.
-func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res SyncResult, err error) {
+func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res memhost.GitSyncResult, err error) {
 	if opts.Remote == "" {
 		return res, ErrNoRemote
 	}
@@ -213,7 +193,7 @@ func (r *Repo) checkHistory(ctx context.Context, theirs string) error {
 }
 
 // mergeIn merges theirs into HEAD and updates the work tree.
-func (r *Repo) mergeIn(ctx context.Context, opts SyncOptions, theirs string, res *SyncResult) error {
+func (r *Repo) mergeIn(ctx context.Context, opts SyncOptions, theirs string, res *memhost.GitSyncResult) error {
 	for attempt := 1; ; attempt++ {
 		head, err := r.rev(ctx, "HEAD")
 		if err != nil {
@@ -340,7 +320,7 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 // the work tree: git merge-tree merges what it can; the files it cannot
 // are merged by memhost's rules (see merge.go); the result is committed
 // with both parents.
-func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs string, res *SyncResult) (string, error) {
+func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs string, res *memhost.GitSyncResult) (string, error) {
 	out, err := r.Git(ctx, "merge-tree", "--write-tree", "-z", "--no-messages", "--allow-unrelated-histories", head, theirs)
 	if err != nil && exitCode(err) != 1 {
 		return "", err
@@ -415,7 +395,7 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 				return "", err
 			}
 			updates = append(updates, "0 "+strings.Repeat("0", 40)+"\t"+p, "100644 "+oid+"\t"+sib)
-			res.Conflicts = append(res.Conflicts, Conflict{Path: orig, Sibling: sib, Time: now, Reason: reason})
+			res.Conflicts = append(res.Conflicts, memhost.Conflict{Path: orig, Sibling: sib, Time: now, Reason: reason})
 			continue
 		}
 		var merged []byte
@@ -456,7 +436,7 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 				return "", err
 			}
 			updates = append(updates, "100644 "+oid+"\t"+sib)
-			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Sibling: sib, Time: now, Reason: reason})
+			res.Conflicts = append(res.Conflicts, memhost.Conflict{Path: p, Sibling: sib, Time: now, Reason: reason})
 		}
 		oid, err := r.hashObject(ctx, merged)
 		if err != nil {
@@ -464,7 +444,7 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 		}
 		updates = append(updates, "100644 "+oid+"\t"+p)
 		if kept {
-			res.Conflicts = append(res.Conflicts, Conflict{Path: p, Time: now, Reason: reason, Kept: oid})
+			res.Conflicts = append(res.Conflicts, memhost.Conflict{Path: p, Time: now, Reason: reason, Kept: oid})
 		}
 	}
 	if len(updates) > 0 {

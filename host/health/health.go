@@ -13,61 +13,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/index"
 )
 
-// Status is a check's outcome.
-type Status string
-
 // The outcomes of a check.
 const (
-	Pass Status = "pass"
-	Warn Status = "warn"
-	Fail Status = "fail"
+	Pass memhost.HealthStatus = "pass"
+	Warn memhost.HealthStatus = "warn"
+	Fail memhost.HealthStatus = "fail"
 )
-
-// Overall is the home's state: the worst of its checks.
-type Overall string
 
 // The overall states.
 const (
-	Healthy   Overall = "HEALTHY"
-	Degraded  Overall = "DEGRADED"
-	Unhealthy Overall = "UNHEALTHY"
+	Healthy   memhost.HealthOverall = "HEALTHY"
+	Degraded  memhost.HealthOverall = "DEGRADED"
+	Unhealthy memhost.HealthOverall = "UNHEALTHY"
 )
-
-// Check is one check's outcome.
-type Check struct {
-	Name      string         `json:"name"`
-	Status    Status         `json:"status"`
-	Message   string         `json:"message"`
-	LatencyMs float64        `json:"latencyMs,omitempty"`
-	Metadata  map[string]any `json:"metadata,omitempty"`
-}
-
-// Metrics are the figures behind the checks (seed 004 §6.2).
-type Metrics struct {
-	Files            int      `json:"files"`
-	Chunks           int      `json:"chunks"`
-	QueuePending     int      `json:"queuePending"`
-	QueueDead        int      `json:"queueDead"`
-	Drift            int      `json:"drift"` // index rows and transcript turns out of step
-	LatencyP95Ms     *float64 `json:"latencyP95Ms,omitempty"`
-	CacheHitRate     *float64 `json:"embeddingCacheHitRate,omitempty"`
-	DatabaseBytes    int64    `json:"dbSizeBytes"`
-	VaultBytes       int64    `json:"vaultSizeBytes"`
-	LastSync         string   `json:"lastSync,omitempty"`
-	LastWatcherEvent string   `json:"lastWatcherEvent,omitempty"`
-}
-
-// Report is a health check of a home.
-type Report struct {
-	Timestamp string  `json:"timestamp"` // RFC 3339, UTC
-	Overall   Overall `json:"overall"`
-	Checks    []Check `json:"checks"`
-	Metrics   Metrics `json:"metrics"`
-}
 
 // Facts is what the checks judge, gathered by package host. A field whose
 // gathering failed holds the error's text in its Err.
@@ -80,7 +43,7 @@ type Facts struct {
 	Queue       Queue
 	Provider    Provider
 	Daily       Daily
-	Sizes       Sizes
+	Sizes       memhost.HealthSizes
 	Leaks       Leaks
 	Watcher     Watcher
 }
@@ -169,11 +132,6 @@ type Daily struct {
 	Exists bool
 }
 
-// Sizes are the database's and the vault's (notebook and sessions) bytes.
-type Sizes struct {
-	DatabaseBytes, VaultBytes int64
-}
-
 // Leaks are files left in brain/ (and cache/) by processes that are gone.
 type Leaks struct {
 	Err      string
@@ -192,9 +150,9 @@ type Watcher struct {
 }
 
 // Evaluate judges facts against th.
-func Evaluate(f Facts, th config.Health) Report {
-	r := Report{Timestamp: f.Now.UTC().Format(time.RFC3339)}
-	r.Metrics = Metrics{Files: f.Database.Files, Chunks: f.Database.Chunks, QueuePending: f.Queue.Pending, QueueDead: f.Queue.Dead,
+func Evaluate(f Facts, th config.Health) memhost.HealthReport {
+	r := memhost.HealthReport{Timestamp: f.Now.UTC().Format(time.RFC3339)}
+	r.Metrics = memhost.HealthMetrics{Files: f.Database.Files, Chunks: f.Database.Chunks, QueuePending: f.Queue.Pending, QueueDead: f.Queue.Dead,
 		DatabaseBytes: f.Sizes.DatabaseBytes, VaultBytes: f.Sizes.VaultBytes, LastSync: f.Database.LastSync}
 	if f.Drift != nil {
 		r.Metrics.Drift = f.Drift.Total()
@@ -203,7 +161,7 @@ func Evaluate(f Facts, th config.Health) Report {
 	if !f.Watcher.LastEvent.IsZero() {
 		r.Metrics.LastWatcherEvent = f.Watcher.LastEvent.UTC().Format(time.RFC3339)
 	}
-	r.Checks = []Check{
+	r.Checks = []memhost.HealthCheck{
 		checkDatabase(f.Database),
 		checkDrift(f.Drift, th),
 		checkPages(f.Pages),
@@ -223,7 +181,7 @@ func Evaluate(f Facts, th config.Health) Report {
 
 // OverallOf is UNHEALTHY when a check fails, DEGRADED when one warns,
 // HEALTHY otherwise.
-func OverallOf(checks []Check) Overall {
+func OverallOf(checks []memhost.HealthCheck) memhost.HealthOverall {
 	o := Healthy
 	for _, c := range checks {
 		switch c.Status {
@@ -238,7 +196,7 @@ func OverallOf(checks []Check) Overall {
 
 // grade is Pass up to warn, Warn up to fail, Fail above (never when fail
 // is 0 and warn is not).
-func grade(v, warn, fail float64) Status {
+func grade(v, warn, fail float64) memhost.HealthStatus {
 	switch {
 	case fail > 0 && v > fail:
 		return Fail
@@ -248,8 +206,8 @@ func grade(v, warn, fail float64) Status {
 	return Pass
 }
 
-func checkDatabase(d Database) Check {
-	c := Check{Name: "database"}
+func checkDatabase(d Database) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "database"}
 	switch {
 	case d.Err != "":
 		c.Status, c.Message = Fail, "cannot read the index: "+d.Err
@@ -266,10 +224,10 @@ func checkDatabase(d Database) Check {
 	return c
 }
 
-func checkDrift(d *index.Drift, th config.Health) Check {
-	c := Check{Name: "index-drift"}
+func checkDrift(d *index.Drift, th config.Health) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "index-drift"}
 	if d == nil {
-		return Check{Name: c.Name, Status: Fail, Message: "cannot compare the index's tables"}
+		return memhost.HealthCheck{Name: c.Name, Status: Fail, Message: "cannot compare the index's tables"}
 	}
 	n := d.Total()
 	c.Status = grade(float64(n), float64(th.DriftWarn), float64(th.DriftFail))
@@ -296,10 +254,10 @@ func checkDrift(d *index.Drift, th config.Health) Check {
 	return c
 }
 
-func checkPages(p Pages) Check {
-	c := Check{Name: "pages"}
+func checkPages(p Pages) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "pages"}
 	if p.Err != "" {
-		return Check{Name: c.Name, Status: Fail, Message: "cannot compare the files with the index: " + p.Err}
+		return memhost.HealthCheck{Name: c.Name, Status: Fail, Message: "cannot compare the files with the index: " + p.Err}
 	}
 	var parts []string
 	c.Status = Pass
@@ -332,10 +290,10 @@ func checkPages(p Pages) Check {
 	return c
 }
 
-func checkTranscripts(t Transcripts, th config.Health) Check {
-	c := Check{Name: "transcripts"}
+func checkTranscripts(t Transcripts, th config.Health) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "transcripts"}
 	if t.Err != "" {
-		return Check{Name: c.Name, Status: Fail, Message: "cannot compare transcripts with the index: " + t.Err}
+		return memhost.HealthCheck{Name: c.Name, Status: Fail, Message: "cannot compare transcripts with the index: " + t.Err}
 	}
 	n := t.Extra + len(t.Missing)
 	c.Status = grade(float64(n), float64(th.DriftWarn), float64(th.DriftFail))
@@ -376,8 +334,8 @@ func checkTranscripts(t Transcripts, th config.Health) Check {
 }
 
 // worse is the worse of two statuses: pass < warn < fail.
-func worse(a, b Status) Status {
-	rank := map[Status]int{Pass: 0, Warn: 1, Fail: 2}
+func worse(a, b memhost.HealthStatus) memhost.HealthStatus {
+	rank := map[memhost.HealthStatus]int{Pass: 0, Warn: 1, Fail: 2}
 	if rank[b] > rank[a] {
 		return b
 	}
@@ -394,11 +352,11 @@ func first[T any](s []T, n int) []T { return s[:min(n, len(s))] }
 // (or fails, with more chunks than th.PendingFail): its provider cannot
 // embed, or its worker has failed or made no progress for
 // th.StaleGraceMinutes.
-func checkQueue(q Queue, p Provider, now time.Time, th config.Health) Check {
-	c := Check{Name: "embedding-queue"}
+func checkQueue(q Queue, p Provider, now time.Time, th config.Health) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "embedding-queue"}
 	switch {
 	case q.Err != "":
-		return Check{Name: c.Name, Status: Fail, Message: "cannot read the queue: " + q.Err}
+		return memhost.HealthCheck{Name: c.Name, Status: Fail, Message: "cannot read the queue: " + q.Err}
 	case q.Dead > 0:
 		c.Status = Fail
 		d := q.DeadChunks
@@ -476,8 +434,8 @@ func merge(a, b map[string]any) map[string]any {
 	return a
 }
 
-func checkProvider(p Provider, th config.Health, m *Metrics) Check {
-	c := Check{Name: "embedding-provider"}
+func checkProvider(p Provider, th config.Health, m *memhost.HealthMetrics) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "embedding-provider"}
 	switch {
 	case p.NoProvider:
 		c.Status, c.Message = Pass, "none configured: search is keyword-only ("+p.Err+")"
@@ -519,16 +477,16 @@ func fmtMs(ms float64) string {
 	return fmt.Sprintf("%.0f ms", ms)
 }
 
-func checkDaily(d Daily) Check {
+func checkDaily(d Daily) memhost.HealthCheck {
 	if d.Exists {
-		return Check{Name: "daily-log", Status: Pass, Message: d.Path + " exists"}
+		return memhost.HealthCheck{Name: "daily-log", Status: Pass, Message: d.Path + " exists"}
 	}
 	// A day without an entry is an ordinary day, not a fault.
-	return Check{Name: "daily-log", Status: Pass, Message: "no daily log for today yet (" + d.Path + ")"}
+	return memhost.HealthCheck{Name: "daily-log", Status: Pass, Message: "no daily log for today yet (" + d.Path + ")"}
 }
 
-func checkCache(q Queue, th config.Health, m *Metrics) Check {
-	c := Check{Name: "embedding-cache", Status: Pass}
+func checkCache(q Queue, th config.Health, m *memhost.HealthMetrics) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "embedding-cache", Status: Pass}
 	total := q.CacheHits + q.CacheMisses
 	if total == 0 {
 		c.Message = "no look-ups recorded yet"
@@ -544,9 +502,9 @@ func checkCache(q Queue, th config.Health, m *Metrics) Check {
 	return c
 }
 
-func checkSize(name, what string, bytes int64, warnMB, failMB int) Check {
+func checkSize(name, what string, bytes int64, warnMB, failMB int) memhost.HealthCheck {
 	mb := float64(bytes) / (1 << 20)
-	c := Check{Name: name, Status: grade(mb, float64(warnMB), float64(failMB))}
+	c := memhost.HealthCheck{Name: name, Status: grade(mb, float64(warnMB), float64(failMB))}
 	limit := fmt.Sprintf("warn above %d MB", warnMB)
 	if failMB > 0 {
 		limit += fmt.Sprintf(", fail above %d MB", failMB)
@@ -567,10 +525,10 @@ func fmtBytes(b int64) string {
 	return fmt.Sprintf("%d B", b)
 }
 
-func checkLeaks(l Leaks) Check {
-	c := Check{Name: "leaked-files", Status: Pass}
+func checkLeaks(l Leaks) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "leaked-files", Status: Pass}
 	if l.Err != "" {
-		return Check{Name: c.Name, Status: Warn, Message: "cannot look for leaked files: " + l.Err}
+		return memhost.HealthCheck{Name: c.Name, Status: Warn, Message: "cannot look for leaked files: " + l.Err}
 	}
 	var parts []string
 	if n := len(l.Rebuild); n > 0 {
@@ -606,8 +564,8 @@ func checkLeaks(l Leaks) Check {
 	return c
 }
 
-func checkWatcher(w Watcher, now time.Time) Check {
-	c := Check{Name: "watcher"}
+func checkWatcher(w Watcher, now time.Time) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "watcher"}
 	last := "no change seen yet"
 	if !w.LastEvent.IsZero() {
 		last = "last change seen " + ago(now.Sub(w.LastEvent)) + " ago"

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/index"
 )
@@ -18,7 +19,7 @@ func sound() Facts {
 		Transcripts: Transcripts{Files: 1, Turns: 4},
 		Provider:    Provider{Name: "local", LatenciesMs: []float64{20, 30, 25}},
 		Daily:       Daily{Path: "daily/2026-02-24.md", Exists: true},
-		Sizes:       Sizes{DatabaseBytes: 1 << 20, VaultBytes: 1 << 20},
+		Sizes:       memhost.HealthSizes{DatabaseBytes: 1 << 20, VaultBytes: 1 << 20},
 	}
 }
 
@@ -28,8 +29,8 @@ func TestEvaluateThresholds(t *testing.T) {
 		name    string
 		edit    func(*Facts)
 		check   string
-		want    Status
-		overall Overall
+		want    memhost.HealthStatus
+		overall memhost.HealthOverall
 	}{
 		{"sound", func(*Facts) {}, "database", Pass, Healthy},
 		{"quick_check problem", func(f *Facts) { f.Database.Problems = []string{"page 7 is never used"} }, "database", Fail, Unhealthy},
@@ -97,7 +98,7 @@ func TestEvaluateThresholds(t *testing.T) {
 		f := sound()
 		tt.edit(&f)
 		r := Evaluate(f, th)
-		var got Check
+		var got memhost.HealthCheck
 		for _, c := range r.Checks {
 			if c.Name == tt.check {
 				got = c
@@ -144,7 +145,7 @@ func TestStuckQueueSaysWhyAndSince(t *testing.T) {
 	for _, tt := range tests {
 		f := sound()
 		tt.edit(&f)
-		var got Check
+		var got memhost.HealthCheck
 		for _, c := range Evaluate(f, th).Checks {
 			if c.Name == "embedding-queue" {
 				got = c

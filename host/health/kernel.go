@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/indexer"
@@ -35,7 +36,7 @@ type Kernel interface {
 	WatcherFacts() Watcher
 	// MoreChecks are the checks of other features (the vault's links,
 	// federation's remote), judged by them.
-	MoreChecks(ctx context.Context) []Check
+	MoreChecks(ctx context.Context) []memhost.HealthCheck
 }
 
 // HealthService runs the Health operation: it gathers Facts from the

@@ -3,12 +3,14 @@ package health
 import (
 	"fmt"
 	"strings"
+
+	"github.com/memhost/memhost"
 )
 
 // Markdown is the report as health/latest-report.md (and HEARTBEAT.md)
 // holds it: YAML frontmatter with the time and state of the run (seed 004
 // §6.1), then a checklist, ticked for checks that pass.
-func Markdown(r Report, repairs []string) string {
+func Markdown(r memhost.HealthReport, repairs []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "---\nlast_run: %s\nlast_status: %s\n---\n\n", r.Timestamp, r.Overall)
 	fmt.Fprintf(&b, "# Memory health: %s\n\n", r.Overall)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/indexer"
@@ -24,25 +25,6 @@ import (
 	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/sockpath"
 )
-
-// HealthRequest asks for a health check of the home.
-type HealthRequest struct {
-	// Repair fixes what it can before the report is made: a damaged or
-	// drifted index is rebuilt, changed files synced, files left by dead
-	// processes removed, dead embedding-queue entries queued again.
-	Repair bool `json:"repair,omitempty"`
-	// IntoNotebook writes the report to HEARTBEAT.md in the notebook
-	// instead of health/latest-report.md in the home.
-	IntoNotebook bool `json:"intoNotebook,omitempty"`
-}
-
-// HealthResponse is the report (seed 004 §6.2), what a repair did, and
-// where the report's markdown was written.
-type HealthResponse struct {
-	Report
-	Repairs    []string `json:"repairs,omitempty"`
-	ReportPath string   `json:"reportPath"`
-}
 
 // HealthReportPath is where Health writes its report, relative to the
 // home (outside the notebook).
@@ -58,10 +40,10 @@ const probes = 5
 // config.Health for their thresholds) and writes the report as markdown.
 // A check that cannot run fails; Health itself fails only when the report
 // cannot be written or ctx ends.
-func (hs *HealthService) Health(ctx context.Context, req HealthRequest) (HealthResponse, error) {
+func (hs *HealthService) Health(ctx context.Context, req memhost.HealthRequest) (memhost.HealthResponse, error) {
 	cfg := hs.k.Config()
 	f := hs.healthFacts(ctx, cfg)
-	var resp HealthResponse
+	var resp memhost.HealthResponse
 	if req.Repair {
 		resp.Repairs = hs.repair(ctx, f)
 		f = hs.healthFacts(ctx, cfg)
@@ -69,10 +51,10 @@ func (hs *HealthService) Health(ctx context.Context, req HealthRequest) (HealthR
 	if err := ctx.Err(); err != nil {
 		return resp, err
 	}
-	resp.Report = Evaluate(f, cfg.Health)
-	resp.Report.Checks = append(resp.Report.Checks, hs.k.MoreChecks(ctx)...)
-	resp.Report.Overall = OverallOf(resp.Report.Checks)
-	md := Markdown(resp.Report, resp.Repairs)
+	resp.HealthReport = Evaluate(f, cfg.Health)
+	resp.HealthReport.Checks = append(resp.HealthReport.Checks, hs.k.MoreChecks(ctx)...)
+	resp.HealthReport.Overall = OverallOf(resp.HealthReport.Checks)
+	md := Markdown(resp.HealthReport, resp.Repairs)
 	if req.IntoNotebook {
 		err := hs.k.Notebook().Update(ctx, HeartbeatPage, func([]byte, bool) ([]byte, error) { return []byte(md), nil })
 		if err != nil {
@@ -412,7 +394,7 @@ func (hs *HealthService) repair(ctx context.Context, f Facts) []string {
 		if damaged {
 			why = "it is damaged"
 		}
-		var res indexer.SyncResult
+		var res memhost.SyncResult
 		var err error
 		if damaged {
 			// A damaged file is not copied into: it is moved aside (kept

@@ -8,29 +8,11 @@ import (
 	"sort"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/internal/fsx"
 )
-
-// FilesResponse lists pages known to the index or on disk.
-type FilesResponse struct {
-	Files []FileInfo `json:"files"`
-}
-
-// FileInfo is one page. Stale means the index does not hold the page as it
-// is on disk and a sync would change that: it is new, edited or deleted
-// since the last sync. A page no sync can index is never stale, or it
-// would stay stale for ever: its state says why instead.
-type FileInfo struct {
-	Path   string `json:"path"`
-	Hash   string `json:"hash"` // as indexed; "" when not indexed
-	Mtime  string `json:"mtime,omitempty"`
-	Size   int64  `json:"size"`
-	Chunks int    `json:"chunks"`
-	Stale  bool   `json:"stale"`
-	State  string `json:"state"` // see the states below
-}
 
 // States of a page in FileInfo.
 const (
@@ -57,23 +39,23 @@ func Indexable(state string) bool {
 
 // Files compares the index with the notebook on disk, hashing only pages
 // whose size or time changed.
-func (x *Indexer) Files(ctx context.Context) (FilesResponse, error) {
+func (x *Indexer) Files(ctx context.Context) (memhost.FilesResponse, error) {
 	indexed, err := x.opts.Index.Files(ctx)
 	if err != nil {
-		return FilesResponse{}, err
+		return memhost.FilesResponse{}, err
 	}
 	disk, problems, err := x.scan()
 	if err != nil {
-		return FilesResponse{}, err
+		return memhost.FilesResponse{}, err
 	}
-	out := []FileInfo{}
+	out := []memhost.FileInfo{}
 	seen := map[string]bool{}
 	var check []diskFile
 	for _, d := range disk {
 		seen[d.rel] = true
 		f, ok := indexed[d.rel]
 		if !ok {
-			info := FileInfo{Path: d.rel, Size: d.size, Mtime: d.mtime.UTC().Format(time.RFC3339), Stale: true, State: StateNew}
+			info := memhost.FileInfo{Path: d.rel, Size: d.size, Mtime: d.mtime.UTC().Format(time.RFC3339), Stale: true, State: StateNew}
 			if state := unindexable(d); state != "" {
 				info.Stale, info.State = false, state
 			}
@@ -96,7 +78,7 @@ func (x *Indexer) Files(ctx context.Context) (FilesResponse, error) {
 			if state == "" {
 				state = StateUnreadable // it failed to read just now
 			}
-			out = append(out, FileInfo{Path: r.file.rel, Size: r.file.size, State: state})
+			out = append(out, memhost.FileInfo{Path: r.file.rel, Size: r.file.size, State: state})
 		case r.update != nil:
 			out = append(out, fileInfo(f, true, StateEdited))
 		default:
@@ -110,11 +92,11 @@ func (x *Indexer) Files(ctx context.Context) (FilesResponse, error) {
 	}
 	for _, p := range problems {
 		if !seen[p.Path] {
-			out = append(out, FileInfo{Path: p.Path, Stale: false, State: StateUnindexable})
+			out = append(out, memhost.FileInfo{Path: p.Path, Stale: false, State: StateUnindexable})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return FilesResponse{Files: out}, ctx.Err()
+	return memhost.FilesResponse{Files: out}, ctx.Err()
 }
 
 // unindexable returns why no sync can index a page found on disk:
@@ -143,6 +125,6 @@ func unindexable(d diskFile) string {
 	return ""
 }
 
-func fileInfo(f index.File, stale bool, state string) FileInfo {
-	return FileInfo{Path: f.Path, Hash: f.Hash, Mtime: f.Mtime.UTC().Format(time.RFC3339), Size: f.Size, Chunks: f.Chunks, Stale: stale, State: state}
+func fileInfo(f index.File, stale bool, state string) memhost.FileInfo {
+	return memhost.FileInfo{Path: f.Path, Hash: f.Hash, Mtime: f.Mtime.UTC().Format(time.RFC3339), Size: f.Size, Chunks: f.Chunks, Stale: stale, State: state}
 }

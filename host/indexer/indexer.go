@@ -28,6 +28,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
@@ -150,25 +151,6 @@ const racyWindow = 2 * time.Second
 // long sync never holds the write lock for long.
 const batchFiles = 200
 
-// SyncResult reports what a sync did.
-type SyncResult struct {
-	Scanned      int       `json:"scanned"`
-	Indexed      int       `json:"indexed"`
-	Unchanged    int       `json:"unchanged"`
-	Removed      int       `json:"removed"`
-	Chunks       int       `json:"chunks"`       // chunks written
-	Paths        []string  `json:"paths"`        // pages indexed
-	RemovedPaths []string  `json:"removedPaths"` // pages dropped from the index
-	Problems     []Problem `json:"problems"`
-	DurationMs   float64   `json:"durationMs"`
-}
-
-// Problem is a page that could not be indexed as it is, and why.
-type Problem struct {
-	Path    string `json:"path"`
-	Problem string `json:"problem"`
-}
-
 // diskFile is a page found on disk.
 type diskFile struct {
 	rel   string
@@ -179,7 +161,7 @@ type diskFile struct {
 
 // Sync brings the index in step with the notebook: new and edited pages are
 // indexed, deleted ones removed. Unchanged pages cost one stat each.
-func (x *Indexer) Sync(ctx context.Context) (SyncResult, error) {
+func (x *Indexer) Sync(ctx context.Context) (memhost.SyncResult, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.syncInto(ctx, x.opts.Index, nil)
@@ -204,7 +186,7 @@ func (x *Indexer) SyncPaths(ctx context.Context, rels ...string) error {
 // Another process may index the same transcripts meanwhile; an append
 // computed from what it changed is stale (index.ErrStale) and the sync is
 // done again from the index as it is now.
-func (x *Indexer) syncInto(ctx context.Context, db *index.DB, only []string) (SyncResult, error) {
+func (x *Indexer) syncInto(ctx context.Context, db *index.DB, only []string) (memhost.SyncResult, error) {
 	for attempt := 1; ; attempt++ {
 		res, err := x.syncOnce(ctx, db, only)
 		if !errors.Is(err, index.ErrStale) || attempt == staleRetries {
@@ -217,9 +199,9 @@ func (x *Indexer) syncInto(ctx context.Context, db *index.DB, only []string) (Sy
 // changed under it by another process.
 const staleRetries = 10
 
-func (x *Indexer) syncOnce(ctx context.Context, db *index.DB, only []string) (SyncResult, error) {
+func (x *Indexer) syncOnce(ctx context.Context, db *index.DB, only []string) (memhost.SyncResult, error) {
 	start := time.Now()
-	var res SyncResult
+	var res memhost.SyncResult
 	stamps, err := db.Stamps(ctx)
 	if err != nil {
 		return res, err
@@ -233,7 +215,7 @@ func (x *Indexer) syncOnce(ctx context.Context, db *index.DB, only []string) (Sy
 	} else {
 		for _, rel := range only {
 			if err := checkIndexPath(rel); err != nil {
-				res.Problems = append(res.Problems, Problem{rel, badName(err)})
+				res.Problems = append(res.Problems, memhost.Problem{Path: rel, Problem: badName(err)})
 				continue // and dropped from the index if it was there
 			}
 			abs := x.absPath(rel)
@@ -281,7 +263,7 @@ func (x *Indexer) syncOnce(ctx context.Context, db *index.DB, only []string) (Sy
 			return res, r.err
 		}
 		if r.problem != "" {
-			res.Problems = append(res.Problems, Problem{r.file.rel, r.problem})
+			res.Problems = append(res.Problems, memhost.Problem{Path: r.file.rel, Problem: r.problem})
 		}
 		switch {
 		case r.skip:
@@ -488,19 +470,19 @@ func nonEmpty(s string) []string {
 //
 // Listing folders is cheap; the cost is one lstat per page, so the folders
 // are read first and the pages are then stat'ed on several goroutines.
-func (x *Indexer) scan() ([]diskFile, []Problem, error) {
+func (x *Indexer) scan() ([]diskFile, []memhost.Problem, error) {
 	root := x.opts.Notebook.Root()
 	var (
 		cands    []fs.DirEntry
 		paths    []string
-		problems []Problem
+		problems []memhost.Problem
 	)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
 				return err
 			}
-			problems = append(problems, Problem{rel(root, p), "cannot read: " + err.Error()})
+			problems = append(problems, memhost.Problem{Path: rel(root, p), Problem: "cannot read: " + err.Error()})
 			return nil
 		}
 		name := d.Name()
@@ -512,7 +494,7 @@ func (x *Indexer) scan() ([]diskFile, []Problem, error) {
 		}
 		if !d.IsDir() && strings.EqualFold(filepath.Ext(name), ".md") {
 			if err := notebook.CheckPath(rel(root, p)); err != nil {
-				problems = append(problems, Problem{rel(root, p), badName(err)})
+				problems = append(problems, memhost.Problem{Path: rel(root, p), Problem: badName(err)})
 				return nil
 			}
 			cands = append(cands, d)
@@ -529,7 +511,7 @@ func (x *Indexer) scan() ([]diskFile, []Problem, error) {
 		for _, e := range entries {
 			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), ".jsonl") {
 				if err := notebook.CheckName(e.Name()); err != nil {
-					problems = append(problems, Problem{"sessions/" + e.Name(), badName(err)})
+					problems = append(problems, memhost.Problem{Path: "sessions/" + e.Name(), Problem: badName(err)})
 					continue
 				}
 				cands = append(cands, e)
@@ -597,10 +579,10 @@ func (x *Indexer) scan() ([]diskFile, []Problem, error) {
 			r = "sessions/" + filepath.Base(paths[i])
 		}
 		if outside[i] {
-			problems = append(problems, Problem{r, "symlink leads outside its folder; not indexed"})
+			problems = append(problems, memhost.Problem{Path: r, Problem: "symlink leads outside its folder; not indexed"})
 		}
 		if special[i] != 0 {
-			problems = append(problems, Problem{r, (&fsx.NotRegularError{Mode: special[i]}).Error() + "; not indexed"})
+			problems = append(problems, memhost.Problem{Path: r, Problem: (&fsx.NotRegularError{Mode: special[i]}).Error() + "; not indexed"})
 		}
 	}
 	return out, problems, nil
@@ -632,7 +614,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // Rebuild builds a new index from the notebook beside the old one and swaps
 // it in; if anything fails the old index stays as it was.
-func (x *Indexer) Rebuild(ctx context.Context) (SyncResult, error) {
+func (x *Indexer) Rebuild(ctx context.Context) (memhost.SyncResult, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	// Rebuilds killed midway leave their files: remove those of processes
@@ -650,7 +632,7 @@ func (x *Indexer) Rebuild(ctx context.Context) (SyncResult, error) {
 	defer cleanup()
 	fresh, err := index.Open(ctx, tmp)
 	if err != nil {
-		return SyncResult{}, fmt.Errorf("rebuild: %w", err)
+		return memhost.SyncResult{}, fmt.Errorf("rebuild: %w", err)
 	}
 	res, err := x.syncInto(ctx, fresh, nil)
 	if cerr := fresh.Close(); err == nil {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/memhost/memhost"
 )
 
 // Watch keeps the index in step with the notebook until ctx ends. It syncs
@@ -26,7 +28,7 @@ import (
 // onSync, when not nil, is called after each sync that changed something
 // (and after the first one); afterSync after every sync, changed or not.
 // Both run on Watch's goroutine.
-func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync func()) error {
+func (x *Indexer) Watch(ctx context.Context, onSync func(memhost.SyncResult), afterSync func()) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
@@ -167,13 +169,13 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(SyncResult), afterSync 
 // search in a long-lived process costs nothing when nothing changed.
 // Events the watcher has received but not yet looked at are taken in
 // first, so an edit saved before the call is seen.
-func (x *Indexer) Fresh(ctx context.Context) (SyncResult, error) {
+func (x *Indexer) Fresh(ctx context.Context) (memhost.SyncResult, error) {
 	x.drainEvents(ctx)
 	return x.fresh(ctx)
 }
 
 // fresh is Fresh without draining (Watch's own goroutine drains itself).
-func (x *Indexer) fresh(ctx context.Context) (SyncResult, error) {
+func (x *Indexer) fresh(ctx context.Context) (memhost.SyncResult, error) {
 	if x.watching.Load() == 0 {
 		return x.Sync(ctx)
 	}
@@ -192,7 +194,7 @@ func (x *Indexer) fresh(ctx context.Context) (SyncResult, error) {
 		rescan, x.indexGen = true, gen
 	}
 	var (
-		res SyncResult
+		res memhost.SyncResult
 		err error
 	)
 	switch {

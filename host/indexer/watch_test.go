@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/index"
@@ -51,7 +52,7 @@ func startWatch(t testing.TB, x *Indexer) {
 	var once sync.Once
 	done := make(chan error, 1)
 	go func() {
-		done <- x.Watch(ctx, func(SyncResult) { once.Do(func() { close(synced) }) }, nil)
+		done <- x.Watch(ctx, func(memhost.SyncResult) { once.Do(func() { close(synced) }) }, nil)
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -14,31 +14,18 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/notebook"
 )
-
-// Block is the text an agent puts in its system prompt, and the pages in it.
-type Block struct {
-	Text  string `json:"text"`
-	Files []File `json:"files"`
-}
-
-// File is one page in the block.
-type File struct {
-	Path      string `json:"path"`
-	Chars     int    `json:"chars"` // characters included
-	Truncated bool   `json:"truncated"`
-	Omitted   bool   `json:"omitted"` // left out: the total limit was reached
-}
 
 // Build assembles every reference page (memory.prompt.maxPerFileChars
 // each, maxTotalReferenceChars in all, truncation marked), then the daily
 // logs of the last dailyWindow days, today first. Pages come in name order,
 // so the block is stable for a stable notebook. A daily log over the
 // per-file limit keeps its end, where the latest entries are.
-func Build(nb *notebook.Notebook, p config.Prompt, today time.Time) (Block, error) {
-	var resp Block
+func Build(nb *notebook.Notebook, p config.Prompt, today time.Time) (memhost.ContextResponse, error) {
+	var resp memhost.ContextResponse
 	var b strings.Builder
 	b.WriteString("# Memory\n\nYour notebook's reference pages and recent daily logs. Search the rest with `memhost recall`.\n")
 
@@ -65,7 +52,7 @@ func Build(nb *notebook.Notebook, p config.Prompt, today time.Time) (Block, erro
 			continue // removed since listing
 		}
 		text := strings.ToValidUTF8(string(data), "\uFFFD")
-		cf := File{Path: rel}
+		cf := memhost.ContextFile{Path: rel}
 		room := min(p.MaxPerFileChars, p.MaxTotalReferenceChars-total)
 		if room < utf8.RuneCountInString(text) && room < minUsefulChars {
 			cf.Omitted = true
@@ -103,7 +90,7 @@ func Build(nb *notebook.Notebook, p config.Prompt, today time.Time) (Block, erro
 			}
 			found = true
 			text := strings.ToValidUTF8(string(data), "\uFFFD")
-			cf := File{Path: rel}
+			cf := memhost.ContextFile{Path: rel}
 			text, cf.Truncated = truncateTail(text, p.MaxPerFileChars)
 			cf.Chars = utf8.RuneCountInString(text)
 			label := "today"
@@ -125,7 +112,7 @@ func Build(nb *notebook.Notebook, p config.Prompt, today time.Time) (Block, erro
 	}
 	resp.Text = b.String()
 	if resp.Files == nil {
-		resp.Files = []File{}
+		resp.Files = []memhost.ContextFile{}
 	}
 	return resp, nil
 }
@@ -134,7 +121,7 @@ func Build(nb *notebook.Notebook, p config.Prompt, today time.Time) (Block, erro
 // limit is left out instead of shown as a stub.
 const minUsefulChars = 100
 
-func countOmitted(files []File) int {
+func countOmitted(files []memhost.ContextFile) int {
 	n := 0
 	for _, f := range files {
 		if f.Omitted {

@@ -65,49 +65,6 @@ func (s *FactService) textModel(ctx context.Context) (Generator, func(), error) 
 	return g, release, nil
 }
 
-// ConsolidateRequest asks for the episodes not yet consolidated to be
-// turned into facts.
-type ConsolidateRequest struct {
-	// Since limits the episodes to those at or after it: YYYY-MM-DD (the
-	// day's start) or RFC 3339. "" for all.
-	Since string `json:"since,omitempty"`
-}
-
-// ConsolidateResponse says what a consolidation did.
-type ConsolidateResponse struct {
-	Episodes     int                `json:"episodes"` // episodes read that were not consolidated before
-	Batches      int                `json:"batches"`  // generator calls that were answered well
-	Applied      []ConsolidatedFact `json:"applied"`
-	Skipped      []SkippedBatch     `json:"skipped"`
-	Model        string             `json:"model,omitempty"`
-	InputTokens  int                `json:"inputTokens"`
-	OutputTokens int                `json:"outputTokens"`
-	// Warnings are troubles after writes (a page written but not indexed
-	// yet): what was written is stored.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// ConsolidatedFact is one fact the generator found, as fact add applied it.
-type ConsolidatedFact struct {
-	Entity     string   `json:"entity"` // the slug
-	Attribute  string   `json:"attribute"`
-	Value      string   `json:"value"`
-	ID         string   `json:"id"`
-	Source     string   `json:"source"`
-	Day        string   `json:"day"`
-	Confirmed  bool     `json:"confirmed"` // already known: its dates were updated
-	Stale      bool     `json:"stale"`     // older than the current value: not written
-	Superseded []string `json:"superseded,omitempty"`
-}
-
-// SkippedBatch is a batch of episodes whose answers were bad twice: they
-// stay unconsolidated, and the next run tries them again.
-type SkippedBatch struct {
-	Group    string   `json:"group"`    // the session or daily page
-	Episodes []string `json:"episodes"` // their sources
-	Reason   string   `json:"reason"`
-}
-
 // episode is one turn or daily-log entry.
 type episode struct {
 	key    string // in the state file
@@ -138,7 +95,7 @@ const (
 // brain/consolidated.json, so a second run asks nothing and adds nothing;
 // deleting that file only makes the next run ask again (what it finds is
 // then confirmed, not added twice).
-func (s *FactService) Consolidate(ctx context.Context, req ConsolidateRequest) (out ConsolidateResponse, err error) {
+func (s *FactService) Consolidate(ctx context.Context, req memhost.ConsolidateRequest) (out memhost.ConsolidateResponse, err error) {
 	var written []string // the pages fact add wrote, in order, once each
 	defer func() {
 		if len(out.Applied) > 0 { // a run that wrote nothing is not a write
@@ -148,7 +105,7 @@ func (s *FactService) Consolidate(ctx context.Context, req ConsolidateRequest) (
 			})
 		}
 	}()
-	resp := ConsolidateResponse{Applied: []ConsolidatedFact{}, Skipped: []SkippedBatch{}}
+	resp := memhost.ConsolidateResponse{Applied: []memhost.ConsolidatedFact{}, Skipped: []memhost.SkippedBatch{}}
 	var since time.Time
 	if req.Since != "" {
 		if since, err = sessions.ParseWhen(req.Since, false, s.k.Location()); err != nil {
@@ -199,7 +156,7 @@ func (s *FactService) Consolidate(ctx context.Context, req ConsolidateRequest) (
 			if !errors.As(err, &bad) {
 				return stopped(resp, fault.Errorf(fault.Unavailable, "generator", "consolidating %s: %w", b[0].group, err))
 			}
-			sk := SkippedBatch{Group: b[0].group, Reason: bad.reason}
+			sk := memhost.SkippedBatch{Group: b[0].group, Reason: bad.reason}
 			for _, e := range b {
 				sk.Episodes = append(sk.Episodes, e.source)
 			}
@@ -210,7 +167,7 @@ func (s *FactService) Consolidate(ctx context.Context, req ConsolidateRequest) (
 		resp.Batches++
 		for _, it := range ans {
 			e := b[it.episode]
-			r, err := s.factAdd(ctx, FactAddRequest{Entity: it.entity, Attribute: it.attribute, Value: it.value, Source: e.source,
+			r, err := s.factAdd(ctx, memhost.FactAddRequest{Entity: it.entity, Attribute: it.attribute, Value: it.value, Source: e.source,
 				Confidence: it.confidence}, addOptions{day: e.day, onlyIfNewer: true})
 			if err != nil {
 				return stopped(resp, fmt.Errorf("consolidating %s: %w", e.source, err))
@@ -218,7 +175,7 @@ func (s *FactService) Consolidate(ctx context.Context, req ConsolidateRequest) (
 			if !r.Stale && r.Path != "" && !slices.Contains(written, r.Path) {
 				written = append(written, r.Path)
 			}
-			cf := ConsolidatedFact{Entity: r.Entity, Attribute: r.Fact.Attribute, Value: r.Fact.Value, ID: r.Fact.ID, Source: e.source,
+			cf := memhost.ConsolidatedFact{Entity: r.Entity, Attribute: r.Fact.Attribute, Value: r.Fact.Value, ID: r.Fact.ID, Source: e.source,
 				Day: e.day, Confirmed: r.Confirmed, Stale: r.Stale}
 			for _, s := range r.Superseded {
 				cf.Superseded = append(cf.Superseded, s.ID)
@@ -241,7 +198,7 @@ func (s *FactService) Consolidate(ctx context.Context, req ConsolidateRequest) (
 // yet, else with what was written and the failure as a warning (a write
 // that reached the disk is never reported as failed; the batch that
 // failed is not recorded, so the next run does it again).
-func stopped(resp ConsolidateResponse, err error) (ConsolidateResponse, error) {
+func stopped(resp memhost.ConsolidateResponse, err error) (memhost.ConsolidateResponse, error) {
 	if len(resp.Applied) == 0 {
 		return resp, err
 	}
@@ -586,7 +543,7 @@ type consolidated struct {
 	Version  int               `json:"version"`
 	Episodes map[string]string `json:"episodes"`
 	// Last is the last run that got this far (consolidate_run.go).
-	Last *ConsolidationRun `json:"last,omitempty"`
+	Last *memhost.ConsolidationRun `json:"last,omitempty"`
 }
 
 func (s *FactService) consolidatedPath() string {

@@ -5,37 +5,15 @@ import (
 	"errors"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
 )
 
-// ConsolidationRun is what one consolidation did, kept in
-// brain/consolidated.json as its "last" for status.
-type ConsolidationRun struct {
-	Started  string `json:"started"`  // RFC 3339
-	Finished string `json:"finished"` // RFC 3339
-	Episodes int    `json:"episodes"` // episodes read that were not consolidated before
-	Applied  int    `json:"applied"`  // facts applied (added, superseding, or confirmed)
-	Skipped  int    `json:"skipped"`  // batches skipped after two bad answers
-	Model    string `json:"model,omitempty"`
-	Error    string `json:"error,omitempty"` // why the run stopped, when it did
-	Warnings int    `json:"warnings,omitempty"`
-}
-
-// ConsolidationStatus is the generator and the last consolidation, as
-// status shows them. It does not start the generator plugin: memhost
-// plugins status does, to check it answers.
-type ConsolidationStatus struct {
-	Plugin   string            `json:"plugin,omitempty"` // memory.generator.plugin; "" for none
-	State    string            `json:"state"`            // "none", "configured" or "in process" (SetGenerator)
-	EveryMin int               `json:"everyMin"`         // memhost serve consolidates this often; 0 = off
-	Last     *ConsolidationRun `json:"last,omitempty"`
-}
-
 // recordRun stores the run ending now as the state's last; a failure to
 // store it is logged (the run's own result stands).
-func (s *FactService) recordRun(st *consolidated, started time.Time, out ConsolidateResponse, err error) {
-	run := &ConsolidationRun{Started: started.UTC().Format(time.RFC3339), Finished: s.k.Now().UTC().Format(time.RFC3339),
+func (s *FactService) recordRun(st *consolidated, started time.Time, out memhost.ConsolidateResponse, err error) {
+	run := &memhost.ConsolidationRun{Started: started.UTC().Format(time.RFC3339), Finished: s.k.Now().UTC().Format(time.RFC3339),
 		Episodes: out.Episodes, Applied: len(out.Applied), Skipped: len(out.Skipped), Model: out.Model, Warnings: len(out.Warnings)}
 	if err != nil {
 		run.Error = err.Error()
@@ -48,9 +26,9 @@ func (s *FactService) recordRun(st *consolidated, started time.Time, out Consoli
 
 // ConsolidationState reads the generator's configuration and the last
 // run from brain/consolidated.json.
-func (s *FactService) ConsolidationState() ConsolidationStatus {
+func (s *FactService) ConsolidationState() memhost.ConsolidationStatus {
 	cfg := s.k.Config().Memory.Generator
-	out := ConsolidationStatus{Plugin: cfg.Plugin, State: "none", EveryMin: cfg.ConsolidateEveryMin}
+	out := memhost.ConsolidationStatus{Plugin: cfg.Plugin, State: "none", EveryMin: cfg.ConsolidateEveryMin}
 	if cfg.Plugin != "" {
 		out.State = "configured"
 	}
@@ -91,7 +69,7 @@ func (s *FactService) RunSchedule(ctx context.Context) {
 		if cfg.ConsolidateEveryMin <= 0 || cfg.Plugin == "" && s.gen.Load() == nil {
 			continue
 		}
-		res, err := s.Consolidate(ctx, ConsolidateRequest{})
+		res, err := s.Consolidate(ctx, memhost.ConsolidateRequest{})
 		switch {
 		case ctx.Err() != nil:
 			return

@@ -22,52 +22,13 @@ import (
 // supersedes it.
 const NearDuplicate = 0.85
 
-// FactAddRequest adds a fact about an entity.
-type FactAddRequest struct {
-	Entity     string  `json:"entity"` // a name ("Sarah Chen"), its slug, title or an alias
-	Attribute  string  `json:"attribute"`
-	Value      string  `json:"value"`
-	Source     string  `json:"source,omitempty"`     // "SESSION turn TURN", "PATH line N", or free text
-	Confidence float64 `json:"confidence,omitempty"` // 0..1; 0 means 1
-	// Keep adds the value beside the attribute's current values (an
-	// attribute with several values) instead of superseding them.
-	Keep bool `json:"keep,omitempty"`
-	// RequestID, when set, makes the write idempotent: a run with the id
-	// of one that landed writes nothing and answers as it did.
-	RequestID string `json:"requestId,omitempty"`
-}
-
-// FactAddResponse says what fact add did.
-type FactAddResponse struct {
-	Path      string     `json:"path"`
-	Entity    string     `json:"entity"` // the slug
-	Created   bool       `json:"created"`
-	Fact      facts.Fact `json:"fact"`
-	Confirmed bool       `json:"confirmed"` // the value was already current: only its dates changed
-	// Stale: nothing was written; Fact is the current value, confirmed
-	// after the day of the fact given (consolidation only).
-	Stale      bool         `json:"stale,omitempty"`
-	Superseded []facts.Fact `json:"superseded"`
-	NearDups   []NearDup    `json:"nearDuplicates,omitempty"`
-	// Similarity says whether near-duplicates were looked for by
-	// embedding, and if not why ("" when they were).
-	Similarity string   `json:"similarity,omitempty"`
-	Warnings   []string `json:"warnings,omitempty"`
-}
-
-// NearDup is a current fact found to restate the new one.
-type NearDup struct {
-	ID     string  `json:"id"`
-	Cosine float64 `json:"cosine"`
-}
-
 // FactAdd adds a fact to its entity's page (knowledge/entities/SLUG.md,
 // made when missing) and indexes the page before returning. A current
 // value of the same attribute is superseded (unless Keep; an equal one is
 // confirmed instead), and so is a current fact of the entity whose
 // embedding has a cosine similarity of NearDuplicate or more with the new
 // one's, when an embeddings provider is ready.
-func (s *FactService) FactAdd(ctx context.Context, req FactAddRequest) (out FactAddResponse, err error) {
+func (s *FactService) FactAdd(ctx context.Context, req memhost.FactAddRequest) (out memhost.FactAddResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "fact-add", Note: fmt.Sprintf("fact-add: %s %s", out.Path, out.Fact.ID), Result: &out}
 		if !out.Stale {
@@ -84,32 +45,32 @@ type addOptions struct {
 	onlyIfNewer bool   // see facts.Addition.OnlyIfNewer
 }
 
-func (s *FactService) factAdd(ctx context.Context, req FactAddRequest, opt addOptions) (FactAddResponse, error) {
+func (s *FactService) factAdd(ctx context.Context, req memhost.FactAddRequest, opt addOptions) (memhost.FactAddResponse, error) {
 	if err := facts.CheckAttribute(req.Attribute); err != nil {
-		return FactAddResponse{}, fault.BadInputf("attribute", "attribute %q: %v", notebook.Shorten(req.Attribute, 60), err)
+		return memhost.FactAddResponse{}, fault.BadInputf("attribute", "attribute %q: %v", notebook.Shorten(req.Attribute, 60), err)
 	}
 	if err := facts.CheckValue(req.Value); err != nil {
-		return FactAddResponse{}, fault.BadInputf("value", "value %q: %v", notebook.Shorten(req.Value, 60), err)
+		return memhost.FactAddResponse{}, fault.BadInputf("value", "value %q: %v", notebook.Shorten(req.Value, 60), err)
 	}
 	if err := facts.CheckSource(req.Source); err != nil {
-		return FactAddResponse{}, fault.BadInputf("source", "source %q: %v", notebook.Shorten(req.Source, 60), err)
+		return memhost.FactAddResponse{}, fault.BadInputf("source", "source %q: %v", notebook.Shorten(req.Source, 60), err)
 	}
 	if req.Confidence < 0 || req.Confidence > 1 || math.IsNaN(req.Confidence) {
-		return FactAddResponse{}, fault.BadInputf("confidence", "confidence must be between 0 and 1, got %g", req.Confidence)
+		return memhost.FactAddResponse{}, fault.BadInputf("confidence", "confidence must be between 0 and 1, got %g", req.Confidence)
 	}
 	slug, name, err := s.resolveEntity(ctx, req.Entity, true)
 	if err != nil {
-		return FactAddResponse{}, err
+		return memhost.FactAddResponse{}, err
 	}
 	rel, err := s.k.Notebook().Clean(facts.Path(slug))
 	if err != nil {
-		return FactAddResponse{}, err
+		return memhost.FactAddResponse{}, err
 	}
 	day := opt.day
 	if day == "" {
 		day = s.k.Now().In(s.k.Location()).Format(facts.Date)
 	}
-	resp := FactAddResponse{Path: rel, Entity: slug, Superseded: []facts.Fact{}}
+	resp := memhost.FactAddResponse{Path: rel, Entity: slug, Superseded: []memhost.Fact{}}
 
 	// Near-duplicates: embedded before the page is locked (a provider
 	// may take seconds to start); their ids are checked again under the
@@ -121,7 +82,7 @@ func (s *FactService) factAdd(ctx context.Context, req FactAddRequest, opt addOp
 			replace = append(replace, d.ID)
 		}
 	} else if !errors.Is(err, notebook.ErrNotFound) {
-		return FactAddResponse{}, err
+		return memhost.FactAddResponse{}, err
 	} else {
 		resp.Similarity = "a new entity: nothing to compare with"
 	}
@@ -149,7 +110,7 @@ func (s *FactService) factAdd(ctx context.Context, req FactAddRequest, opt addOp
 		return resp, nil
 	}
 	if err != nil {
-		return FactAddResponse{}, err
+		return memhost.FactAddResponse{}, err
 	}
 	resp.Warnings = s.k.IndexWritten(ctx, rel)
 	return resp, nil
@@ -158,9 +119,9 @@ func (s *FactService) factAdd(ctx context.Context, req FactAddRequest, opt addOp
 // nearDuplicates embeds the new fact and the entity's current facts that
 // the attribute rule leaves alone, and returns those at NearDuplicate or
 // above. The string says why none were looked for ("" when they were).
-func (s *FactService) nearDuplicates(ctx context.Context, p *facts.Page, req FactAddRequest) ([]NearDup, string) {
+func (s *FactService) nearDuplicates(ctx context.Context, p *facts.Page, req memhost.FactAddRequest) ([]memhost.NearDup, string) {
 	key, vkey := facts.AttrKey(req.Attribute), facts.ValueKey(req.Value)
-	var cands []facts.Fact
+	var cands []memhost.Fact
 	for _, f := range p.Facts {
 		if f.Status != facts.Current {
 			continue
@@ -195,10 +156,10 @@ func (s *FactService) nearDuplicates(ctx context.Context, p *facts.Page, req Fac
 	if err != nil {
 		return nil, "not compared by meaning: " + err.Error()
 	}
-	var out []NearDup
+	var out []memhost.NearDup
 	for i, f := range cands {
 		if c := cosine(vecs[0], vecs[i+1]); c >= NearDuplicate {
-			out = append(out, NearDup{ID: f.ID, Cosine: math.Round(c*1000) / 1000})
+			out = append(out, memhost.NearDup{ID: f.ID, Cosine: math.Round(c*1000) / 1000})
 		}
 	}
 	return out, ""
@@ -262,22 +223,10 @@ func (s *FactService) resolveEntity(ctx context.Context, name string, create boo
 	return slug, name, nil
 }
 
-// FactsRequest lists facts.
-type FactsRequest struct {
-	Entity  string `json:"entity,omitempty"`  // "" for every entity
-	History bool   `json:"history,omitempty"` // also superseded, forgotten and retired facts
-}
-
-// FactsResponse holds facts in page order.
-type FactsResponse struct {
-	Entity string            `json:"entity,omitempty"` // the slug, when one was asked for
-	Facts  []memhost.FactRow `json:"facts"`
-}
-
 // Facts lists the current facts (with History, every fact) of an entity,
 // or of all, from the index (brought up to date first).
-func (s *FactService) Facts(ctx context.Context, req FactsRequest) (FactsResponse, error) {
-	resp := FactsResponse{Facts: []memhost.FactRow{}}
+func (s *FactService) Facts(ctx context.Context, req memhost.FactsRequest) (memhost.FactsResponse, error) {
+	resp := memhost.FactsResponse{Facts: []memhost.FactRow{}}
 	if req.Entity != "" {
 		slug, _, err := s.resolveEntity(ctx, req.Entity, false)
 		if err != nil {
@@ -296,29 +245,10 @@ func (s *FactService) Facts(ctx context.Context, req FactsRequest) (FactsRespons
 	return resp, err
 }
 
-// FactForgetRequest names the facts to forget: one by its id, or the
-// current values of an entity's attribute (only Value's, when given).
-type FactForgetRequest struct {
-	ID        string `json:"id,omitempty"`
-	Entity    string `json:"entity,omitempty"`
-	Attribute string `json:"attribute,omitempty"`
-	Value     string `json:"value,omitempty"`
-	// RequestID, when set, makes the write idempotent: a run with the id
-	// of one that landed writes nothing and answers as it did.
-	RequestID string `json:"requestId,omitempty"`
-}
-
-// FactForgetResponse lists the facts forgotten.
-type FactForgetResponse struct {
-	Path      string       `json:"path"`
-	Forgotten []facts.Fact `json:"forgotten"`
-	Warnings  []string     `json:"warnings,omitempty"`
-}
-
 // FactForget strikes facts through on their page, marked forgotten with
 // today's date: the line stays as the audit trail, and the fact is no
 // longer current (recall, context and facts leave it out).
-func (s *FactService) FactForget(ctx context.Context, req FactForgetRequest) (out FactForgetResponse, err error) {
+func (s *FactService) FactForget(ctx context.Context, req memhost.FactForgetRequest) (out memhost.FactForgetResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "fact-forget", Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("fact-forget: %s (%d)", out.Path, len(out.Forgotten)), Result: &out}
 	})
@@ -328,34 +258,34 @@ func (s *FactService) FactForget(ctx context.Context, req FactForgetRequest) (ou
 		id := strings.TrimPrefix(strings.TrimSpace(req.ID), "^")
 		if req.Entity != "" {
 			if slug, _, err = s.resolveEntity(ctx, req.Entity, false); err != nil {
-				return FactForgetResponse{}, err
+				return memhost.FactForgetResponse{}, err
 			}
 		}
 		rows, err := s.factsByID(ctx, id, slug)
 		if err != nil {
-			return FactForgetResponse{}, err
+			return memhost.FactForgetResponse{}, err
 		}
 		switch {
 		case len(rows) == 0:
-			return FactForgetResponse{}, fault.Errorf(fault.NotFound, "id", "no fact %q (memhost facts lists the ids)", req.ID)
+			return memhost.FactForgetResponse{}, fault.Errorf(fault.NotFound, "id", "no fact %q (memhost facts lists the ids)", req.ID)
 		case len(rows) > 1:
-			return FactForgetResponse{}, fault.Errorf(fault.Conflict, "id", "fact id %q is on %d pages; name the entity too", req.ID, len(rows))
+			return memhost.FactForgetResponse{}, fault.Errorf(fault.Conflict, "id", "fact id %q is on %d pages; name the entity too", req.ID, len(rows))
 		}
 		slug = rows[0].Entity
 		req.ID = id
 	case req.Entity != "" && req.Attribute != "" && req.ID == "":
 		if slug, _, err = s.resolveEntity(ctx, req.Entity, false); err != nil {
-			return FactForgetResponse{}, err
+			return memhost.FactForgetResponse{}, err
 		}
 	default:
-		return FactForgetResponse{}, fault.BadInputf("id", "name a fact by its id, or an entity and an attribute (and a value)")
+		return memhost.FactForgetResponse{}, fault.BadInputf("id", "name a fact by its id, or an entity and an attribute (and a value)")
 	}
 	rel, err := s.k.Notebook().Clean(facts.Path(slug))
 	if err != nil {
-		return FactForgetResponse{}, err
+		return memhost.FactForgetResponse{}, err
 	}
 	day := s.k.Now().In(s.k.Location()).Format(facts.Date)
-	resp := FactForgetResponse{Path: rel, Forgotten: []facts.Fact{}}
+	resp := memhost.FactForgetResponse{Path: rel, Forgotten: []memhost.Fact{}}
 	_, _, err = s.k.Once().Update(ctx, once.Request{Op: "fact-forget", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		if !exists {
 			return nil, fault.Errorf(fault.NotFound, "entity", "no page %s", rel)
@@ -394,7 +324,7 @@ func (s *FactService) FactForget(ctx context.Context, req FactForgetRequest) (ou
 		return p.Bytes(), nil
 	})
 	if err != nil {
-		return FactForgetResponse{}, err
+		return memhost.FactForgetResponse{}, err
 	}
 	resp.Warnings = s.k.IndexWritten(ctx, rel)
 	return resp, nil
@@ -419,17 +349,9 @@ func (s *FactService) factsByID(ctx context.Context, id, slug string) ([]memhost
 	return out, err
 }
 
-// EntitiesRequest lists the entities; it has no parameters.
-type EntitiesRequest struct{}
-
-// EntitiesResponse lists the entity pages by slug.
-type EntitiesResponse struct {
-	Entities []memhost.EntityRow `json:"entities"`
-}
-
 // Entities lists the entity pages with their fact and relation counts.
-func (s *FactService) Entities(ctx context.Context, _ EntitiesRequest) (EntitiesResponse, error) {
-	var resp EntitiesResponse
+func (s *FactService) Entities(ctx context.Context, _ memhost.EntitiesRequest) (memhost.EntitiesResponse, error) {
+	var resp memhost.EntitiesResponse
 	err := s.k.WithIndex(ctx, func() error {
 		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
@@ -441,27 +363,14 @@ func (s *FactService) Entities(ctx context.Context, _ EntitiesRequest) (Entities
 	return resp, err
 }
 
-// RelationsRequest names an entity.
-type RelationsRequest struct {
-	Entity string `json:"entity"`
-}
-
-// RelationsResponse holds the entity's edges: Out from its current facts'
-// wikilinks, In from other pages' links to it.
-type RelationsResponse struct {
-	Entity string                `json:"entity"`
-	Out    []memhost.RelationRow `json:"out"`
-	In     []memhost.RelationRow `json:"in"`
-}
-
 // Relations lists the relations out of and into an entity. An entity
 // that only other pages link to (no page of its own) has relations in.
-func (s *FactService) Relations(ctx context.Context, req RelationsRequest) (RelationsResponse, error) {
+func (s *FactService) Relations(ctx context.Context, req memhost.RelationsRequest) (memhost.RelationsResponse, error) {
 	slug, _, err := s.resolveEntity(ctx, req.Entity, true)
 	if err != nil {
-		return RelationsResponse{}, err
+		return memhost.RelationsResponse{}, err
 	}
-	resp := RelationsResponse{Entity: slug}
+	resp := memhost.RelationsResponse{Entity: slug}
 	err = s.k.WithIndex(ctx, func() error {
 		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err

@@ -10,7 +10,6 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/facts"
-	"github.com/memhost/memhost/host/prompt"
 	"github.com/memhost/memhost/index"
 )
 
@@ -19,7 +18,7 @@ import (
 // most current facts, then by name), whole entities only, within
 // memory.prompt.maxFactsChars; 0 adds nothing, and so does a notebook
 // without entity pages.
-func (s *FactService) ContextFacts(ctx context.Context, b prompt.Block) (prompt.Block, error) {
+func (s *FactService) ContextFacts(ctx context.Context, b memhost.ContextResponse) (memhost.ContextResponse, error) {
 	budget := s.k.Config().Memory.Prompt.MaxFactsChars
 	if budget <= 0 {
 		return b, nil
@@ -76,7 +75,7 @@ func (s *FactService) ContextFacts(ctx context.Context, b prompt.Block) (prompt.
 		}
 		used += n
 		out.WriteString(block)
-		b.Files = append(b.Files, prompt.File{Path: e.Path, Chars: n})
+		b.Files = append(b.Files, memhost.ContextFile{Path: e.Path, Chars: n})
 	}
 	if used == 0 {
 		out.WriteString("\n(no entity's facts fit in memory.prompt.maxFactsChars; list them with `memhost facts`)\n")

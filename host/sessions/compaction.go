@@ -4,21 +4,13 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 )
 
-// Tokens is an estimate of a session's working context.
-type Tokens struct {
-	Session       string `json:"session"`
-	Tokens        int    `json:"tokens"` // since the last compaction, its summary included
-	Turns         int    `json:"turns"`  // turns since the last compaction
-	Compactions   int    `json:"compactions"`
-	LastCompacted string `json:"lastCompacted,omitempty"`
-}
-
-func turnTokens(t Turn) int {
+func turnTokens(t memhost.Turn) int {
 	if t.TokenCount > 0 {
 		return t.TokenCount
 	}
@@ -26,12 +18,12 @@ func turnTokens(t Turn) int {
 }
 
 // Tokens estimates a session's working context.
-func (s *Store) Tokens(session string) (Tokens, error) {
+func (s *Store) Tokens(session string) (memhost.SessionTokens, error) {
 	tr, err := s.Read(session)
 	if err != nil {
-		return Tokens{}, err
+		return memhost.SessionTokens{}, err
 	}
-	resp := Tokens{Session: session, Compactions: tr.Compactions, LastCompacted: tr.LastCompacted}
+	resp := memhost.SessionTokens{Session: session, Compactions: tr.Compactions, LastCompacted: tr.LastCompacted}
 	for _, t := range tr.Working() {
 		resp.Tokens += turnTokens(t)
 		if t.Type != "compaction" {
@@ -41,34 +33,20 @@ func (s *Store) Tokens(session string) (Tokens, error) {
 	return resp, nil
 }
 
-// Check says whether a flush or a compaction is due.
-type Check struct {
-	Session        string `json:"session"`
-	Tokens         int    `json:"tokens"`   // working context now
-	Incoming       int    `json:"incoming"` // the message about to be added
-	Total          int    `json:"total"`
-	FlushAt        int    `json:"flushAt"`   // contextWindow - reserveTokens - softThresholdTokens
-	CompactAt      int    `json:"compactAt"` // contextWindow - reserveTokens
-	FlushDue       bool   `json:"flushDue"`
-	CompactionDue  bool   `json:"compactionDue"`
-	AlreadyFlushed bool   `json:"alreadyFlushed"` // a flush was asked in this compaction cycle
-	Prompt         string `json:"prompt,omitempty"`
-}
-
 // Check counts the working context with the incoming message, so a single
 // large message that jumps past the soft threshold, or past the limit
 // itself, still gets its flush first. A flush is due once per compaction
 // cycle; when it is, the receipt is recorded and the prompt returned for
 // the agent.
-func (s *Store) Check(session string, incoming int, c config.Compaction) (Check, error) {
+func (s *Store) Check(session string, incoming int, c config.Compaction) (memhost.SessionCheck, error) {
 	if incoming < 0 {
-		return Check{}, fault.BadInputf("incoming", "incoming tokens must not be negative")
+		return memhost.SessionCheck{}, fault.BadInputf("incoming", "incoming tokens must not be negative")
 	}
 	tok, err := s.Tokens(session)
 	if err != nil {
-		return Check{}, err
+		return memhost.SessionCheck{}, err
 	}
-	resp := Check{Session: session, Tokens: tok.Tokens, Incoming: incoming, Total: tok.Tokens + incoming,
+	resp := memhost.SessionCheck{Session: session, Tokens: tok.Tokens, Incoming: incoming, Total: tok.Tokens + incoming,
 		CompactAt: c.ContextWindow - c.ReserveTokens}
 	resp.FlushAt = resp.CompactAt - c.SoftThresholdTokens
 	resp.CompactionDue = resp.Total >= resp.CompactAt
@@ -84,27 +62,13 @@ func (s *Store) Check(session string, incoming int, c config.Compaction) (Check,
 	return resp, err
 }
 
-// Compacted describes the compaction entry written.
-type Compacted struct {
-	Session      string `json:"session"`
-	FirstTurn    string `json:"firstTurn"`
-	LastTurn     string `json:"lastTurn"`
-	RemovedCount int    `json:"removedCount"` // turns the summary replaces in the working context
-	KeptTokens   int    `json:"keptTokens"`   // recent turns left as they are
-	Turn         Turn   `json:"turn"`
-	Model        string `json:"model,omitempty"` // the generator's model, when it wrote the summary
-	// Warnings are troubles after the entry was written (a repaired torn
-	// line, an index that could not be updated): the entry is stored.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
 // Compact appends a compaction entry holding summary (already cleaned):
 // the summary replaces, in the agent's working context, the turns since
 // the last compaction except the most recent keepRecent tokens. The turns
 // themselves stay in the transcript and stay searchable; nothing is
 // deleted. id, when given, is the entry's: a compaction run again with
 // the id of one in the transcript writes nothing and answers as it did.
-func (s *Store) Compact(ctx context.Context, session, summary string, keepRecent int, id string) (Compacted, error) {
+func (s *Store) Compact(ctx context.Context, session, summary string, keepRecent int, id string) (memhost.SessionCompactResponse, error) {
 	if id != "" {
 		if done, ok, err := s.compacted(session, id); err != nil || ok {
 			return done, err
@@ -112,12 +76,12 @@ func (s *Store) Compact(ctx context.Context, session, summary string, keepRecent
 	}
 	p, err := s.ToCompact(session, keepRecent)
 	if err != nil {
-		return Compacted{}, err
+		return memhost.SessionCompactResponse{}, err
 	}
 	removed, kept := p.Turns, p.KeptTokens
-	resp := Compacted{Session: session, FirstTurn: removed[0].ID, LastTurn: removed[len(removed)-1].ID, RemovedCount: len(removed), KeptTokens: kept}
+	resp := memhost.SessionCompactResponse{Session: session, FirstTurn: removed[0].ID, LastTurn: removed[len(removed)-1].ID, RemovedCount: len(removed), KeptTokens: kept}
 	meta, _ := json.Marshal(compactionMeta{RemovedCount: len(removed), FirstTurn: resp.FirstTurn, LastTurn: resp.LastTurn, KeptTokens: kept})
-	a, err := s.Append(ctx, session, Turn{ID: id, Type: "compaction", Content: summary, Metadata: meta})
+	a, err := s.Append(ctx, session, memhost.Turn{ID: id, Type: "compaction", Content: summary, Metadata: meta})
 	resp.Turn = a.Turn
 	if a.Repaired != "" {
 		resp.Warnings = append(resp.Warnings, a.Repaired)
@@ -134,10 +98,10 @@ type compactionMeta struct {
 }
 
 // compacted finds the compaction entry of id in the session's transcript.
-func (s *Store) compacted(session, id string) (Compacted, bool, error) {
+func (s *Store) compacted(session, id string) (memhost.SessionCompactResponse, bool, error) {
 	tr, err := s.Read(session)
 	if err != nil {
-		return Compacted{}, false, err
+		return memhost.SessionCompactResponse{}, false, err
 	}
 	for i := len(tr.Turns) - 1; i >= 0; i-- {
 		t := tr.Turns[i]
@@ -146,8 +110,8 @@ func (s *Store) compacted(session, id string) (Compacted, bool, error) {
 		}
 		var m compactionMeta
 		json.Unmarshal(t.Metadata, &m)
-		return Compacted{Session: session, FirstTurn: m.FirstTurn, LastTurn: m.LastTurn, RemovedCount: m.RemovedCount,
+		return memhost.SessionCompactResponse{Session: session, FirstTurn: m.FirstTurn, LastTurn: m.LastTurn, RemovedCount: m.RemovedCount,
 			KeptTokens: m.KeptTokens, Turn: t}, true, nil
 	}
-	return Compacted{}, false, nil
+	return memhost.SessionCompactResponse{}, false, nil
 }

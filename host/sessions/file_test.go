@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost"
 )
 
 func newStore(t *testing.T) *Store {
@@ -21,7 +23,7 @@ func newStore(t *testing.T) *Store {
 
 // turnsOf reads a transcript's lines; a line that is not a whole JSON turn
 // fails the test.
-func turnsOf(t *testing.T, path string) []Turn {
+func turnsOf(t *testing.T, path string) []memhost.Turn {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -30,9 +32,9 @@ func turnsOf(t *testing.T, path string) []Turn {
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		t.Fatalf("%s ends in a torn line: %q", path, data[max(0, len(data)-40):])
 	}
-	var out []Turn
+	var out []memhost.Turn
 	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		var tr Turn
+		var tr memhost.Turn
 		if err := json.Unmarshal([]byte(line), &tr); err != nil {
 			t.Fatalf("%s:%d: %v: %q", path, i+1, err, line)
 		}
@@ -91,12 +93,12 @@ func TestAppendRepairsTornTail(t *testing.T) {
 	ctx := context.Background()
 	dest := s.file("s")
 	os.WriteFile(dest, []byte(`{"id":"a","type":"message","role":"user","content":"one"}`+"\n"+`{"id":"b","ty`), 0o644)
-	a, err := s.Append(ctx, "s", Turn{Type: "message", Role: "user", Content: "two"})
+	a, err := s.Append(ctx, "s", memhost.Turn{Type: "message", Role: "user", Content: "two"})
 	if err != nil || a.Repaired == "" {
 		t.Fatalf("append = %+v, %v", a, err)
 	}
 	os.WriteFile(dest, append(mustRead(t, dest), `{"id":"c","type":"message","role":"user","content":"three"}`...), 0o644)
-	if _, err := s.Append(ctx, "s", Turn{Type: "message", Role: "user", Content: "four"}); err != nil {
+	if _, err := s.Append(ctx, "s", memhost.Turn{Type: "message", Role: "user", Content: "four"}); err != nil {
 		t.Fatal(err)
 	}
 	var contents []string
@@ -126,7 +128,7 @@ func TestAppendRefusesSymlink(t *testing.T) {
 	if err := os.Symlink(outside, s.file("evil")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := s.Append(context.Background(), "evil", Turn{Type: "message", Role: "user", Content: "x"})
+	_, err := s.Append(context.Background(), "evil", memhost.Turn{Type: "message", Role: "user", Content: "x"})
 	if err == nil || !strings.Contains(err.Error(), "sessions/evil.jsonl") || !strings.Contains(err.Error(), "symlink") {
 		t.Fatalf("append through a symlink: %v", err)
 	}
@@ -256,7 +258,7 @@ func TestImportRaceForANewSession(t *testing.T) {
 		if sameSource {
 			second = a
 		}
-		var rb Imported
+		var rb memhost.IngestFile
 		var errb error
 		beforeLock = func(string) {
 			beforeLock = nil // the second import runs through

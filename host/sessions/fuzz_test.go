@@ -11,6 +11,8 @@ import (
 	"testing/iotest"
 	"time"
 	"unicode/utf8"
+
+	"github.com/memhost/memhost"
 )
 
 // FuzzReadLines checks the line reader against a plain split: every
@@ -183,7 +185,7 @@ func FuzzImport(f *testing.F) {
 				ts, _ := claudeTurns(line)
 				turns += len(ts)
 			} else {
-				var t Turn
+				var t memhost.Turn
 				if isObject(line) && json.Unmarshal(line, &t) == nil && strings.TrimSpace(t.Content) != "" {
 					turns++ // a line without content (null, {}) is no turn
 				}
@@ -199,7 +201,7 @@ func FuzzImport(f *testing.F) {
 		}
 		n := 0
 		ReadLines(bytes.NewReader(written), 1, func(ln int, line []byte) error {
-			var tn Turn
+			var tn memhost.Turn
 			if err := json.Unmarshal(line, &tn); err != nil {
 				t.Fatalf("written line %d does not parse: %v", ln, err)
 			}

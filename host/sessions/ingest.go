@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/fsx"
@@ -26,23 +27,6 @@ const (
 	FormatMemhost    = "memhost"     // seed 002's JSONL, as Append writes it
 	FormatClaudeCode = "claude-code" // ~/.claude/projects/<project>/<id>.jsonl
 )
-
-// Imported reports one imported file.
-type Imported struct {
-	Path     string   `json:"path"`
-	Session  string   `json:"session"`
-	Format   string   `json:"format"`
-	Added    int      `json:"added"`    // turns appended
-	Known    int      `json:"known"`    // turns already in the session (skipped)
-	Skipped  int      `json:"skipped"`  // lines left out: not turns (metadata, empty) or malformed
-	Problems []string `json:"problems"` // malformed lines, file:line
-	// Repaired says what was repaired in the session's transcript before
-	// the import (an incomplete last line left by an interrupted write).
-	Repaired []string `json:"repaired,omitempty"`
-	// Warnings are troubles after the turns were written (the index could
-	// not be updated, or was rebuilt): the turns are stored.
-	Warnings []string `json:"warnings,omitempty"`
-}
 
 // CheckFormat refuses an unknown format name; "" means auto.
 func CheckFormat(format string) error {
@@ -69,8 +53,8 @@ const importBatch = 1 << 20
 // A file without turns makes no session. The caller indexes
 // Path(res.Session). A relative path is found in dir ("": the working
 // folder) and is named as given in the result, its problems and errors.
-func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported, error) {
-	res := Imported{Path: path, Problems: []string{}}
+func (s *Store) Import(ctx context.Context, dir, path, format string) (memhost.IngestFile, error) {
+	res := memhost.IngestFile{Path: path, Problems: []string{}}
 	file := path
 	if dir != "" && !filepath.IsAbs(path) {
 		file = filepath.Join(dir, path)
@@ -119,17 +103,17 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (Imported,
 		if n%1000 == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
-		var turns []Turn
+		var turns []memhost.Turn
 		var perr error
 		if format == FormatClaudeCode {
 			turns, perr = claudeTurns(line)
 		} else {
-			var t Turn
+			var t memhost.Turn
 			if perr = json.Unmarshal(line, &t); perr == nil && strings.TrimSpace(t.Content) != "" {
 				if t.Type == "" {
 					t.Type = "message"
 				}
-				turns = []Turn{t}
+				turns = []memhost.Turn{t}
 			}
 		}
 		if perr != nil {
@@ -205,7 +189,7 @@ type sourceRecord struct {
 // transcript starts with first (the same file imported before sources
 // were recorded). So a/chat.jsonl and b/chat.jsonl, whose turns have no
 // ids of their own, never merge into one session.
-func (s *Store) claim(name, source string, first Turn) (string, *os.File, string, map[string]bool, error) {
+func (s *Store) claim(name, source string, first memhost.Turn) (string, *os.File, string, map[string]bool, error) {
 	owners, bySource, err := s.readSources()
 	if err != nil {
 		return "", nil, "", nil, err
@@ -292,15 +276,15 @@ func (s *Store) readSources() (owners, bySource map[string]string, err error) {
 
 // turnIDs reads the ids of the turns in the transcript f (open, locked),
 // and its first turn.
-func turnIDs(f *os.File) (map[string]bool, Turn, error) {
+func turnIDs(f *os.File) (map[string]bool, memhost.Turn, error) {
 	out := map[string]bool{}
-	var first Turn
+	var first memhost.Turn
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, first, err
 	}
 	err = ReadLines(io.NewSectionReader(f, 0, fi.Size()), 1, func(_ int, line []byte) error {
-		var t Turn
+		var t memhost.Turn
 		if json.Unmarshal(line, &t) == nil && t.ID != "" {
 			if len(out) == 0 {
 				first = t
@@ -384,7 +368,7 @@ func sessionName(path, format string) string {
 // claudeTurns converts one Claude Code line: user and assistant text
 // become turns; tool calls and results become short "tool" turns;
 // thinking, summaries and metadata lines are left out.
-func claudeTurns(line []byte) ([]Turn, error) {
+func claudeTurns(line []byte) ([]memhost.Turn, error) {
 	var e struct {
 		Type      string `json:"type"`
 		UUID      string `json:"uuid"`
@@ -400,7 +384,7 @@ func claudeTurns(line []byte) ([]Turn, error) {
 	if (e.Type != "user" && e.Type != "assistant") || e.Message == nil {
 		return nil, nil
 	}
-	base := Turn{ID: e.UUID, Type: "message", Role: e.Message.Role, Timestamp: e.Timestamp}
+	base := memhost.Turn{ID: e.UUID, Type: "message", Role: e.Message.Role, Timestamp: e.Timestamp}
 	if base.Role == "" {
 		base.Role = e.Type
 	}
@@ -410,7 +394,7 @@ func claudeTurns(line []byte) ([]Turn, error) {
 			return nil, nil
 		}
 		base.Content = s
-		return []Turn{base}, nil
+		return []memhost.Turn{base}, nil
 	}
 	var blocks []struct {
 		Type    string          `json:"type"`
@@ -422,7 +406,7 @@ func claudeTurns(line []byte) ([]Turn, error) {
 	if err := json.Unmarshal(e.Message.Content, &blocks); err != nil {
 		return nil, fmt.Errorf("message content is neither text nor blocks: %v", err)
 	}
-	var out []Turn
+	var out []memhost.Turn
 	var text []string
 	for _, b := range blocks {
 		switch b.Type {
@@ -445,7 +429,7 @@ func claudeTurns(line []byte) ([]Turn, error) {
 	if len(text) > 0 {
 		t := base
 		t.Content = strings.Join(text, "\n\n")
-		out = append([]Turn{t}, out...)
+		out = append([]memhost.Turn{t}, out...)
 	}
 	return out, nil
 }

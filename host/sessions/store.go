@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/fsx"
@@ -50,7 +51,7 @@ func (s *Store) Exists(session string) (bool, error) {
 
 // Appended is a turn as written, and what was repaired first.
 type Appended struct {
-	Turn     Turn
+	Turn     memhost.Turn
 	Repaired string // an incomplete last line cut off before (see cutTornTail); "" if none
 	Existed  bool   // a turn of the id asked for was there already: nothing was written
 }
@@ -65,7 +66,7 @@ const retryWindow = 256 << 10
 // disk, under the file's lock so lines of concurrent writers never
 // interleave. If t has an id and a turn of that id is among the last
 // retryWindow bytes, that turn is returned and nothing is written.
-func (s *Store) Append(ctx context.Context, session string, t Turn) (Appended, error) {
+func (s *Store) Append(ctx context.Context, session string, t memhost.Turn) (Appended, error) {
 	if t.ID == "" {
 		var id [6]byte
 		rand.Read(id[:])
@@ -97,9 +98,9 @@ func (s *Store) Append(ctx context.Context, session string, t Turn) (Appended, e
 
 // Transcript is a session file read whole, for compaction.
 type Transcript struct {
-	Turns         []Turn // every entry that parses, in order
-	lastCompact   int    // index of the last compaction entry, -1 if none
-	LastCompacted string // time of the last compaction entry
+	Turns         []memhost.Turn // every entry that parses, in order
+	lastCompact   int            // index of the last compaction entry, -1 if none
+	LastCompacted string         // time of the last compaction entry
 	Compactions   int
 }
 
@@ -116,7 +117,7 @@ func (s *Store) Read(session string) (Transcript, error) {
 	}
 	defer f.Close()
 	err = ReadLines(f, 1, func(_ int, line []byte) error {
-		var t Turn
+		var t memhost.Turn
 		if json.Unmarshal(line, &t) != nil {
 			return nil
 		}
@@ -161,7 +162,7 @@ func (s *Store) open(session string) (*os.File, error) {
 
 // Working returns the turns of the working context: the last compaction's
 // summary and everything after it.
-func (tr Transcript) Working() []Turn {
+func (tr Transcript) Working() []memhost.Turn {
 	if tr.lastCompact < 0 {
 		return tr.Turns
 	}
@@ -172,15 +173,8 @@ func (tr Transcript) Working() []Turn {
 // folder (hidden, so never indexed as a transcript).
 const receiptsFile = ".flush-receipts.jsonl"
 
-// FlushReceipt says a pre-compaction flush was asked of the agent.
-type FlushReceipt struct {
-	Session string `json:"session"`
-	Time    string `json:"time"`
-	Tokens  int    `json:"tokens"` // working context at the time, with the incoming message
-}
-
 // Receipts reads every flush receipt, oldest first.
-func (s *Store) Receipts() ([]FlushReceipt, error) {
+func (s *Store) Receipts() ([]memhost.FlushReceipt, error) {
 	data, err := fsx.ReadFile(filepath.Join(s.Dir, receiptsFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -188,9 +182,9 @@ func (s *Store) Receipts() ([]FlushReceipt, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []FlushReceipt
+	var out []memhost.FlushReceipt
 	err = ReadLines(bytes.NewReader(data), 1, func(_ int, line []byte) error {
-		var r FlushReceipt
+		var r memhost.FlushReceipt
 		if json.Unmarshal(line, &r) == nil && r.Session != "" {
 			out = append(out, r)
 		}
@@ -201,7 +195,7 @@ func (s *Store) Receipts() ([]FlushReceipt, error) {
 
 // AddReceipt records that a flush was asked of the agent in session now.
 func (s *Store) AddReceipt(session string, tokens int) error {
-	line, _ := json.Marshal(FlushReceipt{Session: session, Time: s.Now().UTC().Format(time.RFC3339Nano), Tokens: tokens})
+	line, _ := json.Marshal(memhost.FlushReceipt{Session: session, Time: s.Now().UTC().Format(time.RFC3339Nano), Tokens: tokens})
 	return appendLocked(filepath.Join(s.Dir, receiptsFile), append(line, '\n'))
 }
 
@@ -231,20 +225,9 @@ func before(a, b string) bool {
 	return ta.Before(tb)
 }
 
-// Summary describes one transcript.
-type Summary struct {
-	Session     string `json:"session"`
-	Path        string `json:"path"`            // index path, sessions/ID.jsonl
-	Turns       int    `json:"turns"`           // entries but compactions
-	Compactions int    `json:"compactions"`     // compaction entries
-	First       string `json:"first,omitempty"` // the first entry's time
-	Last        string `json:"last,omitempty"`  // the last entry's time
-	SizeBytes   int64  `json:"sizeBytes"`
-}
-
 // List describes every transcript, most recent last entry first. Files
 // whose name is not a session id are left out.
-func (s *Store) List(ctx context.Context) ([]Summary, error) {
+func (s *Store) List(ctx context.Context) ([]memhost.SessionSummary, error) {
 	entries, err := os.ReadDir(s.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -252,7 +235,7 @@ func (s *Store) List(ctx context.Context) ([]Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []Summary{}
+	out := []memhost.SessionSummary{}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
 		if !ok || !ValidID(id) || !(e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0) {
@@ -271,7 +254,7 @@ func (s *Store) List(ctx context.Context) ([]Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		sum := Summary{Session: id, Path: Path(id), Compactions: tr.Compactions}
+		sum := memhost.SessionSummary{Session: id, Path: Path(id), Compactions: tr.Compactions}
 		if fi, err := e.Info(); err == nil {
 			sum.SizeBytes = fi.Size()
 		}
@@ -300,19 +283,19 @@ func (s *Store) List(ctx context.Context) ([]Summary, error) {
 // findRecent looks for the turn of id among the last retryWindow bytes of
 // the transcript f (open, locked), and as many more as the turn's own line
 // takes (size).
-func findRecent(f *os.File, id string, size int64) (Turn, bool, error) {
+func findRecent(f *os.File, id string, size int64) (memhost.Turn, bool, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return Turn{}, false, err
+		return memhost.Turn{}, false, err
 	}
 	from := max(0, fi.Size()-retryWindow-size)
-	var found Turn
+	var found memhost.Turn
 	ok := false
 	err = ReadLines(io.NewSectionReader(f, from, fi.Size()-from), 1, func(_ int, line []byte) error {
 		if !bytes.Contains(line, []byte(id)) {
 			return nil
 		}
-		var t Turn
+		var t memhost.Turn
 		if json.Unmarshal(line, &t) == nil && t.ID == id {
 			found, ok = t, true
 		}

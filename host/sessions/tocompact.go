@@ -3,14 +3,15 @@ package sessions
 import (
 	"fmt"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 )
 
 // Pending is what a compaction of a session would replace now.
 type Pending struct {
-	Turns      []Turn // the turns the summary replaces, oldest first
-	Previous   string // the last compaction's summary ("" when none): the new one replaces it too
-	KeptTokens int    // recent turns left as they are
+	Turns      []memhost.Turn // the turns the summary replaces, oldest first
+	Previous   string         // the last compaction's summary ("" when none): the new one replaces it too
+	KeptTokens int            // recent turns left as they are
 }
 
 // ToCompact returns the turns a compaction would replace: those since

@@ -9,19 +9,6 @@ import (
 // Source is the result group of transcripts in the index.
 const Source = "sessions"
 
-// Turn is one line of a transcript, in seed 002's format. Speaker is kept
-// when a transcript names who spoke.
-type Turn struct {
-	ID         string          `json:"id"`
-	Type       string          `json:"type"` // message | tool_call | tool_result | compaction
-	Role       string          `json:"role,omitempty"`
-	Speaker    string          `json:"speaker,omitempty"`
-	Content    string          `json:"content"`
-	Timestamp  string          `json:"timestamp,omitempty"`
-	TokenCount int             `json:"tokenCount,omitempty"`
-	Metadata   json.RawMessage `json:"metadata,omitempty"`
-}
-
 // Meta is what a transcript chunk carries in the index (chunks.meta).
 type Meta struct {
 	Session   string   `json:"session"`

@@ -18,40 +18,6 @@ import (
 	"github.com/memhost/memhost/index"
 )
 
-// LinksRequest asks for a page's links, or (Unresolved) for every link in
-// the notebook that finds no page.
-type LinksRequest struct {
-	Path       string `json:"path,omitempty"`
-	Unresolved bool   `json:"unresolved,omitempty"`
-}
-
-// LinksResponse lists a page's out links and back links, with its
-// frontmatter title, aliases and tags; or the unresolved links.
-type LinksResponse struct {
-	Path       string     `json:"path,omitempty"`
-	Title      string     `json:"title,omitempty"`
-	Aliases    []string   `json:"aliases,omitempty"`
-	Tags       []string   `json:"tags,omitempty"`
-	Out        []LinkInfo `json:"out"`
-	Back       []LinkInfo `json:"back"`
-	Unresolved []LinkInfo `json:"unresolved"` // null unless asked for
-}
-
-// LinkInfo is one link: a wikilink, or (Markdown) a markdown link to a
-// vault file, whose Target is its path URL-decoded and Alias its text. In Out, Page is the page (or attachment) the
-// link resolves to ("" when it resolves to none); in Back and Unresolved
-// it is the page the link is in.
-type LinkInfo struct {
-	Page     string `json:"page"`
-	Target   string `json:"target"` // as written
-	Heading  string `json:"heading,omitempty"`
-	Alias    string `json:"alias,omitempty"`
-	Embed    bool   `json:"embed,omitempty"`
-	Markdown bool   `json:"markdown,omitempty"` // [text](target), not [[target]]
-	Line     int    `json:"line"`               // in the page holding the link
-	Resolved bool   `json:"resolved"`
-}
-
 // vaultGraph is the notebook's pages and links as the index holds them,
 // with the resolver over them.
 type vaultGraph struct {
@@ -93,8 +59,8 @@ func vaultPages(pages []index.VaultPage) []Page {
 }
 
 // unresolved lists the links that resolve to nothing, by page and line.
-func (g vaultGraph) unresolved() []LinkInfo {
-	var out []LinkInfo
+func (g vaultGraph) unresolved() []memhost.LinkInfo {
+	var out []memhost.LinkInfo
 	for _, l := range g.links {
 		if _, ok := g.resolver.Resolve(l.From, l.Target); !ok {
 			out = append(out, linkInfo(l.From, l.Link, false))
@@ -103,8 +69,8 @@ func (g vaultGraph) unresolved() []LinkInfo {
 	return out
 }
 
-func linkInfo(page string, l index.Link, resolved bool) LinkInfo {
-	return LinkInfo{Page: page, Target: l.Target, Heading: l.Heading, Alias: l.Alias, Embed: l.Embed, Markdown: l.Markdown, Line: l.Line, Resolved: resolved}
+func linkInfo(page string, l index.Link, resolved bool) memhost.LinkInfo {
+	return memhost.LinkInfo{Page: page, Target: l.Target, Heading: l.Heading, Alias: l.Alias, Embed: l.Embed, Markdown: l.Markdown, Line: l.Line, Resolved: resolved}
 }
 
 // Links lists a page's out links (each with the page it resolves to) and
@@ -112,8 +78,8 @@ func linkInfo(page string, l index.Link, resolved bool) LinkInfo {
 // as Obsidian resolves them (see Resolver); with Unresolved, every
 // link of the notebook that finds no page. The page is a path, or a name
 // as a wikilink gives it ("Project Alpha").
-func (s *VaultService) Links(ctx context.Context, req LinksRequest) (LinksResponse, error) {
-	resp := LinksResponse{Out: []LinkInfo{}, Back: []LinkInfo{}}
+func (s *VaultService) Links(ctx context.Context, req memhost.LinksRequest) (memhost.LinksResponse, error) {
+	resp := memhost.LinksResponse{Out: []memhost.LinkInfo{}, Back: []memhost.LinkInfo{}}
 	if req.Path == "" && !req.Unresolved {
 		return resp, fault.BadInputf("path", "no page given")
 	}
@@ -153,7 +119,7 @@ func (s *VaultService) Links(ctx context.Context, req LinksRequest) (LinksRespon
 	if req.Unresolved {
 		resp.Unresolved = g.unresolved()
 		if resp.Unresolved == nil {
-			resp.Unresolved = []LinkInfo{}
+			resp.Unresolved = []memhost.LinkInfo{}
 		}
 	}
 	if rel == "" {
@@ -198,31 +164,6 @@ func (s *VaultService) Links(ctx context.Context, req LinksRequest) (LinksRespon
 	return resp, nil
 }
 
-// MoveRequest renames a page.
-type MoveRequest struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-	// RequestID, when set, makes the write idempotent: a run with the id
-	// of one that landed writes nothing and answers as it did.
-	RequestID string `json:"requestId,omitempty"`
-}
-
-// MoveResponse says what was renamed and which pages' links were updated.
-type MoveResponse struct {
-	From    string       `json:"from"`
-	To      string       `json:"to"`
-	Updated []LinkUpdate `json:"updated"`
-	// Warnings are troubles after the write (a page whose links could not
-	// be updated, the index not updated): what was written is stored.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// LinkUpdate is a page whose links to a renamed page were rewritten.
-type LinkUpdate struct {
-	Path  string `json:"path"`
-	Links int    `json:"links"`
-}
-
 // Move renames a page (never over another one) and rewrites the links
 // that found it under its old name, wikilinks and markdown links, in every
 // page, so that they find it under the new one (a link that still does, by
@@ -231,7 +172,7 @@ type LinkUpdate struct {
 // ([x](../notes.md)). Only the page part of each link changes, in the
 // style it was written (linkText); its #heading, |alias or text stay, and
 // nothing else of the page changes. Frontmatter is never touched.
-func (s *VaultService) Move(ctx context.Context, req MoveRequest) (out MoveResponse, err error) {
+func (s *VaultService) Move(ctx context.Context, req memhost.MoveRequest) (out memhost.MoveResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "mv", Paths: memhost.Paths(out.To), Removed: memhost.Paths(out.From), Note: fmt.Sprintf("mv: %s -> %s", out.From, out.To), Result: &out}
 		for _, u := range out.Updated {
@@ -241,24 +182,24 @@ func (s *VaultService) Move(ctx context.Context, req MoveRequest) (out MoveRespo
 	})
 	from, err := s.k.Notebook().Clean(req.From)
 	if err != nil {
-		return MoveResponse{}, err
+		return memhost.MoveResponse{}, err
 	}
 	to, err := s.k.Notebook().Clean(req.To)
 	if err != nil {
-		return MoveResponse{}, fault.Errorf(fault.KindOf(err), "to", "%w", err)
+		return memhost.MoveResponse{}, fault.Errorf(fault.KindOf(err), "to", "%w", err)
 	}
 	if from == to {
-		return MoveResponse{}, fault.BadInputf("to", "%s is already the page's name", to)
+		return memhost.MoveResponse{}, fault.BadInputf("to", "%s is already the page's name", to)
 	}
 	g, err := s.graph(ctx, true, true)
 	if err != nil {
-		return MoveResponse{}, err
+		return memhost.MoveResponse{}, err
 	}
-	resp := MoveResponse{From: from, To: to, Updated: []LinkUpdate{}}
+	resp := memhost.MoveResponse{From: from, To: to, Updated: []memhost.LinkUpdate{}}
 	rq := once.Request{Op: "mv", ID: req.RequestID, Resp: &resp}
 	var landed *requests.Record
 	if err := s.k.Notebook().RenameGuarded(ctx, from, to, s.k.Once().Guard(rq, from, to, &landed)); err != nil {
-		return MoveResponse{}, err
+		return memhost.MoveResponse{}, err
 	}
 	if landed != nil {
 		// A retry of a move whose rename landed (its server died before
@@ -335,7 +276,7 @@ func (s *VaultService) Move(ctx context.Context, req MoveRequest) (out MoveRespo
 		})
 		switch {
 		case err == nil:
-			resp.Updated = append(resp.Updated, LinkUpdate{Path: page, Links: n})
+			resp.Updated = append(resp.Updated, memhost.LinkUpdate{Path: page, Links: n})
 			paths = append(paths, page)
 		case errors.Is(err, notebook.ErrUnchanged), errors.Is(err, errPageGone):
 		default:

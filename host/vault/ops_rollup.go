@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/memhost/memhost"
@@ -26,35 +25,13 @@ type RollupSummarizer interface {
 // SetRollupSummarizer has rollups written with s's summary (nil: none).
 func (s *VaultService) SetRollupSummarizer(sum RollupSummarizer) { s.summarizer.Store(&sum) }
 
-// RollupRequest asks for the rollup of a week or a month.
-type RollupRequest struct {
-	Period string `json:"period"`         // week | month
-	Date   string `json:"date,omitempty"` // a day, 2026-W47 or 2026-11; "" is today's week or month
-}
-
-// RollupResponse says which page was written from which logs.
-type RollupResponse struct {
-	Path    string   `json:"path"`
-	Period  string   `json:"period"` // 2026-W47, 2026-11
-	From    string   `json:"from"`   // first day, YYYY-MM-DD
-	To      string   `json:"to"`     // last day
-	Logs    []string `json:"logs"`   // the daily logs rolled up
-	Entries int      `json:"entries"`
-	Created bool     `json:"created"`
-	Changed bool     `json:"changed"` // false: the page already held this rollup
-	Summary bool     `json:"summary"` // a summarizer wrote a summary
-	// Warnings are troubles after the write (the index could not be
-	// updated, or was rebuilt): what was written is stored.
-	Warnings []string `json:"warnings,omitempty"`
-}
-
 // Rollup writes the rollup page of a week (daily/rollups/2026-W47.md) or a
 // month (daily/rollups/2026-11.md) from the daily logs of its days, in
 // daily/ and daily/archive/: each day an H2, each of its sections an H3
 // with its text (see Render), after a summary when a summarizer is
 // set. Running it again over the same logs writes the same bytes; a page
 // that exists keeps its frontmatter as it is.
-func (s *VaultService) Rollup(ctx context.Context, req RollupRequest) (out RollupResponse, err error) {
+func (s *VaultService) Rollup(ctx context.Context, req memhost.RollupRequest) (out memhost.RollupResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "rollup", Note: "rollup: " + out.Path, Result: &out}
 		if out.Changed {
@@ -69,21 +46,21 @@ func (s *VaultService) Rollup(ctx context.Context, req RollupRequest) (out Rollu
 		if req.Period != Week && req.Period != Month {
 			field = "period"
 		}
-		return RollupResponse{}, fault.BadInputf(field, "%v", err)
+		return memhost.RollupResponse{}, fault.BadInputf(field, "%v", err)
 	}
 	logs, err := s.dailyLogs()
 	if err != nil {
-		return RollupResponse{}, err
+		return memhost.RollupResponse{}, err
 	}
 	var days []Day
-	resp := RollupResponse{Path: p.Path(), Period: p.Name, From: p.From.Format(time.DateOnly), To: p.To.Format(time.DateOnly), Logs: []string{}}
+	resp := memhost.RollupResponse{Path: p.Path(), Period: p.Name, From: p.From.Format(time.DateOnly), To: p.To.Format(time.DateOnly), Logs: []string{}}
 	for _, l := range logs {
 		if !p.Contains(l.date) {
 			continue
 		}
 		data, err := s.k.Notebook().Read(l.path)
 		if err != nil {
-			return RollupResponse{}, err
+			return memhost.RollupResponse{}, err
 		}
 		d := ParseDay(l.path, l.date, data)
 		days = append(days, d)
@@ -91,12 +68,12 @@ func (s *VaultService) Rollup(ctx context.Context, req RollupRequest) (out Rollu
 		resp.Entries += len(d.Sections)
 	}
 	if len(days) == 0 {
-		return RollupResponse{}, fault.Errorf(fault.NotFound, "date", "no daily logs from %s to %s (in daily/ or %s/)", resp.From, resp.To, ArchiveDir)
+		return memhost.RollupResponse{}, fault.Errorf(fault.NotFound, "date", "no daily logs from %s to %s (in daily/ or %s/)", resp.From, resp.To, ArchiveDir)
 	}
 	summary := ""
 	if s := s.summarizer.Load(); s != nil && *s != nil {
 		if summary, err = (*s).SummarizeRollup(ctx, p, days); err != nil {
-			return RollupResponse{}, fmt.Errorf("rollup %s: summary: %w", p.Name, err)
+			return memhost.RollupResponse{}, fmt.Errorf("rollup %s: summary: %w", p.Name, err)
 		}
 		resp.Summary = summary != ""
 	}
@@ -115,7 +92,7 @@ func (s *VaultService) Rollup(ctx context.Context, req RollupRequest) (out Rollu
 		return []byte(page), nil
 	})
 	if err != nil && !errors.Is(err, notebook.ErrUnchanged) {
-		return RollupResponse{}, err
+		return memhost.RollupResponse{}, err
 	}
 	if resp.Changed {
 		resp.Warnings = s.k.IndexWritten(ctx, p.Path())
@@ -156,76 +133,14 @@ func (s *VaultService) dailyLogs() ([]dailyLog, error) {
 	return out, nil
 }
 
-// PruneRequest archives (or deletes) the daily logs older than a number of
-// days.
-type PruneRequest struct {
-	OlderThanDays int  `json:"olderThanDays"`
-	Delete        bool `json:"delete,omitempty"` // delete instead of archiving (archived logs too)
-	DryRun        bool `json:"dryRun,omitempty"` // say what would be done, change nothing
-}
-
-// PruneResponse says what was (or, dry, would be) archived or deleted.
-type PruneResponse struct {
-	Before   string       `json:"before"` // logs of days before this one are pruned
-	Archived []PrunedLog  `json:"archived"`
-	Deleted  []string     `json:"deleted"`
-	DryRun   bool         `json:"dryRun,omitempty"`
-	Warnings []string     `json:"warnings,omitempty"`
-	Missing  []MissingLog `json:"missing,omitempty"` // set with the error when rollups are missing
-}
-
-// PrunedLog is a daily log moved into the archive.
-type PrunedLog struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-}
-
-// MissingLog is a daily log that no rollup holds as it is now, and the
-// rollup that would.
-type MissingLog struct {
-	Log    string `json:"log"`
-	Rollup string `json:"rollup"` // the week's rollup page
-	Why    string `json:"why"`    // "missing" or "out of date"
-}
-
-// ErrRollupsMissing means prune found daily logs that no rollup holds as
-// they are now: nothing was pruned.
-var ErrRollupsMissing = errors.New("daily logs have no up-to-date rollup")
-
-// RollupsMissingError is prune's refusal: the daily logs that no rollup
-// holds as they are now, each with the week's rollup that would. It is
-// ErrRollupsMissing to errors.Is; Prune returns it inside a *fault.Error
-// (conflict, on olderThanDays), and so does the server's client.
-type RollupsMissingError struct {
-	Missing []MissingLog
-}
-
-func (e *RollupsMissingError) Error() string {
-	return ErrRollupsMissing.Error() + ": nothing pruned; write these rollups first: " + strings.Join(e.Rollups(), ", ")
-}
-
-func (e *RollupsMissingError) Is(target error) bool { return target == ErrRollupsMissing }
-
-// Rollups names the rollups to write, in order, each once with why:
-// "daily/rollups/2026-W32.md (out of date)".
-func (e *RollupsMissingError) Rollups() []string {
-	var names []string
-	for _, m := range e.Missing {
-		if len(names) == 0 || !strings.HasPrefix(names[len(names)-1], m.Rollup+" ") {
-			names = append(names, m.Rollup+" ("+m.Why+")")
-		}
-	}
-	return names
-}
-
 // Prune moves the daily logs of days more than OlderThanDays before today
 // from daily/ into daily/archive/, or deletes them (archived ones too)
 // with Delete. It prunes nothing unless every one of them is held, as it
 // is now, by its week's or its month's rollup (a rollup names the logs it
-// holds with a hash of each); otherwise it fails with ErrRollupsMissing,
+// holds with a hash of each); otherwise it fails with memhost.ErrRollupsMissing,
 // naming the rollups to write. Archived logs are still pages: they stay
 // indexed and searchable, and a rollup written again still reads them.
-func (s *VaultService) Prune(ctx context.Context, req PruneRequest) (out PruneResponse, err error) {
+func (s *VaultService) Prune(ctx context.Context, req memhost.PruneRequest) (out memhost.PruneResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "prune", Result: &out}
 		if req.DryRun {
@@ -240,11 +155,11 @@ func (s *VaultService) Prune(ctx context.Context, req PruneRequest) (out PruneRe
 		return c
 	})
 	if req.OlderThanDays < 1 {
-		return PruneResponse{}, fault.BadInputf("olderThanDays", "the age must be at least 1 day, got %d", req.OlderThanDays)
+		return memhost.PruneResponse{}, fault.BadInputf("olderThanDays", "the age must be at least 1 day, got %d", req.OlderThanDays)
 	}
 	today := s.k.Now().In(s.k.Location())
 	cutoff := time.Date(today.Year(), today.Month(), today.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -req.OlderThanDays)
-	resp := PruneResponse{Before: cutoff.Format(time.DateOnly), Archived: []PrunedLog{}, Deleted: []string{}, DryRun: req.DryRun}
+	resp := memhost.PruneResponse{Before: cutoff.Format(time.DateOnly), Archived: []memhost.PrunedLog{}, Deleted: []string{}, DryRun: req.DryRun}
 	logs, err := s.dailyLogs()
 	if err != nil {
 		return resp, err
@@ -282,10 +197,10 @@ func (s *VaultService) Prune(ctx context.Context, req PruneRequest) (out PruneRe
 		if sources(week) != nil {
 			why = "out of date"
 		}
-		resp.Missing = append(resp.Missing, MissingLog{Log: l.path, Rollup: week, Why: why})
+		resp.Missing = append(resp.Missing, memhost.MissingLog{Log: l.path, Rollup: week, Why: why})
 	}
 	if len(resp.Missing) > 0 {
-		rm := &RollupsMissingError{Missing: resp.Missing}
+		rm := &memhost.RollupsMissingError{Missing: resp.Missing}
 		return resp, &fault.Error{Kind: fault.Conflict, Field: "olderThanDays", Message: rm.Error(), Err: rm}
 	}
 	var paths []string
@@ -309,7 +224,7 @@ func (s *VaultService) Prune(ctx context.Context, req PruneRequest) (out PruneRe
 				continue
 			}
 		}
-		resp.Archived = append(resp.Archived, PrunedLog{From: l.path, To: to})
+		resp.Archived = append(resp.Archived, memhost.PrunedLog{From: l.path, To: to})
 		paths = append(paths, l.path, to)
 	}
 	if !req.DryRun && len(paths) > 0 {

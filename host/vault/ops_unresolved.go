@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/health"
 )
 
@@ -24,7 +25,7 @@ type unresolvedCache struct {
 	mu          sync.Mutex
 	gen         string
 	attachments []string
-	links       []LinkInfo
+	links       []memhost.LinkInfo
 }
 
 // unresolvedLinks lists the links of the index's pages that find no page
@@ -32,7 +33,7 @@ type unresolvedCache struct {
 // generation is read before the pages and links, so that a write meanwhile
 // leaves the list stale for the next call to see, never kept as current.
 // Callers must not modify the list.
-func (s *VaultService) UnresolvedLinks(ctx context.Context) ([]LinkInfo, error) {
+func (s *VaultService) UnresolvedLinks(ctx context.Context) ([]memhost.LinkInfo, error) {
 	c := &s.unresolved
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -50,7 +51,7 @@ func (s *VaultService) UnresolvedLinks(ctx context.Context) ([]LinkInfo, error) 
 	}
 	list := g.unresolved()
 	if list == nil {
-		list = []LinkInfo{}
+		list = []memhost.LinkInfo{}
 	}
 	c.gen, c.attachments, c.links = gen, att, list
 	return list, nil
@@ -59,8 +60,8 @@ func (s *VaultService) UnresolvedLinks(ctx context.Context) ([]LinkInfo, error) 
 // linksCheck is health's check of the notebook's links: pass when every
 // link finds a page or attachment, else warn with how many do not and a
 // few of them.
-func (s *VaultService) LinksCheck(ctx context.Context) health.Check {
-	c := health.Check{Name: "links", Status: health.Pass}
+func (s *VaultService) LinksCheck(ctx context.Context) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "links", Status: health.Pass}
 	list, err := s.UnresolvedLinks(ctx)
 	if err != nil {
 		c.Status, c.Message = health.Fail, "links: "+err.Error()

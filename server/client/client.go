@@ -247,7 +247,7 @@ func (c *Client) Remove(ctx context.Context, req memhost.RemoveRequest) (memhost
 func (c *Client) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.RecallResponse, error) {
 	return callOp(ctx, c, host.OpRecall, req)
 }
-func (c *Client) Context(ctx context.Context, req memhost.ContextRequest) (host.ContextResponse, error) {
+func (c *Client) Context(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error) {
 	return callOp(ctx, c, host.OpContext, req)
 }
 func (c *Client) ConversationSearch(ctx context.Context, req memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error) {
@@ -256,37 +256,37 @@ func (c *Client) ConversationSearch(ctx context.Context, req memhost.Conversatio
 func (c *Client) Status(ctx context.Context, req memhost.StatusRequest) (host.StatusResponse, error) {
 	return callOp(ctx, c, host.OpStatus, req)
 }
-func (c *Client) Files(ctx context.Context, req memhost.FilesRequest) (host.FilesResponse, error) {
+func (c *Client) Files(ctx context.Context, req memhost.FilesRequest) (memhost.FilesResponse, error) {
 	return callOp(ctx, c, host.OpFiles, req)
 }
-func (c *Client) Sync(ctx context.Context, req memhost.SyncRequest) (host.SyncResult, error) {
+func (c *Client) Sync(ctx context.Context, req memhost.SyncRequest) (memhost.SyncResult, error) {
 	return callOp(ctx, c, host.OpSync, req)
 }
-func (c *Client) Rebuild(ctx context.Context, req memhost.RebuildRequest) (host.SyncResult, error) {
+func (c *Client) Rebuild(ctx context.Context, req memhost.RebuildRequest) (memhost.SyncResult, error) {
 	return callOp(ctx, c, host.OpRebuild, req)
 }
-func (c *Client) Embed(ctx context.Context, req memhost.EmbedRequest) (host.EmbedResult, error) {
+func (c *Client) Embed(ctx context.Context, req memhost.EmbedRequest) (memhost.EmbedResult, error) {
 	return callOp(ctx, c, host.OpEmbed, req)
 }
-func (c *Client) Sessions(ctx context.Context, req host.SessionsRequest) (host.SessionsResponse, error) {
+func (c *Client) Sessions(ctx context.Context, req memhost.SessionsRequest) (memhost.SessionsResponse, error) {
 	return callOp(ctx, c, host.OpSessions, req)
 }
-func (c *Client) SessionAppend(ctx context.Context, req host.SessionAppendRequest) (host.SessionAppendResponse, error) {
+func (c *Client) SessionAppend(ctx context.Context, req memhost.SessionAppendRequest) (memhost.SessionAppendResponse, error) {
 	return callOp(ctx, c, host.OpSessionAppend, req)
 }
-func (c *Client) Ingest(ctx context.Context, req host.IngestRequest) (host.IngestResponse, error) {
+func (c *Client) Ingest(ctx context.Context, req memhost.IngestRequest) (memhost.IngestResponse, error) {
 	return callOp(ctx, c, host.OpIngest, req)
 }
-func (c *Client) SessionTokens(ctx context.Context, req host.SessionTokensRequest) (host.SessionTokens, error) {
+func (c *Client) SessionTokens(ctx context.Context, req memhost.SessionTokensRequest) (memhost.SessionTokens, error) {
 	return callOp(ctx, c, host.OpSessionTokens, req)
 }
-func (c *Client) SessionCheck(ctx context.Context, req host.SessionCheckRequest) (host.SessionCheck, error) {
+func (c *Client) SessionCheck(ctx context.Context, req memhost.SessionCheckRequest) (memhost.SessionCheck, error) {
 	return callOp(ctx, c, host.OpSessionCheck, req)
 }
-func (c *Client) SessionCompact(ctx context.Context, req host.SessionCompactRequest) (host.SessionCompactResponse, error) {
+func (c *Client) SessionCompact(ctx context.Context, req memhost.SessionCompactRequest) (memhost.SessionCompactResponse, error) {
 	return callOp(ctx, c, host.OpSessionCompact, req)
 }
-func (c *Client) Hook(ctx context.Context, req host.HookRequest) (host.HookResponse, error) {
+func (c *Client) Hook(ctx context.Context, req memhost.HookRequest) (memhost.HookResponse, error) {
 	return callOp(ctx, c, host.OpHook, req)
 }
 func (c *Client) Plugins(ctx context.Context, req memhost.PluginsRequest) (host.PluginsResponse, error) {
@@ -304,25 +304,25 @@ func (c *Client) Models(ctx context.Context, req memhost.ModelsRequest) (host.Mo
 func (c *Client) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
 	return callOp(ctx, c, host.OpRemoveModel, req)
 }
-func (c *Client) FactAdd(ctx context.Context, req host.FactAddRequest) (host.FactAddResponse, error) {
+func (c *Client) FactAdd(ctx context.Context, req memhost.FactAddRequest) (memhost.FactAddResponse, error) {
 	return callOp(ctx, c, host.OpFactAdd, req)
 }
-func (c *Client) FactForget(ctx context.Context, req host.FactForgetRequest) (host.FactForgetResponse, error) {
+func (c *Client) FactForget(ctx context.Context, req memhost.FactForgetRequest) (memhost.FactForgetResponse, error) {
 	return callOp(ctx, c, host.OpFactForget, req)
 }
-func (c *Client) Facts(ctx context.Context, req host.FactsRequest) (host.FactsResponse, error) {
+func (c *Client) Facts(ctx context.Context, req memhost.FactsRequest) (memhost.FactsResponse, error) {
 	return callOp(ctx, c, host.OpFacts, req)
 }
-func (c *Client) Entities(ctx context.Context, req host.EntitiesRequest) (host.EntitiesResponse, error) {
+func (c *Client) Entities(ctx context.Context, req memhost.EntitiesRequest) (memhost.EntitiesResponse, error) {
 	return callOp(ctx, c, host.OpEntities, req)
 }
-func (c *Client) Relations(ctx context.Context, req host.RelationsRequest) (host.RelationsResponse, error) {
+func (c *Client) Relations(ctx context.Context, req memhost.RelationsRequest) (memhost.RelationsResponse, error) {
 	return callOp(ctx, c, host.OpRelations, req)
 }
-func (c *Client) Consolidate(ctx context.Context, req host.ConsolidateRequest) (host.ConsolidateResponse, error) {
+func (c *Client) Consolidate(ctx context.Context, req memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error) {
 	return callOp(ctx, c, host.OpConsolidate, req)
 }
-func (c *Client) Health(ctx context.Context, req host.HealthRequest) (host.HealthResponse, error) {
+func (c *Client) Health(ctx context.Context, req memhost.HealthRequest) (memhost.HealthResponse, error) {
 	return callOp(ctx, c, host.OpHealth, req)
 }
 

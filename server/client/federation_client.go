@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/server/wire"
@@ -16,20 +17,20 @@ import (
 // paths must be absolute: the server's working folder is not the
 // caller's.
 
-func (c *Client) GitInit(ctx context.Context, req host.GitInitRequest) (host.GitInitResponse, error) {
+func (c *Client) GitInit(ctx context.Context, req memhost.GitInitRequest) (memhost.GitInitResponse, error) {
 	return callOp(ctx, c, host.OpGitInit, req)
 }
-func (c *Client) Export(ctx context.Context, req host.ExportRequest) (host.ExportResponse, error) {
+func (c *Client) Export(ctx context.Context, req memhost.ExportRequest) (memhost.ExportResponse, error) {
 	return callOp(ctx, c, host.OpExport, req)
 }
-func (c *Client) Import(ctx context.Context, req host.ImportRequest) (host.ImportResponse, error) {
+func (c *Client) Import(ctx context.Context, req memhost.ImportRequest) (memhost.ImportResponse, error) {
 	return callOp(ctx, c, host.OpImport, req)
 }
 
 // FedSync returns, as the Host does, both the error of a sync that failed
 // after it began and what the sync did before it (a merge that stands).
-func (c *Client) FedSync(ctx context.Context, req host.FedSyncRequest) (host.FedSyncResponse, error) {
-	var resp host.FedSyncResponse
+func (c *Client) FedSync(ctx context.Context, req memhost.FedSyncRequest) (memhost.FedSyncResponse, error) {
+	var resp memhost.FedSyncResponse
 	body, err := json.Marshal(req)
 	if err != nil {
 		return resp, err

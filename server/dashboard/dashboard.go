@@ -42,7 +42,6 @@ import (
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/server/dashboard/pagehtml"
 )
 
@@ -356,7 +355,7 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 	// The git sync card (a git process) runs beside them too.
 	fed := make(chan *fedCard, 1)
 	go func() { fed <- d.fedData(ctx) }()
-	pages, err := d.h.Pages(ctx, host.PagesRequest{})
+	pages, err := d.h.Pages(ctx, memhost.PagesRequest{})
 	b.Fed = <-fed
 	if serr := <-summary; serr != nil {
 		b.Err = serr.Error()
@@ -424,8 +423,8 @@ func dailyDate(p string) (string, bool) {
 // Notebook browser.
 
 type notebookBody struct {
-	Folders []host.FolderEntry
-	Current host.FolderEntry
+	Folders []memhost.FolderEntry
+	Current memhost.FolderEntry
 	New     string
 }
 
@@ -441,13 +440,13 @@ func (d *Dashboard) notebook(w http.ResponseWriter, r *http.Request) {
 	if !r.URL.Query().Has("dir") && b.New == "" {
 		dir = "lists"
 	}
-	pages, err := d.h.Pages(r.Context(), host.PagesRequest{Folder: dir})
+	pages, err := d.h.Pages(r.Context(), memhost.PagesRequest{Folder: dir})
 	if err != nil {
 		d.fail(w, r, err)
 		return
 	}
 	b.Folders = pages.Folders
-	b.Current = host.FolderEntry{Path: dir, Pages: []host.PageEntry{}}
+	b.Current = memhost.FolderEntry{Path: dir, Pages: []memhost.PageEntry{}}
 	for _, f := range pages.Folders {
 		if f.Path == dir {
 			b.Current = f
@@ -462,7 +461,7 @@ func (d *Dashboard) notebook(w http.ResponseWriter, r *http.Request) {
 // Page view.
 
 type pageBody struct {
-	Page   host.PageResponse
+	Page   memhost.PageResponse
 	Blocks []pagehtml.Block
 	Plain  template.HTML // in place of Blocks: the page as text, with why
 	Lines  []string
@@ -471,7 +470,7 @@ type pageBody struct {
 }
 
 func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
-	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path"), MaxBytes: pagehtml.MaxRenderBytes})
+	p, err := d.h.Page(r.Context(), memhost.PageRequest{Path: r.PathValue("path"), MaxBytes: pagehtml.MaxRenderBytes})
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -495,7 +494,7 @@ func (d *Dashboard) page(w http.ResponseWriter, r *http.Request) {
 // view renders a page: its blocks, or the page as text when it is too
 // large (p.Truncated) or too slow to render (pagehtml/render.go). An error is the
 // request's end or a renderer's failure.
-func (d *Dashboard) view(ctx context.Context, p host.PageResponse) ([]pagehtml.Block, template.HTML, error) {
+func (d *Dashboard) view(ctx context.Context, p memhost.PageResponse) ([]pagehtml.Block, template.HTML, error) {
 	if p.Truncated {
 		return nil, pagehtml.PlainHTML(pagehtml.ErrTooLarge, p.Text), nil
 	}
@@ -533,7 +532,7 @@ func (d *Dashboard) htmlOf(ctx context.Context, text string, truncated bool) (st
 // pageJSON is a page's text, hash and rendering, for the editor (a
 // conflict shows both versions) and live updates.
 func (d *Dashboard) pageJSON(w http.ResponseWriter, r *http.Request) {
-	p, err := d.h.Page(r.Context(), host.PageRequest{Path: r.PathValue("path"), MaxBytes: pagehtml.MaxRenderBytes})
+	p, err := d.h.Page(r.Context(), memhost.PageRequest{Path: r.PathValue("path"), MaxBytes: pagehtml.MaxRenderBytes})
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -560,10 +559,10 @@ func (d *Dashboard) save(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, err)
 		return
 	}
-	resp, err := d.h.SavePage(r.Context(), host.SavePageRequest{Path: req.Path, Text: req.Text, BaseHash: req.BaseHash})
+	resp, err := d.h.SavePage(r.Context(), memhost.SavePageRequest{Path: req.Path, Text: req.Text, BaseHash: req.BaseHash})
 	if fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "baseHash" {
 		out := map[string]any{"error": wireOf(err)}
-		if cur, err := d.h.Page(r.Context(), host.PageRequest{Path: req.Path, MaxBytes: pagehtml.MaxRenderBytes}); err == nil {
+		if cur, err := d.h.Page(r.Context(), memhost.PageRequest{Path: req.Path, MaxBytes: pagehtml.MaxRenderBytes}); err == nil {
 			html, _ := d.htmlOf(r.Context(), cur.Text, cur.Truncated)
 			out["current"] = map[string]any{"page": cur, "html": html}
 		}
@@ -742,7 +741,7 @@ func mark(snippet string, terms []string) template.HTML {
 // Conversations.
 
 type sessionsBody struct {
-	Sessions []sessions.Summary
+	Sessions []memhost.SessionSummary
 	Query    string
 	Results  *memhost.ConversationSearchResponse
 	Hits     []markedTurn // Results' hits, their snippets marked
@@ -755,7 +754,7 @@ type markedTurn struct {
 }
 
 func (d *Dashboard) sessions(w http.ResponseWriter, r *http.Request) {
-	list, err := d.h.Sessions(r.Context(), host.SessionsRequest{})
+	list, err := d.h.Sessions(r.Context(), memhost.SessionsRequest{})
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -777,19 +776,19 @@ func (d *Dashboard) sessions(w http.ResponseWriter, r *http.Request) {
 }
 
 type turnView struct {
-	sessions.Turn
+	memhost.Turn
 	Compaction bool
-	Flushes    []sessions.FlushReceipt // flushes asked right before this turn
+	Flushes    []memhost.FlushReceipt // flushes asked right before this turn
 }
 
 type sessionBody struct {
-	T     host.TranscriptResponse
+	T     memhost.TranscriptResponse
 	Turns []turnView
-	Tail  []sessions.FlushReceipt // flushes after the last turn
+	Tail  []memhost.FlushReceipt // flushes after the last turn
 }
 
 func (d *Dashboard) session(w http.ResponseWriter, r *http.Request) {
-	tr, err := d.h.Transcript(r.Context(), host.TranscriptRequest{Session: r.PathValue("id")})
+	tr, err := d.h.Transcript(r.Context(), memhost.TranscriptRequest{Session: r.PathValue("id")})
 	if err != nil {
 		d.fail(w, r, err)
 		return
@@ -824,7 +823,7 @@ func parseTime(s string) (time.Time, bool) {
 
 type settingsBody struct {
 	Status  host.StatusResponse
-	Storage host.StorageResponse
+	Storage memhost.StorageResponse
 	Plugins host.PluginsResponse
 	Models  host.ModelsResponse
 	Errs    []string
@@ -837,7 +836,7 @@ func (d *Dashboard) settings(w http.ResponseWriter, r *http.Request) {
 	if b.Status, err = d.h.Status(ctx, memhost.StatusRequest{}); err != nil {
 		b.Errs = append(b.Errs, "status: "+err.Error())
 	}
-	if b.Storage, err = d.h.Storage(ctx, host.StorageRequest{}); err != nil {
+	if b.Storage, err = d.h.Storage(ctx, memhost.StorageRequest{}); err != nil {
 		b.Errs = append(b.Errs, "storage: "+err.Error())
 	}
 	if b.Plugins, err = d.h.Plugins(ctx, memhost.PluginsRequest{}); err != nil {

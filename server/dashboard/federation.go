@@ -4,8 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/memhost/memhost/host"
-	"github.com/memhost/memhost/host/federation"
+	"github.com/memhost/memhost"
 )
 
 // The home screen's git federation card (seed 003, issue 17): the remote,
@@ -16,7 +15,7 @@ import (
 
 // fedCard is what the card shows.
 type fedCard struct {
-	*host.FederationStatus
+	*memhost.FederationStatus
 	Remote    string // with a password in the URL masked
 	LastError string // State.LastError, the remote in it masked the same way
 	Conflicts []fedConflict
@@ -26,7 +25,7 @@ type fedCard struct {
 // dashboard's page links ("" when a file is outside the notebook: the card
 // shows its home path without a link).
 type fedConflict struct {
-	federation.Conflict
+	memhost.Conflict
 	Page, SiblingPage string
 }
 

@@ -74,25 +74,25 @@ func conflictHomes(t testing.TB) (homeA, homeB, sibling string) {
 	}
 	a := openFedHost(t, homeA, "a <a@test>")
 	defer a.Close()
-	if r, err := a.GitInit(ctx, host.GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+	if r, err := a.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
 		t.Fatalf("a: git init: %v %s", err, r.SyncError)
 	}
 	b := openFedHost(t, homeB, "b <b@test>")
 	defer b.Close()
-	if r, err := b.GitInit(ctx, host.GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
+	if r, err := b.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil || r.SyncError != "" {
 		t.Fatalf("b: git init: %v %s", err, r.SyncError)
 	}
 	// Both edit the page in an editor: the sync commits the edit first.
 	if err := os.WriteFile(filepath.Join(homeB, "notebook", "knowledge", "decision.md"), []byte(decisionB), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.FedSync(ctx, host.FedSyncRequest{}); err != nil {
+	if _, err := b.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatalf("b: sync: %v", err)
 	}
 	if err := os.WriteFile(page, []byte(decisionA), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := a.FedSync(ctx, host.FedSyncRequest{})
+	res, err := a.FedSync(ctx, memhost.FedSyncRequest{})
 	if err != nil {
 		t.Fatalf("a: sync: %v", err)
 	}
@@ -171,11 +171,11 @@ func TestHomeFederationFailures(t *testing.T) {
 		t.Errorf("a home without git has the card:\n%s", body)
 	}
 	missing := filepath.Join(t.TempDir(), "gone.git")
-	r, err := h.GitInit(ctx, host.GitInitRequest{Remote: missing})
+	r, err := h.GitInit(ctx, memhost.GitInitRequest{Remote: missing})
 	if err != nil || r.SyncError == "" {
 		t.Fatalf("git init with a missing remote: %v, sync error %q", err, r.SyncError)
 	}
-	h.FedSync(ctx, host.FedSyncRequest{})
+	h.FedSync(ctx, memhost.FedSyncRequest{})
 	_, body := fetchUI(t, d, "/")
 	for _, want := range []string{`id="fed"`, "gone.git</code>", "2 in a row", `id="fed-error"`, "cannot reach", `<dd id="fed-last">never</dd>`} {
 		if !strings.Contains(body, want) {
@@ -186,7 +186,7 @@ func TestHomeFederationFailures(t *testing.T) {
 		t.Errorf("conflicts shown without any:\n%s", body)
 	}
 	// A token in the remote's URL is not shown.
-	if _, err := h.GitInit(ctx, host.GitInitRequest{Remote: "https://me:s3cr3t-token@127.0.0.1:1/memory.git"}); err != nil {
+	if _, err := h.GitInit(ctx, memhost.GitInitRequest{Remote: "https://me:s3cr3t-token@127.0.0.1:1/memory.git"}); err != nil {
 		t.Fatal(err)
 	}
 	_, body = fetchUI(t, d, "/")
@@ -268,13 +268,13 @@ func TestBrowserFederationConflict(t *testing.T) {
 	bctx := context.Background()
 	b := openFedHost(t, homeB, "b <b@test>")
 	defer b.Close()
-	if _, err := b.FedSync(bctx, host.FedSyncRequest{}); err != nil {
+	if _, err := b.FedSync(bctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatalf("b: sync: %v", err)
 	}
 	waitLoopSync(t, homeA)
 	os.WriteFile(filepath.Join(homeA, "notebook", "knowledge", "decision.md"), []byte(strings.Replace(decisionA, "the old mill", "the barn", 1)), 0o644)
 	os.WriteFile(filepath.Join(homeB, "notebook", "knowledge", "decision.md"), []byte(strings.Replace(decisionA, "the old mill", "the boathouse", 1)), 0o644)
-	if _, err := b.FedSync(bctx, host.FedSyncRequest{}); err != nil {
+	if _, err := b.FedSync(bctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatalf("b: sync: %v", err)
 	}
 	run(t, ctx, "the new conflict shows without a reload",

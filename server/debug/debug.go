@@ -181,13 +181,13 @@ func (a *API) Files(w http.ResponseWriter, r *http.Request) {
 
 // Job is a rebuild started through the debug API.
 type Job struct {
-	ID        string           `json:"id"`
-	Started   time.Time        `json:"started"`
-	Completed bool             `json:"completed"`
-	Result    *RebuildResult   `json:"result,omitempty"`
-	Error     any              `json:"error,omitempty"` // Deps.Wire's form of the error
-	done      chan struct{}    // closed when the rebuild ends
-	sync      *host.SyncResult // memhost's own figures
+	ID        string              `json:"id"`
+	Started   time.Time           `json:"started"`
+	Completed bool                `json:"completed"`
+	Result    *RebuildResult      `json:"result,omitempty"`
+	Error     any                 `json:"error,omitempty"` // Deps.Wire's form of the error
+	done      chan struct{}       // closed when the rebuild ends
+	sync      *memhost.SyncResult // memhost's own figures
 }
 
 // RebuildResult is seed 001's rebuild result plus memhost's SyncResult.
@@ -195,11 +195,11 @@ type Job struct {
 // fills them afterwards, mostly from the cache), so embeddingsComputed is
 // not reported.
 type RebuildResult struct {
-	FilesScanned  int              `json:"filesScanned"`
-	FilesChanged  int              `json:"filesChanged"`
-	ChunksCreated int              `json:"chunksCreated"`
-	DurationMs    float64          `json:"durationMs"`
-	Sync          *host.SyncResult `json:"sync"`
+	FilesScanned  int                 `json:"filesScanned"`
+	FilesChanged  int                 `json:"filesChanged"`
+	ChunksCreated int                 `json:"chunksCreated"`
+	DurationMs    float64             `json:"durationMs"`
+	Sync          *memhost.SyncResult `json:"sync"`
 }
 
 // keptJobs is how many finished rebuilds can still be polled.
@@ -337,14 +337,14 @@ func (a *API) SimulateCompaction(w http.ResponseWriter, r *http.Request) {
 		a.d.WriteError(w, err)
 		return
 	}
-	tok, err := a.d.Host.SessionTokens(r.Context(), host.SessionTokensRequest{Session: req.Session})
+	tok, err := a.d.Host.SessionTokens(r.Context(), memhost.SessionTokensRequest{Session: req.Session})
 	if err != nil {
 		a.d.WriteError(w, err)
 		return
 	}
 	c := a.d.Host.Config().Memory.Compaction
 	flushAt := c.ContextWindow - c.ReserveTokens - c.SoftThresholdTokens
-	resp, err := a.d.Host.SessionCheck(r.Context(), host.SessionCheckRequest{Session: req.Session, Incoming: max(0, flushAt-tok.Tokens)})
+	resp, err := a.d.Host.SessionCheck(r.Context(), memhost.SessionCheckRequest{Session: req.Session, Incoming: max(0, flushAt-tok.Tokens)})
 	if err != nil {
 		a.d.WriteError(w, err)
 		return
@@ -369,7 +369,7 @@ func (a *API) InjectTurn(w http.ResponseWriter, r *http.Request) {
 	if req.Session == "" {
 		req.Session = "debug"
 	}
-	resp, err := a.d.Host.SessionAppend(r.Context(), host.SessionAppendRequest{Session: req.Session, Role: req.Role, Text: req.Content, Meta: req.Meta})
+	resp, err := a.d.Host.SessionAppend(r.Context(), memhost.SessionAppendRequest{Session: req.Session, Role: req.Role, Text: req.Content, Meta: req.Meta})
 	if err != nil {
 		a.d.WriteError(w, renameField(err, "text", "content"))
 		return
@@ -385,7 +385,7 @@ func (a *API) Pages(w http.ResponseWriter, r *http.Request) {
 		a.d.WriteError(w, err)
 		return
 	}
-	pages := make([]host.FileInfo, 0, len(resp.Files))
+	pages := make([]memhost.FileInfo, 0, len(resp.Files))
 	for _, f := range resp.Files {
 		if f.State != "deleted" && !strings.HasPrefix(f.Path, "sessions/") {
 			pages = append(pages, f)

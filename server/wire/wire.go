@@ -12,7 +12,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
@@ -54,11 +54,11 @@ func init() {
 // reason alone ("page not found"). Missing is set for prune's refusal
 // (a *host.RollupsMissingError): the logs no rollup holds.
 type Error struct {
-	Kind    fault.Kind        `json:"kind"`
-	Field   string            `json:"field,omitempty"`
-	Message string            `json:"message"`
-	Path    string            `json:"path,omitempty"`
-	Missing []host.MissingLog `json:"missing,omitempty"`
+	Kind    fault.Kind           `json:"kind"`
+	Field   string               `json:"field,omitempty"`
+	Message string               `json:"message"`
+	Path    string               `json:"path,omitempty"`
+	Missing []memhost.MissingLog `json:"missing,omitempty"`
 }
 
 // Body is an error answer's body.
@@ -73,7 +73,7 @@ func Of(err error) Error {
 	if errors.As(err, &pe) {
 		w.Path, w.Message = pe.Path, pe.Err.Error()
 	}
-	var rm *host.RollupsMissingError
+	var rm *memhost.RollupsMissingError
 	if errors.As(err, &rm) {
 		w.Missing = rm.Missing
 	}
@@ -87,7 +87,7 @@ func Of(err error) Error {
 func (w Error) Err() error {
 	fe := &fault.Error{Kind: w.Kind, Field: w.Field, Message: w.Message}
 	if len(w.Missing) > 0 {
-		fe.Err = &host.RollupsMissingError{Missing: w.Missing}
+		fe.Err = &memhost.RollupsMissingError{Missing: w.Missing}
 	}
 	err := error(fe)
 	if w.Path != "" {
@@ -150,8 +150,8 @@ func EnvFingerprint(overrides []string) string {
 // error, and under "sync" what the sync did before it (a merge that
 // stands, files re-indexed, the push error).
 type FedSyncBody struct {
-	Error Error                 `json:"error"`
-	Sync  *host.FedSyncResponse `json:"sync,omitempty"`
+	Error Error                    `json:"error"`
+	Sync  *memhost.FedSyncResponse `json:"sync,omitempty"`
 }
 
 // EnvHeader carries a fingerprint of the client's configuration overrides

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
@@ -41,7 +42,7 @@ func Chunks(rel string, data []byte, from int, opt chunk.Options) ([]index.Chunk
 	var problems []string
 	first := bytes.Count(data[:from], []byte("\n")) + 1
 	err := sessions.ReadLines(bytes.NewReader(data[from:]), first, func(n int, line []byte) error {
-		var t sessions.Turn
+		var t memhost.Turn
 		if err := json.Unmarshal(line, &t); err != nil {
 			problems = append(problems, fmt.Sprintf("%s:%d: not a JSON turn (%v); skipped", rel, n, err))
 			return nil
@@ -80,7 +81,7 @@ func lastTurnText(data []byte, opt chunk.Options) string {
 	for len(data) > 0 {
 		data = bytes.TrimRight(data, " \t\r\n")
 		i := bytes.LastIndexByte(data, '\n')
-		var t sessions.Turn
+		var t memhost.Turn
 		if json.Unmarshal(data[i+1:], &t) == nil {
 			if texts := turnTexts(t, opt); len(texts) > 0 {
 				return texts[len(texts)-1]
@@ -93,7 +94,7 @@ func lastTurnText(data []byte, opt chunk.Options) string {
 
 // speaker names who wrote a turn: the speaker, else the role; "summary"
 // for a compaction entry.
-func speaker(t sessions.Turn) string {
+func speaker(t memhost.Turn) string {
 	if t.Type == "compaction" {
 		return "summary"
 	}
@@ -105,7 +106,7 @@ func speaker(t sessions.Turn) string {
 
 // turnTexts is a turn's content split into chunk texts, each starting with
 // who wrote it; none for an empty turn.
-func turnTexts(t sessions.Turn, opt chunk.Options) []string {
+func turnTexts(t memhost.Turn, opt chunk.Options) []string {
 	content := strings.TrimSpace(strings.ToValidUTF8(t.Content, "\uFFFD"))
 	if content == "" {
 		return nil
