@@ -106,6 +106,7 @@ func (r *Repo) gitIO(ctx context.Context, stdin io.Reader, env []string, args ..
 	cmd.Dir = r.Dir
 	cmd.Env = r.env(env)
 	cmd.Stdin = stdin
+	dieWithParent(cmd)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package federation
+
+import "os/exec"
+
+// dieWithParent: other systems have no parent-death signal; a git left
+// running by a killed memhost finishes on its own.
+func dieWithParent(*exec.Cmd) {}
