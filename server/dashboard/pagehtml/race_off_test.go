@@ -1,0 +1,5 @@
+//go:build !race
+
+package pagehtml
+
+const raceDetector = false
