@@ -15,10 +15,10 @@ const maxPackageLines = 1500
 
 // oversize lists the packages allowed past maxPackageLines, each with why.
 var oversize = map[string]string{
-	"cmd/memhost-core": "4,120 lines: the CLI's command groups are to become packages",
+	"cmd/memhost-core": "4,087 lines: the CLI's command groups are to become packages",
 	"host":             "2,388 lines: recall and the models/plugins operations are the next to move out",
-	"host/federation":  "3,487 lines: the git plumbing (index format, objects, fast commit) is to move below it",
-	"index":            "3,657 lines: facts, vectors and the cache are to split from the core tables",
+	"host/federation":  "3,436 lines: the git plumbing (index format, objects, fast commit) is to move below it",
+	"index":            "3,606 lines: facts, vectors and the cache are to split from the core tables",
 }
 
 // TestPackageSize fails when a package holds more than maxPackageLines
