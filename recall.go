@@ -89,3 +89,9 @@ type ConversationSearchResponse struct {
 	Results []TurnResult `json:"results"`
 	Timing  Timing       `json:"timing"`
 }
+
+// Search modes.
+const (
+	ModeKeyword = "keyword"
+	ModeHybrid  = "hybrid"
+)

@@ -193,7 +193,7 @@ func BenchmarkHybrid(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						if resp.Mode != ModeHybrid {
+						if resp.Mode != memhost.ModeHybrid {
 							b.Fatalf("mode %s: %s", resp.Mode, resp.Reason)
 						}
 						ds = append(ds, time.Since(start))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 )
@@ -151,7 +152,7 @@ func TestHostConcurrentUse(t *testing.T) {
 		check("plugins", err)
 	})
 	run(func(i int) {
-		_, err := h.Hook(ctx, memhost.HookRequest{Event: HookSessionStart, Payload: []byte(`{"session_id":"x"}`)})
+		_, err := h.Hook(ctx, memhost.HookRequest{Event: memhost.HookSessionStart, Payload: []byte(`{"session_id":"x"}`)})
 		check("hook", err)
 	})
 	// The other writes of the operation table, with the notebook, the
@@ -196,7 +197,7 @@ func TestHostConcurrentUse(t *testing.T) {
 	// (models/pull: modelstore's tests), a transcript file or an archive
 	// of another home (session/ingest, import: their own tests).
 	elsewhere := map[string]bool{"git/init": true, "git/sync": true, "models/pull": true, "session/ingest": true, "import": true}
-	for _, op := range Ops {
+	for _, op := range api.Ops {
 		if in := op.Info(); in.Write && !called[in.Name] && !elsewhere[in.Name] {
 			t.Errorf("the write %s was not run", in.Name)
 		}
@@ -206,7 +207,7 @@ func TestHostConcurrentUse(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st, err := h.Status(ctx, memhost.StatusRequest{})
-		if err == nil && st.Stale == 0 && st.Pending == 0 && st.Mode == ModeHybrid {
+		if err == nil && st.Stale == 0 && st.Pending == 0 && st.Mode == memhost.ModeHybrid {
 			break
 		}
 		if time.Now().After(deadline) {

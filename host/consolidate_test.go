@@ -14,6 +14,8 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/generate"
+	"github.com/memhost/memhost/host/semantic"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -87,7 +89,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 		return `{"facts": [], "relations": []}`, nil
 	}}
 
-	if _, err := h.Consolidate(ctx, memhost.ConsolidateRequest{}); err != ErrNoGenerator || fault.KindOf(err) != fault.Unavailable {
+	if _, err := h.Consolidate(ctx, memhost.ConsolidateRequest{}); err != generate.ErrNoGenerator || fault.KindOf(err) != fault.Unavailable {
 		t.Fatalf("without a generator: %v", err)
 	}
 	h.SetGenerator(g)
@@ -107,7 +109,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 		if len(call.Messages) == 4 && !strings.HasPrefix(call.Messages[3].Content, "That answer is not usable: not JSON") && strings.Contains(call.Messages[1].Content, "TechFlow") {
 			t.Fatalf("the retry said %q", call.Messages[3].Content)
 		}
-		if string(call.Schema) != string(AnswerSchema) {
+		if string(call.Schema) != string(semantic.AnswerSchema) {
 			t.Fatal("a call without the answer schema")
 		}
 	}

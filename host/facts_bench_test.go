@@ -12,6 +12,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
+	"github.com/memhost/memhost/host/recall"
 	"github.com/memhost/memhost/index"
 )
 
@@ -127,7 +128,7 @@ func BenchmarkFacts(b *testing.B) {
 			return err
 		})
 		measure("search-facts", 300, func(i int) error {
-			_, err := h.idx.SearchFacts(ctx, words[r.IntN(len(words))]+" "+words[r.IntN(len(words))], MaxRecallFacts)
+			_, err := h.idx.SearchFacts(ctx, words[r.IntN(len(words))]+" "+words[r.IntN(len(words))], recall.MaxRecallFacts)
 			return err
 		})
 		measure("entities-query", 20, func(i int) error {

@@ -15,6 +15,8 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/generate"
+	"github.com/memhost/memhost/host/semantic"
 	"github.com/memhost/memhost/index"
 )
 
@@ -242,7 +244,7 @@ func TestFactNearDuplicateByEmbedding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dup.NearDups) != 1 || dup.NearDups[0].ID != first.Fact.ID || dup.NearDups[0].Cosine < NearDuplicate {
+	if len(dup.NearDups) != 1 || dup.NearDups[0].ID != first.Fact.ID || dup.NearDups[0].Cosine < semantic.NearDuplicate {
 		t.Fatalf("near-duplicate: %+v", dup)
 	}
 	if len(dup.Superseded) != 1 || dup.Superseded[0].ID != first.Fact.ID || dup.Fact.Supersedes != first.Fact.ID {
@@ -373,7 +375,7 @@ func TestFactsConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			_, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
-			if err != nil && fault.KindOf(err) != fault.Conflict && err != ErrNoGenerator {
+			if err != nil && fault.KindOf(err) != fault.Conflict && err != generate.ErrNoGenerator {
 				t.Error(err)
 			}
 		}()

@@ -13,6 +13,8 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/federated"
+	"github.com/memhost/memhost/host/health"
 )
 
 func gitOut(t testing.TB, dir string, args ...string) string {
@@ -169,7 +171,7 @@ func TestConflictsShowInStatusAndHealth(t *testing.T) {
 			check = &hr.Checks[i]
 		}
 	}
-	if check == nil || check.Status != "warn" || !strings.Contains(check.Message, sib) || hr.Overall == Healthy {
+	if check == nil || check.Status != "warn" || !strings.Contains(check.Message, sib) || hr.Overall == health.Healthy {
 		t.Fatalf("health: %+v overall %s", check, hr.Overall)
 	}
 	// Both versions are searchable on b.
@@ -195,7 +197,7 @@ func TestGitInitBadInput(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.Home(), ".git")); err == nil {
 		t.Fatal("a refused init made a repository")
 	}
-	if _, err := h.FedSync(ctx, memhost.FedSyncRequest{}); err != ErrNotFederated {
+	if _, err := h.FedSync(ctx, memhost.FedSyncRequest{}); err != federated.ErrNotFederated {
 		t.Fatalf("sync of an unfederated home: %v", err)
 	}
 	out := filepath.Join(t.TempDir(), "elsewhere")

@@ -12,6 +12,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/internal/fakellm"
 	"github.com/memhost/memhost/internal/fakeopenai"
 	"github.com/memhost/memhost/internal/testbin"
@@ -67,7 +68,7 @@ func TestWithoutGenerator(t *testing.T) {
 	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: strings.Repeat("words and more words ", 3000)})
 	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "recent"})
 	_, err = h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "s1", Summarize: true})
-	if !errors.Is(err, ErrNoGenerator) || fault.KindOf(err) != fault.Unavailable {
+	if !errors.Is(err, generate.ErrNoGenerator) || fault.KindOf(err) != fault.Unavailable {
 		t.Errorf("compact --summarize without a generator: %v", err)
 	}
 	if tok, _ := h.SessionTokens(ctx, memhost.SessionTokensRequest{Session: "s1"}); tok.Compactions != 0 {

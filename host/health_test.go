@@ -59,7 +59,7 @@ func healthyHost(t *testing.T) *Host {
 func TestHealthHealthy(t *testing.T) {
 	h := healthyHost(t)
 	r := checkHealth(t, h, memhost.HealthRequest{})
-	if r.Overall != Healthy {
+	if r.Overall != health.Healthy {
 		t.Fatalf("overall %s: %+v", r.Overall, r.Checks)
 	}
 	if c := status(t, r, "transcripts"); !strings.Contains(c.Message, "3 turns in 1 transcript,") {
@@ -74,7 +74,7 @@ func TestHealthHealthy(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.NotebookDir(), "HEARTBEAT.md")); err != nil || r.ReportPath != filepath.Join(h.NotebookDir(), "HEARTBEAT.md") {
 		t.Fatalf("HEARTBEAT.md: %v (%s)", err, r.ReportPath)
 	}
-	if r := checkHealth(t, h, memhost.HealthRequest{}); r.Overall != Healthy {
+	if r := checkHealth(t, h, memhost.HealthRequest{}); r.Overall != health.Healthy {
 		t.Fatalf("after HEARTBEAT.md: %s %+v", r.Overall, r.Checks)
 	}
 }
@@ -83,7 +83,7 @@ func TestHealthHealthy(t *testing.T) {
 func TestHealthNoDailyLogIsNoFault(t *testing.T) {
 	h := newHost(t)
 	r := checkHealth(t, h, memhost.HealthRequest{})
-	if c := status(t, r, "daily-log"); c.Status != health.Pass || r.Overall != Healthy {
+	if c := status(t, r, "daily-log"); c.Status != health.Pass || r.Overall != health.Healthy {
 		t.Fatalf("overall %s, daily-log %+v", r.Overall, c)
 	}
 }
@@ -111,11 +111,11 @@ func TestHealthDriftAndRepair(t *testing.T) {
 	db := rawDB(t, h)
 	mustExec(t, db, `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE source = 'notebook')`)
 	r := checkHealth(t, h, memhost.HealthRequest{})
-	if c := status(t, r, "index-drift"); c.Status != health.Warn || !strings.Contains(c.Message, "chunks without a full-text row") || r.Overall != Degraded {
+	if c := status(t, r, "index-drift"); c.Status != health.Warn || !strings.Contains(c.Message, "chunks without a full-text row") || r.Overall != health.Degraded {
 		t.Fatalf("overall %s, drift %+v", r.Overall, c)
 	}
 	r = checkHealth(t, h, memhost.HealthRequest{Repair: true})
-	if r.Overall != Healthy || len(r.Repairs) == 0 || !strings.Contains(r.Repairs[0], "rebuilt the index because it drifted") {
+	if r.Overall != health.Healthy || len(r.Repairs) == 0 || !strings.Contains(r.Repairs[0], "rebuilt the index because it drifted") {
 		t.Fatalf("after repair: %s %q %+v", r.Overall, r.Repairs, r.Checks)
 	}
 	if got := found(t, h, "sarah"); len(got) == 0 {
@@ -194,7 +194,7 @@ func TestHealthCorruptIndex(t *testing.T) {
 	h = openHost(t, home, nil)
 	r := checkHealth(t, h, memhost.HealthRequest{})
 	// Open's quick check found the damage and moved the index aside.
-	if c := status(t, r, "database"); c.Status != health.Warn || !strings.Contains(c.Message, "corrupt when opened") || r.Overall == Healthy {
+	if c := status(t, r, "database"); c.Status != health.Warn || !strings.Contains(c.Message, "corrupt when opened") || r.Overall == health.Healthy {
 		t.Fatalf("overall %s, database %+v", r.Overall, c)
 	}
 	r = checkHealth(t, h, memhost.HealthRequest{Repair: true})
@@ -260,15 +260,15 @@ func TestDeadEmbeddings(t *testing.T) {
 	if err != nil || res.Dead != 1 || res.Pending != 0 {
 		t.Fatalf("after 3 failures: %+v, %v", res, err)
 	}
-	if r := recall(t, h, "sarah"); r.Mode != ModeHybrid {
+	if r := recallOf(t, h, "sarah"); r.Mode != memhost.ModeHybrid {
 		t.Errorf("a dead chunk keeps search keyword-only: %s", r.Reason)
 	}
-	if st, err := h.Status(ctx, memhost.StatusRequest{}); err != nil || st.Mode != ModeHybrid || st.Dead != 1 || st.Pending != 0 {
+	if st, err := h.Status(ctx, memhost.StatusRequest{}); err != nil || st.Mode != memhost.ModeHybrid || st.Dead != 1 || st.Pending != 0 {
 		t.Errorf("status with a dead chunk: mode %s (%s), %d dead, %d pending, %v", st.Mode, st.Reason, st.Dead, st.Pending, err)
 	}
 	r := checkHealth(t, h, memhost.HealthRequest{})
 	c := status(t, r, "embedding-queue")
-	if c.Status != health.Fail || !strings.Contains(c.Message, "1 chunks dead after 3 failed embeddings (first: poison.md line 1") || r.Overall != Unhealthy {
+	if c.Status != health.Fail || !strings.Contains(c.Message, "1 chunks dead after 3 failed embeddings (first: poison.md line 1") || r.Overall != health.Unhealthy {
 		t.Fatalf("overall %s, queue %+v", r.Overall, c)
 	}
 	if p := status(t, r, "embedding-provider"); p.Status != health.Pass || p.LatencyMs <= 0 {
@@ -309,7 +309,7 @@ func TestHealthAfterDeletingIndex(t *testing.T) {
 	}
 	r := checkHealth(t, h, memhost.HealthRequest{})
 	q := status(t, r, "embedding-queue")
-	if r.Overall != Healthy || q.Metadata["pending"].(int) == 0 {
+	if r.Overall != health.Healthy || q.Metadata["pending"].(int) == 0 {
 		t.Fatalf("overall %s, queue %+v: %+v", r.Overall, q, r.Checks)
 	}
 	if want := "the next search or the background run embeds them"; !strings.Contains(q.Message, want) {

@@ -42,6 +42,8 @@ import (
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
+	"github.com/memhost/memhost/host/providers"
+	"github.com/memhost/memhost/host/recall"
 	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/host/semantic"
 	"github.com/memhost/memhost/host/sessions"
@@ -119,6 +121,8 @@ type Host struct {
 	*health.HealthService
 	*conversations.SessionService
 	*federated.FederationService
+	*providers.ProviderService
+	*recall.RecallService
 }
 
 // Folders of a home, made by Open.
@@ -185,9 +189,11 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		"MEMHOST_MODELS_DIR=" + h.path(cfg.Memory.Embedding.ModelsDir),
 	}})
 	h.gens = registry.New(registry.Options{Kind: registry.Generators, Dirs: dirs, Logger: h.hlog, Env: []string{"MEMHOST_HOME=" + h.home}})
+	h.ProviderService = providers.New(kernel{h}, h.reg, h.gens)
 	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
-		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.modelMissing})
+		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.ProviderService.ModelMissing})
+	h.RecallService = recall.New(kernel{h})
 	h.BrowseService = browse.New(kernel{h})
 	h.FactService = semantic.New(kernel{h})
 	h.VaultService = vault.New(kernel{h})

@@ -11,8 +11,8 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/indexer"
-	"github.com/memhost/memhost/modelstore"
 )
 
 // Index types, from package indexer and embedq.
@@ -133,62 +133,9 @@ func (h *Host) Embed(ctx context.Context, req memhost.EmbedRequest) (memhost.Emb
 	return res, err
 }
 
-// StatusResponse summarises a home.
-type StatusResponse struct {
-	Home     string `json:"home"`
-	Notebook string `json:"notebook"`
-	Files    int    `json:"files"`  // indexed pages
-	Chunks   int    `json:"chunks"` // indexed chunks
-	Stale    int    `json:"stale"`  // pages new, edited or deleted since the last sync
-	// Unindexable counts pages no sync can index: too large, unreadable,
-	// or a symlink out of the notebook (see Files for which). They are
-	// not stale.
-	Unindexable int    `json:"unindexable"`
-	LastSync    string `json:"lastSync,omitempty"`
-	DBSizeBytes int64  `json:"dbSizeBytes"`
-	Mode        string `json:"mode"`
-	Reason      string `json:"reason"`             // why the mode is keyword; "" when hybrid
-	Provider    string `json:"provider,omitempty"` // the active embeddings plugin
-	Model       string `json:"model,omitempty"`    // its model id
-	Dimensions  int    `json:"dimensions,omitempty"`
-	Dead        int    `json:"dead,omitempty"` // chunks whose embedding failed too often (memhost health --repair retries them)
-	Pending     int    `json:"pending"`        // chunks waiting for a vector of the model
-	Embedded    int    `json:"embedded"`       // chunks with one
-	// Pre-compaction flushes asked of agents.
-	Flushes   int                   `json:"flushes"`
-	LastFlush *memhost.FlushReceipt `json:"lastFlush,omitempty"`
-	// FailedDownloads are models whose last download failed, with the
-	// error and when it is tried next (the search reason says it briefly).
-	FailedDownloads []FailedDownload `json:"failedDownloads,omitempty"`
-	// UnresolvedLinks counts the links that find no page or
-	// attachment (Links with Unresolved lists them).
-	UnresolvedLinks int `json:"unresolvedLinks"`
-	// Federation is the git federation's state; nil when the home is not
-	// a memhost git repository.
-	Federation *memhost.FederationStatus `json:"federation,omitempty"`
-	// Generator is the text model and the last consolidation
-	// (consolidate_run.go).
-	Generator memhost.ConsolidationStatus `json:"generator"`
-}
-
-// FailedDownload is a model whose download keeps failing.
-type FailedDownload struct {
-	modelstore.Failure
-	NextTry string `json:"nextTry"` // RFC 3339: not tried again before
-}
-
-// failedDownloads reads the models folder's failure records.
-func (h *Host) failedDownloads() []FailedDownload {
-	var out []FailedDownload
-	for _, f := range h.modelStore().Failures() {
-		out = append(out, FailedDownload{Failure: f, NextTry: f.Next().UTC().Format(time.RFC3339)})
-	}
-	return out
-}
-
 // Status reports the index without changing it: stale pages are counted,
 // not indexed.
-func (h *Host) Status(ctx context.Context, _ memhost.StatusRequest) (StatusResponse, error) {
+func (h *Host) Status(ctx context.Context, _ memhost.StatusRequest) (memhost.StatusResponse, error) {
 	resp, installed, err := h.summary(ctx)
 	if err != nil {
 		return resp, err
@@ -209,7 +156,7 @@ func (h *Host) Status(ctx context.Context, _ memhost.StatusRequest) (StatusRespo
 		// Only an installed provider that is not ready may be waiting for
 		// a model: a missing one (or a ready one) has nothing to do with
 		// downloads that failed before, for another plugin perhaps.
-		resp.FailedDownloads = h.failedDownloads()
+		resp.FailedDownloads = h.ProviderService.FailedDownloads()
 	}
 	rs, err := h.sessions.Receipts()
 	if err != nil {
@@ -231,16 +178,16 @@ func (h *Host) Status(ctx context.Context, _ memhost.StatusRequest) (StatusRespo
 // searchMode says what a recall would do now, without embedding anything
 // or changing the index's model, and whether the active provider is
 // installed.
-func (h *Host) searchMode(ctx context.Context, resp *StatusResponse) (mode, why string, installed bool) {
+func (h *Host) searchMode(ctx context.Context, resp *memhost.StatusResponse) (mode, why string, installed bool) {
 	sem, err := h.queue.Ready(ctx)
 	if err != nil {
-		return ModeKeyword, embedq.Reason(err), embedq.Installed(err)
+		return memhost.ModeKeyword, embedq.Reason(err), embedq.Installed(err)
 	}
 	sem.Release()
 	resp.Provider, resp.Model, resp.Dimensions = sem.Name, sem.Info.ModelID, sem.Info.Dimensions
 	current, err := h.idx.VectorModel(ctx)
 	if err != nil {
-		return ModeKeyword, err.Error(), true
+		return memhost.ModeKeyword, err.Error(), true
 	}
 	if current.Model != sem.Model.Model || current.Dimensions != sem.Model.Dimensions {
 		resp.Pending, resp.Embedded = resp.Pending+resp.Embedded, 0 // all of them, for the new model
@@ -250,23 +197,23 @@ func (h *Host) searchMode(ctx context.Context, resp *StatusResponse) (mode, why 
 		resp.Pending, resp.Dead = pending, dead
 	}
 	if resp.Pending > 0 {
-		return ModeKeyword, embedq.Reason(embedq.Progress(sem.Name, resp.Embedded, resp.Pending)), true
+		return memhost.ModeKeyword, embedq.Reason(embedq.Progress(sem.Name, resp.Embedded, resp.Pending)), true
 	}
-	return ModeHybrid, "", true
+	return memhost.ModeHybrid, "", true
 }
 
 // IndexSummary is Status without what costs a look at every page (Stale
 // and Unindexable stay 0): what the dashboard's home shows on each paint,
 // at 10k pages in a few milliseconds rather than tens.
-func (h *Host) IndexSummary(ctx context.Context) (StatusResponse, error) {
+func (h *Host) IndexSummary(ctx context.Context) (memhost.StatusResponse, error) {
 	resp, _, err := h.summary(ctx)
 	return resp, err
 }
 
 // summary is the index's counts and the search mode, and whether the
 // active provider is installed.
-func (h *Host) summary(ctx context.Context) (StatusResponse, bool, error) {
-	resp := StatusResponse{Home: h.home, Notebook: h.notebook.Root(), Mode: ModeKeyword}
+func (h *Host) summary(ctx context.Context) (memhost.StatusResponse, bool, error) {
+	resp := memhost.StatusResponse{Home: h.home, Notebook: h.notebook.Root(), Mode: memhost.ModeKeyword}
 	st, err := h.idx.Stats(ctx)
 	if err != nil {
 		return resp, false, err
@@ -281,4 +228,21 @@ func (h *Host) summary(ctx context.Context) (StatusResponse, bool, error) {
 	var installed bool
 	resp.Mode, resp.Reason, installed = h.searchMode(ctx, &resp)
 	return resp, installed, nil
+}
+
+// syncBeforeSearch indexes what changed on disk since the last sync,
+// unless memory.sync.syncOnSearch is off. While Watch runs (memhost
+// serve), that is only the pages its events named; else one stat per page.
+func (h *Host) syncBeforeSearch(ctx context.Context) error {
+	if !h.config().Memory.Sync.SyncOnSearch {
+		return nil
+	}
+	res, err := h.indexer.Fresh(ctx)
+	if err != nil {
+		return fault.Errorf(fault.KindOf(err), "", "sync before search: %w", err)
+	}
+	if res.Indexed > 0 {
+		h.queue.Kick() // the worker, when one runs, embeds the new chunks
+	}
+	return nil
 }

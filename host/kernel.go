@@ -80,11 +80,11 @@ func (k kernel) PageExists(rel string) bool { return k.h.pageExists(rel) }
 func (k kernel) Wrote(err *error, change func() memhost.Change) { k.h.wrote(err, change) }
 
 // ModelsDir is the folder of downloaded models.
-func (k kernel) ModelsDir() string { return k.h.modelStore().Dir }
+func (k kernel) ModelsDir() string { return k.h.ModelStore().Dir }
 
 // Generator is the configured generator plugin, held until release.
 func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
-	return k.h.generator(ctx)
+	return k.h.ProviderService.Generator(ctx)
 }
 
 // Context is the system-prompt block (the Context operation).
@@ -94,3 +94,11 @@ func (k kernel) Context(ctx context.Context) (memhost.ContextResponse, error) {
 
 // RecheckConfig reads config.yaml again.
 func (k kernel) RecheckConfig() { k.h.RecheckConfig() }
+
+// Path resolves a configured path against the home.
+func (k kernel) Path(p string) string { return k.h.path(p) }
+
+// SearchFacts is recall's FACTS group (the facts service).
+func (k kernel) SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]memhost.FactRow, error) {
+	return k.h.FactService.SearchFacts(ctx, query, limit, minScore)
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/registry"
@@ -52,9 +53,9 @@ func offlineHome(t *testing.T, ago time.Duration) (home, pidFile string) {
 func TestOfflineRecallStartsNoPlugin(t *testing.T) {
 	home, pidFile := offlineHome(t, 0)
 	h := openHost(t, home, nil)
-	r := recall(t, h, "groceries")
+	r := recallOf(t, h, "groceries")
 	want := "model not downloaded (offline); memhost models pull FILE|URL installs all-MiniLM-L6-v2-Q4_K_M.gguf"
-	if r.Mode != ModeKeyword || r.Reason != want || len(r.Results.Notebook) == 0 {
+	if r.Mode != memhost.ModeKeyword || r.Reason != want || len(r.Results.Notebook) == 0 {
 		t.Errorf("offline recall: mode %s, reason %q, %d results; want keyword results, reason %q", r.Mode, r.Reason, len(r.Results.Notebook), want)
 	}
 	if _, err := os.Stat(pidFile); err == nil {
@@ -73,8 +74,8 @@ func TestDueDownloadLeftToBackground(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	r := recall(t, h, "groceries")
-	if r.Mode != ModeKeyword || r.Reason != "model download starting" || len(r.Results.Notebook) == 0 || background != 1 {
+	r := recallOf(t, h, "groceries")
+	if r.Mode != memhost.ModeKeyword || r.Reason != "model download starting" || len(r.Results.Notebook) == 0 || background != 1 {
 		t.Errorf("recall with a download due: mode %s, reason %q, %d results, background started %d times", r.Mode, r.Reason, len(r.Results.Notebook), background)
 	}
 	if _, err := os.Stat(pidFile); err == nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/once"
@@ -223,7 +224,7 @@ func TestSavePageTwice(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, h := retryHome(t)
-	base := PageHash([]byte(readPage(t, h, "knowledge/doomed.md")))
+	base := browse.PageHash([]byte(readPage(t, h, "knowledge/doomed.md")))
 	req := memhost.SavePageRequest{Path: "knowledge/doomed.md", Text: "# Doomed\n\nedited in the dashboard", BaseHash: base}
 	first, err := h.SavePage(ctx, req)
 	if err != nil {

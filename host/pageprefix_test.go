@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 )
@@ -35,7 +36,7 @@ func TestPageMaxBytes(t *testing.T) {
 		t.Fatal("a save of the truncated text with its (empty) hash overwrote the page")
 	}
 	p, err = h.Page(ctx, memhost.PageRequest{Path: "p.md", MaxBytes: int64(len(text))})
-	if err != nil || p.Truncated || p.Text != text || p.Hash != PageHash([]byte(text)) {
+	if err != nil || p.Truncated || p.Text != text || p.Hash != browse.PageHash([]byte(text)) {
 		t.Fatalf("whole within the bound: %+v %v", p, err)
 	}
 

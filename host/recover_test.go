@@ -169,13 +169,13 @@ func TestIndexDeletedUnderServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond) // the watcher settles
-	if r := recall(t, h, "pineapple"); len(r.Results.Daily) != 1 {
+	if r := recallOf(t, h, "pineapple"); len(r.Results.Daily) != 1 {
 		t.Fatalf("before: %+v", r.Results)
 	}
 	if err := os.Remove(h.idx.Path()); err != nil {
 		t.Fatal(err)
 	}
-	if r := recall(t, h, "pineapple"); len(r.Results.Daily) != 1 {
+	if r := recallOf(t, h, "pineapple"); len(r.Results.Daily) != 1 {
 		t.Fatalf("after deleting the index: %+v", r.Results)
 	}
 }

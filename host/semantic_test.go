@@ -68,7 +68,7 @@ func copyTree(t *testing.T, from, to string) {
 	}
 }
 
-func recall(t *testing.T, h *Host, q string) memhost.RecallResponse {
+func recallOf(t *testing.T, h *Host, q string) memhost.RecallResponse {
 	t.Helper()
 	r, err := h.Recall(context.Background(), memhost.RecallRequest{Query: q})
 	if err != nil {
@@ -79,13 +79,13 @@ func recall(t *testing.T, h *Host, q string) memhost.RecallResponse {
 
 func TestKeywordReasonWithoutProvider(t *testing.T) {
 	h := semanticHost(t, nil, "hello")
-	r := recall(t, h, "sarah")
-	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, "no embeddings provider: memhost-embeddings-local is not installed") || !strings.Contains(r.Reason, "plugins use hello") {
+	r := recallOf(t, h, "sarah")
+	if r.Mode != memhost.ModeKeyword || !strings.Contains(r.Reason, "no embeddings provider: memhost-embeddings-local is not installed") || !strings.Contains(r.Reason, "plugins use hello") {
 		t.Errorf("mode %q reason %q", r.Mode, r.Reason)
 	}
 	h = semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "olama" }, "hello")
-	r = recall(t, h, "sarah")
-	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, `embeddings plugin "olama" is not in the plugin folders (installed: hello)`) || len(r.Results.Notebook) == 0 {
+	r = recallOf(t, h, "sarah")
+	if r.Mode != memhost.ModeKeyword || !strings.Contains(r.Reason, `embeddings plugin "olama" is not in the plugin folders (installed: hello)`) || len(r.Results.Notebook) == 0 {
 		t.Errorf("unknown plugin: mode %q reason %q results %d", r.Mode, r.Reason, len(r.Results.Notebook))
 	}
 }
@@ -105,10 +105,10 @@ func TestMissingPluginHidesDownloadFailures(t *testing.T) {
 	}
 	want := `embeddings plugin "nosuch" is not in the plugin folders (installed: hello)`
 	st, err := h.Status(ctx, memhost.StatusRequest{})
-	if err != nil || st.Mode != ModeKeyword || !strings.Contains(st.Reason, want) || len(st.FailedDownloads) != 0 {
+	if err != nil || st.Mode != memhost.ModeKeyword || !strings.Contains(st.Reason, want) || len(st.FailedDownloads) != 0 {
 		t.Errorf("status: mode %s, reason %q, failed downloads %+v, %v; want %q and none", st.Mode, st.Reason, st.FailedDownloads, err, want)
 	}
-	if r := recall(t, h, "sarah"); !strings.Contains(r.Reason, want) {
+	if r := recallOf(t, h, "sarah"); !strings.Contains(r.Reason, want) {
 		t.Errorf("recall's reason %q lacks %q", r.Reason, want)
 	}
 }
@@ -119,7 +119,7 @@ func TestHybridRecall(t *testing.T) {
 	// trigrams with "Sarah" (cosine 0.06 with hello, 0.16 for the nearest
 	// page), so its page ranks low but must be there.
 	h := semanticHost(t, func(c *config.Config) { c.Memory.Search.MinSimilarity = 0; c.Memory.Search.MinScore = 0 }, "hello")
-	if r := recall(t, h, "sarha"); len(r.Results.Notebook)+len(r.Results.Daily) != 0 {
+	if r := recallOf(t, h, "sarha"); len(r.Results.Notebook)+len(r.Results.Daily) != 0 {
 		t.Fatalf("keyword search found the typo: %+v", r.Results)
 	}
 	// The best hit found by vectors alone must clear the default minScore.
@@ -134,8 +134,8 @@ func TestHybridRecall(t *testing.T) {
 		t.Errorf("UsePlugin = %+v", use)
 	}
 	// The recall embeds the queue within its budget, then searches both ways.
-	r := recall(t, h, "sarha")
-	if r.Mode != ModeHybrid || r.Reason != "" {
+	r := recallOf(t, h, "sarha")
+	if r.Mode != memhost.ModeHybrid || r.Reason != "" {
 		t.Fatalf("mode %q reason %q", r.Mode, r.Reason)
 	}
 	// hello hashes character trigrams, so the typo shares some with
@@ -153,7 +153,7 @@ func TestHybridRecall(t *testing.T) {
 		}
 	}
 	st, err := h.Status(ctx, memhost.StatusRequest{})
-	if err != nil || st.Mode != ModeHybrid || st.Pending != 0 || st.Embedded == 0 || st.Provider != "hello" {
+	if err != nil || st.Mode != memhost.ModeHybrid || st.Pending != 0 || st.Embedded == 0 || st.Provider != "hello" {
 		t.Errorf("Status = %+v, %v", st, err)
 	}
 }
@@ -175,8 +175,8 @@ func TestHybridGolden(t *testing.T) {
 	}
 	got := map[string][]row{}
 	for _, q := range []string{"sarah phone", "meeting tuesday", "groceries salmon", "会议"} {
-		r := recall(t, h, q)
-		if r.Mode != ModeHybrid {
+		r := recallOf(t, h, q)
+		if r.Mode != memhost.ModeHybrid {
 			t.Fatalf("%q: mode %s (%s)", q, r.Mode, r.Reason)
 		}
 		for _, res := range append(r.Results.Notebook, r.Results.Daily...) {
@@ -204,7 +204,7 @@ func TestHybridGolden(t *testing.T) {
 func TestPluginKilledRecallStillAnswers(t *testing.T) {
 	ctx := context.Background()
 	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "hello" }, "hello")
-	if r := recall(t, h, "sarah"); r.Mode != ModeHybrid {
+	if r := recallOf(t, h, "sarah"); r.Mode != memhost.ModeHybrid {
 		t.Fatalf("mode %s (%s)", r.Mode, r.Reason)
 	}
 	p, err := h.reg.Provider(ctx, "hello", nil)
@@ -216,7 +216,7 @@ func TestPluginKilledRecallStillAnswers(t *testing.T) {
 	for syscall.Kill(pid, 0) == nil {
 		time.Sleep(5 * time.Millisecond)
 	}
-	r := recall(t, h, "sarah")
+	r := recallOf(t, h, "sarah")
 	if len(r.Results.Notebook) == 0 {
 		t.Fatalf("no results after the plugin died: %+v", r)
 	}
@@ -293,8 +293,8 @@ func TestCrashMidBatchLosesNothing(t *testing.T) {
 	if emb+pending != st.Chunks || pending == 0 {
 		t.Fatalf("after the crash: %d embedded + %d pending != %d chunks", emb, pending, st.Chunks)
 	}
-	r := recall(t, h, "sarah")
-	if len(r.Results.Notebook) == 0 || r.Mode != ModeKeyword {
+	r := recallOf(t, h, "sarah")
+	if len(r.Results.Notebook) == 0 || r.Mode != memhost.ModeKeyword {
 		t.Errorf("recall during the outage: mode %s, %d results", r.Mode, len(r.Results.Notebook))
 	}
 	os.Remove(filepath.Join(h.NotebookDir(), "zz-poison.md"))
@@ -359,16 +359,16 @@ func TestHungPluginDoesNotHoldRecall(t *testing.T) {
 		c.Memory.Embedding.Plugin = "faulty"
 		c.Memory.Embedding.QueryTimeoutMs = 300
 	}, "faulty")
-	if r := recall(t, h, "groceries"); r.Mode != ModeHybrid {
+	if r := recallOf(t, h, "groceries"); r.Mode != memhost.ModeHybrid {
 		t.Fatalf("mode %s (%s)", r.Mode, r.Reason)
 	}
 	writePage(t, h, "knowledge/hang.md", "# Hang\nthe word hang\n")
 	start := time.Now()
-	r := recall(t, h, "hang") // faulty never answers a text of "hang"
+	r := recallOf(t, h, "hang") // faulty never answers a text of "hang"
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("recall took %v", d)
 	}
-	if r.Mode != ModeKeyword || !strings.Contains(r.Reason, "did not answer") || len(r.Results.Notebook) == 0 {
+	if r.Mode != memhost.ModeKeyword || !strings.Contains(r.Reason, "did not answer") || len(r.Results.Notebook) == 0 {
 		t.Errorf("recall with a hung plugin: mode %s, reason %q, %d results", r.Mode, r.Reason, len(r.Results.Notebook))
 	}
 	waitHybrid(t, h, "groceries", "the hang")
@@ -378,11 +378,11 @@ func TestHungPluginDoesNotHoldRecall(t *testing.T) {
 // to nothing brings no vector neighbours, and a related one still does.
 func TestMinSimilarityKeepsNoiseOut(t *testing.T) {
 	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "hello" }, "hello")
-	r := recall(t, h, "xylophone quasar")
-	if r.Mode != ModeHybrid || len(r.Results.Notebook)+len(r.Results.Daily) != 0 {
+	r := recallOf(t, h, "xylophone quasar")
+	if r.Mode != memhost.ModeHybrid || len(r.Results.Notebook)+len(r.Results.Daily) != 0 {
 		t.Errorf("unrelated query: mode %s, results %+v", r.Mode, r.Results)
 	}
-	r = recall(t, h, "salmon asparagus")
+	r = recallOf(t, h, "salmon asparagus")
 	if len(r.Results.Notebook) == 0 || r.Results.Notebook[0].Heading != "## Groceries" {
 		t.Errorf("related query: %+v", r.Results.Notebook)
 	}
@@ -393,7 +393,7 @@ func TestMinSimilarityKeepsNoiseOut(t *testing.T) {
 func waitHybrid(t *testing.T, h *Host, query, after string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for recall(t, h, query).Mode != ModeHybrid {
+	for recallOf(t, h, query).Mode != memhost.ModeHybrid {
 		if time.Now().After(deadline) {
 			t.Fatal("never hybrid again after " + after)
 		}
@@ -417,7 +417,7 @@ func TestFilteredVectorSearchIsExact(t *testing.T) {
 	}
 	waitHybrid(t, h, "kangaroo pouch", "writing 120 pages")
 	r, err := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "kangaroo pouch"})
-	if err != nil || r.Mode != ModeHybrid {
+	if err != nil || r.Mode != memhost.ModeHybrid {
 		t.Fatalf("conversation search: %+v, %v", r, err)
 	}
 	if len(r.Results) != 1 || r.Results[0].Session != "zoo" {
@@ -475,7 +475,7 @@ func TestCrashingTextEndsDead(t *testing.T) {
 	if err != nil || res.Dead != 1 || res.Pending != 0 {
 		t.Fatalf("after the poison's runs: %+v, %v", res, err)
 	}
-	if r := recall(t, h, "sarah"); r.Mode != ModeHybrid {
+	if r := recallOf(t, h, "sarah"); r.Mode != memhost.ModeHybrid {
 		t.Errorf("mode %s (%s)", r.Mode, r.Reason)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/sessions"
 )
 
 func TestSessionAppendAndSearch(t *testing.T) {
@@ -205,7 +206,7 @@ func TestIngestClaudeCode(t *testing.T) {
 	f := r.Files[0]
 	// u1 text; a1 text + tool call; u2 tool result. Summary, snapshot
 	// and thinking left out; one malformed line reported.
-	if f.Format != FormatClaudeCode || f.Session != "claude-4f35e220-c435" || f.Added != 4 || len(f.Problems) != 1 || !strings.Contains(f.Problems[0], ":5:") {
+	if f.Format != sessions.FormatClaudeCode || f.Session != "claude-4f35e220-c435" || f.Added != 4 || len(f.Problems) != 1 || !strings.Contains(f.Problems[0], ":5:") {
 		t.Fatalf("ingest = %+v", f)
 	}
 	if r, _ := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{src}}); r.Files[0].Added != 0 || r.Files[0].Known != 4 {
@@ -239,7 +240,7 @@ func TestIngestMemhostFormat(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
 	r, err := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{"eval/testdata/sessions/c1/session_01.jsonl"}})
-	if err != nil || r.Files[0].Format != FormatMemhost || r.Files[0].Session != "session_01" || r.Files[0].Added != 3 {
+	if err != nil || r.Files[0].Format != sessions.FormatMemhost || r.Files[0].Session != "session_01" || r.Files[0].Added != 3 {
 		t.Fatalf("ingest = %+v, %v", r, err)
 	}
 	if _, err := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{"testdata/nope.jsonl"}}); !isKind(err, fault.BadInput, fault.NotFound) {
@@ -266,7 +267,7 @@ func TestHooks(t *testing.T) {
 		}
 		return []byte(strings.ReplaceAll(string(b), "TRANSCRIPT", transcript))
 	}
-	out, err := hook(ctx, h, HookSessionStart, payload("session-start"))
+	out, err := hook(ctx, h, memhost.HookSessionStart, payload("session-start"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +280,7 @@ func TestHooks(t *testing.T) {
 	if json.Unmarshal(out, &start) != nil || start.HookSpecificOutput.HookEventName != "SessionStart" || !strings.Contains(start.HookSpecificOutput.AdditionalContext, "555-1234") {
 		t.Errorf("session-start answer: %s", out)
 	}
-	out, err = hook(ctx, h, HookPreCompact, payload("pre-compact"))
+	out, err = hook(ctx, h, memhost.HookPreCompact, payload("pre-compact"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestHooks(t *testing.T) {
 		t.Error("pre-compact did not store the transcript")
 	}
 	os.WriteFile(transcript, append(data, []byte(`{"sessionId":"4f35e220-c435","type":"user","message":{"role":"user","content":"one more thing about kiwis"},"uuid":"u9","timestamp":"2025-05-26T08:00:00.000Z"}`+"\n")...), 0o644)
-	if _, err := hook(ctx, h, HookSessionEnd, payload("session-end")); err != nil {
+	if _, err := hook(ctx, h, memhost.HookSessionEnd, payload("session-end")); err != nil {
 		t.Fatal(err)
 	}
 	if r, _ := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "kiwis"}); len(r.Results) != 1 {
@@ -305,7 +306,7 @@ func TestHooks(t *testing.T) {
 	// and the answer never blocks (no "decision") or shows output.
 	grown, _ := os.ReadFile(transcript)
 	os.WriteFile(transcript, append(grown, []byte(`{"sessionId":"4f35e220-c435","type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Noted: the kiwis go in the fruit bowl."}]},"uuid":"a9","timestamp":"2025-05-26T08:00:05.000Z"}`+"\n")...), 0o644)
-	out, err = hook(ctx, h, HookStop, payload("stop"))
+	out, err = hook(ctx, h, memhost.HookStop, payload("stop"))
 	if err != nil || string(out) != `{"suppressOutput":true}` {
 		t.Errorf("stop answer: %s, %v", out, err)
 	}
@@ -313,10 +314,10 @@ func TestHooks(t *testing.T) {
 		t.Errorf("stop did not store the reply: %+v", r.Results)
 	}
 	for _, bad := range []struct{ event, payload string }{
-		{HookSessionEnd, `{"session_id":"x","hook_event_name":"SessionEnd"}`},
-		{HookPreCompact, `not json`},
+		{memhost.HookSessionEnd, `{"session_id":"x","hook_event_name":"SessionEnd"}`},
+		{memhost.HookPreCompact, `not json`},
 		{"lunch", `{}`},
-		{HookSessionEnd, `{"transcript_path":"relative.jsonl"}`},
+		{memhost.HookSessionEnd, `{"transcript_path":"relative.jsonl"}`},
 	} {
 		if _, err := hook(ctx, h, bad.event, []byte(bad.payload)); !isKind(err, fault.BadInput, fault.NotFound) {
 			t.Errorf("Hook(%s, %s): %v", bad.event, bad.payload, err)

@@ -21,7 +21,7 @@ func TestLoneSurrogatesRefused(t *testing.T) {
 	if fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "meta" {
 		t.Errorf("meta with a lone surrogate: got %v, want bad input on meta", err)
 	}
-	_, err = h.Hook(ctx, memhost.HookRequest{Event: HookSessionStart, Payload: json.RawMessage(`{"session_id":"a\udc00b"}`)})
+	_, err = h.Hook(ctx, memhost.HookRequest{Event: memhost.HookSessionStart, Payload: json.RawMessage(`{"session_id":"a\udc00b"}`)})
 	if fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != "payload" {
 		t.Errorf("hook input with a lone surrogate: got %v, want bad input on payload", err)
 	}

@@ -432,7 +432,7 @@ func TestRollupAndPrune(t *testing.T) {
 	// Prune first: refused, naming the rollups to write, nothing moved.
 	sums := treeSums(t, h.NotebookDir())
 	_, err = h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 90})
-	if !errors.Is(err, ErrRollupsMissing) || fault.KindOf(err) != fault.Conflict ||
+	if !errors.Is(err, memhost.ErrRollupsMissing) || fault.KindOf(err) != fault.Conflict ||
 		!strings.Contains(err.Error(), "daily/rollups/2026-W32.md (missing), daily/rollups/2026-W33.md (missing)") {
 		t.Fatalf("prune without rollups: %v", err)
 	}
@@ -455,7 +455,7 @@ func TestRollupAndPrune(t *testing.T) {
 	// A log edited after its rollup makes it out of date.
 	writePage(t, h, "daily/2026-08-05.md", "# Daily Log — 2026-08-05\n\n## Decisions\n- Ship on Friday\n- And test\n")
 	_, err = h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 90})
-	if !errors.Is(err, ErrRollupsMissing) || !strings.Contains(err.Error(), "daily/rollups/2026-W32.md (out of date), daily/rollups/2026-W33.md (missing)") {
+	if !errors.Is(err, memhost.ErrRollupsMissing) || !strings.Contains(err.Error(), "daily/rollups/2026-W32.md (out of date), daily/rollups/2026-W33.md (missing)") {
 		t.Fatalf("prune with a stale rollup: %v", err)
 	}
 	// A month's rollup covers all of August.

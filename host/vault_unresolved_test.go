@@ -83,7 +83,7 @@ func TestHealthLinks(t *testing.T) {
 	}
 	sync()
 	r := checkHealth(t, h, memhost.HealthRequest{})
-	if c := status(t, r, "links"); c.Status != health.Pass || r.Overall != Healthy {
+	if c := status(t, r, "links"); c.Status != health.Pass || r.Overall != health.Healthy {
 		t.Fatalf("links %+v, overall %s", c, r.Overall)
 	}
 	writePage(t, h, "c.md", "# C\n[[x1]] [[x2]]\n\n[three](x3.md) [[x4]]\n")
@@ -91,7 +91,7 @@ func TestHealthLinks(t *testing.T) {
 	r = checkHealth(t, h, memhost.HealthRequest{})
 	c := status(t, r, "links")
 	want := "4 links find no page or attachment (c.md:2 → x1, c.md:2 → x2, c.md:4 → x3.md, ...): see memhost links --unresolved"
-	if c.Status != health.Pass || c.Message != want || c.Metadata["unresolved"] != 4 || r.Overall != Healthy {
+	if c.Status != health.Pass || c.Message != want || c.Metadata["unresolved"] != 4 || r.Overall != health.Healthy {
 		t.Fatalf("links %+v, overall %s; want a passing check saying %q", c, r.Overall, want)
 	}
 	if b, err := os.ReadFile(r.ReportPath); err != nil || !strings.Contains(string(b), "memhost links --unresolved") {

@@ -42,7 +42,7 @@ type Ops interface {
 	DailyLog(context.Context, memhost.DailyLogRequest) (memhost.DailyLogResponse, error)
 	ConversationSearch(context.Context, memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error)
 	Context(context.Context, memhost.ContextRequest) (memhost.ContextResponse, error)
-	Status(context.Context, memhost.StatusRequest) (host.StatusResponse, error)
+	Status(context.Context, memhost.StatusRequest) (memhost.StatusResponse, error)
 	Files(context.Context, memhost.FilesRequest) (memhost.FilesResponse, error)
 	Facts(context.Context, memhost.FactsRequest) (memhost.FactsResponse, error)       // facts.go
 	FactAdd(context.Context, memhost.FactAddRequest) (memhost.FactAddResponse, error) // facts.go

@@ -211,7 +211,7 @@ func TestCallEachTool(t *testing.T) {
 		t.Fatalf("context: %+v", block)
 	}
 
-	var st host.StatusResponse
+	var st memhost.StatusResponse
 	res = call(t, cs, "memory_status", nil)
 	structured(t, res, &st)
 	if st.Files < 4 || !strings.Contains(text(res), "pages") {

@@ -128,7 +128,7 @@ func (s *srv) addTools() {
 	add(s, &mcpsdk.Tool{Name: "memory_status", Title: "Memory status", Annotations: read,
 		Description: "The state of the memory index: pages and chunks indexed, pages waiting to be indexed, search mode (hybrid or keyword, and why), embeddings provider and model."},
 		nil, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, _ NoArgs) (host.StatusResponse, string, error) {
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, _ NoArgs) (memhost.StatusResponse, string, error) {
 			r, err := s.ops.Status(ctx, memhost.StatusRequest{})
 			return r, renderStatus(r), err
 		})
@@ -388,7 +388,7 @@ func renderTurns(r memhost.ConversationSearchResponse) string {
 }
 
 // renderStatus is memory_status's text.
-func renderStatus(r host.StatusResponse) string {
+func renderStatus(r memhost.StatusResponse) string {
 	s := fmt.Sprintf("%d pages, %d chunks indexed; %d stale; search: %s", r.Files, r.Chunks, r.Stale, r.Mode)
 	if r.Reason != "" {
 		s += " (" + r.Reason + ")"

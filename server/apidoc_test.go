@@ -28,6 +28,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/api"
+
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/mcp"
@@ -164,7 +166,7 @@ func requestMethod(cmd string) string {
 }
 
 // TestAPIDocRoutes checks that docs/api.md documents every route (the
-// operations of host.Ops and the other routes of routes.go) under a "### METHOD /path" heading with at least one curl
+// operations of api.Ops and the other routes of routes.go) under a "### METHOD /path" heading with at least one curl
 // example of that method and path, and documents no route that does not
 // exist.
 func TestAPIDocRoutes(t *testing.T) {
@@ -181,13 +183,13 @@ func TestAPIDocRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	routes := map[string]bool{}
-	for _, o := range host.Ops {
+	for _, o := range api.Ops {
 		routes["POST "+o.Info().Path()] = true
 	}
 	for _, m := range routePattern.FindAllStringSubmatch(string(src), -1) {
 		routes[m[1]+" "+m[2]] = true
 	}
-	if len(routes) < len(host.Ops)+10 {
+	if len(routes) < len(api.Ops)+10 {
 		t.Fatalf("found %d routes in routes.go; has the way routes are registered changed?", len(routes))
 	}
 	for r := range routes {

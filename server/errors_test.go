@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 )
 
@@ -67,7 +66,7 @@ func TestRollupsMissingOverTheWire(t *testing.T) {
 	local := &fault.Error{Kind: fault.Conflict, Field: "olderThanDays", Message: rm.Error(), Err: rm}
 	remote := fromWire(toWire(local))
 	var got *memhost.RollupsMissingError
-	if !errors.As(remote, &got) || !errors.Is(remote, host.ErrRollupsMissing) || !reflect.DeepEqual(got.Missing, rm.Missing) {
+	if !errors.As(remote, &got) || !errors.Is(remote, memhost.ErrRollupsMissing) || !reflect.DeepEqual(got.Missing, rm.Missing) {
 		t.Fatalf("through the wire: %#v", remote)
 	}
 	want := "daily logs have no up-to-date rollup: nothing pruned; write these rollups first: daily/rollups/2026-W32.md (out of date), daily/rollups/2026-W33.md (missing)"

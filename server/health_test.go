@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/health"
 )
 
 // TestHealthStatusCodes: GET /api/health answers 503 for an unhealthy
@@ -37,7 +37,7 @@ func TestHealthStatusCodes(t *testing.T) {
 		}
 		return code, resp
 	}
-	if code, resp := get(); code != http.StatusOK || resp.Overall != host.Healthy {
+	if code, resp := get(); code != http.StatusOK || resp.Overall != health.Healthy {
 		t.Fatalf("healthy home: %d %s %+v", code, resp.Overall, resp.Checks)
 	}
 	db, err := sql.Open("sqlite3", "file:"+filepath.Join(home, "brain", "memory.db")+"?_busy_timeout=5000")
@@ -48,11 +48,11 @@ func TestHealthStatusCodes(t *testing.T) {
 	if _, err := db.Exec(`DELETE FROM chunks_fts`); err != nil {
 		t.Fatal(err)
 	}
-	if code, resp := get(); code != http.StatusServiceUnavailable || resp.Overall != host.Unhealthy {
+	if code, resp := get(); code != http.StatusServiceUnavailable || resp.Overall != health.Unhealthy {
 		t.Fatalf("drifted home: %d %s %+v", code, resp.Overall, resp.Checks)
 	}
 	resp, err := c.Health(ctx, memhost.HealthRequest{Repair: true})
-	if err != nil || resp.Overall != host.Healthy || len(resp.Repairs) == 0 {
+	if err != nil || resp.Overall != health.Healthy || len(resp.Repairs) == 0 {
 		t.Fatalf("repair through the client: %s %q %v", resp.Overall, resp.Repairs, err)
 	}
 	if code, _ := get(); code != http.StatusOK {

@@ -4,8 +4,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/memhost/memhost/api"
+
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/health"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/dashboard"
 )
@@ -16,16 +18,16 @@ func (s *Server) Handler() http.Handler {
 	h := s.h
 	mux := http.NewServeMux()
 
-	// One endpoint per operation of the table (host.Ops): POST, JSON
+	// One endpoint per operation of the table (api.Ops): POST, JSON
 	// request → JSON response. A few need more than the table says.
 	custom := map[string]http.Handler{
-		host.OpPullModel.Name: http.HandlerFunc(s.pullModel), // progress as NDJSON
-		host.OpFedSync.Name:   http.HandlerFunc(s.fedSync),   // federation.go
+		api.OpPullModel.Name: http.HandlerFunc(s.pullModel), // progress as NDJSON
+		api.OpFedSync.Name:   http.HandlerFunc(s.fedSync),   // federation.go
 		// Paths are the server's: a relative one is refused.
-		host.OpExport.Name: op(s, absolutePath(exportPath, h.Export)),
-		host.OpImport.Name: op(s, absolutePath(importPath, h.Import)),
+		api.OpExport.Name: op(s, absolutePath(exportPath, h.Export)),
+		api.OpImport.Name: op(s, absolutePath(importPath, h.Import)),
 	}
-	for _, o := range host.Ops {
+	for _, o := range api.Ops {
 		info := o.Info()
 		handler := custom[info.Name]
 		if handler == nil {
@@ -121,7 +123,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := http.StatusOK
-	if resp.Overall == host.Unhealthy {
+	if resp.Overall == health.Unhealthy {
 		code = http.StatusServiceUnavailable
 	}
 	writeJSON(w, code, resp)

@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/api"
+
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
@@ -95,6 +97,9 @@ type Server struct {
 	debugOnce sync.Once
 	debug     *debug.API // the debug endpoints (debugAPI)
 }
+
+// The host runs every operation of the table.
+var _ api.API = (*host.Host)(nil)
 
 // New returns the Server of h; h stays the caller's to close.
 func New(h *host.Host, opts Options) *Server {
@@ -216,7 +221,7 @@ func op[Req, Resp any](s *Server, fn func(context.Context, Req) (Resp, error)) h
 }
 
 // route serves one operation of the table on the server's Host.
-func (s *Server) route(o host.Operation) http.HandlerFunc {
+func (s *Server) route(o api.Operation) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		resp, err := o.Call(r.Context(), s.h, func(req any) error { return s.decode(w, r, req) })
 		if err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	mh "github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/benchdata"
 	"github.com/memhost/memhost/server"
 	"github.com/memhost/memhost/server/client"
@@ -95,7 +94,7 @@ func BenchmarkServe(b *testing.B) {
 						for range 2 {
 							for _, q := range corpus.queries {
 								resp, err := c.Recall(ctx, mh.RecallRequest{Query: q})
-								if err != nil || resp.Mode != host.ModeHybrid {
+								if err != nil || resp.Mode != mh.ModeHybrid {
 									b.Fatalf("recall: %v %s %s", err, resp.Mode, resp.Reason)
 								}
 								vs = append(vs, time.Duration(resp.Timing.VectorMs*float64(time.Millisecond)))

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/providers"
 	"github.com/memhost/memhost/internal/fakeollama"
 	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/modelstore"
@@ -661,11 +661,11 @@ func TestBinaryUseLocalDimensions(t *testing.T) {
 // model downloading) is shown without a figure.
 func TestProviderLine(t *testing.T) {
 	for _, c := range []struct {
-		resp host.UseResponse
+		resp providers.UseResponse
 		want string
 	}{
-		{host.UseResponse{Plugin: "local", Model: "m", Dimensions: 384, Status: "loading"}, "embeddings provider: local (model m, 384 dimensions, loading)"},
-		{host.UseResponse{Plugin: "local", Model: "m", Status: "downloading"}, "embeddings provider: local (model m, downloading)"},
+		{providers.UseResponse{Plugin: "local", Model: "m", Dimensions: 384, Status: "loading"}, "embeddings provider: local (model m, 384 dimensions, loading)"},
+		{providers.UseResponse{Plugin: "local", Model: "m", Status: "downloading"}, "embeddings provider: local (model m, downloading)"},
 	} {
 		if got := providerLine(c.resp); got != c.want {
 			t.Errorf("providerLine(%+v) = %q, want %q", c.resp, got, c.want)

@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/eval"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/providers"
 	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/server"
@@ -502,7 +503,7 @@ func (a *app) pluginsUse(ctx context.Context, cmd *cli.Command) error {
 
 // providerLine says which provider plugins use made active. Dimensions
 // not known yet (a model still downloading) are left out, not shown as 0.
-func providerLine(resp host.UseResponse) string {
+func providerLine(resp providers.UseResponse) string {
 	return fmt.Sprintf("embeddings provider: %s (model %s%s, %s)", resp.Plugin, resp.Model, dimensions(", ", resp.Dimensions), resp.Status)
 }
 
@@ -565,7 +566,7 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 
 // printFailedDownloads gives the detail a search's reason leaves out: what
 // the last download of a model failed with, and when it is tried next.
-func printFailedDownloads(w io.Writer, fs []host.FailedDownload) {
+func printFailedDownloads(w io.Writer, fs []mh.FailedDownload) {
 	for _, f := range fs {
 		next := f.NextTry
 		if t, err := time.Parse(time.RFC3339, f.NextTry); err == nil {
@@ -619,7 +620,7 @@ func (a *app) modelsPull(ctx context.Context, cmd *cli.Command) error {
 		if local {
 			bar.verb = "copying"
 		}
-		resp, err := h.PullModel(ctx, host.PullModelRequest{Model: model, SHA256: cmd.String("sha256"), Progress: bar.update})
+		resp, err := h.PullModel(ctx, providers.PullModelRequest{Model: model, SHA256: cmd.String("sha256"), Progress: bar.update})
 		bar.done()
 		if err != nil {
 			return err
@@ -968,10 +969,10 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 // unknown one) is refused with exit 1 too, before stdin is read.
 func (a *app) hook(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
-		return fault.BadInputf("event", "hook takes one event: %s", strings.Join(host.HookEvents, ", "))
+		return fault.BadInputf("event", "hook takes one event: %s", strings.Join(mh.HookEvents, ", "))
 	}
 	event := cmd.Args().First()
-	if err := host.CheckHookEvent(event); err != nil {
+	if err := mh.CheckHookEvent(event); err != nil {
 		return err
 	}
 	payload, err := io.ReadAll(io.LimitReader(a.io.stdin, 16<<20))

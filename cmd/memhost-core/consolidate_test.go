@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/memhost/memhost/host"
+	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/internal/fakellm"
 	"github.com/memhost/memhost/internal/fakeollama"
 )
@@ -118,7 +118,7 @@ func TestBinaryConsolidate(t *testing.T) {
 		t.Fatalf("the second run changed the page:\n%s", after)
 	}
 	out, _, err = exe(home, "", nil, "status", "--json")
-	var st host.StatusResponse
+	var st mh.StatusResponse
 	if err != nil || json.Unmarshal([]byte(out), &st) != nil || st.Generator.Plugin != "ollama" || st.Generator.Last == nil ||
 		st.Generator.Last.Episodes != 1 || st.Generator.Last.Applied != 0 || st.Generator.Last.Skipped != 1 {
 		t.Fatalf("status --json: %v\n%s", err, out)

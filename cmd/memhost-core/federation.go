@@ -11,8 +11,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	mh "github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/federated"
 	"github.com/memhost/memhost/modelstore"
 )
 
@@ -158,7 +158,7 @@ func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
 func (a *app) syncRemote(ctx context.Context, cmd *cli.Command) error {
 	return a.with(ctx, cmd, func(o ops) error {
 		resp, err := o.FedSync(ctx, mh.FedSyncRequest{})
-		if errors.Is(err, host.ErrNotFederated) || fault.FieldOf(err) == "federation" {
+		if errors.Is(err, federated.ErrNotFederated) || fault.FieldOf(err) == "federation" {
 			return fmt.Errorf("%v (memhost git init makes it one)", err)
 		}
 		// A sync that failed before merging anything has only its error

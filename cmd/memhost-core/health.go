@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	mh "github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/health"
 )
 
 // Exit codes of memhost health: the home's state, for cron and container
@@ -63,7 +63,7 @@ func (a *app) health(ctx context.Context, cmd *cli.Command) error {
 		// say so in JSON too, for cron and container checks.
 		fmt.Fprintln(a.io.stderr, "memhost: "+message(err))
 		if cmd.Bool("json") {
-			a.out(cmd, map[string]string{"overall": string(host.Unhealthy), "error": message(err)}, nil)
+			a.out(cmd, map[string]string{"overall": string(health.Unhealthy), "error": message(err)}, nil)
 		}
 		return exitStatus(exitUnhealthy)
 	}
@@ -71,9 +71,9 @@ func (a *app) health(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	switch overall.Overall {
-	case host.Degraded:
+	case health.Degraded:
 		return exitStatus(exitDegraded)
-	case host.Unhealthy:
+	case health.Unhealthy:
 		return exitStatus(exitUnhealthy)
 	}
 	return nil

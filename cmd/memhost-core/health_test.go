@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	mh "github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/health"
 )
 
 // TestHealthExitCodes: 0 healthy, 1 degraded, 2 unhealthy, the report
@@ -52,7 +52,7 @@ func TestHealthExitCodes(t *testing.T) {
 	}
 	r = memhost(t, home, nil, "--json", "health")
 	resp := decode[mh.HealthResponse](t, r.stdout)
-	if r.code != exitUnhealthy || resp.Overall != host.Unhealthy || r.stderr != "" {
+	if r.code != exitUnhealthy || resp.Overall != health.Unhealthy || r.stderr != "" {
 		t.Fatalf("damaged index: exit %d, %s %+v, stderr %q", r.code, resp.Overall, resp.Checks, r.stderr)
 	}
 	r = memhost(t, home, nil, "health", "--repair")

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/memhost/memhost/api"
+
 	"github.com/urfave/cli/v3"
 
 	mh "github.com/memhost/memhost"
@@ -165,7 +167,7 @@ func (o *mcpOps) local(ctx context.Context) (*host.Host, error) {
 
 // either runs op on the server's client while one runs, else (or from
 // when it stops answering: fallBack) on the Host of this process.
-func either[Req, Resp any](o *mcpOps, ctx context.Context, op host.Op[Req, Resp], req Req) (Resp, error) {
+func either[Req, Resp any](o *mcpOps, ctx context.Context, op api.Op[Req, Resp], req Req) (Resp, error) {
 	if c := o.through(); c != nil {
 		resp, err := op.Run(c, ctx, req)
 		if !fallBack(err) {
@@ -182,45 +184,45 @@ func either[Req, Resp any](o *mcpOps, ctx context.Context, op host.Op[Req, Resp]
 }
 
 func (o *mcpOps) Recall(ctx context.Context, r mh.RecallRequest) (mh.RecallResponse, error) {
-	return either(o, ctx, host.OpRecall, r)
+	return either(o, ctx, api.OpRecall, r)
 }
 
 func (o *mcpOps) Get(ctx context.Context, r mh.GetRequest) (mh.GetResponse, error) {
-	return either(o, ctx, host.OpGet, r)
+	return either(o, ctx, api.OpGet, r)
 }
 
 func (o *mcpOps) Remember(ctx context.Context, r mh.RememberRequest) (mh.RememberResponse, error) {
-	return either(o, ctx, host.OpRemember, r)
+	return either(o, ctx, api.OpRemember, r)
 }
 
 func (o *mcpOps) Write(ctx context.Context, r mh.WriteRequest) (mh.WriteResponse, error) {
-	return either(o, ctx, host.OpWrite, r)
+	return either(o, ctx, api.OpWrite, r)
 }
 
 func (o *mcpOps) DailyLog(ctx context.Context, r mh.DailyLogRequest) (mh.DailyLogResponse, error) {
-	return either(o, ctx, host.OpDailyLog, r)
+	return either(o, ctx, api.OpDailyLog, r)
 }
 
 func (o *mcpOps) ConversationSearch(ctx context.Context, r mh.ConversationSearchRequest) (mh.ConversationSearchResponse, error) {
-	return either(o, ctx, host.OpConversationSearch, r)
+	return either(o, ctx, api.OpConversationSearch, r)
 }
 
 func (o *mcpOps) Context(ctx context.Context, r mh.ContextRequest) (mh.ContextResponse, error) {
-	return either(o, ctx, host.OpContext, r)
+	return either(o, ctx, api.OpContext, r)
 }
 
-func (o *mcpOps) Status(ctx context.Context, r mh.StatusRequest) (host.StatusResponse, error) {
-	return either(o, ctx, host.OpStatus, r)
+func (o *mcpOps) Status(ctx context.Context, r mh.StatusRequest) (mh.StatusResponse, error) {
+	return either(o, ctx, api.OpStatus, r)
 }
 
 func (o *mcpOps) Files(ctx context.Context, r mh.FilesRequest) (mh.FilesResponse, error) {
-	return either(o, ctx, host.OpFiles, r)
+	return either(o, ctx, api.OpFiles, r)
 }
 
 func (o *mcpOps) Facts(ctx context.Context, r mh.FactsRequest) (mh.FactsResponse, error) {
-	return either(o, ctx, host.OpFacts, r)
+	return either(o, ctx, api.OpFacts, r)
 }
 
 func (o *mcpOps) FactAdd(ctx context.Context, r mh.FactAddRequest) (mh.FactAddResponse, error) {
-	return either(o, ctx, host.OpFactAdd, r)
+	return either(o, ctx, api.OpFactAdd, r)
 }

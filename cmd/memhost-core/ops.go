@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/memhost/memhost/api"
+
 	"github.com/urfave/cli/v3"
 
 	"github.com/memhost/memhost/host"
@@ -17,9 +19,9 @@ import (
 
 // ops is what the commands call: a *host.Host opened in this process, or a
 // *client.Client forwarding to the home's running server. Both run the
-// operation table's API (host.Ops) with the same responses and error
+// operation table's API (api.Ops) with the same responses and error
 // kinds, so a command prints the same either way.
-type ops = host.API
+type ops = api.API
 
 // with runs fn on the home's server when one runs (unless --no-server),
 // else on the home opened in this process. A server that stops answering

@@ -11,7 +11,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	mh "github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 )
 
@@ -223,7 +222,7 @@ func (a *app) prune(ctx context.Context, cmd *cli.Command) error {
 	req := mh.PruneRequest{OlderThanDays: days, Delete: cmd.Bool("delete"), DryRun: cmd.Bool("dry-run")}
 	return a.with(ctx, cmd, func(h ops) error {
 		resp, err := h.Prune(ctx, req)
-		if errors.Is(err, host.ErrRollupsMissing) || fault.KindOf(err) == fault.Conflict {
+		if errors.Is(err, mh.ErrRollupsMissing) || fault.KindOf(err) == fault.Conflict {
 			return fmt.Errorf("%w (memhost rollup --week DATE writes a week's)", err)
 		}
 		if err != nil {

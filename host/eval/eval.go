@@ -155,7 +155,7 @@ func Run(ctx context.Context, h *host.Host, req Request) (Response, error) {
 		if err != nil {
 			return fmt.Errorf("question %s: %w", q.ID, err)
 		}
-		if resp.Mode == host.ModeHybrid && r.Mode != host.ModeHybrid {
+		if resp.Mode == memhost.ModeHybrid && r.Mode != memhost.ModeHybrid {
 			resp.KeywordOnly++ // answered while vectors were expected
 		} else {
 			resp.Mode, resp.Reason = r.Mode, r.Reason
@@ -410,7 +410,7 @@ func embedAll(ctx context.Context, sub *host.Host) error {
 		}
 		if err == nil {
 			st, serr := sub.Status(ctx, memhost.StatusRequest{})
-			if serr != nil || st.Mode != host.ModeHybrid || st.Pending+st.Dead == 0 {
+			if serr != nil || st.Mode != memhost.ModeHybrid || st.Pending+st.Dead == 0 {
 				return serr
 			}
 			err = fmt.Errorf("%d chunks still without a vector", st.Pending+st.Dead)

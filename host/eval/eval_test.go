@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 )
@@ -28,7 +29,7 @@ func TestEval(t *testing.T) {
 	}
 	// 3 questions with evidence (one has none and is not scored). At k=1:
 	// q0 finds D1:1; q1 finds one of its two turns (0.5); c2_q0 finds D1:1.
-	if r.Queries != 3 || r.Mode != host.ModeKeyword || r.Recall["1"] != round3(2.5/3) || r.Recall["5"] != 1 {
+	if r.Queries != 3 || r.Mode != memhost.ModeKeyword || r.Recall["1"] != round3(2.5/3) || r.Recall["5"] != 1 {
 		t.Errorf("Eval = %+v", r)
 	}
 	if r.ByCategory["1"]["1"] != 1 || r.ByCategory["2"]["1"] != 0.5 {

@@ -15,9 +15,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/api"
+
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/providers"
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/state"
@@ -100,10 +102,10 @@ func NewClient(base string, hc *http.Client) *Client {
 // Close drops the client's idle connections.
 func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
-var _ host.API = (*Client)(nil)
+var _ api.API = (*Client)(nil)
 
 // callOp calls op on the server.
-func callOp[Req, Resp any](ctx context.Context, c *Client, op host.Op[Req, Resp], req Req) (Resp, error) {
+func callOp[Req, Resp any](ctx context.Context, c *Client, op api.Op[Req, Resp], req Req) (Resp, error) {
 	return call[Resp](ctx, c, op.Name, req)
 }
 
@@ -227,109 +229,109 @@ func readError(r *http.Response) error {
 // The host operations.
 
 func (c *Client) Init(ctx context.Context, req memhost.InitRequest) (memhost.InitResponse, error) {
-	return callOp(ctx, c, host.OpInit, req)
+	return callOp(ctx, c, api.OpInit, req)
 }
 func (c *Client) Remember(ctx context.Context, req memhost.RememberRequest) (memhost.RememberResponse, error) {
-	return callOp(ctx, c, host.OpRemember, req)
+	return callOp(ctx, c, api.OpRemember, req)
 }
 func (c *Client) DailyLog(ctx context.Context, req memhost.DailyLogRequest) (memhost.DailyLogResponse, error) {
-	return callOp(ctx, c, host.OpDailyLog, req)
+	return callOp(ctx, c, api.OpDailyLog, req)
 }
 func (c *Client) Get(ctx context.Context, req memhost.GetRequest) (memhost.GetResponse, error) {
-	return callOp(ctx, c, host.OpGet, req)
+	return callOp(ctx, c, api.OpGet, req)
 }
 func (c *Client) Write(ctx context.Context, req memhost.WriteRequest) (memhost.WriteResponse, error) {
-	return callOp(ctx, c, host.OpWrite, req)
+	return callOp(ctx, c, api.OpWrite, req)
 }
 func (c *Client) Remove(ctx context.Context, req memhost.RemoveRequest) (memhost.RemoveResponse, error) {
-	return callOp(ctx, c, host.OpRemove, req)
+	return callOp(ctx, c, api.OpRemove, req)
 }
 func (c *Client) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.RecallResponse, error) {
-	return callOp(ctx, c, host.OpRecall, req)
+	return callOp(ctx, c, api.OpRecall, req)
 }
 func (c *Client) Context(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error) {
-	return callOp(ctx, c, host.OpContext, req)
+	return callOp(ctx, c, api.OpContext, req)
 }
 func (c *Client) ConversationSearch(ctx context.Context, req memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error) {
-	return callOp(ctx, c, host.OpConversationSearch, req)
+	return callOp(ctx, c, api.OpConversationSearch, req)
 }
-func (c *Client) Status(ctx context.Context, req memhost.StatusRequest) (host.StatusResponse, error) {
-	return callOp(ctx, c, host.OpStatus, req)
+func (c *Client) Status(ctx context.Context, req memhost.StatusRequest) (memhost.StatusResponse, error) {
+	return callOp(ctx, c, api.OpStatus, req)
 }
 func (c *Client) Files(ctx context.Context, req memhost.FilesRequest) (memhost.FilesResponse, error) {
-	return callOp(ctx, c, host.OpFiles, req)
+	return callOp(ctx, c, api.OpFiles, req)
 }
 func (c *Client) Sync(ctx context.Context, req memhost.SyncRequest) (memhost.SyncResult, error) {
-	return callOp(ctx, c, host.OpSync, req)
+	return callOp(ctx, c, api.OpSync, req)
 }
 func (c *Client) Rebuild(ctx context.Context, req memhost.RebuildRequest) (memhost.SyncResult, error) {
-	return callOp(ctx, c, host.OpRebuild, req)
+	return callOp(ctx, c, api.OpRebuild, req)
 }
 func (c *Client) Embed(ctx context.Context, req memhost.EmbedRequest) (memhost.EmbedResult, error) {
-	return callOp(ctx, c, host.OpEmbed, req)
+	return callOp(ctx, c, api.OpEmbed, req)
 }
 func (c *Client) Sessions(ctx context.Context, req memhost.SessionsRequest) (memhost.SessionsResponse, error) {
-	return callOp(ctx, c, host.OpSessions, req)
+	return callOp(ctx, c, api.OpSessions, req)
 }
 func (c *Client) SessionAppend(ctx context.Context, req memhost.SessionAppendRequest) (memhost.SessionAppendResponse, error) {
-	return callOp(ctx, c, host.OpSessionAppend, req)
+	return callOp(ctx, c, api.OpSessionAppend, req)
 }
 func (c *Client) Ingest(ctx context.Context, req memhost.IngestRequest) (memhost.IngestResponse, error) {
-	return callOp(ctx, c, host.OpIngest, req)
+	return callOp(ctx, c, api.OpIngest, req)
 }
 func (c *Client) SessionTokens(ctx context.Context, req memhost.SessionTokensRequest) (memhost.SessionTokens, error) {
-	return callOp(ctx, c, host.OpSessionTokens, req)
+	return callOp(ctx, c, api.OpSessionTokens, req)
 }
 func (c *Client) SessionCheck(ctx context.Context, req memhost.SessionCheckRequest) (memhost.SessionCheck, error) {
-	return callOp(ctx, c, host.OpSessionCheck, req)
+	return callOp(ctx, c, api.OpSessionCheck, req)
 }
 func (c *Client) SessionCompact(ctx context.Context, req memhost.SessionCompactRequest) (memhost.SessionCompactResponse, error) {
-	return callOp(ctx, c, host.OpSessionCompact, req)
+	return callOp(ctx, c, api.OpSessionCompact, req)
 }
 func (c *Client) Hook(ctx context.Context, req memhost.HookRequest) (memhost.HookResponse, error) {
-	return callOp(ctx, c, host.OpHook, req)
+	return callOp(ctx, c, api.OpHook, req)
 }
-func (c *Client) Plugins(ctx context.Context, req memhost.PluginsRequest) (host.PluginsResponse, error) {
-	return callOp(ctx, c, host.OpPlugins, req)
+func (c *Client) Plugins(ctx context.Context, req memhost.PluginsRequest) (providers.PluginsResponse, error) {
+	return callOp(ctx, c, api.OpPlugins, req)
 }
-func (c *Client) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (host.UseResponse, error) {
-	return callOp(ctx, c, host.OpUsePlugin, req)
+func (c *Client) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (providers.UseResponse, error) {
+	return callOp(ctx, c, api.OpUsePlugin, req)
 }
-func (c *Client) PluginStatus(ctx context.Context, req memhost.PluginStatusRequest) (host.PluginStatusResponse, error) {
-	return callOp(ctx, c, host.OpPluginStatus, req)
+func (c *Client) PluginStatus(ctx context.Context, req memhost.PluginStatusRequest) (memhost.PluginStatusResponse, error) {
+	return callOp(ctx, c, api.OpPluginStatus, req)
 }
-func (c *Client) Models(ctx context.Context, req memhost.ModelsRequest) (host.ModelsResponse, error) {
-	return callOp(ctx, c, host.OpModels, req)
+func (c *Client) Models(ctx context.Context, req memhost.ModelsRequest) (providers.ModelsResponse, error) {
+	return callOp(ctx, c, api.OpModels, req)
 }
 func (c *Client) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
-	return callOp(ctx, c, host.OpRemoveModel, req)
+	return callOp(ctx, c, api.OpRemoveModel, req)
 }
 func (c *Client) FactAdd(ctx context.Context, req memhost.FactAddRequest) (memhost.FactAddResponse, error) {
-	return callOp(ctx, c, host.OpFactAdd, req)
+	return callOp(ctx, c, api.OpFactAdd, req)
 }
 func (c *Client) FactForget(ctx context.Context, req memhost.FactForgetRequest) (memhost.FactForgetResponse, error) {
-	return callOp(ctx, c, host.OpFactForget, req)
+	return callOp(ctx, c, api.OpFactForget, req)
 }
 func (c *Client) Facts(ctx context.Context, req memhost.FactsRequest) (memhost.FactsResponse, error) {
-	return callOp(ctx, c, host.OpFacts, req)
+	return callOp(ctx, c, api.OpFacts, req)
 }
 func (c *Client) Entities(ctx context.Context, req memhost.EntitiesRequest) (memhost.EntitiesResponse, error) {
-	return callOp(ctx, c, host.OpEntities, req)
+	return callOp(ctx, c, api.OpEntities, req)
 }
 func (c *Client) Relations(ctx context.Context, req memhost.RelationsRequest) (memhost.RelationsResponse, error) {
-	return callOp(ctx, c, host.OpRelations, req)
+	return callOp(ctx, c, api.OpRelations, req)
 }
 func (c *Client) Consolidate(ctx context.Context, req memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error) {
-	return callOp(ctx, c, host.OpConsolidate, req)
+	return callOp(ctx, c, api.OpConsolidate, req)
 }
 func (c *Client) Health(ctx context.Context, req memhost.HealthRequest) (memhost.HealthResponse, error) {
-	return callOp(ctx, c, host.OpHealth, req)
+	return callOp(ctx, c, api.OpHealth, req)
 }
 
 // PullModel downloads a model on the server, calling req.Progress as the
 // server reports progress.
-func (c *Client) PullModel(ctx context.Context, req host.PullModelRequest) (host.PullResponse, error) {
-	var resp host.PullResponse
+func (c *Client) PullModel(ctx context.Context, req providers.PullModelRequest) (providers.PullResponse, error) {
+	var resp providers.PullResponse
 	body, err := json.Marshal(req)
 	if err != nil {
 		return resp, err
@@ -346,7 +348,7 @@ func (c *Client) PullModel(ctx context.Context, req host.PullModelRequest) (host
 	for {
 		var line struct {
 			Progress *struct{ Done, Total int64 } `json:"progress"`
-			Result   *host.PullResponse           `json:"result"`
+			Result   *providers.PullResponse      `json:"result"`
 			Error    *wire.Error                  `json:"error"`
 		}
 		if err := dec.Decode(&line); err != nil {

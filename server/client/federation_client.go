@@ -7,8 +7,9 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/memhost/memhost/api"
+
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/server/wire"
 )
@@ -18,13 +19,13 @@ import (
 // caller's.
 
 func (c *Client) GitInit(ctx context.Context, req memhost.GitInitRequest) (memhost.GitInitResponse, error) {
-	return callOp(ctx, c, host.OpGitInit, req)
+	return callOp(ctx, c, api.OpGitInit, req)
 }
 func (c *Client) Export(ctx context.Context, req memhost.ExportRequest) (memhost.ExportResponse, error) {
-	return callOp(ctx, c, host.OpExport, req)
+	return callOp(ctx, c, api.OpExport, req)
 }
 func (c *Client) Import(ctx context.Context, req memhost.ImportRequest) (memhost.ImportResponse, error) {
-	return callOp(ctx, c, host.OpImport, req)
+	return callOp(ctx, c, api.OpImport, req)
 }
 
 // FedSync returns, as the Host does, both the error of a sync that failed

@@ -3,21 +3,22 @@ package client
 import (
 	"context"
 
+	"github.com/memhost/memhost/api"
+
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
 )
 
 // The vault's operations (host/vault.go, host/rollup.go).
 
 func (c *Client) Links(ctx context.Context, req memhost.LinksRequest) (memhost.LinksResponse, error) {
-	return callOp(ctx, c, host.OpLinks, req)
+	return callOp(ctx, c, api.OpLinks, req)
 }
 func (c *Client) Move(ctx context.Context, req memhost.MoveRequest) (memhost.MoveResponse, error) {
-	return callOp(ctx, c, host.OpMove, req)
+	return callOp(ctx, c, api.OpMove, req)
 }
 func (c *Client) Rollup(ctx context.Context, req memhost.RollupRequest) (memhost.RollupResponse, error) {
-	return callOp(ctx, c, host.OpRollup, req)
+	return callOp(ctx, c, api.OpRollup, req)
 }
 func (c *Client) Prune(ctx context.Context, req memhost.PruneRequest) (memhost.PruneResponse, error) {
-	return callOp(ctx, c, host.OpPrune, req)
+	return callOp(ctx, c, api.OpPrune, req)
 }

@@ -106,7 +106,7 @@ func BenchmarkDashboard(b *testing.B) {
 				b.Fatal(err)
 			}
 			st, _ := h.IndexSummary(ctx)
-			if st.Mode == host.ModeHybrid {
+			if st.Mode == memhost.ModeHybrid {
 				break
 			}
 			if time.Now().After(deadline) {

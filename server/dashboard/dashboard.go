@@ -40,8 +40,10 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/providers"
 	"github.com/memhost/memhost/server/dashboard/pagehtml"
 )
 
@@ -299,7 +301,7 @@ func (d *Dashboard) resolve(target string) (string, bool) {
 	}
 	if !strings.Contains(t, "/") {
 		// Entity pages (host/facts) link to each other by name.
-		for _, f := range append(slices.Clone(host.StandardFolders), facts.Dir) {
+		for _, f := range append(slices.Clone(browse.StandardFolders), facts.Dir) {
 			add(f + "/" + t)
 			add(f + "/" + pagehtml.Slug(t))
 		}
@@ -328,7 +330,7 @@ type folderCard struct {
 
 type homeBody struct {
 	Folders []folderCard
-	Status  host.StatusResponse
+	Status  memhost.StatusResponse
 	Fed     *fedCard // nil when the home is not federated
 	Err     string
 }
@@ -822,10 +824,10 @@ func parseTime(s string) (time.Time, bool) {
 // Settings.
 
 type settingsBody struct {
-	Status  host.StatusResponse
+	Status  memhost.StatusResponse
 	Storage memhost.StorageResponse
-	Plugins host.PluginsResponse
-	Models  host.ModelsResponse
+	Plugins providers.PluginsResponse
+	Models  providers.ModelsResponse
 	Errs    []string
 }
 

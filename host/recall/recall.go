@@ -1,4 +1,7 @@
-package host
+// Package recall runs memhost's searches: recall over the notebook, the
+// daily logs and the transcripts, and conversation-search over the
+// transcripts alone, keyword or hybrid.
+package recall
 
 import (
 	"context"
@@ -8,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/host/indexer"
+
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
@@ -16,12 +22,6 @@ import (
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/sdk"
-)
-
-// Search modes.
-const (
-	ModeKeyword = "keyword"
-	ModeHybrid  = "hybrid"
 )
 
 // Recall searches the notebook. Unless memory.sync.syncOnSearch is off, it
@@ -33,10 +33,10 @@ const (
 // match far fewer or far commoner query words than the best one. Results
 // are capped at maxResults in total, then grouped; no group is boosted
 // over another.
-func (h *Host) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.RecallResponse, error) {
+func (s *RecallService) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.RecallResponse, error) {
 	start := time.Now()
-	cfg := h.config()
-	resp := memhost.RecallResponse{Query: req.Query, Mode: ModeKeyword}
+	cfg := s.k.Config()
+	resp := memhost.RecallResponse{Query: req.Query, Mode: memhost.ModeKeyword}
 	resp.Results = memhost.RecallResults{Notebook: []memhost.Result{}, Daily: []memhost.Result{}}
 	if strings.TrimSpace(req.Query) == "" {
 		return resp, fault.BadInputf("query", "the query is empty")
@@ -56,34 +56,34 @@ func (h *Host) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.R
 		return resp, fault.BadInputf("minScore", "min score must be between 0 and 1, got %g", minScore)
 	}
 	for _, s := range req.Sources {
-		if !slices.Contains(Sources, s) {
-			return resp, fault.BadInputf("sources", "unknown source %q (choose from %s)", s, strings.Join(Sources, ", "))
+		if !slices.Contains(index.Sources, s) {
+			return resp, fault.BadInputf("sources", "unknown source %q (choose from %s)", s, strings.Join(index.Sources, ", "))
 		}
 	}
 	scope, err := recallScope(req)
 	if err != nil {
 		return resp, err
 	}
-	if err := h.withIndex(ctx, func() error { return h.syncBeforeSearch(ctx) }); err != nil {
+	if err := s.k.WithIndex(ctx, func() error { return s.k.SyncBeforeSearch(ctx) }); err != nil {
 		return resp, err
 	}
 	resp.Timing.SyncMs = ms(time.Since(start))
 
 	sources := req.Sources
 	if len(sources) == 0 {
-		sources = []string{SourceNotebook, SourceDaily}
+		sources = []string{indexer.SourceNotebook, indexer.SourceDaily}
 	}
 	var ranked []search.Scored
-	err = h.withIndex(ctx, func() (err error) {
-		ranked, err = h.rank(ctx, search.Query{Text: req.Query, Sources: sources, Scope: scope, N: max(50, 4*limit)}, &resp.Mode, &resp.Reason, &resp.Timing)
+	err = s.k.WithIndex(ctx, func() (err error) {
+		ranked, err = s.rank(ctx, search.Query{Text: req.Query, Sources: sources, Scope: scope, N: max(50, 4*limit)}, &resp.Mode, &resp.Reason, &resp.Timing)
 		return err
 	})
 	if err != nil {
 		return resp, err
 	}
-	if slices.Contains(sources, SourceNotebook) {
-		err := h.withIndex(ctx, func() (err error) {
-			resp.Results.Facts, err = h.SearchFacts(ctx, req.Query, min(limit, MaxRecallFacts), minScore)
+	if slices.Contains(sources, indexer.SourceNotebook) {
+		err := s.k.WithIndex(ctx, func() (err error) {
+			resp.Results.Facts, err = s.k.SearchFacts(ctx, req.Query, min(limit, MaxRecallFacts), minScore)
 			return err
 		})
 		if err != nil {
@@ -105,12 +105,12 @@ func (h *Host) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.R
 			Lines:   memhost.Lines{Start: r.Hit.StartLine, End: r.Hit.EndLine},
 		}
 		switch r.Hit.Source {
-		case SourceSessions:
+		case sessions.Source:
 			m := sessions.ParseMeta(r.Hit.Meta)
 			res.Heading, res.Session, res.Turns = m.Heading(), m.Session, m.Turns
 			res.Context = search.Snippet(r.Hit.Context, terms, 160)
 			resp.Results.Sessions = append(resp.Results.Sessions, res)
-		case SourceDaily:
+		case indexer.SourceDaily:
 			resp.Results.Daily = append(resp.Results.Daily, res)
 		default:
 			resp.Results.Notebook = append(resp.Results.Notebook, res)
@@ -123,41 +123,24 @@ func (h *Host) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.R
 // MaxRecallFacts is the most facts recall's FACTS group holds.
 const MaxRecallFacts = 5
 
-// syncBeforeSearch indexes what changed on disk since the last sync,
-// unless memory.sync.syncOnSearch is off. While Watch runs (memhost
-// serve), that is only the pages its events named; else one stat per page.
-func (h *Host) syncBeforeSearch(ctx context.Context) error {
-	if !h.config().Memory.Sync.SyncOnSearch {
-		return nil
-	}
-	res, err := h.indexer.Fresh(ctx)
-	if err != nil {
-		return fault.Errorf(fault.KindOf(err), "", "sync before search: %w", err)
-	}
-	if res.Indexed > 0 {
-		h.queue.Kick() // the worker, when one runs, embeds the new chunks
-	}
-	return nil
-}
-
 // rank runs BM25 and, when a provider is ready, the vector search, and
 // returns the fused ranking, best first; mode, reason and timing are set.
-func (h *Host) rank(ctx context.Context, q search.Query, mode, why *string, timing *memhost.Timing) ([]search.Scored, error) {
+func (s *RecallService) rank(ctx context.Context, q search.Query, mode, why *string, timing *memhost.Timing) ([]search.Scored, error) {
 	ftsStart := time.Now()
-	bm25, ranked, err := search.Keyword(ctx, h.idx, q)
+	bm25, ranked, err := search.Keyword(ctx, s.k.Index(), q)
 	timing.FtsMs = ms(time.Since(ftsStart))
 	if err != nil {
 		return nil, err
 	}
 	vecStart := time.Now()
-	*mode = ModeKeyword
-	if fused, err := h.hybridRank(ctx, q, bm25); err != nil {
+	*mode = memhost.ModeKeyword
+	if fused, err := s.hybridRank(ctx, q, bm25); err != nil {
 		*why = embedq.Reason(err)
 	} else {
-		ranked, *mode, *why = fused, ModeHybrid, ""
+		ranked, *mode, *why = fused, memhost.ModeHybrid, ""
 	}
 	timing.VectorMs = ms(time.Since(vecStart))
-	if len(q.Sources) == 1 && q.Sources[0] == SourceSessions {
+	if len(q.Sources) == 1 && q.Sources[0] == sessions.Source {
 		// A search of the transcripts alone (conversation-search, recall
 		// --sources sessions): a turn counts with its session's best, and
 		// a speaker the query names is lifted.
@@ -172,19 +155,19 @@ func hitSpeaker(h index.Hit) string { return sessions.MetaSpeaker(h.Meta) }
 
 // hybridRank embeds the query and fuses the vector search with the BM25
 // hits. Any error means keyword results stand, and says why.
-func (h *Host) hybridRank(ctx context.Context, q search.Query, bm25 []index.Hit) ([]search.Scored, error) {
-	sem, err := h.queue.ForSearch(ctx)
+func (s *RecallService) hybridRank(ctx context.Context, q search.Query, bm25 []index.Hit) ([]search.Scored, error) {
+	sem, err := s.k.Queue().ForSearch(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer sem.Release()
-	cfg := h.config()
+	cfg := s.k.Config()
 	timeout := time.Duration(cfg.Memory.Embedding.QueryTimeoutMs) * time.Millisecond
 	qv, err := sem.Provider.EmbedWithin(ctx, []string{q.Text}, sdk.KindQuery, timeout)
 	if err != nil {
 		return nil, &embedq.NotReadyError{Reason: err.Error()}
 	}
-	fused, err := search.Hybrid(ctx, h.idx, cfg.Memory.Search, q, qv[0], bm25)
+	fused, err := search.Hybrid(ctx, s.k.Index(), cfg.Memory.Search, q, qv[0], bm25)
 	if err != nil {
 		return nil, &embedq.NotReadyError{Reason: err.Error()}
 	}
@@ -193,9 +176,9 @@ func (h *Host) hybridRank(ctx context.Context, q search.Query, bm25 []index.Hit)
 
 // ConversationSearch searches the transcripts, hybrid when a provider is
 // ready and keyword-only otherwise, like Recall.
-func (h *Host) ConversationSearch(ctx context.Context, req memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error) {
+func (s *RecallService) ConversationSearch(ctx context.Context, req memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error) {
 	start := time.Now()
-	resp := memhost.ConversationSearchResponse{Query: req.Query, Mode: ModeKeyword, Results: []memhost.TurnResult{}}
+	resp := memhost.ConversationSearchResponse{Query: req.Query, Mode: memhost.ModeKeyword, Results: []memhost.TurnResult{}}
 	if strings.TrimSpace(req.Query) == "" {
 		return resp, fault.BadInputf("query", "the query is empty")
 	}
@@ -208,7 +191,7 @@ func (h *Host) ConversationSearch(ctx context.Context, req memhost.ConversationS
 	}
 	path := ""
 	if req.Session != "" {
-		ok, err := h.sessions.Exists(req.Session)
+		ok, err := s.k.Sessions().Exists(req.Session)
 		if err != nil {
 			return resp, err
 		}
@@ -217,15 +200,15 @@ func (h *Host) ConversationSearch(ctx context.Context, req memhost.ConversationS
 		}
 		path = sessions.Path(req.Session)
 	}
-	since, err := sessions.ParseWhen(req.Since, false, h.loc())
+	since, err := sessions.ParseWhen(req.Since, false, s.k.Location())
 	if err != nil {
 		return resp, fault.BadInputf("since", "since %q: %v", req.Since, err)
 	}
-	until, err := sessions.ParseWhen(req.Until, true, h.loc())
+	until, err := sessions.ParseWhen(req.Until, true, s.k.Location())
 	if err != nil {
 		return resp, fault.BadInputf("until", "until %q: %v", req.Until, err)
 	}
-	if err := h.withIndex(ctx, func() error { return h.syncBeforeSearch(ctx) }); err != nil {
+	if err := s.k.WithIndex(ctx, func() error { return s.k.SyncBeforeSearch(ctx) }); err != nil {
 		return resp, err
 	}
 	resp.Timing.SyncMs = ms(time.Since(start))
@@ -234,22 +217,22 @@ func (h *Host) ConversationSearch(ctx context.Context, req memhost.ConversationS
 		n = max(200, 20*limit) // dates filter after ranking
 	}
 	var ranked []search.Scored
-	err = h.withIndex(ctx, func() (err error) {
-		ranked, err = h.rank(ctx, search.Query{Text: req.Query, Sources: []string{SourceSessions}, Path: path, N: n}, &resp.Mode, &resp.Reason, &resp.Timing)
+	err = s.k.WithIndex(ctx, func() (err error) {
+		ranked, err = s.rank(ctx, search.Query{Text: req.Query, Sources: []string{sessions.Source}, Path: path, N: n}, &resp.Mode, &resp.Reason, &resp.Timing)
 		return err
 	})
 	if err != nil {
 		return resp, err
 	}
 	terms := index.Terms(req.Query)
-	minScore := h.config().Memory.Search.MinScore
+	minScore := s.k.Config().Memory.Search.MinScore
 	for _, r := range ranked {
 		if r.Score < minScore || len(resp.Results) == limit {
 			break
 		}
 		m := sessions.ParseMeta(r.Hit.Meta)
 		if !since.IsZero() || !until.IsZero() {
-			t, ok := sessions.TurnTime(m.Timestamp, h.loc())
+			t, ok := sessions.TurnTime(m.Timestamp, s.k.Location())
 			if !ok || (!since.IsZero() && t.Before(since)) || (!until.IsZero() && t.After(until)) {
 				continue
 			}
@@ -285,3 +268,23 @@ func recallScope(req memhost.RecallRequest) (index.Scope, error) {
 	}
 	return sc, nil
 }
+
+// Kernel is what recall uses of the host.
+type Kernel interface {
+	Config() *config.Config
+	Index() *index.DB
+	Queue() *embedq.Queue
+	Sessions() *sessions.Store
+	Location() *time.Location
+	WithIndex(ctx context.Context, fn func() error) error
+	SyncBeforeSearch(ctx context.Context) error
+	SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]memhost.FactRow, error)
+}
+
+// RecallService runs the searches: recall and conversation-search.
+type RecallService struct{ k Kernel }
+
+// New returns the service over k.
+func New(k Kernel) *RecallService { return &RecallService{k: k} }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

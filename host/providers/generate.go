@@ -1,4 +1,4 @@
-package host
+package providers
 
 import (
 	"context"
@@ -21,14 +21,14 @@ var ErrBadAnswer = registry.ErrBadAnswer
 // configured with its options from config.yaml, held until release is
 // called (release is never nil). Every Complete through it is bounded by
 // memory.generator.timeoutMs. With no generator configured it returns
-// ErrNoGenerator; a plugin that is not installed or does not start is
+// generate.ErrNoGenerator; a plugin that is not installed or does not start is
 // fault.Unavailable with the reason.
-func (h *Host) generator(ctx context.Context) (sdk.Generator, func(), error) {
-	cfg := h.config().Memory.Generator
+func (s *ProviderService) Generator(ctx context.Context) (sdk.Generator, func(), error) {
+	cfg := s.k.Config().Memory.Generator
 	if cfg.Plugin == "" {
 		return nil, func() {}, generate.ErrNoGenerator
 	}
-	g, release, err := h.gens.Generator(ctx, cfg.Plugin, cfg.Options[cfg.Plugin])
+	g, release, err := s.gens.Generator(ctx, cfg.Plugin, cfg.Options[cfg.Plugin])
 	if err != nil {
 		release()
 		if ctx.Err() != nil {
@@ -67,13 +67,13 @@ func (t *timed) Complete(ctx context.Context, req sdk.CompleteRequest) (sdk.Comp
 // generatorStatus reports the configured generator: its binary, model,
 // state and a health check round trip; State "none" when none is
 // configured, "error" with the reason when it cannot start.
-func (h *Host) generatorStatus(ctx context.Context) memhost.ProviderStatus {
-	cfg := h.config().Memory.Generator
+func (s *ProviderService) GeneratorStatus(ctx context.Context) memhost.ProviderStatus {
+	cfg := s.k.Config().Memory.Generator
 	if cfg.Plugin == "" {
 		return memhost.ProviderStatus{State: "none", Message: generate.ErrNoGenerator.Error()}
 	}
 	resp := memhost.ProviderStatus{Plugin: cfg.Plugin}
-	g, release, err := h.gens.Generator(ctx, cfg.Plugin, cfg.Options[cfg.Plugin])
+	g, release, err := s.gens.Generator(ctx, cfg.Plugin, cfg.Options[cfg.Plugin])
 	defer release()
 	if g == nil {
 		resp.State, resp.Message = string(sdk.StateError), err.Error()
@@ -98,13 +98,13 @@ func (h *Host) generatorStatus(ctx context.Context) memhost.ProviderStatus {
 // generatorList starts each installed generator plugin to ask its
 // version, model and status; those other than the configured one are
 // stopped again.
-func (h *Host) generatorList(ctx context.Context) ([]memhost.PluginInfo, []string) {
-	found, warnings := h.gens.Discover()
-	cfg := h.config().Memory.Generator
+func (s *ProviderService) generatorList(ctx context.Context) ([]memhost.PluginInfo, []string) {
+	found, warnings := s.gens.Discover()
+	cfg := s.k.Config().Memory.Generator
 	out := []memhost.PluginInfo{}
 	for _, pl := range found {
 		info := memhost.PluginInfo{Kind: string(registry.Generators), Name: pl.Name, Path: pl.Path, SHA256: pl.SHA256, Active: pl.Name == cfg.Plugin}
-		g, release, err := h.gens.Generator(ctx, pl.Name, cfg.Options[pl.Name])
+		g, release, err := s.gens.Generator(ctx, pl.Name, cfg.Options[pl.Name])
 		if err == nil {
 			st, _ := g.Status(ctx)
 			info.Status, info.Progress, info.Message = string(st.State), st.Progress, st.Message
@@ -114,7 +114,7 @@ func (h *Host) generatorList(ctx context.Context) ([]memhost.PluginInfo, []strin
 		}
 		release()
 		if pl.Name != cfg.Plugin {
-			h.gens.Stop(pl.Name)
+			s.gens.Stop(pl.Name)
 		}
 		if err != nil {
 			warnings = append(warnings, fmt.Sprintf("skipping %s: %v", pl.Path, err))
@@ -124,3 +124,5 @@ func (h *Host) generatorList(ctx context.Context) ([]memhost.PluginInfo, []strin
 	}
 	return out, warnings
 }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,9 +1,13 @@
-package host
+// Package api is the operation table: every operation of memhost's API,
+// its HTTP path, its request and response types, whether it writes, and
+// the method of API that runs it.
+package api
 
 import (
 	"context"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/providers"
 )
 
 // The operation table: every operation of the API in one place. The HTTP
@@ -14,7 +18,7 @@ import (
 //
 // Adding an operation touches four files: its request and response types
 // and the method on Host (host/<feature>.go); an Op, a line of API and a
-// line of Ops here; the client's one-line method (server/client.go: a
+// line of Ops here (api/ops.go); the client's one-line method (server/client.go: a
 // forgotten one does not compile); its section in docs/api.md (a
 // forgotten one fails TestAPIDocRoutes). A CLI command or an MCP tool, if
 // it has one, is a fifth.
@@ -73,7 +77,7 @@ var (
 	OpRecall             = Op[memhost.RecallRequest, memhost.RecallResponse]{OpInfo{Name: "recall"}, API.Recall}
 	OpContext            = Op[memhost.ContextRequest, memhost.ContextResponse]{OpInfo{Name: "context"}, API.Context}
 	OpConversationSearch = Op[memhost.ConversationSearchRequest, memhost.ConversationSearchResponse]{OpInfo{Name: "conversation-search"}, API.ConversationSearch}
-	OpStatus             = Op[memhost.StatusRequest, StatusResponse]{OpInfo{Name: "status"}, API.Status}
+	OpStatus             = Op[memhost.StatusRequest, memhost.StatusResponse]{OpInfo{Name: "status"}, API.Status}
 	OpFiles              = Op[memhost.FilesRequest, memhost.FilesResponse]{OpInfo{Name: "files"}, API.Files}
 	OpSync               = Op[memhost.SyncRequest, memhost.SyncResult]{OpInfo{Name: "sync"}, API.Sync}
 	OpRebuild            = Op[memhost.RebuildRequest, memhost.SyncResult]{OpInfo{Name: "rebuild"}, API.Rebuild}
@@ -85,11 +89,11 @@ var (
 	OpSessionCheck       = Op[memhost.SessionCheckRequest, memhost.SessionCheck]{OpInfo{Name: "session/check"}, API.SessionCheck}
 	OpSessionCompact     = Op[memhost.SessionCompactRequest, memhost.SessionCompactResponse]{OpInfo{Name: "session/compact", Write: true}, API.SessionCompact}
 	OpHook               = Op[memhost.HookRequest, memhost.HookResponse]{OpInfo{Name: "hook", Write: true, SocketOnly: true}, API.Hook}
-	OpPlugins            = Op[memhost.PluginsRequest, PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins}
-	OpUsePlugin          = Op[memhost.UsePluginRequest, UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin}
-	OpPluginStatus       = Op[memhost.PluginStatusRequest, PluginStatusResponse]{OpInfo{Name: "plugins/status"}, API.PluginStatus}
-	OpModels             = Op[memhost.ModelsRequest, ModelsResponse]{OpInfo{Name: "models"}, API.Models}
-	OpPullModel          = Op[PullModelRequest, PullResponse]{OpInfo{Name: "models/pull", Write: true}, API.PullModel}
+	OpPlugins            = Op[memhost.PluginsRequest, providers.PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins}
+	OpUsePlugin          = Op[memhost.UsePluginRequest, providers.UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin}
+	OpPluginStatus       = Op[memhost.PluginStatusRequest, memhost.PluginStatusResponse]{OpInfo{Name: "plugins/status"}, API.PluginStatus}
+	OpModels             = Op[memhost.ModelsRequest, providers.ModelsResponse]{OpInfo{Name: "models"}, API.Models}
+	OpPullModel          = Op[providers.PullModelRequest, providers.PullResponse]{OpInfo{Name: "models/pull", Write: true}, API.PullModel}
 	OpRemoveModel        = Op[memhost.RemoveModelRequest, memhost.RemoveModelResponse]{OpInfo{Name: "models/rm", Write: true}, API.RemoveModel}
 	OpHealth             = Op[memhost.HealthRequest, memhost.HealthResponse]{OpInfo{Name: "health"}, API.Health}
 	OpLinks              = Op[memhost.LinksRequest, memhost.LinksResponse]{OpInfo{Name: "links"}, API.Links}
@@ -125,7 +129,7 @@ type API interface {
 	Recall(context.Context, memhost.RecallRequest) (memhost.RecallResponse, error)
 	Context(context.Context, memhost.ContextRequest) (memhost.ContextResponse, error)
 	ConversationSearch(context.Context, memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error)
-	Status(context.Context, memhost.StatusRequest) (StatusResponse, error)
+	Status(context.Context, memhost.StatusRequest) (memhost.StatusResponse, error)
 	Files(context.Context, memhost.FilesRequest) (memhost.FilesResponse, error)
 	Sync(context.Context, memhost.SyncRequest) (memhost.SyncResult, error)
 	Rebuild(context.Context, memhost.RebuildRequest) (memhost.SyncResult, error)
@@ -137,11 +141,11 @@ type API interface {
 	SessionCheck(context.Context, memhost.SessionCheckRequest) (memhost.SessionCheck, error)
 	SessionCompact(context.Context, memhost.SessionCompactRequest) (memhost.SessionCompactResponse, error)
 	Hook(context.Context, memhost.HookRequest) (memhost.HookResponse, error)
-	Plugins(context.Context, memhost.PluginsRequest) (PluginsResponse, error)
-	UsePlugin(context.Context, memhost.UsePluginRequest) (UseResponse, error)
-	PluginStatus(context.Context, memhost.PluginStatusRequest) (PluginStatusResponse, error)
-	Models(context.Context, memhost.ModelsRequest) (ModelsResponse, error)
-	PullModel(context.Context, PullModelRequest) (PullResponse, error)
+	Plugins(context.Context, memhost.PluginsRequest) (providers.PluginsResponse, error)
+	UsePlugin(context.Context, memhost.UsePluginRequest) (providers.UseResponse, error)
+	PluginStatus(context.Context, memhost.PluginStatusRequest) (memhost.PluginStatusResponse, error)
+	Models(context.Context, memhost.ModelsRequest) (providers.ModelsResponse, error)
+	PullModel(context.Context, providers.PullModelRequest) (providers.PullResponse, error)
 	RemoveModel(context.Context, memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error)
 	Health(context.Context, memhost.HealthRequest) (memhost.HealthResponse, error)
 	Links(context.Context, memhost.LinksRequest) (memhost.LinksResponse, error)
@@ -159,5 +163,3 @@ type API interface {
 	Export(context.Context, memhost.ExportRequest) (memhost.ExportResponse, error)
 	Import(context.Context, memhost.ImportRequest) (memhost.ImportResponse, error)
 }
-
-var _ API = (*Host)(nil)

@@ -1,4 +1,4 @@
-package host
+package providers
 
 import (
 	"context"
@@ -23,8 +23,8 @@ type ModelsResponse struct {
 	Models []modelstore.Model `json:"models"`
 }
 
-func (h *Host) modelStore() *modelstore.Store {
-	return &modelstore.Store{Dir: h.path(h.config().Memory.Embedding.ModelsDir)}
+func (s *ProviderService) ModelStore() *modelstore.Store {
+	return &modelstore.Store{Dir: s.k.Path(s.k.Config().Memory.Embedding.ModelsDir)}
 }
 
 // modelMissing tells the embedding queue from the models folder whether
@@ -32,11 +32,11 @@ func (h *Host) modelStore() *modelstore.Store {
 // with the words the plugin gives while its last download failed lately
 // (it retries only after the failure's backoff), or with none when a
 // download is due. Options it cannot resolve are the plugin's to refuse.
-func (h *Host) modelMissing(name string, options map[string]string) (string, bool) {
+func (s *ProviderService) ModelMissing(name string, options map[string]string) (string, bool) {
 	if name != embedq.DefaultPlugin {
 		return "", false
 	}
-	st := h.modelStore()
+	st := s.ModelStore()
 	ref, err := st.Resolve(options["model"], options["modelURL"], options["sha256"])
 	if err != nil || ref.Present() {
 		return "", false
@@ -50,8 +50,8 @@ func (h *Host) modelMissing(name string, options map[string]string) (string, boo
 }
 
 // Models lists the downloaded models and interrupted downloads.
-func (h *Host) Models(ctx context.Context, _ memhost.ModelsRequest) (ModelsResponse, error) {
-	st := h.modelStore()
+func (s *ProviderService) Models(ctx context.Context, _ memhost.ModelsRequest) (ModelsResponse, error) {
+	st := s.ModelStore()
 	list, err := st.List()
 	return ModelsResponse{Dir: st.Dir, Models: list}, err
 }
@@ -80,8 +80,8 @@ type PullResponse struct {
 // is known). An interrupted pull resumes when run again. A local file (a
 // path, or a file:// URL) is copied into the models folder and checked
 // the same way.
-func (h *Host) PullModel(ctx context.Context, req PullModelRequest) (PullResponse, error) {
-	st := h.modelStore()
+func (s *ProviderService) PullModel(ctx context.Context, req PullModelRequest) (PullResponse, error) {
+	st := s.ModelStore()
 	if src, ok := modelstore.LocalSource(req.Model); ok {
 		// A file the user has (offline, or downloaded by hand): copied in.
 		_, err := os.Stat(filepath.Join(st.Dir, filepath.Base(src)))
@@ -130,29 +130,29 @@ func (h *Host) PullModel(ctx context.Context, req PullModelRequest) (PullRespons
 }
 
 // RemoveModel deletes a model (and a partial download of it).
-func (h *Host) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
+func (s *ProviderService) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
 	resp := memhost.RemoveModelResponse{Removed: req.Name}
 	// Under the notebook's lock, which every write takes, so that a run
 	// still going in a server the client gave up on and its retry here
 	// do not both look before either removes.
-	unlock, err := h.notebook.Lock(ctx)
+	unlock, err := s.k.Notebook().Lock(ctx)
 	if err != nil {
 		return memhost.RemoveModelResponse{}, err
 	}
 	defer unlock()
 	var missing error
-	if !h.hasModel(req.Name) {
+	if !s.hasModel(req.Name) {
 		// Nothing to remove: the store says why (no such model, a bad name).
-		missing = modelError(h.modelStore().Remove(req.Name))
+		missing = modelError(s.ModelStore().Remove(req.Name))
 	}
 	var landed *requests.Record
-	if _, err := h.once.Guard(once.Request{Op: "models-rm", ID: req.RequestID, Resp: &resp}, req.Name, "", &landed)(missing); err != nil || landed != nil {
+	if _, err := s.k.Once().Guard(once.Request{Op: "models-rm", ID: req.RequestID, Resp: &resp}, req.Name, "", &landed)(missing); err != nil || landed != nil {
 		if err != nil {
 			return memhost.RemoveModelResponse{}, err
 		}
 		return resp, nil
 	}
-	if err := modelError(h.modelStore().Remove(req.Name)); err != nil {
+	if err := modelError(s.ModelStore().Remove(req.Name)); err != nil {
 		return memhost.RemoveModelResponse{}, err
 	}
 	return resp, nil
@@ -171,8 +171,8 @@ func modelError(err error) error {
 
 // hasModel reports whether the model store holds a model (or a partial
 // download) of that name, with or without its .gguf extension.
-func (h *Host) hasModel(name string) bool {
-	models, err := h.modelStore().List()
+func (s *ProviderService) hasModel(name string) bool {
+	models, err := s.ModelStore().List()
 	if err != nil {
 		return true // unknown: not gone
 	}
@@ -182,4 +182,13 @@ func (h *Host) hasModel(name string) bool {
 		}
 	}
 	return false
+}
+
+// failedDownloads reads the models folder's failure records.
+func (s *ProviderService) FailedDownloads() []memhost.FailedDownload {
+	var out []memhost.FailedDownload
+	for _, f := range s.ModelStore().Failures() {
+		out = append(out, memhost.FailedDownload{Name: f.Name, At: f.At, Err: f.Err, Offline: f.Offline, Count: f.Count, NextTry: f.Next().UTC().Format(time.RFC3339)})
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package host
+package api
 
 import (
 	"reflect"
@@ -21,7 +21,7 @@ func TestOpsCoverAPI(t *testing.T) {
 	for _, op := range Ops {
 		info := op.Info()
 		run := reflect.ValueOf(op).FieldByName("Run")
-		name := runtime.FuncForPC(run.Pointer()).Name() // ".../host.API.Recall"
+		name := runtime.FuncForPC(run.Pointer()).Name() // ".../api.API.Recall"
 		m := name[strings.LastIndex(name, ".")+1:]
 		seen, ok := methods[m]
 		switch {

@@ -1,15 +1,13 @@
-package host
+package providers
 
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"unicode"
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
@@ -24,12 +22,12 @@ type PluginsResponse struct {
 
 // Plugins starts each installed plugin to ask its version, model and
 // status. Plugins other than the active ones are stopped again.
-func (h *Host) Plugins(ctx context.Context, _ memhost.PluginsRequest) (PluginsResponse, error) {
-	emb, err := h.queue.Plugins(ctx)
+func (s *ProviderService) Plugins(ctx context.Context, _ memhost.PluginsRequest) (PluginsResponse, error) {
+	emb, err := s.k.Queue().Plugins(ctx)
 	if err != nil {
 		return PluginsResponse{Plugins: emb.Plugins, Generators: []memhost.PluginInfo{}, Warnings: emb.Warnings}, err
 	}
-	gens, warnings := h.generatorList(ctx)
+	gens, warnings := s.generatorList(ctx)
 	return PluginsResponse{Plugins: emb.Plugins, Generators: gens, Warnings: append(emb.Warnings, warnings...)}, ctx.Err()
 }
 
@@ -50,14 +48,14 @@ type UseResponse struct {
 // kept) and the configuration in force replaced. Re-embedding for the new
 // model happens in the background; keyword search answers meanwhile, and
 // vectors already in the cache are reused.
-func (h *Host) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (UseResponse, error) {
+func (s *ProviderService) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (UseResponse, error) {
 	name := req.Name
 	if err := checkOptions(req.Set); err != nil {
 		return UseResponse{}, err
 	}
-	h.reg.Discover()
+	s.reg.Discover()
 	opts := map[string]string{}
-	for k, v := range h.config().Memory.Embedding.Options[name] {
+	for k, v := range s.k.Config().Memory.Embedding.Options[name] {
 		opts[k] = v
 	}
 	for k, v := range req.Set {
@@ -67,7 +65,7 @@ func (h *Host) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (Use
 			opts[k] = v
 		}
 	}
-	p, release, err := h.reg.Acquire(ctx, name, opts)
+	p, release, err := s.reg.Acquire(ctx, name, opts)
 	defer release()
 	if errors.Is(err, registry.ErrUnknownPlugin) {
 		return UseResponse{}, fault.Errorf(fault.NotFound, "name", "%w", err)
@@ -80,27 +78,27 @@ func (h *Host) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (Use
 		return UseResponse{}, pluginFault(err)
 	}
 	st, _ := p.Status(ctx)
-	if err := h.writeConfig(func(path string) error { return config.SetPlugin(path, name, req.Set) }); err != nil {
+	if err := s.writeConfig(func(path string) error { return config.SetPlugin(path, name, req.Set) }); err != nil {
 		return UseResponse{}, err
 	}
-	h.editConfig(func(c *config.Config) {
+	s.k.EditConfig(func(c *config.Config) {
 		c.Memory.Embedding.Plugin = name
 		c.Memory.Embedding.Options[name] = opts
 	})
 	resp := UseResponse{Plugin: name, Options: opts, Model: info.ModelID, Dimensions: info.Dimensions, Status: string(st.State), Message: st.Message}
-	if _, err := h.indexer.Sync(ctx); err != nil { // count the pages edited by hand too
+	if _, err := s.k.Indexer().Sync(ctx); err != nil { // count the pages edited by hand too
 		return resp, err
 	}
-	emb, pending, err := h.idx.VectorCounts(ctx)
+	emb, pending, err := s.k.Index().VectorCounts(ctx)
 	if err != nil {
 		return resp, err
 	}
-	if current, _ := h.idx.VectorModel(ctx); current.Model != info.ModelID || current.Dimensions != info.Dimensions {
+	if current, _ := s.k.Index().VectorModel(ctx); current.Model != info.ModelID || current.Dimensions != info.Dimensions {
 		pending += emb
 	}
 	resp.Pending = pending
 	if pending > 0 {
-		h.queue.Wake()
+		s.k.Queue().Wake()
 	}
 	return resp, nil
 }
@@ -124,45 +122,6 @@ func checkOptions(set map[string]string) error {
 		}
 	}
 	return nil
-}
-
-// writeConfig runs edit on config.yaml's path under an exclusive flock of
-// brain/config.lock, so two processes editing it never lose an edit.
-func (h *Host) writeConfig(edit func(path string) error) error {
-	unlock, err := fsx.Lock(context.Background(), filepath.Join(h.home, "brain", "config.lock"))
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return edit(filepath.Join(h.home, config.FileName))
-}
-
-// PluginStatusResponse is the active provider's state and what search
-// does with it.
-type PluginStatusResponse struct {
-	memhost.ProviderStatus
-	Mode     string `json:"mode"`
-	Reason   string `json:"reason,omitempty"`
-	Pending  int    `json:"pending"`
-	Embedded int    `json:"embedded"`
-	// FailedDownloads: as in StatusResponse.
-	FailedDownloads []FailedDownload `json:"failedDownloads,omitempty"`
-	// Generator is the configured generator's state (generate.go).
-	Generator memhost.ProviderStatus `json:"generator"`
-}
-
-// PluginStatus reports the active provider and what search does with it.
-func (h *Host) PluginStatus(ctx context.Context, _ memhost.PluginStatusRequest) (PluginStatusResponse, error) {
-	var resp PluginStatusResponse
-	st, err := h.Status(ctx, memhost.StatusRequest{})
-	if err != nil {
-		return resp, err
-	}
-	resp.Mode, resp.Reason, resp.Pending, resp.Embedded = st.Mode, st.Reason, st.Pending, st.Embedded
-	resp.FailedDownloads = st.FailedDownloads
-	resp.ProviderStatus, err = h.queue.ProviderStatus(ctx)
-	resp.Generator = h.generatorStatus(ctx)
-	return resp, err
 }
 
 // pluginFault gives a plugin's failure its kind: options it refused are
