@@ -7,6 +7,7 @@ import (
 
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/jsoncheck"
+	"github.com/memhost/memhost/internal/origin"
 )
 
 // SessionAppendRequest adds one turn to a transcript.
@@ -20,6 +21,12 @@ type SessionAppendRequest struct {
 	Role    string          `json:"role"` // user | assistant | system | tool
 	Text    string          `json:"text"`
 	Meta    json.RawMessage `json:"meta,omitempty"` // a JSON object kept as the turn's metadata
+	// Channel and SourceID say where the turn came from (Turn.Channel):
+	// a channel is a word of letters, digits, '.', '_' and '-'; a source
+	// id is any text without spaces or control characters, and needs a
+	// channel.
+	Channel  string `json:"channel,omitempty"`
+	SourceID string `json:"sourceId,omitempty"`
 }
 
 // SessionAppendResponse is the turn written.
@@ -35,6 +42,9 @@ type SessionAppendResponse struct {
 // Check reports a Meta that is not a JSON object; a client checks it
 // before sending the request, since invalid JSON cannot be sent as JSON.
 func (r SessionAppendRequest) Check() error {
+	if err := origin.Check(r.Channel, r.SourceID); err != nil {
+		return err
+	}
 	if len(r.Meta) > 0 {
 		var obj map[string]any
 		if err := json.Unmarshal(r.Meta, &obj); err != nil {

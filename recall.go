@@ -63,6 +63,10 @@ type ConversationSearchRequest struct {
 	Since      string `json:"since,omitempty"`      // YYYY-MM-DD or RFC 3339: turns at or after
 	Until      string `json:"until,omitempty"`      // YYYY-MM-DD (whole day) or RFC 3339: turns at or before
 	MaxResults int    `json:"maxResults,omitempty"` // default 10
+	// Channel and SourceID keep only turns of that channel, and of that
+	// source in it (Turn.Channel); "" for any.
+	Channel  string `json:"channel,omitempty"`
+	SourceID string `json:"sourceId,omitempty"`
 }
 
 // TurnResult is a transcript chunk found: its session, turn ids, who spoke
@@ -73,6 +77,8 @@ type TurnResult struct {
 	Role      string   `json:"role,omitempty"`
 	Speaker   string   `json:"speaker,omitempty"`
 	Timestamp string   `json:"timestamp,omitempty"`
+	Channel   string   `json:"channel,omitempty"`  // where the turn came from (Turn.Channel)
+	SourceID  string   `json:"sourceId,omitempty"` // the chat or contact in the channel
 	Snippet   string   `json:"snippet"`
 	// Context is the end of the turn before (what this turn answers, when
 	// it is a reply), around the query's words; "" for a first turn.

@@ -85,4 +85,9 @@ type Turn struct {
 	Timestamp  string          `json:"timestamp,omitempty"`
 	TokenCount int             `json:"tokenCount,omitempty"`
 	Metadata   json.RawMessage `json:"metadata,omitempty"`
+	// Channel and SourceID say where the turn came from (seed 004 §2.2):
+	// the channel ("whatsapp", "telegram", "cli") and the chat, contact
+	// or jid in it ("919876543210"); "" when the caller did not say.
+	Channel  string `json:"channel,omitempty"`
+	SourceID string `json:"sourceId,omitempty"`
 }

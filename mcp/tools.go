@@ -65,6 +65,8 @@ type ConversationSearchArgs struct {
 	Since      string `json:"since,omitempty" jsonschema:"only turns at or after this time: YYYY-MM-DD or RFC 3339"`
 	Until      string `json:"until,omitempty" jsonschema:"only turns at or before this time: YYYY-MM-DD (the whole day) or RFC 3339"`
 	MaxResults int    `json:"maxResults,omitempty" jsonschema:"most results to return (default 10)"`
+	Channel    string `json:"channel,omitempty" jsonschema:"only turns from this channel (whatsapp, telegram, cli, ...)"`
+	SourceID   string `json:"sourceId,omitempty" jsonschema:"only turns from this chat or contact in the channel (needs channel)"`
 }
 
 // NoArgs is the arguments of tools that take none.
@@ -112,7 +114,7 @@ func (s *srv) addTools() {
 			"Returns turns best first with their session, turn ids, role, time, snippet and the end of the turn before (what it answers)."},
 		func(sc *jsonschema.Schema) { sc.Properties["maxResults"].Minimum = ptr(1.0) }, nil,
 		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a ConversationSearchArgs) (memhost.ConversationSearchResponse, string, error) {
-			r, err := s.ops.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: a.Query, Session: a.Session, Since: a.Since, Until: a.Until, MaxResults: a.MaxResults})
+			r, err := s.ops.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: a.Query, Session: a.Session, Since: a.Since, Until: a.Until, MaxResults: a.MaxResults, Channel: a.Channel, SourceID: a.SourceID})
 			return r, renderTurns(r), err
 		})
 
@@ -381,6 +383,9 @@ func renderTurns(r memhost.ConversationSearchResponse) string {
 		}
 		if t.Role != "" {
 			fmt.Fprintf(&b, " (%s)", t.Role)
+		}
+		if t.Channel != "" {
+			fmt.Fprintf(&b, " via %s", strings.TrimSuffix(t.Channel+"/"+t.SourceID, "/"))
 		}
 		fmt.Fprintf(&b, " score %.2f: %s", t.Score, oneLine(t.Snippet))
 	}

@@ -65,6 +65,10 @@ func (e usageError) Unwrap() error { return e.error }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// fieldFlags names the flag of a request field whose flag is named
+// otherwise.
+var fieldFlags = map[string]string{"sourceId": "source"}
+
 // flagValueUsage makes a refused flag value a usage error (exit 2) when the
 // operation names the flag as the bad field (recall --sources web): the
 // command line was wrong, whatever the home holds.
@@ -74,7 +78,11 @@ func flagValueUsage(action cli.ActionFunc) cli.ActionFunc {
 	}
 	return func(ctx context.Context, cmd *cli.Command) error {
 		err := action(ctx, cmd)
-		if f := fault.FieldOf(err); err != nil && fault.KindOf(err) == fault.BadInput && f != "" && cmd.IsSet(f) {
+		f := fault.FieldOf(err)
+		if flag, ok := fieldFlags[f]; ok {
+			f = flag
+		}
+		if err != nil && fault.KindOf(err) == fault.BadInput && f != "" && cmd.IsSet(f) {
 			var ue usageError
 			if !errors.As(err, &ue) {
 				return usageError{err}
@@ -286,6 +294,8 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 							&cli.StringFlag{Name: "session", Usage: "session id (letters, digits, . _ -)", Required: true},
 							&cli.StringFlag{Name: "role", Usage: "user, assistant, system or tool", Required: true},
 							&cli.StringFlag{Name: "meta", Usage: "a JSON object kept with the turn"},
+							&cli.StringFlag{Name: "channel", Usage: "where the turn came from: whatsapp, telegram, cli, ..."},
+							&cli.StringFlag{Name: "source", Usage: "the chat or contact in the channel (needs --channel)"},
 						},
 						Action: a.sessionAppend,
 					},
@@ -321,6 +331,8 @@ func newApp(io stdio, notUTF8 bool) *cli.Command {
 					&cli.StringFlag{Name: "session", Usage: "only this session"},
 					&cli.StringFlag{Name: "since", Usage: "only turns at or after this date (YYYY-MM-DD) or time (RFC 3339)"},
 					&cli.StringFlag{Name: "until", Usage: "only turns at or before this date or time"},
+					&cli.StringFlag{Name: "channel", Usage: "only turns from this channel (session append --channel)"},
+					&cli.StringFlag{Name: "source", Usage: "only turns from this chat or contact (with --channel)"},
 					&cli.IntFlag{Name: "max-results", Usage: "most results (default 10)", HideDefault: true},
 				},
 				Action: a.conversationSearch,

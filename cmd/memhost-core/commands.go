@@ -746,7 +746,8 @@ func (a *app) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 	// (by with, or by the launcher: --request-id) finds it and adds nothing.
 	id := a.requestID(cmd)
 	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.SessionAppend(ctx, mh.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta"))})
+		resp, err := h.SessionAppend(ctx, mh.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta")),
+			Channel: cmd.String("channel"), SourceID: cmd.String("source")})
 		if err != nil {
 			return err
 		}
@@ -768,6 +769,7 @@ func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 		resp, err := h.ConversationSearch(ctx, mh.ConversationSearchRequest{
 			Query: strings.Join(cmd.Args().Slice(), " "), Session: cmd.String("session"),
 			Since: cmd.String("since"), Until: cmd.String("until"), MaxResults: cmd.Int("max-results"),
+			Channel: cmd.String("channel"), SourceID: cmd.String("source"),
 		})
 		if err != nil {
 			return err
@@ -778,6 +780,9 @@ func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 				who := r.Speaker
 				if who == "" {
 					who = r.Role
+				}
+				if r.Channel != "" {
+					who = strings.TrimSuffix(r.Channel+"/"+r.SourceID, "/") + " " + who
 				}
 				fmt.Fprintf(w, "  %s turn %s  %s  %s  %.2f\n%s      %s\n", r.Session, strings.Join(r.Turns, ","), who, r.Timestamp, r.Score, quoted(r.Context), r.Snippet)
 			}

@@ -700,6 +700,14 @@ func goldenSessions(t *testing.T) {
 	g.run("conversation-search", "release", "--session", "work-1", "--max-results", "2")
 	g.run("files")
 	g.run("status")
+	// Where turns came from (seed 004 §2.2): kept, shown and filtered on.
+	g.run("session", "append", "--session", "wa-ann", "--role", "user", "--channel", "whatsapp", "--source", "919876543210", "Running late, start the rollback without me")
+	g.run("session", "append", "--session", "tg-bob", "--role", "user", "--channel", "telegram", "--source", "-100200300", "Is the rollback done?")
+	g.run("conversation-search", "--channel", "whatsapp", "rollback")
+	g.run("conversation-search", "--channel", "telegram", "--source", "-100200300", "--max-results", "1", "rollback")
+	g.run("session", "append", "--session", "wa-ann", "--role", "user", "--source", "919876543210", "no channel")
+	g.run("session", "append", "--session", "wa-ann", "--role", "user", "--channel", "whats app", "a space")
+	g.run("session", "append", "--session", "wa-ann", "--role", "user", "--channel", "whatsapp", "--source", "91 98", "a space")
 	g.check("sessions")
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host/indexer"
+	"github.com/memhost/memhost/internal/origin"
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
@@ -208,13 +209,16 @@ func (s *RecallService) ConversationSearch(ctx context.Context, req memhost.Conv
 	if err != nil {
 		return resp, fault.BadInputf("until", "until %q: %v", req.Until, err)
 	}
+	if err := origin.Check(req.Channel, req.SourceID); err != nil {
+		return resp, err
+	}
 	if err := s.k.WithIndex(ctx, func() error { return s.k.SyncBeforeSearch(ctx) }); err != nil {
 		return resp, err
 	}
 	resp.Timing.SyncMs = ms(time.Since(start))
 	n := max(50, 4*limit)
-	if !since.IsZero() || !until.IsZero() {
-		n = max(200, 20*limit) // dates filter after ranking
+	if !since.IsZero() || !until.IsZero() || req.Channel != "" {
+		n = max(200, 20*limit) // dates and channels filter after ranking
 	}
 	var ranked []search.Scored
 	err = s.k.WithIndex(ctx, func() (err error) {
@@ -231,6 +235,9 @@ func (s *RecallService) ConversationSearch(ctx context.Context, req memhost.Conv
 			break
 		}
 		m := sessions.ParseMeta(r.Hit.Meta)
+		if req.Channel != "" && !strings.EqualFold(m.Channel, req.Channel) || req.SourceID != "" && m.SourceID != req.SourceID {
+			continue
+		}
 		if !since.IsZero() || !until.IsZero() {
 			t, ok := sessions.TurnTime(m.Timestamp, s.k.Location())
 			if !ok || (!since.IsZero() && t.Before(since)) || (!until.IsZero() && t.After(until)) {
@@ -238,7 +245,7 @@ func (s *RecallService) ConversationSearch(ctx context.Context, req memhost.Conv
 			}
 		}
 		resp.Results = append(resp.Results, memhost.TurnResult{Session: m.Session, Turns: m.Turns, Role: m.Role, Speaker: m.Speaker,
-			Timestamp: m.Timestamp, Snippet: search.Snippet(r.Hit.Text, terms, 200), Context: search.Snippet(r.Hit.Context, terms, 160),
+			Timestamp: m.Timestamp, Channel: m.Channel, SourceID: m.SourceID, Snippet: search.Snippet(r.Hit.Text, terms, 200), Context: search.Snippet(r.Hit.Context, terms, 160),
 			Score: r.Score, Lines: memhost.Lines{Start: r.Hit.StartLine, End: r.Hit.EndLine}})
 	}
 	resp.Timing.TotalMs = ms(time.Since(start))

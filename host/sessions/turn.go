@@ -16,6 +16,8 @@ type Meta struct {
 	Role      string   `json:"role,omitempty"`
 	Speaker   string   `json:"speaker,omitempty"`
 	Timestamp string   `json:"timestamp,omitempty"`
+	Channel   string   `json:"channel,omitempty"`
+	SourceID  string   `json:"sourceId,omitempty"`
 }
 
 // ParseMeta reads a chunk's meta; a malformed one gives the zero Meta.

@@ -10,21 +10,26 @@ import (
 )
 
 // rootMayImport are the packages of ours the root package may import,
-// each a leaf (TestRootImportsNothingOfOurs checks that they import
-// nothing of ours either).
+// each a leaf: TestRootImportsNothingOfOurs checks that they import
+// nothing of ours but each other (origin returns fault's errors).
 var rootMayImport = map[string]string{
 	"github.com/memhost/memhost/host/fault":         "the error kinds the requests' Check methods return",
 	"github.com/memhost/memhost/internal/jsoncheck": "the JSON checks those Check methods share with the server",
+	"github.com/memhost/memhost/internal/origin":    "a turn's channel and source id, which Check methods check",
 }
 
 // TestRootImportsNothingOfOurs: the root package (memhost's domain types)
 // imports no package of the module but leaves, so that every package may
-// import it.
+// import it. (A cycle among the leaves would not compile.)
 func TestRootImportsNothingOfOurs(t *testing.T) {
 	for leaf := range rootMayImport {
 		dir := filepath.Join("..", "..", strings.TrimPrefix(leaf, "github.com/memhost/memhost/"))
 		for f, ps := range ourImports(t, dir) {
-			t.Errorf("%s, which the root package imports, imports %s", f, ps)
+			for _, p := range ps {
+				if rootMayImport[p] == "" {
+					t.Errorf("%s, which the root package imports, imports %s", f, p)
+				}
+			}
 		}
 	}
 	for f, ps := range ourImports(t, filepath.Join("..", "..")) {

@@ -55,7 +55,7 @@ func Chunks(rel string, data []byte, from int, opt chunk.Options) ([]index.Chunk
 		if id == "" {
 			id = fmt.Sprint(n)
 		}
-		meta, _ := json.Marshal(sessions.Meta{Session: session, Turns: []string{id}, Role: t.Role, Speaker: t.Speaker, Timestamp: t.Timestamp})
+		meta, _ := json.Marshal(sessions.Meta{Session: session, Turns: []string{id}, Role: t.Role, Speaker: t.Speaker, Timestamp: t.Timestamp, Channel: t.Channel, SourceID: t.SourceID})
 		for _, text := range texts {
 			c := index.Chunk{Heading: speaker(t), StartLine: n, EndLine: n, Text: text, Meta: string(meta)}
 			if maxWords > 0 {
