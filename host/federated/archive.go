@@ -16,7 +16,8 @@ import (
 	"github.com/memhost/memhost/host/archive"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/host/federation"
+	"github.com/memhost/memhost/host/federation/filemerge"
+	"github.com/memhost/memhost/host/federation/gitrepo"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/internal/fsx"
@@ -127,7 +128,7 @@ func (fd *FederationService) Import(ctx context.Context, req memhost.ImportReque
 		return memhost.Change{Op: "import", Paths: changed, Files: files, Result: &out,
 			Note: fmt.Sprintf("import: %s (%d added, %d merged)", filepath.Base(out.Path), len(out.Added), len(out.Merged))}
 	})
-	repo := &federation.Repo{Dir: absHome(fd.k.Home())}
+	repo := &gitrepo.Repo{Dir: absHome(fd.k.Home())}
 	var reindex []string
 	for _, it := range items {
 		theirs, err := os.ReadFile(filepath.Join(stage, filepath.FromSlash(it.name)))
@@ -141,7 +142,7 @@ func (fd *FederationService) Import(ctx context.Context, req memhost.ImportReque
 			case bytes.Equal(ours, theirs):
 				return nil, "", nil
 			case strings.HasSuffix(it.name, ".jsonl"):
-				merged := federation.MergeJSONL(nil, ours, theirs)
+				merged := filemerge.JSONL(nil, ours, theirs)
 				if bytes.Equal(merged, ours) {
 					return nil, "", nil
 				}
@@ -173,7 +174,7 @@ func (fd *FederationService) Import(ctx context.Context, req memhost.ImportReque
 				return out, uerr
 			}
 			if what == "conflict" {
-				sib := federation.SiblingPath(it.indexPath, id)
+				sib := filemerge.SiblingPath(it.indexPath, id)
 				if err := fd.k.Notebook().Update(ctx, sib, func([]byte, bool) ([]byte, error) { return theirs, nil }); err != nil {
 					return out, err
 				}

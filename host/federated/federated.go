@@ -13,6 +13,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation"
+	"github.com/memhost/memhost/host/federation/gitrepo"
 	"github.com/memhost/memhost/host/health"
 )
 
@@ -21,7 +22,7 @@ import (
 type fedState struct {
 	home      string // absolute
 	repo      *federation.Repo
-	committer *federation.Committer
+	committer *Committer
 }
 
 // OpenFederation starts committing when the home is a memhost repository
@@ -41,7 +42,7 @@ func (fd *FederationService) start() *fedState {
 	home := absHome(fd.k.Home())
 	repo := &federation.Repo{Dir: home, Author: cfg.Author, Notebook: fd.notebookRel()}
 	f := &fedState{home: home, repo: repo}
-	f.committer = federation.NewCommitter(repo, time.Duration(cfg.CommitIntervalMs)*time.Millisecond, func(err error) {
+	f.committer = NewCommitter(repo, time.Duration(cfg.CommitIntervalMs)*time.Millisecond, func(err error) {
 		if err != nil {
 			fd.k.Log().Warn("cannot commit to the home's git repository; the change is kept on disk", "err", err)
 		}
@@ -108,7 +109,7 @@ func (fd *FederationService) Note(c memhost.Change) {
 	if len(paths) == 0 {
 		return
 	}
-	f.committer.Note(federation.Change{Message: c.Note, Paths: paths})
+	f.committer.Note(Change{Message: c.Note, Paths: paths})
 }
 
 // Edited commits changes the watcher saw (edits made in an editor).
@@ -131,7 +132,7 @@ func (fd *FederationService) Edited(r memhost.SyncResult) {
 	if len(names) > 5 {
 		msg = fmt.Sprintf("edit: %d files (%s, …)", len(names), strings.Join(names[:5], ", "))
 	}
-	f.committer.Note(federation.Change{Message: msg, Paths: paths})
+	f.committer.Note(Change{Message: msg, Paths: paths})
 }
 
 // GitInit makes the home a git repository (or adopts the one it is),
@@ -194,7 +195,7 @@ func inside(root, p string) bool {
 }
 
 func gitFault(err error) error {
-	if errors.Is(err, federation.ErrNoGit) {
+	if errors.Is(err, gitrepo.ErrNoGit) {
 		return &fault.Error{Kind: fault.Unavailable, Field: "git", Message: err.Error(), Err: err}
 	}
 	return err

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost/host/federation/gitrepo"
+	"github.com/memhost/memhost/host/federation/gitrepo/gitindex"
 )
 
 // fastPages is a small home with nested folders, files at several
@@ -93,7 +96,7 @@ func TestFastCommitMatchesGit(t *testing.T) {
 		}
 		msg := fmt.Sprintf("remember: round %d  \n\n\n- detail  \n", round)
 		before := gitOut(t, fast, "rev-parse", "HEAD")
-		id, err := fast.fastCommit(openedHome(t, fast), msg, paths, time.Now())
+		id, err := fast.g().FastCommit(openedHome(t, fast), msg, paths, time.Now())
 		if err != nil {
 			t.Fatalf("round %d: fast path refused: %v", round, err)
 		}
@@ -128,7 +131,7 @@ func TestFastCommitMatchesGit(t *testing.T) {
 	}
 	// Nothing changed: no commit, no error.
 	before := gitOut(t, fast, "rev-parse", "HEAD")
-	if id, err := fast.fastCommit(openedHome(t, fast), "again", []string{"notebook/top.md"}, time.Now()); err != nil || id != "" {
+	if id, err := fast.g().FastCommit(openedHome(t, fast), "again", []string{"notebook/top.md"}, time.Now()); err != nil || id != "" {
 		t.Fatalf("an unchanged file: %q %v", id, err)
 	}
 	if gitOut(t, fast, "rev-parse", "HEAD") != before {
@@ -198,8 +201,8 @@ func TestFastCommitRefusesWhatItCannotDo(t *testing.T) {
 			r := newHome(t, "home", fastPages)
 			paths := c.setup(t, r)
 			before := gitOut(t, r, "rev-parse", "HEAD")
-			if _, err := r.fastCommit(openedHome(t, r), "m", paths, time.Now()); !errors.Is(err, errSlowPath) {
-				t.Fatalf("fast path: %v, want errSlowPath", err)
+			if _, err := r.g().FastCommit(openedHome(t, r), "m", paths, time.Now()); !errors.Is(err, gitindex.ErrSlowPath) {
+				t.Fatalf("fast path: %v, want gitindex.ErrSlowPath", err)
 			}
 			if gitOut(t, r, "rev-parse", "HEAD") != before {
 				t.Fatal("the refused fast path moved the branch")
@@ -259,7 +262,7 @@ func BenchmarkFastCommit(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				appendTo(b, dir, p, fmt.Sprintf("- %s %d\n", mode, i))
 				if mode == "fast" {
-					if id, err := r.fastCommit(home, "m", []string{p}, time.Now()); err != nil || id == "" {
+					if id, err := r.g().FastCommit(home, "m", []string{p}, time.Now()); err != nil || id == "" {
 						b.Fatal(id, err)
 					}
 				} else if out, err := exec.Command("git", "-C", dir, "commit", "-q", "--only", "-m", "m", "--", p).CombinedOutput(); err != nil {
@@ -302,7 +305,7 @@ func TestFastForwardMatchesGit(t *testing.T) {
 		os.RemoveAll(filepath.Join(dir, "notebook/knowledge/deep"))
 		os.Remove(filepath.Join(dir, "notebook/top.md"))
 	})
-	if err := r.fastForward(ctx, head, target, time.Now()); err != nil {
+	if err := r.g().FastForward(ctx, head, target, time.Now()); err != nil {
 		t.Fatalf("fast-forward: %v", err)
 	}
 	checkRepo(t, r)
@@ -324,14 +327,14 @@ func TestFastForwardMatchesGit(t *testing.T) {
 	mustContain(t, read(t, r.Dir, "notebook/projects/new/idea.md"), "idea")
 	// The next commit takes the fast path on target.
 	appendTo(t, r.Dir, "notebook/projects/new/idea.md", "- more\n")
-	if id, err := r.fastCommit(openedHome(t, r), "after", []string{"notebook/projects/new/idea.md"}, time.Now()); err != nil || id == "" {
+	if id, err := r.g().FastCommit(openedHome(t, r), "after", []string{"notebook/projects/new/idea.md"}, time.Now()); err != nil || id == "" {
 		t.Fatalf("fast commit after a fast-forward: %q %v", id, err)
 	}
 	checkRepo(t, r)
 }
 
 // TestFastForwardKeepsLocalEdits: a file edited (or made) locally that
-// target changes stops the fast-forward with errDirty before anything
+// target changes stops the fast-forward with gitrepo.ErrDirty before anything
 // moves, as git merge refuses to overwrite it.
 func TestFastForwardKeepsLocalEdits(t *testing.T) {
 	ctx := context.Background()
@@ -350,7 +353,7 @@ func TestFastForwardKeepsLocalEdits(t *testing.T) {
 			})
 			local(r.Dir)
 			before := files(t, r.Dir)
-			if err := r.fastForward(ctx, head, target, time.Now()); !errors.Is(err, errDirty) {
+			if err := r.g().FastForward(ctx, head, target, time.Now()); !errors.Is(err, gitrepo.ErrDirty) {
 				t.Fatalf("fast-forward over a local change: %v", err)
 			}
 			if gitOut(t, r, "rev-parse", "HEAD") != head {
@@ -430,7 +433,7 @@ func TestMaintainPacksOnceADay(t *testing.T) {
 func TestStaleLocksOfAKilledCommit(t *testing.T) {
 	ctx := context.Background()
 	r := newHome(t, "home", fastPages)
-	old := time.Now().Add(-2 * staleLock)
+	old := time.Now().Add(-2 * gitrepo.StaleLock)
 	for _, l := range []string{".git/index.lock", ".git/refs/heads/main.lock"} {
 		write(t, r.Dir, l, "")
 		if err := os.Chtimes(filepath.Join(r.Dir, l), old, old); err != nil {

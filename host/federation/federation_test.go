@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/federation/filemerge"
 )
 
 // newBare makes an empty bare repository: the shared remote.
@@ -261,7 +262,7 @@ func TestConflictKeepsBothSides(t *testing.T) {
 		t.Fatalf("got conflicts %+v, want contacts.md", res.Conflicts)
 	}
 	sib := res.Conflicts[0].Sibling
-	if !IsConflictSibling(sib) {
+	if !filemerge.IsConflictSibling(sib) {
 		t.Fatalf("%s is not named as a sibling", sib)
 	}
 	mustContain(t, read(t, b.Dir, "notebook/reference/contacts.md"), "Initech")
@@ -315,7 +316,7 @@ func TestAddedOnBothSides(t *testing.T) {
 				sameTrees(t, a, b)
 				return
 			}
-			if len(res.Conflicts) != 1 || res.Conflicts[0].Path != tt.path || !IsConflictSibling(res.Conflicts[0].Sibling) {
+			if len(res.Conflicts) != 1 || res.Conflicts[0].Path != tt.path || !filemerge.IsConflictSibling(res.Conflicts[0].Sibling) {
 				t.Fatalf("conflicts %+v, want one on %s", res.Conflicts, tt.path)
 			}
 			if got != tt.b {
@@ -499,12 +500,12 @@ func TestRewrittenRemoteRefused(t *testing.T) {
 	}
 	appendTo(t, b.Dir, "notebook/x.md", "- three (b)\n")
 	b.CommitAll(ctx, "b")
-	before, _ := b.rev(ctx, "HEAD")
+	before, _ := b.g().Rev(ctx, "HEAD")
 	_, err := b.Sync(ctx, SyncOptions{Remote: remote})
 	if !errors.Is(err, ErrRewritten) {
 		t.Fatalf("got %v, want ErrRewritten", err)
 	}
-	after, _ := b.rev(ctx, "HEAD")
+	after, _ := b.g().Rev(ctx, "HEAD")
 	if before != after {
 		t.Fatal("HEAD moved")
 	}
@@ -517,7 +518,7 @@ func TestRewrittenRemoteRefused(t *testing.T) {
 	if strings.TrimSpace(out) == "" {
 		t.Fatal("the rewritten history was not kept")
 	}
-	tip, _ := other.rev(ctx, "HEAD")
+	tip, _ := other.g().Rev(ctx, "HEAD")
 	remoteTip, _ := (&Repo{Dir: remote}).Git(ctx, "rev-parse", "refs/heads/main")
 	if strings.TrimSpace(remoteTip) != tip {
 		t.Fatal("the remote was changed by the refused sync")
@@ -549,40 +550,5 @@ func TestUnreachableRemote(t *testing.T) {
 	res := sync1(t, a, remote)
 	if !res.Pushed || a.ReadState().Failures != 0 {
 		t.Fatalf("got %+v, state %+v", res, a.ReadState())
-	}
-}
-
-// The committer batches changes noted at once into few commits, whose
-// messages name every change, from many goroutines (-race).
-func TestCommitterConcurrent(t *testing.T) {
-	r := newHome(t, "a", nil)
-	c := NewCommitter(r, 200*time.Millisecond, nil)
-	var wg sync.WaitGroup
-	for i := 0; i < 20; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			p := fmt.Sprintf("notebook/p%d.md", i)
-			write(t, r.Dir, p, "# p\n")
-			c.Note(Change{Message: "write: " + p, Paths: []string{p}})
-		}()
-	}
-	wg.Wait()
-	if err := c.Close(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	log, err := r.Git(context.Background(), "log", "--format=%B%x00")
-	if err != nil {
-		t.Fatal(err)
-	}
-	commits := strings.Count(log, "\x00") - 1 // the init commit
-	if commits < 1 || commits > 3 {
-		t.Fatalf("%d commits for 20 changes noted at once, want 1 to 3", commits)
-	}
-	for i := 0; i < 20; i++ {
-		mustContain(t, log, fmt.Sprintf("notebook/p%d.md\n", i))
-	}
-	if len(tree(t, r)) != 21 {
-		t.Fatalf("tree %v", tree(t, r))
 	}
 }

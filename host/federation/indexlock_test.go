@@ -26,12 +26,12 @@ func TestCommitWhileGitHoldsTheIndex(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		os.Remove(lock)
 	}()
-	home, err := r.openHome()
+	home, err := r.g().OpenHome()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer home.Close()
-	if ok, err := r.gitCommit(ctx, home, "edit", []string{"notebook/knowledge/plan.md"}, nil, false); err != nil || !ok {
+	if ok, err := r.g().Commit(ctx, home, "edit", []string{"notebook/knowledge/plan.md"}, nil, false); err != nil || !ok {
 		t.Fatalf("commit while index.lock was held: %v %v", ok, err)
 	}
 	if st, err := r.Git(ctx, "status", "--porcelain"); err != nil || strings.TrimSpace(st) != "" {
@@ -43,7 +43,7 @@ func TestCommitWhileGitHoldsTheIndex(t *testing.T) {
 	if _, err := r.Git(ctx, "read-tree", "HEAD~1"); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := r.gitCommit(ctx, home, "nothing", []string{"notebook/knowledge/plan.md"}, nil, false); err != nil || ok {
+	if ok, err := r.g().Commit(ctx, home, "nothing", []string{"notebook/knowledge/plan.md"}, nil, false); err != nil || ok {
 		t.Fatalf("a commit with nothing to commit: %v %v", ok, err)
 	}
 	if st, err := r.Git(ctx, "status", "--porcelain"); err != nil || strings.TrimSpace(st) != "" {

@@ -119,7 +119,7 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (memhost.GitInitResul
 		return res, err
 	}
 	defer unlock()
-	if _, err := r.waitIndexLock(ctx); err != nil {
+	if _, err := r.g().WaitIndexLock(ctx); err != nil {
 		return res, err
 	}
 	// What an adopted repository (or an older memhost) tracked outside
@@ -152,7 +152,7 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (memhost.GitInitResul
 	if err != nil {
 		return res, err
 	}
-	head, err := r.rev(ctx, "HEAD")
+	head, err := r.g().Rev(ctx, "HEAD")
 	if err != nil {
 		return res, err
 	}
@@ -160,16 +160,16 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (memhost.GitInitResul
 	if head == "" {
 		msg = "memhost git init"
 	}
-	home, err := r.openHome()
+	home, err := r.g().OpenHome()
 	if err != nil {
 		return res, err
 	}
 	defer home.Close()
 	// An empty home gets an empty first commit: later merges need a base.
-	if _, err := r.gitCommit(ctx, home, msg, r.shareable(home, paths), remove, head == ""); err != nil {
+	if _, err := r.g().Commit(ctx, home, msg, r.shareable(home, paths), remove, head == ""); err != nil {
 		return res, err
 	}
-	res.Commit, err = r.rev(ctx, "HEAD")
+	res.Commit, err = r.g().Rev(ctx, "HEAD")
 	return res, err
 }
 

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/memhost/memhost/host/federation/filemerge"
 )
 
 // The remote is not trusted: these tests play an attacker with push
@@ -211,7 +213,7 @@ func TestRemoteChangesOutsideSharedRefused(t *testing.T) {
 			sync1(t, a, remote)
 			bad := attack(t, remote, "innocent", tc.entry)
 			before := snapshot(t, a.Dir)
-			head, _ := a.rev(ctx, "HEAD")
+			head, _ := a.g().Rev(ctx, "HEAD")
 
 			_, err := a.Sync(ctx, SyncOptions{Remote: remote})
 			if !errors.Is(err, ErrRefused) {
@@ -227,7 +229,7 @@ func TestRemoteChangesOutsideSharedRefused(t *testing.T) {
 				t.Fatalf("error is not one line: %q", msg)
 			}
 			sameSnapshot(t, snapshot(t, a.Dir), before)
-			if now, _ := a.rev(ctx, "HEAD"); now != head {
+			if now, _ := a.g().Rev(ctx, "HEAD"); now != head {
 				t.Fatalf("HEAD moved from %s to %s", head, now)
 			}
 			if st := a.ReadState(); !st.Refused || st.Failures != 1 || st.LastError != msg {
@@ -454,7 +456,7 @@ func TestRemoteReplacingEditedFile(t *testing.T) {
 		attack(t, remote, "folder", plant(page, "", ""), plant(page+"/inside.md", "100644", "# Inside\n"))
 		res := sync1(t, a, remote)
 		mustContain(t, read(t, a.Dir, page+"/inside.md"), "# Inside")
-		if len(res.Conflicts) != 1 || res.Conflicts[0].Path != page || !IsConflictSibling(res.Conflicts[0].Sibling) {
+		if len(res.Conflicts) != 1 || res.Conflicts[0].Path != page || !filemerge.IsConflictSibling(res.Conflicts[0].Sibling) {
 			t.Fatalf("conflicts %+v, want one on %s with a sibling page", res.Conflicts, page)
 		}
 		sib := res.Conflicts[0].Sibling

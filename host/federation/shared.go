@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/federation/gitrepo"
+	"github.com/memhost/memhost/host/federation/worktree"
 	"github.com/memhost/memhost/internal/fsx"
 )
 
@@ -22,11 +23,11 @@ import (
 // memhost enforces it itself, on both sides, whatever the .gitignore
 // (which the remote can change) says:
 //
-//   - commits (commitLocked, fastCommit) only ever add or change shared
+//   - commits (commitLocked, gitrepo's FastCommit) only ever add or change shared
 //     paths, as regular files (mode 100644, never an executable bit or a
 //     symlink); a tracked file of any other kind can only be removed.
 //     Files are read beneath the home with no symlink on their path and
-//     no FIFO waited on (worktree.go). The shared .gitignore neither
+//     no FIFO waited on (package worktree). The shared .gitignore neither
 //     widens nor narrows this: a remote adding notebook/ to it does not
 //     stop local pages from being shared; .git/info/exclude (this
 //     machine's, never shared) keeps a page out;
@@ -38,7 +39,7 @@ import (
 //     tree the work tree moves to is checked again before any file is
 //     written (checkMove), and a path it changes where the work tree
 //     holds a FIFO, a symlink or a folder stops the sync with one line
-//     naming it (checkWorkTree).
+//     naming it (gitrepo's CheckWorkTree).
 //
 // The shared paths are
 //
@@ -63,8 +64,6 @@ const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 const (
 	sessionsDir = "sessions"
-	modeFile    = 0o100644
-	modeTree    = 0o040000
 )
 
 // notebookDir is the notebook folder, home-relative and slash-separated.
@@ -171,7 +170,7 @@ func (r *Repo) pathRefusal(p string) string {
 // regular file (or none: a removal).
 func modeRefusal(m uint32) string {
 	switch m {
-	case 0, modeFile:
+	case 0, gitrepo.ModeFile:
 		return ""
 	case 0o100755:
 		return "an executable file, mode 100755; only regular files (100644) are shared"
@@ -186,36 +185,14 @@ func modeRefusal(m uint32) string {
 // changeRefusal is why a remote may not make change c, "" when it may.
 // A folder entry (diff-tree -t) is checked for its names only: the files
 // in it are checked one by one.
-func (r *Repo) changeRefusal(c treeChange) string {
-	if c.newMode == modeTree || c.oldMode == modeTree && c.newMode == 0 {
-		return componentsRefusal(c.path)
+func (r *Repo) changeRefusal(c gitrepo.TreeChange) string {
+	if c.NewMode == gitrepo.ModeTree || c.OldMode == gitrepo.ModeTree && c.NewMode == 0 {
+		return componentsRefusal(c.Path)
 	}
-	if why := r.pathRefusal(c.path); why != "" {
+	if why := r.pathRefusal(c.Path); why != "" {
 		return why
 	}
-	return modeRefusal(c.newMode)
-}
-
-// showPath is p as an error message shows it: quoted when it holds
-// anything a terminal would not print as is.
-func showPath(p string) string {
-	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
-		return strconv.Quote(p)
-	}
-	return p
-}
-
-// verb says what a change does to its path.
-func (c treeChange) verb() string {
-	switch {
-	case c.oldOID == "" && c.oldMode == 0:
-		return "adds"
-	case c.newOID == "" && c.newMode == 0:
-		return "deletes"
-	case c.oldMode != c.newMode && c.oldMode != 0 && c.newMode != 0:
-		return "changes the mode of"
-	}
-	return "changes"
+	return modeRefusal(c.NewMode)
 }
 
 // checkRemote refuses theirs unless everything it changes is shared: the
@@ -225,13 +202,13 @@ func (c treeChange) verb() string {
 // removed, a .gitignore both sides hold), unless its path is malformed.
 func (r *Repo) checkRemote(ctx context.Context, head, theirs string) error {
 	// Nothing new: the remote tip is the one merged (and checked) last.
-	if seen, err := r.rev(ctx, seenRef); err != nil || seen == theirs || head == theirs {
+	if seen, err := r.g().Rev(ctx, seenRef); err != nil || seen == theirs || head == theirs {
 		return err
 	}
 	bases := []string{emptyTree}
 	if head != "" {
 		out, err := r.Git(ctx, "merge-base", "--all", head, theirs)
-		if err != nil && exitCode(err) != 1 {
+		if err != nil && gitrepo.ExitCode(err) != 1 {
 			return err
 		}
 		if f := strings.Fields(out); len(f) > 0 {
@@ -239,19 +216,19 @@ func (r *Repo) checkRemote(ctx context.Context, head, theirs string) error {
 		}
 	}
 	for _, base := range bases {
-		changes, err := r.rawDiff(ctx, base, theirs, true)
+		changes, err := r.g().RawDiff(ctx, base, theirs, true)
 		if err != nil {
 			return err
 		}
-		var bad []treeChange
+		var bad []gitrepo.TreeChange
 		var why []string
 		for _, c := range changes {
 			w := r.changeRefusal(c)
 			if w == "" {
 				continue
 			}
-			if head != "" && componentsRefusal(c.path) == "" && c.newMode != modeTree && c.oldMode != modeTree {
-				if same, err := r.sameAt(ctx, head, theirs, c.path); err != nil {
+			if head != "" && componentsRefusal(c.Path) == "" && c.NewMode != gitrepo.ModeTree && c.OldMode != gitrepo.ModeTree {
+				if same, err := r.sameAt(ctx, head, theirs, c.Path); err != nil {
 					return err
 				} else if same {
 					continue
@@ -276,7 +253,7 @@ func (r *Repo) sameAt(ctx context.Context, a, b, p string) (bool, error) {
 // refusal is the error for the refused changes (bad[0] named, the
 // number of others told): which remote commit made the change, what it
 // does, why it is refused.
-func (r *Repo) refusal(ctx context.Context, head, theirs string, bad []treeChange, why []string) error {
+func (r *Repo) refusal(ctx context.Context, head, theirs string, bad []gitrepo.TreeChange, why []string) error {
 	c := bad[0]
 	commit, verb := r.introducedBy(ctx, head, theirs, c)
 	more := ""
@@ -286,24 +263,24 @@ func (r *Repo) refusal(ctx context.Context, head, theirs string, bad []treeChang
 		more = fmt.Sprintf(" (and %d more changes)", n)
 	}
 	return &fault.Error{Kind: fault.Conflict, Field: "remote", Err: ErrRefused,
-		Message: fmt.Sprintf("remote commit %s %s %s (%s)%s: refused; nothing of it was merged, local changes are kept and committed", short(commit), verb, showPath(c.path), why[0], more)}
+		Message: fmt.Sprintf("remote commit %s %s %s (%s)%s: refused; nothing of it was merged, local changes are kept and committed", gitrepo.Short(commit), verb, worktree.ShowPath(c.Path), why[0], more)}
 }
 
 // introducedBy finds the oldest remote commit (not in head) that makes
 // change c, for the message; theirs itself when none is found in the
 // first hundred that touch its top folder.
-func (r *Repo) introducedBy(ctx context.Context, head, theirs string, c treeChange) (string, string) {
+func (r *Repo) introducedBy(ctx context.Context, head, theirs string, c gitrepo.TreeChange) (string, string) {
 	args := []string{"rev-list", "--reverse", "--topo-order", "--no-merges", theirs}
 	if head != "" {
 		args = append(args, "--not", head)
 	}
-	top, _, _ := strings.Cut(c.path, "/")
+	top, _, _ := strings.Cut(c.Path, "/")
 	if componentRefusal(top) == "" {
 		args = append(args, "--", ":(literal)"+top)
 	}
 	out, err := r.Git(ctx, args...)
 	if err != nil {
-		return theirs, c.verb()
+		return theirs, verb(c)
 	}
 	ids := strings.Fields(out)
 	for i, id := range ids {
@@ -311,39 +288,39 @@ func (r *Repo) introducedBy(ctx context.Context, head, theirs string, c treeChan
 			break
 		}
 		parent := emptyTree
-		if p, err := r.rev(ctx, id+"^1"); err == nil && p != "" {
+		if p, err := r.g().Rev(ctx, id+"^1"); err == nil && p != "" {
 			parent = p
 		}
-		changes, err := r.rawDiff(ctx, parent, id, true)
+		changes, err := r.g().RawDiff(ctx, parent, id, true)
 		if err != nil {
 			continue
 		}
 		for _, x := range changes {
-			if x.path == c.path && x.newMode == c.newMode && x.newOID == c.newOID {
-				return id, x.verb()
+			if x.Path == c.Path && x.NewMode == c.NewMode && x.NewOID == c.NewOID {
+				return id, verb(x)
 			}
 		}
 	}
-	return theirs, c.verb()
+	return theirs, verb(c)
 }
 
 // checkMove refuses to move the work tree from head to target (the
 // remote's commit or the merge made with it) if anything that changes
 // on the way is not shared: the last check before files are written,
 // whatever made target. It returns the changes.
-func (r *Repo) checkMove(ctx context.Context, head, target string) ([]treeChange, error) {
+func (r *Repo) checkMove(ctx context.Context, head, target string) ([]gitrepo.TreeChange, error) {
 	from := head
 	if from == "" {
 		from = emptyTree
 	}
-	changes, err := r.rawDiff(ctx, from, target, true)
+	changes, err := r.g().RawDiff(ctx, from, target, true)
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range changes {
 		if why := r.changeRefusal(c); why != "" {
 			return nil, &fault.Error{Kind: fault.Conflict, Field: "remote", Err: ErrRefused,
-				Message: fmt.Sprintf("the merge with the remote (%s) %s %s (%s): refused; nothing of it was merged, local changes are kept and committed", short(target), c.verb(), showPath(c.path), why)}
+				Message: fmt.Sprintf("the merge with the remote (%s) %s %s (%s): refused; nothing of it was merged, local changes are kept and committed", gitrepo.Short(target), verb(c), worktree.ShowPath(c.Path), why)}
 		}
 	}
 	return changes, nil
@@ -352,19 +329,19 @@ func (r *Repo) checkMove(ctx context.Context, head, target string) ([]treeChange
 // shareable keeps the paths a commit may record: shared paths that are
 // regular files on disk (or gone: removed), and any tracked path that is
 // gone (a removal only ever narrows what is shared). A symlink, a folder
-// or a FIFO at a shared path, or a symlink on its way (kindAt), is left
+// or a FIFO at a shared path, or a symlink on its way (worktree.KindAt), is left
 // out: its tracked version stays.
 func (r *Repo) shareable(home *fsx.Dir, paths []string) []string {
 	var out []string
-	for _, p := range dedupe(paths) {
+	for _, p := range gitrepo.Dedupe(paths) {
 		if componentsRefusal(p) != "" {
 			continue
 		}
-		switch kind, _, err := kindAt(home, p); {
+		switch kind, _, err := worktree.KindAt(home, p); {
 		case err != nil:
-		case kind == kindGone:
+		case kind == worktree.KindGone:
 			out = append(out, p) // removed: recorded if tracked
-		case kind == kindRegular && r.Shares(p):
+		case kind == worktree.KindRegular && r.Shares(p):
 			out = append(out, p)
 		}
 	}
@@ -372,3 +349,16 @@ func (r *Repo) shareable(home *fsx.Dir, paths []string) []string {
 }
 
 func isRefused(err error) bool { return errors.Is(err, ErrRefused) }
+
+// verb says what a change does to its path.
+func verb(c gitrepo.TreeChange) string {
+	switch {
+	case c.OldOID == "" && c.OldMode == 0:
+		return "adds"
+	case c.NewOID == "" && c.NewMode == 0:
+		return "deletes"
+	case c.OldMode != c.NewMode && c.OldMode != 0 && c.NewMode != 0:
+		return "changes the mode of"
+	}
+	return "changes"
+}

@@ -15,7 +15,7 @@ import (
 // MaxBackoff bounds the wait after failed syncs (memhost.GitMaxBackoff).
 const MaxBackoff = memhost.GitMaxBackoff
 
-func (r *Repo) statePath() string { return filepath.Join(r.gitDir(), "memhost", "state.json") }
+func (r *Repo) statePath() string { return filepath.Join(r.g().GitDir(), "memhost", "state.json") }
 
 // ReadState reads the state; conflicts the person resolved are left
 // out: the sibling page is gone, or the file kept over a deletion was
@@ -28,7 +28,7 @@ func (r *Repo) ReadState() memhost.GitState {
 	}
 	open := s.Conflicts[:0:0]
 	for _, c := range s.Conflicts {
-		if c.Sibling != "" && r.exists(c.Sibling) || c.Sibling == "" && c.Kept != "" && r.holds(c.Path, c.Kept) {
+		if c.Sibling != "" && r.g().Exists(c.Sibling) || c.Sibling == "" && c.Kept != "" && r.g().Holds(c.Path, c.Kept) {
 			open = append(open, c)
 		}
 	}

@@ -1,12 +1,10 @@
 package federation
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,8 +12,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation/filemerge"
-
-	"github.com/memhost/memhost/internal/fsx"
+	"github.com/memhost/memhost/host/federation/gitrepo"
 )
 
 // Errors callers branch on.
@@ -76,14 +73,14 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res memhost.GitSyncR
 	if _, err := r.CommitAll(ctx, "sync: local changes"); err != nil {
 		return res, err
 	}
-	res.Before, err = r.rev(ctx, "HEAD")
+	res.Before, err = r.g().Rev(ctx, "HEAD")
 	if err != nil {
 		return res, err
 	}
 	// Whatever ends the sync (a fetch failing in a later round, after a
 	// merge), the caller learns which files the merges changed, to index.
 	defer func() {
-		res.After, _ = r.rev(ctx, "HEAD")
+		res.After, _ = r.g().Rev(ctx, "HEAD")
 		if changed, cerr := r.changedFiles(ctx, res.Before, res.After); cerr == nil {
 			res.Changed = changed
 		} else if err == nil {
@@ -94,7 +91,7 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res memhost.GitSyncR
 		if err := r.fetch(ctx, opts); err != nil {
 			return res, err
 		}
-		theirs, err := r.rev(ctx, trackingRef(opts.Branch))
+		theirs, err := r.g().Rev(ctx, trackingRef(opts.Branch))
 		if err != nil {
 			return res, err
 		}
@@ -103,7 +100,7 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res memhost.GitSyncR
 		}
 		if theirs != "" {
 			// What the remote changes is looked at before anything merges.
-			head, err := r.rev(ctx, "HEAD")
+			head, err := r.g().Rev(ctx, "HEAD")
 			if err != nil {
 				return res, err
 			}
@@ -116,7 +113,7 @@ func (r *Repo) Sync(ctx context.Context, opts SyncOptions) (res memhost.GitSyncR
 		}
 		// Nothing of ours to push (a pull that fast-forwarded, or no
 		// change on either side): the remote holds HEAD already.
-		if head, err := r.rev(ctx, "HEAD"); err == nil && theirs != "" && head == theirs {
+		if head, err := r.g().Rev(ctx, "HEAD"); err == nil && theirs != "" && head == theirs {
 			res.Pushed = true
 			break
 		}
@@ -154,7 +151,7 @@ func (r *Repo) fetch(ctx context.Context, opts SyncOptions) error {
 	// A fetch of a killed memhost may still be running, holding the
 	// tracking ref's lock (or have died leaving it): wait for it to end,
 	// or to go stale, and fetch again.
-	if waited, _, err := r.waitLock(ctx, filepath.Join(r.gitDir(), filepath.FromSlash(trackingRef(opts.Branch))+".lock")); err != nil {
+	if waited, _, err := r.g().WaitLock(ctx, filepath.Join(r.g().GitDir(), filepath.FromSlash(trackingRef(opts.Branch))+".lock")); err != nil {
 		return err
 	} else if waited {
 		if ferr = fetch(); ferr == nil {
@@ -175,14 +172,14 @@ func (r *Repo) fetch(ctx context.Context, opts SyncOptions) error {
 // checkHistory refuses a remote tip that does not descend from the last
 // one merged, keeping it under refs/memhost/rewritten/ for inspection.
 func (r *Repo) checkHistory(ctx context.Context, theirs string) error {
-	seen, err := r.rev(ctx, seenRef)
+	seen, err := r.g().Rev(ctx, seenRef)
 	if err != nil || seen == "" {
 		return err
 	}
 	if theirs == "" {
 		return fault.Errorf(fault.Conflict, "remote", "%w: the branch was deleted on the remote after this home merged %s; nothing merged or pushed, local memory kept", ErrRewritten, seen[:12])
 	}
-	ok, err := r.isAncestor(ctx, seen, theirs)
+	ok, err := r.g().IsAncestor(ctx, seen, theirs)
 	if err != nil || ok {
 		return err
 	}
@@ -195,7 +192,7 @@ func (r *Repo) checkHistory(ctx context.Context, theirs string) error {
 // mergeIn merges theirs into HEAD and updates the work tree.
 func (r *Repo) mergeIn(ctx context.Context, opts SyncOptions, theirs string, res *memhost.GitSyncResult) error {
 	for attempt := 1; ; attempt++ {
-		head, err := r.rev(ctx, "HEAD")
+		head, err := r.g().Rev(ctx, "HEAD")
 		if err != nil {
 			return err
 		}
@@ -205,12 +202,12 @@ func (r *Repo) mergeIn(ctx context.Context, opts SyncOptions, theirs string, res
 			target = theirs
 		case head == theirs:
 		default:
-			if in, err := r.isAncestor(ctx, theirs, head); err != nil {
+			if in, err := r.g().IsAncestor(ctx, theirs, head); err != nil {
 				return err
 			} else if in {
 				break
 			}
-			if ff, err := r.isAncestor(ctx, head, theirs); err != nil {
+			if ff, err := r.g().IsAncestor(ctx, head, theirs); err != nil {
 				return err
 			} else if ff {
 				target = theirs
@@ -232,7 +229,7 @@ func (r *Repo) mergeIn(ctx context.Context, opts SyncOptions, theirs string, res
 			_, err = r.Git(ctx, "update-ref", seenRef, theirs)
 			return err
 		}
-		if !errors.Is(err, errDirty) || attempt == 5 {
+		if !errors.Is(err, gitrepo.ErrDirty) || attempt == 5 {
 			return err
 		}
 		// A write landed between the commit and the update: commit it
@@ -243,11 +240,9 @@ func (r *Repo) mergeIn(ctx context.Context, opts SyncOptions, theirs string, res
 	}
 }
 
-var errDirty = errors.New("files changed during the merge")
-
 // apply moves HEAD and the work tree from head to target, a descendant of
 // head, under opts.Lock. Files changed locally since head are never
-// overwritten: errDirty, and the caller commits and merges again.
+// overwritten: gitrepo.ErrDirty, and the caller commits and merges again.
 func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string) error {
 	if opts.Lock != nil {
 		unlock, err := opts.Lock(ctx)
@@ -261,16 +256,16 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 		return err
 	}
 	defer unlock()
-	if _, err := r.waitIndexLock(ctx); err != nil {
+	if _, err := r.g().WaitIndexLock(ctx); err != nil {
 		return err
 	}
 	// A commit landed since head was read (memhost's committer needs
 	// neither lock until it commits): target no longer descends from
 	// HEAD, so merge again, as for a local change.
-	if now, err := r.rev(ctx, "HEAD"); err != nil {
+	if now, err := r.g().Rev(ctx, "HEAD"); err != nil {
 		return err
 	} else if now != head {
-		return errDirty
+		return gitrepo.ErrDirty
 	}
 	changes, err := r.checkMove(ctx, head, target)
 	if err != nil {
@@ -279,7 +274,7 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 	// A FIFO, a symlink or a folder where a file changes: one clear line,
 	// before git or the fast path meets it (git would refuse, and the
 	// sync retry in vain as if a write had raced it).
-	if err := r.checkWorkTree(changes); err != nil {
+	if err := r.g().CheckWorkTree(changes); err != nil {
 		return err
 	}
 	if head == "" {
@@ -292,24 +287,24 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 			return err
 		}
 		if strings.TrimSpace(dirty) != "" {
-			return errDirty
+			return gitrepo.ErrDirty
 		}
 		return nil
 	}
 	// Only the files that differ, without git refreshing the whole index
 	// (fastforward.go); git merge where that does not apply.
-	switch err := r.fastForward(ctx, head, target, opts.Now()); {
+	switch err := r.g().FastForward(ctx, head, target, opts.Now()); {
 	case err == nil:
 		return nil
-	case errors.Is(err, errDirty):
-		return errDirty
+	case errors.Is(err, gitrepo.ErrDirty):
+		return gitrepo.ErrDirty
 	}
 	_, err = r.Git(ctx, "merge", "-q", "--ff-only", "--no-edit", target)
 	if err != nil {
 		// merge refuses to overwrite local changes; anything else is a
 		// real failure. Tell them apart by the state, not the message.
 		if dirty, derr := r.Git(ctx, "status", "--porcelain"); derr == nil && strings.TrimSpace(dirty) != "" {
-			return errDirty
+			return gitrepo.ErrDirty
 		}
 		return err
 	}
@@ -322,7 +317,7 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 // with both parents.
 func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs string, res *memhost.GitSyncResult) (string, error) {
 	out, err := r.Git(ctx, "merge-tree", "--write-tree", "-z", "--no-messages", "--allow-unrelated-histories", head, theirs)
-	if err != nil && exitCode(err) != 1 {
+	if err != nil && gitrepo.ExitCode(err) != 1 {
 		return "", err
 	}
 	fields := strings.Split(out, "\x00")
@@ -356,7 +351,7 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 	}
 	var updates []string // update-index --index-info lines
 	now := opts.Now().UTC().Format(time.RFC3339)
-	tmp := filepath.Join(r.gitDir(), "memhost", "tmp")
+	tmp := filepath.Join(r.g().GitDir(), "memhost", "tmp")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return "", err
 	}
@@ -366,7 +361,7 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 			if oid == "" {
 				return nil, nil
 			}
-			return r.blob(ctx, oid)
+			return r.g().Blob(ctx, oid)
 		}
 		base, err := read(st[1])
 		if err != nil {
@@ -390,7 +385,7 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 				data, reason = theirsData, "this side made it a folder; the other side's version is kept in the sibling"
 			}
 			sib := filemerge.SiblingPath(orig, theirs)
-			oid, err := r.hashObject(ctx, data)
+			oid, err := r.g().HashObject(ctx, data)
 			if err != nil {
 				return "", err
 			}
@@ -416,11 +411,11 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 			}
 		case strings.HasSuffix(p, ".jsonl"):
 			merged = filemerge.JSONL(base, ours, theirsData)
-		case st[1] == "" && !filemerge.IsDailyLog(p) && isText(ours) && isText(theirsData):
+		case st[1] == "" && !filemerge.IsDailyLog(p) && gitrepo.IsText(ours) && gitrepo.IsText(theirsData):
 			merged, ok = filemerge.AddedOnBoth(ours, theirsData)
 			reason = "both sides created it with different content"
-		case isText(ours) && isText(theirsData):
-			merged, ok, err = r.mergeText(ctx, tmp, base, ours, theirsData)
+		case gitrepo.IsText(ours) && gitrepo.IsText(theirsData):
+			merged, ok, err = r.g().MergeText(ctx, tmp, base, ours, theirsData)
 			if err != nil {
 				return "", err
 			}
@@ -431,14 +426,14 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 		if !ok {
 			merged = ours
 			sib := filemerge.SiblingPath(p, theirs)
-			oid, err := r.hashObject(ctx, theirsData)
+			oid, err := r.g().HashObject(ctx, theirsData)
 			if err != nil {
 				return "", err
 			}
 			updates = append(updates, "100644 "+oid+"\t"+sib)
 			res.Conflicts = append(res.Conflicts, memhost.Conflict{Path: p, Sibling: sib, Time: now, Reason: reason})
 		}
-		oid, err := r.hashObject(ctx, merged)
+		oid, err := r.g().HashObject(ctx, merged)
 		if err != nil {
 			return "", err
 		}
@@ -452,13 +447,13 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 		os.Remove(idx)
 		defer os.Remove(idx)
 		env := []string{"GIT_INDEX_FILE=" + idx}
-		if _, err := r.gitIO(ctx, nil, env, "read-tree", tree); err != nil {
+		if _, err := r.g().GitIO(ctx, nil, env, "read-tree", tree); err != nil {
 			return "", err
 		}
-		if _, err := r.gitIO(ctx, strings.NewReader(strings.Join(updates, "\n")+"\n"), env, "update-index", "--index-info"); err != nil {
+		if _, err := r.g().GitIO(ctx, strings.NewReader(strings.Join(updates, "\n")+"\n"), env, "update-index", "--index-info"); err != nil {
 			return "", err
 		}
-		t, err := r.gitIO(ctx, nil, env, "write-tree")
+		t, err := r.g().GitIO(ctx, nil, env, "write-tree")
 		if err != nil {
 			return "", err
 		}
@@ -472,19 +467,11 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 			msg += "\n\nconflict: " + c.Path + " (" + c.Sibling + " kept too: " + c.Reason + ")"
 		}
 	}
-	c, err := r.gitIO(ctx, nil, nil, "commit-tree", tree, "-p", head, "-p", theirs, "-m", msg)
+	c, err := r.g().GitIO(ctx, nil, nil, "commit-tree", tree, "-p", head, "-p", theirs, "-m", msg)
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(string(c)), nil
-}
-
-// isText: no NUL byte in the first 8000 bytes (git's own test).
-func isText(b []byte) bool {
-	if len(b) > 8000 {
-		b = b[:8000]
-	}
-	return !bytes.ContainsRune(b, 0)
 }
 
 // push pushes HEAD to the remote branch (never forced).
@@ -504,7 +491,7 @@ func (r *Repo) rejected(ctx context.Context, opts SyncOptions) bool {
 	if tip == "" {
 		return false
 	}
-	head, err := r.rev(ctx, "HEAD")
+	head, err := r.g().Rev(ctx, "HEAD")
 	if err != nil || head == "" {
 		return false
 	}
@@ -513,8 +500,8 @@ func (r *Repo) rejected(ctx context.Context, opts SyncOptions) bool {
 	}
 	// The tip may not be here yet; if it is and HEAD holds it, the push
 	// failed for another reason.
-	if have, _ := r.rev(ctx, tip); have != "" {
-		in, _ := r.isAncestor(ctx, tip, head)
+	if have, _ := r.g().Rev(ctx, tip); have != "" {
+		in, _ := r.g().IsAncestor(ctx, tip, head)
 		return !in
 	}
 	return true
@@ -551,8 +538,8 @@ func (r *Repo) changedFiles(ctx context.Context, a, b string) ([]string, error) 
 // sync), an interrupted rebase.
 func (r *Repo) recover(ctx context.Context) ([]string, error) {
 	var did []string
-	gd := r.gitDir()
-	if removed, err := r.waitIndexLock(ctx); err != nil {
+	gd := r.g().GitDir()
+	if removed, err := r.g().WaitIndexLock(ctx); err != nil {
 		return did, err
 	} else if removed {
 		did = append(did, "removed a stale lock (.git/index.lock or the branch's) left by a killed git")
@@ -568,7 +555,7 @@ func (r *Repo) recover(ctx context.Context) ([]string, error) {
 				return did, fmt.Errorf("an interrupted merge cannot be aborted: %w", err)
 			}
 		}
-		did = append(did, "aborted an interrupted merge of "+short(id)+" (kept at refs/memhost/interrupted-merge; merged again now)")
+		did = append(did, "aborted an interrupted merge of "+gitrepo.Short(id)+" (kept at refs/memhost/interrupted-merge; merged again now)")
 	}
 	for _, d := range []string{"rebase-merge", "rebase-apply"} {
 		if _, err := os.Stat(filepath.Join(gd, d)); err == nil {
@@ -579,78 +566,6 @@ func (r *Repo) recover(ctx context.Context) ([]string, error) {
 		}
 	}
 	return did, nil
-}
-
-// waitLock waits for a git lock file to go away (a git left running by a
-// killed memhost finishes and removes it), removing it once it is older
-// than staleLock (a killed git's). found says there was one, removed that
-// it was stale and is gone.
-func (r *Repo) waitLock(ctx context.Context, p string) (found, removed bool, err error) {
-	for {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return found, false, nil
-		}
-		found = true
-		if time.Since(fi.ModTime()) > staleLock {
-			if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return found, false, err
-			}
-			return found, true, nil
-		}
-		select {
-		case <-ctx.Done():
-			return found, false, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-// staleLock is how old an index.lock must be to be taken for a killed
-// git's: git holds it for milliseconds.
-const staleLock = 10 * time.Second
-
-// waitIndexLock waits for git's index.lock to go away (waitLock),
-// reporting whether a stale one was removed. The branch's ref lock is
-// taken after the index lock by git and by the fast paths alike: a stale
-// one is removed too.
-func (r *Repo) waitIndexLock(ctx context.Context) (removed bool, err error) {
-	if branch, err := headBranch(r.gitDir()); err == nil {
-		ref := filepath.Join(r.gitDir(), "refs", "heads", filepath.FromSlash(branch)) + ".lock"
-		if fi, err := os.Stat(ref); err == nil && time.Since(fi.ModTime()) > staleLock {
-			removed = os.Remove(ref) == nil
-		}
-	}
-	_, gone, err := r.waitLock(ctx, filepath.Join(r.gitDir(), "index.lock"))
-	return removed || gone, err
-}
-
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
-func (r *Repo) gitDir() string { return filepath.Join(r.Dir, ".git") }
-
-// exists reports whether p (a conflict sibling) is still in the work
-// tree.
-func (r *Repo) exists(p string) bool {
-	_, err := os.Stat(filepath.Join(r.Dir, filepath.FromSlash(path.Clean(p))))
-	return err == nil
-}
-
-// holds reports whether the file at p still holds the blob oid: a
-// regular file beneath the home, no symlink followed on its path.
-func (r *Repo) holds(p, oid string) bool {
-	home, err := r.openHome()
-	if err != nil {
-		return false
-	}
-	defer home.Close()
-	data, err := home.ReadFile(path.Clean(p), fsx.NoLinks)
-	return err == nil && blobID(data) == oid
 }
 
 // movedAside reports whether p is a file git merge-tree moved aside

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/memhost/memhost/host/federation/gitrepo"
 	"github.com/memhost/memhost/internal/fsx"
 )
 
@@ -216,7 +217,7 @@ func TestFIFOAtATrackedPath(t *testing.T) {
 					t.Fatalf("error %q does not say %q", msg, want)
 				}
 			}
-			if strings.Contains(msg, "\n") || errors.Is(err, errDirty) {
+			if strings.Contains(msg, "\n") || errors.Is(err, gitrepo.ErrDirty) {
 				t.Fatalf("error is not one clear line: %q", msg)
 			}
 			if fi, err := os.Lstat(full); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
@@ -307,38 +308,11 @@ func TestExcludeKeepsPagesHereOnly(t *testing.T) {
 	}
 }
 
-// TestPullNeverWritesThroughASymlink: a folder swapped for a symlink out
-// of the home after the pull looked (checkWorkTree) and before it writes:
-// the remote's page is not written there, nor the outside file removed.
-func TestPullNeverWritesThroughASymlink(t *testing.T) {
-	a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts})
-	out := outsideFiles(t)
-	ref := filepath.Join(a.Dir, "notebook/reference")
-	if err := os.RemoveAll(ref); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(out, "reference"), ref); err != nil {
-		t.Fatal(err)
-	}
-	home := openedHome(t, a)
-	write := treeChange{path: "notebook/reference/contacts.md", oldMode: modeFile, newMode: modeFile, oldOID: "1", newOID: "2"}
-	if err := a.applyToWorkTree(home, &gitIndex{}, write, []byte("# From the remote\n")); !errors.Is(err, fsx.ErrSymlink) {
-		t.Fatalf("write: %v, want ErrSymlink", err)
-	}
-	remove := treeChange{path: "notebook/reference/contacts.md", oldMode: modeFile, oldOID: "1"}
-	if err := a.applyToWorkTree(home, &gitIndex{}, remove, nil); !errors.Is(err, fsx.ErrSymlink) {
-		t.Fatalf("remove: %v, want ErrSymlink", err)
-	}
-	if got := read(t, out, "reference/contacts.md"); !strings.Contains(got, secret) {
-		t.Fatalf("the outside file was replaced: %q", got)
-	}
-}
-
 // openedHome is r's work tree opened for the methods that read it,
 // closed when the test ends.
 func openedHome(t testing.TB, r *Repo) *fsx.Dir {
 	t.Helper()
-	home, err := r.openHome()
+	home, err := r.g().OpenHome()
 	if err != nil {
 		t.Fatal(err)
 	}

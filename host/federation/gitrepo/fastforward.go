@@ -1,4 +1,4 @@
-package federation
+package gitrepo
 
 import (
 	"bufio"
@@ -19,10 +19,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/memhost/memhost/host/federation/gitrepo/gitindex"
+	"github.com/memhost/memhost/host/federation/worktree"
 	"github.com/memhost/memhost/internal/fsx"
 )
 
-// fastForward moves the branch and the work tree from head to target, a
+// FastForward moves the branch and the work tree from head to target, a
 // descendant of head, touching only the files that differ between them:
 // `git merge --ff-only` refreshes every entry of the index and compares
 // whole trees (a third of a second at 10k pages), this reads the changed
@@ -30,35 +32,35 @@ import (
 // (BenchmarkPullChanged).
 //
 // The new index is built first and its tree must be target's tree, or
-// nothing is touched (errSlowPath). A changed file edited locally since
-// head is errDirty, as with git. It applies where fastCommit does, with
+// nothing is touched (gitindex.ErrSlowPath). A changed file edited locally since
+// head is ErrDirty, as with git. It applies where FastCommit does, with
 // the index holding head's tree.
-func (r *Repo) fastForward(ctx context.Context, head, target string, now time.Time) error {
-	gd := r.gitDir()
+func (r *Repo) FastForward(ctx context.Context, head, target string, now time.Time) error {
+	gd := r.GitDir()
 	if err := r.fastPathAllowed(); err != nil {
 		return err
 	}
-	branch, err := headBranch(gd)
+	branch, err := HeadBranch(gd)
 	if err != nil {
 		return err
 	}
 	if cur, err := readRef(gd, "refs/heads/"+branch); err != nil || cur != head {
-		return slowf("HEAD is not %s", short(head))
+		return gitindex.Slowf("HEAD is not %s", Short(head))
 	}
 	changes, err := r.diffTree(ctx, head, target)
 	if err != nil {
 		return err
 	}
-	idx, err := lockIndex(gd)
+	idx, err := gitindex.Lock(gd)
 	if err != nil {
 		return err
 	}
-	defer idx.release()
+	defer idx.Release()
 	// The commits and the new blobs, in one process.
 	want := []string{head, target}
 	for _, c := range changes {
-		if c.newOID != "" {
-			want = append(want, c.newOID)
+		if c.NewOID != "" {
+			want = append(want, c.NewOID)
 		}
 	}
 	objs, err := r.catFileBatch(ctx, want)
@@ -73,43 +75,43 @@ func (r *Repo) fastForward(ctx context.Context, head, target string, now time.Ti
 	if err != nil {
 		return err
 	}
-	if headTree != hex.EncodeToString(idx.tree.oid[:]) {
-		return slowf("the index is not HEAD's tree")
+	if headTree != hex.EncodeToString(idx.Tree.OID[:]) {
+		return gitindex.Slowf("the index is not HEAD's tree")
 	}
 	// Local edits since head are never overwritten.
-	home, err := r.openHome()
+	home, err := r.OpenHome()
 	if err != nil {
 		return err
 	}
 	defer home.Close()
 	for _, c := range changes {
-		if err := r.unchangedSince(home, idx.gitIndex, c); err != nil {
+		if err := r.unchangedSince(home, idx.Index, c); err != nil {
 			return err
 		}
 	}
 	// The new index, checked against target's tree before any file moves.
 	for _, c := range changes {
-		if err := applyToIndex(idx.gitIndex, c); err != nil {
+		if err := applyToIndex(idx.Index, c); err != nil {
 			return err
 		}
 	}
-	pruneEmpty(idx.tree)
-	if err := r.writeTrees(idx.gitIndex, false); err != nil {
+	gitindex.PruneEmpty(idx.Tree)
+	if err := r.writeTrees(idx.Index, false); err != nil {
 		return err
 	}
-	if got := hex.EncodeToString(idx.tree.oid[:]); got != targetTree {
-		return slowf("the index built for %s has tree %s, the commit %s", short(target), short(got), short(targetTree))
+	if got := hex.EncodeToString(idx.Tree.OID[:]); got != targetTree {
+		return gitindex.Slowf("the index built for %s has tree %s, the commit %s", Short(target), Short(got), Short(targetTree))
 	}
 	// The work tree, then the branch, then the index.
 	for _, c := range changes {
-		if err := r.applyToWorkTree(home, idx.gitIndex, c, objs[c.newOID]); err != nil {
+		if err := r.applyToWorkTree(home, idx.Index, c, objs[c.NewOID]); err != nil {
 			// Files written so far hold target's content: the next sync
 			// commits them as local changes, identical to theirs.
 			return err
 		}
 	}
 	// target's commit is stored loose as well, so that the next
-	// fastCommit can read its tree.
+	// FastCommit can read its tree.
 	if _, err := r.writeObject("commit", objs[target]); err != nil {
 		return err
 	}
@@ -117,33 +119,33 @@ func (r *Repo) fastForward(ctx context.Context, head, target string, now time.Ti
 		return err
 	}
 	r.appendReflogLine(branch, head, target, "merge "+target+": Fast-forward", now)
-	idx.write()
+	idx.Write()
 	return nil
 }
 
-// treeChange is one file that differs between two commits.
-type treeChange struct {
-	path           string
-	oldMode        uint32
-	newMode        uint32
-	oldOID, newOID string // "" for none
+// TreeChange is one file that differs between two commits.
+type TreeChange struct {
+	Path           string
+	OldMode        uint32
+	NewMode        uint32
+	OldOID, NewOID string // "" for none
 }
 
 // diffTree lists the files that differ between two commits, all regular
-// files at paths git stores (else errSlowPath).
-func (r *Repo) diffTree(ctx context.Context, a, b string) ([]treeChange, error) {
-	changes, err := r.rawDiff(ctx, a, b, false)
+// files at paths git stores (else gitindex.ErrSlowPath).
+func (r *Repo) diffTree(ctx context.Context, a, b string) ([]TreeChange, error) {
+	changes, err := r.RawDiff(ctx, a, b, false)
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range changes {
-		for _, m := range []uint32{c.oldMode, c.newMode} {
+		for _, m := range []uint32{c.OldMode, c.NewMode} {
 			if m != 0 && m != 0o100644 && m != 0o100755 {
-				return nil, slowf("%s is not a regular file", c.path)
+				return nil, gitindex.Slowf("%s is not a regular file", c.Path)
 			}
 		}
-		if !validPath(c.path) {
-			return nil, slowf("%q is not a path memhost writes", c.path)
+		if !validPath(c.Path) {
+			return nil, gitindex.Slowf("%q is not a path memhost writes", c.Path)
 		}
 	}
 	return changes, nil
@@ -152,7 +154,7 @@ func (r *Repo) diffTree(ctx context.Context, a, b string) ([]treeChange, error) 
 // rawDiff lists what differs between two trees (or commits), as git
 // diff-tree -r reports it; with trees, the folders that differ too
 // (mode 040000), so that a folder's name is seen even with nothing in it.
-func (r *Repo) rawDiff(ctx context.Context, a, b string, trees bool) ([]treeChange, error) {
+func (r *Repo) RawDiff(ctx context.Context, a, b string, trees bool) ([]TreeChange, error) {
 	args := []string{"diff-tree", "-r", "-z", "--no-renames"}
 	if trees {
 		args = append(args, "-t")
@@ -161,7 +163,7 @@ func (r *Repo) rawDiff(ctx context.Context, a, b string, trees bool) ([]treeChan
 	if err != nil {
 		return nil, err
 	}
-	var changes []treeChange
+	var changes []TreeChange
 	fields := strings.Split(out, "\x00")
 	for i := 0; i+1 < len(fields); i += 2 {
 		meta, p := fields[i], fields[i+1]
@@ -174,12 +176,12 @@ func (r *Repo) rawDiff(ctx context.Context, a, b string, trees bool) ([]treeChan
 		if err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("git diff-tree: unexpected output %q", meta)
 		}
-		c := treeChange{path: p, oldMode: uint32(om), newMode: uint32(nm)}
+		c := TreeChange{Path: p, OldMode: uint32(om), NewMode: uint32(nm)}
 		if !allZeroHex(f[2]) {
-			c.oldOID = f[2]
+			c.OldOID = f[2]
 		}
 		if !allZeroHex(f[3]) {
-			c.newOID = f[3]
+			c.NewOID = f[3]
 		}
 		changes = append(changes, c)
 	}
@@ -191,7 +193,7 @@ func allZeroHex(s string) bool { return strings.Trim(s, "0") == "" }
 // catFileBatch reads objects by id through one `git cat-file --batch`.
 func (r *Repo) catFileBatch(ctx context.Context, ids []string) (map[string][]byte, error) {
 	in := strings.Join(ids, "\n") + "\n"
-	out, err := r.gitIO(ctx, strings.NewReader(in), nil, "cat-file", "--batch")
+	out, err := r.GitIO(ctx, strings.NewReader(in), nil, "cat-file", "--batch")
 	if err != nil {
 		return nil, err
 	}
@@ -222,10 +224,10 @@ func (r *Repo) catFileBatch(ctx context.Context, ids []string) (map[string][]byt
 // treeOf is the tree a commit object names.
 func treeOf(commit []byte) (string, error) {
 	t, ok := bytes.CutPrefix(commit, []byte("tree "))
-	if !ok || len(t) < 2*oidLen {
+	if !ok || len(t) < 2*gitindex.OIDLen {
 		return "", errors.New("not a commit object")
 	}
-	return string(t[:2*oidLen]), nil
+	return string(t[:2*gitindex.OIDLen]), nil
 }
 
 // unchangedSince checks that the work tree still holds what head held at
@@ -234,106 +236,75 @@ func treeOf(commit []byte) (string, error) {
 // beneath home with no symlink followed on its path and no FIFO waited
 // on: one of them there (swapped in since apply looked) is the sync's
 // one-line error, not a retry.
-func (r *Repo) unchangedSince(home *fsx.Dir, idx *gitIndex, c treeChange) error {
-	data, err := home.ReadFile(c.path, fsx.NoLinks)
+func (r *Repo) unchangedSince(home *fsx.Dir, idx *gitindex.Index, c TreeChange) error {
+	data, err := home.ReadFile(c.Path, fsx.NoLinks)
 	var nr *fsx.NotRegularError
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		if c.oldOID == "" {
+		if c.OldOID == "" {
 			return nil
 		}
-		return errDirty // deleted locally
+		return ErrDirty // deleted locally
 	case errors.As(err, &nr):
-		return notRegularError(c.path, fsx.KindName(nr.Mode))
+		return worktree.NotRegularError(c.Path, fsx.KindName(nr.Mode))
 	case errors.Is(err, fsx.ErrSymlink):
-		return notRegularError(c.path, "a symlink is on its path")
+		return worktree.NotRegularError(c.Path, "a symlink is on its path")
 	case err != nil:
-		return slowf("%s: %v", c.path, err)
+		return gitindex.Slowf("%s: %v", c.Path, err)
 	}
-	id := blobID(data)
+	id := BlobID(data)
 	switch {
-	case c.oldOID == "" && id == c.newOID:
+	case c.OldOID == "" && id == c.NewOID:
 		return nil // already there (an earlier interrupted fast-forward)
-	case c.oldOID == "":
-		return errDirty // an untracked file where target adds one
-	case id != c.oldOID:
-		if id == c.newOID {
+	case c.OldOID == "":
+		return ErrDirty // an untracked file where target adds one
+	case id != c.OldOID:
+		if id == c.NewOID {
 			return nil
 		}
-		return errDirty
+		return ErrDirty
 	}
-	if i := idx.find(c.path); i < 0 || hex.EncodeToString(idx.entries[i].oid()) != c.oldOID {
-		return slowf("the index does not hold HEAD's %s", c.path)
+	if i := idx.Find(c.Path); i < 0 || hex.EncodeToString(idx.Entries[i].OID()) != c.OldOID {
+		return gitindex.Slowf("the index does not hold HEAD's %s", c.Path)
 	}
 	return nil
 }
 
-// blobID is the object id of a blob holding data.
-func blobID(data []byte) string {
-	return objectID("blob", data)
+// BlobID is the object id of a blob holding data.
+func BlobID(data []byte) string {
+	return gitindex.ObjectID("blob", data)
 }
 
 // applyToIndex changes, adds or removes a path's entry and marks its
 // folders (made or removed as needed) for writing.
-func applyToIndex(idx *gitIndex, c treeChange) error {
-	i := idx.find(c.path)
+func applyToIndex(idx *gitindex.Index, c TreeChange) error {
+	i := idx.Find(c.Path)
 	switch {
-	case c.newOID == "": // removed
+	case c.NewOID == "": // removed
 		if i < 0 {
-			return slowf("%s is not in the index", c.path)
+			return gitindex.Slowf("%s is not in the index", c.Path)
 		}
-		idx.entries = slices.Delete(idx.entries, i, i+1)
-		return adjustTree(idx.tree, c.path, -1)
+		idx.Entries = slices.Delete(idx.Entries, i, i+1)
+		return gitindex.AdjustTree(idx.Tree, c.Path, -1)
 	case i >= 0: // changed
-		e := &idx.entries[i]
-		hex.Decode(e.oid(), []byte(c.newOID))
-		binary.BigEndian.PutUint32(e.fixed[24:], c.newMode)
-		clear(e.fixed[:24]) // stat data: set once the file is written
-		clear(e.fixed[28:40])
-		return adjustTree(idx.tree, c.path, 0)
+		e := &idx.Entries[i]
+		hex.Decode(e.OID(), []byte(c.NewOID))
+		binary.BigEndian.PutUint32(e.Fixed[24:], c.NewMode)
+		clear(e.Fixed[:24]) // stat data: set once the file is written
+		clear(e.Fixed[28:40])
+		return gitindex.AdjustTree(idx.Tree, c.Path, 0)
 	default: // added
-		if j := sort.Search(len(idx.entries), func(k int) bool { return idx.entries[k].path >= c.path+"/" }); j < len(idx.entries) && strings.HasPrefix(idx.entries[j].path, c.path+"/") {
-			return slowf("%s is a folder in the index", c.path)
+		if j := sort.Search(len(idx.Entries), func(k int) bool { return idx.Entries[k].Path >= c.Path+"/" }); j < len(idx.Entries) && strings.HasPrefix(idx.Entries[j].Path, c.Path+"/") {
+			return gitindex.Slowf("%s is a folder in the index", c.Path)
 		}
-		var e indexEntry
-		e.path = c.path
-		binary.BigEndian.PutUint32(e.fixed[24:], c.newMode)
-		hex.Decode(e.oid(), []byte(c.newOID))
-		binary.BigEndian.PutUint16(e.fixed[60:], uint16(min(len(c.path), nameMask)))
-		i = sort.Search(len(idx.entries), func(k int) bool { return idx.entries[k].path >= c.path })
-		idx.entries = slices.Insert(idx.entries, i, e)
-		return adjustTree(idx.tree, c.path, 1)
-	}
-}
-
-// adjustTree marks the folders of p dirty and adds delta to their counts,
-// making the nodes of new folders.
-func adjustTree(root *cacheTree, p string, delta int) error {
-	dirs := strings.Split(p, "/")
-	t := root
-	for k := 0; ; k++ {
-		if t.count < 0 {
-			return slowf("no cache tree for the folder of %s", p)
-		}
-		t.dirty = true
-		t.count += delta
-		if k == len(dirs)-1 {
-			return nil
-		}
-		s := t.sub(dirs[k])
-		if s == nil {
-			s = &cacheTree{name: dirs[k]}
-			t.subs = append(t.subs, s)
-		}
-		t = s
-	}
-}
-
-// pruneEmpty drops the nodes of folders left without files.
-func pruneEmpty(t *cacheTree) {
-	t.subs = slices.DeleteFunc(t.subs, func(s *cacheTree) bool { return s.count == 0 })
-	for _, s := range t.subs {
-		pruneEmpty(s)
+		var e gitindex.Entry
+		e.Path = c.Path
+		binary.BigEndian.PutUint32(e.Fixed[24:], c.NewMode)
+		hex.Decode(e.OID(), []byte(c.NewOID))
+		binary.BigEndian.PutUint16(e.Fixed[60:], uint16(min(len(c.Path), gitindex.NameMask)))
+		i = sort.Search(len(idx.Entries), func(k int) bool { return idx.Entries[k].Path >= c.Path })
+		idx.Entries = slices.Insert(idx.Entries, i, e)
+		return gitindex.AdjustTree(idx.Tree, c.Path, 1)
 	}
 }
 
@@ -341,11 +312,11 @@ func pruneEmpty(t *cacheTree) {
 // its stat data in its entry. The file's folder is opened beneath home
 // with no symlink on the way (made when missing), and the file renamed
 // into it by name: nothing is written or removed through a symlink, even
-// one swapped in since checkWorkTree looked.
-func (r *Repo) applyToWorkTree(home *fsx.Dir, idx *gitIndex, c treeChange, data []byte) error {
-	dir, name := path.Split(c.path)
+// one swapped in since CheckWorkTree looked.
+func (r *Repo) applyToWorkTree(home *fsx.Dir, idx *gitindex.Index, c TreeChange, data []byte) error {
+	dir, name := path.Split(c.Path)
 	dir = strings.TrimSuffix(dir, "/")
-	if c.newOID == "" {
+	if c.NewOID == "" {
 		parent, err := home.Sub(dir, false)
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
@@ -358,7 +329,7 @@ func (r *Repo) applyToWorkTree(home *fsx.Dir, idx *gitIndex, c treeChange, data 
 			return err
 		}
 		// Folders left empty go too, as git removes them.
-		full := filepath.Join(r.Dir, filepath.FromSlash(c.path))
+		full := filepath.Join(r.Dir, filepath.FromSlash(c.Path))
 		for d := filepath.Dir(full); d != r.Dir && strings.HasPrefix(d, r.Dir); d = filepath.Dir(d) {
 			if os.Remove(d) != nil {
 				break
@@ -375,7 +346,7 @@ func (r *Repo) applyToWorkTree(home *fsx.Dir, idx *gitIndex, c treeChange, data 
 	perm := os.FileMode(0o644)
 	// Made inside .git (the same file system), so that a killed memhost
 	// leaves no stray file in the work tree for the next commit to take.
-	tmpDir := filepath.Join(r.gitDir(), "memhost", "tmp")
+	tmpDir := filepath.Join(r.GitDir(), "memhost", "tmp")
 	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
 		return err
 	}
@@ -418,8 +389,8 @@ func (r *Repo) applyToWorkTree(home *fsx.Dir, idx *gitIndex, c treeChange, data 
 	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
 		return err
 	}
-	if i := idx.find(c.path); i >= 0 {
-		putStat(&idx.entries[i], &st)
+	if i := idx.Find(c.Path); i >= 0 {
+		gitindex.PutStat(&idx.Entries[i], &st)
 	}
 	return nil
 }

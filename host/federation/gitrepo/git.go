@@ -1,4 +1,10 @@
-package federation
+// Package gitrepo drives a git repository with a work tree: git commands
+// (which die with memhost), the index file read and written directly,
+// commits and fast-forwards without a git process when they can (else
+// gitindex.ErrSlowPath, and the caller runs git), and the work tree read beneath
+// the home with no symlink followed and no FIFO waited on. What is shared
+// and how syncs merge is federation's, above it.
+package gitrepo
 
 import (
 	"bytes"
@@ -22,9 +28,10 @@ type Repo struct {
 	Dir string // the work tree (the memhost home)
 	// Author is "Name <email>" for commits; "" uses "memhost <memhost@HOSTNAME>".
 	Author string
-	// Notebook is the notebook folder, relative to Dir (default
-	// "notebook"): with sessions/, what federation shares (shared.go).
-	Notebook string
+	// Shared are the work-tree paths a question about many files at once
+	// names whole (Excluded with more than 64 paths): what the caller
+	// shares.
+	Shared []string
 }
 
 // gitError is a git command that failed, with what it printed.
@@ -50,8 +57,8 @@ func (e *gitError) Error() string {
 	return fmt.Sprintf("git %s: %s", e.args[0], msg)
 }
 
-// exitCode is the exit status of a failed git command, -1 if it did not run.
-func exitCode(err error) int {
+// ExitCode is the exit status of a failed git command, -1 if it did not run.
+func ExitCode(err error) int {
 	var ge *gitError
 	if errors.As(err, &ge) {
 		return ge.code
@@ -76,7 +83,7 @@ func (r *Repo) author() (name, email string) {
 
 // env is git's environment: no prompts, no pager, a fixed language (its
 // messages are shown, never parsed beyond exit codes), this Repo's author.
-func (r *Repo) env(extra []string) []string {
+func (r *Repo) Env(extra []string) []string {
 	name, email := r.author()
 	env := append(os.Environ(),
 		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "LC_ALL=C", "GIT_EDITOR=true",
@@ -89,22 +96,22 @@ func (r *Repo) env(extra []string) []string {
 
 // Git runs git with args in the work tree and returns its standard output.
 func (r *Repo) Git(ctx context.Context, args ...string) (string, error) {
-	out, err := r.gitIO(ctx, nil, nil, args...)
+	out, err := r.GitIO(ctx, nil, nil, args...)
 	return string(out), err
 }
 
 // gitIO runs git with stdin and extra environment variables.
-func (r *Repo) gitIO(ctx context.Context, stdin io.Reader, env []string, args ...string) ([]byte, error) {
+func (r *Repo) GitIO(ctx context.Context, stdin io.Reader, env []string, args ...string) ([]byte, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoGit
 	}
 	// No executable bit and no symlink is ever written or recorded
-	// (shared.go): git ignores the bit on disk and writes symlinks, were
+	// (federation's shared.go): git ignores the bit on disk and writes symlinks, were
 	// one to get past the checks, as plain files.
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "core.quotepath=off", "-c", "gc.auto=0", "-c", "maintenance.auto=false",
 		"-c", "core.fileMode=false", "-c", "core.symlinks=false"}, args...)...)
 	cmd.Dir = r.Dir
-	cmd.Env = r.env(env)
+	cmd.Env = r.Env(env)
 	cmd.Stdin = stdin
 	dieWithParent(cmd)
 	var stdout, stderr bytes.Buffer
@@ -126,33 +133,33 @@ func (r *Repo) gitIO(ctx context.Context, stdin io.Reader, env []string, args ..
 
 // rev resolves a revision to a commit id; "" and no error when it does
 // not exist.
-func (r *Repo) rev(ctx context.Context, name string) (string, error) {
+func (r *Repo) Rev(ctx context.Context, name string) (string, error) {
 	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", name+"^{commit}")
-	if exitCode(err) == 1 {
+	if ExitCode(err) == 1 {
 		return "", nil
 	}
 	return strings.TrimSpace(out), err
 }
 
 // isAncestor reports whether commit a is an ancestor of (or equal to) b.
-func (r *Repo) isAncestor(ctx context.Context, a, b string) (bool, error) {
+func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 	_, err := r.Git(ctx, "merge-base", "--is-ancestor", a, b)
 	if err == nil {
 		return true, nil
 	}
-	if exitCode(err) == 1 {
+	if ExitCode(err) == 1 {
 		return false, nil
 	}
 	return false, err
 }
 
 // show reads a blob by object id.
-func (r *Repo) blob(ctx context.Context, oid string) ([]byte, error) {
-	return r.gitIO(ctx, nil, nil, "cat-file", "blob", oid)
+func (r *Repo) Blob(ctx context.Context, oid string) ([]byte, error) {
+	return r.GitIO(ctx, nil, nil, "cat-file", "blob", oid)
 }
 
 // hashObject stores data as a blob and returns its id.
-func (r *Repo) hashObject(ctx context.Context, data []byte) (string, error) {
-	out, err := r.gitIO(ctx, bytes.NewReader(data), nil, "hash-object", "-w", "--stdin")
+func (r *Repo) HashObject(ctx context.Context, data []byte) (string, error) {
+	out, err := r.GitIO(ctx, bytes.NewReader(data), nil, "hash-object", "-w", "--stdin")
 	return strings.TrimSpace(string(out)), err
 }

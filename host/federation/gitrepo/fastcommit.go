@@ -1,10 +1,9 @@
-package federation
+package gitrepo
 
 import (
 	"bytes"
 	"compress/zlib"
 	"context"
-	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -20,10 +19,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/memhost/memhost/host/federation/gitrepo/gitindex"
+	"github.com/memhost/memhost/host/federation/worktree"
 	"github.com/memhost/memhost/internal/fsx"
 )
 
-// fastCommit commits the current content of paths, files git already
+// FastCommit commits the current content of paths, files git already
 // tracks, on top of HEAD without starting git: it writes the blobs, the
 // trees along their folders and the commit as loose objects, moves the
 // branch under git's ref lock and rewrites the index under git's index
@@ -36,26 +37,26 @@ import (
 // is valid and names HEAD's tree), HEAD is a branch, and every path is a
 // regular file beneath home with no symlink on its path (a new file is
 // added unless .git/info/exclude keeps it here, when its folder is
-// tracked already); anything else is errSlowPath, before
+// tracked already); anything else is gitindex.ErrSlowPath, before
 // the branch moves, and the caller runs git. The commit id is returned,
 // "" when the files hold what HEAD holds.
-func (r *Repo) fastCommit(home *fsx.Dir, msg string, paths []string, now time.Time) (string, error) {
+func (r *Repo) FastCommit(home *fsx.Dir, msg string, paths []string, now time.Time) (string, error) {
 	if len(paths) == 0 {
-		return "", slowf("no paths")
+		return "", gitindex.Slowf("no paths")
 	}
-	gd := r.gitDir()
+	gd := r.GitDir()
 	if err := r.fastPathAllowed(); err != nil {
 		return "", err
 	}
-	branch, err := headBranch(gd)
+	branch, err := HeadBranch(gd)
 	if err != nil {
 		return "", err
 	}
-	idx, err := lockIndex(gd)
+	idx, err := gitindex.Lock(gd)
 	if err != nil {
 		return "", err
 	}
-	defer idx.release()
+	defer idx.Release()
 	head, err := readRef(gd, "refs/heads/"+branch)
 	if err != nil {
 		return "", err
@@ -64,48 +65,48 @@ func (r *Repo) fastCommit(home *fsx.Dir, msg string, paths []string, now time.Ti
 	if err != nil {
 		return "", err
 	}
-	if headTree != hex.EncodeToString(idx.tree.oid[:]) {
-		return "", slowf("the index is not HEAD's tree")
+	if headTree != hex.EncodeToString(idx.Tree.OID[:]) {
+		return "", gitindex.Slowf("the index is not HEAD's tree")
 	}
 
 	// Stage each path: its blob, its entry's stat data, its folders dirty.
 	changed := false
 	var added []string
-	for _, p := range dedupe(paths) {
-		i := idx.find(p)
+	for _, p := range Dedupe(paths) {
+		i := idx.Find(p)
 		if i < 0 {
 			added = append(added, p)
 			continue
 		}
-		e := &idx.entries[i]
-		oid, st, err := r.hashFile(home, p, e.mode())
+		e := &idx.Entries[i]
+		oid, st, err := r.hashFile(home, p, e.Mode())
 		if err != nil {
 			return "", err
 		}
-		if !bytes.Equal(e.oid(), oid) {
+		if !bytes.Equal(e.OID(), oid) {
 			changed = true
-			if err := markDirty(idx.tree, p, 0); err != nil {
+			if err := gitindex.MarkDirty(idx.Tree, p, 0); err != nil {
 				return "", err
 			}
 		}
-		copy(e.oid(), oid)
-		putStat(e, st)
+		copy(e.OID(), oid)
+		gitindex.PutStat(e, st)
 	}
 	if len(added) > 0 {
-		if err := r.addEntries(home, idx.gitIndex, added); err != nil {
+		if err := r.addEntries(home, idx.Index, added); err != nil {
 			return "", err
 		}
 		changed = true
 	}
 	if !changed {
 		// Nothing to commit: the refreshed stat data is kept.
-		idx.write()
+		idx.Write()
 		return "", nil
 	}
-	if err := r.writeTrees(idx.gitIndex, true); err != nil {
+	if err := r.writeTrees(idx.Index, true); err != nil {
 		return "", err
 	}
-	tree := hex.EncodeToString(idx.tree.oid[:])
+	tree := hex.EncodeToString(idx.Tree.OID[:])
 	commit, err := r.writeObject("commit", r.commitObject(tree, head, msg, now))
 	if err != nil {
 		return "", err
@@ -115,28 +116,28 @@ func (r *Repo) fastCommit(home *fsx.Dir, msg string, paths []string, now time.Ti
 	}
 	// The commit is made: from here on nothing is reported as failed.
 	r.appendReflog(branch, head, commit, msg, now)
-	idx.write()
+	idx.Write()
 	return commit, nil
 }
 
 // fastPathAllowed refuses repositories whose files git would transform
 // or that are not laid out as `git init` makes them.
 func (r *Repo) fastPathAllowed() error {
-	gd := r.gitDir()
+	gd := r.GitDir()
 	if fi, err := os.Stat(gd); err != nil || !fi.IsDir() {
-		return slowf(".git is not a folder")
+		return gitindex.Slowf(".git is not a folder")
 	}
 	for _, p := range []string{"reftable", "MERGE_HEAD", "rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD", "info/attributes", "shallow", "objects/info/alternates"} {
 		if _, err := os.Lstat(filepath.Join(gd, p)); err == nil {
-			return slowf(".git/%s exists", p)
+			return gitindex.Slowf(".git/%s exists", p)
 		}
 	}
 	if _, err := os.Lstat(filepath.Join(r.Dir, ".gitattributes")); err == nil {
-		return slowf(".gitattributes exists")
+		return gitindex.Slowf(".gitattributes exists")
 	}
 	cfg, err := os.ReadFile(filepath.Join(gd, "config"))
 	if err != nil {
-		return slowf("no .git/config")
+		return gitindex.Slowf("no .git/config")
 	}
 	// Settings that make a blob differ from the file, change the object
 	// format or the index layout. Matching the text may refuse a harmless
@@ -144,7 +145,7 @@ func (r *Repo) fastPathAllowed() error {
 	low := strings.ToLower(string(cfg))
 	for _, s := range []string{"[filter", "autocrlf = true", "autocrlf=true", "autocrlf = input", "autocrlf=input", "eol", "objectformat", "splitindex", "sparse", "[include", "worktree"} {
 		if strings.Contains(low, s) {
-			return slowf(".git/config sets %q", s)
+			return gitindex.Slowf(".git/config sets %q", s)
 		}
 	}
 	return nil
@@ -154,74 +155,24 @@ func (r *Repo) fastPathAllowed() error {
 // starting git when it can (status and the dashboard show it); "" before
 // the first commit.
 func (r *Repo) Head(ctx context.Context) string {
-	if branch, err := headBranch(r.gitDir()); err == nil {
-		if id, err := readRef(r.gitDir(), "refs/heads/"+branch); err == nil {
+	if branch, err := HeadBranch(r.GitDir()); err == nil {
+		if id, err := readRef(r.GitDir(), "refs/heads/"+branch); err == nil {
 			return id[:12]
 		}
 	}
-	out, _ := r.Git(ctx, "rev-parse", "--short=12", "HEAD")
+	out, _ := r.Git(ctx, "rev-parse", "--Short=12", "HEAD")
 	return strings.TrimSpace(out)
 }
 
-// lockedIndex is the index read under git's index lock (.git/index.lock,
-// made exclusively: no git process changes the index meanwhile), with a
-// valid cache tree; write replaces the index, release drops the lock
-// when write did not.
-type lockedIndex struct {
-	*gitIndex
-	gd   string
-	lock *os.File
-	done bool
-}
-
-func lockIndex(gd string) (*lockedIndex, error) {
-	lock, err := os.OpenFile(filepath.Join(gd, "index.lock"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return nil, slowf("index is locked")
-	}
-	li := &lockedIndex{gd: gd, lock: lock}
-	data, err := os.ReadFile(filepath.Join(gd, "index"))
-	if err != nil {
-		li.release()
-		return nil, slowf("no index: %v", err)
-	}
-	if li.gitIndex, err = parseIndex(data); err != nil {
-		li.release()
-		return nil, err
-	}
-	if li.tree == nil || li.tree.count != len(li.entries) {
-		li.release()
-		return nil, slowf("no valid cache tree")
-	}
-	return li, nil
-}
-
-// write replaces .git/index with the entries and cache tree held. A
-// failure leaves the old index: it only looks staged to git status, and
-// the next git command that refreshes it puts it right.
-func (li *lockedIndex) write() {
-	if _, err := li.lock.Write(li.encode()); err == nil && li.lock.Sync() == nil && li.lock.Close() == nil {
-		li.done = fsx.Rename(filepath.Join(li.gd, "index.lock"), filepath.Join(li.gd, "index")) == nil
-	}
-}
-
-func (li *lockedIndex) release() {
-	if !li.done {
-		li.lock.Close()
-		os.Remove(filepath.Join(li.gd, "index.lock"))
-		li.done = true
-	}
-}
-
-// headBranch is the branch HEAD names.
-func headBranch(gd string) (string, error) {
+// HeadBranch is the branch HEAD names.
+func HeadBranch(gd string) (string, error) {
 	b, err := os.ReadFile(filepath.Join(gd, "HEAD"))
 	if err != nil {
-		return "", slowf("no HEAD")
+		return "", gitindex.Slowf("no HEAD")
 	}
 	ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: refs/heads/")
 	if !ok || ref == "" {
-		return "", slowf("HEAD is not a branch")
+		return "", gitindex.Slowf("HEAD is not a branch")
 	}
 	return ref, nil
 }
@@ -231,24 +182,24 @@ func readRef(gd, name string) (string, error) {
 	if b, err := os.ReadFile(filepath.Join(gd, filepath.FromSlash(name))); err == nil {
 		id := strings.TrimSpace(string(b))
 		if !isOID(id) {
-			return "", slowf("%s is not an object id", name)
+			return "", gitindex.Slowf("%s is not an object id", name)
 		}
 		return id, nil
 	}
 	b, err := os.ReadFile(filepath.Join(gd, "packed-refs"))
 	if err != nil {
-		return "", slowf("%s does not exist", name)
+		return "", gitindex.Slowf("%s does not exist", name)
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if id, ref, ok := strings.Cut(l, " "); ok && ref == name && isOID(id) {
 			return id, nil
 		}
 	}
-	return "", slowf("%s does not exist", name)
+	return "", gitindex.Slowf("%s does not exist", name)
 }
 
 func isOID(s string) bool {
-	if len(s) != 2*oidLen {
+	if len(s) != 2*gitindex.OIDLen {
 		return false
 	}
 	_, err := hex.DecodeString(s)
@@ -256,39 +207,39 @@ func isOID(s string) bool {
 }
 
 // commitTree is the tree of a commit stored as a loose object (git
-// commit writes them loose; a commit in a pack is errSlowPath).
+// commit writes them loose; a commit in a pack is gitindex.ErrSlowPath).
 func commitTree(gd, commit string) (string, error) {
 	f, err := os.Open(filepath.Join(gd, "objects", commit[:2], commit[2:]))
 	if err != nil {
-		return "", slowf("commit %s is not a loose object", short(commit))
+		return "", gitindex.Slowf("commit %s is not a loose object", Short(commit))
 	}
 	defer f.Close()
 	z, err := zlib.NewReader(f)
 	if err != nil {
-		return "", slowf("commit %s unreadable", short(commit))
+		return "", gitindex.Slowf("commit %s unreadable", Short(commit))
 	}
 	var head [64]byte
 	n, _ := io.ReadFull(z, head[:])
 	hdr, body, ok := bytes.Cut(head[:n], []byte{0})
-	if !ok || !bytes.HasPrefix(hdr, []byte("commit ")) || !bytes.HasPrefix(body, []byte("tree ")) || len(body) < 5+2*oidLen {
-		return "", slowf("commit %s unreadable", short(commit))
+	if !ok || !bytes.HasPrefix(hdr, []byte("commit ")) || !bytes.HasPrefix(body, []byte("tree ")) || len(body) < 5+2*gitindex.OIDLen {
+		return "", gitindex.Slowf("commit %s unreadable", Short(commit))
 	}
-	return string(body[5 : 5+2*oidLen]), nil
+	return string(body[5 : 5+2*gitindex.OIDLen]), nil
 }
 
 // hashFile writes the blob of a file's content and returns its id and
 // the file's stat data. The file must be a regular file beneath home,
-// reached with no symlink on its path (readWorkFile: a page or a folder
+// reached with no symlink on its path (worktree.ReadWorkFile: a page or a folder
 // swapped for a symlink is refused, never read through), and not change
 // while read; its executable bit is never recorded (entries are 100644,
-// see shared.go).
+// see federation's shared.go).
 func (r *Repo) hashFile(home *fsx.Dir, p string, mode uint32) ([]byte, *syscall.Stat_t, error) {
-	if mode != modeFile {
-		return nil, nil, slowf("%s is not a regular file (100644) in the index", p)
+	if mode != ModeFile {
+		return nil, nil, gitindex.Slowf("%s is not a regular file (100644) in the index", p)
 	}
-	data, st, err := readWorkFile(home, p)
+	data, st, err := worktree.ReadWorkFile(home, p)
 	if err != nil {
-		return nil, nil, slowf("%s: %v", p, err)
+		return nil, nil, gitindex.Slowf("%s: %v", p, err)
 	}
 	id, err := r.writeObject("blob", data)
 	if err != nil {
@@ -298,79 +249,42 @@ func (r *Repo) hashFile(home *fsx.Dir, p string, mode uint32) ([]byte, *syscall.
 	return oid, st, nil
 }
 
-// putStat stores stat data in an entry, as git does (32-bit fields).
-func putStat(e *indexEntry, st *syscall.Stat_t) {
-	put := func(off int, v uint32) {
-		e.fixed[off], e.fixed[off+1], e.fixed[off+2], e.fixed[off+3] = byte(v>>24), byte(v>>16), byte(v>>8), byte(v)
-	}
-	put(0, uint32(st.Ctim.Sec))
-	put(4, uint32(st.Ctim.Nsec))
-	put(8, uint32(st.Mtim.Sec))
-	put(12, uint32(st.Mtim.Nsec))
-	put(16, uint32(st.Dev))
-	put(20, uint32(st.Ino))
-	put(28, st.Uid)
-	put(32, st.Gid)
-	put(36, uint32(st.Size))
-}
-
-// markDirty marks the folders holding p for writing and adds added to
-// their entry counts; each must have a valid cache-tree node (a file in
-// a new folder is git's to commit).
-func markDirty(root *cacheTree, p string, added int) error {
-	dirs := strings.Split(p, "/")
-	chain := []*cacheTree{root}
-	t := root
-	for _, d := range dirs[:len(dirs)-1] {
-		t = t.sub(d)
-		if t == nil || t.count < 0 {
-			return slowf("no cache tree for the folder of %s", p)
-		}
-		chain = append(chain, t)
-	}
-	for _, t := range chain {
-		t.dirty = true
-		t.count += added
-	}
-	return nil
-}
-
 // addEntries adds files git does not track yet to the index, unless
 // this machine keeps one to itself (.git/info/exclude, never the shared
-// .gitignore: see excluded).
-func (r *Repo) addEntries(home *fsx.Dir, idx *gitIndex, added []string) error {
-	ex, err := r.excluded(context.Background(), added)
+// .gitignore: see Excluded).
+func (r *Repo) addEntries(home *fsx.Dir, idx *gitindex.Index, added []string) error {
+	ex, err := r.Excluded(context.Background(), added)
 	if err != nil {
-		return slowf("which of %v are excluded: %v", added, err)
+		return gitindex.Slowf("which of %v are excluded: %v", added, err)
 	}
 	if len(ex) > 0 {
-		return slowf("an excluded file among %v", added)
+		return gitindex.Slowf("an excluded file among %v", added)
 	}
 	for _, p := range added {
 		if !validPath(p) {
-			return slowf("%q is not a path git stores", p)
+			return gitindex.Slowf("%q is not a path git stores", p)
 		}
 		// A folder of that name in the index (deleted from disk, not
 		// committed yet) is git's to sort out.
-		if j := sort.Search(len(idx.entries), func(i int) bool { return idx.entries[i].path >= p+"/" }); j < len(idx.entries) && strings.HasPrefix(idx.entries[j].path, p+"/") {
-			return slowf("%s is a folder in the index", p)
+		if j := sort.Search(len(idx.Entries), func(i int) bool { return idx.Entries[i].Path >= p+"/" }); j < len(idx.Entries) && strings.HasPrefix(idx.Entries[j].Path, p+"/") {
+			return gitindex.Slowf("%s is a folder in the index", p)
 		}
-		var e indexEntry
-		mode := uint32(modeFile)
+		var e gitindex.Entry
+		mode := uint32(ModeFile)
 		oid, stat, err := r.hashFile(home, p, mode)
 		if err != nil {
 			return err
 		}
-		binary.BigEndian.PutUint32(e.fixed[24:], mode)
-		copy(e.oid(), oid)
-		putStat(&e, stat)
-		binary.BigEndian.PutUint16(e.fixed[60:], uint16(min(len(p), nameMask)))
-		e.path = p
-		if err := markDirty(idx.tree, p, 1); err != nil {
+		binary.BigEndian.PutUint32(e.Fixed[24:], mode)
+		copy(e.OID(), oid)
+		gitindex.PutStat(&e, stat)
+		binary.BigEndian.PutUint16(e.Fixed[60:], uint16(min(len(p), gitindex.NameMask)))
+		e.Path = p
+		if err := gitindex.MarkDirty(idx.Tree, p, 1); err != nil {
 			return err
 		}
-		i := sort.Search(len(idx.entries), func(i int) bool { return idx.entries[i].path >= p })
-		idx.entries = slices.Insert(idx.entries, i, e)
+		i := sort.Search(len(idx.Entries), func(i int) bool { return idx.Entries[i].Path >= p })
+		idx.Entries = slices.Insert(idx.Entries, i, e)
 	}
 	return nil
 }
@@ -392,77 +306,40 @@ func validPath(p string) bool {
 // writeTrees writes the tree of every dirty folder, deepest first, and
 // stores its id in the cache tree; without store, the ids are computed
 // and nothing is written (trees the object store holds already).
-func (r *Repo) writeTrees(idx *gitIndex, store bool) error {
+func (r *Repo) writeTrees(idx *gitindex.Index, store bool) error {
 	type node struct {
-		t      *cacheTree
+		t      *gitindex.Tree
 		prefix string // "" for the root, else "a/b/"
 		depth  int
 	}
 	var dirty []node
-	var walk func(t *cacheTree, prefix string, depth int)
-	walk = func(t *cacheTree, prefix string, depth int) {
-		if !t.dirty {
+	var walk func(t *gitindex.Tree, prefix string, depth int)
+	walk = func(t *gitindex.Tree, prefix string, depth int) {
+		if !t.Dirty {
 			return
 		}
 		dirty = append(dirty, node{t, prefix, depth})
-		for _, s := range t.subs {
-			walk(s, prefix+s.name+"/", depth+1)
+		for _, s := range t.Subs {
+			walk(s, prefix+s.Name+"/", depth+1)
 		}
 	}
-	walk(idx.tree, "", 0)
+	walk(idx.Tree, "", 0)
 	sort.SliceStable(dirty, func(i, j int) bool { return dirty[i].depth > dirty[j].depth })
 	for _, n := range dirty {
-		data, err := treeObject(idx, n.t, n.prefix)
+		data, err := gitindex.TreeObject(idx, n.t, n.prefix)
 		if err != nil {
 			return err
 		}
-		id := objectID("tree", data)
+		id := gitindex.ObjectID("tree", data)
 		if store {
 			if _, err := r.writeObject("tree", data); err != nil {
 				return err
 			}
 		}
-		hex.Decode(n.t.oid[:], []byte(id))
-		n.t.dirty = false
+		hex.Decode(n.t.OID[:], []byte(id))
+		n.t.Dirty = false
 	}
 	return nil
-}
-
-// treeObject is the tree of the folder prefix: its files from the index,
-// its subfolders from the cache tree (index order is tree order).
-func treeObject(idx *gitIndex, t *cacheTree, prefix string) ([]byte, error) {
-	var b bytes.Buffer
-	i := sort.Search(len(idx.entries), func(i int) bool { return idx.entries[i].path >= prefix })
-	start := i
-	for i < len(idx.entries) && strings.HasPrefix(idx.entries[i].path, prefix) {
-		e := &idx.entries[i]
-		rest := e.path[len(prefix):]
-		if d, _, ok := strings.Cut(rest, "/"); ok {
-			s := t.sub(d)
-			if s == nil || s.count <= 0 || s.dirty {
-				return nil, slowf("no cache tree for %s%s", prefix, d)
-			}
-			fmt.Fprintf(&b, "40000 %s\x00", d)
-			b.Write(s.oid[:])
-			i += s.count
-			continue
-		}
-		fmt.Fprintf(&b, "%o %s\x00", e.mode(), rest)
-		b.Write(e.oid())
-		i++
-	}
-	if i-start != t.count {
-		return nil, slowf("cache tree of %q counts %d entries, the index %d", prefix, t.count, i-start)
-	}
-	return b.Bytes(), nil
-}
-
-// objectID is the id of an object of kind holding data.
-func objectID(kind string, data []byte) string {
-	h := sha1.New()
-	fmt.Fprintf(h, "%s %d\x00", kind, len(data))
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // zlibWriters are reused: a new writer allocates over half a megabyte.
@@ -476,8 +353,8 @@ var zlibWriters = sync.Pool{New: func() any {
 // id; an object already stored loose is not written again.
 func (r *Repo) writeObject(kind string, data []byte) (string, error) {
 	hdr := fmt.Sprintf("%s %d\x00", kind, len(data))
-	id := objectID(kind, data)
-	dir := filepath.Join(r.gitDir(), "objects", id[:2])
+	id := gitindex.ObjectID(kind, data)
+	dir := filepath.Join(r.GitDir(), "objects", id[:2])
 	final := filepath.Join(dir, id[2:])
 	if _, err := os.Stat(final); err == nil {
 		return id, nil
@@ -516,13 +393,13 @@ func (r *Repo) commitObject(tree, parent, msg string, now time.Time) []byte {
 	name, email := r.author()
 	who := fmt.Sprintf("%s <%s> %d %s", name, email, now.Unix(), now.Format("-0700"))
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "tree %s\nparent %s\nauthor %s\ncommitter %s\n\n%s", tree, parent, who, who, cleanMessage(msg))
+	fmt.Fprintf(&b, "tree %s\nparent %s\nauthor %s\ncommitter %s\n\n%s", tree, parent, who, who, CleanMessage(msg))
 	return b.Bytes()
 }
 
-// cleanMessage is git's "whitespace" clean-up: trailing spaces off every
+// CleanMessage is git's "whitespace" clean-up: trailing spaces off every
 // line, runs of blank lines made one, none at either end, a final newline.
-func cleanMessage(msg string) string {
+func CleanMessage(msg string) string {
 	var out []string
 	blank := false
 	for _, l := range strings.Split(msg, "\n") {
@@ -549,7 +426,7 @@ func updateRef(gd, ref, old, next string) error {
 	}
 	f, err := os.OpenFile(p+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return slowf("%s is locked", ref)
+		return gitindex.Slowf("%s is locked", ref)
 	}
 	ok := false
 	defer func() {
@@ -559,7 +436,7 @@ func updateRef(gd, ref, old, next string) error {
 		}
 	}()
 	if cur, err := readRef(gd, ref); err != nil || cur != old {
-		return slowf("%s moved", ref)
+		return gitindex.Slowf("%s moved", ref)
 	}
 	if _, err := f.WriteString(next + "\n"); err != nil {
 		return err
@@ -590,7 +467,7 @@ func (r *Repo) appendReflogLine(branch, old, next, what string, now time.Time) {
 	name, email := r.author()
 	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, next, name, email, now.Unix(), now.Format("-0700"), what)
 	for _, p := range []string{path.Join("logs", "refs", "heads", branch), "logs/HEAD"} {
-		f, err := os.OpenFile(filepath.Join(r.gitDir(), filepath.FromSlash(p)), os.O_WRONLY|os.O_APPEND, 0)
+		f, err := os.OpenFile(filepath.Join(r.GitDir(), filepath.FromSlash(p)), os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			continue // reflogs not kept
 		}

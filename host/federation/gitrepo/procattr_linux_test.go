@@ -1,4 +1,4 @@
-package federation
+package gitrepo
 
 import (
 	"context"
@@ -19,7 +19,7 @@ func TestGitDiesWithMemhost(t *testing.T) {
 	if os.Getenv("MEMHOST_TEST_GIT_CHILD") != "" {
 		// The child: a git that waits on a command of its own (an alias
 		// running sleep), as a fetch waits on the remote.
-		(&Repo{Dir: os.Getenv("MEMHOST_TEST_GIT_CHILD")}).gitIO(context.Background(), nil, nil, "-c", "alias.wait=!sleep 20", "wait")
+		(&Repo{Dir: os.Getenv("MEMHOST_TEST_GIT_CHILD")}).GitIO(context.Background(), nil, nil, "-c", "alias.wait=!sleep 20", "wait")
 		return
 	}
 	if _, err := exec.LookPath("git"); err != nil {

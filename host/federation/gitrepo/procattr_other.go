@@ -1,6 +1,6 @@
 //go:build !linux
 
-package federation
+package gitrepo
 
 import "os/exec"
 

@@ -1,4 +1,4 @@
-package federation
+package gitrepo
 
 import (
 	"os/exec"
