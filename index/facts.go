@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/index/ftstext"
 )
 
 // The semantic tier's tables (seed 004 §2.3), derived from the entity
@@ -181,7 +182,7 @@ func insertEntity(ctx context.Context, tx *sql.Tx, path string, e *EntityRows) e
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO facts_fts(rowid, entity, attribute, value) VALUES (?, ?, ?, ?)`,
-			id, segment(e.Title+" "+strings.Join(e.Aliases, " ")+" "+e.Slug), segment(f.Attribute), segment(f.Value)); err != nil {
+			id, ftstext.Segment(e.Title+" "+strings.Join(e.Aliases, " ")+" "+e.Slug), ftstext.Segment(f.Attribute), ftstext.Segment(f.Value)); err != nil {
 			return err
 		}
 	}
@@ -300,7 +301,7 @@ func (d *DB) Facts(ctx context.Context, q FactQuery) ([]memhost.FactRow, error) 
 // entity names, attributes and values), best first; Score is relative to
 // the best match's. ErrNoTerms when the query has no searchable word.
 func (d *DB) SearchFacts(ctx context.Context, query string, limit int) ([]memhost.FactRow, error) {
-	expr := matchExpr(query)
+	expr := ftstext.MatchExpr(query)
 	if expr == "" {
 		return nil, ErrNoTerms
 	}

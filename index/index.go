@@ -29,15 +29,17 @@ import (
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/memhost/memhost/index/ftstext"
 )
 
 // loadVec registers sqlite-vec for every connection, once per process.
 var loadVec sync.Once
 
-// driverName is mattn's driver with memhost's per-connection settings:
+// DriverName is mattn's driver with memhost's per-connection settings:
 // memory-mapped reads, so that a vector search reads the vector blobs
 // from the page cache without copying them through SQLite's pager.
-const driverName = "sqlite3_memhost"
+const DriverName = "sqlite3_memhost"
 
 // mmapSize is the most of the database SQLite maps: SQLITE_MAX_MMAP_SIZE
 // of mattn's build, the most it allows. Past it every page is read with a
@@ -55,7 +57,7 @@ const mmapSize = 2147418112
 const persistWAL = 10
 
 func init() {
-	sql.Register(driverName, &sqlite3.SQLiteDriver{
+	sql.Register(DriverName, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			// journal_size_limit 0: the log kept by persistWAL is cut to
 			// nothing when the last connection closes, so that no stale
@@ -256,7 +258,7 @@ func (d *DB) open(ctx context.Context) (*sql.DB, fileID, error) {
 		}
 	}
 	dsn := "file:" + d.path + "?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate&_foreign_keys=1"
-	db, err := sql.Open(driverName, dsn)
+	db, err := sql.Open(DriverName, dsn)
 	if err != nil {
 		return nil, fileID{}, fmt.Errorf("index %s: %w", d.path, err)
 	}
@@ -592,7 +594,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 				if _, err := insChunk.ExecContext(ctx, id, f.Path, f.Source, c.Heading, c.StartLine, c.EndLine, c.Text, c.Context, c.Hash, c.Meta); err != nil {
 					return err
 				}
-				if _, err := insFTS[ftsTable(f.Source)].ExecContext(ctx, id, segment(c.Text), segment(c.Heading), segment(c.Context), f.Path, f.Source); err != nil {
+				if _, err := insFTS[ftsTable(f.Source)].ExecContext(ctx, id, ftstext.Segment(c.Text), ftstext.Segment(c.Heading), ftstext.Segment(c.Context), f.Path, f.Source); err != nil {
 					return err
 				}
 			}
@@ -807,7 +809,7 @@ func sourceRange(sources []string) (lo, hi int64, ok bool) {
 // Each full-text table is searched with its own BM25 statistics (see
 // ftsTables); a search of sources in both merges the two lists by score.
 func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
-	expr := matchExpr(q.Text)
+	expr := ftstext.MatchExpr(q.Text)
 	if expr == "" {
 		return nil, ErrNoTerms
 	}

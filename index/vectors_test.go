@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
@@ -96,61 +95,6 @@ func TestVectors(t *testing.T) {
 	emb, pending, _ = db.VectorCounts(ctx)
 	if emb != 0 || pending != 3 {
 		t.Errorf("after switching model: %d embedded, %d pending", emb, pending)
-	}
-}
-
-func TestCache(t *testing.T) {
-	ctx := context.Background()
-	c, err := OpenCache(ctx, filepath.Join(t.TempDir(), "embeddings.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Put(ctx, "m", map[string][]float32{"h1": {1, 2}, "h2": {3, 4}}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := c.Get(ctx, "m", []string{"h1", "h3"})
-	if err != nil || len(got) != 1 || !reflect.DeepEqual(got["h1"], []float32{1, 2}) {
-		t.Errorf("Get = %v, %v", got, err)
-	}
-	if got, _ := c.Get(ctx, "other", []string{"h1"}); len(got) != 0 {
-		t.Errorf("another model's vectors returned: %v", got)
-	}
-}
-
-func TestFuse(t *testing.T) {
-	got := Fuse(60, []int64{1, 2, 3}, []int64{3, 1, 4})
-	var ids []int64
-	for _, f := range got {
-		ids = append(ids, f.ID)
-	}
-	// 1: 1/61+1/62; 3: 1/63+1/61; 2: 1/62; 4: 1/63.
-	if !reflect.DeepEqual(ids, []int64{1, 3, 2, 4}) {
-		t.Errorf("order = %v", ids)
-	}
-	if s := Fuse(60, []int64{7}, []int64{7})[0].Score; math.Abs(s-1) > 1e-12 {
-		t.Errorf("first in both lists scores %v, want 1", s)
-	}
-	if s := got[2].Score; math.Abs(s-(1.0/62)/(2.0/61)) > 1e-12 {
-		t.Errorf("score of 2 = %v", s)
-	}
-	if len(Fuse(60)) != 0 || len(Fuse(60, nil, nil)) != 0 {
-		t.Error("empty fusion")
-	}
-}
-
-func TestFuseWeighted(t *testing.T) {
-	// With the second list weighted low, an id first only there ranks
-	// below one first only in the first list.
-	got := FuseWeighted(60, []float64{1, 0.3}, []int64{1, 2}, []int64{2, 3})
-	if got[0].ID != 2 || got[1].ID != 1 || got[2].ID != 3 {
-		t.Errorf("order = %+v", got)
-	}
-	if s := FuseWeighted(60, []float64{1, 0.3}, []int64{7}, []int64{7})[0].Score; math.Abs(s-1) > 1e-12 {
-		t.Errorf("first in both lists scores %v, want 1", s)
-	}
-	if a, b := Fuse(10, []int64{1}, []int64{2}), FuseWeighted(10, nil, []int64{1}, []int64{2}); a[0].ID != b[0].ID || a[0].Score != b[0].Score {
-		t.Error("Fuse and FuseWeighted(nil) differ")
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/embcache"
 	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
@@ -52,7 +53,7 @@ type Queue struct {
 	runMu  sync.Mutex // one run at a time in this process
 
 	cacheMu sync.Mutex
-	cache   *index.Cache // nil until first use
+	cache   *embcache.Cache // nil until first use
 
 	workerMu sync.Mutex
 	worker   *worker // nil when none runs
@@ -84,13 +85,13 @@ func (q *Queue) Close() error {
 }
 
 // openCache returns the embedding cache, opening it on first use.
-func (q *Queue) openCache(ctx context.Context) (*index.Cache, error) {
+func (q *Queue) openCache(ctx context.Context) (*embcache.Cache, error) {
 	q.cacheMu.Lock()
 	defer q.cacheMu.Unlock()
 	if q.cache != nil {
 		return q.cache, nil
 	}
-	c, err := index.OpenCache(ctx, q.opts.CachePath)
+	c, err := embcache.Open(ctx, q.opts.CachePath)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (memhost.EmbedRes
 // alone: those that fail again have a failure counted against them (see
 // index.DB.RecordEmbedFailures), the others are stored, and the error is
 // returned so that the worker backs off before it retries.
-func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *index.Cache, queued []index.QueuedChunk) (stored, cached int, err error) {
+func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *embcache.Cache, queued []index.QueuedChunk) (stored, cached int, err error) {
 	chunks := make([]index.PendingChunk, len(queued))
 	var failed []string // hashes that failed before
 	for i, c := range queued {
@@ -272,7 +273,7 @@ func crashed(err error) bool {
 
 // embedAlone embeds one chunk, waiting (up to restartWait) for a plugin
 // restarting after a crash of the text before.
-func (q *Queue) embedAlone(ctx context.Context, sem *Semantic, cache *index.Cache, c index.PendingChunk) (int, int, error) {
+func (q *Queue) embedAlone(ctx context.Context, sem *Semantic, cache *embcache.Cache, c index.PendingChunk) (int, int, error) {
 	start := time.Now()
 	for {
 		n, fromCache, err := q.embedChunks(ctx, sem, cache, []index.PendingChunk{c})
@@ -327,7 +328,7 @@ type embedError struct{ err error }
 func (e embedError) Error() string { return e.err.Error() }
 func (e embedError) Unwrap() error { return e.err }
 
-func (q *Queue) embedChunks(ctx context.Context, sem *Semantic, cache *index.Cache, chunks []index.PendingChunk) (stored, cached int, err error) {
+func (q *Queue) embedChunks(ctx context.Context, sem *Semantic, cache *embcache.Cache, chunks []index.PendingChunk) (stored, cached int, err error) {
 	hashes := make([]string, len(chunks))
 	for i, c := range chunks {
 		hashes[i] = c.Hash

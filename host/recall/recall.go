@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/host/indexer"
+	"github.com/memhost/memhost/index/ftstext"
 	"github.com/memhost/memhost/internal/origin"
 
 	"github.com/memhost/memhost"
@@ -91,7 +92,7 @@ func (s *RecallService) Recall(ctx context.Context, req memhost.RecallRequest) (
 			return resp, err
 		}
 	}
-	terms := index.Terms(req.Query)
+	terms := ftstext.Terms(req.Query)
 	n := 0
 	for _, r := range ranked {
 		if r.Score < minScore || n == limit {
@@ -228,7 +229,7 @@ func (s *RecallService) ConversationSearch(ctx context.Context, req memhost.Conv
 	if err != nil {
 		return resp, err
 	}
-	terms := index.Terms(req.Query)
+	terms := ftstext.Terms(req.Query)
 	minScore := s.k.Config().Memory.Search.MinScore
 	for _, r := range ranked {
 		if r.Score < minScore || len(resp.Results) == limit {

@@ -144,7 +144,7 @@ func rrfRank(s config.Search, bm25, vhits []index.Hit) []Scored {
 			byID[hit.ChunkID] = hit
 		}
 	}
-	fused := index.FuseWeighted(s.FusionK, []float64{1, s.VectorWeight}, kw, vec)
+	fused := FuseWeighted(s.FusionK, []float64{1, s.VectorWeight}, kw, vec)
 	out := make([]Scored, len(fused))
 	for i, f := range fused {
 		out[i] = Scored{byID[f.ID], math.Round(f.Score*1000) / 1000}

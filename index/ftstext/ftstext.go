@@ -1,4 +1,7 @@
-package index
+// Package ftstext is the text FTS5 sees: pages and chunks segmented for
+// the unicode61 tokenizer (CJK runs as bigrams), and a user's query as a
+// MATCH expression of its terms (stop words dropped). No SQL.
+package ftstext
 
 import (
 	"strings"
@@ -24,9 +27,9 @@ func isCJK(r rune) bool {
 		r == 'ー' // prolonged sound mark, category Lm, inside katakana words
 }
 
-// segment returns text with every CJK run replaced by its bigrams, ready for
+// Segment returns text with every CJK run replaced by its bigrams, ready for
 // the FTS5 table. Other text passes through unchanged for unicode61 and porter.
-func segment(text string) string {
+func Segment(text string) string {
 	if !hasCJK(text) {
 		return text
 	}
@@ -67,11 +70,11 @@ func hasCJK(s string) bool {
 	return false
 }
 
-// matchExpr turns a free-text query into an FTS5 MATCH expression: every
+// MatchExpr turns a free-text query into an FTS5 MATCH expression: every
 // word quoted (so no user input is read as FTS5 syntax) and OR-ed, which lets
 // BM25 rank pages that hold more of the words, and rarer ones, first. It
 // returns "" when the query holds no searchable word.
-func matchExpr(query string) string {
+func MatchExpr(query string) string {
 	var terms []string
 	ws := Terms(query)
 	for _, w := range ws {

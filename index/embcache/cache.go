@@ -1,10 +1,15 @@
-package index
+// Package embcache is the embedding cache (cache/embeddings.db): vectors
+// by chunk text hash and model, outside the index so that a rebuild, or a
+// switch of provider and back, embeds nothing twice.
+package embcache
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/memhost/memhost/index"
 )
 
 // Cache is the embedding cache in cache/embeddings.db: vectors by (chunk
@@ -15,9 +20,9 @@ type Cache struct {
 	db *sql.DB
 }
 
-// OpenCache opens or creates the cache at path (its folder must exist).
-func OpenCache(ctx context.Context, path string) (*Cache, error) {
-	db, err := sql.Open(driverName, "file:"+path+"?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
+// Open opens or creates the cache at path (its folder must exist).
+func Open(ctx context.Context, path string) (*Cache, error) {
+	db, err := sql.Open(index.DriverName, "file:"+path+"?_busy_timeout=30000&_journal_mode=WAL&_synchronous=NORMAL&_txlock=immediate")
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +62,7 @@ func (c *Cache) Get(ctx context.Context, model string, hashes []string) (map[str
 				rows.Close()
 				return nil, err
 			}
-			out[h] = DecodeVector(b)
+			out[h] = index.DecodeVector(b)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -83,7 +88,7 @@ func (c *Cache) Put(ctx context.Context, model string, vecs map[string][]float32
 	}
 	defer stmt.Close()
 	for h, v := range vecs {
-		if _, err := stmt.ExecContext(ctx, h, model, EncodeVector(v)); err != nil {
+		if _, err := stmt.ExecContext(ctx, h, model, index.EncodeVector(v)); err != nil {
 			return err
 		}
 	}
