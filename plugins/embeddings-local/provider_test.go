@@ -311,4 +311,19 @@ func TestInfoWhileLoading(t *testing.T) {
 	if info, _ := p.Info(context.Background()); info.Dimensions != 0 || info.ModelID != "absent" {
 		t.Errorf("Info after configuring a missing model = %+v, want no dimensions", info)
 	}
+	// The download fails in the background and records the failure in
+	// the models folder (t.TempDir): wait for it, or the record lands
+	// while the folder is being removed (seen under load: "directory not
+	// empty").
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, _ := p.Status(context.Background())
+		if st.State == sdk.StateError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the download of a model from a closed port never failed: %+v", st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
