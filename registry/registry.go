@@ -104,6 +104,10 @@ type Options struct {
 	MaxBackoff time.Duration
 	// Env is added to the environment plugins start with (KEY=value).
 	Env []string
+	// SocketDir is the folder plugins make their unix sockets in
+	// (sockets.go); "" is the user's own: $XDG_RUNTIME_DIR/memhost, else
+	// $TMPDIR/memhost-UID.
+	SocketDir string
 }
 
 func (o *Options) defaults() {
@@ -472,6 +476,10 @@ func clientConfig(pl Plugin, opts Options) (*plugin.ClientConfig, error) {
 	}
 	cmd := execCommand(pl.Path)
 	cmd.Env = append(os.Environ(), opts.Env...)
+	if dir, ok := socketDir(opts.SocketDir); ok {
+		sweepOnce(dir)
+		cmd.Env = append(cmd.Env, plugin.EnvUnixSocketDir+"="+dir)
+	}
 	return &plugin.ClientConfig{
 		HandshakeConfig:  handshake,
 		Plugins:          pluginMap,
