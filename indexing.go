@@ -72,7 +72,7 @@ type StatusResponse struct {
 	// a memhost git repository.
 	Federation *FederationStatus `json:"federation,omitempty"`
 	// Generator is the text model and the last consolidation
-	// (consolidate_run.go).
+	// (host/semantic).
 	Generator ConsolidationStatus `json:"generator"`
 }
 
@@ -86,7 +86,7 @@ type PluginStatusResponse struct {
 	Embedded int    `json:"embedded"`
 	// FailedDownloads: as in StatusResponse.
 	FailedDownloads []FailedDownload `json:"failedDownloads,omitempty"`
-	// Generator is the configured generator's state (generate.go).
+	// Generator is the configured generator's state (host/providers).
 	Generator ProviderStatus `json:"generator"`
 }
 

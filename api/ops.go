@@ -18,7 +18,7 @@ import (
 //
 // Adding an operation touches four files: its request and response types
 // and the method on Host (host/<feature>.go); an Op, a line of API and a
-// line of Ops here (api/ops.go); the client's one-line method (server/client.go: a
+// line of Ops here (api/ops.go); the client's one-line method (server/client/client.go: a
 // forgotten one does not compile); its section in docs/api.md (a
 // forgotten one fails TestAPIDocRoutes). A CLI command or an MCP tool, if
 // it has one, is a fifth.

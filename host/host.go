@@ -112,7 +112,10 @@ type Host struct {
 	sessions   *sessions.Store
 	reg        *registry.Registry
 	watch      watchState         // the file watcher's, for Health
-	gens       *registry.Registry // generator plugins (generate.go)
+	gens       *registry.Registry // generator plugins (host/providers)
+	// providers runs the plugins and models operations (the methods
+	// below); its helpers are the kernel's, not the Host's API.
+	providers *providers.ProviderService
 
 	// The feature services: their operations are the Host's by promotion.
 	*browse.BrowseService
@@ -121,7 +124,6 @@ type Host struct {
 	*health.HealthService
 	*conversations.SessionService
 	*federated.FederationService
-	*providers.ProviderService
 	*recall.RecallService
 }
 
@@ -189,10 +191,10 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		"MEMHOST_MODELS_DIR=" + h.path(cfg.Memory.Embedding.ModelsDir),
 	}})
 	h.gens = registry.New(registry.Options{Kind: registry.Generators, Dirs: dirs, Logger: h.hlog, Env: []string{"MEMHOST_HOME=" + h.home}})
-	h.ProviderService = providers.New(kernel{h}, h.reg, h.gens)
+	h.providers = providers.New(kernel{h}, h.reg, h.gens)
 	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
-		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.ProviderService.ModelMissing})
+		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.providers.ModelMissing})
 	h.RecallService = recall.New(kernel{h})
 	h.BrowseService = browse.New(kernel{h})
 	h.FactService = semantic.New(kernel{h})

@@ -156,7 +156,7 @@ func (h *Host) Status(ctx context.Context, _ memhost.StatusRequest) (memhost.Sta
 		// Only an installed provider that is not ready may be waiting for
 		// a model: a missing one (or a ready one) has nothing to do with
 		// downloads that failed before, for another plugin perhaps.
-		resp.FailedDownloads = h.ProviderService.FailedDownloads()
+		resp.FailedDownloads = h.providers.FailedDownloads()
 	}
 	rs, err := h.sessions.Receipts()
 	if err != nil {

@@ -80,11 +80,11 @@ func (k kernel) PageExists(rel string) bool { return k.h.pageExists(rel) }
 func (k kernel) Wrote(err *error, change func() memhost.Change) { k.h.wrote(err, change) }
 
 // ModelsDir is the folder of downloaded models.
-func (k kernel) ModelsDir() string { return k.h.ModelStore().Dir }
+func (k kernel) ModelsDir() string { return k.h.providers.ModelStore().Dir }
 
 // Generator is the configured generator plugin, held until release.
 func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
-	return k.h.ProviderService.Generator(ctx)
+	return k.h.providers.Generator(ctx)
 }
 
 // Context is the system-prompt block (the Context operation).

@@ -27,7 +27,7 @@ func TestTurnOrigin(t *testing.T) {
 	defer h.Close()
 	appends := []memhost.SessionAppendRequest{
 		{Session: "wa-ann", Role: "user", Text: "running late for the dentist", Channel: "whatsapp", SourceID: "919876543210"},
-		{Session: "wa-bob", Role: "user", Text: "late again, the dentist can wait", Channel: "whatsapp", SourceID: "15551234567"},
+		{Session: "wa-bob", Role: "user", Text: "late again, the dentist can wait", Channel: "WhatsApp", SourceID: "15551234567"},
 		{Session: "tg-ann", Role: "user", Text: "the dentist moved me to Friday, so late", Channel: "telegram", SourceID: "-100200300"},
 		{Session: "cli", Role: "user", Text: "note: dentist is late on Fridays"},
 	}
@@ -77,6 +77,8 @@ func TestTurnOrigin(t *testing.T) {
 		{"whatsapp", "91 98", "sourceId"},
 		{"whatsapp", "91\x0098", "sourceId"},
 		{"whatsapp", strings.Repeat("9", 257), "sourceId"},
+		{"whatsapp", "9198\u202e7654", "sourceId"}, // right-to-left override
+		{"whatsapp", "91\u200b98", "sourceId"},     // zero-width space
 		{"", "919876543210", "sourceId"},
 	} {
 		_, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "bad", Role: "user", Text: "x", Channel: c.channel, SourceID: c.source})
@@ -90,5 +92,16 @@ func TestTurnOrigin(t *testing.T) {
 	}
 	if after, _ := os.ReadDir(filepath.Join(home, "sessions")); len(after) != len(before) {
 		t.Errorf("a refused append wrote a transcript: %d files, then %d", len(before), len(after))
+	}
+
+	// A transcript from elsewhere (written by hand, imported, merged from
+	// a remote) with an origin append refuses: indexed, but not shown or
+	// searched by it.
+	line := `{"id":"x1","type":"message","role":"user","content":"dentist late from elsewhere","timestamp":"2026-03-01T10:00:00Z","channel":"what\u001b[31msapp","sourceId":"9\u202e1"}` + "\n"
+	if err := os.WriteFile(filepath.Join(home, "sessions", "odd.jsonl"), []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := search("", ""); !slices.Contains(got, "odd@/") {
+		t.Errorf("the odd transcript's turn: %v, want it found without its origin", got)
 	}
 }

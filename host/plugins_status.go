@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/providers"
 )
 
 // PluginStatus reports the active provider and what search does with it.
@@ -16,6 +17,31 @@ func (h *Host) PluginStatus(ctx context.Context, _ memhost.PluginStatusRequest) 
 	resp.Mode, resp.Reason, resp.Pending, resp.Embedded = st.Mode, st.Reason, st.Pending, st.Embedded
 	resp.FailedDownloads = st.FailedDownloads
 	resp.ProviderStatus, err = h.queue.ProviderStatus(ctx)
-	resp.Generator = h.ProviderService.GeneratorStatus(ctx)
+	resp.Generator = h.providers.GeneratorStatus(ctx)
 	return resp, err
+}
+
+// Plugins: see providers.ProviderService.Plugins.
+func (h *Host) Plugins(ctx context.Context, req memhost.PluginsRequest) (providers.PluginsResponse, error) {
+	return h.providers.Plugins(ctx, req)
+}
+
+// UsePlugin: see providers.ProviderService.UsePlugin.
+func (h *Host) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (providers.UseResponse, error) {
+	return h.providers.UsePlugin(ctx, req)
+}
+
+// Models: see providers.ProviderService.Models.
+func (h *Host) Models(ctx context.Context, req memhost.ModelsRequest) (providers.ModelsResponse, error) {
+	return h.providers.Models(ctx, req)
+}
+
+// PullModel: see providers.ProviderService.PullModel.
+func (h *Host) PullModel(ctx context.Context, req providers.PullModelRequest) (providers.PullResponse, error) {
+	return h.providers.PullModel(ctx, req)
+}
+
+// RemoveModel: see providers.ProviderService.RemoveModel.
+func (h *Host) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
+	return h.providers.RemoveModel(ctx, req)
 }

@@ -63,7 +63,7 @@ func (h *Host) Remember(ctx context.Context, req memhost.RememberRequest) (out m
 		warning string
 	}
 	if req.Auto {
-		auto.r, auto.tags, auto.ok, auto.warning = route.Ask(ctx, h.notebook, text, h.ProviderService.Generator)
+		auto.r, auto.tags, auto.ok, auto.warning = route.Ask(ctx, h.notebook, text, h.providers.Generator)
 	}
 	// Route reads the contacts page's sections (and which pages exist)
 	// before the write takes the notebook's lock: routing chooses the page

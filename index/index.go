@@ -1,4 +1,4 @@
-// Package index is the only package that speaks SQL. It owns brain/memory.db:
+// Package index is the SQL of the derived index. It owns brain/memory.db:
 // the schema, file and chunk upserts, the FTS5 table and BM25 queries.
 //
 // The index is derived from the notebook and can be deleted at any time;
@@ -123,7 +123,7 @@ var schema = []string{
 	`CREATE INDEX IF NOT EXISTS idx_chunks_hash ON chunks(hash)`,
 	// The embedding queue: chunks still without a vector.
 	`CREATE INDEX IF NOT EXISTS idx_chunks_pending ON chunks(id) WHERE embedded = 0`,
-	// text, heading and context hold the segmented form (see segment.go);
+	// text, heading and context hold the segmented form (see package ftstext);
 	// the raw text lives in chunks. rowid is the chunk id. Pages go to
 	// chunks_fts, transcript turns to turns_fts (see ftsTables).
 	ftsSchema("chunks_fts"),

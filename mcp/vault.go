@@ -157,7 +157,7 @@ func about(arg string, err error) error {
 	return err
 }
 
-// rollupsFirst rewords prune's refusal (a *host.RollupsMissingError, in
+// rollupsFirst rewords prune's refusal (a *memhost.RollupsMissingError, in
 // this process and through the server's client alike) for a model: which
 // tool to call first, and with what.
 func rollupsFirst(err error) error {

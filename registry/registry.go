@@ -476,9 +476,11 @@ func clientConfig(pl Plugin, opts Options) (*plugin.ClientConfig, error) {
 	}
 	cmd := execCommand(pl.Path)
 	cmd.Env = append(os.Environ(), opts.Env...)
-	if dir, ok := socketDir(opts.SocketDir); ok {
+	if dir, err := socketDir(opts.SocketDir); err == nil {
 		sweepOnce(dir)
 		cmd.Env = append(cmd.Env, plugin.EnvUnixSocketDir+"="+dir)
+	} else {
+		opts.Logger.Warn("plugin sockets go to the system's temporary folder", "err", err)
 	}
 	return &plugin.ClientConfig{
 		HandshakeConfig:  handshake,
@@ -488,7 +490,11 @@ func clientConfig(pl Plugin, opts Options) (*plugin.ClientConfig, error) {
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		AutoMTLS:         true,
 		Managed:          true,
-		StartTimeout:     opts.StartTimeout,
-		Logger:           opts.Logger.Named(pl.Name),
+		// cmd.Env holds the environment already, then memhost's own
+		// variables, which must win (go-plugin would append the
+		// environment again, and the last of a name is the one used).
+		SkipHostEnv:  true,
+		StartTimeout: opts.StartTimeout,
+		Logger:       opts.Logger.Named(pl.Name),
 	}, nil
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// A plugin listens on a unix socket that go-plugin makes in the plugin's
+// A plugin listens on a unix socket that go-plugin makes in the system's
 // temporary folder (/tmp/pluginNNN) and removes when the plugin stops. A
 // plugin killed with its host (kill -9, the OOM killer, a power cut)
 // leaves its socket behind, one file per plugin per crash, forever. So
@@ -25,29 +25,37 @@ import (
 const staleSocketAge = time.Minute
 
 // socketDir is the folder plugins make their sockets in: dir, or the
-// user's own (see Options.SocketDir), made when missing. ok is false when
-// that folder is not a folder of this user's that only they can enter
-// (another user made it first, or swapped a symlink in): then plugins
-// make their sockets where go-plugin does by default.
-func socketDir(dir string) (string, bool) {
+// user's own (see Options.SocketDir), made when missing and made private
+// when it is the user's but open to others. It is refused when it is not
+// a folder of this user's (another user made it first, or a symlink was
+// put there): plugins then make their sockets where go-plugin does by
+// default.
+func socketDir(dir string) (string, error) {
 	if dir == "" {
+		dir = filepath.Join(os.TempDir(), fmt.Sprintf("memhost-%d", os.Getuid()))
 		if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) {
-			dir = filepath.Join(rt, "memhost")
-		} else {
-			dir = filepath.Join(os.TempDir(), fmt.Sprintf("memhost-%d", os.Getuid()))
+			if fi, err := os.Stat(rt); err == nil && fi.IsDir() {
+				dir = filepath.Join(rt, "memhost")
+			}
 		}
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-		return "", false
+		return "", err
 	}
 	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 {
-		return "", false
+	if err != nil {
+		return "", err
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
-		return "", false
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+		return "", fmt.Errorf("%s is not a folder of this user's", dir)
 	}
-	return dir, true
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 var swept sync.Map // folders swept by this process

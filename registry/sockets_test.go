@@ -2,10 +2,12 @@ package registry
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -85,12 +87,17 @@ func TestPluginSocketsSwept(t *testing.T) {
 	}
 }
 
-// TestSocketDirMustBeTheUsers: a socket folder others may enter (or a
-// symlink to one) is not used; plugins then make their sockets where
-// go-plugin does by default.
+// TestSocketDirMustBeTheUsers: the socket folder is made private (0700);
+// one that is not a folder of this user's (a symlink put there) is not
+// used, and plugins then make their sockets where go-plugin does by
+// default.
 func TestSocketDirMustBeTheUsers(t *testing.T) {
 	t.Parallel()
 	base := t.TempDir()
+	own := filepath.Join(base, "own")
+	if d, err := socketDir(own); err != nil || d != own {
+		t.Fatalf("socketDir(%s) = %s, %v", own, d, err)
+	}
 	open := filepath.Join(base, "open")
 	if err := os.Mkdir(open, 0o777); err != nil {
 		t.Fatal(err)
@@ -98,25 +105,45 @@ func TestSocketDirMustBeTheUsers(t *testing.T) {
 	if err := os.Chmod(open, 0o777); err != nil { // past the umask
 		t.Fatal(err)
 	}
-	if _, ok := socketDir(open); ok {
-		t.Error("a folder anyone may write to was used")
+	if _, err := socketDir(open); err != nil {
+		t.Fatalf("the user's own open folder: %v", err)
 	}
-	own := filepath.Join(base, "own")
-	if d, ok := socketDir(own); !ok || d != own {
-		t.Fatalf("socketDir(%s) = %s, %v", own, d, ok)
-	}
-	if fi, err := os.Stat(own); err != nil || fi.Mode().Perm() != 0o700 {
-		t.Errorf("made %v, %v; want mode 0700", fi.Mode(), err)
+	for _, d := range []string{own, open} {
+		var st syscall.Stat_t
+		if err := syscall.Stat(d, &st); err != nil || st.Mode&0o777 != 0o700 || int(st.Uid) != os.Getuid() {
+			t.Errorf("%s: mode %o, uid %d, %v; want 0700 and this user's", d, st.Mode&0o777, st.Uid, err)
+		}
 	}
 	link := filepath.Join(base, "link")
 	if err := os.Symlink(own, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := socketDir(link); ok {
+	if _, err := socketDir(link); err == nil {
 		t.Error("a symlink was used as the socket folder")
 	}
-	var st syscall.Stat_t
-	if syscall.Stat(own, &st) != nil || int(st.Uid) != os.Getuid() {
-		t.Errorf("socket folder not the user's: %+v", st)
+}
+
+// TestRegistryEnvWins: the variables memhost gives a plugin (its home,
+// its socket folder) win over the same names in memhost's environment.
+func TestRegistryEnvWins(t *testing.T) {
+	t.Setenv("MEMHOST_ENV_PROBE", "inherited")
+	r := New(Options{Dirs: []string{pluginDir(t, "hello")}, Env: []string{"MEMHOST_ENV_PROBE=registry"}})
+	defer r.Close()
+	p, err := r.Provider(context.Background(), "hello", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.Pid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, kv := range strings.Split(string(env), "\x00") {
+		if strings.HasPrefix(kv, "MEMHOST_ENV_PROBE=") {
+			got = append(got, kv)
+		}
+	}
+	if len(got) != 1 || got[0] != "MEMHOST_ENV_PROBE=registry" {
+		t.Errorf("the plugin's environment holds %v, want MEMHOST_ENV_PROBE=registry only", got)
 	}
 }

@@ -55,7 +55,7 @@ func (r *Repo) CommitAll(ctx context.Context, msg string) (bool, error) {
 // tracked files git status reports changed or removed (staged or not),
 // and every untracked file in the shared folders, whatever the shared
 // .gitignore says (a remote can change it; the commit leaves out what
-// .git/info/exclude keeps on this machine, see excluded).
+// .git/info/exclude keeps on this machine, see gitrepo's Excluded).
 func (r *Repo) statusPaths(ctx context.Context) ([]string, error) {
 	out, err := r.Git(ctx, "status", "--porcelain=v1", "-z", "--untracked-files=no", "--no-renames")
 	if err != nil {

@@ -292,7 +292,7 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 		return nil
 	}
 	// Only the files that differ, without git refreshing the whole index
-	// (fastforward.go); git merge where that does not apply.
+	// (gitrepo's FastForward); git merge where that does not apply.
 	switch err := r.g().FastForward(ctx, head, target, opts.Now()); {
 	case err == nil:
 		return nil
@@ -313,7 +313,7 @@ func (r *Repo) apply(ctx context.Context, opts SyncOptions, head, target string)
 
 // mergeCommit makes the merge commit of head and theirs without touching
 // the work tree: git merge-tree merges what it can; the files it cannot
-// are merged by memhost's rules (see merge.go); the result is committed
+// are merged by memhost's rules (package filemerge, gitrepo's MergeText); the result is committed
 // with both parents.
 func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs string, res *memhost.GitSyncResult) (string, error) {
 	out, err := r.Git(ctx, "merge-tree", "--write-tree", "-z", "--no-messages", "--allow-unrelated-histories", head, theirs)

@@ -17,7 +17,7 @@ import (
 // or not following the schema asked for. The error says why.
 var ErrBadAnswer = registry.ErrBadAnswer
 
-// generator returns the configured generator plugin, started and
+// Generator returns the configured generator plugin, started and
 // configured with its options from config.yaml, held until release is
 // called (release is never nil). Every Complete through it is bounded by
 // memory.generator.timeoutMs. With no generator configured it returns
@@ -64,7 +64,7 @@ func (t *timed) Complete(ctx context.Context, req sdk.CompleteRequest) (sdk.Comp
 	return resp, err
 }
 
-// generatorStatus reports the configured generator: its binary, model,
+// GeneratorStatus reports the configured generator: its binary, model,
 // state and a health check round trip; State "none" when none is
 // configured, "error" with the reason when it cannot start.
 func (s *ProviderService) GeneratorStatus(ctx context.Context) memhost.ProviderStatus {

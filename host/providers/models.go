@@ -23,11 +23,12 @@ type ModelsResponse struct {
 	Models []modelstore.Model `json:"models"`
 }
 
+// ModelStore is the models folder of the configuration in force.
 func (s *ProviderService) ModelStore() *modelstore.Store {
 	return &modelstore.Store{Dir: s.k.Path(s.k.Config().Memory.Embedding.ModelsDir)}
 }
 
-// modelMissing tells the embedding queue from the models folder whether
+// ModelMissing tells the embedding queue from the models folder whether
 // the local provider's model is missing (embedq.Options.ModelMissing):
 // with the words the plugin gives while its last download failed lately
 // (it retries only after the failure's backoff), or with none when a
@@ -184,7 +185,7 @@ func (s *ProviderService) hasModel(name string) bool {
 	return false
 }
 
-// failedDownloads reads the models folder's failure records.
+// FailedDownloads reads the models folder's failure records.
 func (s *ProviderService) FailedDownloads() []memhost.FailedDownload {
 	var out []memhost.FailedDownload
 	for _, f := range s.ModelStore().Failures() {

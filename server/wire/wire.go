@@ -52,7 +52,7 @@ func init() {
 // {"error": {"kind": "not-found", "field": "path", "message": "...", "path": "reference/x.md"}}.
 // Path is set for errors about one notebook page; Message is then the
 // reason alone ("page not found"). Missing is set for prune's refusal
-// (a *host.RollupsMissingError): the logs no rollup holds.
+// (a *memhost.RollupsMissingError): the logs no rollup holds.
 type Error struct {
 	Kind    fault.Kind           `json:"kind"`
 	Field   string               `json:"field,omitempty"`
@@ -82,7 +82,7 @@ func Of(err error) Error {
 
 // Err is the error a client returns for a wire error: a *fault.Error
 // of the same kind, field and message, inside a *notebook.PathError when
-// it names a page, around a *host.RollupsMissingError when it lists logs
+// it names a page, around a *memhost.RollupsMissingError when it lists logs
 // no rollup holds, so that callers word it as they word local errors.
 func (w Error) Err() error {
 	fe := &fault.Error{Kind: w.Kind, Field: w.Field, Message: w.Message}

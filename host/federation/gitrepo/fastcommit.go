@@ -160,7 +160,10 @@ func (r *Repo) Head(ctx context.Context) string {
 			return id[:12]
 		}
 	}
-	out, _ := r.Git(ctx, "rev-parse", "--Short=12", "HEAD")
+	out, err := r.Git(ctx, "rev-parse", "--verify", "--quiet", "--short=12", "HEAD")
+	if err != nil {
+		return ""
+	}
 	return strings.TrimSpace(out)
 }
 

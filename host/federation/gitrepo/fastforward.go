@@ -151,7 +151,7 @@ func (r *Repo) diffTree(ctx context.Context, a, b string) ([]TreeChange, error) 
 	return changes, nil
 }
 
-// rawDiff lists what differs between two trees (or commits), as git
+// RawDiff lists what differs between two trees (or commits), as git
 // diff-tree -r reports it; with trees, the folders that differ too
 // (mode 040000), so that a folder's name is seen even with nothing in it.
 func (r *Repo) RawDiff(ctx context.Context, a, b string, trees bool) ([]TreeChange, error) {

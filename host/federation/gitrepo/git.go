@@ -81,7 +81,7 @@ func (r *Repo) author() (name, email string) {
 	return a, ""
 }
 
-// env is git's environment: no prompts, no pager, a fixed language (its
+// Env is git's environment: no prompts, no pager, a fixed language (its
 // messages are shown, never parsed beyond exit codes), this Repo's author.
 func (r *Repo) Env(extra []string) []string {
 	name, email := r.author()
@@ -100,7 +100,7 @@ func (r *Repo) Git(ctx context.Context, args ...string) (string, error) {
 	return string(out), err
 }
 
-// gitIO runs git with stdin and extra environment variables.
+// GitIO runs git with stdin and extra environment variables.
 func (r *Repo) GitIO(ctx context.Context, stdin io.Reader, env []string, args ...string) ([]byte, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoGit
@@ -131,7 +131,7 @@ func (r *Repo) GitIO(ctx context.Context, stdin io.Reader, env []string, args ..
 	return stdout.Bytes(), nil
 }
 
-// rev resolves a revision to a commit id; "" and no error when it does
+// Rev resolves a revision to a commit id; "" and no error when it does
 // not exist.
 func (r *Repo) Rev(ctx context.Context, name string) (string, error) {
 	out, err := r.Git(ctx, "rev-parse", "-q", "--verify", name+"^{commit}")
@@ -141,7 +141,7 @@ func (r *Repo) Rev(ctx context.Context, name string) (string, error) {
 	return strings.TrimSpace(out), err
 }
 
-// isAncestor reports whether commit a is an ancestor of (or equal to) b.
+// IsAncestor reports whether commit a is an ancestor of (or equal to) b.
 func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 	_, err := r.Git(ctx, "merge-base", "--is-ancestor", a, b)
 	if err == nil {
@@ -158,7 +158,7 @@ func (r *Repo) Blob(ctx context.Context, oid string) ([]byte, error) {
 	return r.GitIO(ctx, nil, nil, "cat-file", "blob", oid)
 }
 
-// hashObject stores data as a blob and returns its id.
+// HashObject stores data as a blob and returns its id.
 func (r *Repo) HashObject(ctx context.Context, data []byte) (string, error) {
 	out, err := r.GitIO(ctx, bytes.NewReader(data), nil, "hash-object", "-w", "--stdin")
 	return strings.TrimSpace(string(out)), err

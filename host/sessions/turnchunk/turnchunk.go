@@ -16,6 +16,7 @@ import (
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/internal/origin"
 )
 
 // contextWords bounds the context of a transcript chunk: the last words
@@ -55,7 +56,14 @@ func Chunks(rel string, data []byte, from int, opt chunk.Options) ([]index.Chunk
 		if id == "" {
 			id = fmt.Sprint(n)
 		}
-		meta, _ := json.Marshal(sessions.Meta{Session: session, Turns: []string{id}, Role: t.Role, Speaker: t.Speaker, Timestamp: t.Timestamp, Channel: t.Channel, SourceID: t.SourceID})
+		channel, source := t.Channel, t.SourceID
+		if origin.Check(channel, source) != nil {
+			// A transcript written by hand, imported or merged from a
+			// remote may hold anything: an origin append would refuse
+			// is not shown or searched by.
+			channel, source = "", ""
+		}
+		meta, _ := json.Marshal(sessions.Meta{Session: session, Turns: []string{id}, Role: t.Role, Speaker: t.Speaker, Timestamp: t.Timestamp, Channel: channel, SourceID: source})
 		for _, text := range texts {
 			c := index.Chunk{Heading: speaker(t), StartLine: n, EndLine: n, Text: text, Meta: string(meta)}
 			if maxWords > 0 {

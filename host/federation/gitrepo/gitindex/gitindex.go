@@ -209,6 +209,7 @@ func readCacheTree(b []byte) (*Tree, []byte, error) {
 	return t, b, nil
 }
 
+// Write appends the node and its subtrees as the TREE extension holds them.
 func (t *Tree) Write(buf *bytes.Buffer) {
 	buf.WriteString(t.Name)
 	buf.WriteByte(0)
@@ -221,7 +222,7 @@ func (t *Tree) Write(buf *bytes.Buffer) {
 	}
 }
 
-// encode writes the index file's bytes: entries, the cache tree, the
+// Encode writes the index file's bytes: entries, the cache tree, the
 // checksum. Optional extensions read from the old file are not kept.
 func (idx *Index) Encode() []byte {
 	var buf bytes.Buffer
@@ -248,7 +249,7 @@ func (idx *Index) Encode() []byte {
 	return buf.Bytes()
 }
 
-// find returns the position of path's entry, or -1.
+// Find returns the position of path's entry, or -1.
 func (idx *Index) Find(path string) int {
 	i := sort.Search(len(idx.Entries), func(i int) bool { return idx.Entries[i].Path >= path })
 	if i < len(idx.Entries) && idx.Entries[i].Path == path {
@@ -268,6 +269,7 @@ type Locked struct {
 	done bool
 }
 
+// Lock reads the index under git's index lock (Locked).
 func Lock(gd string) (*Locked, error) {
 	lock, err := os.OpenFile(filepath.Join(gd, "index.lock"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -290,7 +292,7 @@ func Lock(gd string) (*Locked, error) {
 	return li, nil
 }
 
-// write replaces .git/index with the entries and cache tree held. A
+// Write replaces .git/index with the entries and cache tree held. A
 // failure leaves the old index: it only looks staged to git status, and
 // the next git command that refreshes it puts it right.
 func (li *Locked) Write() {
@@ -299,6 +301,7 @@ func (li *Locked) Write() {
 	}
 }
 
+// Release drops the lock, unless Write replaced the index with it.
 func (li *Locked) Release() {
 	if !li.done {
 		li.lock.Close()
