@@ -18,7 +18,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memhost/memhost/host/providers"
 	"github.com/memhost/memhost/internal/fakeollama"
 	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/modelstore"
@@ -653,22 +652,6 @@ func TestBinaryUseLocalDimensions(t *testing.T) {
 		want := regexp.MustCompile(`^embeddings provider: local \(model all-MiniLM-L6-v2-Q4_K_M(@[0-9a-f]{12})?, 384 dimensions, (loading|ready)\)\n`)
 		if !want.MatchString(out.String()) {
 			t.Errorf("plugins use local: got %q, want a line matching %s", out.String(), want)
-		}
-	}
-}
-
-// TestProviderLine: a provider whose dimensions are not known yet (its
-// model downloading) is shown without a figure.
-func TestProviderLine(t *testing.T) {
-	for _, c := range []struct {
-		resp providers.UseResponse
-		want string
-	}{
-		{providers.UseResponse{Plugin: "local", Model: "m", Dimensions: 384, Status: "loading"}, "embeddings provider: local (model m, 384 dimensions, loading)"},
-		{providers.UseResponse{Plugin: "local", Model: "m", Status: "downloading"}, "embeddings provider: local (model m, downloading)"},
-	} {
-		if got := providerLine(c.resp); got != c.want {
-			t.Errorf("providerLine(%+v) = %q, want %q", c.resp, got, c.want)
 		}
 	}
 }

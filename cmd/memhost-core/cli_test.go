@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 )
 
 // result of one in-process run.
@@ -28,14 +30,14 @@ type result struct {
 func memhost(t *testing.T, home string, stdin *string, args ...string) result {
 	t.Helper()
 	var out, errb bytes.Buffer
-	io := stdio{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string {
+	io := cmdapp.Stdio{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string {
 		if k == "MEMHOST_HOME" {
 			return home
 		}
 		return ""
 	}}
 	if stdin != nil {
-		io.stdin, io.stdinIsPiped = strings.NewReader(*stdin), true
+		io.Stdin, io.StdinIsPiped = strings.NewReader(*stdin), true
 	}
 	code := run(context.Background(), append([]string{"memhost"}, args...), io)
 	return result{out.String(), errb.String(), code}
@@ -342,9 +344,9 @@ func TestMisspeltEnvWarns(t *testing.T) {
 		"MEMHOST_MEMORY_SEARCH_MAXRESULTS": "3",
 	}
 	var out, errb bytes.Buffer
-	io := stdio{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
-		getenv: func(k string) string { return env[k] },
-		environ: func() []string {
+	io := cmdapp.Stdio{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] },
+		Environ: func() []string {
 			var kv []string
 			for k, v := range env {
 				kv = append(kv, k+"="+v)
@@ -379,8 +381,8 @@ func TestHookUnknownEvent(t *testing.T) {
 	home := t.TempDir()
 	var out, errb bytes.Buffer
 	spy := &readSpy{}
-	code := run(context.Background(), []string{"memhost", "hook", "nonsense"}, stdio{stdin: spy, stdinIsPiped: true, stdout: &out, stderr: &errb,
-		getenv: func(k string) string {
+	code := run(context.Background(), []string{"memhost", "hook", "nonsense"}, cmdapp.Stdio{Stdin: spy, StdinIsPiped: true, Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string {
 			if k == "MEMHOST_HOME" {
 				return home
 			}

@@ -68,6 +68,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/server/client"
 )
@@ -93,9 +94,9 @@ func (g *goldenScenario) startServer() {
 	var log lockedBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"memhost", "serve", "--listen", ""}, stdio{
-			stdin: strings.NewReader(""), stdout: io.Discard, stderr: &log,
-			getenv: func(k string) string { return env[k] },
+		done <- run(ctx, []string{"memhost", "serve", "--listen", ""}, cmdapp.Stdio{
+			Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &log,
+			Getenv: func(k string) string { return env[k] },
 		})
 	}()
 	g.t.Cleanup(func() {
@@ -202,9 +203,9 @@ func (g *goldenScenario) pipe(stdin string, args ...string) result {
 func (g *goldenScenario) exec(stdin *string, args ...string) result {
 	g.t.Helper()
 	var out, errb bytes.Buffer
-	io := stdio{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, getenv: func(k string) string { return g.env[k] }}
+	io := cmdapp.Stdio{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return g.env[k] }}
 	if stdin != nil {
-		io.stdin, io.stdinIsPiped = strings.NewReader(*stdin), true
+		io.Stdin, io.StdinIsPiped = strings.NewReader(*stdin), true
 	}
 	code := run(context.Background(), append([]string{"memhost"}, args...), io)
 	g.commands++

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	mh "github.com/memhost/memhost"
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
+	"github.com/memhost/memhost/cmd/memhost-core/internal/corecmd"
 	"github.com/memhost/memhost/host/health"
 )
 
@@ -30,7 +32,7 @@ func TestHealthExitCodes(t *testing.T) {
 	leak := filepath.Join(home, "brain", "memory.db.rebuild-999999")
 	os.WriteFile(leak, nil, 0o644)
 	r := memhost(t, home, nil, "health")
-	if r.code != exitDegraded || !strings.HasPrefix(r.stdout, "DEGRADED\n") || !strings.Contains(r.stdout, "warn  leaked-files") || r.stderr != "" {
+	if r.code != corecmd.ExitDegraded || !strings.HasPrefix(r.stdout, "DEGRADED\n") || !strings.Contains(r.stdout, "warn  leaked-files") || r.stderr != "" {
 		t.Fatalf("a leaked file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	os.Remove(leak)
@@ -52,21 +54,21 @@ func TestHealthExitCodes(t *testing.T) {
 	}
 	r = memhost(t, home, nil, "--json", "health")
 	resp := decode[mh.HealthResponse](t, r.stdout)
-	if r.code != exitUnhealthy || resp.Overall != health.Unhealthy || r.stderr != "" {
+	if r.code != corecmd.ExitUnhealthy || resp.Overall != health.Unhealthy || r.stderr != "" {
 		t.Fatalf("damaged index: exit %d, %s %+v, stderr %q", r.code, resp.Overall, resp.Checks, r.stderr)
 	}
 	r = memhost(t, home, nil, "health", "--repair")
 	if r.code != 0 || !strings.Contains(r.stdout, "repaired:\n") {
 		t.Fatalf("repair: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := memhost(t, home, nil, "health", "extra"); r.code != exitUsage {
+	if r := memhost(t, home, nil, "health", "extra"); r.code != cmdapp.ExitUsage {
 		t.Fatalf("an argument: exit %d", r.code)
 	}
 	// A home that cannot be checked at all is unhealthy, with a reason.
 	broken := t.TempDir()
 	os.WriteFile(filepath.Join(broken, "config.yaml"), []byte("memory: [\n"), 0o644)
 	r = memhost(t, broken, nil, "--json", "health")
-	if r.code != exitUnhealthy || !strings.Contains(r.stdout, `"overall": "UNHEALTHY"`) || !strings.Contains(r.stderr, "config.yaml") {
+	if r.code != corecmd.ExitUnhealthy || !strings.Contains(r.stdout, `"overall": "UNHEALTHY"`) || !strings.Contains(r.stderr, "config.yaml") {
 		t.Fatalf("broken config: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 	out = ok(t, home, "health", "--into-notebook")

@@ -12,20 +12,21 @@ import (
 	"syscall"
 	_ "time/tzdata" // time zones from config work on machines without tzdata
 
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/registry"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args, stdio{
-		stdin:        os.Stdin,
-		stdinIsPiped: isPiped(os.Stdin),
-		stdout:       os.Stdout,
-		stdoutIsTTY:  !isPiped(os.Stdout),
-		stderr:       os.Stderr,
-		getenv:       os.Getenv,
-		environ:      os.Environ,
-		spawnEmbed:   spawnEmbed,
+	code := run(ctx, os.Args, cmdapp.Stdio{
+		Stdin:        os.Stdin,
+		StdinIsPiped: isPiped(os.Stdin),
+		Stdout:       os.Stdout,
+		StdoutIsTTY:  !isPiped(os.Stdout),
+		Stderr:       os.Stderr,
+		Getenv:       os.Getenv,
+		Environ:      os.Environ,
+		SpawnEmbed:   spawnEmbed,
 	})
 	stop()
 	registry.KillAll() // no plugin process outlives memhost

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 )
 
 // unknownCommand is the usage error of a command line whose word name is
@@ -16,13 +18,13 @@ func unknownCommand(cmd *cli.Command, name string) error {
 		prefix = strings.TrimPrefix(cmd.FullName(), cmd.Root().Name+" ") + " "
 	}
 	if s := nearestCommand(cmd.Commands, name); s != "" {
-		return usagef("unknown command %q — did you mean %q?", prefix+name, prefix+s)
+		return cmdapp.Usagef("unknown command %q — did you mean %q?", prefix+name, prefix+s)
 	}
 	help := "memhost help"
 	if prefix != "" {
 		help = "memhost " + prefix + "--help"
 	}
-	return usagef("unknown command %q (run %s for the list)", prefix+name, help)
+	return cmdapp.Usagef("unknown command %q (run %s for the list)", prefix+name, help)
 }
 
 // nearestCommand is the visible command name (or alias) closest to name

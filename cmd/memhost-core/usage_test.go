@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 )
 
 // leaf is a command that runs something, by its words below memhost.
@@ -35,7 +37,7 @@ func leaves(root *cli.Command) []leaf {
 // TestEveryCommandHasExamples: each command's help ends with examples, and
 // every flag an example uses is one the command has.
 func TestEveryCommandHasExamples(t *testing.T) {
-	root := newApp(stdio{}, false)
+	root := newApp(cmdapp.Stdio{}, false)
 	for _, l := range leaves(root) {
 		name := strings.Join(l.words, " ")
 		_, ex, found := strings.Cut(l.cmd.Description, "Examples:")
@@ -86,7 +88,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		want string
 	}
 	var calls []call
-	for _, l := range leaves(newApp(stdio{}, false)) {
+	for _, l := range leaves(newApp(cmdapp.Stdio{}, false)) {
 		if l.cmd.Action == nil {
 			continue
 		}

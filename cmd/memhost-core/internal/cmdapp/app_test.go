@@ -1,4 +1,4 @@
-package main
+package cmdapp
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 // below warning level nothing prints.
 func TestWarnLines(t *testing.T) {
 	var b strings.Builder
-	log := newWarnLines(&b).With("plugin", "hello")
+	log := NewWarnLines(&b).With("plugin", "hello")
 	log.Info("quiet")
 	log.Warn("index is corrupt; moved it aside", "aside", "brain/memory.db.corrupt-1", "err", "malformed\nsecond line")
 	want := "memhost: warning: index is corrupt; moved it aside (plugin: hello, aside: brain/memory.db.corrupt-1, err: malformed second line)\n"
@@ -26,7 +26,7 @@ func TestPluginLines(t *testing.T) {
 		"[WARN]  memhost.ollama: two\nlines":                                                               "memhost: warning: ollama plugin: two",
 	} {
 		var b strings.Builder
-		(&pluginLines{w: &b}).Write([]byte(in + "\n"))
+		(&PluginLines{w: &b}).Write([]byte(in + "\n"))
 		if got, _, _ := strings.Cut(b.String(), "\n"); got != want {
 			t.Errorf("%q:\n got %q\nwant %q", in, got, want)
 		}
@@ -34,7 +34,7 @@ func TestPluginLines(t *testing.T) {
 }
 
 func TestTilde(t *testing.T) {
-	a := &app{io: stdio{getenv: func(k string) string {
+	a := &App{IO: Stdio{Getenv: func(k string) string {
 		if k == "HOME" {
 			return "/home/ann"
 		}
@@ -49,7 +49,7 @@ func TestTilde(t *testing.T) {
 		"/home/ann/../bob/.memhost":    "/home/ann/../bob/.memhost",
 		"/home/ann/src/memhost/bin/mh": "~/src/memhost/bin/mh",
 	} {
-		if got := a.tilde(in); got != want {
+		if got := a.Tilde(in); got != want {
 			t.Errorf("tilde(%q) = %q, want %q", in, got, want)
 		}
 	}

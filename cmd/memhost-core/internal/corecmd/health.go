@@ -1,4 +1,4 @@
-package main
+package corecmd
 
 import (
 	"context"
@@ -9,23 +9,18 @@ import (
 	"github.com/urfave/cli/v3"
 
 	mh "github.com/memhost/memhost"
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/host/health"
 )
 
 // Exit codes of memhost health: the home's state, for cron and container
 // health checks. (2 is a usage error for the other commands.)
 const (
-	exitDegraded  = 1
-	exitUnhealthy = 2
+	ExitDegraded  = 1
+	ExitUnhealthy = 2
 )
 
-// exitStatus ends a command that printed its answer with a code other than
-// 0 and no error message (run prints nothing for it).
-type exitStatus int
-
-func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
-func healthCommand(a *app) *cli.Command {
+func healthCommand(a cmds) *cli.Command {
 	return &cli.Command{
 		Name:  "health",
 		Usage: "check the home: index, drift, pages, transcripts, embedding queue and provider, sizes, leaked files",
@@ -43,38 +38,38 @@ func healthCommand(a *app) *cli.Command {
 	}
 }
 
-func (a *app) health(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) health(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
 	var overall mh.HealthReport
-	err := a.with(ctx, cmd, func(h ops) error {
+	err := a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Health(ctx, mh.HealthRequest{Repair: cmd.Bool("repair"), IntoNotebook: cmd.Bool("into-notebook")})
 		if err != nil {
 			return err
 		}
 		overall = resp.HealthReport
-		return a.out(cmd, resp, func(w io.Writer) { printHealth(w, resp) })
+		return a.Out(cmd, resp, func(w io.Writer) { printHealth(w, resp) })
 	})
-	var ue usageError
+	var ue cmdapp.UsageError
 	if err != nil && !errors.As(err, &ue) {
 		// A home that cannot even be checked (a broken config.yaml, a
 		// home that is a file) is unhealthy, not degraded: exit 2, and
 		// say so in JSON too, for cron and container checks.
-		fmt.Fprintln(a.io.stderr, "memhost: "+message(err))
+		fmt.Fprintln(a.IO.Stderr, "memhost: "+cmdapp.Message(err))
 		if cmd.Bool("json") {
-			a.out(cmd, map[string]string{"overall": string(health.Unhealthy), "error": message(err)}, nil)
+			a.Out(cmd, map[string]string{"overall": string(health.Unhealthy), "error": cmdapp.Message(err)}, nil)
 		}
-		return exitStatus(exitUnhealthy)
+		return cmdapp.ExitStatus(ExitUnhealthy)
 	}
 	if err != nil {
 		return err
 	}
 	switch overall.Overall {
 	case health.Degraded:
-		return exitStatus(exitDegraded)
+		return cmdapp.ExitStatus(ExitDegraded)
 	case health.Unhealthy:
-		return exitStatus(exitUnhealthy)
+		return cmdapp.ExitStatus(ExitUnhealthy)
 	}
 	return nil
 }

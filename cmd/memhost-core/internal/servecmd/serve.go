@@ -1,4 +1,4 @@
-package main
+package servecmd
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/relay"
@@ -25,7 +26,7 @@ import (
 	"github.com/memhost/memhost/server/client"
 )
 
-func serveCommand(a *app) *cli.Command {
+func serveCommand(a cmds) *cli.Command {
 	return &cli.Command{
 		Name:  "serve",
 		Usage: "run the host process: the HTTP API on a socket in the home and on 127.0.0.1:4321; other commands forward to it",
@@ -51,11 +52,11 @@ func serveCommand(a *app) *cli.Command {
 	}
 }
 
-func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) serve(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	home, err := a.home(cmd)
+	home, err := a.Home(cmd)
 	if err != nil {
 		return err
 	}
@@ -64,41 +65,41 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 	}
 	tokenFile := cmd.String("token-file")
 	if tokenFile != "" {
-		tokenFile = a.abs(tokenFile) // the caller's folder's, not the home's
+		tokenFile = a.Abs(tokenFile) // the caller's folder's, not the home's
 	}
 	opts := server.RunOptions{
 		Home:      home,
-		Getenv:    a.io.getenv,
+		Getenv:    a.IO.Getenv,
 		TokenFile: tokenFile,
-		Log:       slog.New(slog.NewTextHandler(a.io.stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
-		LogPath:   a.io.getenv("MEMHOST_SERVE_LOG"),
+		Log:       slog.New(slog.NewTextHandler(a.IO.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		LogPath:   a.IO.Getenv("MEMHOST_SERVE_LOG"),
 		Open: func(ctx context.Context) (*host.Host, error) {
-			quiet := *a
-			quiet.io.spawnEmbed = nil // the server's own worker embeds
-			return quiet.open(ctx, cmd)
+			quiet := *a.App
+			quiet.IO.SpawnEmbed = nil // the server's own worker embeds
+			return quiet.Open(ctx, cmd)
 		},
 		Ready: func(in server.Info) {
 			if cmd.Bool("json") {
-				a.out(cmd, in, nil)
+				a.Out(cmd, in, nil)
 				return
 			}
-			fmt.Fprintf(a.io.stdout, "memhost serve: pid %d, memhost %s, home %s\n", in.PID, in.Version, a.tilde(in.Home))
+			fmt.Fprintf(a.IO.Stdout, "memhost serve: pid %d, memhost %s, home %s\n", in.PID, in.Version, a.Tilde(in.Home))
 			if in.URL != "" {
 				auth := "no token on loopback"
 				if in.Token {
 					auth = "bearer token required"
 				}
-				fmt.Fprintf(a.io.stdout, "  %s (%s)\n", in.URL, auth)
+				fmt.Fprintf(a.IO.Stdout, "  %s (%s)\n", in.URL, auth)
 				if in.Moved != "" {
-					fmt.Fprintf(a.io.stdout, "  (%s)\n", in.Moved)
+					fmt.Fprintf(a.IO.Stdout, "  (%s)\n", in.Moved)
 				}
-				fmt.Fprintf(a.io.stdout, "  dashboard: %s\n", dashboardURL(in))
+				fmt.Fprintf(a.IO.Stdout, "  dashboard: %s\n", dashboardURL(in))
 			}
-			fmt.Fprintf(a.io.stdout, "  unix://%s\n", a.tilde(in.Socket))
-			fmt.Fprintln(a.io.stdout, "other memhost commands of this home now run through it; Ctrl-C stops it")
+			fmt.Fprintf(a.IO.Stdout, "  unix://%s\n", a.Tilde(in.Socket))
+			fmt.Fprintln(a.IO.Stdout, "other memhost commands of this home now run through it; Ctrl-C stops it")
 		},
 	}
-	if op := a.io.getenv("MEMHOST_CRASH_AFTER_WRITE"); op != "" {
+	if op := a.IO.Getenv("MEMHOST_CRASH_AFTER_WRITE"); op != "" {
 		opts.AfterWrite = func(wrote string) {
 			if op == "*" || op == wrote {
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)
@@ -120,7 +121,7 @@ func (a *app) serve(ctx context.Context, cmd *cli.Command) error {
 
 // detach starts `memhost serve` in a new session with its output in
 // brain/serve.log, and returns once it answers (or says why it stopped).
-func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
+func (a cmds) detach(ctx context.Context, cmd *cli.Command, home string) error {
 	if c, err := client.Dial(home, nil); err == nil {
 		defer c.Close()
 		if in, err := c.Info(ctx); err == nil {
@@ -146,7 +147,7 @@ func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
 		if cmd.IsSet(f) {
 			v := cmd.String(f)
 			if f == "token-file" {
-				v = a.abs(v) // the child runs elsewhere
+				v = a.Abs(v) // the child runs elsewhere
 			}
 			args = append(args, "--"+f, v)
 		}
@@ -180,7 +181,7 @@ func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
 		if err != nil || in.PID != child.Process.Pid {
 			continue
 		}
-		return a.out(cmd, in, func(w io.Writer) {
+		return a.Out(cmd, in, func(w io.Writer) {
 			fmt.Fprintf(w, "memhost serve: running in the background, pid %d\n", in.PID)
 			if in.URL != "" {
 				fmt.Fprintf(w, "  %s\n", in.URL)
@@ -189,7 +190,7 @@ func (a *app) detach(ctx context.Context, cmd *cli.Command, home string) error {
 				}
 				fmt.Fprintf(w, "  dashboard: %s\n", dashboardURL(in))
 			}
-			fmt.Fprintf(w, "  unix://%s\n  log: %s\n", a.tilde(in.Socket), a.tilde(logPath))
+			fmt.Fprintf(w, "  unix://%s\n  log: %s\n", a.Tilde(in.Socket), a.Tilde(logPath))
 		})
 	}
 }
@@ -211,8 +212,8 @@ func lastLine(path string, offset int64) string {
 	return lines[len(lines)-1]
 }
 
-func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) serveStatus(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
 	c, in, err := a.running(ctx, cmd)
@@ -220,7 +221,7 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	c.Close()
-	return a.out(cmd, in, func(w io.Writer) {
+	return a.Out(cmd, in, func(w io.Writer) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "server:\trunning, pid %d\n", in.PID)
 		ver := in.Version
@@ -228,7 +229,7 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 			ver += " (this memhost is " + version.String() + ": restart the server to match)"
 		}
 		fmt.Fprintf(tw, "version:\t%s\n", ver)
-		fmt.Fprintf(tw, "home:\t%s\n", a.tilde(in.Home))
+		fmt.Fprintf(tw, "home:\t%s\n", a.Tilde(in.Home))
 		if in.URL != "" {
 			auth := ""
 			if in.Token {
@@ -240,7 +241,7 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 			}
 			fmt.Fprintf(tw, "browser:\t%s (the dashboard)\n", dashboardURL(in))
 		}
-		fmt.Fprintf(tw, "socket:\tunix://%s\n", a.tilde(in.Socket))
+		fmt.Fprintf(tw, "socket:\tunix://%s\n", a.Tilde(in.Socket))
 		fmt.Fprintf(tw, "uptime:\t%s\n", (time.Duration(in.UptimeS) * time.Second).String())
 		watcher := "active"
 		if !in.Watcher {
@@ -248,15 +249,15 @@ func (a *app) serveStatus(ctx context.Context, cmd *cli.Command) error {
 		}
 		fmt.Fprintf(tw, "watcher:\t%s\n", watcher)
 		if in.LogPath != "" {
-			fmt.Fprintf(tw, "log:\t%s\n", a.tilde(in.LogPath))
+			fmt.Fprintf(tw, "log:\t%s\n", a.Tilde(in.LogPath))
 		}
 		tw.Flush()
 	})
 }
 
 // running connects to the home's server and asks about it.
-func (a *app) running(ctx context.Context, cmd *cli.Command) (*client.Client, server.Info, error) {
-	home, err := a.home(cmd)
+func (a cmds) running(ctx context.Context, cmd *cli.Command) (*client.Client, server.Info, error) {
+	home, err := a.Home(cmd)
 	if err != nil {
 		return nil, server.Info{}, err
 	}
@@ -275,8 +276,8 @@ func (a *app) running(ctx context.Context, cmd *cli.Command) (*client.Client, se
 	return c, in, nil
 }
 
-func (a *app) serveStop(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) serveStop(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
 	c, in, err := a.running(ctx, cmd)
@@ -302,7 +303,7 @@ func (a *app) serveStop(ctx context.Context, cmd *cli.Command) error {
 		}
 		c2.Close()
 	}
-	return a.out(cmd, map[string]any{"stopped": true, "pid": in.PID}, func(w io.Writer) {
+	return a.Out(cmd, map[string]any{"stopped": true, "pid": in.PID}, func(w io.Writer) {
 		fmt.Fprintf(w, "stopped memhost serve (pid %d)\n", in.PID)
 	})
 }

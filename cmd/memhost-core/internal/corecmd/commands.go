@@ -1,4 +1,4 @@
-package main
+package corecmd
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	mh "github.com/memhost/memhost"
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
+	"github.com/memhost/memhost/cmd/memhost-core/internal/notecmd"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/eval"
 	"github.com/memhost/memhost/host/fault"
@@ -25,45 +27,45 @@ import (
 	"github.com/memhost/memhost/server"
 )
 
-func (a *app) init(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) init(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Init(ctx, mh.InitRequest{})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
-			fmt.Fprintf(w, "memhost home: %s\n", a.tilde(resp.Home))
-			fmt.Fprintf(w, "notebook:     %s (%s)\n", a.tilde(resp.Notebook), plural(resp.Pages, "page"))
+		return a.Out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "memhost home: %s\n", a.Tilde(resp.Home))
+			fmt.Fprintf(w, "notebook:     %s (%s)\n", a.Tilde(resp.Notebook), cmdapp.Plural(resp.Pages, "page"))
 			state := "kept as it was"
 			if resp.ConfigCreated {
 				state = "created with every default, commented"
 			}
-			fmt.Fprintf(w, "config:       %s (%s)\n", a.tilde(resp.Config), state)
+			fmt.Fprintf(w, "config:       %s (%s)\n", a.Tilde(resp.Config), state)
 		})
 	})
 }
 
-func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) remember(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Bool("auto") && (cmd.IsSet("category") || cmd.IsSet("file") || cmd.IsSet("section")) {
-		return usagef("remember --auto chooses the category, file and section itself: give none of them")
+		return cmdapp.Usagef("remember --auto chooses the category, file and section itself: give none of them")
 	}
-	text, err := a.text(cmd.Args().Slice())
+	text, err := a.Text(cmd.Args().Slice())
 	if err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Remember(ctx, mh.RememberRequest{
 			Text: text, Category: cmd.String("category"), File: cmd.String("file"), Section: cmd.String("section"), Auto: cmd.Bool("auto"),
-			RequestID: a.requestID(cmd),
+			RequestID: a.RequestID(cmd),
 		})
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			if resp.Duplicate {
 				fmt.Fprintf(w, "already remembered: %s; nothing written\n", resp.Where())
 				return
@@ -73,56 +75,56 @@ func (a *app) remember(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) dailyLog(ctx context.Context, cmd *cli.Command) error {
-	text, err := a.text(cmd.Args().Slice())
+func (a cmds) dailyLog(ctx context.Context, cmd *cli.Command) error {
+	text, err := a.Text(cmd.Args().Slice())
 	if err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.DailyLog(ctx, mh.DailyLogRequest{Text: text, RequestID: a.requestID(cmd)})
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
+		resp, err := h.DailyLog(ctx, mh.DailyLogRequest{Text: text, RequestID: a.RequestID(cmd)})
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
-			fmt.Fprintf(w, "logged in %s, %s: %s\n", resp.Path, lines(resp.Lines), resp.Heading)
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "logged in %s, %s: %s\n", resp.Path, cmdapp.Lines(resp.Lines), resp.Heading)
 		})
 	})
 }
 
-func (a *app) get(ctx context.Context, cmd *cli.Command) error {
-	p, err := onePath(cmd)
+func (a cmds) get(ctx context.Context, cmd *cli.Command) error {
+	p, err := cmdapp.OnePath(cmd)
 	if err != nil {
 		return err
 	}
 	if cmd.Int("start-line") < 0 || cmd.Int("lines") < 0 {
-		return usagef("--start-line and --lines must be positive")
+		return cmdapp.Usagef("--start-line and --lines must be positive")
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Get(ctx, mh.GetRequest{Path: p, StartLine: cmd.Int("start-line"), Lines: cmd.Int("lines")})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) { io.WriteString(w, resp.Text) })
+		return a.Out(cmd, resp, func(w io.Writer) { io.WriteString(w, resp.Text) })
 	})
 }
 
-func (a *app) write(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) write(ctx context.Context, cmd *cli.Command) error {
 	args := cmd.Args().Slice()
 	if len(args) == 0 {
-		return usagef("missing PATH and TEXT")
+		return cmdapp.Usagef("missing PATH and TEXT")
 	}
-	text, err := a.text(args[1:])
+	text, err := a.Text(args[1:])
 	if err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Write(ctx, mh.WriteRequest{Path: args[0], Text: text, Section: cmd.String("section"), Replace: cmd.Bool("replace"), RequestID: a.requestID(cmd)})
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
+		resp, err := h.Write(ctx, mh.WriteRequest{Path: args[0], Text: text, Section: cmd.String("section"), Replace: cmd.Bool("replace"), RequestID: a.RequestID(cmd)})
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			verb := "wrote"
 			if cmd.Bool("replace") {
 				verb = "replaced"
@@ -131,38 +133,38 @@ func (a *app) write(ctx context.Context, cmd *cli.Command) error {
 			if resp.Section != "" {
 				where += " (## " + resp.Section + ")"
 			}
-			fmt.Fprintf(w, "%s %s, %s\n", verb, where, lines(resp.Lines))
+			fmt.Fprintf(w, "%s %s, %s\n", verb, where, cmdapp.Lines(resp.Lines))
 		})
 	})
 }
 
-func (a *app) rm(ctx context.Context, cmd *cli.Command) error {
-	p, err := onePath(cmd)
+func (a cmds) rm(ctx context.Context, cmd *cli.Command) error {
+	p, err := cmdapp.OnePath(cmd)
 	if err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Remove(ctx, mh.RemoveRequest{Path: p, RequestID: a.requestID(cmd)})
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
+		resp, err := h.Remove(ctx, mh.RemoveRequest{Path: p, RequestID: a.RequestID(cmd)})
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", resp.Path) })
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", resp.Path) })
 	})
 }
 
-func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) recall(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() == 0 {
-		return usagef("missing QUERY")
+		return cmdapp.Usagef("missing QUERY")
 	}
 	req := mh.RecallRequest{Query: strings.Join(cmd.Args().Slice(), " "), MaxResults: cmd.Int("max-results")}
 	if cmd.IsSet("max-results") && req.MaxResults < 1 {
-		return usagef("--max-results must be at least 1, got %d", req.MaxResults)
+		return cmdapp.Usagef("--max-results must be at least 1, got %d", req.MaxResults)
 	}
 	if cmd.IsSet("min-score") {
 		m := cmd.Float("min-score")
 		if m < 0 || m > 1 {
-			return usagef("--min-score must be between 0 and 1, got %g", m)
+			return cmdapp.Usagef("--min-score must be between 0 and 1, got %g", m)
 		}
 		req.MinScore = &m
 	}
@@ -172,13 +174,13 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	req.Tags, req.Path = cmd.StringSlice("tag"), cmd.String("path")
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Recall(ctx, req)
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
-			printFactsGroup(w, resp.Results.Facts)
+		return a.Out(cmd, resp, func(w io.Writer) {
+			notecmd.PrintFactsGroup(w, resp.Results.Facts)
 			groups := []struct {
 				name    string
 				results []mh.Result
@@ -197,7 +199,7 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 					if r.Heading != "" {
 						head = "  " + r.Heading
 					}
-					fmt.Fprintf(w, "  %s%s  %.2f\n%s      %s\n", loc, head, r.Score, quoted(r.Context), r.Snippet)
+					fmt.Fprintf(w, "  %s%s  %.2f\n%s      %s\n", loc, head, r.Score, cmdapp.Quoted(r.Context), r.Snippet)
 				}
 			}
 			why := ""
@@ -209,29 +211,29 @@ func (a *app) recall(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) context(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) context(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Context(ctx, mh.ContextRequest{})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) { io.WriteString(w, resp.Text) })
+		return a.Out(cmd, resp, func(w io.Writer) { io.WriteString(w, resp.Text) })
 	})
 }
 
-func (a *app) status(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) status(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Status(ctx, mh.StatusRequest{})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			last := resp.LastSync
 			if last == "" {
@@ -239,8 +241,8 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			} else if t, err := time.Parse(time.RFC3339, last); err == nil {
 				last = fmt.Sprintf("%s (%s ago)", last, clock.Now().Sub(t).Round(time.Second))
 			}
-			fmt.Fprintf(tw, "home:\t%s\n", a.tilde(resp.Home))
-			fmt.Fprintf(tw, "notebook:\t%s\n", a.tilde(resp.Notebook))
+			fmt.Fprintf(tw, "home:\t%s\n", a.Tilde(resp.Home))
+			fmt.Fprintf(tw, "notebook:\t%s\n", a.Tilde(resp.Notebook))
 			files := fmt.Sprintf("%d indexed, %d stale", resp.Files, resp.Stale)
 			if resp.Unindexable > 0 {
 				files += fmt.Sprintf(", %d not indexable (too large, unreadable or linked outside: see memhost files)", resp.Unindexable)
@@ -269,23 +271,23 @@ func (a *app) status(ctx context.Context, cmd *cli.Command) error {
 			if resp.LastFlush != nil {
 				fmt.Fprintf(tw, "flushes:\t%d (last: session %s at %s, %d tokens)\n", resp.Flushes, resp.LastFlush.Session, resp.LastFlush.Time, resp.LastFlush.Tokens)
 			}
-			printFederationStatus(tw, resp.Federation)
-			printConsolidation(tw, resp.Generator)
+			notecmd.PrintFederationStatus(tw, resp.Federation)
+			notecmd.PrintConsolidation(tw, resp.Generator)
 			tw.Flush()
 		})
 	})
 }
 
-func (a *app) files(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) files(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Files(ctx, mh.FilesRequest{})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "PATH\tCHUNKS\tSTATE\tHASH")
 			for _, f := range resp.Files {
@@ -304,45 +306,45 @@ func (a *app) files(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) sync(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) sync(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
 	if cmd.Bool("remote") {
-		return a.syncRemote(ctx, cmd)
+		return notecmd.SyncRemote(a.App, ctx, cmd)
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		res, err := h.Sync(ctx, mh.SyncRequest{})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, res, func(w io.Writer) { printSync(w, "synced", res) })
+		return a.Out(cmd, res, func(w io.Writer) { printSync(w, "synced", res) })
 	})
 }
 
-func (a *app) rebuild(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) rebuild(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		res, err := h.Rebuild(ctx, mh.RebuildRequest{})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, res, func(w io.Writer) { printSync(w, "rebuilt", res) })
+		return a.Out(cmd, res, func(w io.Writer) { printSync(w, "rebuilt", res) })
 	})
 }
 
 func printSync(w io.Writer, verb string, res mh.SyncResult) {
 	fmt.Fprintf(w, "%s: %s scanned, %d indexed (%s), %d unchanged, %d removed in %.0f ms\n",
-		verb, plural(res.Scanned, "page"), res.Indexed, plural(res.Chunks, "chunk"), res.Unchanged, res.Removed, res.DurationMs)
+		verb, cmdapp.Plural(res.Scanned, "page"), res.Indexed, cmdapp.Plural(res.Chunks, "chunk"), res.Unchanged, res.Removed, res.DurationMs)
 	for _, p := range res.Problems {
 		fmt.Fprintf(w, "  warning: %s: %s\n", p.Path, p.Problem)
 	}
 }
 
-func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) watch(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
 	var mu sync.Mutex // the callbacks run on different goroutines
@@ -350,46 +352,46 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if cmd.Bool("json") {
-			a.out(cmd, res, nil)
+			a.Out(cmd, res, nil)
 			return
 		}
 		stamp := clock.Now().Format("15:04:05")
-		printSync(a.io.stdout, stamp+" synced", res)
+		printSync(a.IO.Stdout, stamp+" synced", res)
 		for _, p := range res.Paths {
-			fmt.Fprintf(a.io.stdout, "  indexed %s\n", p)
+			fmt.Fprintf(a.IO.Stdout, "  indexed %s\n", p)
 		}
 		for _, p := range res.RemovedPaths {
-			fmt.Fprintf(a.io.stdout, "  removed %s\n", p)
+			fmt.Fprintf(a.IO.Stdout, "  removed %s\n", p)
 		}
 	}
 	onEmbed := func(res mh.EmbedResult) {
 		mu.Lock()
 		defer mu.Unlock()
 		if cmd.Bool("json") {
-			a.out(cmd, res, nil)
+			a.Out(cmd, res, nil)
 			return
 		}
-		fmt.Fprintf(a.io.stdout, "%s embedded %d chunks with %s (%d from the cache); %d pending\n",
+		fmt.Fprintf(a.IO.Stdout, "%s embedded %d chunks with %s (%d from the cache); %d pending\n",
 			clock.Now().Format("15:04:05"), res.Embedded, res.Provider, res.FromCache, res.Pending)
 	}
-	if h := a.io.shared; h != nil { // relayed into the server
+	if h := a.IO.Shared; h != nil { // relayed into the server
 		return a.followServer(ctx, cmd, h.NotebookDir(), func() (mh.SyncResult, error) { return h.Sync(ctx, mh.SyncRequest{}) },
-			a.io.follow, onSync, onEmbed)
+			a.IO.Follow, onSync, onEmbed)
 	}
-	if c, err := a.dial(cmd); err == nil {
+	if c, err := a.Dial(cmd); err == nil {
 		info, err := c.Info(ctx)
 		if err == nil {
 			err = a.followServer(ctx, cmd, info.Notebook, func() (mh.SyncResult, error) { return c.Sync(ctx, mh.SyncRequest{}) },
 				c.Events, onSync, onEmbed)
 		}
 		c.Close()
-		if !envDiffers(err) {
+		if !cmdapp.EnvDiffers(err) {
 			return err
 		}
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.WithHost(ctx, cmd, func(h *host.Host) error {
 		if !cmd.Bool("json") {
-			fmt.Fprintf(a.io.stdout, "watching %s (Ctrl-C to stop)\n", h.NotebookDir())
+			fmt.Fprintf(a.IO.Stdout, "watching %s (Ctrl-C to stop)\n", h.NotebookDir())
 		}
 		return h.Watch(ctx, host.WatchRequest{OnSync: onSync, OnGitSync: onSync, OnEmbed: onEmbed})
 	})
@@ -398,14 +400,14 @@ func (a *app) watch(ctx context.Context, cmd *cli.Command) error {
 // followServer follows a running server, which watches the notebook
 // itself: one sync now, then the server's sync (the watcher's and git's)
 // and embed events.
-func (a *app) followServer(ctx context.Context, cmd *cli.Command, notebook string, sync func() (mh.SyncResult, error),
+func (a cmds) followServer(ctx context.Context, cmd *cli.Command, notebook string, sync func() (mh.SyncResult, error),
 	events func(context.Context, func(server.Event)) error, onSync func(mh.SyncResult), onEmbed func(mh.EmbedResult)) error {
 	res, err := sync()
 	if err != nil {
 		return err
 	}
 	if !cmd.Bool("json") {
-		fmt.Fprintf(a.io.stdout, "watching %s (Ctrl-C to stop)\n", notebook)
+		fmt.Fprintf(a.IO.Stdout, "watching %s (Ctrl-C to stop)\n", notebook)
 	}
 	onSync(res)
 	err = events(ctx, func(ev server.Event) {
@@ -428,71 +430,71 @@ func (a *app) followServer(ctx context.Context, cmd *cli.Command, notebook strin
 	return err
 }
 
-func (a *app) embed(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) embed(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		res, err := h.Embed(ctx, mh.EmbedRequest{Sync: true, Wait: true})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, res, func(w io.Writer) {
+		return a.Out(cmd, res, func(w io.Writer) {
 			fmt.Fprintf(w, "embedded %d chunks with %s (%s; %d from the cache) in %.0f ms; %d pending\n",
 				res.Embedded, res.Provider, res.Model, res.FromCache, res.DurationMs, res.Pending)
 		})
 	})
 }
 
-func (a *app) pluginsList(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) pluginsList(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Plugins(ctx, mh.PluginsRequest{})
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
+		a.Warn(resp.Warnings...)
 		if cmd.Bool("json") {
-			return a.out(cmd, append(resp.Plugins, resp.Generators...), nil)
+			return a.Out(cmd, append(resp.Plugins, resp.Generators...), nil)
 		}
-		tw := tabwriter.NewWriter(a.io.stdout, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(a.IO.Stdout, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "NAME\tVERSION\tMODEL\tDIMS\tSTATUS\tSHA256\tPATH")
 		for _, p := range resp.Plugins {
 			name := p.Name
 			if p.Active {
 				name += " *"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, p.Version, p.Model, p.Dimensions, p.Status, p.SHA256[:12], a.tilde(p.Path))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", name, p.Version, p.Model, p.Dimensions, p.Status, p.SHA256[:12], a.Tilde(p.Path))
 		}
 		tw.Flush()
 		if len(resp.Plugins) == 0 {
-			fmt.Fprintln(a.io.stdout, "(no plugins installed: put memhost-embeddings-<name> binaries next to memhost or in the home's plugins/ folder)")
+			fmt.Fprintln(a.IO.Stdout, "(no plugins installed: put memhost-embeddings-<name> binaries next to memhost or in the home's plugins/ folder)")
 		}
-		printGenerators(a.io.stdout, resp.Generators)
+		printGenerators(a.IO.Stdout, resp.Generators)
 		return nil
 	})
 }
 
-func (a *app) pluginsUse(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) pluginsUse(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
-		return usagef("plugins use takes one plugin NAME (see memhost plugins list)")
+		return cmdapp.Usagef("plugins use takes one plugin NAME (see memhost plugins list)")
 	}
 	set := map[string]string{}
 	for _, kv := range cmd.StringSlice("set") {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return usagef("--set %q: want key=value", kv)
+			return cmdapp.Usagef("--set %q: want key=value", kv)
 		}
 		set[strings.TrimSpace(k)] = v
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.UsePlugin(ctx, mh.UsePluginRequest{Name: cmd.Args().First(), Set: set})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintln(w, providerLine(resp))
 			if resp.Pending > 0 {
 				fmt.Fprintf(w, "embedding %d chunks in the background; keyword search answers until they are done\n", resp.Pending)
@@ -516,16 +518,16 @@ func dimensions(sep string, n int) string {
 	return fmt.Sprintf("%s%d dimensions", sep, n)
 }
 
-func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.PluginStatus(ctx, mh.PluginStatusRequest{})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 			plugin := resp.Plugin
 			if plugin == "" {
@@ -533,7 +535,7 @@ func (a *app) pluginsStatus(ctx context.Context, cmd *cli.Command) error {
 			}
 			fmt.Fprintf(tw, "plugin:\t%s\n", plugin)
 			if resp.Path != "" {
-				fmt.Fprintf(tw, "binary:\t%s (sha256 %s)\n", a.tilde(resp.Path), resp.SHA256[:12])
+				fmt.Fprintf(tw, "binary:\t%s (sha256 %s)\n", a.Tilde(resp.Path), resp.SHA256[:12])
 				model := resp.Model
 				if d := dimensions("", resp.Dimensions); d != "" {
 					model += " (" + d + ")"
@@ -573,20 +575,20 @@ func printFailedDownloads(w io.Writer, fs []mh.FailedDownload) {
 			next = t.Local().Format(time.TimeOnly)
 		}
 		fmt.Fprintf(w, "download:\t%s: %s failed, the last at %s: %s; next try after %s (or memhost models pull FILE|URL)\n",
-			f.Name, plural(f.Count, "attempt"), f.At.Local().Format(time.TimeOnly), f.Err, next)
+			f.Name, cmdapp.Plural(f.Count, "attempt"), f.At.Local().Format(time.TimeOnly), f.Err, next)
 	}
 }
 
-func (a *app) modelsList(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) modelsList(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Models(ctx, mh.ModelsRequest{})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			if len(resp.Models) == 0 {
 				fmt.Fprintf(w, "no models in %s (memhost models pull %s)\n", resp.Dir, modelstore.DefaultName)
 				return
@@ -606,26 +608,26 @@ func (a *app) modelsList(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) modelsPull(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) modelsPull(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
-		return usagef("models pull takes one NAME or URL (e.g. %s)", modelstore.DefaultName)
+		return cmdapp.Usagef("models pull takes one NAME or URL (e.g. %s)", modelstore.DefaultName)
 	}
-	return a.with(ctx, cmd, func(h ops) error {
-		bar := newProgress(a.io.stdout, a.io.stdoutIsTTY && !cmd.Bool("json"), cmd.Bool("json"))
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
+		bar := cmdapp.NewProgress(a.IO.Stdout, a.IO.StdoutIsTTY && !cmd.Bool("json"), cmd.Bool("json"))
 		model := cmd.Args().First()
 		_, local := modelstore.LocalSource(model)
 		if local && !strings.HasPrefix(model, "file://") {
-			model = a.abs(model) // the caller's folder, not a server's
+			model = a.Abs(model) // the caller's folder, not a server's
 		}
 		if local {
-			bar.verb = "copying"
+			bar.Verb = "copying"
 		}
-		resp, err := h.PullModel(ctx, providers.PullModelRequest{Model: model, SHA256: cmd.String("sha256"), Progress: bar.update})
-		bar.done()
+		resp, err := h.PullModel(ctx, providers.PullModelRequest{Model: model, SHA256: cmd.String("sha256"), Progress: bar.Update})
+		bar.Done()
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			verb := "downloaded"
 			switch {
 			case resp.Already:
@@ -638,90 +640,29 @@ func (a *app) modelsPull(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) modelsRm(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) modelsRm(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
-		return usagef("models rm takes one model NAME (see memhost models list)")
+		return cmdapp.Usagef("models rm takes one model NAME (see memhost models list)")
 	}
-	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.RemoveModel(ctx, mh.RemoveModelRequest{Name: cmd.Args().First(), RequestID: a.requestID(cmd)})
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
+		resp, err := h.RemoveModel(ctx, mh.RemoveModelRequest{Name: cmd.Args().First(), RequestID: a.RequestID(cmd)})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", resp.Removed) })
+		return a.Out(cmd, resp, func(w io.Writer) { fmt.Fprintf(w, "removed %s\n", resp.Removed) })
 	})
 }
 
-// progress shows a download: a bar redrawn in place on a terminal, a line
-// every 10% otherwise, nothing with --json.
-type progress struct {
-	w     io.Writer
-	tty   bool
-	quiet bool
-	last  int    // last tenth printed
-	verb  string // what it shows ("copying"); "" is downloading
-	drew  bool
-	drawn time.Time // the bar's last redraw: the store reports every read
-}
-
-func newProgress(w io.Writer, tty, quiet bool) *progress {
-	return &progress{w: w, tty: tty, quiet: quiet, last: -1}
-}
-
-// doing names what the bar shows: "downloading" unless set.
-func (p *progress) doing() string {
-	if p.verb == "" {
-		return "downloading"
-	}
-	return p.verb
-}
-
-func (p *progress) update(done, total int64) {
-	if p.quiet {
-		return
-	}
-	if p.tty && done != total {
-		if time.Since(p.drawn) < 100*time.Millisecond {
-			return
-		}
-		p.drawn = time.Now()
-	}
-	if total <= 0 {
-		if p.tty {
-			fmt.Fprintf(p.w, "\r%s: %s", p.doing(), modelstore.HumanSize(done))
-			p.drew = true
-		}
-		return
-	}
-	frac := float64(done) / float64(total)
-	if p.tty {
-		const width = 30
-		n := int(frac * width)
-		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%% %s of %s", strings.Repeat("=", n), strings.Repeat(" ", width-n), frac*100, modelstore.HumanSize(done), modelstore.HumanSize(total))
-		p.drew = true
-		return
-	}
-	if tenth := int(frac * 10); tenth > p.last {
-		p.last = tenth
-		fmt.Fprintf(p.w, "%s: %d%% (%s of %s)\n", p.doing(), tenth*10, modelstore.HumanSize(done), modelstore.HumanSize(total))
-	}
-}
-
-func (p *progress) done() {
-	if p.drew {
-		fmt.Fprintln(p.w)
-	}
-}
-
-func (a *app) sessionList(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) sessionList(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Sessions(ctx, mh.SessionsRequest{})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			if len(resp.Sessions) == 0 {
 				fmt.Fprintln(w, "no sessions (memhost session append or session ingest adds them)")
 				return
@@ -736,36 +677,36 @@ func (a *app) sessionList(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) sessionAppend(ctx context.Context, cmd *cli.Command) error {
-	text, err := a.text(cmd.Args().Slice())
+func (a cmds) sessionAppend(ctx context.Context, cmd *cli.Command) error {
+	text, err := a.Text(cmd.Args().Slice())
 	if err != nil {
 		return err
 	}
 	// The turn's id is the request's, so that if the server dies after the
 	// append but before its answer, the append run again in this process
 	// (by with, or by the launcher: --request-id) finds it and adds nothing.
-	id := a.requestID(cmd)
-	return a.with(ctx, cmd, func(h ops) error {
+	id := a.RequestID(cmd)
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.SessionAppend(ctx, mh.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta")),
 			Channel: cmd.String("channel"), SourceID: cmd.String("source")})
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "appended turn %s (%s) to %s\n", resp.Turn.ID, resp.Turn.Role, resp.Path)
 		})
 	})
 }
 
-func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() == 0 {
-		return usagef("missing QUERY")
+		return cmdapp.Usagef("missing QUERY")
 	}
 	if cmd.IsSet("max-results") && cmd.Int("max-results") < 1 {
-		return usagef("--max-results must be at least 1, got %d", cmd.Int("max-results"))
+		return cmdapp.Usagef("--max-results must be at least 1, got %d", cmd.Int("max-results"))
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.ConversationSearch(ctx, mh.ConversationSearchRequest{
 			Query: strings.Join(cmd.Args().Slice(), " "), Session: cmd.String("session"),
 			Since: cmd.String("since"), Until: cmd.String("until"), MaxResults: cmd.Int("max-results"),
@@ -774,7 +715,7 @@ func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "SESSIONS (%d)\n", len(resp.Results))
 			for _, r := range resp.Results {
 				who := r.Speaker
@@ -784,7 +725,7 @@ func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 				if r.Channel != "" {
 					who = strings.TrimSuffix(r.Channel+"/"+r.SourceID, "/") + " " + who
 				}
-				fmt.Fprintf(w, "  %s turn %s  %s  %s  %.2f\n%s      %s\n", r.Session, strings.Join(r.Turns, ","), who, r.Timestamp, r.Score, quoted(r.Context), r.Snippet)
+				fmt.Fprintf(w, "  %s turn %s  %s  %s  %.2f\n%s      %s\n", r.Session, strings.Join(r.Turns, ","), who, r.Timestamp, r.Score, cmdapp.Quoted(r.Context), r.Snippet)
 			}
 			why := ""
 			if resp.Reason != "" {
@@ -795,25 +736,25 @@ func (a *app) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) eval(ctx context.Context, cmd *cli.Command) error {
-	dir, err := onePath(cmd)
+func (a cmds) eval(ctx context.Context, cmd *cli.Command) error {
+	dir, err := cmdapp.OnePath(cmd)
 	if err != nil {
-		return usagef("eval takes one DIR (with queries.jsonl and sessions/)")
+		return cmdapp.Usagef("eval takes one DIR (with queries.jsonl and sessions/)")
 	}
 	var ks []int
 	for _, f := range strings.Split(cmd.String("k"), ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || k < 1 {
-			return usagef("--k %q: want cut-offs such as 5,10,25,50", cmd.String("k"))
+			return cmdapp.Usagef("--k %q: want cut-offs such as 5,10,25,50", cmd.String("k"))
 		}
 		ks = append(ks, k)
 	}
-	return a.withHost(ctx, cmd, func(h *host.Host) error {
+	return a.WithHost(ctx, cmd, func(h *host.Host) error {
 		resp, err := eval.Run(ctx, h, eval.Request{Dir: dir, K: ks, Mixed: cmd.Bool("mixed")})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			mode := resp.Mode
 			if resp.Reason != "" {
 				mode += " (" + resp.Reason + ")"
@@ -869,36 +810,36 @@ func (a *app) eval(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) sessionTokens(ctx context.Context, cmd *cli.Command) error {
-	id, err := onePath(cmd)
+func (a cmds) sessionTokens(ctx context.Context, cmd *cli.Command) error {
+	id, err := cmdapp.OnePath(cmd)
 	if err != nil {
-		return usagef("session tokens takes one session ID")
+		return cmdapp.Usagef("session tokens takes one session ID")
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.SessionTokens(ctx, mh.SessionTokensRequest{Session: id})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "%s: ~%d tokens in %d turns since the last of %d compactions\n", resp.Session, resp.Tokens, resp.Turns, resp.Compactions)
 		})
 	})
 }
 
-func (a *app) sessionCheck(ctx context.Context, cmd *cli.Command) error {
-	id, err := onePath(cmd)
+func (a cmds) sessionCheck(ctx context.Context, cmd *cli.Command) error {
+	id, err := cmdapp.OnePath(cmd)
 	if err != nil {
-		return usagef("session check takes one session ID")
+		return cmdapp.Usagef("session check takes one session ID")
 	}
 	if n := cmd.Int("incoming-tokens"); n < 0 {
-		return usagef("--incoming-tokens must not be negative, got %d", n)
+		return cmdapp.Usagef("--incoming-tokens must not be negative, got %d", n)
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.SessionCheck(ctx, mh.SessionCheckRequest{Session: id, Incoming: cmd.Int("incoming-tokens")})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "%s: %d + %d incoming = %d tokens (flush at %d, compact at %d)\n", resp.Session, resp.Tokens, resp.Incoming, resp.Total, resp.FlushAt, resp.CompactAt)
 			switch {
 			case resp.FlushDue:
@@ -913,32 +854,32 @@ func (a *app) sessionCheck(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
-	id, err := onePath(cmd)
+func (a cmds) sessionCompact(ctx context.Context, cmd *cli.Command) error {
+	id, err := cmdapp.OnePath(cmd)
 	if err != nil {
-		return usagef("session compact takes one session ID")
+		return cmdapp.Usagef("session compact takes one session ID")
 	}
 	summary := cmd.String("summary")
 	switch {
 	case !cmd.IsSet("summary") && !cmd.Bool("summarize"):
-		return usagef("session compact needs --summary TEXT (or - for stdin), or --summarize to have the generator write it")
+		return cmdapp.Usagef("session compact needs --summary TEXT (or - for stdin), or --summarize to have the generator write it")
 	case cmd.IsSet("summary") && cmd.Bool("summarize"):
-		return usagef("session compact takes --summary or --summarize, not both")
+		return cmdapp.Usagef("session compact takes --summary or --summarize, not both")
 	}
 	if summary == "-" {
-		if summary, err = a.text([]string{"-"}); err != nil {
+		if summary, err = a.Text([]string{"-"}); err != nil {
 			return err
 		}
 	}
-	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.SessionCompact(ctx, mh.SessionCompactRequest{Session: id, Summary: summary, Summarize: cmd.Bool("summarize"), RequestID: a.requestID(cmd)})
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
+		resp, err := h.SessionCompact(ctx, mh.SessionCompactRequest{Session: id, Summary: summary, Summarize: cmd.Bool("summarize"), RequestID: a.RequestID(cmd)})
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "compacted %s: the summary replaces %s (%s to %s); %d recent tokens kept; the turns stay searchable\n",
-				resp.Session, plural(resp.RemovedCount, "turn"), resp.FirstTurn, resp.LastTurn, resp.KeptTokens)
+				resp.Session, cmdapp.Plural(resp.RemovedCount, "turn"), resp.FirstTurn, resp.LastTurn, resp.KeptTokens)
 			if resp.Model != "" {
 				fmt.Fprintf(w, "summary written by %s:\n%s\n", resp.Model, resp.Turn.Content)
 			}
@@ -946,23 +887,23 @@ func (a *app) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() == 0 {
-		return usagef("session ingest takes transcript files (e.g. ~/.claude/projects/PROJECT/ID.jsonl)")
+		return cmdapp.Usagef("session ingest takes transcript files (e.g. ~/.claude/projects/PROJECT/ID.jsonl)")
 	}
-	return a.with(ctx, cmd, func(h ops) error {
-		resp, err := h.Ingest(ctx, mh.IngestRequest{Paths: cmd.Args().Slice(), Dir: a.cwd(), Format: cmd.String("format")})
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
+		resp, err := h.Ingest(ctx, mh.IngestRequest{Paths: cmd.Args().Slice(), Dir: a.WorkDir(), Format: cmd.String("format")})
 		if err != nil {
 			return err
 		}
 		for _, f := range resp.Files {
-			a.warn(f.Repaired...)
-			a.warn(f.Problems...)
-			a.warn(f.Warnings...)
+			a.Warn(f.Repaired...)
+			a.Warn(f.Problems...)
+			a.Warn(f.Warnings...)
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			for _, f := range resp.Files {
-				fmt.Fprintf(w, "%s (%s) -> session %s: %s added, %d already there, %s left out\n", f.Path, f.Format, f.Session, plural(f.Added, "turn"), f.Known, plural(f.Skipped, "line"))
+				fmt.Fprintf(w, "%s (%s) -> session %s: %s added, %d already there, %s left out\n", f.Path, f.Format, f.Session, cmdapp.Plural(f.Added, "turn"), f.Known, cmdapp.Plural(f.Skipped, "line"))
 			}
 		})
 	})
@@ -972,7 +913,7 @@ func (a *app) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 // treats as non-blocking: 2 would block the agent (a Stop hook exiting 2
 // keeps it from stopping). So a hook configured wrongly (no event, or an
 // unknown one) is refused with exit 1 too, before stdin is read.
-func (a *app) hook(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) hook(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
 		return fault.BadInputf("event", "hook takes one event: %s", strings.Join(mh.HookEvents, ", "))
 	}
@@ -980,40 +921,16 @@ func (a *app) hook(ctx context.Context, cmd *cli.Command) error {
 	if err := mh.CheckHookEvent(event); err != nil {
 		return err
 	}
-	payload, err := io.ReadAll(io.LimitReader(a.io.stdin, 16<<20))
+	payload, err := io.ReadAll(io.LimitReader(a.IO.Stdin, 16<<20))
 	if err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Hook(ctx, mh.HookRequest{Event: event, Payload: payload})
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintln(a.io.stdout, string(resp.Output))
+		_, err = fmt.Fprintln(a.IO.Stdout, string(resp.Output))
 		return err
 	})
-}
-
-// quoted is a transcript hit's context as a line quoting the turn before
-// ("      > Caroline: Did you go hiking?"), or nothing.
-func quoted(context string) string {
-	if context == "" {
-		return ""
-	}
-	return "      > " + context + "\n"
-}
-
-// warn prints each warning to stderr, one line each.
-func (a *app) warn(warnings ...string) {
-	for _, w := range warnings {
-		fmt.Fprintln(a.io.stderr, "memhost: warning: "+w)
-	}
-}
-
-// plural is "1 turn", "2 turns".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

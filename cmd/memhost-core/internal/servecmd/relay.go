@@ -1,4 +1,4 @@
-package main
+package servecmd
 
 import (
 	"context"
@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/internal/relay"
 	"github.com/memhost/memhost/internal/version"
@@ -25,12 +23,12 @@ import (
 // does... but on the server's own Host: when the launcher's environment
 // would read the configuration (or the clock) otherwise, the launcher is
 // told to run memhost-core itself instead.
-func (a *app) relayHandler(h *host.Host, srv *server.Server) http.HandlerFunc {
-	serverEnv := server.EnvFingerprint(server.EnvOverrides(a.io.getenv))
+func (a cmds) relayHandler(h *host.Host, srv *server.Server) http.HandlerFunc {
+	serverEnv := server.EnvFingerprint(server.EnvOverrides(a.IO.Getenv))
 	return func(w http.ResponseWriter, r *http.Request) { a.relay(h, srv, serverEnv, w, r) }
 }
 
-func (a *app) relay(h *host.Host, srv *server.Server, serverEnv string, w http.ResponseWriter, r *http.Request) {
+func (a cmds) relay(h *host.Host, srv *server.Server, serverEnv string, w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Upgrade") != relay.Upgrade {
 		http.Error(w, "want Upgrade: "+relay.Upgrade, http.StatusBadRequest)
 		return
@@ -102,23 +100,23 @@ func (a *app) relay(h *host.Host, srv *server.Server, serverEnv string, w http.R
 			}
 		}
 	}()
-	code := run(ctx, hello.Args, stdio{
-		stdin:        in,
-		stdinIsPiped: hello.StdinPiped,
-		stdout:       out(relay.Stdout),
-		stdoutIsTTY:  hello.StdoutTTY,
-		stderr:       out(relay.Stderr),
-		getenv:       getenv,
-		environ: func() []string {
+	code := a.run(ctx, hello.Args, cmdapp.Stdio{
+		Stdin:        in,
+		StdinIsPiped: hello.StdinPiped,
+		Stdout:       out(relay.Stdout),
+		StdoutIsTTY:  hello.StdoutTTY,
+		Stderr:       out(relay.Stderr),
+		Getenv:       getenv,
+		Environ: func() []string {
 			var env []string
 			for k, v := range hello.Env {
 				env = append(env, k+"="+v)
 			}
 			return env
 		},
-		cwd:    hello.Cwd,
-		shared: h,
-		follow: srv.Follow,
+		Cwd:    hello.Cwd,
+		Shared: h,
+		Follow: srv.Follow,
 	})
 	pr.CloseWithError(io.EOF) // unblock the reader: stdin the command left unread
 	wmu.Lock()
@@ -144,39 +142,4 @@ func (l *lazyStdin) Read(p []byte) (int, error) {
 		return n, fmt.Errorf("the launcher went away: %w", err)
 	}
 	return n, err
-}
-
-// cwd is the caller's working folder: the launcher's, when the command
-// runs in the server, else this process's.
-func (a *app) cwd() string {
-	if a.io.cwd != "" {
-		return a.io.cwd
-	}
-	wd, _ := os.Getwd()
-	return wd
-}
-
-// abs resolves a path given on the command line against the caller's
-// working folder.
-func (a *app) abs(p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(a.cwd(), p)
-}
-
-// tilde shows a path under the user's home folder as ~/…, the way people
-// write it; text output only (--json keeps absolute paths).
-func (a *app) tilde(p string) string {
-	home := a.io.getenv("HOME")
-	if home == "" || home == "/" || p == "" || !filepath.IsAbs(p) {
-		return p
-	}
-	if rel, err := filepath.Rel(home, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-		if rel == "." {
-			return "~"
-		}
-		return "~/" + rel
-	}
-	return p
 }

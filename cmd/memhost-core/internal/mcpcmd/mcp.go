@@ -1,4 +1,4 @@
-package main
+package mcpcmd
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 
 	"github.com/urfave/cli/v3"
 
@@ -26,7 +27,7 @@ var (
 	_ mcp.Ops = (*mcpOps)(nil)
 )
 
-func mcpCommand(a *app) *cli.Command {
+func mcpCommand(a cmds) *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
 		Usage: "serve memhost's memory to an MCP client over stdio (claude mcp add memhost -- memhost mcp)",
@@ -50,19 +51,19 @@ func mcpCommand(a *app) *cli.Command {
 
 // mcp serves MCP on stdin and stdout until the client closes stdin or ctx
 // ends.
-func (a *app) mcp(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) mcp(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	if _, err := a.config(cmd); err != nil {
+	if _, err := a.Config(cmd); err != nil {
 		return err // a broken config.yaml is said at once, not at the first call
 	}
-	log := newWarnLines(a.io.stderr)
+	log := cmdapp.NewWarnLines(a.IO.Stderr)
 	o := &mcpOps{a: a, cmd: cmd, log: log}
 	defer o.close()
 	opts := mcp.Options{ReadOnly: cmd.Bool("read-only"), Log: log, Context: ctx,
 		FlushPrompt: func() string {
-			cfg, err := a.config(cmd)
+			cfg, err := a.Config(cmd)
 			if err != nil {
 				return config.DefaultFlushPrompt
 			}
@@ -76,7 +77,7 @@ func (a *app) mcp(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	srv := mcp.New(o, opts)
-	t := &stdioTransport{in: a.io.stdin, out: a.io.stdout} // mcp_stdio.go
+	t := &stdioTransport{in: a.IO.Stdin, out: a.IO.Stdout} // mcp_stdio.go
 	err := srv.Run(ctx, t)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) {
 		return nil // the client closed stdin, or Ctrl-C
@@ -89,7 +90,7 @@ func (a *app) mcp(ctx context.Context, cmd *cli.Command) error {
 // killed) — as `with` does for one command, for a session that may
 // outlive a server.
 type mcpOps struct {
-	a   *app
+	a   cmds
 	cmd *cli.Command
 	log *slog.Logger
 
@@ -101,11 +102,11 @@ type mcpOps struct {
 // start dials the home's server (or takes the relaying server's Host) and
 // returns its client, nil when the calls run in this process.
 func (o *mcpOps) start(ctx context.Context) *client.Client {
-	if o.a.io.shared != nil {
-		o.h = o.a.io.shared
+	if o.a.IO.Shared != nil {
+		o.h = o.a.IO.Shared
 		return nil
 	}
-	c, err := o.a.dial(o.cmd)
+	c, err := o.a.Dial(o.cmd)
 	if err != nil {
 		if !errors.Is(err, client.ErrNoServer) {
 			o.log.Warn("cannot use the home's server; running in this process", "err", err)
@@ -126,7 +127,7 @@ func (o *mcpOps) close() {
 	if o.client != nil {
 		o.client.Close()
 	}
-	if o.h != nil && o.h != o.a.io.shared {
+	if o.h != nil && o.h != o.a.IO.Shared {
 		o.h.Close()
 	}
 }
@@ -145,7 +146,7 @@ func (o *mcpOps) gone(c *client.Client, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.client == c && c != nil {
-		fmt.Fprintf(o.a.io.stderr, "memhost: warning: %v; running in this process from now on\n", err)
+		fmt.Fprintf(o.a.IO.Stderr, "memhost: warning: %v; running in this process from now on\n", err)
 		c.Close()
 		o.client = nil
 	}
@@ -156,7 +157,7 @@ func (o *mcpOps) local(ctx context.Context) (*host.Host, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.h == nil {
-		h, err := o.a.open(ctx, o.cmd)
+		h, err := o.a.Open(ctx, o.cmd)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +171,7 @@ func (o *mcpOps) local(ctx context.Context) (*host.Host, error) {
 func either[Req, Resp any](o *mcpOps, ctx context.Context, op api.Op[Req, Resp], req Req) (Resp, error) {
 	if c := o.through(); c != nil {
 		resp, err := op.Run(c, ctx, req)
-		if !fallBack(err) {
+		if !cmdapp.FallBack(err) {
 			return resp, err
 		}
 		o.gone(c, err)

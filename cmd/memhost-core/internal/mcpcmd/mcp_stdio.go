@@ -1,4 +1,4 @@
-package main
+package mcpcmd
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 	"github.com/memhost/memhost/internal/jsoncheck"
 )
 
-// maxMCPLine bounds one line of MCP on stdin: tool calls carry at most 1 MB
+// maxMCPLine bounds one line of MCP on Stdin: tool calls carry at most 1 MB
 // of content (mcp's limit), JSON escaping can double it.
 const maxMCPLine = 16 << 20
 

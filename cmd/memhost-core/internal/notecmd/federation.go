@@ -1,4 +1,4 @@
-package main
+package notecmd
 
 import (
 	"context"
@@ -11,17 +11,18 @@ import (
 	"github.com/urfave/cli/v3"
 
 	mh "github.com/memhost/memhost"
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federated"
 	"github.com/memhost/memhost/modelstore"
 )
 
-// syncRemoteFlag is memhost sync's --remote.
-var syncRemoteFlag = &cli.BoolFlag{Name: "remote", Usage: "fetch federation.remote, merge it, push, and re-index what the merge changed (needs memhost git init)"}
+// SyncRemoteFlag is memhost sync's --remote.
+var SyncRemoteFlag = &cli.BoolFlag{Name: "remote", Usage: "fetch federation.remote, merge it, push, and re-index what the merge changed (needs memhost git init)"}
 
 // federationCommands are git federation's commands (seed 003) and export
 // and import (seed 002).
-func federationCommands(a *app) []*cli.Command {
+func federationCommands(a cmds) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "git",
@@ -70,37 +71,37 @@ func federationCommands(a *app) []*cli.Command {
 	}
 }
 
-func (a *app) export(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) export(ctx context.Context, cmd *cli.Command) error {
 	file, err := oneFile(cmd)
 	if err != nil {
 		return err
 	}
 	// The path is made absolute here: a server's working folder is not ours.
-	return a.with(ctx, cmd, func(o ops) error {
-		resp, err := o.Export(ctx, mh.ExportRequest{Path: a.abs(file)})
+	return a.With(ctx, cmd, func(o cmdapp.Ops) error {
+		resp, err := o.Export(ctx, mh.ExportRequest{Path: a.Abs(file)})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
-			fmt.Fprintf(w, "exported %s to %s (%s, sha256 %s)\n", plural(resp.Files, "file"), resp.Path, modelstore.HumanSize(resp.Bytes), resp.SHA256)
+		return a.Out(cmd, resp, func(w io.Writer) {
+			fmt.Fprintf(w, "exported %s to %s (%s, sha256 %s)\n", cmdapp.Plural(resp.Files, "file"), resp.Path, modelstore.HumanSize(resp.Bytes), resp.SHA256)
 		})
 	})
 }
 
-func (a *app) importArchive(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) importArchive(ctx context.Context, cmd *cli.Command) error {
 	file, err := oneFile(cmd)
 	if err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(o ops) error {
-		resp, err := o.Import(ctx, mh.ImportRequest{Path: a.abs(file)})
+	return a.With(ctx, cmd, func(o cmdapp.Ops) error {
+		resp, err := o.Import(ctx, mh.ImportRequest{Path: a.Abs(file)})
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "imported %s from %s: %d added, %d merged, %d unchanged; %s re-indexed\n",
-				plural(resp.Files, "file"), resp.Path, len(resp.Added), len(resp.Merged), resp.Unchanged, plural(resp.Indexed, "file"))
+				cmdapp.Plural(resp.Files, "file"), resp.Path, len(resp.Added), len(resp.Merged), resp.Unchanged, cmdapp.Plural(resp.Indexed, "file"))
 			for _, c := range resp.Conflicts {
 				fmt.Fprintf(w, "conflict: %s differs on the same lines; the archive's version is kept in %s\n", c.Path, c.Sibling)
 			}
@@ -117,26 +118,26 @@ func (a *app) importArchive(ctx context.Context, cmd *cli.Command) error {
 // oneFile is the single FILE argument of export and import.
 func oneFile(cmd *cli.Command) (string, error) {
 	if cmd.Args().Len() != 1 || strings.TrimSpace(cmd.Args().First()) == "" {
-		return "", usagef("%s takes one archive file, e.g. memhost %s memhost.tar.gz", cmd.Name, cmd.Name)
+		return "", cmdapp.Usagef("%s takes one archive file, e.g. memhost %s memhost.tar.gz", cmd.Name, cmd.Name)
 	}
 	return cmd.Args().First(), nil
 }
 
-func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) gitInit(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(o ops) error {
+	return a.With(ctx, cmd, func(o cmdapp.Ops) error {
 		resp, err := o.GitInit(ctx, mh.GitInitRequest{Remote: a.localRemote(cmd.String("remote")), Branch: cmd.String("branch")})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			verb := "adopted the git repository of"
 			if resp.Created {
 				verb = "made a git repository of"
 			}
-			fmt.Fprintf(w, "%s %s (branch %s, commit %s)\n", verb, resp.Home, resp.Branch, short(resp.Commit))
+			fmt.Fprintf(w, "%s %s (branch %s, commit %s)\n", verb, resp.Home, resp.Branch, cmdapp.Short(resp.Commit))
 			if len(resp.Untracked) > 0 {
 				fmt.Fprintf(w, "no longer tracked (not shared, kept on disk): %s\n", strings.Join(resp.Untracked, ", "))
 			}
@@ -155,8 +156,8 @@ func (a *app) gitInit(ctx context.Context, cmd *cli.Command) error {
 
 // syncRemote is memhost sync --remote, run by the home's server when one
 // runs (syncs of a home take turns either way: a lock in .git).
-func (a *app) syncRemote(ctx context.Context, cmd *cli.Command) error {
-	return a.with(ctx, cmd, func(o ops) error {
+func (a cmds) syncRemote(ctx context.Context, cmd *cli.Command) error {
+	return a.With(ctx, cmd, func(o cmdapp.Ops) error {
 		resp, err := o.FedSync(ctx, mh.FedSyncRequest{})
 		if errors.Is(err, federated.ErrNotFederated) || fault.FieldOf(err) == "federation" {
 			return fmt.Errorf("%v (memhost git init makes it one)", err)
@@ -166,7 +167,7 @@ func (a *app) syncRemote(ctx context.Context, cmd *cli.Command) error {
 		if err != nil && resp.Merged == "" && len(resp.Recovered) == 0 {
 			return err
 		}
-		if oerr := a.out(cmd, resp, func(w io.Writer) { printFedSync(w, resp) }); oerr != nil {
+		if oerr := a.Out(cmd, resp, func(w io.Writer) { printFedSync(w, resp) }); oerr != nil {
 			return oerr
 		}
 		return err
@@ -189,7 +190,7 @@ func printFedSync(w io.Writer, r mh.FedSyncResponse) {
 		pushed = "not pushed"
 	}
 	fmt.Fprintf(w, "synced with %s (%s): %s, %s; %s changed, %s re-indexed in %.0f ms\n",
-		r.Remote, r.Branch, merged, pushed, plural(len(r.Changed), "file"), plural(r.Indexed, "file"), r.DurationMs)
+		r.Remote, r.Branch, merged, pushed, cmdapp.Plural(len(r.Changed), "file"), cmdapp.Plural(r.Indexed, "file"), r.DurationMs)
 	for _, c := range r.Conflicts {
 		if c.Sibling == "" { // kept over a deletion
 			fmt.Fprintf(w, "conflict: %s was %s\n", c.Path, c.Reason)
@@ -199,7 +200,7 @@ func printFedSync(w io.Writer, r mh.FedSyncResponse) {
 	}
 }
 
-func printFederationStatus(w io.Writer, f *mh.FederationStatus) {
+func PrintFederationStatus(w io.Writer, f *mh.FederationStatus) {
 	if f == nil {
 		return
 	}
@@ -224,18 +225,11 @@ func printFederationStatus(w io.Writer, f *mh.FederationStatus) {
 	}
 }
 
-func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
 // localRemote makes a remote that is a relative local path absolute,
 // from the caller's working folder: git would take it from the home (and
 // a server's from its own). URLs (scheme://…) and scp-like addresses
 // (host:path, a ':' before any '/') are left as they are.
-func (a *app) localRemote(remote string) string {
+func (a cmds) localRemote(remote string) string {
 	if remote == "" || strings.Contains(remote, "://") || filepath.IsAbs(remote) {
 		return remote
 	}
@@ -244,5 +238,5 @@ func (a *app) localRemote(remote string) string {
 			return remote
 		}
 	}
-	return a.abs(remote)
+	return a.Abs(remote)
 }

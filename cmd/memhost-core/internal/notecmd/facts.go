@@ -1,4 +1,4 @@
-package main
+package notecmd
 
 import (
 	"context"
@@ -10,12 +10,13 @@ import (
 	"github.com/urfave/cli/v3"
 
 	mh "github.com/memhost/memhost"
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/host/facts"
 )
 
 // factCommands are the semantic tier's commands: fact add/forget, facts,
 // entities, relations and consolidate.
-func factCommands(a *app) []*cli.Command {
+func factCommands(a cmds) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "fact",
@@ -90,23 +91,23 @@ func factCommands(a *app) []*cli.Command {
 	}
 }
 
-func (a *app) factAdd(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) factAdd(ctx context.Context, cmd *cli.Command) error {
 	if n := cmd.Args().Len(); n != 3 {
-		return usagef("fact add takes ENTITY ATTRIBUTE VALUE, got %d arguments (quote values with spaces)", n)
+		return cmdapp.Usagef("fact add takes ENTITY ATTRIBUTE VALUE, got %d arguments (quote values with spaces)", n)
 	}
 	args := cmd.Args().Slice()
 	req := mh.FactAddRequest{Entity: args[0], Attribute: args[1], Value: args[2], Source: cmd.String("source"),
-		Confidence: cmd.Float("confidence"), Keep: cmd.Bool("keep"), RequestID: a.requestID(cmd)}
+		Confidence: cmd.Float("confidence"), Keep: cmd.Bool("keep"), RequestID: a.RequestID(cmd)}
 	if cmd.IsSet("confidence") && (req.Confidence <= 0 || req.Confidence > 1) {
-		return usagef("--confidence must be more than 0 and at most 1, got %g", req.Confidence)
+		return cmdapp.Usagef("--confidence must be more than 0 and at most 1, got %g", req.Confidence)
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.FactAdd(ctx, req)
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			f := resp.Fact
 			switch {
 			case resp.Confirmed:
@@ -139,7 +140,7 @@ func orDash(s string) string {
 	return s
 }
 
-func (a *app) factForget(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) factForget(ctx context.Context, cmd *cli.Command) error {
 	args := cmd.Args().Slice()
 	var req mh.FactForgetRequest
 	switch len(args) {
@@ -150,16 +151,16 @@ func (a *app) factForget(ctx context.Context, cmd *cli.Command) error {
 	case 3:
 		req.Entity, req.Attribute, req.Value = args[0], args[1], args[2]
 	default:
-		return usagef("fact forget takes ID, or ENTITY ATTRIBUTE [VALUE]; got %d arguments", len(args))
+		return cmdapp.Usagef("fact forget takes ID, or ENTITY ATTRIBUTE [VALUE]; got %d arguments", len(args))
 	}
-	req.RequestID = a.requestID(cmd)
-	return a.with(ctx, cmd, func(h ops) error {
+	req.RequestID = a.RequestID(cmd)
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.FactForget(ctx, req)
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			for _, f := range resp.Forgotten {
 				fmt.Fprintf(w, "forgot ^%s in %s: %s = %s (struck through, kept as history)\n", f.ID, resp.Path, f.Attribute, f.Value)
 			}
@@ -167,22 +168,22 @@ func (a *app) factForget(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) facts(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) facts(ctx context.Context, cmd *cli.Command) error {
 	var req mh.FactsRequest
 	switch cmd.Args().Len() {
 	case 0:
 	case 1:
 		req.Entity = cmd.Args().First()
 	default:
-		return usagef("facts takes at most one ENTITY, got %d arguments (quote names with spaces)", cmd.Args().Len())
+		return cmdapp.Usagef("facts takes at most one ENTITY, got %d arguments (quote names with spaces)", cmd.Args().Len())
 	}
 	req.History = cmd.Bool("history")
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Facts(ctx, req)
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) { printFacts(w, resp.Facts) })
+		return a.Out(cmd, resp, func(w io.Writer) { printFacts(w, resp.Facts) })
 	})
 }
 
@@ -234,16 +235,16 @@ func printFacts(w io.Writer, rows []mh.FactRow) {
 	}
 }
 
-func (a *app) entities(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) entities(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Entities(ctx, mh.EntitiesRequest{})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			if len(resp.Entities) == 0 {
 				fmt.Fprintln(w, "(no entity pages in knowledge/entities/)")
 				return
@@ -258,16 +259,16 @@ func (a *app) entities(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) relations(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) relations(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() != 1 {
-		return usagef("relations takes one ENTITY, got %d arguments (quote names with spaces)", cmd.Args().Len())
+		return cmdapp.Usagef("relations takes one ENTITY, got %d arguments (quote names with spaces)", cmd.Args().Len())
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Relations(ctx, mh.RelationsRequest{Entity: cmd.Args().First()})
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			for _, g := range []struct {
 				name string
 				rows []mh.RelationRow
@@ -281,17 +282,17 @@ func (a *app) relations(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-func (a *app) consolidate(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) consolidate(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Consolidate(ctx, mh.ConsolidateRequest{Since: cmd.String("since")})
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			if resp.Episodes == 0 {
 				fmt.Fprintln(w, "nothing new to consolidate")
 				return
@@ -320,8 +321,8 @@ func (a *app) consolidate(ctx context.Context, cmd *cli.Command) error {
 	})
 }
 
-// printFactsGroup prints recall's FACTS group, when it found any.
-func printFactsGroup(w io.Writer, rows []mh.FactRow) {
+// PrintFactsGroup prints recall's FACTS group, when it found any.
+func PrintFactsGroup(w io.Writer, rows []mh.FactRow) {
 	if len(rows) == 0 {
 		return
 	}
@@ -331,10 +332,10 @@ func printFactsGroup(w io.Writer, rows []mh.FactRow) {
 	}
 }
 
-// printConsolidation writes status's generator: and consolidated: lines,
+// PrintConsolidation writes status's generator: and consolidated: lines,
 // when a generator is configured or a consolidation ran (a home without
 // either shows neither, as before generators).
-func printConsolidation(w io.Writer, g mh.ConsolidationStatus) {
+func PrintConsolidation(w io.Writer, g mh.ConsolidationStatus) {
 	if g.State != "none" {
 		gen := g.Plugin + " (" + g.State + ")"
 		if g.Plugin == "" {

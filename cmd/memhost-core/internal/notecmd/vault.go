@@ -1,4 +1,4 @@
-package main
+package notecmd
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/urfave/cli/v3"
 
 	mh "github.com/memhost/memhost"
+	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/host/fault"
 )
 
 // vaultCommands are the commands of the Obsidian vault and of the notebook
 // over time: links, mv, rollup, prune.
-func vaultCommands(a *app) []*cli.Command {
+func vaultCommands(a cmds) []*cli.Command {
 	return []*cli.Command{
 		{
 			Name:  "links",
@@ -73,22 +74,22 @@ func vaultCommands(a *app) []*cli.Command {
 	}
 }
 
-func (a *app) links(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) links(ctx context.Context, cmd *cli.Command) error {
 	req := mh.LinksRequest{Unresolved: cmd.Bool("unresolved")}
 	switch n := cmd.Args().Len(); {
 	case n > 1:
-		return usagef("give one PAGE, got %d arguments", n)
+		return cmdapp.Usagef("give one PAGE, got %d arguments", n)
 	case n == 1:
 		req.Path = cmd.Args().First()
 	case !req.Unresolved:
-		return usagef("missing PAGE (or give --unresolved)")
+		return cmdapp.Usagef("missing PAGE (or give --unresolved)")
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Links(ctx, req)
 		if err != nil {
 			return err
 		}
-		return a.out(cmd, resp, func(w io.Writer) {
+		return a.Out(cmd, resp, func(w io.Writer) {
 			if resp.Path != "" {
 				head := resp.Path
 				if resp.Title != "" {
@@ -152,31 +153,31 @@ func wikilink(l mh.LinkInfo) string {
 	return s
 }
 
-func (a *app) mv(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) mv(ctx context.Context, cmd *cli.Command) error {
 	if n := cmd.Args().Len(); n != 2 {
-		return usagef("give OLD and NEW page paths, got %d arguments", n)
+		return cmdapp.Usagef("give OLD and NEW page paths, got %d arguments", n)
 	}
-	req := mh.MoveRequest{From: cmd.Args().Get(0), To: cmd.Args().Get(1), RequestID: a.requestID(cmd)}
-	return a.with(ctx, cmd, func(h ops) error {
+	req := mh.MoveRequest{From: cmd.Args().Get(0), To: cmd.Args().Get(1), RequestID: a.RequestID(cmd)}
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Move(ctx, req)
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "moved %s to %s\n", resp.From, resp.To)
 			for _, u := range resp.Updated {
-				fmt.Fprintf(w, "  updated %s (%s)\n", u.Path, plural(u.Links, "link"))
+				fmt.Fprintf(w, "  updated %s (%s)\n", u.Path, cmdapp.Plural(u.Links, "link"))
 			}
 		})
 	})
 }
 
-func (a *app) rollup(ctx context.Context, cmd *cli.Command) error {
+func (a cmds) rollup(ctx context.Context, cmd *cli.Command) error {
 	req := mh.RollupRequest{}
 	switch week, month := cmd.Bool("week"), cmd.Bool("month"); {
 	case week == month:
-		return usagef("give one of --week or --month")
+		return cmdapp.Usagef("give one of --week or --month")
 	case week:
 		req.Period = "week"
 	default:
@@ -184,17 +185,17 @@ func (a *app) rollup(ctx context.Context, cmd *cli.Command) error {
 	}
 	switch n := cmd.Args().Len(); {
 	case n > 1:
-		return usagef("give at most one DATE, got %d arguments", n)
+		return cmdapp.Usagef("give at most one DATE, got %d arguments", n)
 	case n == 1:
 		req.Date = cmd.Args().First()
 	}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Rollup(ctx, req)
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			verb := "wrote"
 			switch {
 			case resp.Created:
@@ -202,25 +203,25 @@ func (a *app) rollup(ctx context.Context, cmd *cli.Command) error {
 			case !resp.Changed:
 				verb = "unchanged"
 			}
-			entries := plural(resp.Entries, "entry")
+			entries := cmdapp.Plural(resp.Entries, "entry")
 			if resp.Entries != 1 {
 				entries = fmt.Sprintf("%d entries", resp.Entries)
 			}
-			fmt.Fprintf(w, "%s %s: %s to %s, %s, %s\n", verb, resp.Path, resp.From, resp.To, plural(len(resp.Logs), "daily log"), entries)
+			fmt.Fprintf(w, "%s %s: %s to %s, %s, %s\n", verb, resp.Path, resp.From, resp.To, cmdapp.Plural(len(resp.Logs), "daily log"), entries)
 		})
 	})
 }
 
-func (a *app) prune(ctx context.Context, cmd *cli.Command) error {
-	if err := noArgs(cmd); err != nil {
+func (a cmds) prune(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
 	days, err := parseDays(cmd.String("daily-older-than"))
 	if err != nil {
-		return usagef("--daily-older-than %q: %v", cmd.String("daily-older-than"), err)
+		return cmdapp.Usagef("--daily-older-than %q: %v", cmd.String("daily-older-than"), err)
 	}
 	req := mh.PruneRequest{OlderThanDays: days, Delete: cmd.Bool("delete"), DryRun: cmd.Bool("dry-run")}
-	return a.with(ctx, cmd, func(h ops) error {
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Prune(ctx, req)
 		if errors.Is(err, mh.ErrRollupsMissing) || fault.KindOf(err) == fault.Conflict {
 			return fmt.Errorf("%w (memhost rollup --week DATE writes a week's)", err)
@@ -228,8 +229,8 @@ func (a *app) prune(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
-		a.warn(resp.Warnings...)
-		return a.out(cmd, resp, func(w io.Writer) {
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
 			would := ""
 			if resp.DryRun {
 				would = "would be "
