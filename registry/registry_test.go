@@ -6,13 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/memhost/memhost/internal/syncbuf"
 	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/sdk"
 	"github.com/memhost/memhost/sdk/sdktest"
@@ -289,7 +289,7 @@ func TestCloseKillsPlugins(t *testing.T) {
 // host's logger under the plugin's name with its level.
 func TestPluginLogsKeepTheirLevels(t *testing.T) {
 	t.Parallel()
-	var buf safeBuffer
+	var buf syncbuf.Buffer
 	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Debug})
 	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, Logger: log})
 	if _, err := r.Provider(context.Background(), "faulty", map[string]string{"dimensions": "4"}); err != nil {
@@ -308,21 +308,4 @@ func TestPluginLogsKeepTheirLevels(t *testing.T) {
 	if !strings.Contains(line, "[WARN]") || !strings.Contains(line, "faulty") || !strings.Contains(line, "options=1") {
 		t.Errorf("plugin log line = %q\nall:\n%s", line, buf.String())
 	}
-}
-
-type safeBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *safeBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -24,11 +24,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/internal/syncbuf"
 
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
@@ -274,7 +274,7 @@ func TestAPIDocExamples(t *testing.T) {
 type running struct {
 	ex   example
 	cmd  *exec.Cmd
-	out  lockedBuffer
+	out  syncbuf.Buffer
 	errb bytes.Buffer
 	err  error
 	done chan struct{}
@@ -596,24 +596,6 @@ func clip(s string) string {
 		return s[:3000] + "…"
 	}
 	return s
-}
-
-// lockedBuffer is a bytes.Buffer a command writes while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // docServer is a server the examples run against.

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/internal/fakeollama"
+	"github.com/memhost/memhost/internal/syncbuf"
 	"github.com/memhost/memhost/internal/testbin"
 	"github.com/memhost/memhost/modelstore"
 )
@@ -283,7 +284,7 @@ func TestBinaryWatchSurvivesPluginKill(t *testing.T) {
 	}
 	watch := exec.Command(binary, "watch")
 	watch.Env = append(os.Environ(), "MEMHOST_HOME="+home, "MEMHOST_MEMORY_SYNC_WATCHDEBOUNCEMS=50")
-	var watchOut, watchErr lockedBuffer // written by exec's copiers while we read
+	var watchOut, watchErr syncbuf.Buffer // written by exec's copiers while we read
 	watch.Stdout, watch.Stderr = &watchOut, &watchErr
 	if err := watch.Start(); err != nil {
 		t.Fatal(err)
@@ -360,24 +361,6 @@ func childNamed(parent int, prefix string) int {
 		}
 	}
 	return 0
-}
-
-// lockedBuffer is a bytes.Buffer safe to read while a process writes it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestBinaryOllama: memhost plugins use ollama against a server that

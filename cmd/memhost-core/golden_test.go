@@ -70,6 +70,7 @@ import (
 
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/internal/clock"
+	"github.com/memhost/memhost/internal/syncbuf"
 	"github.com/memhost/memhost/server/client"
 )
 
@@ -91,7 +92,7 @@ func (g *goldenScenario) startServer() {
 	g.t.Helper()
 	env := maps.Clone(g.env)
 	ctx, cancel := context.WithCancel(context.Background())
-	var log lockedBuffer
+	var log syncbuf.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"memhost", "serve", "--listen", ""}, cmdapp.Stdio{

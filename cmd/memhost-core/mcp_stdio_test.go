@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost/internal/syncbuf"
 )
 
 // rpcLine is one line memhost mcp wrote, as much of it as the tests read.
@@ -30,7 +32,7 @@ type mcpPipe struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string
-	stderr *lockedBuffer
+	stderr *syncbuf.Buffer
 }
 
 func startMCPPipe(t *testing.T, home string) *mcpPipe {
@@ -44,7 +46,7 @@ func startMCPPipe(t *testing.T, home string) *mcpPipe {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &mcpPipe{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 100), stderr: &lockedBuffer{}}
+	p := &mcpPipe{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 100), stderr: &syncbuf.Buffer{}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -19,16 +19,17 @@ import (
 
 	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/internal/benchdata"
+	"github.com/memhost/memhost/internal/syncbuf"
 )
 
 // mcpStdio starts `memhost mcp` (the launcher, as a client config runs it)
 // on home and returns a client session on its stdin and stdout; its
 // stderr is returned too.
-func mcpStdio(t testing.TB, home string, copts *mcpsdk.ClientOptions, args ...string) (*mcpsdk.ClientSession, *lockedBuffer) {
+func mcpStdio(t testing.TB, home string, copts *mcpsdk.ClientOptions, args ...string) (*mcpsdk.ClientSession, *syncbuf.Buffer) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"--home", home, "mcp"}, args...)...)
 	cmd.Env = os.Environ()
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	cs, err := mcpsdk.NewClient(&mcpsdk.Implementation{Name: "test", Version: "1"}, copts).
 		Connect(context.Background(), &mcpsdk.CommandTransport{Command: cmd}, nil)
@@ -292,7 +293,7 @@ func TestMCPStdioBadLine(t *testing.T) {
 	pr, pw := io.Pipe()
 	cmd := exec.Command(filepath.Join(filepath.Dir(binary), "memhost-core"), "--home", t.TempDir(), "mcp")
 	cmd.Stdin = pr
-	var out, errb lockedBuffer
+	var out, errb syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

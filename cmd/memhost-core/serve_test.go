@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/internal/syncbuf"
 	"github.com/memhost/memhost/server"
 	"github.com/memhost/memhost/server/client"
 )
@@ -115,7 +116,7 @@ func TestBinaryServe(t *testing.T) {
 
 	// Foreground: SIGTERM finishes and exits 0.
 	cmd := exec.Command(binary, "--home", home, "serve", "--listen", "")
-	var fgOut lockedBuffer
+	var fgOut syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &fgOut, &fgOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -412,7 +413,7 @@ func TestBinaryLauncherStdinReplay(t *testing.T) {
 	cmd := exec.Command(binary, "remember", "--category", "knowledge", "-")
 	cmd.Env = append(os.Environ(), "MEMHOST_HOME="+home)
 	cmd.Stdin = pr
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/internal/syncbuf"
 	"github.com/memhost/memhost/server"
 )
 
@@ -30,7 +31,7 @@ func TestBinaryServeFIFOPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binary, "--home", home, "serve", "--listen", "")
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/memhost/memhost/internal/syncbuf"
 )
 
 // TestStdioConnWholeLines: the SDK's writes (answers, notifications) and
@@ -16,7 +18,7 @@ import (
 // one whole message, whichever writes at the same time.
 func TestStdioConnWholeLines(t *testing.T) {
 	inR, inW := io.Pipe()
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	conn, err := (&stdioTransport{in: inR, out: &out}).Connect(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -61,22 +63,4 @@ func TestStdioConnWholeLines(t *testing.T) {
 	if refused != n || notes != n {
 		t.Errorf("%d refusals and %d notifications, want %d of each", refused, notes, n)
 	}
-}
-
-// lockedBuffer is a buffer several goroutines write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
