@@ -443,9 +443,11 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 		}
 	}
 	if len(updates) > 0 {
-		idx := filepath.Join(tmp, "merge-index")
-		os.Remove(idx)
-		defer os.Remove(idx)
+		idx, drop, err := r.g().TempIndex()
+		if err != nil {
+			return "", err
+		}
+		defer drop()
 		env := []string{"GIT_INDEX_FILE=" + idx}
 		if _, err := r.g().GitIO(ctx, nil, env, "read-tree", tree); err != nil {
 			return "", err

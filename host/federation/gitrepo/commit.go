@@ -85,9 +85,11 @@ func (r *Repo) Commit(ctx context.Context, home *fsx.Dir, msg string, paths, rem
 	for _, p := range remove {
 		lines = append(lines, "0 "+strings.Repeat("0", 40)+"\t"+p)
 	}
-	idx := filepath.Join(tmp, "commit-index")
-	os.Remove(idx)
-	defer os.Remove(idx)
+	idx, drop, err := r.TempIndex()
+	if err != nil {
+		return false, err
+	}
+	defer drop()
 	env := []string{"GIT_INDEX_FILE=" + idx}
 	readTree := []string{"read-tree", "--empty"}
 	if head != "" {
@@ -168,4 +170,22 @@ func (r *Repo) IndexToHead(ctx context.Context, head string, refresh bool) error
 		}
 	}
 	return err
+}
+
+// TempIndex is the path of a private index file (GIT_INDEX_FILE) in a
+// folder of its own under .git/memhost/tmp, and the function that removes
+// that folder. A git killed while it wrote the index leaves its
+// index.lock there, in a folder no later run uses: a fixed name
+// (commit-index, merge-index) stopped every later commit or sync with
+// "Unable to create ...index.lock: File exists".
+func (r *Repo) TempIndex() (string, func(), error) {
+	tmp := filepath.Join(r.GitDir(), "memhost", "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return "", nil, err
+	}
+	dir, err := os.MkdirTemp(tmp, "index-")
+	if err != nil {
+		return "", nil, err
+	}
+	return filepath.Join(dir, "index"), func() { os.RemoveAll(dir) }, nil
 }
