@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/federation/gitrepo"
 	"github.com/memhost/memhost/internal/fsx"
 )
 
@@ -28,7 +30,7 @@ func (r *Repo) ReadState() memhost.GitState {
 	}
 	open := s.Conflicts[:0:0]
 	for _, c := range s.Conflicts {
-		if c.Sibling != "" && r.g().Exists(c.Sibling) || c.Sibling == "" && c.Kept != "" && r.g().Holds(c.Path, c.Kept) {
+		if c.Sibling != "" && r.exists(c.Sibling) || c.Sibling == "" && c.Kept != "" && r.holds(c.Path, c.Kept) {
 			open = append(open, c)
 		}
 	}
@@ -95,4 +97,23 @@ func (r *Repo) Maintain(ctx context.Context, now time.Time) (bool, error) {
 		return false, err
 	}
 	return true, r.editState(func(s *memhost.GitState) { s.LastMaintenance = now.UTC().Format(time.RFC3339) })
+}
+
+// exists reports whether p (a conflict sibling) is still in the work
+// tree.
+func (r *Repo) exists(p string) bool {
+	_, err := os.Stat(filepath.Join(r.Dir, filepath.FromSlash(path.Clean(p))))
+	return err == nil
+}
+
+// holds reports whether the file at p still holds the blob oid: a
+// regular file beneath the home, no symlink followed on its path.
+func (r *Repo) holds(p, oid string) bool {
+	home, err := r.g().OpenHome()
+	if err != nil {
+		return false
+	}
+	defer home.Close()
+	data, err := home.ReadFile(path.Clean(p), fsx.NoLinks)
+	return err == nil && gitrepo.BlobID(data) == oid
 }

@@ -411,10 +411,10 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 			}
 		case strings.HasSuffix(p, ".jsonl"):
 			merged = filemerge.JSONL(base, ours, theirsData)
-		case st[1] == "" && !filemerge.IsDailyLog(p) && gitrepo.IsText(ours) && gitrepo.IsText(theirsData):
+		case st[1] == "" && !filemerge.IsDailyLog(p) && filemerge.IsText(ours) && filemerge.IsText(theirsData):
 			merged, ok = filemerge.AddedOnBoth(ours, theirsData)
 			reason = "both sides created it with different content"
-		case gitrepo.IsText(ours) && gitrepo.IsText(theirsData):
+		case filemerge.IsText(ours) && filemerge.IsText(theirsData):
 			merged, ok, err = r.g().MergeText(ctx, tmp, base, ours, theirsData)
 			if err != nil {
 				return "", err

@@ -245,3 +245,11 @@ func IsConflictSibling(p string) bool {
 	i := strings.LastIndex(base, ".conflict-")
 	return i > 0 && len(base)-i-len(".conflict-") == 8
 }
+
+// IsText: no NUL byte in the first 8000 bytes (git's own test).
+func IsText(b []byte) bool {
+	if len(b) > 8000 {
+		b = b[:8000]
+	}
+	return !bytes.ContainsRune(b, 0)
+}

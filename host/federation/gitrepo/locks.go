@@ -1,15 +1,11 @@
 package gitrepo
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
-	"path"
 	"path/filepath"
 	"time"
-
-	"github.com/memhost/memhost/internal/fsx"
 )
 
 // WaitLock waits for a git lock file to go away (a git left running by a
@@ -54,31 +50,4 @@ func (r *Repo) WaitIndexLock(ctx context.Context) (removed bool, err error) {
 	}
 	_, gone, err := r.WaitLock(ctx, filepath.Join(r.GitDir(), "index.lock"))
 	return removed || gone, err
-}
-
-// Exists reports whether p (a conflict sibling) is still in the work
-// tree.
-func (r *Repo) Exists(p string) bool {
-	_, err := os.Stat(filepath.Join(r.Dir, filepath.FromSlash(path.Clean(p))))
-	return err == nil
-}
-
-// Holds reports whether the file at p still holds the blob oid: a
-// regular file beneath the home, no symlink followed on its path.
-func (r *Repo) Holds(p, oid string) bool {
-	home, err := r.OpenHome()
-	if err != nil {
-		return false
-	}
-	defer home.Close()
-	data, err := home.ReadFile(path.Clean(p), fsx.NoLinks)
-	return err == nil && BlobID(data) == oid
-}
-
-// IsText: no NUL byte in the first 8000 bytes (git's own test).
-func IsText(b []byte) bool {
-	if len(b) > 8000 {
-		b = b[:8000]
-	}
-	return !bytes.ContainsRune(b, 0)
 }
