@@ -13,7 +13,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/recall"
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/factrows"
 )
 
 // BenchmarkFacts: 1,000 entity pages of 10 current facts each (10,000
@@ -79,7 +79,7 @@ func BenchmarkFacts(b *testing.B) {
 	}
 	_, plainTook, plainSize := home("knowledge/plain")
 	h, took, size := home(facts.Dir)
-	fs, err := h.idx.FactStats(ctx)
+	fs, err := h.idx.Facts().Stats(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -110,29 +110,29 @@ func BenchmarkFacts(b *testing.B) {
 			return err
 		})
 		measure("facts-entity-query", 300, func(i int) error {
-			rows, err := h.idx.Facts(ctx, index.FactQuery{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities))})
+			rows, err := h.idx.Facts().List(ctx, factrows.Query{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities))})
 			if err == nil && len(rows) != perEntity {
 				err = fmt.Errorf("%d facts, want %d", len(rows), perEntity)
 			}
 			return err
 		})
 		measure("facts-entity-history-query", 300, func(i int) error {
-			_, err := h.idx.Facts(ctx, index.FactQuery{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities)), History: true})
+			_, err := h.idx.Facts().List(ctx, factrows.Query{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities)), History: true})
 			return err
 		})
 		measure("facts-all-query", 20, func(i int) error {
-			rows, err := h.idx.Facts(ctx, index.FactQuery{})
+			rows, err := h.idx.Facts().List(ctx, factrows.Query{})
 			if err == nil && len(rows) != entities*perEntity {
 				err = fmt.Errorf("%d facts, want %d", len(rows), entities*perEntity)
 			}
 			return err
 		})
 		measure("search-facts", 300, func(i int) error {
-			_, err := h.idx.SearchFacts(ctx, words[r.IntN(len(words))]+" "+words[r.IntN(len(words))], recall.MaxRecallFacts)
+			_, err := h.idx.Facts().Search(ctx, words[r.IntN(len(words))]+" "+words[r.IntN(len(words))], recall.MaxRecallFacts)
 			return err
 		})
 		measure("entities-query", 20, func(i int) error {
-			_, err := h.idx.Entities(ctx)
+			_, err := h.idx.Facts().Entities(ctx)
 			return err
 		})
 		measure("context", 20, func(i int) error {

@@ -17,7 +17,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/semantic"
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/factrows"
 )
 
 func openClocked(t *testing.T, home string, c *clock) *Host {
@@ -315,7 +315,7 @@ func TestWatcherReindexesFactPages(t *testing.T) {
 	<-synced
 	writePage(t, h, facts.Path("max"), "# Max\n\n## species\n- dog\n")
 	current := func() []string {
-		rows, err := h.idx.Facts(context.Background(), index.FactQuery{Entity: "max"})
+		rows, err := h.idx.Facts().List(context.Background(), factrows.Query{Entity: "max"})
 		if err != nil {
 			t.Fatal(err)
 		}

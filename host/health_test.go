@@ -14,6 +14,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/health"
+	"github.com/memhost/memhost/internal/damage"
 )
 
 func checkHealth(t *testing.T, h *Host, req memhost.HealthRequest) memhost.HealthResponse {
@@ -162,24 +163,6 @@ func TestHealthTranscripts(t *testing.T) {
 	}
 }
 
-// corrupt overwrites the middle half of a file with garbage.
-func corrupt(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fi, _ := f.Stat()
-	junk := make([]byte, fi.Size()/2)
-	for i := range junk {
-		junk[i] = byte(i*31 + 7)
-	}
-	if _, err := f.WriteAt(junk, fi.Size()/4); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestHealthCorruptIndex(t *testing.T) {
 	home := t.TempDir()
 	h := openHost(t, home, nil)
@@ -190,7 +173,7 @@ func TestHealthCorruptIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Close()
-	corrupt(t, filepath.Join(home, "brain", "memory.db"))
+	damage.MiddleHalf(t, filepath.Join(home, "brain", "memory.db"))
 	h = openHost(t, home, nil)
 	r := checkHealth(t, h, memhost.HealthRequest{})
 	// Open's quick check found the damage and moved the index aside.

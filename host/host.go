@@ -49,6 +49,7 @@ import (
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/host/vault"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/vectors"
 	calendar "github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/registry"
 )
@@ -102,6 +103,7 @@ type Host struct {
 	notebook *notebook.Notebook
 	once     *once.Writes // the writes clients may run again, with their journal
 	idx      *index.DB
+	vecs     *vectors.DB // idx's vectors, with the bits of the last search
 	indexer  *indexer.Indexer
 	queue    *embedq.Queue
 	changes  changeBus  // changes.go
@@ -178,6 +180,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
+	h.vecs = vectors.New(h.idx)
 	sessDir, err := filepath.Abs(filepath.Join(h.home, "sessions"))
 	if err != nil {
 		return nil, err
@@ -192,7 +195,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	}})
 	h.gens = registry.New(registry.Options{Kind: registry.Generators, Dirs: dirs, Logger: h.hlog, Env: []string{"MEMHOST_HOME=" + h.home}})
 	h.providers = providers.New(kernel{h}, h.reg, h.gens)
-	h.queue = embedq.New(embedq.Options{Index: h.idx, Registry: h.reg, Config: h.config,
+	h.queue = embedq.New(embedq.Options{Vectors: h.vecs, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.providers.ModelMissing})
 	h.RecallService = recall.New(kernel{h})

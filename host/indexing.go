@@ -185,13 +185,13 @@ func (h *Host) searchMode(ctx context.Context, resp *memhost.StatusResponse) (mo
 	}
 	sem.Release()
 	resp.Provider, resp.Model, resp.Dimensions = sem.Name, sem.Info.ModelID, sem.Info.Dimensions
-	current, err := h.idx.VectorModel(ctx)
+	current, err := h.vecs.Model(ctx)
 	if err != nil {
 		return memhost.ModeKeyword, err.Error(), true
 	}
 	if current.Model != sem.Model.Model || current.Dimensions != sem.Model.Dimensions {
 		resp.Pending, resp.Embedded = resp.Pending+resp.Embedded, 0 // all of them, for the new model
-	} else if pending, dead, err := h.idx.QueueCounts(ctx, sem.Info.ModelID, h.config().Health.DeadAfterFailures); err == nil {
+	} else if pending, dead, err := h.vecs.QueueCounts(ctx, sem.Info.ModelID, h.config().Health.DeadAfterFailures); err == nil {
 		// Dead chunks (failed too often, see memhost health) are not
 		// waited for: recall answers hybrid without them.
 		resp.Pending, resp.Dead = pending, dead
@@ -222,7 +222,7 @@ func (h *Host) summary(ctx context.Context) (memhost.StatusResponse, bool, error
 	if resp.LastSync, err = h.idx.Meta(ctx, "last_sync"); err != nil {
 		return resp, false, err
 	}
-	if resp.Embedded, resp.Pending, err = h.idx.VectorCounts(ctx); err != nil {
+	if resp.Embedded, resp.Pending, err = h.vecs.Counts(ctx); err != nil {
 		return resp, false, err
 	}
 	var installed bool

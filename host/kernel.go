@@ -13,6 +13,7 @@ import (
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/vectors"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -27,6 +28,8 @@ func (k kernel) Home() string { return k.h.home }
 
 // Index is the home's index.
 func (k kernel) Index() *index.DB { return k.h.idx }
+
+func (k kernel) Vectors() *vectors.DB { return k.h.vecs }
 
 // Notebook is the home's notebook.
 func (k kernel) Notebook() *notebook.Notebook { return k.h.notebook }

@@ -288,7 +288,7 @@ func TestCrashMidBatchLosesNothing(t *testing.T) {
 	if err == nil {
 		t.Fatal("Embed through a crashing plugin succeeded")
 	}
-	emb, pending, _ := h.idx.VectorCounts(ctx)
+	emb, pending, _ := h.vecs.Counts(ctx)
 	st, _ := h.idx.Stats(ctx)
 	if emb+pending != st.Chunks || pending == 0 {
 		t.Fatalf("after the crash: %d embedded + %d pending != %d chunks", emb, pending, st.Chunks)
@@ -312,10 +312,10 @@ func TestCrashMidBatchLosesNothing(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	emb, pending, _ = h.idx.VectorCounts(ctx)
+	emb, pending, _ = h.vecs.Counts(ctx)
 	st, _ = h.idx.Stats(ctx)
 	var vecRows int
-	vecRows, _ = h.idx.VectorRows(ctx)
+	vecRows, _ = h.vecs.Rows(ctx)
 	if emb != st.Chunks || pending != 0 || vecRows != st.Chunks {
 		t.Errorf("%d embedded, %d pending, %d vector rows, %d chunks", emb, pending, vecRows, st.Chunks)
 	}

@@ -3,92 +3,18 @@ package index
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/index/ftstext"
+	"github.com/memhost/memhost/index/factrows"
 )
 
-// The semantic tier's tables (seed 004 §2.3), derived from the entity
-// pages of the notebook (knowledge/entities/*.md) like chunks are from
-// every page: an Update whose Entity is set fills them, and removing the
-// file's row removes its rows. Seed 004's columns are kept, with these
-// changes: ids are the facts' own (the block ids on the pages) in fact_id
-// and superseded_by; source_episode_id is source (as the page says it) and
-// its parts (source_session, source_turn, or source_path and
-// source_line), since memhost's episodes are transcript turns and page
-// lines, not rows; file_path and line say where the fact is written;
-// status says whether it is current. The embedding column stays empty:
-// near-duplicates are found by embedding the few current facts of one
-// entity when a fact is added.
-var factsSchema = []string{
-	`CREATE TABLE IF NOT EXISTS entities (
-		slug TEXT PRIMARY KEY,
-		file_path TEXT NOT NULL,
-		title TEXT NOT NULL,
-		aliases TEXT NOT NULL DEFAULT '[]', -- JSON array
-		tags TEXT NOT NULL DEFAULT '[]',    -- JSON array
-		created_at TEXT,
-		updated_at TEXT
-	)`,
-	`CREATE INDEX IF NOT EXISTS idx_entities_file ON entities(file_path)`,
-	`CREATE TABLE IF NOT EXISTS facts (
-		id INTEGER PRIMARY KEY AUTOINCREMENT,
-		fact_id TEXT NOT NULL,            -- the ^block id on the page
-		file_path TEXT NOT NULL,
-		line INTEGER NOT NULL,
-		entity TEXT NOT NULL,             -- the page's slug
-		attribute TEXT NOT NULL,
-		value TEXT NOT NULL,
-		confidence REAL DEFAULT 1.0,
-		source TEXT,
-		source_session TEXT,
-		source_turn TEXT,
-		source_path TEXT,
-		source_line INTEGER,
-		extracted_at TEXT,                -- first seen
-		last_confirmed_at TEXT,
-		until TEXT,
-		forgotten_at TEXT,
-		supersedes TEXT,                  -- fact ids, comma-separated
-		superseded_by TEXT,               -- fact id
-		status TEXT NOT NULL,             -- current | superseded | forgotten | retired
-		extra TEXT,                       -- JSON: inline fields memhost does not know
-		embedding BLOB
-	)`,
-	`CREATE INDEX IF NOT EXISTS idx_facts_entity ON facts(entity, attribute)`,
-	`CREATE INDEX IF NOT EXISTS idx_facts_confidence ON facts(confidence)`,
-	`CREATE INDEX IF NOT EXISTS idx_facts_file ON facts(file_path)`,
-	`CREATE INDEX IF NOT EXISTS idx_facts_id ON facts(fact_id)`,
-	`CREATE TABLE IF NOT EXISTS entity_relations (
-		id INTEGER PRIMARY KEY AUTOINCREMENT,
-		from_entity TEXT NOT NULL,
-		relation TEXT NOT NULL,
-		to_entity TEXT NOT NULL,
-		weight REAL DEFAULT 1.0,
-		source TEXT,
-		fact_id TEXT NOT NULL,
-		file_path TEXT NOT NULL,
-		created_at TEXT NOT NULL
-	)`,
-	`CREATE INDEX IF NOT EXISTS idx_relations_from ON entity_relations(from_entity, relation)`,
-	`CREATE INDEX IF NOT EXISTS idx_relations_to ON entity_relations(to_entity, relation)`,
-	`CREATE INDEX IF NOT EXISTS idx_relations_file ON entity_relations(file_path)`,
-	// Current facts, searched by recall's FACTS group; rowid is facts.id.
-	`CREATE VIRTUAL TABLE IF NOT EXISTS facts_fts USING fts5(
-		entity,
-		attribute,
-		value,
-		tokenize = 'porter unicode61 remove_diacritics 2'
-	)`,
-}
-
+// The fact tables (package factrows) are derived from the entity pages of
+// the notebook like chunks are from every page: an Update whose Entity is
+// set fills them, and removing the file's rows removes its rows.
 func init() {
-	schema = append(schema, factsSchema...)
-	tables = append([]string{"facts_fts", "entity_relations", "facts", "entities"}, tables...)
+	schema = append(schema, factrows.Schema...)
+	tables = append(append([]string(nil), factrows.Tables...), tables...)
 	// Schema 10 added the facts tables: an older index gets them, and its
 	// entity pages are indexed again to fill them.
 	for v, up := range upgrades {
@@ -104,16 +30,16 @@ func init() {
 	}
 }
 
-// EntityDir is the notebook folder of entity pages (facts.Dir).
-const EntityDir = "knowledge/entities/"
-
+// addFacts upgrades an index of schema 9 or 10: the fact tables are made,
+// and the entity pages' rows removed so that the next sync indexes them
+// again, filling them.
 func addFacts(ctx context.Context, tx *sql.Tx) error {
-	for _, stmt := range factsSchema {
+	for _, stmt := range factrows.Schema {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return err
 		}
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT path FROM files WHERE path LIKE ? ESCAPE '\'`, strings.ReplaceAll(EntityDir, "_", `\_`)+"%")
+	rows, err := tx.QueryContext(ctx, `SELECT path FROM files WHERE path LIKE ? ESCAPE '\'`, strings.ReplaceAll(factrows.EntityDir, "_", `\_`)+"%")
 	if err != nil {
 		return err
 	}
@@ -135,268 +61,5 @@ func addFacts(ctx context.Context, tx *sql.Tx) error {
 	return rows.Err()
 }
 
-// EntityRows are the rows one entity page gives.
-type EntityRows struct {
-	Slug      string
-	Title     string
-	Aliases   []string
-	Tags      []string
-	Created   string
-	Updated   string
-	Facts     []memhost.FactRow
-	Relations []memhost.RelationRow
-}
-
-// insertEntity writes the rows of one entity page (its old rows are gone:
-// removeFile ran first).
-func insertEntity(ctx context.Context, tx *sql.Tx, path string, e *EntityRows) error {
-	aliases, _ := json.Marshal(nonNil(e.Aliases))
-	tags, _ := json.Marshal(nonNil(e.Tags))
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO entities(slug, file_path, title, aliases, tags, created_at, updated_at) VALUES (?, ?, ?, ?, ?, nullif(?, ''), nullif(?, ''))`,
-		e.Slug, path, e.Title, string(aliases), string(tags), e.Created, e.Updated); err != nil {
-		return err
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO facts(fact_id, file_path, line, entity, attribute, value, confidence, source, source_session, source_turn, source_path, source_line,
-		extracted_at, last_confirmed_at, until, forgotten_at, supersedes, superseded_by, status, extra)
-		VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, ''), nullif(?, ''), nullif(?, ''), nullif(?, ''), nullif(?, 0), nullif(?, ''), nullif(?, ''), nullif(?, ''), nullif(?, ''), nullif(?, ''), nullif(?, ''), ?, nullif(?, ''))`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	for _, f := range e.Facts {
-		extra := ""
-		if len(f.Extra) > 0 {
-			b, _ := json.Marshal(f.Extra)
-			extra = string(b)
-		}
-		r, err := ins.ExecContext(ctx, f.FactID, path, f.Line, e.Slug, f.Attribute, f.Value, f.Confidence, f.Source, f.SourceSession, f.SourceTurn, f.SourcePath, f.SourceLine,
-			f.Seen, f.Confirmed, f.Until, f.Forgotten, f.Supersedes, f.SupersededBy, f.Status, extra)
-		if err != nil {
-			return err
-		}
-		if f.Status != "current" {
-			continue
-		}
-		id, err := r.LastInsertId()
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO facts_fts(rowid, entity, attribute, value) VALUES (?, ?, ?, ?)`,
-			id, ftstext.Segment(e.Title+" "+strings.Join(e.Aliases, " ")+" "+e.Slug), ftstext.Segment(f.Attribute), ftstext.Segment(f.Value)); err != nil {
-			return err
-		}
-	}
-	for _, r := range e.Relations {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entity_relations(from_entity, relation, to_entity, weight, source, fact_id, file_path, created_at) VALUES (?, ?, ?, ?, nullif(?, ''), ?, ?, ?)`,
-			r.From, r.Relation, r.To, r.Weight, r.Source, r.FactID, path, r.Since); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// removeEntity drops the rows of an entity page.
-func removeEntity(ctx context.Context, tx *sql.Tx, path string) error {
-	if !strings.HasPrefix(path, EntityDir) {
-		return nil
-	}
-	ok, err := hasTable(ctx, tx, "facts")
-	if err != nil || !ok {
-		return err
-	}
-	// One FTS row at a time (see removeFile).
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM facts WHERE file_path = ? AND status = 'current'`, path)
-	if err != nil {
-		return err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM facts_fts WHERE rowid = ?`, id); err != nil {
-			return err
-		}
-	}
-	for _, s := range []string{`DELETE FROM facts WHERE file_path = ?`, `DELETE FROM entity_relations WHERE file_path = ?`, `DELETE FROM entities WHERE file_path = ?`} {
-		if _, err := tx.ExecContext(ctx, s, path); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-const factColumns = `fact_id, file_path, line, entity, attribute, value, confidence, coalesce(source, ''), coalesce(source_session, ''), coalesce(source_turn, ''),
-	coalesce(source_path, ''), coalesce(source_line, 0), coalesce(extracted_at, ''), coalesce(last_confirmed_at, ''), coalesce(until, ''), coalesce(forgotten_at, ''),
-	coalesce(supersedes, ''), coalesce(superseded_by, ''), status, coalesce(extra, '')`
-
-func scanFact(rows interface{ Scan(...any) error }, extraCols ...any) (memhost.FactRow, error) {
-	var f memhost.FactRow
-	var extra string
-	dest := []any{&f.FactID, &f.Path, &f.Line, &f.Entity, &f.Attribute, &f.Value, &f.Confidence, &f.Source, &f.SourceSession, &f.SourceTurn,
-		&f.SourcePath, &f.SourceLine, &f.Seen, &f.Confirmed, &f.Until, &f.Forgotten, &f.Supersedes, &f.SupersededBy, &f.Status, &extra}
-	if err := rows.Scan(append(dest, extraCols...)...); err != nil {
-		return f, err
-	}
-	if extra != "" {
-		json.Unmarshal([]byte(extra), &f.Extra)
-	}
-	return f, nil
-}
-
-// FactQuery selects facts.
-type FactQuery struct {
-	Entity  string // a slug; "" for every entity
-	History bool   // also superseded, forgotten and retired facts
-	Limit   int    // 0: no limit
-}
-
-// Facts returns facts in page order (entity, then line).
-func (d *DB) Facts(ctx context.Context, q FactQuery) ([]memhost.FactRow, error) {
-	where, args := "1", []any{}
-	if q.Entity != "" {
-		where += " AND entity = ?"
-		args = append(args, q.Entity)
-	}
-	if !q.History {
-		where += " AND status = 'current'"
-	}
-	lim := ""
-	if q.Limit > 0 {
-		lim = fmt.Sprintf(" LIMIT %d", q.Limit)
-	}
-	rows, err := d.handle().QueryContext(ctx, `SELECT `+factColumns+` FROM facts WHERE `+where+` ORDER BY entity, line`+lim, args...)
-	if err != nil {
-		return nil, fmt.Errorf("facts: %w", err)
-	}
-	defer rows.Close()
-	out := []memhost.FactRow{}
-	for rows.Next() {
-		f, err := scanFact(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
-}
-
-// SearchFacts finds current facts matching a free-text query (BM25 over
-// entity names, attributes and values), best first; Score is relative to
-// the best match's. ErrNoTerms when the query has no searchable word.
-func (d *DB) SearchFacts(ctx context.Context, query string, limit int) ([]memhost.FactRow, error) {
-	expr := ftstext.MatchExpr(query)
-	if expr == "" {
-		return nil, ErrNoTerms
-	}
-	if limit <= 0 {
-		limit = 10
-	}
-	rows, err := d.handle().QueryContext(ctx, `
-		WITH m AS (SELECT rowid AS id, bm25(facts_fts, 1.0, 0.5, 1.0) AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY score LIMIT ?)
-		SELECT `+factColumns+`, m.score FROM m JOIN facts f ON f.id = m.id ORDER BY m.score, f.entity, f.line`, expr, limit)
-	if err != nil {
-		return nil, fmt.Errorf("search facts %q: %w", query, err)
-	}
-	defer rows.Close()
-	out := []memhost.FactRow{}
-	best := 0.0
-	for rows.Next() {
-		var bm float64
-		f, err := scanFact(rows, &bm)
-		if err != nil {
-			return nil, err
-		}
-		if len(out) == 0 {
-			best = bm
-		}
-		f.Score = 1
-		if best < 0 {
-			f.Score = bm / best
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
-}
-
-// Entities lists the entity pages with their counts, by slug.
-func (d *DB) Entities(ctx context.Context) ([]memhost.EntityRow, error) {
-	rows, err := d.handle().QueryContext(ctx, `SELECT e.slug, e.file_path, e.title, e.aliases, e.tags, coalesce(e.created_at, ''), coalesce(e.updated_at, ''),
-		(SELECT count(*) FROM facts f WHERE f.entity = e.slug AND f.file_path = e.file_path AND f.status = 'current'),
-		(SELECT count(*) FROM facts f WHERE f.entity = e.slug AND f.file_path = e.file_path AND f.status != 'current'),
-		(SELECT count(*) FROM entity_relations r WHERE r.to_entity = e.slug),
-		(SELECT count(*) FROM entity_relations r WHERE r.from_entity = e.slug)
-		FROM entities e ORDER BY e.slug`)
-	if err != nil {
-		return nil, fmt.Errorf("entities: %w", err)
-	}
-	defer rows.Close()
-	out := []memhost.EntityRow{}
-	for rows.Next() {
-		var e memhost.EntityRow
-		var aliases, tags string
-		if err := rows.Scan(&e.Slug, &e.Path, &e.Title, &aliases, &tags, &e.Created, &e.Updated, &e.Current, &e.History, &e.Mentions, &e.Relations); err != nil {
-			return nil, err
-		}
-		json.Unmarshal([]byte(aliases), &e.Aliases)
-		json.Unmarshal([]byte(tags), &e.Tags)
-		out = append(out, e)
-	}
-	return out, rows.Err()
-}
-
-// Relations returns the edges out of (to == false) or into (to == true)
-// an entity.
-func (d *DB) Relations(ctx context.Context, slug string, to bool) ([]memhost.RelationRow, error) {
-	col := "from_entity"
-	if to {
-		col = "to_entity"
-	}
-	rows, err := d.handle().QueryContext(ctx, `SELECT from_entity, relation, to_entity, weight, coalesce(source, ''), fact_id, file_path, created_at
-		FROM entity_relations WHERE `+col+` = ? ORDER BY from_entity, relation, to_entity`, slug)
-	if err != nil {
-		return nil, fmt.Errorf("relations: %w", err)
-	}
-	defer rows.Close()
-	out := []memhost.RelationRow{}
-	for rows.Next() {
-		var r memhost.RelationRow
-		if err := rows.Scan(&r.From, &r.Relation, &r.To, &r.Weight, &r.Source, &r.FactID, &r.Path, &r.Since); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
-}
-
-// FactStats counts the facts tables' rows.
-type FactStats struct {
-	Entities  int `json:"entities"`
-	Facts     int `json:"facts"`
-	Current   int `json:"current"`
-	Relations int `json:"relations"`
-}
-
-// FactStats counts entities, facts and relations.
-func (d *DB) FactStats(ctx context.Context) (FactStats, error) {
-	var s FactStats
-	err := d.handle().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM entities), (SELECT count(*) FROM facts),
-		(SELECT count(*) FROM facts WHERE status = 'current'), (SELECT count(*) FROM entity_relations)`).Scan(&s.Entities, &s.Facts, &s.Current, &s.Relations)
-	return s, err
-}
+// Facts reads the fact tables.
+func (d *DB) Facts() factrows.Reader { return factrows.Reader{DB: d.SQL()} }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+
+	"github.com/memhost/memhost/index/factrows"
 )
 
 // An index of schema 9 (before the facts tables) is upgraded in place: the
@@ -18,11 +20,11 @@ func TestUpgradeAddsFactsTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Apply(ctx, Batch{Upserts: []Update{page("reference/a.md", "alpha"), page(EntityDir+"sarah.md", "## works at", "- acme")}}); err != nil {
+	if err := db.Apply(ctx, Batch{Upserts: []Update{page("reference/a.md", "alpha"), page(factrows.EntityDir+"sarah.md", "## works at", "- acme")}}); err != nil {
 		t.Fatal(err)
 	}
 	// Make it a schema 9 index.
-	err = db.write(ctx, func(tx *sql.Tx) error {
+	err = db.Write(ctx, func(tx *sql.Tx) error {
 		for _, s := range []string{"DROP TABLE facts_fts", "DROP TABLE entity_relations", "DROP TABLE facts", "DROP TABLE entities",
 			"UPDATE meta SET value = '9' WHERE key = 'schema_version'"} {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
@@ -47,10 +49,10 @@ func TestUpgradeAddsFactsTables(t *testing.T) {
 	if _, ok := files["reference/a.md"]; !ok || len(files) != 1 {
 		t.Fatalf("files after the upgrade: %v; want reference/a.md only", files)
 	}
-	if st, err := db.FactStats(ctx); err != nil || st != (FactStats{}) {
+	if st, err := db.Facts().Stats(ctx); err != nil || st != (factrows.Stats{}) {
 		t.Fatalf("facts tables after the upgrade: %+v, %v", st, err)
 	}
-	if v, _ := db.Meta(ctx, "schema_version"); v != schemaVersion {
-		t.Fatalf("schema version %q, want %q", v, schemaVersion)
+	if v, _ := db.Meta(ctx, "schema_version"); v != SchemaVersion {
+		t.Fatalf("schema version %q, want %q", v, SchemaVersion)
 	}
 }

@@ -30,7 +30,9 @@ import (
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	sqlite3 "github.com/mattn/go-sqlite3"
 
+	"github.com/memhost/memhost/index/factrows"
 	"github.com/memhost/memhost/index/ftstext"
+	"github.com/memhost/memhost/index/vaultrows"
 )
 
 // loadVec registers sqlite-vec for every connection, once per process.
@@ -52,7 +54,7 @@ const mmapSize = 2147418112
 // persistWAL is SQLITE_FCNTL_PERSIST_WAL. With it, closing the last
 // connection to a database leaves its -wal and -shm files in place instead
 // of deleting them by name: after the database file was deleted or moved
-// aside (see DB.handle), those names may already belong to the new index
+// aside (see DB.SQL), those names may already belong to the new index
 // another process made, and deleting them would corrupt it.
 const persistWAL = 10
 
@@ -70,11 +72,11 @@ func init() {
 	})
 }
 
-// schemaVersion changes whenever the tables change; an index with another
+// SchemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook, unless upgrades knows the way.
-const schemaVersion = "12"
+const SchemaVersion = "12"
 
-// upgrades bring an index of an older schema version to schemaVersion
+// upgrades bring an index of an older schema version to SchemaVersion
 // where that is cheaper than rebuilding it from the notebook: vectors cost
 // an embedding each to make again.
 var upgrades = map[string]func(context.Context, *sql.Tx) error{
@@ -82,11 +84,11 @@ var upgrades = map[string]func(context.Context, *sql.Tx) error{
 		if err := fillBitTable(ctx, tx); err != nil {
 			return err
 		}
-		return addVaultTables(ctx, tx)
+		return vaultrows.AddTables(ctx, tx)
 	},
-	"9":  addVaultTables,   // 10 added the vault tables (vault.go)
-	"10": addMarkdownLinks, // 11 added page_links.markdown (vault.go)
-	"11": splitTurnsFTS,    // 12 moved transcript turns to turns_fts
+	"9":  vaultrows.AddTables,        // 10 added the vault tables
+	"10": vaultrows.AddMarkdownLinks, // 11 added page_links.markdown
+	"11": splitTurnsFTS,              // 12 moved transcript turns to turns_fts
 }
 
 // ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.
@@ -106,7 +108,7 @@ var schema = []string{
 		indexed_at INTEGER NOT NULL  -- Unix nanoseconds
 	)`,
 	`CREATE TABLE IF NOT EXISTS chunks (
-		id INTEGER PRIMARY KEY,              -- in its source's range (see idRange), never reused
+		id INTEGER PRIMARY KEY,              -- in its source's range (see IDRange), never reused
 		file_path TEXT NOT NULL,
 		source TEXT NOT NULL,
 		heading TEXT,
@@ -153,22 +155,28 @@ var tables = []string{"chunks_vec", "chunks_bit", "turns_fts", "chunks_fts", "ch
 // table, and the notebook's pages theirs: a search of one is ranked by
 // its own statistics whatever the other holds. Notebook and daily pages
 // share one: they are one notebook, ranked together by default.
-var ftsTables = []struct {
-	name    string
-	sources []string
-}{
+var ftsTables = []FTSTable{
 	{"chunks_fts", []string{"notebook", "daily"}},
 	{"turns_fts", []string{"sessions"}},
 }
 
+// FTSTable is a full-text table and the sources whose chunks it holds.
+type FTSTable struct {
+	Name    string
+	Sources []string
+}
+
+// FTSTables are the full-text tables (see ftsTables).
+func FTSTables() []FTSTable { return slices.Clone(ftsTables) }
+
 // ftsTable is the full-text table holding a source's chunks.
 func ftsTable(source string) string {
 	for _, t := range ftsTables {
-		if slices.Contains(t.sources, source) {
-			return t.name
+		if slices.Contains(t.Sources, source) {
+			return t.Name
 		}
 	}
-	return ftsTables[0].name
+	return ftsTables[0].Name
 }
 
 // ftsTableOf is the full-text table holding chunk id's row.
@@ -176,13 +184,13 @@ func ftsTableOf(id int64) string {
 	if i := int(id >> 40); i >= 0 && i < len(Sources) {
 		return ftsTable(Sources[i])
 	}
-	return ftsTables[0].name
+	return ftsTables[0].Name
 }
 
 // splitTurnsFTS moves the transcript turns' full-text rows from
 // chunks_fts to turns_fts (schema 12): no vector is lost.
 func splitTurnsFTS(ctx context.Context, tx *sql.Tx) error {
-	lo, hi, err := idRange("sessions")
+	lo, hi, err := IDRange("sessions")
 	if err != nil {
 		return err
 	}
@@ -204,25 +212,21 @@ func splitTurnsFTS(ctx context.Context, tx *sql.Tx) error {
 // DB is an open index database. It follows its path: when the file there
 // is no longer the one it opened (a person deleted it for a rebuild, or
 // another process moved a corrupt one aside), the next call opens the new
-// one (see handle).
+// one (see SQL).
 type DB struct {
 	mu   sync.RWMutex
-	db   *sql.DB      // the open database; use handle()
+	db   *sql.DB      // the open database; use SQL()
 	id   fileID       // the file db has open
 	old  []*sql.DB    // handles of replaced files, closed after retireAfter
 	gen  atomic.Int64 // how many times the file was replaced under this DB
 	path string
-	// coarseRatio is the package's coarseRatio; tests set it to 0 (every
-	// search ranks by bits first) or math.MaxInt32 (none does).
-	coarseRatio int
-	bitCache    bitCache // the bits of the last search (quantized.go)
 }
 
 // Open opens or creates the index at path (its folder must exist) and makes
 // sure its schema is current. A corrupt database fails with an error that
 // IsCorrupt recognises; a small one is checked whole (quickCheckMax).
 func Open(ctx context.Context, path string) (*DB, error) {
-	d := &DB{path: path, coarseRatio: coarseRatio}
+	d := &DB{path: path}
 	db, id, err := d.open(ctx)
 	if err != nil {
 		return nil, err
@@ -297,7 +301,7 @@ func (d *DB) Close() error {
 func migrate(ctx context.Context, db *sql.DB) error {
 	return writeTx(ctx, db, func(tx *sql.Tx) error {
 		var version string
-		hasMeta, err := hasTable(ctx, tx, "meta")
+		hasMeta, err := HasTable(ctx, tx, "meta")
 		if err != nil {
 			return err
 		}
@@ -306,13 +310,13 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		}
 		switch {
 		case !hasMeta: // a new database
-		case err == nil && version == schemaVersion:
+		case err == nil && version == SchemaVersion:
 			return nil
 		case err == nil && upgrades[version] != nil:
 			if err := upgrades[version](ctx, tx); err != nil {
 				return fmt.Errorf("upgrade from schema %s: %w", version, err)
 			}
-			_, err = tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`, schemaVersion)
+			_, err = tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`, SchemaVersion)
 			return err
 		case err == nil, errors.Is(err, sql.ErrNoRows):
 			// Another version, or a half-made database: start afresh.
@@ -336,15 +340,15 @@ func migrate(ctx context.Context, db *sql.DB) error {
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)`, schemaVersion)
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?)`, SchemaVersion)
 		return err
 	})
 }
 
-// write runs fn in an IMMEDIATE transaction, retrying when another process
-// holds the lock past the busy timeout.
-func (d *DB) write(ctx context.Context, fn func(*sql.Tx) error) error {
-	return writeTx(ctx, d.handle(), fn)
+// Write runs fn in an IMMEDIATE transaction, retrying when another
+// process holds the lock past the busy timeout.
+func (d *DB) Write(ctx context.Context, fn func(*sql.Tx) error) error {
+	return writeTx(ctx, d.SQL(), fn)
 }
 
 func writeTx(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
@@ -427,10 +431,10 @@ type Update struct {
 	Base string
 	// Vault is the page's Obsidian metadata (tags, aliases, links); nil
 	// for transcripts.
-	Vault *Vault
+	Vault *vaultrows.Meta
 	// Entity, for an entity page (knowledge/entities/*.md), is what its
 	// facts tables hold (facts.go); nil for other files.
-	Entity *EntityRows
+	Entity *factrows.Entity
 }
 
 // ErrStale means an append was computed from a file row that has changed
@@ -457,8 +461,8 @@ func (b Batch) Empty() bool {
 // look-up of every match's source (3x slower at 110k chunks).
 var Sources = []string{"notebook", "daily", "sessions"}
 
-// idRange is the [lo, hi) range of chunk ids of a source.
-func idRange(source string) (lo, hi int64, err error) {
+// IDRange is the [lo, hi) range of chunk ids of a source.
+func IDRange(source string) (lo, hi int64, err error) {
 	i := slices.Index(Sources, source)
 	if i < 0 {
 		return 0, 0, fmt.Errorf("unknown source %q (want one of %s)", source, strings.Join(Sources, ", "))
@@ -480,7 +484,7 @@ type idSpan struct{ next, end int64 }
 func (a *idAllocator) id(ctx context.Context, source string) (int64, error) {
 	s, ok := a.spans[source]
 	if !ok {
-		lo, hi, err := idRange(source)
+		lo, hi, err := IDRange(source)
 		if err != nil {
 			return 0, err
 		}
@@ -519,7 +523,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 	if b.Empty() {
 		return nil
 	}
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.Write(ctx, func(tx *sql.Tx) error {
 		for k, v := range b.Meta {
 			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, k, v); err != nil {
 				return err
@@ -546,12 +550,12 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 		defer insChunk.Close()
 		insFTS := map[string]*sql.Stmt{}
 		for _, t := range ftsTables {
-			st, err := tx.PrepareContext(ctx, `INSERT INTO `+t.name+`(rowid, text, heading, context, file_path, source) VALUES (?, ?, ?, ?, ?, ?)`)
+			st, err := tx.PrepareContext(ctx, `INSERT INTO `+t.Name+`(rowid, text, heading, context, file_path, source) VALUES (?, ?, ?, ?, ?, ?)`)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			insFTS[t.name] = st
+			insFTS[t.Name] = st
 		}
 		ids := &idAllocator{tx: tx, spans: map[string]*idSpan{}}
 		all := append(append([]Update(nil), b.Upserts...), b.Appends...)
@@ -578,11 +582,11 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 				f.Path, f.Source, f.Hash, f.Mtime.UnixNano(), f.Size, f.IndexedAt.UnixNano()); err != nil {
 				return err
 			}
-			if err := putVault(ctx, tx, f.Path, u.Vault); err != nil {
+			if err := vaultrows.Put(ctx, tx, f.Path, u.Vault); err != nil {
 				return err
 			}
 			if u.Entity != nil {
-				if err := insertEntity(ctx, tx, f.Path, u.Entity); err != nil {
+				if err := factrows.Insert(ctx, tx, f.Path, u.Entity); err != nil {
 					return fmt.Errorf("%s: %w", f.Path, err)
 				}
 			}
@@ -603,14 +607,16 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 	})
 }
 
-func hasTable(ctx context.Context, tx *sql.Tx, name string) (bool, error) {
+// HasTable reports whether the database of tx has a table (or index) of
+// that name.
+func HasTable(ctx context.Context, tx *sql.Tx, name string) (bool, error) {
 	var n int
 	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = ?`, name).Scan(&n)
 	return n > 0, err
 }
 
 func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
-	if err := removeEntity(ctx, tx, path); err != nil {
+	if err := factrows.Remove(ctx, tx, path); err != nil {
 		return err
 	}
 	// Delete FTS rows one rowid at a time: "rowid IN (subquery)" makes
@@ -632,7 +638,7 @@ func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	vec, err := hasTable(ctx, tx, "chunks_vec")
+	vec, err := HasTable(ctx, tx, "chunks_vec")
 	if err != nil {
 		return err
 	}
@@ -655,7 +661,7 @@ func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
 		}
 	}
 	if touched {
-		if err := touchVectors(ctx, tx); err != nil {
+		if err := TouchVectors(ctx, tx); err != nil {
 			return err
 		}
 	}
@@ -664,7 +670,7 @@ func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
 			return err
 		}
 	}
-	if err := removeVault(ctx, tx, path); err != nil {
+	if err := vaultrows.Remove(ctx, tx, path); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM files WHERE path = ?`, path)
@@ -673,7 +679,7 @@ func removeFile(ctx context.Context, tx *sql.Tx, path string) error {
 
 // Files returns every indexed file by path, with its chunk count.
 func (d *DB) Files(ctx context.Context) (map[string]File, error) {
-	rows, err := d.handle().QueryContext(ctx, `SELECT f.path, f.source, f.hash, f.mtime, f.size, f.indexed_at,
+	rows, err := d.SQL().QueryContext(ctx, `SELECT f.path, f.source, f.hash, f.mtime, f.size, f.indexed_at,
 		(SELECT count(*) FROM chunks c WHERE c.file_path = f.path) FROM files f`)
 	if err != nil {
 		return nil, err
@@ -695,7 +701,7 @@ func (d *DB) Files(ctx context.Context) (map[string]File, error) {
 // Stamps returns path → (hash, size, mtime, indexed_at) for every file: the
 // cheap subset of Files that a no-change sync needs.
 func (d *DB) Stamps(ctx context.Context) (map[string]File, error) {
-	rows, err := d.handle().QueryContext(ctx, `SELECT path, hash, size, mtime, indexed_at FROM files`)
+	rows, err := d.SQL().QueryContext(ctx, `SELECT path, hash, size, mtime, indexed_at FROM files`)
 	if err != nil {
 		return nil, err
 	}
@@ -715,7 +721,7 @@ func (d *DB) Stamps(ctx context.Context) (map[string]File, error) {
 
 // SetMeta records a key in meta.
 func (d *DB) SetMeta(ctx context.Context, key, value string) error {
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.Write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)`, key, value)
 		return err
 	})
@@ -724,7 +730,7 @@ func (d *DB) SetMeta(ctx context.Context, key, value string) error {
 // Meta returns a key of meta, or "" when it is not set.
 func (d *DB) Meta(ctx context.Context, key string) (string, error) {
 	var v string
-	err := d.handle().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	err := d.SQL().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
@@ -741,7 +747,7 @@ type Stats struct {
 // Stats counts files and chunks and measures the database on disk.
 func (d *DB) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
-	if err := d.handle().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks)`).Scan(&s.Files, &s.Chunks); err != nil {
+	if err := d.SQL().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM files), (SELECT count(*) FROM chunks)`).Scan(&s.Files, &s.Chunks); err != nil {
 		return s, err
 	}
 	for _, suffix := range []string{"", "-wal"} {
@@ -771,15 +777,12 @@ type Hit struct {
 
 // Query is a keyword search.
 type Query struct {
-	Text    string   // free text, as the user typed it
-	Sources []string // empty means all
-	Path    string   // only this file, when set
-	Scope   Scope    // only these pages (folder, tags), when set
+	Text    string          // free text, as the user typed it
+	Sources []string        // empty means all
+	Path    string          // only this file, when set
+	Scope   vaultrows.Scope // only these pages (folder, tags), when set
 	Limit   int
 }
-
-// ErrNoTerms means a query held no searchable word.
-var ErrNoTerms = errors.New("query has no searchable words")
 
 // contextWeight is the weight of a chunk's context in BM25 (its text's is
 // 1, its heading's 0.5): a reply is found by the words of the question it
@@ -794,7 +797,7 @@ func sourceRange(sources []string) (lo, hi int64, ok bool) {
 	distinct := map[string]bool{}
 	lo, hi = math.MaxInt64, 0
 	for _, s := range sources {
-		l, h, err := idRange(s)
+		l, h, err := IDRange(s)
 		if err != nil {
 			return 0, 0, false
 		}
@@ -811,7 +814,7 @@ func sourceRange(sources []string) (lo, hi int64, ok bool) {
 func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	expr := ftstext.MatchExpr(q.Text)
 	if expr == "" {
-		return nil, ErrNoTerms
+		return nil, ftstext.ErrNoTerms
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -820,11 +823,11 @@ func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var hits []Hit
 	searched := 0
 	for _, t := range ftsTables {
-		sources := t.sources
+		sources := t.Sources
 		if len(q.Sources) > 0 {
 			sources = nil
 			for _, s := range q.Sources {
-				if slices.Contains(t.sources, s) {
+				if slices.Contains(t.Sources, s) {
 					sources = append(sources, s)
 				}
 			}
@@ -832,7 +835,7 @@ func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 				continue
 			}
 		}
-		more, err := d.searchTable(ctx, t.name, expr, sources, q, limit)
+		more, err := d.searchTable(ctx, t.Name, expr, sources, q, limit)
 		if err != nil {
 			return nil, fmt.Errorf("search %q: %w", q.Text, err)
 		}
@@ -877,14 +880,14 @@ func (d *DB) searchTable(ctx context.Context, table, expr string, sources []stri
 		where += " AND " + table + ".file_path = ?"
 		args = append(args, q.Path)
 	}
-	if q.Scope.filters() {
-		where += " AND " + q.Scope.cond(table+".file_path", func(v any) string {
+	if q.Scope.Filters() {
+		where += " AND " + q.Scope.Cond(table+".file_path", func(v any) string {
 			args = append(args, v)
 			return "?"
 		})
 	}
 	args = append(args, limit)
-	rows, err := d.handle().QueryContext(ctx, `
+	rows, err := d.SQL().QueryContext(ctx, `
 		WITH m AS (
 			SELECT rowid AS id, bm25(`+table+`, 1.0, 0.5, `+contextWeight+`) AS score
 			FROM `+table+` WHERE `+where+`
@@ -922,7 +925,7 @@ func (d *DB) CopyFrom(ctx context.Context, src string) error {
 		return err
 	}
 	defer srcConn.Close()
-	dstConn, err := d.handle().Conn(ctx)
+	dstConn, err := d.SQL().Conn(ctx)
 	if err != nil {
 		return err
 	}

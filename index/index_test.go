@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost/index/ftstext"
 )
 
 func open(t *testing.T) *DB {
@@ -82,8 +83,8 @@ func TestSearch(t *testing.T) {
 			t.Errorf("Search(%q) = %v, want %v", tt.query, got, tt.want)
 		}
 	}
-	if _, err := db.Search(ctx, Query{Text: "?! ..."}); !errors.Is(err, ErrNoTerms) {
-		t.Errorf("Search of punctuation: err = %v, want ErrNoTerms", err)
+	if _, err := db.Search(ctx, Query{Text: "?! ..."}); !errors.Is(err, ftstext.ErrNoTerms) {
+		t.Errorf("Search of punctuation: err = %v, want ftstext.ErrNoTerms", err)
 	}
 }
 
@@ -266,7 +267,7 @@ func TestSourceRanges(t *testing.T) {
 	}
 	first := map[string]int64{}
 	for _, h := range hits {
-		lo, hi, _ := idRange(h.Source)
+		lo, hi, _ := IDRange(h.Source)
 		if h.ChunkID < max(lo, 1) || h.ChunkID >= hi {
 			t.Errorf("%s chunk id %d outside [%d, %d)", h.Source, h.ChunkID, lo, hi)
 		}
@@ -428,70 +429,6 @@ func TestSearchSessionsIgnoresOtherSources(t *testing.T) {
 			if g.StartLine != w.StartLine || g.BM25 != w.BM25 {
 				t.Errorf("%q, hit %d: turn %d (bm25 %.6f) in the crowded home, turn %d (bm25 %.6f) alone", q, j+1, g.StartLine, g.BM25, w.StartLine, w.BM25)
 			}
-		}
-	}
-}
-
-// An index of schema 11 (every chunk in chunks_fts) is upgraded in place:
-// the turns' full-text rows move to turns_fts, nothing is re-indexed
-// (entity pages keep their rows too), and searches find the same.
-func TestUpgradeSplitsTurnsFTS(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "memory.db")
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	turns := page("sessions/s1.jsonl", "Caroline: the support group was powerful", "Melanie: pottery at the camp")
-	turns.File.Source = "sessions"
-	if err := db.Apply(ctx, Batch{Upserts: []Update{page("reference/a.md", "the support desk"), page(EntityDir+"sarah.md", "## works at", "- acme"), turns}}); err != nil {
-		t.Fatal(err)
-	}
-	// Make it a schema 11 index: the turns' rows back in chunks_fts.
-	err = db.write(ctx, func(tx *sql.Tx) error {
-		for _, s := range []string{
-			`INSERT INTO chunks_fts(rowid, text, heading, context, file_path, source) SELECT rowid, text, heading, context, file_path, source FROM turns_fts`,
-			`DROP TABLE turns_fts`,
-			`UPDATE meta SET value = '11' WHERE key = 'schema_version'`} {
-			if _, err := tx.ExecContext(ctx, s); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	if db, err = Open(ctx, path); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if v, _ := db.Meta(ctx, "schema_version"); v != schemaVersion {
-		t.Fatalf("schema version %q, want %q", v, schemaVersion)
-	}
-	if files, err := db.Files(ctx); err != nil || len(files) != 3 {
-		t.Fatalf("files after the upgrade: %v, %v; want all three kept", files, err)
-	}
-	if dr, err := db.Drift(ctx); err != nil || dr.Total() != 0 {
-		t.Fatalf("drift after the upgrade: %+v, %v", dr, err)
-	}
-	for _, tt := range []struct {
-		sources []string
-		want    []string
-	}{
-		{[]string{"sessions"}, []string{"sessions/s1.jsonl"}},
-		{[]string{"notebook"}, []string{"reference/a.md"}},
-		{nil, []string{"reference/a.md", "sessions/s1.jsonl"}},
-	} {
-		hits, err := db.Search(ctx, Query{Text: "support", Sources: tt.sources})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := paths(hits)
-		sort.Strings(got)
-		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("search %v after the upgrade: %v, want %v", tt.sources, got, tt.want)
 		}
 	}
 }

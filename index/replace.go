@@ -39,13 +39,13 @@ func lockFile(path string) (func(), error) {
 	return fsx.Lock(context.Background(), path)
 }
 
-// handle is the open database, after making sure it is still the file at
+// SQL is the open database handle, after making sure it is still the file at
 // the path: when that was deleted or replaced, the file there now is
 // opened (created if missing) and used from then on; the old handle is
 // closed once its queries end. The check costs a stat and a read lock:
 // 5.4-6.0 µs here (BenchmarkHandle, with other work on the machine), a
 // few calls per recall, about 1% of a 3.7 ms keyword recall.
-func (d *DB) handle() *sql.DB {
+func (d *DB) SQL() *sql.DB {
 	d.mu.RLock()
 	db, id := d.db, d.id
 	d.mu.RUnlock()
@@ -70,7 +70,7 @@ func (d *DB) handle() *sql.DB {
 // content (which files changed since) must look at every file again when
 // it changes.
 func (d *DB) Generation() int64 {
-	d.handle()
+	d.SQL()
 	return d.gen.Load()
 }
 
@@ -84,7 +84,6 @@ func (d *DB) swap(db *sql.DB, id fileID) {
 	old := d.db
 	d.db, d.id = db, id
 	d.gen.Add(1)
-	d.bitCache.reset()
 	// Callers may hold the old handle without having started their query
 	// yet (sql.DB.Close fails those with "database is closed"): it is
 	// closed a while later, or when the DB is.
@@ -160,7 +159,7 @@ func moveAside(path string) (string, error) {
 // since (by this process or another), Replace does nothing and returns ""
 // — the damaged file is gone, and the new one must not be moved aside.
 func (d *DB) Replace(ctx context.Context, seen int64) (string, error) {
-	d.handle() // follow a replacement by another process first
+	d.SQL() // follow a replacement by another process first
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.gen.Load() != seen {

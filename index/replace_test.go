@@ -4,8 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/memhost/memhost/internal/damage"
 )
 
 // TestDeletedWhileOpen: a person deletes memory.db while a process (a
@@ -72,7 +75,7 @@ func TestMoveAsideCorrupt(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.Close()
-		Corrupt(t, path)
+		damage.MiddleHalf(t, path)
 		db, err = Open(ctx, path)
 		if round == 0 && !IsCorrupt(err) {
 			t.Fatalf("round %d: corrupt index gave %v", round, err)
@@ -114,7 +117,7 @@ func BenchmarkHandle(b *testing.B) {
 	}
 	defer db.Close()
 	for b.Loop() {
-		db.handle()
+		db.SQL()
 	}
 }
 
@@ -143,5 +146,30 @@ func TestReplaceOnce(t *testing.T) {
 	}
 	if files, err := db.Files(ctx); err != nil || files["a.md"].Path == "" {
 		t.Fatalf("the new index lost its rows: %v, %v", files, err)
+	}
+}
+
+// TestOpenFindsCorruption writes garbage into the middle of a small index
+// file, as a failing disk would: Open checks it whole and says so.
+func TestOpenFindsCorruption(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "memory.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages []Update
+	// Enough pages that the middle half of the file is past the schema's
+	// pages (the facts tables made it longer), which Open reads.
+	for i := range 1000 {
+		pages = append(pages, page(filepath.Join("p", string(rune('a'+i%26)), "x.md")+strconv.Itoa(i/26), "some words to fill the pages of the database with", "and more words, different ones, number", string(rune('A'+i%26))))
+	}
+	if err := db.Apply(ctx, Batch{Upserts: pages}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	damage.MiddleHalf(t, path)
+	if _, err := Open(ctx, path); !IsCorrupt(err) {
+		t.Fatalf("Open's quick check missed the damage: %v", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/memhost/memhost/index/vaultrows"
 )
 
 // TestVaultGeneration: the vault generation changes with every write or
@@ -36,7 +38,7 @@ func TestVaultGeneration(t *testing.T) {
 		t.Fatal("the generation changed without a write")
 	}
 	a := page("a.md", "alpha")
-	a.Vault = &Vault{Links: []Link{{Target: "Some Page.md", Alias: "some", Line: 1, Markdown: true}, {Target: "b", Line: 2}}}
+	a.Vault = &vaultrows.Meta{Links: []vaultrows.Link{{Target: "Some Page.md", Alias: "some", Line: 1, Markdown: true}, {Target: "b", Line: 2}}}
 	if err := db.Apply(ctx, Batch{Upserts: []Update{a}}); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +46,7 @@ func TestVaultGeneration(t *testing.T) {
 	if g1 == g0 {
 		t.Fatal("writing a page left the generation")
 	}
-	links, err := db.VaultLinks(ctx, "a.md")
+	links, err := db.Vault().Links(ctx, "a.md")
 	if err != nil || len(links) != 2 || !links[0].Markdown || links[1].Markdown || links[0].Target != "Some Page.md" {
 		t.Fatalf("links = %+v, %v", links, err)
 	}
@@ -78,7 +80,7 @@ func TestUpgradeFromSchema10(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := page("a.md", "see [the page](b.md)"), page("b.md", "see [[a]]")
-	b.Vault = &Vault{Links: []Link{{Target: "a", Line: 1}}}
+	b.Vault = &vaultrows.Meta{Links: []vaultrows.Link{{Target: "a", Line: 1}}}
 	if err := db.Apply(ctx, Batch{Upserts: []Update{a, b}}); err != nil {
 		t.Fatal(err)
 	}
@@ -92,14 +94,14 @@ func TestUpgradeFromSchema10(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, _ := db.Meta(ctx, "schema_version"); v != schemaVersion {
+	if v, _ := db.Meta(ctx, "schema_version"); v != SchemaVersion {
 		t.Fatalf("schema_version = %q", v)
 	}
 	st, err := db.Stamps(ctx)
 	if err != nil || st["a.md"].Hash != "" || st["b.md"].Hash != "h-b.md" {
 		t.Fatalf("stamps after the upgrade: %+v, %v", st, err)
 	}
-	if links, err := db.VaultLinks(ctx, "b.md"); err != nil || len(links) != 1 || links[0].Markdown {
+	if links, err := db.Vault().Links(ctx, "b.md"); err != nil || len(links) != 1 || links[0].Markdown {
 		t.Fatalf("links after the upgrade: %+v, %v", links, err)
 	}
 }

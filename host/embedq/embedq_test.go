@@ -18,6 +18,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/vectors"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
@@ -76,6 +77,7 @@ func (f *fakeEmbedder) Embed(ctx context.Context, texts []string, kind sdk.Kind)
 type fixture struct {
 	q   *Queue
 	idx *index.DB
+	vec *vectors.DB
 	cfg *config.Config
 }
 
@@ -102,7 +104,8 @@ func newFixture(t *testing.T, options map[string]string) *fixture {
 	cfg.Memory.Embedding.Plugin = "fake"
 	cfg.Memory.Embedding.Options["fake"] = options
 	var tick atomic.Int64
-	q := New(Options{Index: idx, Registry: reg, Config: func() *config.Config { return &cfg },
+	vec := vectors.New(idx)
+	q := New(Options{Vectors: vec, Registry: reg, Config: func() *config.Config { return &cfg },
 		CachePath: filepath.Join(home, "embeddings.db"), LockPath: filepath.Join(home, "embed.lock"),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		// A clock that ticks a second at each reading: the worker's record
@@ -113,7 +116,7 @@ func newFixture(t *testing.T, options map[string]string) *fixture {
 		reg.Close()
 		idx.Close()
 	})
-	return &fixture{q: q, idx: idx, cfg: &cfg}
+	return &fixture{q: q, idx: idx, vec: vec, cfg: &cfg}
 }
 
 // addPage indexes a page of one chunk per text, all without vectors.
@@ -137,7 +140,7 @@ func hash(s string) string {
 // counts is the index's embedded and pending chunks.
 func (f *fixture) counts(t *testing.T) (embedded, pending int) {
 	t.Helper()
-	embedded, pending, err := f.idx.VectorCounts(context.Background())
+	embedded, pending, err := f.vec.Counts(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,15 +168,15 @@ func TestRunEmbedsPending(t *testing.T) {
 	if e, p := f.counts(t); e != 3 || p != 0 {
 		t.Fatalf("after the run: %d embedded, %d pending; want 3 and 0", e, p)
 	}
-	m, err := f.idx.VectorModel(ctx)
+	m, err := f.vec.Model(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (index.VectorModel{Provider: "fake", Model: "fake-4", Dimensions: 4}); m != want {
+	if want := (vectors.Model{Provider: "fake", Model: "fake-4", Dimensions: 4}); m != want {
 		t.Errorf("index vector model = %+v, want %+v", m, want)
 	}
 	// The vector stored is the provider's: "beta text" is nearest to itself.
-	hits, err := f.idx.SearchVectors(ctx, []float32{9, 'b', 'e', 't'}, 1, nil, "")
+	hits, err := f.vec.Search(ctx, []float32{9, 'b', 'e', 't'}, 1, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

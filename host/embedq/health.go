@@ -5,16 +5,16 @@ import (
 	"errors"
 	"time"
 
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/vectors"
 	"github.com/memhost/memhost/sdk"
 )
 
 // QueueHealth is the embedding queue as `memhost health` reports it.
 type QueueHealth struct {
-	Model   string            // the model of the index's vectors; "" before the first
-	Pending int               // chunks waiting for a vector, dead ones left out
-	Dead    int               // chunks whose embedding failed Health.DeadAfterFailures times
-	Oldest  []index.DeadChunk // the first dead chunks, up to 10
+	Model   string              // the model of the index's vectors; "" before the first
+	Pending int                 // chunks waiting for a vector, dead ones left out
+	Dead    int                 // chunks whose embedding failed Health.DeadAfterFailures times
+	Oldest  []vectors.DeadChunk // the first dead chunks, up to 10
 	// CacheHits and CacheMisses count the embedding cache's look-ups
 	// since the cache file was made.
 	CacheHits, CacheMisses int64
@@ -24,17 +24,17 @@ type QueueHealth struct {
 // index's vectors) and the cache's look-ups. It embeds nothing.
 func (q *Queue) Health(ctx context.Context) (QueueHealth, error) {
 	var h QueueHealth
-	m, err := q.opts.Index.VectorModel(ctx)
+	m, err := q.opts.Vectors.Model(ctx)
 	if err != nil {
 		return h, err
 	}
 	h.Model = m.Model
 	maxFailures := q.cfg().Health.DeadAfterFailures
-	if h.Pending, h.Dead, err = q.opts.Index.QueueCounts(ctx, m.Model, maxFailures); err != nil {
+	if h.Pending, h.Dead, err = q.opts.Vectors.QueueCounts(ctx, m.Model, maxFailures); err != nil {
 		return h, err
 	}
 	if h.Dead > 0 {
-		if h.Oldest, err = q.opts.Index.DeadChunks(ctx, m.Model, maxFailures, 10); err != nil {
+		if h.Oldest, err = q.opts.Vectors.DeadChunks(ctx, m.Model, maxFailures, 10); err != nil {
 			return h, err
 		}
 	}
@@ -50,11 +50,11 @@ func (q *Queue) Health(ctx context.Context) (QueueHealth, error) {
 // queued again, and wakes the worker (or the background run). It returns
 // how many dead chunks were revived.
 func (q *Queue) RetryDead(ctx context.Context) (int, error) {
-	m, err := q.opts.Index.VectorModel(ctx)
+	m, err := q.opts.Vectors.Model(ctx)
 	if err != nil {
 		return 0, err
 	}
-	n, err := q.opts.Index.ClearEmbedFailures(ctx, m.Model, q.cfg().Health.DeadAfterFailures)
+	n, err := q.opts.Vectors.ClearFailures(ctx, m.Model, q.cfg().Health.DeadAfterFailures)
 	if err == nil && n > 0 {
 		q.Wake()
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/index/embcache"
+	"github.com/memhost/memhost/index/vectors"
 	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
@@ -20,7 +20,7 @@ import (
 
 // Options configure a Queue. Every field but Background is required.
 type Options struct {
-	Index     *index.DB
+	Vectors   *vectors.DB
 	Registry  *registry.Registry
 	Config    func() *config.Config // the configuration in force, read at every call
 	CachePath string                // the embedding cache (cache/embeddings.db)
@@ -59,7 +59,7 @@ type Queue struct {
 	worker   *worker // nil when none runs
 }
 
-// New returns the queue of opts.Index.
+// New returns the queue of opts.Vectors.
 func New(opts Options) *Queue { return &Queue{opts: opts} }
 
 func (q *Queue) cfg() *config.Config { return q.opts.Config() }
@@ -140,14 +140,14 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (memhost.EmbedRes
 	if err != nil {
 		return res, err
 	}
-	idx := q.opts.Index
+	vec := q.opts.Vectors
 	if !ok {
-		_, res.Pending, err = idx.VectorCounts(ctx)
+		_, res.Pending, err = vec.Counts(ctx)
 		res.Busy = true
 		return res, err
 	}
 	defer unlock()
-	if _, err := idx.SetVectorModel(ctx, sem.Model); err != nil {
+	if _, err := vec.SetModel(ctx, sem.Model); err != nil {
 		return res, err
 	}
 	cache, err := q.openCache(ctx)
@@ -160,7 +160,7 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (memhost.EmbedRes
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		pending, err := idx.PendingLive(ctx, batch, sem.Info.ModelID, maxFailures)
+		pending, err := vec.PendingLive(ctx, batch, sem.Info.ModelID, maxFailures)
 		if err != nil {
 			return res, err
 		}
@@ -196,7 +196,7 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (memhost.EmbedRes
 		}
 		crashes, downSince = 0, time.Time{}
 	}
-	res.Pending, res.Dead, err = idx.QueueCounts(ctx, sem.Info.ModelID, maxFailures)
+	res.Pending, res.Dead, err = vec.QueueCounts(ctx, sem.Info.ModelID, maxFailures)
 	res.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return res, err
 }
@@ -205,10 +205,10 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (memhost.EmbedRes
 // provider fails on the batch for a reason that may lie in the texts (not
 // a plugin that is down, restarting or reconfigured), each text is tried
 // alone: those that fail again have a failure counted against them (see
-// index.DB.RecordEmbedFailures), the others are stored, and the error is
+// vectors.DB.RecordFailures), the others are stored, and the error is
 // returned so that the worker backs off before it retries.
-func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *embcache.Cache, queued []index.QueuedChunk) (stored, cached int, err error) {
-	chunks := make([]index.PendingChunk, len(queued))
+func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *embcache.Cache, queued []vectors.QueuedChunk) (stored, cached int, err error) {
+	chunks := make([]vectors.PendingChunk, len(queued))
 	var failed []string // hashes that failed before
 	for i, c := range queued {
 		chunks[i] = c.PendingChunk
@@ -219,7 +219,7 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *embcache.C
 	stored, cached, err = q.embedChunks(ctx, sem, cache, chunks)
 	if err == nil || !(textFault(ctx, err) || crashed(err) && len(chunks) > 1) {
 		if err == nil && len(failed) > 0 {
-			err = q.opts.Index.ForgetEmbedFailures(ctx, sem.Info.ModelID, failed)
+			err = q.opts.Vectors.ForgetFailures(ctx, sem.Info.ModelID, failed)
 		}
 		return stored, cached, err
 	}
@@ -235,7 +235,7 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *embcache.C
 		case err == nil:
 			worked = true
 			if slices.Contains(failed, c.Hash) {
-				if err := q.opts.Index.ForgetEmbedFailures(ctx, sem.Info.ModelID, []string{c.Hash}); err != nil {
+				if err := q.opts.Vectors.ForgetFailures(ctx, sem.Info.ModelID, []string{c.Hash}); err != nil {
 					return stored, cached, err
 				}
 			}
@@ -259,7 +259,7 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *embcache.C
 	if len(bad) == 0 {
 		return stored, cached, nil
 	}
-	if err := q.opts.Index.RecordEmbedFailures(ctx, sem.Info.ModelID, bad, batchErr.Error()); err != nil {
+	if err := q.opts.Vectors.RecordFailures(ctx, sem.Info.ModelID, bad, batchErr.Error()); err != nil {
 		return stored, cached, err
 	}
 	return stored, cached, fmt.Errorf("%d of %d chunks failed to embed: %w", len(bad), len(chunks), batchErr)
@@ -273,10 +273,10 @@ func crashed(err error) bool {
 
 // embedAlone embeds one chunk, waiting (up to restartWait) for a plugin
 // restarting after a crash of the text before.
-func (q *Queue) embedAlone(ctx context.Context, sem *Semantic, cache *embcache.Cache, c index.PendingChunk) (int, int, error) {
+func (q *Queue) embedAlone(ctx context.Context, sem *Semantic, cache *embcache.Cache, c vectors.PendingChunk) (int, int, error) {
 	start := time.Now()
 	for {
-		n, fromCache, err := q.embedChunks(ctx, sem, cache, []index.PendingChunk{c})
+		n, fromCache, err := q.embedChunks(ctx, sem, cache, []vectors.PendingChunk{c})
 		if !(errors.Is(err, registry.ErrRestarting) || errors.Is(err, registry.ErrStarting)) || time.Since(start) > restartWait {
 			return n, fromCache, err
 		}
@@ -316,7 +316,7 @@ func textFault(ctx context.Context, err error) bool {
 	case ctx.Err() != nil, errors.Is(err, ErrNotReady), errors.Is(err, sdk.ErrUnavailable),
 		errors.Is(err, registry.ErrRestarting), errors.Is(err, registry.ErrStarting),
 		errors.Is(err, registry.ErrReconfigured), errors.Is(err, registry.ErrClosed),
-		errors.Is(err, index.ErrModelChanged), errors.Is(err, context.Canceled):
+		errors.Is(err, vectors.ErrModelChanged), errors.Is(err, context.Canceled):
 		return false
 	}
 	return true
@@ -328,7 +328,7 @@ type embedError struct{ err error }
 func (e embedError) Error() string { return e.err.Error() }
 func (e embedError) Unwrap() error { return e.err }
 
-func (q *Queue) embedChunks(ctx context.Context, sem *Semantic, cache *embcache.Cache, chunks []index.PendingChunk) (stored, cached int, err error) {
+func (q *Queue) embedChunks(ctx context.Context, sem *Semantic, cache *embcache.Cache, chunks []vectors.PendingChunk) (stored, cached int, err error) {
 	hashes := make([]string, len(chunks))
 	for i, c := range chunks {
 		hashes[i] = c.Hash
@@ -370,11 +370,11 @@ func (q *Queue) embedChunks(ctx context.Context, sem *Semantic, cache *embcache.
 			return 0, 0, err
 		}
 	}
-	out := make([]index.ChunkVector, 0, len(chunks))
+	out := make([]vectors.ChunkVector, 0, len(chunks))
 	for _, c := range chunks {
-		out = append(out, index.ChunkVector{ID: c.ID, Vector: vecs[c.Hash]})
+		out = append(out, vectors.ChunkVector{ID: c.ID, Vector: vecs[c.Hash]})
 	}
-	stored, err = q.opts.Index.PutVectors(ctx, sem.Info.ModelID, out)
+	stored, err = q.opts.Vectors.Put(ctx, sem.Info.ModelID, out)
 	return stored, min(cached, stored), err
 }
 

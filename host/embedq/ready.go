@@ -16,7 +16,7 @@ import (
 
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/vectors"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
@@ -107,7 +107,7 @@ type Semantic struct {
 	Provider *registry.Provider
 	Name     string
 	Info     sdk.Info
-	Model    index.VectorModel
+	Model    vectors.Model
 	release  func()
 }
 
@@ -174,7 +174,7 @@ func (q *Queue) ready(ctx context.Context, name string, p *registry.Provider, er
 		return nil, notReady("plugin %s reports no model or dimensions", name)
 	}
 	return &Semantic{Provider: p, Name: name, Info: info,
-		Model: index.VectorModel{Provider: name, Model: info.ModelID, Dimensions: info.Dimensions}}, nil
+		Model: vectors.Model{Provider: name, Model: info.ModelID, Dimensions: info.Dimensions}}, nil
 }
 
 // StatusAfterLoading returns the provider's status, waiting up to loadWait
@@ -254,8 +254,8 @@ const downloadStarting = "model download starting"
 // searchable checks that every chunk has a vector of sem's model,
 // embedding within the recall budget when no worker runs.
 func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
-	idx := q.opts.Index
-	cur, err := idx.VectorModel(ctx)
+	vec := q.opts.Vectors
+	cur, err := vec.Model(ctx)
 	if err != nil {
 		return notReady("%v", err)
 	}
@@ -265,13 +265,13 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 			q.Kick()
 			return q.progress(ctx, sem, true)
 		}
-		if _, err := idx.SetVectorModel(ctx, sem.Model); err != nil {
+		if _, err := vec.SetModel(ctx, sem.Model); err != nil {
 			return notReady("%v", err)
 		}
 	}
 	// Dead chunks (failed too often) are not waited for.
 	maxFailures := q.cfg().Health.DeadAfterFailures
-	pending, err := idx.HasLivePending(ctx, sem.Info.ModelID, maxFailures)
+	pending, err := vec.HasLivePending(ctx, sem.Info.ModelID, maxFailures)
 	if err != nil {
 		return err
 	}
@@ -280,7 +280,7 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 		if err != nil && !errors.Is(err, ErrNotReady) {
 			q.opts.Log.Warn("embedding before search failed", "err", err)
 		}
-		if pending, err = idx.HasLivePending(ctx, sem.Info.ModelID, maxFailures); err != nil {
+		if pending, err = vec.HasLivePending(ctx, sem.Info.ModelID, maxFailures); err != nil {
 			return err
 		}
 	}
@@ -295,7 +295,7 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 // means every chunk waits (the model changed and the worker has not
 // started on it yet).
 func (q *Queue) progress(ctx context.Context, sem *Semantic, all bool) error {
-	emb, pending, err := q.opts.Index.VectorCounts(ctx)
+	emb, pending, err := q.opts.Vectors.Counts(ctx)
 	if err != nil {
 		return err
 	}

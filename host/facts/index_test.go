@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/factrows"
 )
 
 // TestRoundTripThroughIndex: a page memhost wrote, parsed into the index
@@ -34,7 +35,7 @@ func TestRoundTripThroughIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ents, err := db.Entities(ctx)
+	ents, err := db.Facts().Entities(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestRoundTripThroughIndex(t *testing.T) {
 		t.Fatalf("%d entities in the index, want %d", len(ents), len(pages))
 	}
 	for _, er := range ents {
-		rows, err := db.Facts(ctx, index.FactQuery{Entity: er.Slug, History: true})
+		rows, err := db.Facts().List(ctx, factrows.Query{Entity: er.Slug, History: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,10 +61,10 @@ func TestRoundTripThroughIndex(t *testing.T) {
 	if err := db.Apply(ctx, index.Batch{Removes: []string{Path(some)}}); err != nil {
 		t.Fatal(err)
 	}
-	if rows, _ := db.Facts(ctx, index.FactQuery{Entity: some, History: true}); len(rows) != 0 {
+	if rows, _ := db.Facts().List(ctx, factrows.Query{Entity: some, History: true}); len(rows) != 0 {
 		t.Fatalf("%d facts left after removing %s", len(rows), Path(some))
 	}
-	if rel, _ := db.Relations(ctx, some, false); len(rel) != 0 {
+	if rel, _ := db.Facts().Relations(ctx, some, false); len(rel) != 0 {
 		t.Fatalf("%d relations left after removing %s", len(rel), Path(some))
 	}
 }

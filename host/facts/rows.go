@@ -2,12 +2,12 @@ package facts
 
 import (
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/factrows"
 )
 
 // Rows are the index rows of an entity page.
-func Rows(e Entity) *index.EntityRows {
-	r := &index.EntityRows{Slug: e.Slug, Title: e.Meta.Title, Aliases: e.Meta.Aliases, Tags: e.Meta.Tags,
+func Rows(e Entity) *factrows.Entity {
+	r := &factrows.Entity{Slug: e.Slug, Title: e.Meta.Title, Aliases: e.Meta.Aliases, Tags: e.Meta.Tags,
 		Created: e.Meta.Created, Updated: e.Meta.Updated}
 	if r.Title == "" {
 		r.Title = e.Slug

@@ -15,7 +15,8 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/integrity"
+	"github.com/memhost/memhost/index/vectors"
 )
 
 // The outcomes of a check.
@@ -37,7 +38,7 @@ const (
 type Facts struct {
 	Now         time.Time
 	Database    Database
-	Drift       *index.Drift // nil when it could not be counted
+	Drift       *integrity.Drift // nil when it could not be counted
 	Pages       Pages
 	Transcripts Transcripts
 	Queue       Queue
@@ -96,7 +97,7 @@ type Queue struct {
 	NoProvider bool // keyword-only by choice: the queue is not worked
 	Pending    int
 	Dead       int
-	DeadChunks []index.DeadChunk
+	DeadChunks []vectors.DeadChunk
 	// CacheHits and CacheMisses count the embedding cache's look-ups.
 	CacheHits, CacheMisses int64
 	// Worker is the background worker of this process (a server's).
@@ -224,7 +225,7 @@ func checkDatabase(d Database) memhost.HealthCheck {
 	return c
 }
 
-func checkDrift(d *index.Drift, th config.Health) memhost.HealthCheck {
+func checkDrift(d *integrity.Drift, th config.Health) memhost.HealthCheck {
 	c := memhost.HealthCheck{Name: "index-drift"}
 	if d == nil {
 		return memhost.HealthCheck{Name: c.Name, Status: Fail, Message: "cannot compare the index's tables"}

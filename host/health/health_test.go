@@ -7,7 +7,8 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/integrity"
+	"github.com/memhost/memhost/index/vectors"
 )
 
 // sound is the facts of a healthy home.
@@ -15,7 +16,7 @@ func sound() Facts {
 	return Facts{
 		Now:         time.Date(2026, 2, 24, 10, 30, 0, 0, time.UTC),
 		Database:    Database{Files: 3, Chunks: 9},
-		Drift:       &index.Drift{},
+		Drift:       &integrity.Drift{},
 		Transcripts: Transcripts{Files: 1, Turns: 4},
 		Provider:    Provider{Name: "local", LatenciesMs: []float64{20, 30, 25}},
 		Daily:       Daily{Path: "daily/2026-02-24.md", Exists: true},
@@ -35,9 +36,9 @@ func TestEvaluateThresholds(t *testing.T) {
 		{"sound", func(*Facts) {}, "database", Pass, Healthy},
 		{"quick_check problem", func(f *Facts) { f.Database.Problems = []string{"page 7 is never used"} }, "database", Fail, Unhealthy},
 		{"unreadable db", func(f *Facts) { f.Database.Err = "disk I/O error" }, "database", Fail, Unhealthy},
-		{"drift 1", func(f *Facts) { f.Drift = &index.Drift{ChunksWithoutFTS: 1} }, "index-drift", Warn, Degraded},
-		{"drift 10", func(f *Facts) { f.Drift = &index.Drift{FTSWithoutChunk: 4, VectorsWithoutChunk: 6} }, "index-drift", Warn, Degraded},
-		{"drift 11", func(f *Facts) { f.Drift = &index.Drift{EmbeddedWithoutVector: 11} }, "index-drift", Fail, Unhealthy},
+		{"drift 1", func(f *Facts) { f.Drift = &integrity.Drift{ChunksWithoutFTS: 1} }, "index-drift", Warn, Degraded},
+		{"drift 10", func(f *Facts) { f.Drift = &integrity.Drift{FTSWithoutChunk: 4, VectorsWithoutChunk: 6} }, "index-drift", Warn, Degraded},
+		{"drift 11", func(f *Facts) { f.Drift = &integrity.Drift{EmbeddedWithoutVector: 11} }, "index-drift", Fail, Unhealthy},
 		{"drift uncounted", func(f *Facts) { f.Drift = nil }, "index-drift", Fail, Unhealthy},
 		{"pending 500 for the next search", func(f *Facts) { f.Queue.Pending = 500 }, "embedding-queue", Pass, Healthy},
 		{"pending 500 with a working worker", func(f *Facts) {
@@ -66,7 +67,7 @@ func TestEvaluateThresholds(t *testing.T) {
 		}, "embedding-queue", Fail, Unhealthy},
 		{"pending without provider", func(f *Facts) { f.Queue.Pending, f.Queue.NoProvider = 500, true }, "embedding-queue", Pass, Healthy},
 		{"one dead", func(f *Facts) {
-			f.Queue.Dead, f.Queue.DeadChunks = 1, []index.DeadChunk{{Path: "a.md", StartLine: 3, LastError: "bad"}}
+			f.Queue.Dead, f.Queue.DeadChunks = 1, []vectors.DeadChunk{{Path: "a.md", StartLine: 3, LastError: "bad"}}
 		}, "embedding-queue", Fail, Unhealthy},
 		{"p95 1.9 s", func(f *Facts) { f.Provider.LatenciesMs = []float64{100, 1900} }, "embedding-provider", Pass, Healthy},
 		{"p95 2.5 s", func(f *Facts) { f.Provider.LatenciesMs = []float64{100, 200, 2500} }, "embedding-provider", Warn, Degraded},

@@ -22,6 +22,7 @@ import (
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/host/sessions/turnchunk"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/integrity"
 	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/sockpath"
 )
@@ -72,7 +73,7 @@ func (hs *HealthService) Health(ctx context.Context, req memhost.HealthRequest) 
 func (hs *HealthService) healthFacts(ctx context.Context, cfg *config.Config) Facts {
 	f := Facts{Now: hs.k.Now()}
 	f.Database = hs.databaseFacts(ctx)
-	if d, err := hs.k.Index().Drift(ctx); err == nil {
+	if d, err := integrity.DriftOf(ctx, hs.k.Index()); err == nil {
 		f.Drift = &d
 	}
 	f.Pages = hs.pageFacts(ctx, time.Duration(cfg.Health.StaleGraceMinutes)*time.Minute)
@@ -117,7 +118,7 @@ func (hs *HealthService) databaseFacts(ctx context.Context) Database {
 	}
 	d.Files, d.Chunks = st.Files, st.Chunks
 	d.LastSync, _ = hs.k.Index().Meta(ctx, "last_sync")
-	problems, err := hs.k.Index().QuickCheck(ctx, 20)
+	problems, err := integrity.Quick(ctx, hs.k.Index(), 20)
 	if err != nil {
 		d.Err = err.Error()
 	}
@@ -187,11 +188,11 @@ func (hs *HealthService) transcriptFacts(ctx context.Context, cfg *config.Config
 	if err != nil {
 		return fail(err)
 	}
-	groups, err := hs.k.Index().TurnChunks(ctx)
+	groups, err := integrity.TurnChunks(ctx, hs.k.Index())
 	if err != nil {
 		return fail(err)
 	}
-	byPath := map[string][]index.TurnCopies{}
+	byPath := map[string][]integrity.TurnCopies{}
 	for _, g := range groups {
 		byPath[g.Path] = append(byPath[g.Path], g)
 	}

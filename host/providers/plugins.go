@@ -89,11 +89,11 @@ func (s *ProviderService) UsePlugin(ctx context.Context, req memhost.UsePluginRe
 	if _, err := s.k.Indexer().Sync(ctx); err != nil { // count the pages edited by hand too
 		return resp, err
 	}
-	emb, pending, err := s.k.Index().VectorCounts(ctx)
+	emb, pending, err := s.k.Vectors().Counts(ctx)
 	if err != nil {
 		return resp, err
 	}
-	if current, _ := s.k.Index().VectorModel(ctx); current.Model != info.ModelID || current.Dimensions != info.Dimensions {
+	if current, _ := s.k.Vectors().Model(ctx); current.Model != info.ModelID || current.Dimensions != info.Dimensions {
 		pending += emb
 	}
 	resp.Pending = pending

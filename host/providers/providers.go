@@ -13,7 +13,7 @@ import (
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/vectors"
 	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/registry"
 )
@@ -24,7 +24,7 @@ type Kernel interface {
 	Path(p string) string
 	Config() *config.Config
 	EditConfig(edit func(*config.Config))
-	Index() *index.DB
+	Vectors() *vectors.DB
 	Indexer() *indexer.Indexer
 	Queue() *embedq.Queue
 	Notebook() *notebook.Notebook

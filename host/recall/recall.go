@@ -13,6 +13,8 @@ import (
 
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/index/ftstext"
+	"github.com/memhost/memhost/index/vaultrows"
+	"github.com/memhost/memhost/index/vectors"
 	"github.com/memhost/memhost/internal/origin"
 
 	"github.com/memhost/memhost"
@@ -169,7 +171,7 @@ func (s *RecallService) hybridRank(ctx context.Context, q search.Query, bm25 []i
 	if err != nil {
 		return nil, &embedq.NotReadyError{Reason: err.Error()}
 	}
-	fused, err := search.Hybrid(ctx, s.k.Index(), cfg.Memory.Search, q, qv[0], bm25)
+	fused, err := search.Hybrid(ctx, s.k.Vectors(), cfg.Memory.Search, q, qv[0], bm25)
 	if err != nil {
 		return nil, &embedq.NotReadyError{Reason: err.Error()}
 	}
@@ -256,8 +258,8 @@ func (s *RecallService) ConversationSearch(ctx context.Context, req memhost.Conv
 // recallScope checks a recall's filters and returns them as the index's
 // scope: tags normalised (no '#', lowercase), the path relative to the
 // notebook without "./" or a trailing "/".
-func recallScope(req memhost.RecallRequest) (index.Scope, error) {
-	var sc index.Scope
+func recallScope(req memhost.RecallRequest) (vaultrows.Scope, error) {
+	var sc vaultrows.Scope
 	for _, t := range req.Tags {
 		n := markdown.NormalizeTag(t)
 		if n == "" || strings.ContainsAny(n, " \t\n#") {
@@ -281,6 +283,7 @@ func recallScope(req memhost.RecallRequest) (index.Scope, error) {
 type Kernel interface {
 	Config() *config.Config
 	Index() *index.DB
+	Vectors() *vectors.DB
 	Queue() *embedq.Queue
 	Sessions() *sessions.Store
 	Location() *time.Location

@@ -15,6 +15,9 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/ftstext"
+	"github.com/memhost/memhost/index/vaultrows"
+	"github.com/memhost/memhost/index/vectors"
 )
 
 // Query is one search: text, the groups searched, optionally one file,
@@ -23,7 +26,7 @@ type Query struct {
 	Text    string
 	Sources []string
 	Path    string
-	Scope   index.Scope // pages by folder and tags (the filters of recall)
+	Scope   vaultrows.Scope // pages by folder and tags (the filters of recall)
 	N       int
 }
 
@@ -38,7 +41,7 @@ type Scored struct {
 // bad-input error.
 func Keyword(ctx context.Context, idx *index.DB, q Query) ([]index.Hit, []Scored, error) {
 	hits, err := idx.Search(ctx, index.Query{Text: q.Text, Sources: q.Sources, Path: q.Path, Scope: q.Scope, Limit: q.N})
-	if errors.Is(err, index.ErrNoTerms) {
+	if errors.Is(err, ftstext.ErrNoTerms) {
 		return nil, nil, fault.BadInputf("query", "the query %q has no searchable words", q.Text)
 	}
 	if err != nil {
@@ -53,10 +56,10 @@ func Keyword(ctx context.Context, idx *index.DB, q Query) ([]index.Hit, []Scored
 
 // Hybrid runs the vector search for the query vector qv, limited to q's
 // sources and path inside the KNN, and fuses it with the BM25 hits.
-func Hybrid(ctx context.Context, idx *index.DB, s config.Search, q Query, qv []float32, bm25 []index.Hit) ([]Scored, error) {
+func Hybrid(ctx context.Context, vec *vectors.DB, s config.Search, q Query, qv []float32, bm25 []index.Hit) ([]Scored, error) {
 	sc := q.Scope
 	sc.Path = q.Path
-	vhits, err := idx.SearchVectorsIn(ctx, qv, q.N, q.Sources, sc)
+	vhits, err := vec.SearchIn(ctx, qv, q.N, q.Sources, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +85,7 @@ func Hybrid(ctx context.Context, idx *index.DB, s config.Search, q Query, qv []f
 			missing = append(missing, hit.ChunkID)
 		}
 	}
-	more, err := idx.Similarities(ctx, qv, missing)
+	more, err := vec.Similarities(ctx, qv, missing)
 	if err != nil {
 		return nil, err
 	}

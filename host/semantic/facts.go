@@ -13,7 +13,8 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/factrows"
+	"github.com/memhost/memhost/index/ftstext"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -203,7 +204,7 @@ func (s *FactService) resolveEntity(ctx context.Context, name string, create boo
 	if err := s.k.WithIndex(ctx, func() error { return s.k.SyncBeforeSearch(ctx) }); err != nil {
 		return "", "", err
 	}
-	ents, err := s.k.Index().Entities(ctx)
+	ents, err := s.k.Index().Facts().Entities(ctx)
 	if err != nil {
 		return "", "", err
 	}
@@ -239,7 +240,7 @@ func (s *FactService) Facts(ctx context.Context, req memhost.FactsRequest) (memh
 			return err
 		}
 		var err error
-		resp.Facts, err = s.k.Index().Facts(ctx, index.FactQuery{Entity: resp.Entity, History: req.History})
+		resp.Facts, err = s.k.Index().Facts().List(ctx, factrows.Query{Entity: resp.Entity, History: req.History})
 		return err
 	})
 	return resp, err
@@ -337,7 +338,7 @@ func (s *FactService) factsByID(ctx context.Context, id, slug string) ([]memhost
 			return err
 		}
 		var err error
-		all, err = s.k.Index().Facts(ctx, index.FactQuery{Entity: slug, History: true})
+		all, err = s.k.Index().Facts().List(ctx, factrows.Query{Entity: slug, History: true})
 		return err
 	})
 	var out []memhost.FactRow
@@ -357,7 +358,7 @@ func (s *FactService) Entities(ctx context.Context, _ memhost.EntitiesRequest) (
 			return err
 		}
 		var err error
-		resp.Entities, err = s.k.Index().Entities(ctx)
+		resp.Entities, err = s.k.Index().Facts().Entities(ctx)
 		return err
 	})
 	return resp, err
@@ -376,10 +377,10 @@ func (s *FactService) Relations(ctx context.Context, req memhost.RelationsReques
 			return err
 		}
 		var err error
-		if resp.Out, err = s.k.Index().Relations(ctx, slug, false); err != nil {
+		if resp.Out, err = s.k.Index().Facts().Relations(ctx, slug, false); err != nil {
 			return err
 		}
-		resp.In, err = s.k.Index().Relations(ctx, slug, true)
+		resp.In, err = s.k.Index().Facts().Relations(ctx, slug, true)
 		return err
 	})
 	if err == nil && len(resp.Out)+len(resp.In) == 0 && !s.k.PageExists(facts.Path(slug)) {
@@ -391,8 +392,8 @@ func (s *FactService) Relations(ctx context.Context, req memhost.RelationsReques
 // SearchFacts is recall's FACTS group: current facts matching the query,
 // best first, at most limit, none below minScore.
 func (s *FactService) SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]memhost.FactRow, error) {
-	rows, err := s.k.Index().SearchFacts(ctx, query, limit)
-	if errors.Is(err, index.ErrNoTerms) {
+	rows, err := s.k.Index().Facts().Search(ctx, query, limit)
+	if errors.Is(err, ftstext.ErrNoTerms) {
 		return []memhost.FactRow{}, nil
 	}
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/facts"
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/factrows"
 )
 
 // ContextFacts appends to the context block the current facts of the
@@ -29,7 +29,7 @@ func (s *FactService) ContextFacts(ctx context.Context, b memhost.ContextRespons
 			return err
 		}
 		var err error
-		ents, err = s.k.Index().Entities(ctx)
+		ents, err = s.k.Index().Facts().Entities(ctx)
 		return err
 	})
 	if err != nil {
@@ -58,7 +58,7 @@ func (s *FactService) ContextFacts(ctx context.Context, b memhost.ContextRespons
 		}
 		var rows []memhost.FactRow
 		if err := s.k.WithIndex(ctx, func() (err error) {
-			rows, err = s.k.Index().Facts(ctx, index.FactQuery{Entity: e.Slug})
+			rows, err = s.k.Index().Facts().List(ctx, factrows.Query{Entity: e.Slug})
 			return err
 		}); err != nil {
 			return b, err

@@ -15,14 +15,14 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
-	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/vaultrows"
 )
 
 // vaultGraph is the notebook's pages and links as the index holds them,
 // with the resolver over them.
 type vaultGraph struct {
-	pages    []index.VaultPage
-	links    []index.PageLink
+	pages    []vaultrows.Page
+	links    []vaultrows.PageLink
 	resolver *Resolver
 }
 
@@ -37,10 +37,10 @@ func (s *VaultService) graph(ctx context.Context, fresh, links bool) (vaultGraph
 			}
 		}
 		var err error
-		if g.pages, err = s.k.Index().VaultPages(ctx); err != nil || !links {
+		if g.pages, err = s.k.Index().Vault().Pages(ctx); err != nil || !links {
 			return err
 		}
-		g.links, err = s.k.Index().VaultLinks(ctx, "")
+		g.links, err = s.k.Index().Vault().Links(ctx, "")
 		return err
 	})
 	if err != nil {
@@ -50,7 +50,7 @@ func (s *VaultService) graph(ctx context.Context, fresh, links bool) (vaultGraph
 	return g, nil
 }
 
-func vaultPages(pages []index.VaultPage) []Page {
+func vaultPages(pages []vaultrows.Page) []Page {
 	out := make([]Page, len(pages))
 	for i, p := range pages {
 		out[i] = Page{Path: p.Path, Aliases: p.Aliases}
@@ -69,7 +69,7 @@ func (g vaultGraph) unresolved() []memhost.LinkInfo {
 	return out
 }
 
-func linkInfo(page string, l index.Link, resolved bool) memhost.LinkInfo {
+func linkInfo(page string, l vaultrows.Link, resolved bool) memhost.LinkInfo {
 	return memhost.LinkInfo{Page: page, Target: l.Target, Heading: l.Heading, Alias: l.Alias, Embed: l.Embed, Markdown: l.Markdown, Line: l.Line, Resolved: resolved}
 }
 
@@ -131,20 +131,20 @@ func (s *VaultService) Links(ctx context.Context, req memhost.LinksRequest) (mem
 			resp.Title, resp.Aliases = p.Title, p.Aliases
 		}
 	}
-	if resp.Tags, err = s.k.Index().PageTags(ctx, rel); err != nil {
+	if resp.Tags, err = s.k.Index().Vault().Tags(ctx, rel); err != nil {
 		return resp, err
 	}
 	out, back := g.links, g.links
 	if !req.Unresolved {
 		// Not every link is needed: the page's own, and those whose
 		// target could name it.
-		if out, err = s.k.Index().VaultLinks(ctx, rel); err != nil {
+		if out, err = s.k.Index().Vault().Links(ctx, rel); err != nil {
 			return resp, err
 		}
 		if names := linkNames(rel, resp.Aliases); names != nil {
-			back, err = s.k.Index().VaultLinksNamed(ctx, names)
+			back, err = s.k.Index().Vault().LinksNamed(ctx, names)
 		} else {
-			back, err = s.k.Index().VaultLinks(ctx, "")
+			back, err = s.k.Index().Vault().Links(ctx, "")
 		}
 		if err != nil {
 			return resp, err

@@ -4,9 +4,13 @@
 package ftstext
 
 import (
+	"errors"
 	"strings"
 	"unicode"
 )
+
+// ErrNoTerms means a query held no searchable word (MatchExpr returned "").
+var ErrNoTerms = errors.New("query has no searchable words")
 
 // FTS5's unicode61 tokenizer treats a run of Chinese, Japanese or Korean
 // characters with no spaces as one token, so a query for a word inside a

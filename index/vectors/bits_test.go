@@ -1,4 +1,4 @@
-package index
+package vectors
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/memhost/memhost/index"
 )
 
 // TestBitVector: the bits are those sqlite-vec's vec_quantize_binary makes,
@@ -24,38 +26,38 @@ func TestBitVector(t *testing.T) {
 	for _, dims := range []int{8, 16, 384} {
 		v := randomUnit(r, dims)
 		var want []byte
-		if err := db.db.QueryRowContext(ctx, `SELECT vec_quantize_binary(?)`, EncodeVector(v)).Scan(&want); err != nil {
+		if err := db.SQL().QueryRowContext(ctx, `SELECT vec_quantize_binary(?)`, index.EncodeVector(v)).Scan(&want); err != nil {
 			t.Fatal(err)
 		}
-		if got := bitVector(v); !slices.Equal(got, want) {
-			t.Errorf("bitVector(%d dims) = %x, vec_quantize_binary = %x", dims, got, want)
+		if got := index.BitVector(v); !slices.Equal(got, want) {
+			t.Errorf("index.BitVector(%d dims) = %x, vec_quantize_binary = %x", dims, got, want)
 		}
 	}
-	if got := bitVector([]float32{1, -1, 0, 2, 3}); !slices.Equal(got, []byte{0b11001}) {
+	if got := index.BitVector([]float32{1, -1, 0, 2, 3}); !slices.Equal(got, []byte{0b11001}) {
 		t.Errorf("bitVector of 5 dims = %08b", got)
 	}
 }
 
 // quantized makes db rank every search by its bits first.
-func quantized(db *DB) { db.coarseRatio = 0 }
+func quantized(db testDB) { db.coarseRatio = 0 }
 
 // exact makes db compare the query with every vector.
-func exact(db *DB) { db.coarseRatio = math.MaxInt32 }
+func exact(db testDB) { db.coarseRatio = math.MaxInt32 }
 
 // checkRanked fails t unless hits are chunks of h allowed by sources and
-// path, each once, with its exact distance, ordered as SearchVectors
+// path, each once, with its exact distance, ordered as Search
 // orders, and as many as bruteForce finds: what the two-stage search
 // promises whichever neighbours its coarse stage kept.
-func (h vecHome) checkRanked(t *testing.T, hits []Hit, q []float32, k int, sources []string, path string) {
+func (h vecHome) checkRanked(t *testing.T, hits []index.Hit, q []float32, k int, sources []string, path string) {
 	t.Helper()
 	if want := len(h.bruteForce(q, k, sources, path)); len(hits) != want {
-		t.Fatalf("SearchVectors(k=%d, %v, %q): %d hits, want %d", k, sources, path, len(hits), want)
+		t.Fatalf("Search(k=%d, %v, %q): %d hits, want %d", k, sources, path, len(hits), want)
 	}
 	seen := map[int64]bool{}
 	for i, g := range hits {
 		c, ok := h.chunks[g.ChunkID]
 		if seen[g.ChunkID] || !ok || !c.in(sources, path) || c.path != g.Path || c.line != g.StartLine {
-			t.Fatalf("SearchVectors(k=%d, %v, %q) hit %d = %d %s:%d: not an allowed chunk, or twice", k, sources, path, i, g.ChunkID, g.Path, g.StartLine)
+			t.Fatalf("Search(k=%d, %v, %q) hit %d = %d %s:%d: not an allowed chunk, or twice", k, sources, path, i, g.ChunkID, g.Path, g.StartLine)
 		}
 		seen[g.ChunkID] = true
 		var dot, nq, nc float64
@@ -114,13 +116,13 @@ func TestSearchVectorsQuantized(t *testing.T) {
 		// Fewer: the neighbours the coarse stage kept, exactly ranked.
 		for _, k := range []int{1, 10, 60} {
 			for _, sources := range [][]string{nil, {"sessions"}, {"notebook", "sessions"}} {
-				hits, err := h.db.SearchVectors(ctx, q, k, sources, "")
+				hits, err := h.db.vdb.Search(ctx, q, k, sources, "")
 				if err != nil {
 					t.Fatal(err)
 				}
 				h.checkRanked(t, hits, q, k, sources, "")
 			}
-			hits, err := h.db.SearchVectors(ctx, q, k, []string{"sessions"}, "sessions/long.jsonl")
+			hits, err := h.db.vdb.Search(ctx, q, k, []string{"sessions"}, "sessions/long.jsonl")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,12 +132,12 @@ func TestSearchVectorsQuantized(t *testing.T) {
 	if hits := h.check(t, randomUnit(r, dims), 10, []string{"notebook"}, "sessions/long.jsonl"); len(hits) != 0 {
 		t.Errorf("a file outside the sources: %d hits", len(hits))
 	}
-	if h.db.bitCache.snap == nil || h.db.bitCache.snap.count(nil) != all {
-		t.Fatalf("the searches did not go through the bits: %+v", h.db.bitCache.snap)
+	if h.db.cache.snap == nil || h.db.cache.snap.count(nil) != all {
+		t.Fatalf("the searches did not go through the bits: %+v", h.db.cache.snap)
 	}
 
 	// Removing a file removes its vectors from the next search.
-	if err := h.db.Apply(ctx, Batch{Removes: []string{"sessions/long.jsonl"}}); err != nil {
+	if err := h.db.Apply(ctx, index.Batch{Removes: []string{"sessions/long.jsonl"}}); err != nil {
 		t.Fatal(err)
 	}
 	for id, c := range h.chunks {
@@ -151,7 +153,7 @@ func TestSearchVectorsQuantized(t *testing.T) {
 	grown.File.Source = "sessions"
 	grown.Chunks[0].StartLine, grown.Chunks[0].EndLine = 4, 4
 	grown.File.Hash, grown.Base = "h-grown", grown.File.Hash
-	if err := h.db.Apply(ctx, Batch{Appends: []Update{grown}, Upserts: []Update{page("notes/n00.md", "new")}}); err != nil {
+	if err := h.db.Apply(ctx, index.Batch{Appends: []index.Update{grown}, Upserts: []index.Update{page("notes/n00.md", "new")}}); err != nil {
 		t.Fatal(err)
 	}
 	for id, c := range h.chunks {
@@ -173,7 +175,7 @@ func TestSearchVectorsQuantized(t *testing.T) {
 		}
 		h.chunks[p.ID] = c
 	}
-	if _, err := h.db.PutVectors(ctx, "t", cv); err != nil {
+	if _, err := h.db.Put(ctx, "t", cv); err != nil {
 		t.Fatal(err)
 	}
 	hits := h.check(t, q, 40, nil, "")
@@ -183,7 +185,7 @@ func TestSearchVectorsQuantized(t *testing.T) {
 	h.check(t, q, 25, []string{"notebook", "sessions"}, "")
 }
 
-// TestQuantizedRecall holds the recall claim of quantized.go on real
+// TestQuantizedRecall holds the recall claim of bits.go on real
 // MiniLM vectors (testdata/README.md): the two-stage search must find at
 // least 98% of the exact search's top 10. Ranking by Hamming distance
 // alone with k candidates, on the same vectors, finds too few: the
@@ -203,8 +205,8 @@ func TestQuantizedRecall(t *testing.T) {
 	}
 	h := newVecHome(t, 384, files, vecs)
 
-	search := func(q []float32, k int, sources []string) []Hit {
-		hits, err := h.db.SearchVectors(ctx, q, k, sources, "")
+	search := func(q []float32, k int, sources []string) []index.Hit {
+		hits, err := h.db.vdb.Search(ctx, q, k, sources, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,7 +254,7 @@ func TestQuantizedRecall(t *testing.T) {
 // hammingOnly is the coarse stage without its dot products: the n chunks
 // nearest by Hamming distance.
 func (s *bitSnapshot) hammingOnly(q []float32, n int, sources []string) ([]int64, error) {
-	qb := bitVector(q)
+	qb := index.BitVector(q)
 	type scored struct {
 		id int64
 		d  int
@@ -281,7 +283,7 @@ func (s *bitSnapshot) hammingOnly(q []float32, n int, sources []string) ([]int64
 }
 
 // recallAt10 is the share of want's first 10 hits that got's first 10 hold.
-func recallAt10(got, want []Hit) float64 {
+func recallAt10(got, want []index.Hit) float64 {
 	want = want[:min(10, len(want))]
 	if len(want) == 0 {
 		return 1
@@ -347,28 +349,28 @@ func TestUpgradeFromSchema8(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
 	copyFile(t, "testdata/schema8.db", path)
-	db, err := Open(ctx, path)
+	db, err := openAt(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if v, err := db.Meta(ctx, "schema_version"); err != nil || v != schemaVersion {
+	if v, err := db.Meta(ctx, "schema_version"); err != nil || v != index.SchemaVersion {
 		t.Fatalf("schema_version = %q, %v", v, err)
 	}
-	if m, err := db.VectorModel(ctx); err != nil || m != (VectorModel{Provider: "t", Model: "t", Dimensions: 16}) {
-		t.Fatalf("VectorModel = %+v, %v", m, err)
+	if m, err := db.Model(ctx); err != nil || m != (Model{Provider: "t", Model: "t", Dimensions: 16}) {
+		t.Fatalf("Model = %+v, %v", m, err)
 	}
-	embedded, pending, err := db.VectorCounts(ctx)
+	embedded, pending, err := db.Counts(ctx)
 	if err != nil || embedded != 289 || pending != 1 {
-		t.Fatalf("VectorCounts = %d, %d, %v; want 289, 1 (as schema 8 left them)", embedded, pending, err)
+		t.Fatalf("Counts = %d, %d, %v; want 289, 1 (as schema 8 left them)", embedded, pending, err)
 	}
-	if n, err := db.VectorRows(ctx); err != nil || n != embedded {
-		t.Fatalf("VectorRows = %d, %v", n, err)
+	if n, err := db.Rows(ctx); err != nil || n != embedded {
+		t.Fatalf("Rows = %d, %v", n, err)
 	}
 
 	// What a brute-force search needs: the vectors as schema 8 stored them.
 	h := vecHome{db: db, chunks: map[int64]vecChunk{}}
-	rows, err := db.db.QueryContext(ctx, `SELECT c.id, c.file_path, c.source, c.start_line, v.embedding FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.id`)
+	rows, err := db.SQL().QueryContext(ctx, `SELECT c.id, c.file_path, c.source, c.start_line, v.embedding FROM chunks c JOIN chunks_vec v ON v.chunk_id = c.id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +381,7 @@ func TestUpgradeFromSchema8(t *testing.T) {
 		if err := rows.Scan(&id, &c.path, &c.source, &c.line, &emb); err != nil {
 			t.Fatal(err)
 		}
-		c.vec = DecodeVector(emb)
+		c.vec = index.DecodeVector(emb)
 		h.chunks[id] = c
 	}
 	rows.Close()
@@ -393,13 +395,13 @@ func TestUpgradeFromSchema8(t *testing.T) {
 		h.check(t, q, embedded/4+1, nil, "")
 		h.check(t, q, 30, []string{"notebook"}, "")
 		h.check(t, q, 60, []string{"sessions"}, "sessions/b.jsonl")
-		hits, err := db.SearchVectors(ctx, q, 10, nil, "")
+		hits, err := db.vdb.Search(ctx, q, 10, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		h.checkRanked(t, hits, q, 10, nil, "")
 	}
-	if s := db.bitCache.snap; s == nil || s.count(nil) != embedded {
+	if s := db.cache.snap; s == nil || s.count(nil) != embedded {
 		t.Fatalf("bits after the upgrade: %+v", s)
 	}
 
@@ -409,10 +411,10 @@ func TestUpgradeFromSchema8(t *testing.T) {
 		t.Fatalf("Pending = %v, %v", p, err)
 	}
 	v := randomUnit(r, 16)
-	if n, err := db.PutVectors(ctx, "t", []ChunkVector{{p[0].ID, v}}); err != nil || n != 1 {
-		t.Fatalf("PutVectors = %d, %v", n, err)
+	if n, err := db.Put(ctx, "t", []ChunkVector{{p[0].ID, v}}); err != nil || n != 1 {
+		t.Fatalf("Put = %d, %v", n, err)
 	}
-	hits, err := db.SearchVectors(ctx, v, 1, nil, "")
+	hits, err := db.vdb.Search(ctx, v, 1, nil, "")
 	if err != nil || len(hits) != 1 || hits[0].ChunkID != p[0].ID {
 		t.Fatalf("the new vector's own search: %+v, %v", hits, err)
 	}
@@ -446,7 +448,7 @@ func TestBitsFollowOtherConnections(t *testing.T) {
 	q := randomUnit(r, 8)
 	h := newVecHome(t, 8, map[string]string{"a.md": "notebook", "b.md": "notebook"},
 		map[string][][]float32{"a.md": {near(r, q, 0.99)}, "b.md": {near(r, q, 0.5)}})
-	other, err := Open(ctx, h.db.Path())
+	other, err := openAt(ctx, h.db.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +456,7 @@ func TestBitsFollowOtherConnections(t *testing.T) {
 	quantized(h.db)
 	nearest := func(want ...string) {
 		t.Helper()
-		hits, err := h.db.SearchVectors(ctx, q, 1, nil, "")
+		hits, err := h.db.vdb.Search(ctx, q, 1, nil, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -463,18 +465,18 @@ func TestBitsFollowOtherConnections(t *testing.T) {
 		}
 	}
 	nearest("a.md")
-	if err := other.Apply(ctx, Batch{Removes: []string{"a.md"}}); err != nil {
+	if err := other.Apply(ctx, index.Batch{Removes: []string{"a.md"}}); err != nil {
 		t.Fatal(err)
 	}
 	nearest("b.md")
-	if err := other.Apply(ctx, Batch{Upserts: []Update{page("c.md", "c")}}); err != nil {
+	if err := other.Apply(ctx, index.Batch{Upserts: []index.Update{page("c.md", "c")}}); err != nil {
 		t.Fatal(err)
 	}
 	p, err := other.Pending(ctx, 1)
 	if err != nil || len(p) != 1 {
 		t.Fatalf("Pending = %v, %v", p, err)
 	}
-	if _, err := other.PutVectors(ctx, "t", []ChunkVector{{p[0].ID, q}}); err != nil {
+	if _, err := other.Put(ctx, "t", []ChunkVector{{p[0].ID, q}}); err != nil {
 		t.Fatal(err)
 	}
 	nearest("c.md")
@@ -488,7 +490,7 @@ func TestBitsFollowOtherConnections(t *testing.T) {
 	nearest("d.md")
 
 	// Another model: no vectors until they are made again.
-	if _, err := other.SetVectorModel(ctx, VectorModel{Provider: "t", Model: "t2", Dimensions: 8}); err != nil {
+	if _, err := other.SetModel(ctx, Model{Provider: "t", Model: "t2", Dimensions: 8}); err != nil {
 		t.Fatal(err)
 	}
 	nearest()
@@ -521,7 +523,7 @@ func TestSearchVectorsConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 30 {
-				hits, err := h.db.SearchVectors(ctx, queries[(g+i)%len(queries)], 10, nil, "")
+				hits, err := h.db.vdb.Search(ctx, queries[(g+i)%len(queries)], 10, nil, "")
 				if err == nil && len(hits) > 10 {
 					err = fmt.Errorf("%d hits", len(hits))
 				}
@@ -538,7 +540,7 @@ func TestSearchVectorsConcurrent(t *testing.T) {
 		w := rand.New(rand.NewSource(14))
 		for i := range 15 {
 			path := fmt.Sprintf("notes/n%02d.md", i)
-			if err := h.db.Apply(ctx, Batch{Upserts: []Update{page(path, "again", "and again")}}); err != nil {
+			if err := h.db.Apply(ctx, index.Batch{Upserts: []index.Update{page(path, "again", "and again")}}); err != nil {
 				errs <- err
 				return
 			}
@@ -551,7 +553,7 @@ func TestSearchVectorsConcurrent(t *testing.T) {
 			for _, c := range p {
 				cv = append(cv, ChunkVector{c.ID, randomUnit(w, dims)})
 			}
-			if _, err := h.db.PutVectors(ctx, "t", cv); err != nil {
+			if _, err := h.db.Put(ctx, "t", cv); err != nil {
 				errs <- err
 				return
 			}

@@ -1,10 +1,12 @@
-package index
+package vectors
 
 import (
 	"context"
 	"database/sql"
 	"strings"
 	"time"
+
+	"github.com/memhost/memhost/index"
 )
 
 // Embedding failures: how often embedding a chunk's text failed, by model
@@ -12,7 +14,7 @@ import (
 // embed_failures. A chunk whose text failed maxFailures times for the
 // index's model is dead: the queue passes it over (PendingLive) and
 // search does not wait for it (HasLivePending), until its failures are
-// cleared (ClearEmbedFailures). The table is made on the first failure;
+// cleared (ClearFailures). The table is made on the first failure;
 // an index without one has no failures.
 
 const failuresTable = `CREATE TABLE IF NOT EXISTS embed_failures (
@@ -26,18 +28,18 @@ const failuresTable = `CREATE TABLE IF NOT EXISTS embed_failures (
 
 func (d *DB) hasFailures(ctx context.Context) (bool, error) {
 	var b bool
-	err := d.handle().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'embed_failures')`).Scan(&b)
+	err := d.idx.SQL().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'embed_failures')`).Scan(&b)
 	return b, err
 }
 
-// RecordEmbedFailures counts one more failure, with its message, for each
+// RecordFailures counts one more failure, with its message, for each
 // text hash under model.
-func (d *DB) RecordEmbedFailures(ctx context.Context, model string, hashes []string, msg string) error {
+func (d *DB) RecordFailures(ctx context.Context, model string, hashes []string, msg string) error {
 	if len(hashes) == 0 {
 		return nil
 	}
 	now := time.Now().UnixNano()
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.idx.Write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, failuresTable); err != nil {
 			return err
 		}
@@ -52,13 +54,13 @@ func (d *DB) RecordEmbedFailures(ctx context.Context, model string, hashes []str
 	})
 }
 
-// ForgetEmbedFailures drops the failures of text hashes under model (they
+// ForgetFailures drops the failures of text hashes under model (they
 // were embedded after all).
-func (d *DB) ForgetEmbedFailures(ctx context.Context, model string, hashes []string) error {
+func (d *DB) ForgetFailures(ctx context.Context, model string, hashes []string) error {
 	if ok, err := d.hasFailures(ctx); err != nil || !ok || len(hashes) == 0 {
 		return err
 	}
-	return d.write(ctx, func(tx *sql.Tx) error {
+	return d.idx.Write(ctx, func(tx *sql.Tx) error {
 		for _, h := range hashes {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM embed_failures WHERE model = ? AND hash = ?`, model, h); err != nil {
 				return err
@@ -68,15 +70,15 @@ func (d *DB) ForgetEmbedFailures(ctx context.Context, model string, hashes []str
 	})
 }
 
-// ClearEmbedFailures forgets every failure, so that dead chunks are
+// ClearFailures forgets every failure, so that dead chunks are
 // queued again; it returns how many dead chunks (of model, dead at
 // maxFailures) that revives.
-func (d *DB) ClearEmbedFailures(ctx context.Context, model string, maxFailures int) (int, error) {
+func (d *DB) ClearFailures(ctx context.Context, model string, maxFailures int) (int, error) {
 	if ok, err := d.hasFailures(ctx); err != nil || !ok {
 		return 0, err
 	}
 	n := 0
-	err := d.write(ctx, func(tx *sql.Tx) error {
+	err := d.idx.Write(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM chunks c JOIN embed_failures f ON f.hash = c.hash AND f.model = ?
 			WHERE c.embedded = 0 AND f.failures >= ?`, model, maxFailures).Scan(&n); err != nil {
 			return err
@@ -109,7 +111,7 @@ func (d *DB) PendingLive(ctx context.Context, limit int, model string, maxFailur
 			WHERE c.embedded = 0 AND coalesce(f.failures, 0) < ? ORDER BY c.id LIMIT ?`
 		args = []any{model, maxFailures, limit}
 	}
-	rows, err := d.handle().QueryContext(ctx, query, args...)
+	rows, err := d.idx.SQL().QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +119,7 @@ func (d *DB) PendingLive(ctx context.Context, limit int, model string, maxFailur
 	var out []QueuedChunk
 	for rows.Next() {
 		var q QueuedChunk
-		var c Chunk
+		var c index.Chunk
 		if err := rows.Scan(&q.ID, &c.Text, &c.Context, &q.Hash, &q.Failures); err != nil {
 			return nil, err
 		}
@@ -138,7 +140,7 @@ func (d *DB) HasLivePending(ctx context.Context, model string, maxFailures int) 
 		return d.HasPending(ctx)
 	}
 	var b bool
-	err = d.handle().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.embedded = 0 AND NOT EXISTS
+	err = d.idx.SQL().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM chunks c WHERE c.embedded = 0 AND NOT EXISTS
 		(SELECT 1 FROM embed_failures f WHERE f.model = ? AND f.hash = c.hash AND f.failures >= ?))`, model, maxFailures).Scan(&b)
 	return b, err
 }
@@ -146,14 +148,14 @@ func (d *DB) HasLivePending(ctx context.Context, model string, maxFailures int) 
 // QueueCounts counts chunks without a vector: pending ones, and dead ones
 // (maxFailures failures under model).
 func (d *DB) QueueCounts(ctx context.Context, model string, maxFailures int) (pending, dead int, err error) {
-	_, all, err := d.VectorCounts(ctx)
+	_, all, err := d.Counts(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
 	if has, err := d.hasFailures(ctx); err != nil || !has {
 		return all, 0, err
 	}
-	err = d.handle().QueryRowContext(ctx, `SELECT count(*) FROM chunks c JOIN embed_failures f ON f.model = ? AND f.hash = c.hash
+	err = d.idx.SQL().QueryRowContext(ctx, `SELECT count(*) FROM chunks c JOIN embed_failures f ON f.model = ? AND f.hash = c.hash
 		WHERE c.embedded = 0 AND f.failures >= ?`, model, maxFailures).Scan(&dead)
 	return all - dead, dead, err
 }
@@ -172,7 +174,7 @@ func (d *DB) DeadChunks(ctx context.Context, model string, maxFailures, limit in
 	if has, err := d.hasFailures(ctx); err != nil || !has {
 		return nil, err
 	}
-	rows, err := d.handle().QueryContext(ctx, `SELECT c.id, c.file_path, c.start_line, f.failures, f.last_error FROM chunks c
+	rows, err := d.idx.SQL().QueryContext(ctx, `SELECT c.id, c.file_path, c.start_line, f.failures, f.last_error FROM chunks c
 		JOIN embed_failures f ON f.model = ? AND f.hash = c.hash WHERE c.embedded = 0 AND f.failures >= ? ORDER BY c.id LIMIT ?`,
 		model, maxFailures, limit)
 	if err != nil {

@@ -1,18 +1,24 @@
-package index
+// Package integrity checks an index database: SQLite's and FTS5's own
+// checks (Quick), rows of its tables out of step with each other (Drift),
+// and transcript turns indexed twice (TurnChunks). memhost health reports
+// them.
+package integrity
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/memhost/memhost/index"
 )
 
-// QuickCheck runs SQLite's PRAGMA quick_check and FTS5's integrity-check
+// Quick runs SQLite's PRAGMA quick_check and FTS5's integrity-check
 // on the full-text tables. It returns the problems found, at most limit
 // of SQLite's (nil when the database is sound); err is for a check that
 // could not run at all. A corrupt page often makes the check itself fail
 // with SQLITE_CORRUPT: that is reported as a problem, not an error.
-func (d *DB) QuickCheck(ctx context.Context, limit int) (problems []string, err error) {
-	rows, err := d.handle().QueryContext(ctx, fmt.Sprintf("PRAGMA quick_check(%d)", max(limit, 1)))
+func Quick(ctx context.Context, d *index.DB, limit int) (problems []string, err error) {
+	rows, err := d.SQL().QueryContext(ctx, fmt.Sprintf("PRAGMA quick_check(%d)", max(limit, 1)))
 	if err != nil {
 		return corruption(err)
 	}
@@ -37,8 +43,8 @@ func (d *DB) QuickCheck(ctx context.Context, limit int) (problems []string, err 
 	}
 	// quick_check sees the FTS5 shadow tables as plain tables; whether the
 	// full-text index agrees with its content is FTS5's own check.
-	for _, t := range ftsTables {
-		if _, err := d.handle().ExecContext(ctx, `INSERT INTO `+t.name+`(`+t.name+`, rank) VALUES ('integrity-check', 0)`); err != nil {
+	for _, t := range index.FTSTables() {
+		if _, err := d.SQL().ExecContext(ctx, `INSERT INTO `+t.Name+`(`+t.Name+`, rank) VALUES ('integrity-check', 0)`); err != nil {
 			p, err := corruption(err)
 			if err != nil {
 				return problems, err
@@ -52,7 +58,7 @@ func (d *DB) QuickCheck(ctx context.Context, limit int) (problems []string, err 
 // corruption turns an error that says the database is damaged into a
 // problem; other errors stay errors.
 func corruption(err error) ([]string, error) {
-	if IsCorrupt(err) {
+	if index.IsCorrupt(err) {
 		return []string{err.Error()}, nil
 	}
 	return nil, err
@@ -72,13 +78,13 @@ func (dr Drift) Total() int {
 	return dr.ChunksWithoutFTS + dr.FTSWithoutChunk + dr.VectorsWithoutChunk + dr.EmbeddedWithoutVector
 }
 
-// Drift compares chunks with chunks_fts, turns_fts, chunks_vec and chunks_bit. It
+// DriftOf compares chunks with chunks_fts, turns_fts, chunks_vec and chunks_bit. It
 // reads every table once.
-func (d *DB) Drift(ctx context.Context) (Drift, error) {
+func DriftOf(ctx context.Context, d *index.DB) (Drift, error) {
 	var dr Drift
 	q := func(dst *int, query string) error {
 		var n int
-		if err := d.handle().QueryRowContext(ctx, query).Scan(&n); err != nil {
+		if err := d.SQL().QueryRowContext(ctx, query).Scan(&n); err != nil {
 			return fmt.Errorf("drift: %w", err)
 		}
 		*dst += n
@@ -87,17 +93,17 @@ func (d *DB) Drift(ctx context.Context) (Drift, error) {
 	// Each source's chunks in its own full-text table (ftsTables): a row
 	// in the other table counts as missing from this one, and as an
 	// orphan there.
-	for _, t := range ftsTables {
-		in := "('" + strings.Join(t.sources, "', '") + "')"
-		if err := q(&dr.ChunksWithoutFTS, `SELECT count(*) FROM chunks c WHERE c.source IN `+in+` AND NOT EXISTS (SELECT 1 FROM `+t.name+` f WHERE f.rowid = c.id)`); err != nil {
+	for _, t := range index.FTSTables() {
+		in := "('" + strings.Join(t.Sources, "', '") + "')"
+		if err := q(&dr.ChunksWithoutFTS, `SELECT count(*) FROM chunks c WHERE c.source IN `+in+` AND NOT EXISTS (SELECT 1 FROM `+t.Name+` f WHERE f.rowid = c.id)`); err != nil {
 			return dr, err
 		}
-		if err := q(&dr.FTSWithoutChunk, `SELECT count(*) FROM `+t.name+` f WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = f.rowid AND c.source IN `+in+`)`); err != nil {
+		if err := q(&dr.FTSWithoutChunk, `SELECT count(*) FROM `+t.Name+` f WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.id = f.rowid AND c.source IN `+in+`)`); err != nil {
 			return dr, err
 		}
 	}
 	var hasVec bool
-	if err := d.handle().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec')`).Scan(&hasVec); err != nil {
+	if err := d.SQL().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'chunks_vec')`).Scan(&hasVec); err != nil {
 		return dr, err
 	}
 	if !hasVec {
@@ -127,12 +133,12 @@ type TurnCopies struct {
 
 // TurnChunks groups the chunks of the sessions source, in path and line
 // order.
-func (d *DB) TurnChunks(ctx context.Context) ([]TurnCopies, error) {
-	lo, hi, err := idRange("sessions")
+func TurnChunks(ctx context.Context, d *index.DB) ([]TurnCopies, error) {
+	lo, hi, err := index.IDRange("sessions")
 	if err != nil {
 		return nil, err
 	}
-	rows, err := d.handle().QueryContext(ctx, `SELECT file_path, coalesce(meta, ''), start_line, count(*) FROM chunks
+	rows, err := d.SQL().QueryContext(ctx, `SELECT file_path, coalesce(meta, ''), start_line, count(*) FROM chunks
 		WHERE id >= ? AND id < ? GROUP BY file_path, meta, start_line, text ORDER BY file_path, start_line`, lo, hi)
 	if err != nil {
 		return nil, err

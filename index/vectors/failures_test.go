@@ -1,14 +1,16 @@
-package index
+package vectors
 
 import (
 	"context"
 	"testing"
+
+	"github.com/memhost/memhost/index"
 )
 
 func TestEmbedFailures(t *testing.T) {
 	ctx := context.Background()
 	db := open(t)
-	if err := db.Apply(ctx, Batch{Upserts: []Update{page("a.md", "one", "two", "three")}}); err != nil {
+	if err := db.Apply(ctx, index.Batch{Upserts: []index.Update{page("a.md", "one", "two", "three")}}); err != nil {
 		t.Fatal(err)
 	}
 	pendingIDs := func() []string {
@@ -34,11 +36,11 @@ func TestEmbedFailures(t *testing.T) {
 		t.Fatalf("pending = %v", got)
 	}
 	for range 2 {
-		if err := db.RecordEmbedFailures(ctx, "m", []string{"two"}, "bad input"); err != nil {
+		if err := db.RecordFailures(ctx, "m", []string{"two"}, "bad input"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := db.RecordEmbedFailures(ctx, "other", []string{"one"}, "x"); err != nil {
+	if err := db.RecordFailures(ctx, "other", []string{"one"}, "x"); err != nil {
 		t.Fatal(err)
 	}
 	counts(2, 1)
@@ -56,9 +58,9 @@ func TestEmbedFailures(t *testing.T) {
 	if live, err := db.HasLivePending(ctx, "m", 2); err != nil || !live {
 		t.Fatalf("HasLivePending = %v, %v", live, err)
 	}
-	n, err := db.ClearEmbedFailures(ctx, "m", 2)
+	n, err := db.ClearFailures(ctx, "m", 2)
 	if err != nil || n != 1 {
-		t.Fatalf("ClearEmbedFailures = %d, %v", n, err)
+		t.Fatalf("ClearFailures = %d, %v", n, err)
 	}
 	counts(3, 0)
 }

@@ -1,4 +1,4 @@
-package index
+package vectors
 
 import (
 	"context"
@@ -13,23 +13,25 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost/index"
 )
 
 func TestVectors(t *testing.T) {
 	ctx := context.Background()
 	db := open(t)
-	if err := db.Apply(ctx, Batch{Upserts: []Update{page("a.md", "alpha", "beta"), page("b.md", "gamma")}}); err != nil {
+	if err := db.Apply(ctx, index.Batch{Upserts: []index.Update{page("a.md", "alpha", "beta"), page("b.md", "gamma")}}); err != nil {
 		t.Fatal(err)
 	}
-	_, pending, _ := db.VectorCounts(ctx)
+	_, pending, _ := db.Counts(ctx)
 	if pending != 3 {
 		t.Fatalf("pending = %d, want 3", pending)
 	}
-	m := VectorModel{Provider: "hello", Model: "m1", Dimensions: 3}
-	if changed, err := db.SetVectorModel(ctx, m); err != nil || !changed {
-		t.Fatalf("SetVectorModel: %v %v", changed, err)
+	m := Model{Provider: "hello", Model: "m1", Dimensions: 3}
+	if changed, err := db.SetModel(ctx, m); err != nil || !changed {
+		t.Fatalf("SetModel: %v %v", changed, err)
 	}
-	if changed, _ := db.SetVectorModel(ctx, m); changed {
+	if changed, _ := db.SetModel(ctx, m); changed {
 		t.Error("setting the same model again changed it")
 	}
 	chunks, err := db.Pending(ctx, 10)
@@ -41,20 +43,20 @@ func TestVectors(t *testing.T) {
 	for _, c := range chunks {
 		cv = append(cv, ChunkVector{c.ID, vecs[c.Text]})
 	}
-	if n, err := db.PutVectors(ctx, "m1", cv); err != nil || n != 3 {
-		t.Fatalf("PutVectors = %d, %v", n, err)
+	if n, err := db.Put(ctx, "m1", cv); err != nil || n != 3 {
+		t.Fatalf("Put = %d, %v", n, err)
 	}
-	if n, err := db.PutVectors(ctx, "m1", cv); err != nil || n != 3 {
-		t.Fatalf("PutVectors again = %d, %v (must be harmless)", n, err)
+	if n, err := db.Put(ctx, "m1", cv); err != nil || n != 3 {
+		t.Fatalf("Put again = %d, %v (must be harmless)", n, err)
 	}
-	if _, err := db.PutVectors(ctx, "other", cv); !errors.Is(err, ErrModelChanged) {
+	if _, err := db.Put(ctx, "other", cv); !errors.Is(err, ErrModelChanged) {
 		t.Errorf("vectors of another model: %v", err)
 	}
-	emb, pending, _ := db.VectorCounts(ctx)
+	emb, pending, _ := db.Counts(ctx)
 	if emb != 3 || pending != 0 {
 		t.Errorf("counts %d/%d", emb, pending)
 	}
-	hits, err := db.SearchVectors(ctx, []float32{1, 0, 0}, 3, nil, "")
+	hits, err := db.vdb.Search(ctx, []float32{1, 0, 0}, 3, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,22 +79,22 @@ func TestVectors(t *testing.T) {
 		t.Errorf("Similarities = %v", sims)
 	}
 	// Replacing a page drops its vectors and queues its new chunks.
-	if err := db.Apply(ctx, Batch{Upserts: []Update{page("b.md", "delta")}}); err != nil {
+	if err := db.Apply(ctx, index.Batch{Upserts: []index.Update{page("b.md", "delta")}}); err != nil {
 		t.Fatal(err)
 	}
-	emb, pending, _ = db.VectorCounts(ctx)
+	emb, pending, _ = db.Counts(ctx)
 	if emb != 2 || pending != 1 {
 		t.Errorf("after replacing b.md: %d embedded, %d pending", emb, pending)
 	}
-	hits, _ = db.SearchVectors(ctx, []float32{1, 0, 0}, 5, nil, "")
+	hits, _ = db.vdb.Search(ctx, []float32{1, 0, 0}, 5, nil, "")
 	if len(hits) != 2 {
 		t.Errorf("vectors of removed chunks still found: %d hits", len(hits))
 	}
 	// Another model: every chunk pending again, old vectors gone.
-	if changed, err := db.SetVectorModel(ctx, VectorModel{Provider: "x", Model: "m2", Dimensions: 5}); err != nil || !changed {
+	if changed, err := db.SetModel(ctx, Model{Provider: "x", Model: "m2", Dimensions: 5}); err != nil || !changed {
 		t.Fatal(err)
 	}
-	emb, pending, _ = db.VectorCounts(ctx)
+	emb, pending, _ = db.Counts(ctx)
 	if emb != 0 || pending != 3 {
 		t.Errorf("after switching model: %d embedded, %d pending", emb, pending)
 	}
@@ -103,11 +105,11 @@ func TestVectors(t *testing.T) {
 func TestChunkContext(t *testing.T) {
 	ctx := context.Background()
 	db := open(t)
-	u := Update{File: File{Path: "sessions/s.jsonl", Source: "sessions", Hash: "h", Mtime: time.Unix(1, 0), Size: 1, IndexedAt: time.Unix(2, 0)}}
-	c := Chunk{Heading: "Mel", StartLine: 2, EndLine: 2, Text: "Mel: yes, last Tuesday", Context: "Caro: did you go hiking?"}
+	u := index.Update{File: index.File{Path: "sessions/s.jsonl", Source: "sessions", Hash: "h", Mtime: time.Unix(1, 0), Size: 1, IndexedAt: time.Unix(2, 0)}}
+	c := index.Chunk{Heading: "Mel", StartLine: 2, EndLine: 2, Text: "Mel: yes, last Tuesday", Context: "Caro: did you go hiking?"}
 	c.Hash = c.EmbedText()
-	u.Chunks = []Chunk{{Heading: "Caro", StartLine: 1, EndLine: 1, Text: "Caro: did you go hiking?", Hash: "1"}, c}
-	if err := db.Apply(ctx, Batch{Upserts: []Update{u}}); err != nil {
+	u.Chunks = []index.Chunk{{Heading: "Caro", StartLine: 1, EndLine: 1, Text: "Caro: did you go hiking?", Hash: "1"}, c}
+	if err := db.Apply(ctx, index.Batch{Upserts: []index.Update{u}}); err != nil {
 		t.Fatal(err)
 	}
 	pend, err := db.Pending(ctx, 10)
@@ -117,11 +119,11 @@ func TestChunkContext(t *testing.T) {
 	if pend[0].Text != "Caro: did you go hiking?" || pend[1].Text != "Caro: did you go hiking?\nMel: yes, last Tuesday" || pend[1].Hash != pend[1].Text {
 		t.Errorf("Pending texts = %q, %q", pend[0].Text, pend[1].Text)
 	}
-	hits, err := db.Search(ctx, Query{Text: "hiking", Limit: 10})
+	hits, err := db.DB.Search(ctx, index.Query{Text: "hiking", Limit: 10})
 	if err != nil || len(hits) != 2 || hits[0].StartLine != 1 || hits[1].StartLine != 2 || hits[1].BM25 <= hits[0].BM25 {
 		t.Errorf("keyword search for a word of the context: %+v, %v", hits, err)
 	}
-	if hits, _ := db.Search(ctx, Query{Text: "tuesday", Limit: 10}); len(hits) != 1 || hits[0].StartLine != 2 {
+	if hits, _ := db.DB.Search(ctx, index.Query{Text: "tuesday", Limit: 10}); len(hits) != 1 || hits[0].StartLine != 2 {
 		t.Errorf("keyword search for a word of the text: %+v", hits)
 	}
 }
@@ -129,7 +131,7 @@ func TestChunkContext(t *testing.T) {
 // vecHome is an index with a vector for every chunk, and what a brute-force
 // search needs to know of each chunk.
 type vecHome struct {
-	db     *DB
+	db     testDB
 	chunks map[int64]vecChunk
 }
 
@@ -145,20 +147,20 @@ func newVecHome(t *testing.T, dims int, files map[string]string, vecs map[string
 	t.Helper()
 	ctx := context.Background()
 	h := vecHome{db: open(t), chunks: map[int64]vecChunk{}}
-	var b Batch
+	var b index.Batch
 	for path, source := range files {
 		u := page(path)
 		u.File.Source = source
 		for i := range vecs[path] {
 			text := fmt.Sprintf("%s#%d", path, i)
-			u.Chunks = append(u.Chunks, Chunk{StartLine: i + 1, EndLine: i + 1, Text: text, Hash: text})
+			u.Chunks = append(u.Chunks, index.Chunk{StartLine: i + 1, EndLine: i + 1, Text: text, Hash: text})
 		}
 		b.Upserts = append(b.Upserts, u)
 	}
 	if err := h.db.Apply(ctx, b); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.db.SetVectorModel(ctx, VectorModel{Provider: "t", Model: "t", Dimensions: dims}); err != nil {
+	if _, err := h.db.SetModel(ctx, Model{Provider: "t", Model: "t", Dimensions: dims}); err != nil {
 		t.Fatal(err)
 	}
 	pending, err := h.db.Pending(ctx, 1<<20)
@@ -172,16 +174,16 @@ func newVecHome(t *testing.T, dims int, files map[string]string, vecs map[string
 		h.chunks[p.ID] = vecChunk{path, files[path], i + 1, vecs[path][i]}
 		cv = append(cv, ChunkVector{p.ID, vecs[path][i]})
 	}
-	if n, err := h.db.PutVectors(ctx, "t", cv); err != nil || n != len(cv) {
-		t.Fatalf("PutVectors = %d, %v", n, err)
+	if n, err := h.db.Put(ctx, "t", cv); err != nil || n != len(cv) {
+		t.Fatalf("Put = %d, %v", n, err)
 	}
 	return h
 }
 
-// bruteForce is SearchVectors computed over every chunk: cosine, rounded
-// as SearchVectors rounds, ties by path and line.
-func (h vecHome) bruteForce(q []float32, k int, sources []string, path string) []Hit {
-	var hits []Hit
+// bruteForce is Search computed over every chunk: cosine, rounded
+// as Search rounds, ties by path and line.
+func (h vecHome) bruteForce(q []float32, k int, sources []string, path string) []index.Hit {
+	var hits []index.Hit
 	for id, c := range h.chunks {
 		if !c.in(sources, path) {
 			continue
@@ -192,7 +194,7 @@ func (h vecHome) bruteForce(q []float32, k int, sources []string, path string) [
 			nq += float64(q[i]) * float64(q[i])
 			nc += float64(c.vec[i]) * float64(c.vec[i])
 		}
-		hits = append(hits, Hit{ChunkID: id, Path: c.path, Source: c.source, StartLine: c.line, Distance: 1 - dot/math.Sqrt(nq*nc)})
+		hits = append(hits, index.Hit{ChunkID: id, Path: c.path, Source: c.source, StartLine: c.line, Distance: 1 - dot/math.Sqrt(nq*nc)})
 	}
 	sort.Slice(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]
@@ -207,17 +209,17 @@ func (h vecHome) bruteForce(q []float32, k int, sources []string, path string) [
 	return hits[:min(k, len(hits))]
 }
 
-// check runs SearchVectors and fails t unless it returns what bruteForce
+// check runs Search and fails t unless it returns what bruteForce
 // does.
-func (h vecHome) check(t *testing.T, q []float32, k int, sources []string, path string) []Hit {
+func (h vecHome) check(t *testing.T, q []float32, k int, sources []string, path string) []index.Hit {
 	t.Helper()
-	got, err := h.db.SearchVectors(context.Background(), q, k, sources, path)
+	got, err := h.db.vdb.Search(context.Background(), q, k, sources, path)
 	if err != nil {
-		t.Fatalf("SearchVectors(%v, %q): %v", sources, path, err)
+		t.Fatalf("Search(%v, %q): %v", sources, path, err)
 	}
 	want := h.bruteForce(q, k, sources, path)
 	if len(got) != len(want) {
-		t.Fatalf("SearchVectors(k=%d, %v, %q): %d hits, want %d", k, sources, path, len(got), len(want))
+		t.Fatalf("Search(k=%d, %v, %q): %d hits, want %d", k, sources, path, len(got), len(want))
 	}
 	seen := map[int64]bool{}
 	for i, g := range got {
@@ -228,7 +230,7 @@ func (h vecHome) check(t *testing.T, q []float32, k int, sources []string, path 
 		// each hit be an allowed chunk, found once.
 		if seen[g.ChunkID] || !ok || !c.in(sources, path) || c.path != g.Path || c.source != g.Source || c.line != g.StartLine ||
 			math.Abs(g.Distance-w.Distance) > 1e-5 {
-			t.Fatalf("SearchVectors(k=%d, %v, %q) hit %d = %d %s:%d %.6f, want %d %s:%d %.6f", k, sources, path, i,
+			t.Fatalf("Search(k=%d, %v, %q) hit %d = %d %s:%d %.6f, want %d %s:%d %.6f", k, sources, path, i,
 				g.ChunkID, g.Path, g.StartLine, g.Distance, w.ChunkID, w.Path, w.StartLine, w.Distance)
 		}
 		seen[g.ChunkID] = true
@@ -347,7 +349,7 @@ func TestSearchVectorsFiltered(t *testing.T) {
 	long := page("sessions/long.jsonl", "not embedded yet either")
 	long.File.Source = "sessions"
 	long.Chunks[0].StartLine, long.Chunks[0].EndLine = pointSearchMax+51, pointSearchMax+51
-	if err := h.db.Apply(ctx, Batch{Appends: []Update{grown, long}}); err != nil {
+	if err := h.db.Apply(ctx, index.Batch{Appends: []index.Update{grown, long}}); err != nil {
 		t.Fatal(err)
 	}
 	h.check(t, q, 10, nil, "sessions/b.jsonl")
@@ -355,7 +357,7 @@ func TestSearchVectorsFiltered(t *testing.T) {
 	h.check(t, q, 10, []string{"sessions"}, "")
 
 	// Removing a file removes its vectors from filtered searches too.
-	if err := h.db.Apply(ctx, Batch{Removes: []string{"sessions/a.jsonl"}}); err != nil {
+	if err := h.db.Apply(ctx, index.Batch{Removes: []string{"sessions/a.jsonl"}}); err != nil {
 		t.Fatal(err)
 	}
 	for id, c := range h.chunks {
@@ -367,7 +369,7 @@ func TestSearchVectorsFiltered(t *testing.T) {
 	if hits := h.check(t, q, 10, nil, "sessions/a.jsonl"); len(hits) != 0 {
 		t.Errorf("after removing a session: %d of its hits", len(hits))
 	}
-	if n, err := h.db.VectorRows(ctx); err != nil || n != len(h.chunks) {
-		t.Errorf("VectorRows = %d, %v; want %d", n, err, len(h.chunks))
+	if n, err := h.db.Rows(ctx); err != nil || n != len(h.chunks) {
+		t.Errorf("Rows = %d, %v; want %d", n, err, len(h.chunks))
 	}
 }

@@ -1,4 +1,4 @@
-package index
+package vectors
 
 import (
 	"context"
@@ -11,12 +11,14 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/memhost/memhost/index"
 )
 
 // knnDB builds (once per schema version, in the temp folder) an index of n one-chunk pages
 // with random unit vectors of dims dimensions.
-func knnDB(b *testing.B, n, dims int) *DB {
-	return vecDB(b, fmt.Sprintf("%d-%d", n, dims), dims, func(add func(Update)) {
+func knnDB(b *testing.B, n, dims int) testDB {
+	return vecDB(b, fmt.Sprintf("%d-%d", n, dims), dims, func(add func(index.Update)) {
 		for i := range n {
 			add(page(fmt.Sprintf("p%06d.md", i), fmt.Sprintf("chunk %d", i)))
 		}
@@ -27,14 +29,14 @@ func knnDB(b *testing.B, n, dims int) *DB {
 // are the bulk, as for an agent that has run for a while: 30k notebook
 // chunks (pages of 10), 10k daily (days of 10), 60k sessions (one of
 // 2,000 turns, "sessions/big.jsonl", and 290 of 200, "sessions/s0000.jsonl"...).
-func mixedDB(b *testing.B) *DB {
-	return vecDB(b, "mixed-100000-384", 384, func(add func(Update)) {
+func mixedDB(b *testing.B) testDB {
+	return vecDB(b, "mixed-100000-384", 384, func(add func(index.Update)) {
 		file := func(path, source string, chunks int) {
 			u := page(path)
 			u.File.Source = source
 			for i := range chunks {
 				text := fmt.Sprintf("%s %d", path, i)
-				u.Chunks = append(u.Chunks, Chunk{StartLine: i + 1, EndLine: i + 1, Text: text, Hash: text})
+				u.Chunks = append(u.Chunks, index.Chunk{StartLine: i + 1, EndLine: i + 1, Text: text, Hash: text})
 			}
 			add(u)
 		}
@@ -53,38 +55,38 @@ func mixedDB(b *testing.B) *DB {
 
 // vecDB builds (once per schema version, in the temp folder) the index of
 // the files updates adds, with random unit vectors of dims dimensions.
-func vecDB(b *testing.B, name string, dims int, updates func(add func(Update))) *DB {
+func vecDB(b *testing.B, name string, dims int, updates func(add func(index.Update))) testDB {
 	r := rand.New(rand.NewSource(1))
 	return vecDBOf(b, name, dims, updates, func() []float32 { return randomUnit(r, dims) })
 }
 
 // vecDBOf is vecDB with the vectors next makes, one a chunk in id order.
-func vecDBOf(b *testing.B, name string, dims int, updates func(add func(Update)), next func() []float32) *DB {
+func vecDBOf(b *testing.B, name string, dims int, updates func(add func(index.Update)), next func() []float32) testDB {
 	b.Helper()
 	ctx := context.Background()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("memhost-knn-schema%s-%s.db", schemaVersion, name))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("memhost-knn-schema%s-%s.db", index.SchemaVersion, name))
 	if _, err := os.Stat(path + ".complete"); err != nil {
 		os.Remove(path)
-		db, err := Open(ctx, path)
+		db, err := openAt(ctx, path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		var batch Batch
+		var batch index.Batch
 		chunks := 0
 		flush := func() {
 			if err := db.Apply(ctx, batch); err != nil {
 				b.Fatal(err)
 			}
-			batch, chunks = Batch{}, 0
+			batch, chunks = index.Batch{}, 0
 		}
-		updates(func(u Update) {
+		updates(func(u index.Update) {
 			batch.Upserts = append(batch.Upserts, u)
 			if chunks += len(u.Chunks); chunks >= 1000 {
 				flush()
 			}
 		})
 		flush()
-		if _, err := db.SetVectorModel(ctx, VectorModel{Provider: "rand", Model: "rand", Dimensions: dims}); err != nil {
+		if _, err := db.SetModel(ctx, Model{Provider: "rand", Model: "rand", Dimensions: dims}); err != nil {
 			b.Fatal(err)
 		}
 		for {
@@ -99,14 +101,14 @@ func vecDBOf(b *testing.B, name string, dims int, updates func(add func(Update))
 			for i, p := range pending {
 				vecs[i] = ChunkVector{p.ID, next()}
 			}
-			if _, err := db.PutVectors(ctx, "rand", vecs); err != nil {
+			if _, err := db.Put(ctx, "rand", vecs); err != nil {
 				b.Fatal(err)
 			}
 		}
 		db.Close()
 		os.WriteFile(path+".complete", nil, 0o644)
 	}
-	db, err := Open(ctx, path)
+	db, err := openAt(ctx, path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -134,7 +136,7 @@ func BenchmarkKNN(b *testing.B) {
 		b.Run(fmt.Sprintf("chunks=%d", n), func(b *testing.B) {
 			db := knnDB(b, n, 384)
 			timeQueries(b, func(ctx context.Context, r *rand.Rand, q []float32) {
-				hits, err := db.SearchVectors(ctx, q, 60, nil, "")
+				hits, err := db.vdb.Search(ctx, q, 60, nil, "")
 				if err != nil || len(hits) != 60 {
 					b.Fatalf("%d hits, %v", len(hits), err)
 				}
@@ -163,7 +165,7 @@ func BenchmarkKNNFiltered(b *testing.B) {
 		b.Run(bm.name, func(b *testing.B) {
 			n, queries := 0, 0
 			timeQueries(b, func(ctx context.Context, r *rand.Rand, q []float32) {
-				hits, err := db.SearchVectors(ctx, q, 60, bm.sources, bm.path)
+				hits, err := db.vdb.Search(ctx, q, 60, bm.sources, bm.path)
 				if err != nil || len(hits) > bm.want {
 					b.Fatalf("%d hits, %v", len(hits), err)
 				}
@@ -288,15 +290,15 @@ func (t *topics) next() []float32 {
 // topicDB builds an index of n chunks of 384 dimensions shaped as mixedDB
 // (30% notebook pages of 10, 10% daily pages of 10, 60% sessions of 200
 // turns) with topic vectors.
-func topicDB(b *testing.B, n int) *DB {
+func topicDB(b *testing.B, n int) testDB {
 	t := newTopics(n, 384, 1)
-	return vecDBOf(b, fmt.Sprintf("topics-%d-384", n), 384, func(add func(Update)) {
+	return vecDBOf(b, fmt.Sprintf("topics-%d-384", n), 384, func(add func(index.Update)) {
 		file := func(path, source string, chunks int) {
 			u := page(path)
 			u.File.Source = source
 			for i := range chunks {
 				text := fmt.Sprintf("%s %d", path, i)
-				u.Chunks = append(u.Chunks, Chunk{StartLine: i + 1, EndLine: i + 1, Text: text, Hash: text})
+				u.Chunks = append(u.Chunks, index.Chunk{StartLine: i + 1, EndLine: i + 1, Text: text, Hash: text})
 			}
 			add(u)
 		}
@@ -324,15 +326,15 @@ func topicDB(b *testing.B, n int) *DB {
 func BenchmarkKNNQuantized(b *testing.B) {
 	for _, set := range []struct {
 		name   string
-		db     func(*testing.B) *DB
+		db     func(*testing.B) testDB
 		filter bool
 		query  func() func() []float32
 	}{
-		{"topics/chunks=110000", func(b *testing.B) *DB { return topicDB(b, 110000) }, true,
+		{"topics/chunks=110000", func(b *testing.B) testDB { return topicDB(b, 110000) }, true,
 			func() func() []float32 { return newTopics(110000, 384, 2).next }},
-		{"topics/chunks=1000000", func(b *testing.B) *DB { return topicDB(b, 1000000) }, true,
+		{"topics/chunks=1000000", func(b *testing.B) testDB { return topicDB(b, 1000000) }, true,
 			func() func() []float32 { return newTopics(1000000, 384, 2).next }},
-		{"random/chunks=100000", func(b *testing.B) *DB { return knnDB(b, 100000, 384) }, false,
+		{"random/chunks=100000", func(b *testing.B) testDB { return knnDB(b, 100000, 384) }, false,
 			func() func() []float32 {
 				r := rand.New(rand.NewSource(2))
 				return func() []float32 { return randomUnit(r, 384) }
@@ -353,11 +355,11 @@ func BenchmarkKNNQuantized(b *testing.B) {
 				filters = filters[:1]
 			}
 			for _, filter := range filters {
-				want := make([][]Hit, len(queries))
+				want := make([][]index.Hit, len(queries))
 				b.Run(filter.name+"/exact", func(b *testing.B) {
 					exact(db)
 					timeFixedQueries(b, queries, func(ctx context.Context, i int) {
-						hits, err := db.SearchVectors(ctx, queries[i], 60, filter.sources, "")
+						hits, err := db.vdb.Search(ctx, queries[i], 60, filter.sources, "")
 						if err != nil || len(hits) != 60 {
 							b.Fatalf("%d hits, %v", len(hits), err)
 						}
@@ -368,7 +370,7 @@ func BenchmarkKNNQuantized(b *testing.B) {
 					quantized(db)
 					var recall float64
 					timeFixedQueries(b, queries, func(ctx context.Context, i int) {
-						hits, err := db.SearchVectors(ctx, queries[i], 60, filter.sources, "")
+						hits, err := db.vdb.Search(ctx, queries[i], 60, filter.sources, "")
 						if err != nil || len(hits) != 60 {
 							b.Fatalf("%d hits, %v", len(hits), err)
 						}
@@ -378,12 +380,12 @@ func BenchmarkKNNQuantized(b *testing.B) {
 					})
 					b.ReportMetric(recall/float64(b.N*len(queries)), "recall@10")
 					var bytes int
-					for _, p := range db.bitCache.snap.parts {
+					for _, p := range db.cache.snap.parts {
 						bytes += 8*len(p.ids) + 8*len(p.bits)
 					}
 					b.ReportMetric(float64(bytes)/1e6, "snapshot-MB")
 					start := time.Now()
-					if _, err := loadBits(context.Background(), db.db, ""); err != nil {
+					if _, err := loadBits(context.Background(), db.SQL(), ""); err != nil {
 						b.Fatal(err)
 					}
 					b.ReportMetric(float64(time.Since(start).Microseconds())/1000, "load-ms")
@@ -413,12 +415,12 @@ func BenchmarkKNNCrossover(b *testing.B) {
 			for _, k := range []int{10, 60} {
 				for _, mode := range []struct {
 					name string
-					set  func(*DB)
+					set  func(testDB)
 				}{{"exact", exact}, {"quantized", quantized}} {
 					b.Run(fmt.Sprintf("vectors=%d/k=%d/%s", n/100*map[string]int{"daily": 10, "notebook": 30, "sessions": 60}[source], k, mode.name), func(b *testing.B) {
 						mode.set(db)
 						timeFixedQueries(b, queries, func(ctx context.Context, i int) {
-							hits, err := db.SearchVectors(ctx, queries[i], k, []string{source}, "")
+							hits, err := db.vdb.Search(ctx, queries[i], k, []string{source}, "")
 							if err != nil || len(hits) != k {
 								b.Fatalf("%d hits, %v", len(hits), err)
 							}

@@ -1,4 +1,4 @@
-package index
+package vectors
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/memhost/memhost/index"
 )
 
 // A search over many vectors runs in two stages. The coarse stage ranks
@@ -34,7 +36,7 @@ import (
 // vectors, 41 ms at k = 60. Reading the bits from SQLite for every search
 // takes 4-8 ms at 110k, scanning them in memory about 1 ms.
 
-// coarseRatio decides where the two stages pay: SearchVectors takes them
+// coarseRatio decides where the two stages pay: Search takes them
 // when the vectors it searches number at least coarseRatio times the
 // candidates it would re-score. A candidate's re-scoring (a vec0 point
 // query, ~7 µs) costs about as much as comparing the query with 50 to 85
@@ -61,22 +63,6 @@ const (
 	hammingPool   = 4
 )
 
-// bitVector is v's sign bits: bit i, of byte i/8 from the lowest bit, is
-// set when v[i] > 0. The last byte is padded with zeros.
-func bitVector(v []float32) []byte {
-	b := make([]byte, (len(v)+7)/8)
-	for i, x := range v {
-		if x > 0 {
-			b[i/8] |= 1 << (i % 8)
-		}
-	}
-	return b
-}
-
-// bitDimensions is the size of the bit vectors of dims dimensions: whole
-// bytes, as vec0 stores them.
-func bitDimensions(dims int) int { return (dims + 7) / 8 * 8 }
-
 // bitSnapshot is chunks_bit in memory, as of one vectors generation (see
 // touchVectors). It is never changed once loaded, so searches share it
 // without a lock.
@@ -100,82 +86,21 @@ type bitCache struct {
 	snap *bitSnapshot
 }
 
-// reset forgets the snapshot (the database file was replaced).
-func (c *bitCache) reset() {
-	c.mu.Lock()
-	c.snap = nil
-	c.mu.Unlock()
-}
-
 // errBitLayout means chunks_bit's shadow tables are not laid out as this
 // package reads them (another sqlite-vec version): searches stay exact.
 var errBitLayout = errors.New("unexpected layout of chunks_bit")
-
-// touchVectors gives the index's vectors a new generation: every
-// transaction that changes chunks_vec and chunks_bit calls it, so that
-// every process's snapshot of the bits is reloaded before its next search.
-// A random value, unlike a counter, cannot come back after CopyFrom.
-func touchVectors(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES ('vectors_generation', hex(randomblob(16)))`)
-	return err
-}
-
-// createBitTable creates chunks_bit for vectors of dims dimensions.
-func createBitTable(ctx context.Context, tx *sql.Tx, dims int) error {
-	_, err := tx.ExecContext(ctx, fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_bit USING vec0(chunk_id INTEGER PRIMARY KEY, bits bit[%d], source TEXT PARTITION KEY)`, bitDimensions(dims)))
-	return err
-}
-
-// fillBitTable creates chunks_bit from the vectors in chunks_vec: the
-// upgrade from schema 8, which had none.
-func fillBitTable(ctx context.Context, tx *sql.Tx) error {
-	has, err := hasTable(ctx, tx, "chunks_vec")
-	if err != nil || !has {
-		return err
-	}
-	var dims int
-	if err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'dimensions'`).Scan(&dims); err != nil {
-		return fmt.Errorf("dimensions: %w", err)
-	}
-	if err := createBitTable(ctx, tx, dims); err != nil {
-		return err
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO chunks_bit(chunk_id, bits, source) VALUES (?, vec_bit(?), ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	rows, err := tx.QueryContext(ctx, `SELECT chunk_id, embedding, source FROM chunks_vec`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var emb sql.RawBytes
-		var source string
-		if err := rows.Scan(&id, &emb, &source); err != nil {
-			return err
-		}
-		if _, err := ins.ExecContext(ctx, id, bitVector(DecodeVector(emb)), source); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	return touchVectors(ctx, tx)
-}
 
 // bits returns the snapshot of chunks_bit, loading it when the vectors
 // changed since the last one; nil when the index has no vectors.
 func (d *DB) bits(ctx context.Context) (*bitSnapshot, error) {
 	// The generation is read before the bits: a change committed in
 	// between leaves a snapshot newer than its generation, which the next
-	// search reloads, never an older one that would be kept.
-	// One handle for both reads, taken before bitCache.mu: handle() may
-	// reopen the file and reset the cache, which takes bitCache.mu.
-	db := d.handle()
+	// search reloads, never an older one that would be kept. One handle
+	// for both reads: a database file put in place of the index's (a
+	// rebuild) has vectors of a generation of its own, a random value
+	// (index.TouchVectors), so a snapshot of the old file is never taken
+	// for the new one.
+	db := d.idx.SQL()
 	var gen string
 	err := db.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'vectors_generation'`).Scan(&gen)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -184,16 +109,16 @@ func (d *DB) bits(ctx context.Context) (*bitSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.bitCache.mu.Lock()
-	defer d.bitCache.mu.Unlock()
-	if s := d.bitCache.snap; s != nil && s.generation == gen {
+	d.cache.mu.Lock()
+	defer d.cache.mu.Unlock()
+	if s := d.cache.snap; s != nil && s.generation == gen {
 		return s, nil
 	}
 	s, err := loadBits(ctx, db, gen)
 	if err != nil {
 		return nil, err
 	}
-	d.bitCache.snap = s
+	d.cache.snap = s
 	return s, nil
 }
 
@@ -295,7 +220,7 @@ func (s *bitSnapshot) candidates(q []float32, n int, sources []string, allow map
 	if s.words == 0 {
 		return nil, nil // no vectors
 	}
-	qb := bitVector(q)
+	qb := index.BitVector(q)
 	if (len(qb)+7)/8 != s.words {
 		return nil, fmt.Errorf("a query of %d dimensions for vectors of %d bits", len(q), 64*s.words)
 	}
@@ -418,8 +343,8 @@ func (s *bitSnapshot) candidates(q []float32, n int, sources []string, allow map
 }
 
 // rescore returns the k of the chunks ids nearest to the unit vector q by
-// their float32 vectors, ordered as SearchVectors orders.
-func (d *DB) rescore(ctx context.Context, q []float32, ids []int64, k int) ([]Hit, error) {
+// their float32 vectors, ordered as Search orders.
+func (d *DB) rescore(ctx context.Context, q []float32, ids []int64, k int) ([]index.Hit, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -431,5 +356,5 @@ func (d *DB) rescore(ctx context.Context, q []float32, ids []int64, k int) ([]Hi
 	// every vector.
 	return d.knnHits(ctx, `SELECT v.chunk_id, vec_distance_l2(v.embedding, ?1) AS distance
 		FROM json_each(?2) AS j CROSS JOIN chunks_vec AS v ON v.chunk_id = j.value`,
-		[]any{EncodeVector(q), string(list), k}, "?3")
+		[]any{index.EncodeVector(q), string(list), k}, "?3")
 }

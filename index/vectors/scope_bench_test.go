@@ -1,10 +1,13 @@
-package index
+package vectors
 
 import (
 	"context"
 	"fmt"
 	"math/rand"
 	"testing"
+
+	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/vaultrows"
 )
 
 // BenchmarkSearchScoped: the vector half of a recall limited by a tag or a
@@ -15,12 +18,12 @@ import (
 // with the allowed ids.
 func BenchmarkSearchScoped(b *testing.B) {
 	ctx := context.Background()
-	db := vecDB(b, "scoped-folders-30000-384", 384, func(add func(Update)) {
+	db := vecDB(b, "scoped-folders-30000-384", 384, func(add func(index.Update)) {
 		for i := range 3000 {
 			u := page(fmt.Sprintf("notes/f%d/p%04d.md", i%3, i))
 			for j := range 10 {
 				text := fmt.Sprintf("p%04d %d", i, j)
-				u.Chunks = append(u.Chunks, Chunk{StartLine: j + 1, EndLine: j + 1, Text: text, Hash: text})
+				u.Chunks = append(u.Chunks, index.Chunk{StartLine: j + 1, EndLine: j + 1, Text: text, Hash: text})
 			}
 			add(u)
 		}
@@ -28,7 +31,7 @@ func BenchmarkSearchScoped(b *testing.B) {
 	for i := range 3000 {
 		for _, tag := range []string{"every10", "every100"} {
 			if (tag == "every10" && i%10 == 0) || (tag == "every100" && i%100 == 0) {
-				if _, err := db.db.Exec(`INSERT OR IGNORE INTO page_tags(tag, file_path) VALUES (?, ?)`, tag, fmt.Sprintf("notes/f%d/p%04d.md", i%3, i)); err != nil {
+				if _, err := db.SQL().Exec(`INSERT OR IGNORE INTO page_tags(tag, file_path) VALUES (?, ?)`, tag, fmt.Sprintf("notes/f%d/p%04d.md", i%3, i)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -37,16 +40,16 @@ func BenchmarkSearchScoped(b *testing.B) {
 	r := rand.New(rand.NewSource(5))
 	for _, tt := range []struct {
 		name string
-		sc   Scope
+		sc   vaultrows.Scope
 	}{
-		{"all", Scope{}},
-		{"tag-300-chunks", Scope{Tags: []string{"every100"}}},
-		{"tag-3000-chunks", Scope{Tags: []string{"every10"}}},
-		{"folder-10000-chunks", Scope{Prefix: "notes/f0/"}},
+		{"all", vaultrows.Scope{}},
+		{"tag-300-chunks", vaultrows.Scope{Tags: []string{"every100"}}},
+		{"tag-3000-chunks", vaultrows.Scope{Tags: []string{"every10"}}},
+		{"folder-10000-chunks", vaultrows.Scope{Prefix: "notes/f0/"}},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			for b.Loop() {
-				hits, err := db.SearchVectorsIn(ctx, randomUnit(r, 384), 60, []string{"notebook"}, tt.sc)
+				hits, err := db.SearchIn(ctx, randomUnit(r, 384), 60, []string{"notebook"}, tt.sc)
 				if err != nil || len(hits) != 60 {
 					b.Fatalf("%d hits, %v", len(hits), err)
 				}
