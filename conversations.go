@@ -136,13 +136,14 @@ type HookResponse struct {
 // Agent runtime hook events (Claude Code's hooks).
 const (
 	HookSessionStart = "session-start"
+	HookPrompt       = "prompt" // UserPromptSubmit: the memory context for the prompt
 	HookPreCompact   = "pre-compact"
 	HookSessionEnd   = "session-end"
 	HookStop         = "stop"
 )
 
 // HookEvents are the hook events Hook answers, in the order of a session.
-var HookEvents = []string{HookSessionStart, HookPreCompact, HookSessionEnd, HookStop}
+var HookEvents = []string{HookSessionStart, HookPrompt, HookPreCompact, HookSessionEnd, HookStop}
 
 // CheckHookEvent reports an event Hook does not answer, naming the known
 // ones.

@@ -53,6 +53,3 @@ type RemoveResponse struct {
 	// updated, or was rebuilt): what was written is stored.
 	Warnings []string `json:"warnings,omitempty"`
 }
-
-// ContextRequest asks for the system-prompt block; it has no parameters.
-type ContextRequest struct{}

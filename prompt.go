@@ -1,15 +1,100 @@
 package memhost
 
-// Block is the text an agent puts in its system prompt, and the pages in it.
+// ContextRequest asks for the block an agent puts in its system prompt.
+// With no Query and no Session it is the notebook's block (reference
+// pages, recent daily logs, facts of the most-mentioned entities). With a
+// Query it is the memory context of seed 004 §5.1: the memory tiers
+// searched for it and assembled within Budget tokens, facts first, then
+// episodes, skills and notebook pages, each item once with where it came
+// from. With a Session it is that session's working memory (004 §2.1):
+// the notebook's block, the memory context for the Query (default: the
+// session's last user turn), the last summary checkpoint and the most
+// recent turns that fit.
+type ContextRequest struct {
+	Query   string `json:"query,omitempty"`
+	Session string `json:"session,omitempty"`
+	// Budget is the memory context's tokens; 0: memory.context.budget.
+	Budget int `json:"budget,omitempty"`
+	// Tiers are the tiers searched (ContextTiers); empty: all.
+	Tiers    []string `json:"tiers,omitempty"`
+	PerTier  int      `json:"perTier,omitempty"`  // items a tier may give; 0: memory.context.perTier
+	MinScore *float64 `json:"minScore,omitempty"` // nil: memory.search.minScore
+	// HalfLife turns on time decay: an item's score halves with every
+	// HalfLife of age ("30d", "12h"); "" is memory.context.halfLife (off
+	// by default). Items with no time (notebook pages) keep theirs.
+	HalfLife string `json:"halfLife,omitempty"`
+	// Filters: episodes of one channel (and source in it), facts of one
+	// entity (a slug).
+	Channel  string `json:"channel,omitempty"`
+	SourceID string `json:"sourceId,omitempty"`
+	Entity   string `json:"entity,omitempty"`
+}
+
+// The memory tiers of a ContextRequest, in the order they fill the budget.
+const (
+	TierFacts    = "facts"    // semantic: current facts of entity pages
+	TierEpisodes = "episodes" // episodic: conversation turns and daily logs
+	TierSkills   = "skills"   // procedural: skill pages (skills/)
+	TierNotebook = "notebook" // the other pages of the notebook
+)
+
+// ContextTiers are the tiers, in priority order.
+var ContextTiers = []string{TierFacts, TierEpisodes, TierSkills, TierNotebook}
+
+// ContextResponse is the block: Text to put in the prompt, the pages of
+// the notebook's block (Files), and the items of the memory context.
 type ContextResponse struct {
 	Text  string        `json:"text"`
 	Files []ContextFile `json:"files"`
+	// Set when the request had a Query or a Session.
+	Mode   string        `json:"mode,omitempty"`   // keyword or hybrid, as recall's
+	Reason string        `json:"reason,omitempty"` // why keyword
+	Items  []ContextItem `json:"items,omitempty"`
+	Tokens int           `json:"tokens,omitempty"` // the memory context's estimated tokens
+	Budget int           `json:"budget,omitempty"`
+	// Left are items that matched but did not fit in the budget.
+	Left    int             `json:"left,omitempty"`
+	Working *WorkingContext `json:"working,omitempty"` // with a Session
 }
 
-// File is one page in the block.
+// ContextFile is one page of the notebook's block.
 type ContextFile struct {
 	Path      string `json:"path"`
 	Chars     int    `json:"chars"` // characters included
 	Truncated bool   `json:"truncated"`
 	Omitted   bool   `json:"omitted"` // left out: the total limit was reached
+}
+
+// ContextItem is one memory in the context, with where it came from: a
+// fact's entity page and line, a turn's session and turn ids, a page's
+// path and lines.
+type ContextItem struct {
+	Tier      string   `json:"tier"`
+	Text      string   `json:"text"`
+	Path      string   `json:"path"`
+	Lines     Lines    `json:"lines"`
+	Session   string   `json:"session,omitempty"`
+	Turns     []string `json:"turns,omitempty"`
+	Timestamp string   `json:"timestamp,omitempty"` // a turn's time, a fact's last confirmation, a daily log's day
+	Score     float64  `json:"score"`               // after time decay
+	Tokens    int      `json:"tokens"`
+}
+
+// WorkingContext is a session's working memory within the budgets of
+// memory.context.working: the notebook's block (System), the last summary
+// checkpoint and the most recent turns that fit, oldest first.
+type WorkingContext struct {
+	Session      string `json:"session"`
+	SystemTokens int    `json:"systemTokens"`
+	Checkpoint   string `json:"checkpoint,omitempty"`
+	// Turns are the recent turns that fit; Dropped counts the older ones
+	// of the working context that did not.
+	Turns      []Turn `json:"turns"`
+	TurnTokens int    `json:"turnTokens"`
+	Dropped    int    `json:"dropped"`
+	// CompactionDue is set when the recent turns exceed
+	// memory.context.working.compactAt tokens (004: 35,000): summarise the
+	// oldest half (session compact --summarize).
+	CompactionDue bool `json:"compactionDue"`
+	Tokens        int  `json:"tokens"` // all of it
 }

@@ -113,6 +113,7 @@ func BenchmarkNotebook(b *testing.B) {
 			searchOnly := benchHost(b, dir, false)
 			searchOnly.idx.Close()
 			searchOnly.idx = h.idx // the same index, without the stale check
+			searchOnly.vecs = h.vecs
 
 			for _, c := range []struct {
 				name    string
@@ -138,6 +139,21 @@ func BenchmarkNotebook(b *testing.B) {
 					}
 				})
 			}
+			// The memory context (every tier, the default budget) of the
+			// same queries: four keyword searches and the facts'.
+			b.Run("context", func(b *testing.B) {
+				for range b.N {
+					var ds []time.Duration
+					for _, q := range content {
+						start := time.Now()
+						if _, err := h.Context(ctx, memhost.ContextRequest{Query: q}); err != nil {
+							b.Fatal(err)
+						}
+						ds = append(ds, time.Since(start))
+					}
+					percentiles(b, ds, "")
+				}
+			})
 		})
 	}
 }

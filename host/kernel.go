@@ -90,9 +90,9 @@ func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
 	return k.h.providers.Generator(ctx)
 }
 
-// Context is the system-prompt block (the Context operation).
-func (k kernel) Context(ctx context.Context) (memhost.ContextResponse, error) {
-	return k.h.Context(ctx, memhost.ContextRequest{})
+// Context is the Context operation.
+func (k kernel) Context(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error) {
+	return k.h.Context(ctx, req)
 }
 
 // RecheckConfig reads config.yaml again.

@@ -101,13 +101,18 @@ func (h *Host) Remove(ctx context.Context, req memhost.RemoveRequest) (out memho
 	return resp, nil
 }
 
-// Prompt block types, from package prompt.
-type ()
-
 // Context assembles the block an agent puts in its system prompt (see
 // prompt.Build): reference pages, then today's and recent daily logs,
 // then the current facts of the most-mentioned entities (contextFacts).
-func (h *Host) Context(ctx context.Context, _ memhost.ContextRequest) (memhost.ContextResponse, error) {
+// With a query it is the memory context instead (recall.MemoryContext),
+// with a session that session's working memory (SessionService.Working).
+func (h *Host) Context(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error) {
+	switch {
+	case req.Session != "":
+		return h.SessionService.Working(ctx, req)
+	case req.Query != "" || req.Budget != 0 || len(req.Tiers) > 0:
+		return h.RecallService.MemoryContext(ctx, req)
+	}
 	b, err := prompt.Build(h.notebook, h.config().Memory.Prompt, h.now().In(h.loc()))
 	if err != nil {
 		return b, err

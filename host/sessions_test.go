@@ -280,6 +280,17 @@ func TestHooks(t *testing.T) {
 	if json.Unmarshal(out, &start) != nil || start.HookSpecificOutput.HookEventName != "SessionStart" || !strings.Contains(start.HookSpecificOutput.AdditionalContext, "555-1234") {
 		t.Errorf("session-start answer: %s", out)
 	}
+	out, err = hook(ctx, h, memhost.HookPrompt, payload("prompt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if json.Unmarshal(out, &start) != nil || start.HookSpecificOutput.HookEventName != "UserPromptSubmit" ||
+		!strings.Contains(start.HookSpecificOutput.AdditionalContext, "# Memory context") || !strings.Contains(start.HookSpecificOutput.AdditionalContext, "555-1234") {
+		t.Errorf("prompt answer: %s", out)
+	}
+	if out, err := hook(ctx, h, memhost.HookPrompt, []byte(`{"session_id": "x", "prompt": "?!"}`)); err != nil || string(out) != `{"suppressOutput":true}` {
+		t.Errorf("a prompt with no searchable word: %s, %v", out, err)
+	}
 	out, err = hook(ctx, h, memhost.HookPreCompact, payload("pre-compact"))
 	if err != nil {
 		t.Fatal(err)

@@ -211,6 +211,13 @@ func TestCallEachTool(t *testing.T) {
 		t.Fatalf("context: %+v", block)
 	}
 
+	var mem memhost.ContextResponse
+	res = call(t, cs, "context", map[string]any{"query": "platypus tour", "tiers": []string{"episodes"}, "budget": 200})
+	structured(t, res, &mem)
+	if len(mem.Items) != 1 || mem.Items[0].Session != "s1" || mem.Tokens > 200 || text(res) != mem.Text {
+		t.Fatalf("context for a query: %+v", mem)
+	}
+
 	var st memhost.StatusResponse
 	res = call(t, cs, "memory_status", nil)
 	structured(t, res, &st)
@@ -249,6 +256,8 @@ func TestBadInput(t *testing.T) {
 		{"file as a path", "remember", map[string]any{"content": "x", "file": "../x"}, []string{"file"}},
 		{"unknown session", "conversation_search", map[string]any{"query": "x", "session": "nope"}, []string{"session", "nope"}},
 		{"bad date", "conversation_search", map[string]any{"query": "x", "since": "yesterday"}, []string{"since"}},
+		{"unknown tier", "context", map[string]any{"query": "x", "tiers": []string{"dreams"}}, []string{"tiers"}},
+		{"bad half-life", "context", map[string]any{"query": "x", "halfLife": "soon"}, []string{"half-life", "soon"}},
 	}
 	for _, tt := range tests {
 		res := call(t, cs, tt.tool, tt.args)

@@ -69,6 +69,20 @@ type ConversationSearchArgs struct {
 	SourceID   string `json:"sourceId,omitempty" jsonschema:"only turns from this chat or contact in the channel (needs channel)"`
 }
 
+// ContextArgs are context's arguments: none for the notebook's block.
+type ContextArgs struct {
+	Query    string   `json:"query,omitempty" jsonschema:"assemble the memory context for this text (the conversation's topic or the user's last message)"`
+	Session  string   `json:"session,omitempty" jsonschema:"a session's working memory: the block, the memory for query (default its last user turn), its summary and recent turns"`
+	Budget   int      `json:"budget,omitempty" jsonschema:"tokens of the memory context (default 5000)"`
+	Tiers    []string `json:"tiers,omitempty" jsonschema:"tiers to search, filled in this order: facts, episodes, skills, notebook (default all)"`
+	PerTier  int      `json:"perTier,omitempty" jsonschema:"items a tier may give (default 20)"`
+	MinScore *float64 `json:"minScore,omitempty" jsonschema:"drop memories scoring below this, 0..1"`
+	HalfLife string   `json:"halfLife,omitempty" jsonschema:"weigh recent memories higher: a score halves with each half-life of age, e.g. 30d (default off)"`
+	Channel  string   `json:"channel,omitempty" jsonschema:"only episodes from this channel"`
+	SourceID string   `json:"sourceId,omitempty" jsonschema:"only episodes from this chat or contact in the channel (needs channel)"`
+	Entity   string   `json:"entity,omitempty" jsonschema:"only facts of this entity (its slug)"`
+}
+
 // NoArgs is the arguments of tools that take none.
 type NoArgs struct{}
 
@@ -119,11 +133,18 @@ func (s *srv) addTools() {
 		})
 
 	add(s, &mcpsdk.Tool{Name: "context", Title: "Memory context", Annotations: read,
-		Description: "The memory block for a system prompt: every reference page and the recent daily logs, within the configured size limits. " +
-			"Call it at the start of a session when your runtime has not given it to you."},
-		nil, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, _ NoArgs) (memhost.ContextResponse, string, error) {
-			r, err := s.ops.Context(ctx, memhost.ContextRequest{})
+		Description: "Without arguments, the memory block for a system prompt: every reference page and the recent daily logs, within the configured size limits; " +
+			"call it at the start of a session when your runtime has not given it to you. " +
+			"With a query, the memories that bear on it from every tier (facts, then conversation episodes and daily logs, skills, notebook pages), each once with its source, within a token budget (default 5000). " +
+			"With a session, that session's working memory."},
+		func(sc *jsonschema.Schema) {
+			sc.Properties["tiers"].Items.Enum = []any{memhost.TierFacts, memhost.TierEpisodes, memhost.TierSkills, memhost.TierNotebook}
+			sc.Properties["budget"].Minimum, sc.Properties["perTier"].Minimum = ptr(1.0), ptr(1.0)
+			sc.Properties["minScore"].Minimum, sc.Properties["minScore"].Maximum = ptr(0.0), ptr(1.0)
+		}, nil,
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a ContextArgs) (memhost.ContextResponse, string, error) {
+			r, err := s.ops.Context(ctx, memhost.ContextRequest{Query: a.Query, Session: a.Session, Budget: a.Budget, Tiers: a.Tiers, PerTier: a.PerTier,
+				MinScore: a.MinScore, HalfLife: a.HalfLife, Channel: a.Channel, SourceID: a.SourceID, Entity: a.Entity})
 			return r, r.Text, err
 		})
 

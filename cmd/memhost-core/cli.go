@@ -24,7 +24,7 @@ import (
 
 // fieldFlags names the flag of a request field whose flag is named
 // otherwise.
-var fieldFlags = map[string]string{"sourceId": "source"}
+var fieldFlags = map[string]string{"sourceId": "source", "halfLife": "half-life", "perTier": "per-tier", "minScore": "min-score"}
 
 // flagValueUsage makes a refused flag value a usage error (exit 2) when the
 // operation names the flag as the bad field (recall --sources web): the

@@ -590,6 +590,12 @@ func goldenDailyContext(t *testing.T) {
 	g.run("context")
 	g.run("recall", "sarah")
 	g.run("recall", "sarah", "--sources", "daily")
+	g.run("context", "--query", "sarah", "--budget", "300")
+	g.run("context", "--query", "sarah lantern", "--tiers", "episodes", "--per-tier", "1")
+	g.run("context", "--query", "sarah", "--budget", "3")
+	g.run("context", "--query", "sarah", "--tiers", "dreams")
+	g.run("context", "--query", "sarah", "--half-life", "soon")
+	g.run("context", "--budget", "300")
 	g.check("daily-context")
 }
 

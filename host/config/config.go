@@ -66,6 +66,7 @@ type Memory struct {
 	Search     Search     `yaml:"search"`
 	Prompt     Prompt     `yaml:"prompt"`
 	Compaction Compaction `yaml:"compaction"`
+	Context    Context    `yaml:"context"`
 	Generator  Generator  `yaml:"generator"`
 }
 
@@ -172,6 +173,7 @@ func Default() Config {
 			Search:      Search{MaxResults: 15, MinScore: 0.25, Fusion: FusionLinear, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 1},
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000, MaxFactsChars: 2000},
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
+			Context:     DefaultContext(),
 			Generator:   DefaultGenerator(),
 		},
 		Server:     Server{Listen: DefaultListen},
@@ -497,6 +499,9 @@ func (c Config) Validate() error {
 		return bad("memory.prompt.maxFactsChars", "must not be negative")
 	}
 	if err := c.Health.validate(); err != nil {
+		return err
+	}
+	if err := m.Context.validate(); err != nil {
 		return err
 	}
 	if err := m.Generator.validate(); err != nil {

@@ -152,10 +152,12 @@ type hookInput struct {
 	Source         string `json:"source"`  // SessionStart: startup | resume | clear | compact
 	Trigger        string `json:"trigger"` // PreCompact: manual | auto
 	Reason         string `json:"reason"`  // SessionEnd
+	Prompt         string `json:"prompt"`  // UserPromptSubmit
 }
 
 // Hook answers an agent runtime's hook. session-start gives memhost's
-// context as additional context; pre-compact stores the transcript so far,
+// context as additional context, prompt the memory context for the user's
+// prompt (nothing when no memory matches it); pre-compact stores the transcript so far,
 // records a flush and reminds the agent to write durable memories;
 // session-end and stop store the transcript they name.
 func (cs *SessionService) Hook(ctx context.Context, req memhost.HookRequest) (memhost.HookResponse, error) {
@@ -175,13 +177,24 @@ func (cs *SessionService) Hook(ctx context.Context, req memhost.HookRequest) (me
 	var out any
 	switch req.Event {
 	case memhost.HookSessionStart:
-		c, err := cs.k.Context(ctx)
+		c, err := cs.k.Context(ctx, memhost.ContextRequest{})
 		if err != nil {
 			return memhost.HookResponse{}, err
 		}
 		out = map[string]any{"hookSpecificOutput": map[string]any{
 			"hookEventName": "SessionStart", "additionalContext": c.Text,
 		}}
+	case memhost.HookPrompt:
+		c, err := cs.k.Context(ctx, memhost.ContextRequest{Query: in.Prompt})
+		if err != nil && fault.KindOf(err) != fault.BadInput { // a prompt with no searchable word
+			return memhost.HookResponse{}, err
+		}
+		out = map[string]any{"suppressOutput": true}
+		if c.Text != "" {
+			out = map[string]any{"hookSpecificOutput": map[string]any{
+				"hookEventName": "UserPromptSubmit", "additionalContext": c.Text,
+			}}
+		}
 	case memhost.HookPreCompact:
 		if err := need("transcript_path", in.TranscriptPath); err != nil {
 			return memhost.HookResponse{}, err

@@ -8,6 +8,7 @@ package conversations
 
 import (
 	"context"
+	"time"
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
@@ -19,13 +20,15 @@ import (
 type Kernel interface {
 	Sessions() *sessions.Store
 	Config() *config.Config
+	Location() *time.Location
 	IndexWritten(ctx context.Context, rels ...string) []string
 	Wrote(err *error, change func() memhost.Change)
 	// Generator is the configured generator plugin, held until release.
 	Generator(ctx context.Context) (sdk.Generator, func(), error)
-	// Context is the block an agent puts in its system prompt (the
-	// session-start hook answers with it).
-	Context(ctx context.Context) (memhost.ContextResponse, error)
+	// Context is the Context operation: the block an agent puts in its
+	// system prompt (the session-start hook answers with it), or the
+	// memory context for a query.
+	Context(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error)
 }
 
 // SessionService runs the conversation operations.

@@ -56,6 +56,22 @@ type Response struct {
 	KeywordOnly int `json:"keywordOnly,omitempty"`
 	// Mixed holds the same figures in the crowded home (Request.Mixed).
 	Mixed *Figures `json:"mixed,omitempty"`
+	// Context measures the memory context (Host.Context with the
+	// question as its query: every tier, the home's budget, per-tier limit
+	// and min score, as a user gets it) beside the conversation search
+	// above.
+	Context ContextFigures `json:"context"`
+}
+
+// ContextFigures are the share of each question's evidence turns that the
+// memory context holds, overall and by category, and its mean size.
+type ContextFigures struct {
+	Budget     int                `json:"budget"`
+	PerTier    int                `json:"perTier"`
+	Recall     float64            `json:"recall"`
+	ByCategory map[string]float64 `json:"byCategory"`
+	Turns      float64            `json:"turns"`  // mean transcript turns in it
+	Tokens     float64            `json:"tokens"` // mean estimated tokens
 }
 
 // Figures are the recall of one kind of home.
@@ -66,8 +82,9 @@ type Figures struct {
 	// DailyPages is how many daily-log pages of other people's talk each
 	// conversation's home held besides its own sessions, summed over the
 	// conversations; DailyChunks their indexed chunks, summed likewise.
-	DailyPages  int `json:"dailyPages"`
-	DailyChunks int `json:"dailyChunks"`
+	DailyPages  int            `json:"dailyPages"`
+	DailyChunks int            `json:"dailyChunks"`
+	Context     ContextFigures `json:"context"`
 }
 
 // tally sums recall@k over questions, overall, by category and by
@@ -80,10 +97,13 @@ type tally struct {
 	catN  map[int]int
 	conv  map[string]map[int]float64
 	convN map[string]int
+	// The memory context's: evidence share, by category, turns, tokens.
+	ctxSum, ctxTurns, ctxTokens float64
+	ctxCat                      map[int]float64
 }
 
 func newTally(ks []int) *tally {
-	return &tally{ks: ks, sums: map[int]float64{}, cat: map[int]map[int]float64{}, catN: map[int]int{}, conv: map[string]map[int]float64{}, convN: map[string]int{}}
+	return &tally{ks: ks, sums: map[int]float64{}, cat: map[int]map[int]float64{}, catN: map[int]int{}, conv: map[string]map[int]float64{}, convN: map[string]int{}, ctxCat: map[int]float64{}}
 }
 
 func (t *tally) add(q evalQuery, ranked []string) {
@@ -104,8 +124,23 @@ func (t *tally) add(q evalQuery, ranked []string) {
 	}
 }
 
+// addContext counts one question's memory context: the turns it holds
+// and its tokens (add counted the question).
+func (t *tally) addContext(q evalQuery, turns []string, tokens int) {
+	rec := evidenceRecall(q.Evidence, turns, len(turns))
+	t.ctxSum += rec
+	t.ctxCat[q.Category] += rec
+	t.ctxTurns += float64(len(turns))
+	t.ctxTokens += float64(tokens)
+}
+
 func (t *tally) figures() Figures {
 	f := Figures{Recall: meanRecall(t.ks, t.sums, t.n), ByCategory: map[string]map[string]float64{}, ByConversation: map[string]map[string]float64{}}
+	n := float64(max(t.n, 1))
+	f.Context = ContextFigures{Recall: round3(t.ctxSum / n), ByCategory: map[string]float64{}, Turns: round3(t.ctxTurns / n), Tokens: round3(t.ctxTokens / n)}
+	for c, sum := range t.ctxCat {
+		f.Context.ByCategory[strconv.Itoa(c)] = round3(sum / float64(t.catN[c]))
+	}
 	for c, m := range t.cat {
 		f.ByCategory[strconv.Itoa(c)] = meanRecall(t.ks, m, t.catN[c])
 	}
@@ -149,6 +184,9 @@ func Run(ctx context.Context, h *host.Host, req Request) (Response, error) {
 	}
 	resp := Response{}
 	clean, mixed := newTally(ks), newTally(ks)
+	// The home's own min score: the eval's homes rank everything for
+	// recall@k, but the memory context is measured as a user gets it.
+	userMinScore := h.Config().Memory.Search.MinScore
 	var crowd Figures
 	ask := func(sub *host.Host, q evalQuery, t *tally) error {
 		r, err := sub.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: q.Question, MaxResults: ks[len(ks)-1]})
@@ -165,6 +203,15 @@ func Run(ctx context.Context, h *host.Host, req Request) (Response, error) {
 			ranked = append(ranked, res.Turns...)
 		}
 		t.add(q, ranked)
+		c, err := sub.Context(ctx, memhost.ContextRequest{Query: q.Question, MinScore: &userMinScore})
+		if err != nil {
+			return fmt.Errorf("question %s, memory context: %w", q.ID, err)
+		}
+		var turns []string
+		for _, it := range c.Items {
+			turns = append(turns, it.Turns...)
+		}
+		t.addContext(q, turns, c.Tokens)
 		return nil
 	}
 	for _, conv := range convs {
@@ -213,10 +260,13 @@ func Run(ctx context.Context, h *host.Host, req Request) (Response, error) {
 		resp.Model = "none (keyword only)"
 	}
 	f := clean.figures()
-	resp.Recall, resp.ByCategory, resp.ByConversation = f.Recall, f.ByCategory, f.ByConversation
+	resp.Recall, resp.ByCategory, resp.ByConversation, resp.Context = f.Recall, f.ByCategory, f.ByConversation, f.Context
+	cfg := h.Config().Memory.Context
+	resp.Context.Budget, resp.Context.PerTier = cfg.Budget, cfg.PerTier
 	if req.Mixed {
 		m := mixed.figures()
 		m.DailyPages, m.DailyChunks = crowd.DailyPages, crowd.DailyChunks
+		m.Context.Budget, m.Context.PerTier = resp.Context.Budget, resp.Context.PerTier
 		resp.Mixed = &m
 	}
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000

@@ -41,6 +41,12 @@ func TestEval(t *testing.T) {
 	if r.Turns != 5 {
 		t.Errorf("turns indexed: %d", r.Turns)
 	}
+	// The memory context of each question holds its evidence but q1's
+	// second turn, which scores under the home's min score (0.25): the
+	// context is measured as a user gets it, recall@k over everything.
+	if c := r.Context; c.Recall != round3(2.5/3) || c.ByCategory["2"] != 0.5 || c.Budget != 5000 || c.PerTier != 20 || c.Turns == 0 || c.Tokens == 0 || c.Tokens > 5000 {
+		t.Errorf("context figures: %+v", c)
+	}
 	if r.Mixed != nil {
 		t.Errorf("mixed figures without Mixed: %+v", r.Mixed)
 	}

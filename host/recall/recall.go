@@ -11,20 +11,19 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memhost/memhost/host/indexer"
-	"github.com/memhost/memhost/index/ftstext"
-	"github.com/memhost/memhost/index/vaultrows"
-	"github.com/memhost/memhost/index/vectors"
-	"github.com/memhost/memhost/internal/origin"
-
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/search"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/index/ftstext"
+	"github.com/memhost/memhost/index/vaultrows"
+	"github.com/memhost/memhost/index/vectors"
+	"github.com/memhost/memhost/internal/origin"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -79,7 +78,9 @@ func (s *RecallService) Recall(ctx context.Context, req memhost.RecallRequest) (
 	}
 	var ranked []search.Scored
 	err = s.k.WithIndex(ctx, func() (err error) {
-		ranked, err = s.rank(ctx, search.Query{Text: req.Query, Sources: sources, Scope: scope, N: max(50, 4*limit)}, &resp.Mode, &resp.Reason, &resp.Timing)
+		qv := s.queryVector(req.Query)
+		defer qv.release()
+		ranked, err = s.rank(ctx, search.Query{Text: req.Query, Sources: sources, Scope: scope, N: max(50, 4*limit)}, qv, &resp.Mode, &resp.Reason, &resp.Timing)
 		return err
 	})
 	if err != nil {
@@ -127,23 +128,25 @@ func (s *RecallService) Recall(ctx context.Context, req memhost.RecallRequest) (
 // MaxRecallFacts is the most facts recall's FACTS group holds.
 const MaxRecallFacts = 5
 
-// rank runs BM25 and, when a provider is ready, the vector search, and
-// returns the fused ranking, best first; mode, reason and timing are set.
-func (s *RecallService) rank(ctx context.Context, q search.Query, mode, why *string, timing *memhost.Timing) ([]search.Scored, error) {
+// rank runs BM25 and, when a provider is ready, the vector search with
+// the query's vector (qv: the query of q, embedded once for the searches
+// that share it), and returns the fused ranking, best first; mode, reason
+// and timing are set.
+func (s *RecallService) rank(ctx context.Context, q search.Query, qv *queryVector, mode, why *string, timing *memhost.Timing) ([]search.Scored, error) {
 	ftsStart := time.Now()
 	bm25, ranked, err := search.Keyword(ctx, s.k.Index(), q)
-	timing.FtsMs = ms(time.Since(ftsStart))
+	timing.FtsMs += ms(time.Since(ftsStart))
 	if err != nil {
 		return nil, err
 	}
 	vecStart := time.Now()
 	*mode = memhost.ModeKeyword
-	if fused, err := s.hybridRank(ctx, q, bm25); err != nil {
+	if fused, err := s.hybridRank(ctx, q, qv, bm25); err != nil {
 		*why = embedq.Reason(err)
 	} else {
 		ranked, *mode, *why = fused, memhost.ModeHybrid, ""
 	}
-	timing.VectorMs = ms(time.Since(vecStart))
+	timing.VectorMs += ms(time.Since(vecStart))
 	if len(q.Sources) == 1 && q.Sources[0] == sessions.Source {
 		// A search of the transcripts alone (conversation-search, recall
 		// --sources sessions): a turn counts with its session's best, and
@@ -157,25 +160,61 @@ func (s *RecallService) rank(ctx context.Context, q search.Query, mode, why *str
 // hitSpeaker is who said a transcript hit ("" when the turn names no one).
 func hitSpeaker(h index.Hit) string { return sessions.MetaSpeaker(h.Meta) }
 
-// hybridRank embeds the query and fuses the vector search with the BM25
-// hits. Any error means keyword results stand, and says why.
-func (s *RecallService) hybridRank(ctx context.Context, q search.Query, bm25 []index.Hit) ([]search.Scored, error) {
-	sem, err := s.k.Queue().ForSearch(ctx)
+// hybridRank fuses the vector search for qv with the BM25 hits. Any error
+// means keyword results stand, and says why.
+func (s *RecallService) hybridRank(ctx context.Context, q search.Query, qv *queryVector, bm25 []index.Hit) ([]search.Scored, error) {
+	v, err := qv.get(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer sem.Release()
-	cfg := s.k.Config()
-	timeout := time.Duration(cfg.Memory.Embedding.QueryTimeoutMs) * time.Millisecond
-	qv, err := sem.Provider.EmbedWithin(ctx, []string{q.Text}, sdk.KindQuery, timeout)
-	if err != nil {
-		return nil, &embedq.NotReadyError{Reason: err.Error()}
-	}
-	fused, err := search.Hybrid(ctx, s.k.Vectors(), cfg.Memory.Search, q, qv[0], bm25)
+	fused, err := search.Hybrid(ctx, s.k.Vectors(), s.k.Config().Memory.Search, q, v, bm25)
 	if err != nil {
 		return nil, &embedq.NotReadyError{Reason: err.Error()}
 	}
 	return fused, nil
+}
+
+// queryVector is a query embedded once for every search that uses it,
+// with the provider held (so the index's vectors stay those of its model)
+// until release.
+type queryVector struct {
+	s    *RecallService
+	text string
+	done bool
+	v    []float32
+	sem  *embedq.Semantic
+	err  error
+}
+
+func (s *RecallService) queryVector(text string) *queryVector { return &queryVector{s: s, text: text} }
+
+// get embeds the query the first time, and returns that vector or why
+// there is none every time.
+func (qv *queryVector) get(ctx context.Context) ([]float32, error) {
+	if qv.done {
+		return qv.v, qv.err
+	}
+	qv.done = true
+	qv.sem, qv.err = qv.s.k.Queue().ForSearch(ctx)
+	if qv.err != nil {
+		return nil, qv.err
+	}
+	timeout := time.Duration(qv.s.k.Config().Memory.Embedding.QueryTimeoutMs) * time.Millisecond
+	v, err := qv.sem.Provider.EmbedWithin(ctx, []string{qv.text}, sdk.KindQuery, timeout)
+	if err != nil {
+		qv.err = &embedq.NotReadyError{Reason: err.Error()}
+		return nil, qv.err
+	}
+	qv.v = v[0]
+	return qv.v, nil
+}
+
+// release lets the provider go.
+func (qv *queryVector) release() {
+	if qv.sem != nil {
+		qv.sem.Release()
+		qv.sem = nil
+	}
 }
 
 // ConversationSearch searches the transcripts, hybrid when a provider is
@@ -225,7 +264,9 @@ func (s *RecallService) ConversationSearch(ctx context.Context, req memhost.Conv
 	}
 	var ranked []search.Scored
 	err = s.k.WithIndex(ctx, func() (err error) {
-		ranked, err = s.rank(ctx, search.Query{Text: req.Query, Sources: []string{sessions.Source}, Path: path, N: n}, &resp.Mode, &resp.Reason, &resp.Timing)
+		qv := s.queryVector(req.Query)
+		defer qv.release()
+		ranked, err = s.rank(ctx, search.Query{Text: req.Query, Sources: []string{sessions.Source}, Path: path, N: n}, qv, &resp.Mode, &resp.Reason, &resp.Timing)
 		return err
 	})
 	if err != nil {
@@ -287,6 +328,7 @@ type Kernel interface {
 	Queue() *embedq.Queue
 	Sessions() *sessions.Store
 	Location() *time.Location
+	Now() time.Time
 	WithIndex(ctx context.Context, fn func() error) error
 	SyncBeforeSearch(ctx context.Context) error
 	SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]memhost.FactRow, error)

@@ -10,7 +10,9 @@ import (
 	"github.com/memhost/memhost/host/fault"
 )
 
-func turnTokens(t memhost.Turn) int {
+// TurnTokens is a turn's tokens: its own count when it has one, else the
+// estimate of its content.
+func TurnTokens(t memhost.Turn) int {
 	if t.TokenCount > 0 {
 		return t.TokenCount
 	}
@@ -25,7 +27,7 @@ func (s *Store) Tokens(session string) (memhost.SessionTokens, error) {
 	}
 	resp := memhost.SessionTokens{Session: session, Compactions: tr.Compactions, LastCompacted: tr.LastCompacted}
 	for _, t := range tr.Working() {
-		resp.Tokens += turnTokens(t)
+		resp.Tokens += TurnTokens(t)
 		if t.Type != "compaction" {
 			resp.Turns++
 		}

@@ -29,9 +29,9 @@ func (s *Store) ToCompact(session string, keepRecent int) (Pending, error) {
 		work = work[1:]
 	}
 	keep, kept := len(work), 0
-	for keep > 0 && kept+turnTokens(work[keep-1]) <= keepRecent {
+	for keep > 0 && kept+TurnTokens(work[keep-1]) <= keepRecent {
 		keep--
-		kept += turnTokens(work[keep])
+		kept += TurnTokens(work[keep])
 	}
 	p.Turns, p.KeptTokens = work[:keep], kept
 	if len(p.Turns) == 0 {

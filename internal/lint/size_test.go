@@ -14,7 +14,9 @@ import (
 const maxPackageLines = 1500
 
 // oversize lists the packages allowed past maxPackageLines, each with why.
-var oversize = map[string]string{}
+var oversize = map[string]string{
+	".": "the domain vocabulary: every request and response of the API in one package, as DESIGN.md lays out, two-fifths of it field documentation",
+}
 
 // TestPackageSize fails when a package holds more than maxPackageLines
 // non-test lines of code not generated.

@@ -404,6 +404,19 @@ func TestBrowserEndToEnd(t *testing.T) {
 	)
 	run(t, ctx, "search screen", chromedp.Navigate(url+"/ui/search?q=sarah+phone"), chromedp.WaitVisible(css("#results .group")))
 	shot(t, ctx, "search")
+	// All tiers: the memory context an agent gets, a group a tier, and
+	// ticking the box while typing asks for it.
+	run(t, ctx, "all tiers",
+		chromedp.Navigate(url+"/ui/search?q=sarah+phone"),
+		chromedp.WaitVisible(css("#results .group")),
+		chromedp.Click(css("#with-tiers")),
+		waitText("#context-budget", "of 5000 tokens"),
+		waitText(`#results .group[data-group="NOTEBOOK"]`, "reference/contacts.md"),
+	)
+	tiers := get(t, ctx, "tier groups", chromedp.Evaluate[[]string](`[...document.querySelectorAll("#results .group")].map(g => g.dataset.group)`))
+	if strings.Join(tiers, ",") != "FACTS,EPISODES,SKILLS,NOTEBOOK" {
+		t.Errorf("tier groups %q", tiers)
+	}
 
 	// Live: a page edited on disk shows without a reload.
 	run(t, ctx, "open shopping", chromedp.Navigate(url+"/ui/page/lists/shopping.md"), waitText("#live", "live"))

@@ -619,7 +619,9 @@ func (d *Dashboard) delete(w http.ResponseWriter, r *http.Request) {
 type searchBody struct {
 	Query    string
 	Sessions bool
+	Tiers    bool // the memory context: every tier within the budget
 	Resp     *memhost.RecallResponse
+	Context  *memhost.ContextResponse
 	Groups   []resultGroup
 	Err      string
 }
@@ -635,10 +637,13 @@ type markedResult struct {
 	URL    string
 }
 
-func (d *Dashboard) searchData(ctx context.Context, q string, withSessions bool) searchBody {
-	b := searchBody{Query: q, Sessions: withSessions}
+func (d *Dashboard) searchData(ctx context.Context, q string, withSessions, tiers bool) searchBody {
+	b := searchBody{Query: q, Sessions: withSessions, Tiers: tiers}
 	if strings.TrimSpace(q) == "" {
 		return b
+	}
+	if tiers {
+		return d.contextData(ctx, b)
 	}
 	req := memhost.RecallRequest{Query: q}
 	if withSessions {
@@ -675,16 +680,47 @@ func (d *Dashboard) searchData(ctx context.Context, q string, withSessions bool)
 	return b
 }
 
+// contextData is the memory context for b's query (Host.Context), a
+// group a tier, in the order they fill the budget.
+func (d *Dashboard) contextData(ctx context.Context, b searchBody) searchBody {
+	resp, err := d.h.Context(ctx, memhost.ContextRequest{Query: b.Query})
+	if err != nil {
+		b.Err = err.Error()
+		return b
+	}
+	b.Context = &resp
+	terms := queryTerms(b.Query)
+	for _, tier := range memhost.ContextTiers {
+		g := resultGroup{Name: strings.ToUpper(tier)}
+		for _, it := range resp.Items {
+			if it.Tier != tier {
+				continue
+			}
+			m := markedResult{Result: memhost.Result{Path: it.Path, Score: it.Score, Lines: it.Lines, Session: it.Session, Turns: it.Turns}, Marked: mark(it.Text, terms)}
+			m.URL = pagehtml.PageURL(it.Path) + fmt.Sprintf("#L%d-%d", it.Lines.Start, max(it.Lines.End, it.Lines.Start))
+			if it.Session != "" {
+				m.URL = "/ui/session/" + it.Session
+				if len(it.Turns) > 0 {
+					m.URL += "#turn-" + it.Turns[0]
+				}
+			}
+			g.Results = append(g.Results, m)
+		}
+		b.Groups = append(b.Groups, g)
+	}
+	return b
+}
+
 func (d *Dashboard) search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query().Get("q")
-	b := d.searchData(r.Context(), q, r.URL.Query().Get("sessions") != "")
+	b := d.searchData(r.Context(), q, r.URL.Query().Get("sessions") != "", r.URL.Query().Get("tiers") != "")
 	d.render(w, r, "search.html", layout{Title: "Search", Nav: "search", Query: q, Body: b})
 }
 
 // searchFragment is the results alone, for search as you type.
 func (d *Dashboard) searchFragment(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	b := d.searchData(r.Context(), r.URL.Query().Get("q"), r.URL.Query().Get("sessions") != "")
+	b := d.searchData(r.Context(), r.URL.Query().Get("q"), r.URL.Query().Get("sessions") != "", r.URL.Query().Get("tiers") != "")
 	w.Header().Set("Server-Timing", fmt.Sprintf("search;dur=%.1f", float64(time.Since(start).Microseconds())/1000))
 	d.fragment(w, "results", b)
 }

@@ -53,10 +53,11 @@ async function refreshMain() {
 
 let searchCtl;
 const runSearch = debounce(async () => {
-  const q = $("#q"), withSessions = $("#with-sessions");
+  const q = $("#q"), withSessions = $("#with-sessions"), withTiers = $("#with-tiers");
   if (!q) return;
   const params = new URLSearchParams({ q: q.value });
   if (withSessions && withSessions.checked) params.set("sessions", "1");
+  if (withTiers && withTiers.checked) params.set("tiers", "1");
   if (searchCtl) searchCtl.abort();
   searchCtl = new AbortController();
   try {
@@ -71,7 +72,7 @@ document.addEventListener("input", (e) => {
   if (e.target.id === "q") runSearch();
   if (e.target.id === "text") runPreview();
 });
-document.addEventListener("change", (e) => { if (e.target.id === "with-sessions") runSearch(); });
+document.addEventListener("change", (e) => { if (e.target.id === "with-sessions" || e.target.id === "with-tiers") runSearch(); });
 
 // ---- Page view: lines, editor ----
 

@@ -215,12 +215,41 @@ func (a cmds) context(ctx context.Context, cmd *cli.Command) error {
 	if err := cmdapp.NoArgs(cmd); err != nil {
 		return err
 	}
+	req := mh.ContextRequest{Query: cmd.String("query"), Session: cmd.String("session"), Budget: cmd.Int("budget"), PerTier: cmd.Int("per-tier"),
+		HalfLife: cmd.String("half-life"), Channel: cmd.String("channel"), SourceID: cmd.String("source"), Entity: cmd.String("entity")}
+	if cmd.IsSet("budget") && req.Budget < 1 {
+		return cmdapp.Usagef("--budget must be at least 1, got %d", req.Budget)
+	}
+	if cmd.IsSet("per-tier") && req.PerTier < 1 {
+		return cmdapp.Usagef("--per-tier must be at least 1, got %d", req.PerTier)
+	}
+	if cmd.IsSet("min-score") {
+		m := cmd.Float("min-score")
+		req.MinScore = &m
+	}
+	if s := cmd.String("tiers"); s != "" {
+		for _, t := range strings.Split(s, ",") {
+			req.Tiers = append(req.Tiers, strings.TrimSpace(t))
+		}
+	}
+	if req.Query == "" && req.Session == "" && (req.Budget != 0 || len(req.Tiers) > 0 || req.PerTier != 0 || req.MinScore != nil || req.HalfLife != "" || req.Channel != "" || req.SourceID != "" || req.Entity != "") {
+		return cmdapp.Usagef("the memory context's settings need --query or --session")
+	}
 	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
-		resp, err := h.Context(ctx, mh.ContextRequest{})
+		resp, err := h.Context(ctx, req)
 		if err != nil {
 			return err
 		}
-		return a.Out(cmd, resp, func(w io.Writer) { io.WriteString(w, resp.Text) })
+		return a.Out(cmd, resp, func(w io.Writer) {
+			io.WriteString(w, resp.Text)
+			if req.Query != "" && req.Session == "" && len(resp.Items) == 0 {
+				if resp.Left > 0 {
+					fmt.Fprintf(w, "(%d memories match; none fits in a budget of %d tokens)\n", resp.Left, resp.Budget)
+				} else {
+					io.WriteString(w, "(no memory matches)\n")
+				}
+			}
+		})
 	})
 }
 
@@ -805,6 +834,14 @@ func (a cmds) eval(ctx context.Context, cmd *cli.Command) error {
 			}
 			for _, c := range slices.Sorted(maps.Keys(resp.ByConversation)) {
 				row(c, func(f *eval.Figures) map[string]float64 { return f.ByConversation[c] })
+			}
+			printContext := func(name string, c eval.ContextFigures) {
+				fmt.Fprintf(w, "%s: %.1f%% of the evidence turns in the memory context (budget %d, %d a tier), %.1f turns and %.0f tokens on average\n",
+					name, 100*c.Recall, c.Budget, c.PerTier, c.Turns, c.Tokens)
+			}
+			printContext("context", resp.Context)
+			if resp.Mixed != nil {
+				printContext("mixed context", resp.Mixed.Context)
 			}
 		})
 	})

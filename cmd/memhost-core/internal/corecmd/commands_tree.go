@@ -79,9 +79,21 @@ func commands(a cmds) []*cli.Command {
 		},
 		{
 			Name:      "context",
-			Usage:     "print the block for an agent's system prompt: reference pages, today's and yesterday's logs",
+			Usage:     "print the block for an agent's system prompt; --query: the memory context of every tier within a token budget; --session: a session's working memory",
 			ArgsUsage: " ",
-			Action:    a.context,
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "query", Usage: "assemble the memory context for this text"},
+				&cli.StringFlag{Name: "session", Usage: "a session's working memory: the block, the memory for --query (default its last user turn), its summary and recent turns"},
+				&cli.IntFlag{Name: "budget", Usage: "tokens of the memory context (default memory.context.budget, 5000)", HideDefault: true},
+				&cli.StringFlag{Name: "tiers", Usage: "comma-separated tiers to search: facts,episodes,skills,notebook (default all)"},
+				&cli.IntFlag{Name: "per-tier", Usage: "items a tier may give (default memory.context.perTier, 20)", HideDefault: true},
+				&cli.FloatFlag{Name: "min-score", Usage: "drop memories below this score, 0..1 (default memory.search.minScore, 0.25)", HideDefault: true},
+				&cli.StringFlag{Name: "half-life", Usage: "weigh recent memories higher: a score halves with each half-life of age, e.g. 30d (default off)"},
+				&cli.StringFlag{Name: "channel", Usage: "only episodes from this channel"},
+				&cli.StringFlag{Name: "source", Usage: "only episodes from this chat or contact (with --channel)"},
+				&cli.StringFlag{Name: "entity", Usage: "only facts of this entity (its slug)"},
+			},
+			Action: a.context,
 		},
 		{Name: "status", Usage: "show the index: files, chunks, last sync, size, search mode", ArgsUsage: " ", Action: a.status},
 		{Name: "files", Usage: "list pages with their hash, chunk count and whether the index is stale", ArgsUsage: " ", Action: a.files},
@@ -148,7 +160,7 @@ func commands(a cmds) []*cli.Command {
 		{
 			Name:      "hook",
 			Usage:     "answer an agent runtime hook (Claude Code): reads the hook's JSON on stdin, prints the answer",
-			ArgsUsage: "session-start|pre-compact|session-end|stop",
+			ArgsUsage: "session-start|prompt|pre-compact|session-end|stop",
 			Action:    a.hook,
 		},
 		{
