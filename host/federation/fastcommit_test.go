@@ -70,6 +70,7 @@ func checkRepo(t *testing.T, r *Repo) {
 // the same trees as `git commit --only` gives on a twin home, with sound
 // objects, the index in step, messages and reflogs as git writes them.
 func TestFastCommitMatchesGit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	fast, slow := twin(t)
 	var files []string
@@ -142,6 +143,7 @@ func TestFastCommitMatchesGit(t *testing.T) {
 // TestFastCommitRefusesWhatItCannotDo: each case falls back to git
 // before the branch moves, and Commit still commits the change.
 func TestFastCommitRefusesWhatItCannotDo(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	cases := []struct {
 		name  string
@@ -224,6 +226,7 @@ func TestFastCommitRefusesWhatItCannotDo(t *testing.T) {
 // TestCommitUsesFastPathWithGitRunning: a user's git command holding the
 // index lock meanwhile makes Commit wait for git, not fail or clobber.
 func TestCommitWaitsForARunningGit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newHome(t, "home", fastPages)
 	lock := filepath.Join(r.Dir, ".git/index.lock")
@@ -294,6 +297,7 @@ func peerCommit(t *testing.T, r *Repo, change func(dir string)) string {
 // executable), leaves a sound repository with the index in step,
 // and commits made after it take the fast path again.
 func TestFastForwardMatchesGit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newHome(t, "home", fastPages)
 	head := gitOut(t, r, "rev-parse", "HEAD")
@@ -337,6 +341,7 @@ func TestFastForwardMatchesGit(t *testing.T) {
 // target changes stops the fast-forward with gitrepo.ErrDirty before anything
 // moves, as git merge refuses to overwrite it.
 func TestFastForwardKeepsLocalEdits(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for name, local := range map[string]func(dir string){
 		"edited":          func(dir string) { appendTo(t, dir, "notebook/reference/contacts.md", "- local\n") },
@@ -431,6 +436,7 @@ func TestMaintainPacksOnceADay(t *testing.T) {
 // TestStaleLocksOfAKilledCommit: the index and branch locks a commit
 // killed midway leaves are removed once stale, and the next commit lands.
 func TestStaleLocksOfAKilledCommit(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newHome(t, "home", fastPages)
 	old := time.Now().Add(-2 * gitrepo.StaleLock)
@@ -451,6 +457,7 @@ func TestStaleLocksOfAKilledCommit(t *testing.T) {
 // replaced (a folder is in its place), Sync and Maintain say so instead
 // of dropping the state their caller backs off by.
 func TestStateWriteErrorReturned(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	remote := newBare(t)
 	r := newHome(t, "home", fastPages)

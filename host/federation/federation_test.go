@@ -121,6 +121,7 @@ func mustContain(t testing.TB, text string, wants ...string) {
 const contacts = "# Contacts\n\n## Sarah Chen\n- works at Acme\n\n## Bob\n- likes tea\n"
 
 func TestInitWritesGitignoreAndCommits(t *testing.T) {
+	t.Parallel()
 	r := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts, "brain/memory.db": "x",
 		"brain/serve.json": "{}", "cache/embeddings.db": "x", "config.yaml": "memory: {}\n", "sessions/s1.jsonl": `{"id":"1"}` + "\n"})
 	got := tree(t, r)
@@ -149,6 +150,7 @@ func TestInitWritesGitignoreAndCommits(t *testing.T) {
 // Adopting a repository untracks what is not shared (derived folders,
 // an editor's settings in the notebook, anything else), keeping it on disk.
 func TestAdoptUntracksDerivedFolders(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "h")
 	write(t, dir, "notebook/a.md", "# A\n")
 	write(t, dir, "brain/memory.db", "index")
@@ -181,6 +183,7 @@ func TestAdoptUntracksDerivedFolders(t *testing.T) {
 // same page's same section (both append), the daily log and one
 // transcript: after syncs both hold everything, nothing twice.
 func TestTwoHomesConverge(t *testing.T) {
+	t.Parallel()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts,
 		"notebook/daily/2026-01-30.md": "# 2026-01-30\n\n## Session Notes\n- [09:00] start\n",
@@ -224,6 +227,7 @@ func TestTwoHomesConverge(t *testing.T) {
 // Both sides append to the end of the same section: a pure insertion on
 // both sides, merged as a union.
 func TestSameSectionAppendsUnion(t *testing.T) {
+	t.Parallel()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts})
 	sync1(t, a, remote)
@@ -247,6 +251,7 @@ func TestSameSectionAppendsUnion(t *testing.T) {
 // is kept whole in a sibling page, the conflict is reported and both
 // homes end up with both versions.
 func TestConflictKeepsBothSides(t *testing.T) {
+	t.Parallel()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts})
 	sync1(t, a, remote)
@@ -284,6 +289,7 @@ func TestConflictKeepsBothSides(t *testing.T) {
 // two; a daily log is an append-only log, so its entries are united, and
 // a page one side only extended keeps the longer version.
 func TestAddedOnBothSides(t *testing.T) {
+	t.Parallel()
 	const page = "notebook/reference/car.md"
 	for _, tt := range []struct {
 		name, path, a, b string
@@ -336,6 +342,7 @@ func TestAddedOnBothSides(t *testing.T) {
 
 // A page deleted on one side and edited on the other is kept, edited.
 func TestEditWinsOverDelete(t *testing.T) {
+	t.Parallel()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts})
 	sync1(t, a, remote)
@@ -355,6 +362,7 @@ func TestEditWinsOverDelete(t *testing.T) {
 // Three homes, each appending to the same daily log and its own page,
 // converge after a round of syncs each.
 func TestThreeHomes(t *testing.T) {
+	t.Parallel()
 	remote := newBare(t)
 	homes := []*Repo{newHome(t, "a", map[string]string{"notebook/daily/d.md": "# D\n\n## Notes\n"})}
 	sync1(t, homes[0], remote)
@@ -380,6 +388,7 @@ func TestThreeHomes(t *testing.T) {
 // Syncs running at once in two homes against one remote (pushes
 // rejected and retried) lose nothing.
 func TestConcurrentSyncs(t *testing.T) {
+	t.Parallel()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/daily/d.md": "# D\n"})
 	sync1(t, a, remote)
@@ -414,6 +423,7 @@ func TestConcurrentSyncs(t *testing.T) {
 // MERGE_HEAD on disk) and a stale index.lock: the next sync recovers and
 // loses neither side.
 func TestInterruptedMergeRecovers(t *testing.T) {
+	t.Parallel()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts})
 	sync1(t, a, remote)
@@ -461,6 +471,7 @@ func TestInterruptedMergeRecovers(t *testing.T) {
 // (simulated: the work tree half-updated to theirs, HEAD not moved)
 // recovers on the next sync without loss.
 func TestHalfAppliedMergeRecovers(t *testing.T) {
+	t.Parallel()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/x.md": "# X\n- one\n"})
 	sync1(t, a, remote)
@@ -483,6 +494,7 @@ func TestHalfAppliedMergeRecovers(t *testing.T) {
 // A remote whose history was rewritten (force-pushed) is refused, with
 // nothing merged, pushed or lost; the rewritten history is kept.
 func TestRewrittenRemoteRefused(t *testing.T) {
+	t.Parallel()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/x.md": "# X\n- one\n"})
 	sync1(t, a, remote)
@@ -528,6 +540,7 @@ func TestRewrittenRemoteRefused(t *testing.T) {
 // A push that cannot reach the remote fails with the reason, counts a
 // failure (the backoff grows), and local commits stand.
 func TestUnreachableRemote(t *testing.T) {
+	t.Parallel()
 	a := newHome(t, "a", map[string]string{"notebook/x.md": "# X\n"})
 	missing := filepath.Join(t.TempDir(), "gone.git")
 	for i := 1; i <= 3; i++ {

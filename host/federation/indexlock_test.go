@@ -15,6 +15,7 @@ import (
 // wait for it, not leave an index behind HEAD — which reads as staged
 // changes ("MM") that no later commit ever cleared.
 func TestCommitWhileGitHoldsTheIndex(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r := newHome(t, "a", map[string]string{"notebook/knowledge/plan.md": "# Plan\n\n- one\n"})
 	write(t, r.Dir, "notebook/knowledge/plan.md", "# Plan\n\n- one\n- two\n")

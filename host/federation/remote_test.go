@@ -178,6 +178,7 @@ const plugin = "#!/bin/sh\necho pwned > /tmp/memhost-pwned\n"
 // state says refused (health fails on it), and local edits go on being
 // committed, at the next sync too.
 func TestRemoteChangesOutsideSharedRefused(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name  string
@@ -208,6 +209,7 @@ func TestRemoteChangesOutsideSharedRefused(t *testing.T) {
 		{"a folder in sessions", plant("sessions/sub/x.jsonl", "100644", "{}\n"), "sessions/sub/x.jsonl", "a folder in sessions/"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			remote := newBare(t)
 			a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts, "sessions/s1.jsonl": `{"id":"1"}` + "\n"})
 			sync1(t, a, remote)
@@ -264,6 +266,7 @@ func TestRemoteChangesOutsideSharedRefused(t *testing.T) {
 // the remote changed meanwhile comes in, local work goes out, and the
 // refused file never reached the disk.
 func TestRefusedRemoteRepaired(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts})
@@ -294,6 +297,7 @@ func TestRefusedRemoteRepaired(t *testing.T) {
 // but the next commits still hold shared files only: the token, the
 // settings, the index, plugins and models never reach the remote.
 func TestGitignoreDoesNotWidenCommits(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts})
@@ -350,6 +354,7 @@ func TestGitignoreDoesNotWidenCommits(t *testing.T) {
 // named; local work is committed, and once the remote takes them back
 // both sides' work syncs.
 func TestDotDotTreeRefusedBeforeMerge(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts})
@@ -401,6 +406,7 @@ func siblings(t testing.TB, dir, p string) []string {
 // sibling page (indexed like any page) and reports the conflict. Nothing
 // is left under a name the indexer skips (page.md~ID).
 func TestRemoteReplacingEditedFile(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const page = "notebook/reference/car.md"
 	const car = "# Car\n- colour: red\n"

@@ -13,6 +13,7 @@ import (
 // works. With the index at a fixed name it failed with "Unable to create
 // ...commit-index.lock: File exists" (TestSyncKilledMidway, once).
 func TestCommitAfterAKilledGit(t *testing.T) {
+	t.Parallel()
 	r := newHome(t, "a", map[string]string{"notebook/top.md": "# Top\n"})
 	tmp := filepath.Join(r.Dir, ".git", "memhost", "tmp")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {

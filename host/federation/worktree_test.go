@@ -56,6 +56,7 @@ func outsideFiles(t *testing.T) string {
 // outside content, the remote never receives it, and the tracked
 // versions stay.
 func TestSymlinksInTheWorkTreeNeverCommitted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, slow := range []bool{false, true} {
 		name := "fast path"
@@ -114,6 +115,7 @@ func TestSymlinksInTheWorkTreeNeverCommitted(t *testing.T) {
 // enough to reach the test's deadline. A FIFO that stays is
 // TestFIFOAtATrackedPath's.)
 func TestSymlinkSwappedInDuringCommits(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	remote := newBare(t)
@@ -160,7 +162,11 @@ func TestSymlinkSwappedInDuringCommits(t *testing.T) {
 			}
 		}
 	}()
-	for i := 0; i < 150; i++ {
+	rounds := 150
+	if testing.Short() {
+		rounds = 30 // scripts/test-dates.sh's runs on other days: the race is the same
+	}
+	for i := 0; i < rounds; i++ {
 		appendTo(t, a.Dir, "notebook/knowledge/other.md", "- line\n")
 		// Errors are fine (the file changed while read); what is
 		// committed must never be the outside content.
@@ -183,6 +189,7 @@ func TestSymlinkSwappedInDuringCommits(t *testing.T) {
 // not a regular file instead of "files changed during the merge";
 // local work is committed all the same.
 func TestFIFOAtATrackedPath(t *testing.T) {
+	t.Parallel()
 	for _, slow := range []bool{false, true} {
 		name := "fast path"
 		if slow {
@@ -249,6 +256,7 @@ func TestFIFOAtATrackedPath(t *testing.T) {
 // machine keeps to itself is listed in .git/info/exclude, which no
 // remote can change.
 func TestRemoteGitignoreCannotHideLocalWork(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	remote := newBare(t)
 	a := newHome(t, "a", map[string]string{"notebook/reference/contacts.md": contacts, "sessions/s1.jsonl": `{"id":"1"}` + "\n"})
@@ -287,6 +295,7 @@ func TestRemoteGitignoreCannotHideLocalWork(t *testing.T) {
 // commits, named one by one or among many (a command line of its own
 // for up to 64, the shared folders looked at whole above that).
 func TestExcludeKeepsPagesHereOnly(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, n := range []int{3, 100} {
 		a := newHome(t, "a", map[string]string{"notebook/top.md": "# Top\n"})

@@ -132,6 +132,9 @@ func TestCrash(t *testing.T) {
 	if s.kills == 0 {
 		t.Skip("MEMHOST_CRASH_KILLS=0")
 	}
+	if testing.Short() {
+		t.Skip("-short: kill -9 rounds, the same on any day (scripts/test-dates.sh's first run has them)")
+	}
 	start := time.Now()
 	t.Logf("crash harness: seed %d, %d kills, operations %s", s.seed, s.kills, strings.Join(s.ops, ","))
 	h := newHarness(t, s)

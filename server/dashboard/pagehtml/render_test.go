@@ -63,6 +63,11 @@ func TestRenderLinear(t *testing.T) {
 		// (scripts/test-dates.sh), where this holds.
 		t.Skip("a CPU-time ratio under -race measures the race detector")
 	}
+	if testing.Short() {
+		// Rendering reads no clock: the full run of scripts/test-dates.sh
+		// measures it, the -short runs on other days need not.
+		t.Skip("-short: a minute of CPU that no date changes")
+	}
 	md := NewMarkdown(nil)
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	cost := func(src []byte) time.Duration {
