@@ -106,6 +106,9 @@ var (
 	OpEntities           = Op[memhost.EntitiesRequest, memhost.EntitiesResponse]{OpInfo{Name: "entities"}, API.Entities}
 	OpRelations          = Op[memhost.RelationsRequest, memhost.RelationsResponse]{OpInfo{Name: "relations"}, API.Relations}
 	OpConsolidate        = Op[memhost.ConsolidateRequest, memhost.ConsolidateResponse]{OpInfo{Name: "consolidate", Write: true}, API.Consolidate}
+	OpSkills             = Op[memhost.SkillsRequest, memhost.SkillsResponse]{OpInfo{Name: "skills"}, API.Skills}
+	OpSkillLearn         = Op[memhost.SkillLearnRequest, memhost.SkillsResponse]{OpInfo{Name: "skills/learn", Write: true}, API.SkillLearn}
+	OpSkillReview        = Op[memhost.SkillReviewRequest, memhost.SkillReviewResponse]{OpInfo{Name: "skills/review", Write: true}, API.SkillReview}
 	OpGitInit            = Op[memhost.GitInitRequest, memhost.GitInitResponse]{OpInfo{Name: "git/init", Write: true, SocketOnly: true}, API.GitInit}
 	OpFedSync            = Op[memhost.FedSyncRequest, memhost.FedSyncResponse]{OpInfo{Name: "git/sync", Write: true}, API.FedSync}
 	OpExport             = Op[memhost.ExportRequest, memhost.ExportResponse]{OpInfo{Name: "export", SocketOnly: true}, API.Export}
@@ -114,7 +117,7 @@ var (
 
 // Ops is every operation, in the order docs/api.md gives them.
 var Ops = []Operation{
-	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpGitInit, OpFedSync, OpExport, OpImport,
+	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpSkills, OpSkillLearn, OpSkillReview, OpGitInit, OpFedSync, OpExport, OpImport,
 }
 
 // API is every operation: *Host runs them, *client.Client (server/client) forwards them
@@ -158,6 +161,9 @@ type API interface {
 	Entities(context.Context, memhost.EntitiesRequest) (memhost.EntitiesResponse, error)
 	Relations(context.Context, memhost.RelationsRequest) (memhost.RelationsResponse, error)
 	Consolidate(context.Context, memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error)
+	Skills(context.Context, memhost.SkillsRequest) (memhost.SkillsResponse, error)
+	SkillLearn(context.Context, memhost.SkillLearnRequest) (memhost.SkillsResponse, error)
+	SkillReview(context.Context, memhost.SkillReviewRequest) (memhost.SkillReviewResponse, error)
 	GitInit(context.Context, memhost.GitInitRequest) (memhost.GitInitResponse, error)
 	FedSync(context.Context, memhost.FedSyncRequest) (memhost.FedSyncResponse, error)
 	Export(context.Context, memhost.ExportRequest) (memhost.ExportResponse, error)

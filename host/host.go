@@ -47,6 +47,7 @@ import (
 	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/host/semantic"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/host/skills"
 	"github.com/memhost/memhost/host/vault"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/index/vectors"
@@ -127,6 +128,7 @@ type Host struct {
 	*conversations.SessionService
 	*federated.FederationService
 	*recall.RecallService
+	*skills.SkillService
 }
 
 // Folders of a home, made by Open.
@@ -205,6 +207,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.HealthService = health.New(kernel{h})
 	h.SessionService = conversations.New(kernel{h})
 	h.FederationService = federated.New(kernel{h})
+	h.SkillService = skills.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository
 	// with a remote) and consolidation on a schedule
 	// (memory.generator.consolidateEveryMin) run while the home is watched.

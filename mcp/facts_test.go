@@ -103,3 +103,39 @@ func TestFactTools(t *testing.T) {
 		t.Fatal("fact_add served in read-only mode")
 	}
 }
+
+// TestSkillTools: skills lists what skill_learn writes, and skill_review
+// sets a page's status; a bad status is a tool error naming it.
+func TestSkillTools(t *testing.T) {
+	h := openHome(t)
+	ctx := context.Background()
+	for _, s := range []string{"s1", "s2", "s3"} {
+		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: s, Role: "user", Text: "ship it"}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tool := range []string{"Bash", "Edit"} {
+			if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: s, Role: "tool", Text: tool, Meta: []byte(`{"tool": "` + tool + `"}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cs := connect(t, mcp.New(h, mcp.Options{}), nil)
+	var sr memhost.SkillsResponse
+	structured(t, call(t, cs, "skill_learn", map[string]any{}), &sr)
+	if len(sr.Written) != 1 || len(sr.Skills) != 1 || sr.Skills[0].Slug != "bash-edit" {
+		t.Fatalf("skill_learn: %+v", sr)
+	}
+	var rr memhost.SkillReviewResponse
+	structured(t, call(t, cs, "skill_review", map[string]any{"slug": "bash-edit", "status": "accepted"}), &rr)
+	if rr.Skill.Status != memhost.SkillAccepted {
+		t.Fatalf("skill_review: %+v", rr)
+	}
+	res := call(t, cs, "skills", map[string]any{})
+	structured(t, res, &sr)
+	if len(sr.Skills) != 1 || sr.Skills[0].Status != memhost.SkillAccepted || !strings.Contains(text(res), "bash-edit (accepted)") {
+		t.Fatalf("skills: %+v %q", sr, text(res))
+	}
+	if res := call(t, cs, "skill_review", map[string]any{"slug": "bash-edit", "status": "maybe"}); !res.IsError {
+		t.Errorf("a bad status: %q", text(res))
+	}
+}

@@ -50,6 +50,9 @@ type Ops interface {
 	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)          // vault.go
 	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)    // vault.go
 	Prune(context.Context, memhost.PruneRequest) (memhost.PruneResponse, error)       // vault.go
+	Skills(context.Context, memhost.SkillsRequest) (memhost.SkillsResponse, error)    // skills.go
+	SkillLearn(context.Context, memhost.SkillLearnRequest) (memhost.SkillsResponse, error)
+	SkillReview(context.Context, memhost.SkillReviewRequest) (memhost.SkillReviewResponse, error)
 }
 
 var _ Ops = (*host.Host)(nil)

@@ -99,11 +99,11 @@ func text(res *mcpsdk.CallToolResult) string {
 }
 
 var (
-	readTools  = []string{"context", "conversation_search", "facts", "links", "memory_get", "memory_search", "memory_status"}
-	writeTools = []string{"daily_log", "fact_add", "mv", "notebook_write", "prune", "remember", "rollup"}
+	readTools  = []string{"context", "conversation_search", "facts", "links", "memory_get", "memory_search", "memory_status", "skills"}
+	writeTools = []string{"daily_log", "fact_add", "mv", "notebook_write", "prune", "remember", "rollup", "skill_learn", "skill_review"}
 	// destructive are the write tools that change or move what exists
-	// (the others only add).
-	destructive = []string{"mv", "notebook_write", "prune", "rollup"}
+	// (the others only add; skill_learn adds pages and keeps their counts).
+	destructive = []string{"mv", "notebook_write", "prune", "rollup", "skill_review"}
 )
 
 func TestListTools(t *testing.T) {

@@ -157,6 +157,7 @@ func (s *srv) addTools() {
 		})
 
 	s.addFactTools(read)  // facts.go; fact_add unless read-only
+	s.addSkillTools(read) // skills.go; skill_learn and skill_review unless read-only
 	s.addVaultTools(read) // vault.go; mv, rollup, prune unless read-only
 
 	if s.opts.ReadOnly {

@@ -143,6 +143,7 @@ func newApp(io cmdapp.Stdio, notUTF8 bool) *cli.Command {
 	root.Commands = append(root.Commands, corecmd.HealthCommand(a), servecmd.Command(a, run), mcpcmd.Command(a))
 	root.Commands = append(root.Commands, notecmd.VaultCommands(a)...)
 	root.Commands = append(root.Commands, notecmd.FactCommands(a)...)
+	root.Commands = append(root.Commands, notecmd.SkillsCommand(a))
 	root.Commands = append(root.Commands, notecmd.FederationCommands(a)...)
 	// Bad flags give one line on stderr and exit 2, not a page of help.
 	var setUsage func([]*cli.Command)

@@ -67,6 +67,7 @@ type Memory struct {
 	Prompt     Prompt     `yaml:"prompt"`
 	Compaction Compaction `yaml:"compaction"`
 	Context    Context    `yaml:"context"`
+	Skills     Skills     `yaml:"skills"`
 	Generator  Generator  `yaml:"generator"`
 }
 
@@ -174,6 +175,7 @@ func Default() Config {
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000, MaxFactsChars: 2000},
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
 			Context:     DefaultContext(),
+			Skills:      Skills{MinObservations: 3},
 			Generator:   DefaultGenerator(),
 		},
 		Server:     Server{Listen: DefaultListen},
@@ -503,6 +505,9 @@ func (c Config) Validate() error {
 	}
 	if err := m.Context.validate(); err != nil {
 		return err
+	}
+	if m.Skills.MinObservations < 2 {
+		return bad("memory.skills.minObservations", fmt.Sprintf("must be at least 2 (a sequence seen once is no pattern), got %d", m.Skills.MinObservations))
 	}
 	if err := m.Generator.validate(); err != nil {
 		return err

@@ -23,6 +23,14 @@ type Context struct {
 	Working  Working `yaml:"working"`
 }
 
+// Skills shapes procedural memory (memhost skills).
+type Skills struct {
+	// MinObservations is how many times, in two sessions or more, a tool
+	// sequence must be seen before memhost proposes it as a skill page;
+	// until then it is a candidate. Default 3.
+	MinObservations int `yaml:"minObservations"`
+}
+
 // Working holds the budgets of a session's working memory (004 §2.1).
 type Working struct {
 	SystemTokens     int `yaml:"systemTokens"`     // the notebook's block; default 5000

@@ -14,6 +14,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/indexer"
+	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/search"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index/factrows"
@@ -211,7 +212,8 @@ func (s *RecallService) tier(ctx context.Context, tier string, req memhost.Conte
 		days, err := s.hits(ctx, search.Query{Text: req.Query, Sources: []string{indexer.SourceDaily}, N: n}, qv, p, mode, why, timing)
 		return append(turns, days...), err
 	case memhost.TierSkills:
-		return s.hits(ctx, search.Query{Text: req.Query, Sources: []string{indexer.SourceNotebook}, Scope: vaultrows.Scope{Prefix: SkillsDir}, N: n}, qv, p, mode, why, timing)
+		found, err := s.hits(ctx, search.Query{Text: req.Query, Sources: []string{indexer.SourceNotebook}, Scope: vaultrows.Scope{Prefix: SkillsDir}, N: n}, qv, p, mode, why, timing)
+		return slices.DeleteFunc(found, func(c candidate) bool { return s.rejected(c.item.Path) }), err
 	default: // memhost.TierNotebook
 		// Skill pages are the skills tier's; entity pages, when the facts
 		// tier is searched, are its facts.
@@ -270,6 +272,22 @@ func (s *RecallService) hits(ctx context.Context, q search.Query, qv *queryVecto
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// rejected reports whether the skill page at rel says status: rejected
+// (a person or an agent turned the proposal down).
+func (s *RecallService) rejected(rel string) bool {
+	data, err := s.k.Notebook().Read(rel)
+	if err != nil {
+		return false
+	}
+	fm, _ := markdown.SplitFrontmatter(string(data))
+	for _, l := range strings.Split(fm, "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && k == "status" {
+			return strings.TrimSpace(v) == memhost.SkillRejected
+		}
+	}
+	return false
 }
 
 // turnText is a turn as the context shows it: who spoke, then the words

@@ -17,6 +17,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/markdown"
+	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/search"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
@@ -327,6 +328,7 @@ type Kernel interface {
 	Vectors() *vectors.DB
 	Queue() *embedq.Queue
 	Sessions() *sessions.Store
+	Notebook() *notebook.Notebook
 	Location() *time.Location
 	Now() time.Time
 	WithIndex(ctx context.Context, fn func() error) error

@@ -324,6 +324,15 @@ func (c *Client) Relations(ctx context.Context, req memhost.RelationsRequest) (m
 func (c *Client) Consolidate(ctx context.Context, req memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error) {
 	return callOp(ctx, c, api.OpConsolidate, req)
 }
+func (c *Client) Skills(ctx context.Context, req memhost.SkillsRequest) (memhost.SkillsResponse, error) {
+	return callOp(ctx, c, api.OpSkills, req)
+}
+func (c *Client) SkillLearn(ctx context.Context, req memhost.SkillLearnRequest) (memhost.SkillsResponse, error) {
+	return callOp(ctx, c, api.OpSkillLearn, req)
+}
+func (c *Client) SkillReview(ctx context.Context, req memhost.SkillReviewRequest) (memhost.SkillReviewResponse, error) {
+	return callOp(ctx, c, api.OpSkillReview, req)
+}
 func (c *Client) Health(ctx context.Context, req memhost.HealthRequest) (memhost.HealthResponse, error) {
 	return callOp(ctx, c, api.OpHealth, req)
 }

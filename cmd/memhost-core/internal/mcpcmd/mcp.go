@@ -227,3 +227,15 @@ func (o *mcpOps) Facts(ctx context.Context, r mh.FactsRequest) (mh.FactsResponse
 func (o *mcpOps) FactAdd(ctx context.Context, r mh.FactAddRequest) (mh.FactAddResponse, error) {
 	return either(o, ctx, api.OpFactAdd, r)
 }
+
+func (o *mcpOps) Skills(ctx context.Context, r mh.SkillsRequest) (mh.SkillsResponse, error) {
+	return either(o, ctx, api.OpSkills, r)
+}
+
+func (o *mcpOps) SkillLearn(ctx context.Context, r mh.SkillLearnRequest) (mh.SkillsResponse, error) {
+	return either(o, ctx, api.OpSkillLearn, r)
+}
+
+func (o *mcpOps) SkillReview(ctx context.Context, r mh.SkillReviewRequest) (mh.SkillReviewResponse, error) {
+	return either(o, ctx, api.OpSkillReview, r)
+}
