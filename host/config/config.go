@@ -67,6 +67,15 @@ type Memory struct {
 	Prompt     Prompt     `yaml:"prompt"`
 	Compaction Compaction `yaml:"compaction"`
 	Generator  Generator  `yaml:"generator"`
+	Episodes   Episodes   `yaml:"episodes"`
+}
+
+// Episodes configures the episode logs: a notebook page a day written
+// from the transcripts (seed 004 §2.2).
+type Episodes struct {
+	// Folder holds the pages, relative to the notebook and inside it.
+	// Default "episodes".
+	Folder string `yaml:"folder"`
 }
 
 // Compaction holds seed 002's thresholds for an agent's working context.
@@ -173,6 +182,7 @@ func Default() Config {
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000, MaxFactsChars: 2000},
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
 			Generator:   DefaultGenerator(),
+			Episodes:    Episodes{Folder: "episodes"},
 		},
 		Server:     Server{Listen: DefaultListen},
 		Health:     DefaultHealth(),
@@ -469,6 +479,8 @@ func (c Config) Validate() error {
 		return bad("memory.prompt.referenceDir", "must not be empty")
 	case !filepath.IsLocal(m.Prompt.ReferenceDir):
 		return bad("memory.prompt.referenceDir", fmt.Sprintf("must be a folder inside the notebook, got %q", m.Prompt.ReferenceDir))
+	case m.Episodes.Folder == "" || !filepath.IsLocal(m.Episodes.Folder):
+		return bad("memory.episodes.folder", fmt.Sprintf("must be a folder inside the notebook, got %q", m.Episodes.Folder))
 	case m.Prompt.DailyWindow < 0:
 		return bad("memory.prompt.dailyWindow", "must not be negative")
 	case m.Prompt.MaxPerFileChars < 1:
