@@ -30,11 +30,11 @@ type fakeKernel struct {
 	indexed []string
 }
 
-func (k *fakeKernel) Sessions() *sessions.Store     { return k.store }
-func (k *fakeKernel) Notebook() *notebook.Notebook  { return k.nb }
-func (k *fakeKernel) Config() *config.Config        { return &k.cfg }
-func (k *fakeKernel) Location() *time.Location      { return k.loc }
-func (k *fakeKernel) Now() time.Time                { return k.now }
+func (k *fakeKernel) Sessions() *sessions.Store    { return k.store }
+func (k *fakeKernel) Notebook() *notebook.Notebook { return k.nb }
+func (k *fakeKernel) Config() *config.Config       { return &k.cfg }
+func (k *fakeKernel) Location() *time.Location     { return k.loc }
+func (k *fakeKernel) Now() time.Time               { return k.now }
 func (k *fakeKernel) IndexWritten(_ context.Context, rels ...string) []string {
 	k.indexed = append(k.indexed, rels...)
 	return nil
