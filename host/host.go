@@ -36,6 +36,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/conversations"
 	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost/host/episodes"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federated"
 	"github.com/memhost/memhost/host/health"
@@ -123,6 +124,7 @@ type Host struct {
 	*vault.VaultService
 	*health.HealthService
 	*conversations.SessionService
+	*episodes.EpisodeService
 	*federated.FederationService
 	*recall.RecallService
 }
@@ -201,6 +203,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.VaultService = vault.New(kernel{h})
 	h.HealthService = health.New(kernel{h})
 	h.SessionService = conversations.New(kernel{h})
+	h.EpisodeService = episodes.New(kernel{h})
 	h.FederationService = federated.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository
 	// with a remote) and consolidation on a schedule

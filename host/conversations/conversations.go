@@ -157,7 +157,8 @@ type hookInput struct {
 // Hook answers an agent runtime's hook. session-start gives memhost's
 // context as additional context; pre-compact stores the transcript so far,
 // records a flush and reminds the agent to write durable memories;
-// session-end and stop store the transcript they name.
+// session-end and stop store the transcript they name and write the
+// episode logs of its days.
 func (cs *SessionService) Hook(ctx context.Context, req memhost.HookRequest) (memhost.HookResponse, error) {
 	if err := req.Check(); err != nil {
 		return memhost.HookResponse{}, err
@@ -202,9 +203,11 @@ func (cs *SessionService) Hook(ctx context.Context, req memhost.HookRequest) (me
 		if err := need("transcript_path", in.TranscriptPath); err != nil {
 			return memhost.HookResponse{}, err
 		}
-		if _, err := cs.ingestHook(ctx, in.TranscriptPath); err != nil {
+		session, err := cs.ingestHook(ctx, in.TranscriptPath)
+		if err != nil {
 			return memhost.HookResponse{}, err
 		}
+		cs.k.SessionEnded(ctx, session)
 		out = map[string]any{"suppressOutput": true}
 	default: // Check refuses events not in memhost.HookEvents: one listed there lacks its case
 		return memhost.HookResponse{}, fmt.Errorf("hook %q is listed but not answered", req.Event)

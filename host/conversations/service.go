@@ -26,6 +26,9 @@ type Kernel interface {
 	// Context is the block an agent puts in its system prompt (the
 	// session-start hook answers with it).
 	Context(ctx context.Context) (memhost.ContextResponse, error)
+	// SessionEnded writes the episode logs of the session's days; it
+	// reports its own trouble (the transcript is stored by then).
+	SessionEnded(ctx context.Context, session string)
 }
 
 // SessionService runs the conversation operations.

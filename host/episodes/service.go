@@ -100,6 +100,7 @@ type Status struct {
 	Path     string
 	Messages int       // messages of the day in the transcripts
 	Newest   time.Time // the last of them
+	Exists   bool      // the page is there
 	// State is Written when the page is missing or out of date (it would
 	// be written), Unchanged when current, Kept when a person edited it.
 	State string
@@ -126,6 +127,7 @@ func (es *EpisodeService) DayStatus(ctx context.Context, day string) (Status, er
 	case err != nil:
 		return st, err
 	default:
+		st.Exists = true
 		st.State, _ = judge(old, true, Render(day, loc, byDay[day]))
 	}
 	return st, nil
