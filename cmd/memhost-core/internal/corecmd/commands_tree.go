@@ -152,6 +152,17 @@ func commands(a cmds) []*cli.Command {
 			Action:    a.hook,
 		},
 		{
+			Name:      "episodes",
+			Usage:     "write the episode logs: a page a day of the conversations (episodes/YYYY-MM-DD.md), keeping pages edited by hand",
+			ArgsUsage: " ",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "date", Usage: "the day to write, YYYY-MM-DD (default today)"},
+				&cli.StringFlag{Name: "since", Usage: "the first of a range of days, YYYY-MM-DD (with --until)"},
+				&cli.StringFlag{Name: "until", Usage: "the last of the range, YYYY-MM-DD"},
+			},
+			Action: a.episodes,
+		},
+		{
 			Name:      "eval",
 			Usage:     "measure conversation retrieval: mean evidence recall@k on an eval set (shared/bench layout)",
 			ArgsUsage: "DIR",
