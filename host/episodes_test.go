@@ -16,8 +16,8 @@ import (
 
 // TestEpisodesOnSessionEnd: the session-end and stop hooks write the
 // episode log of the transcript's day, publish it on the change bus, and
-// the page is found by recall but not counted again by
-// conversation-search, which searches the transcripts alone.
+// the page is found by recall but not counted again by a search of the
+// transcripts (conversation-search, recall with the sessions group).
 func TestEpisodesOnSessionEnd(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -78,6 +78,13 @@ func TestEpisodesOnSessionEnd(t *testing.T) {
 	}
 	if len(r.Results.Notebook) != 1 || r.Results.Notebook[0].Path != rel {
 		t.Errorf("recall of the episode log: %+v", r.Results)
+	}
+	r, err = h.Recall(ctx, memhost.RecallRequest{Query: "kiwis", Sources: []string{"notebook", "sessions"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Results.Notebook) != 0 || len(r.Results.Sessions) != 1 {
+		t.Errorf("a recall of the transcripts finds the turn once, not again in its episode log: %+v", r.Results)
 	}
 	cs, err := h.ConversationSearch(ctx, memhost.ConversationSearchRequest{Query: "kiwis"})
 	if err != nil {
