@@ -138,3 +138,45 @@ func TestHealthEpisodeLog(t *testing.T) {
 	c.set(time.Date(2026, 2, 20, 12, 0, 0, 0, time.UTC))
 	dailyLog(health.Pass, "no conversation today")
 }
+
+// TestEpisodesOnSchedule: under Watch (memhost serve), the schedule
+// writes today's episode log of a conversation that has no end.
+func TestEpisodesOnSchedule(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := &clock{t: time.Date(2026, 2, 13, 10, 32, 0, 0, time.UTC)}
+	cfg := config.Default()
+	cfg.Timezone = "UTC"
+	cfg.Memory.Episodes.EveryMin = 2
+	h, err := Open(ctx, Options{Home: t.TempDir(), Config: cfg, Now: c.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	h.SetEpisodeScheduleUnit(10 * time.Millisecond) // a "minute"
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "wa-ada", Role: "user", Text: "Running late, start without me.", Channel: "whatsapp", SourceID: "919876543210"}); err != nil {
+		t.Fatal(err)
+	}
+	written := make(chan []string, 16)
+	defer h.Subscribe(func(c memhost.Change) {
+		if c.Op == "episodes" {
+			written <- c.Paths
+		}
+	})()
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- h.Watch(wctx, WatchRequest{}) }()
+	select {
+	case paths := <-written:
+		if strings.Join(paths, ",") != "episodes/2026-02-13.md" {
+			t.Fatalf("the schedule wrote %v", paths)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no scheduled episode log in 30 s")
+	}
+	stop()
+	<-done
+	if page := readPage(t, h, "episodes/2026-02-13.md"); !strings.Contains(page, "## Session: whatsapp/919876543210 (10:32 - 10:32)") {
+		t.Fatalf("page:\n%s", page)
+	}
+}

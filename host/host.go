@@ -206,10 +206,12 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.EpisodeService = episodes.New(kernel{h})
 	h.FederationService = federated.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository
-	// with a remote) and consolidation on a schedule
-	// (memory.generator.consolidateEveryMin) run while the home is watched.
+	// with a remote), consolidation on a schedule
+	// (memory.generator.consolidateEveryMin) and the episode logs'
+	// (memory.episodes.everyMin) run while the home is watched.
 	h.loops.add("git-sync", func(ctx context.Context, req WatchRequest) { h.FederationService.RunLoop(ctx, req.OnGitSync) })
 	h.loops.add("consolidate", func(ctx context.Context, _ WatchRequest) { h.FactService.RunSchedule(ctx) })
+	h.loops.add("episodes", func(ctx context.Context, _ WatchRequest) { h.EpisodeService.RunSchedule(ctx) })
 	h.Subscribe(h.FederationService.Note) // commits nothing until the home is a memhost repository
 	h.OpenFederation()
 	opened = true

@@ -76,6 +76,10 @@ type Episodes struct {
 	// Folder holds the pages, relative to the notebook and inside it.
 	// Default "episodes".
 	Folder string `yaml:"folder"`
+	// EveryMin is how often memhost serve writes today's and yesterday's
+	// logs, for conversations that never end (a chat channel's); 0 = off.
+	// Default 30.
+	EveryMin int `yaml:"everyMin"`
 }
 
 // Compaction holds seed 002's thresholds for an agent's working context.
@@ -182,7 +186,7 @@ func Default() Config {
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000, MaxFactsChars: 2000},
 			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
 			Generator:   DefaultGenerator(),
-			Episodes:    Episodes{Folder: "episodes"},
+			Episodes:    Episodes{Folder: "episodes", EveryMin: 30},
 		},
 		Server:     Server{Listen: DefaultListen},
 		Health:     DefaultHealth(),
@@ -481,6 +485,8 @@ func (c Config) Validate() error {
 		return bad("memory.prompt.referenceDir", fmt.Sprintf("must be a folder inside the notebook, got %q", m.Prompt.ReferenceDir))
 	case m.Episodes.Folder == "" || !filepath.IsLocal(m.Episodes.Folder):
 		return bad("memory.episodes.folder", fmt.Sprintf("must be a folder inside the notebook, got %q", m.Episodes.Folder))
+	case m.Episodes.EveryMin < 0:
+		return bad("memory.episodes.everyMin", "must not be negative")
 	case m.Prompt.DailyWindow < 0:
 		return bad("memory.prompt.dailyWindow", "must not be negative")
 	case m.Prompt.MaxPerFileChars < 1:

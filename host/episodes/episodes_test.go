@@ -3,6 +3,7 @@ package episodes
 import (
 	"context"
 	"flag"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +40,7 @@ func (k *fakeKernel) IndexWritten(_ context.Context, rels ...string) []string {
 	k.indexed = append(k.indexed, rels...)
 	return nil
 }
+func (k *fakeKernel) Log() *slog.Logger { return slog.New(slog.DiscardHandler) }
 func (k *fakeKernel) Wrote(err *error, change func() memhost.Change) {
 	if *err == nil {
 		k.changes = append(k.changes, change())

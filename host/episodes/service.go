@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"maps"
 	"os"
 	"path"
@@ -46,15 +47,59 @@ type Kernel interface {
 	Now() time.Time
 	IndexWritten(ctx context.Context, rels ...string) []string
 	Wrote(err *error, change func() memhost.Change)
+	Log() *slog.Logger
 }
 
 // EpisodeService writes the episode logs. It holds no state: pages are
 // written under the notebook's lock, so any number of goroutines and
 // processes may run it at once.
-type EpisodeService struct{ k Kernel }
+type EpisodeService struct {
+	k Kernel
+	// unit is the schedule's minute; 0 is a minute (tests shorten it
+	// before the schedule starts).
+	unit time.Duration
+}
 
 // New returns the service over k.
 func New(k Kernel) *EpisodeService { return &EpisodeService{k: k} }
+
+// SetEpisodeScheduleUnit makes RunSchedule's minute d (tests); call it before
+// the schedule starts.
+func (es *EpisodeService) SetEpisodeScheduleUnit(d time.Duration) { es.unit = d }
+
+// RunSchedule writes today's and yesterday's episode logs every
+// memory.episodes.everyMin minutes (a session crossing midnight ends
+// yesterday's), until ctx ends: conversations through a channel have no
+// end for a hook to mark. The Host's supervisor runs it while the home is
+// watched (memhost serve).
+func (es *EpisodeService) RunSchedule(ctx context.Context) {
+	unit := es.unit
+	if unit <= 0 {
+		unit = time.Minute
+	}
+	for {
+		every := es.k.Config().Memory.Episodes.EveryMin
+		wait := unit
+		if every > 0 {
+			wait = time.Duration(every) * unit
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if es.k.Config().Memory.Episodes.EveryMin <= 0 {
+			continue
+		}
+		now := es.k.Now().In(es.k.Location())
+		days := []string{now.AddDate(0, 0, -1).Format(time.DateOnly), now.Format(time.DateOnly)}
+		if _, err := es.write(ctx, days); err != nil && ctx.Err() == nil {
+			es.k.Log().Warn("scheduled episode logs not written", "err", err)
+		}
+	}
+}
 
 // The states of a day's page (memhost.EpisodeDay.State).
 const (
