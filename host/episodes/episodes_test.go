@@ -3,10 +3,12 @@ package episodes
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,6 +29,7 @@ type fakeKernel struct {
 	cfg     config.Config
 	loc     *time.Location
 	now     time.Time
+	mu      sync.Mutex // guards changes and indexed
 	changes []memhost.Change
 	indexed []string
 }
@@ -37,11 +40,15 @@ func (k *fakeKernel) Config() *config.Config       { return &k.cfg }
 func (k *fakeKernel) Location() *time.Location     { return k.loc }
 func (k *fakeKernel) Now() time.Time               { return k.now }
 func (k *fakeKernel) IndexWritten(_ context.Context, rels ...string) []string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	k.indexed = append(k.indexed, rels...)
 	return nil
 }
 func (k *fakeKernel) Log() *slog.Logger { return slog.New(slog.DiscardHandler) }
 func (k *fakeKernel) Wrote(err *error, change func() memhost.Change) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if *err == nil {
 		k.changes = append(k.changes, change())
 	}
@@ -290,5 +297,54 @@ func TestText(t *testing.T) {
 		if got := text(tc.in); got != tc.want {
 			t.Errorf("text(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestEpisodesConcurrent: runs at once with a transcript growing under
+// them (go test -race) leave a page of every turn, each once.
+func TestEpisodesConcurrent(t *testing.T) {
+	ctx := context.Background()
+	es, k := newHome(t, "UTC")
+	const turns = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range turns {
+			if _, err := k.store.Append(ctx, "wa-ada", memhost.Turn{Type: "message", Role: "user", Content: fmt.Sprintf("turn number %d", i)}); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 5 {
+				if _, err := es.Episodes(ctx, memhost.EpisodesRequest{Date: "2026-02-13"}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if _, err := es.Episodes(ctx, memhost.EpisodesRequest{Date: "2026-02-13"}); err != nil {
+		t.Fatal(err)
+	}
+	page := k.read(t, "episodes/2026-02-13.md")
+	for i := range turns {
+		if n := strings.Count(page, fmt.Sprintf("turn number %d\n", i)); n != 1 {
+			t.Fatalf("turn %d is on the page %d times:\n%s", i, n, page)
+		}
+	}
+	if !strings.Contains(page, fmt.Sprintf("total_messages: %d\n", 6+turns)) {
+		t.Fatalf("the page does not count every turn:\n%s", page)
 	}
 }
