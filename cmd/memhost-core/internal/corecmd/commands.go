@@ -701,6 +701,9 @@ func (a cmds) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 }
 
 func (a cmds) episodes(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
+		return err
+	}
 	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.Episodes(ctx, mh.EpisodesRequest{Date: cmd.String("date"), Since: cmd.String("since"), Until: cmd.String("until")})
 		if err != nil {
