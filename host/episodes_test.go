@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,5 +179,32 @@ func TestEpisodesOnSchedule(t *testing.T) {
 	<-done
 	if page := readPage(t, h, "episodes/2026-02-13.md"); !strings.Contains(page, "## Session: whatsapp/919876543210 (10:32 - 10:32)") {
 		t.Fatalf("page:\n%s", page)
+	}
+}
+
+// TestEpisodesOnSessionAppendEnd: a turn that ends its session (end)
+// writes the session's episode log; other turns do not.
+func TestEpisodesOnSessionAppendEnd(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := &clock{t: time.Date(2026, 2, 13, 11, 15, 0, 0, time.UTC)}
+	cfg := config.Default()
+	cfg.Timezone = "UTC"
+	h, err := Open(ctx, Options{Home: t.TempDir(), Config: cfg, Now: c.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	page := filepath.Join(h.NotebookDir(), "episodes", "2026-02-13.md")
+	for _, end := range []bool{false, true, true} { // the retry of the last writes nothing new
+		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{ID: fmt.Sprintf("w-%v", end), Session: "wa-ada", Role: "user", Text: "Thanks, bye!", Channel: "whatsapp", SourceID: "919876543210", End: end}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(page); (err == nil) != end {
+			t.Fatalf("end %v: the page exists: %v", end, err == nil)
+		}
+	}
+	if got := readPage(t, h, "episodes/2026-02-13.md"); strings.Count(got, "Thanks, bye!") != 2 || !strings.Contains(got, "total_messages: 2\n") {
+		t.Fatalf("page:\n%s", got)
 	}
 }

@@ -779,7 +779,8 @@ func goldenHooks(t *testing.T) {
 }
 
 // goldenEpisodes: the episode logs of three sessions (two channels, one
-// without, one crossing midnight), written again, kept once edited.
+// without, one crossing midnight), written again, kept once edited; a
+// turn that ends its session writes today's.
 func goldenEpisodes(t *testing.T) {
 	g := newGolden(t)
 	for _, name := range []string{"wa-ada", "tg-bob", "notes"} {
@@ -792,6 +793,8 @@ func goldenEpisodes(t *testing.T) {
 	g.run("episodes", "--since", "2026-02-12", "--until", "2026-02-15")
 	g.run("get", "episodes/2026-02-13.md", "--start-line", "30")
 	g.run("episodes", "--json", "--date", "2026-02-14")
+	g.run("episodes")
+	g.run("session", "append", "--session", "wa-ada", "--role", "assistant", "--channel", "whatsapp", "--source", "919876543210", "--end", "Phase 4 started.")
 	g.run("episodes")
 	g.run("conversation-search", "staging")
 

@@ -17,7 +17,7 @@ import (
 
 // SessionAppend appends a turn to sessions/ID.jsonl, flushed to disk, and
 // indexes the transcript before returning. Transcripts are only ever
-// appended to.
+// appended to. A turn that ends the session (End) writes its episode logs.
 func (cs *SessionService) SessionAppend(ctx context.Context, req memhost.SessionAppendRequest) (out memhost.SessionAppendResponse, err error) {
 	defer cs.k.Wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "session-append", Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("session-append: %s turn %s", out.Path, out.Turn.ID), Result: &out}
@@ -48,6 +48,9 @@ func (cs *SessionService) SessionAppend(ctx context.Context, req memhost.Session
 		resp.Warnings = append(resp.Warnings, a.Repaired)
 	}
 	resp.Warnings = append(resp.Warnings, cs.k.IndexWritten(ctx, rel)...)
+	if req.End {
+		cs.k.SessionEnded(ctx, req.Session)
+	}
 	return resp, nil
 }
 

@@ -16,7 +16,7 @@ const maxPackageLines = 1500
 // oversize lists the packages allowed past maxPackageLines, each with why.
 var oversize = map[string]string{
 	"index": "3,221 lines: vectors and facts still share the core's *DB; see docs/design-notes.md",
-	".":     "1,520 lines: every request and response of the operation table lives here (episode logs' took it past 1,500); its split by tier is still to come",
+	".":     "1,521 lines: every request and response of the operation table lives here (episode logs' took it past 1,500); its split by tier is still to come",
 }
 
 // TestPackageSize fails when a package holds more than maxPackageLines

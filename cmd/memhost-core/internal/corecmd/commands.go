@@ -689,7 +689,7 @@ func (a cmds) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 	id := a.RequestID(cmd)
 	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.SessionAppend(ctx, mh.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta")),
-			Channel: cmd.String("channel"), SourceID: cmd.String("source")})
+			Channel: cmd.String("channel"), SourceID: cmd.String("source"), End: cmd.Bool("end")})
 		if err != nil {
 			return err
 		}
