@@ -348,3 +348,19 @@ func TestEpisodesConcurrent(t *testing.T) {
 		t.Fatalf("the page does not count every turn:\n%s", page)
 	}
 }
+
+// TestEpisodesFolder: the pages go where memory.episodes.folder says.
+func TestEpisodesFolder(t *testing.T) {
+	es, k := newHome(t, "UTC")
+	k.cfg.Memory.Episodes.Folder = "journal/chats"
+	r, err := es.Episodes(context.Background(), memhost.EpisodesRequest{Date: "2026-02-13"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Days[0].Path != "journal/chats/2026-02-13.md" {
+		t.Fatalf("path %q", r.Days[0].Path)
+	}
+	if _, err := os.Stat(k.nb.Abs("journal/chats/2026-02-13.md")); err != nil {
+		t.Fatal(err)
+	}
+}
