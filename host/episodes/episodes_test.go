@@ -55,7 +55,7 @@ func (k *fakeKernel) Wrote(err *error, change func() memhost.Change) {
 }
 
 // newHome copies testdata/sessions into a new home; times in zone.
-func newHome(t *testing.T, zone string) (*EpisodeService, *fakeKernel) {
+func newHome(t testing.TB, zone string) (*EpisodeService, *fakeKernel) {
 	t.Helper()
 	home := t.TempDir()
 	loc, err := time.LoadLocation(zone)
