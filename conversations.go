@@ -27,6 +27,7 @@ type SessionAppendRequest struct {
 	// channel.
 	Channel  string `json:"channel,omitempty"`
 	SourceID string `json:"sourceId,omitempty"`
+	End      bool   `json:"end,omitempty"` // the turn ends the session: its episode logs are written
 }
 
 // SessionAppendResponse is the turn written.

@@ -89,6 +89,7 @@ var (
 	OpSessionCheck       = Op[memhost.SessionCheckRequest, memhost.SessionCheck]{OpInfo{Name: "session/check"}, API.SessionCheck}
 	OpSessionCompact     = Op[memhost.SessionCompactRequest, memhost.SessionCompactResponse]{OpInfo{Name: "session/compact", Write: true}, API.SessionCompact}
 	OpHook               = Op[memhost.HookRequest, memhost.HookResponse]{OpInfo{Name: "hook", Write: true, SocketOnly: true}, API.Hook}
+	OpEpisodes           = Op[memhost.EpisodesRequest, memhost.EpisodesResponse]{OpInfo{Name: "episodes", Write: true}, API.Episodes}
 	OpPlugins            = Op[memhost.PluginsRequest, providers.PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins}
 	OpUsePlugin          = Op[memhost.UsePluginRequest, providers.UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin}
 	OpPluginStatus       = Op[memhost.PluginStatusRequest, memhost.PluginStatusResponse]{OpInfo{Name: "plugins/status"}, API.PluginStatus}
@@ -117,7 +118,7 @@ var (
 
 // Ops is every operation, in the order docs/api.md gives them.
 var Ops = []Operation{
-	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpSkills, OpSkillLearn, OpSkillReview, OpGitInit, OpFedSync, OpExport, OpImport,
+	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpEpisodes, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpSkills, OpSkillLearn, OpSkillReview, OpGitInit, OpFedSync, OpExport, OpImport,
 }
 
 // API is every operation: *Host runs them, *client.Client (server/client) forwards them
@@ -144,6 +145,7 @@ type API interface {
 	SessionCheck(context.Context, memhost.SessionCheckRequest) (memhost.SessionCheck, error)
 	SessionCompact(context.Context, memhost.SessionCompactRequest) (memhost.SessionCompactResponse, error)
 	Hook(context.Context, memhost.HookRequest) (memhost.HookResponse, error)
+	Episodes(context.Context, memhost.EpisodesRequest) (memhost.EpisodesResponse, error)
 	Plugins(context.Context, memhost.PluginsRequest) (providers.PluginsResponse, error)
 	UsePlugin(context.Context, memhost.UsePluginRequest) (providers.UseResponse, error)
 	PluginStatus(context.Context, memhost.PluginStatusRequest) (memhost.PluginStatusResponse, error)

@@ -18,7 +18,7 @@ type changeBus struct {
 // Subscribe has fn called with the Change of every write that succeeds
 // (init, remember, daily-log, write, rm, session-append, session-ingest,
 // session-compact, mv, rollup, prune, fact-add, fact-forget, consolidate,
-// import), whoever made it: federation commits its paths, a server puts it
+// import, episodes), whoever made it: federation commits its paths, a server puts it
 // on its event stream. fn runs in the writer's goroutine before the write
 // returns, so it must be quick. cancel stops it.
 func (h *Host) Subscribe(fn func(memhost.Change)) (cancel func()) {

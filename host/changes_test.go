@@ -13,7 +13,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 )
 
-// A move and a prune publish exactly the paths they changed, and
+// A move, a prune and an episode log publish exactly the paths they changed, and
 // federation commits exactly those, with a message saying what happened:
 // an unrelated file left dirty in the repository stays out of their
 // commits (issue 27: both used to commit everything with a bare "mv" or
@@ -95,6 +95,24 @@ func TestWritesCommitExactlyTheirPaths(t *testing.T) {
 	msg, files = lastCommit()
 	if want := []string{"notebook/daily/2026-08-03.md", "notebook/daily/archive/2026-08-03.md"}; msg != "prune: 1 archived, 0 deleted (before 2026-08-25)" || !slices.Equal(files, want) {
 		t.Errorf("prune committed %q %q, want %q", msg, files, want)
+	}
+	// An episode log: its page alone, its transcript committed before.
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "wa-ada", Role: "user", Text: "Running late.", Channel: "whatsapp", SourceID: "919876543210"}); err != nil {
+		t.Fatal(err)
+	}
+	flush()
+	changes = nil
+	if _, err := h.Episodes(ctx, memhost.EpisodesRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	flush()
+	page := "episodes/" + h.Now().Format(time.DateOnly) + ".md"
+	if len(changes) != 1 || !slices.Equal(changes[0].Paths, []string{page}) {
+		t.Errorf("episodes published %+v", changes)
+	}
+	msg, files = lastCommit()
+	if want := []string{"notebook/" + page}; msg != "episodes: "+page || !slices.Equal(files, want) {
+		t.Errorf("episodes committed %q %q, want %q", msg, files, want)
 	}
 	if st := strings.TrimSpace(gitOut(t, home, "status", "--porcelain")); st != "?? notebook/scratch.md" {
 		t.Errorf("git status after the writes:\n%s", st)

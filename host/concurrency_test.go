@@ -155,6 +155,10 @@ func TestHostConcurrentUse(t *testing.T) {
 		_, err := h.Hook(ctx, memhost.HookRequest{Event: memhost.HookSessionStart, Payload: []byte(`{"session_id":"x"}`)})
 		check("hook", err)
 	})
+	run(func(i int) {
+		_, err := h.Episodes(ctx, memhost.EpisodesRequest{})
+		check("episodes", err)
+	})
 	// The other writes of the operation table, with the notebook, the
 	// transcripts and the index busy with the ones above.
 	exportTo := t.TempDir()

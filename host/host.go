@@ -36,6 +36,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/conversations"
 	"github.com/memhost/memhost/host/embedq"
+	"github.com/memhost/memhost/host/episodes"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federated"
 	"github.com/memhost/memhost/host/health"
@@ -126,6 +127,7 @@ type Host struct {
 	*vault.VaultService
 	*health.HealthService
 	*conversations.SessionService
+	*episodes.EpisodeService
 	*federated.FederationService
 	*recall.RecallService
 	*skills.SkillService
@@ -206,13 +208,16 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.VaultService = vault.New(kernel{h})
 	h.HealthService = health.New(kernel{h})
 	h.SessionService = conversations.New(kernel{h})
+	h.EpisodeService = episodes.New(kernel{h})
 	h.FederationService = federated.New(kernel{h})
 	h.SkillService = skills.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository
-	// with a remote) and consolidation on a schedule
-	// (memory.generator.consolidateEveryMin) run while the home is watched.
+	// with a remote), consolidation on a schedule
+	// (memory.generator.consolidateEveryMin) and the episode logs'
+	// (memory.episodes.everyMin) run while the home is watched.
 	h.loops.add("git-sync", func(ctx context.Context, req WatchRequest) { h.FederationService.RunLoop(ctx, req.OnGitSync) })
 	h.loops.add("consolidate", func(ctx context.Context, _ WatchRequest) { h.FactService.RunSchedule(ctx) })
+	h.loops.add("episodes", func(ctx context.Context, _ WatchRequest) { h.EpisodeService.RunSchedule(ctx) })
 	h.Subscribe(h.FederationService.Note) // commits nothing until the home is a memhost repository
 	h.OpenFederation()
 	opened = true

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"time"
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/health"
@@ -29,4 +30,28 @@ func (k kernel) MoreChecks(ctx context.Context) []memhost.HealthCheck {
 		checks = append(checks, c)
 	}
 	return checks
+}
+
+// SessionEnded writes the episode logs of a session that ended (the
+// session-end and stop hooks): the transcript is stored by then, so
+// trouble with a page is logged, not the hook's failure.
+func (k kernel) SessionEnded(ctx context.Context, session string) {
+	r, err := k.h.EpisodeService.SessionEnded(ctx, session)
+	if err != nil {
+		k.h.log.Warn("episode log not written", "session", session, "err", err)
+	}
+	for _, w := range r.Warnings {
+		k.h.log.Warn(w)
+	}
+}
+
+// EpisodeFacts is today's episode log beside today's conversations.
+func (k kernel) EpisodeFacts(ctx context.Context) health.Episodes {
+	day := k.h.Now().Format(time.DateOnly)
+	st, err := k.h.EpisodeService.DayStatus(ctx, day)
+	e := health.Episodes{Path: st.Path, Messages: st.Messages, Newest: st.Newest, Exists: st.Exists, State: st.State}
+	if err != nil {
+		e.Err = err.Error()
+	}
+	return e
 }

@@ -1,7 +1,7 @@
 // Package mcp serves a memhost home over the Model Context Protocol: the
 // host operations an agent needs as tools (memory_search, memory_get,
 // remember, notebook_write, daily_log, conversation_search, context,
-// memory_status, and vault.go's links, mv, rollup, prune), every notebook page as a resource
+// memory_status, episodes, and vault.go's links, mv, rollup, prune), every notebook page as a resource
 // (memhost://notebook/<path>, markdown), and two prompts
 // (pre-compaction-flush, session-start). It is built on the official Go
 // SDK; the transport (stdio for `memhost mcp`, streamable HTTP under
@@ -53,6 +53,7 @@ type Ops interface {
 	Skills(context.Context, memhost.SkillsRequest) (memhost.SkillsResponse, error)    // skills.go
 	SkillLearn(context.Context, memhost.SkillLearnRequest) (memhost.SkillsResponse, error)
 	SkillReview(context.Context, memhost.SkillReviewRequest) (memhost.SkillReviewResponse, error)
+	Episodes(context.Context, memhost.EpisodesRequest) (memhost.EpisodesResponse, error)
 }
 
 var _ Ops = (*host.Host)(nil)

@@ -100,7 +100,7 @@ func text(res *mcpsdk.CallToolResult) string {
 
 var (
 	readTools  = []string{"context", "conversation_search", "facts", "links", "memory_get", "memory_search", "memory_status", "skills"}
-	writeTools = []string{"daily_log", "fact_add", "mv", "notebook_write", "prune", "remember", "rollup", "skill_learn", "skill_review"}
+	writeTools = []string{"daily_log", "episodes", "fact_add", "mv", "notebook_write", "prune", "remember", "rollup", "skill_learn", "skill_review"}
 	// destructive are the write tools that change or move what exists
 	// (the others only add; skill_learn adds pages and keeps their counts).
 	destructive = []string{"mv", "notebook_write", "prune", "rollup", "skill_review"}
@@ -434,5 +434,34 @@ func TestPrompts(t *testing.T) {
 	}
 	if _, err := cs.GetPrompt(ctx, &mcpsdk.GetPromptParams{Name: "nope"}); err == nil {
 		t.Fatal("unknown prompt: no error")
+	}
+}
+
+// TestEpisodesTool: the tool writes the day's episode log, which then is
+// a resource of every client; a second call writes nothing.
+func TestEpisodesTool(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Default()
+	cfg.Timezone = "UTC"
+	now := time.Date(2026, 2, 13, 10, 32, 0, 0, time.UTC)
+	h, err := host.Open(ctx, host.Options{Home: t.TempDir(), Config: cfg, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "wa-ada", Role: "user", Text: "Can you check the BVS status?", Channel: "whatsapp", SourceID: "919876543210"}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, mcp.New(h, mcp.Options{}), nil)
+	var r memhost.EpisodesResponse
+	for _, want := range []string{"written", "unchanged"} {
+		structured(t, call(t, cs, "episodes", map[string]any{"date": "2026-02-13"}), &r)
+		if len(r.Days) != 1 || r.Days[0].State != want || r.Days[0].Path != "episodes/2026-02-13.md" || r.Days[0].Messages != 1 {
+			t.Fatalf("episodes: %+v, want %s", r, want)
+		}
+	}
+	rr, err := cs.ReadResource(ctx, &mcpsdk.ReadResourceParams{URI: "memhost://notebook/episodes/2026-02-13.md"})
+	if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "## Session: whatsapp/919876543210 (10:32 - 10:32)") {
+		t.Fatalf("read: %+v %v", rr, err)
 	}
 }

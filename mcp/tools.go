@@ -12,6 +12,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/episodes"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
@@ -81,6 +82,13 @@ type ContextArgs struct {
 	Channel  string   `json:"channel,omitempty" jsonschema:"only episodes from this channel"`
 	SourceID string   `json:"sourceId,omitempty" jsonschema:"only episodes from this chat or contact in the channel (needs channel)"`
 	Entity   string   `json:"entity,omitempty" jsonschema:"only facts of this entity (its slug)"`
+}
+
+// EpisodesArgs are episodes' arguments.
+type EpisodesArgs struct {
+	Date  string `json:"date,omitempty" jsonschema:"the day to write, YYYY-MM-DD (default today)"`
+	Since string `json:"since,omitempty" jsonschema:"the first day of a range instead, YYYY-MM-DD (with until; at most 366 days)"`
+	Until string `json:"until,omitempty" jsonschema:"the last day of the range, YYYY-MM-DD"`
 }
 
 // NoArgs is the arguments of tools that take none.
@@ -230,6 +238,24 @@ func (s *srv) addTools() {
 			}
 			s.wrote(req, stored{Tool: "daily_log", Path: r.Path, Section: r.Heading, Lines: r.Lines, Text: a.Entry})
 			return r, fmt.Sprintf("Logged in %s: %s (lines %d-%d).", r.Path, r.Heading, r.Lines.Start, r.Lines.End), nil
+		})
+
+	add(s, &mcpsdk.Tool{Name: "episodes", Title: "Write the episode logs",
+		Annotations: &mcpsdk.ToolAnnotations{DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
+		Description: "Write the episode logs: a notebook page a day (episodes/YYYY-MM-DD.md) holding that day's conversations, session by session, " +
+			"generated from the transcripts. Pages a person edited are kept as they are. Memhost writes them when a session ends; " +
+			"call this for a conversation that has no end (a chat channel) or to write past days. Returns each day's page and state (written, unchanged, kept, empty)."},
+		nil, nil,
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a EpisodesArgs) (memhost.EpisodesResponse, string, error) {
+			r, err := s.ops.Episodes(ctx, memhost.EpisodesRequest{Date: a.Date, Since: a.Since, Until: a.Until})
+			var b strings.Builder
+			for _, d := range r.Days {
+				fmt.Fprintf(&b, "%s: %s %s (%d sessions, %d messages)\n", d.Date, d.State, d.Path, d.Sessions, d.Messages)
+				if d.State == episodes.Written {
+					s.touched(Change{Path: d.Path})
+				}
+			}
+			return r, b.String(), err
 		})
 }
 

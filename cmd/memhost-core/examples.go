@@ -33,6 +33,7 @@ var examples = map[string][]string{
 	"session check":       {"memhost session check chat-42 --incoming-tokens 1200"},
 	"session compact":     {`memhost session compact chat-42 --summary "We agreed to call Sarah on Monday."`, "memhost session compact chat-42 --summary - < summary.txt"},
 	"conversation-search": {`memhost conversation-search "Sarah's phone"`, `memhost conversation-search --session chat-42 --since 2026-11-01 "invoice"`, `memhost conversation-search --channel whatsapp "late"`},
+	"episodes":            {"memhost episodes", "memhost episodes --date 2026-11-23", "memhost episodes --since 2026-11-01 --until 2026-11-30"},
 	"hook":                {"memhost hook session-start < hook-input.json", "memhost hook pre-compact < hook-input.json"},
 	"eval":                {"memhost eval ../shared/bench/locomo-dev", "memhost eval --k 5,10 ../shared/bench/locomo-dev"},
 	"models":              {"memhost models list", "memhost models pull ../shared/models/all-MiniLM-L6-v2-Q4_K_M.gguf"},

@@ -468,6 +468,7 @@ func TestGolden(t *testing.T) {
 		{"sessions", goldenSessions, false},
 		{"ingest-search", goldenIngestSearch, false},
 		{"hooks", goldenHooks, false},
+		{"episodes", goldenEpisodes, false},
 		{"plugins-models", goldenPluginsModels, false},
 		{"config", goldenConfig, false},
 		{"usage-errors", goldenUsageErrors, true},
@@ -781,6 +782,34 @@ func goldenHooks(t *testing.T) {
 	g.pipe(`{}`, "hook")
 	g.pipe(`{}`, "hook", "stop", "extra")
 	g.check("hooks")
+}
+
+// goldenEpisodes: the episode logs of three sessions (two channels, one
+// without, one crossing midnight), written again, kept once edited; a
+// turn that ends its session writes today's.
+func goldenEpisodes(t *testing.T) {
+	g := newGolden(t)
+	for _, name := range []string{"wa-ada", "tg-bob", "notes"} {
+		g.run("session", "ingest", "--format", "memhost", filepath.Join(g.testdata, "transcripts", name+".jsonl"))
+	}
+	g.run("episodes", "--date", "2026-02-13")
+	g.run("get", "episodes/2026-02-13.md")
+	g.run("episodes", "--date", "2026-02-13")
+	g.run("write", "episodes/2026-02-13.md", "A note of mine.")
+	g.run("episodes", "--since", "2026-02-12", "--until", "2026-02-15")
+	g.run("get", "episodes/2026-02-13.md", "--start-line", "30")
+	g.run("episodes", "--json", "--date", "2026-02-14")
+	g.run("episodes")
+	g.run("session", "append", "--session", "wa-ada", "--role", "assistant", "--channel", "whatsapp", "--source", "919876543210", "--end", "Phase 4 started.")
+	g.run("episodes")
+	g.run("conversation-search", "staging")
+
+	g.note("bad dates")
+	g.run("episodes", "--date", "13.02.2026")
+	g.run("episodes", "--date", "2026-02-13", "--since", "2026-02-01")
+	g.run("episodes", "--since", "2026-02-01")
+	g.run("episodes", "--since", "2026-02-10", "--until", "2026-02-01")
+	g.check("episodes")
 }
 
 // goldenPluginsModels: models and plugins with nothing installed.

@@ -69,6 +69,19 @@ type Memory struct {
 	Context    Context    `yaml:"context"`
 	Skills     Skills     `yaml:"skills"`
 	Generator  Generator  `yaml:"generator"`
+	Episodes   Episodes   `yaml:"episodes"`
+}
+
+// Episodes configures the episode logs: a notebook page a day written
+// from the transcripts (seed 004 §2.2).
+type Episodes struct {
+	// Folder holds the pages, relative to the notebook and inside it.
+	// Default "episodes".
+	Folder string `yaml:"folder"`
+	// EveryMin is how often memhost serve writes today's and yesterday's
+	// logs, for conversations that never end (a chat channel's); 0 = off.
+	// Default 30.
+	EveryMin int `yaml:"everyMin"`
 }
 
 // Compaction holds seed 002's thresholds for an agent's working context.
@@ -177,6 +190,7 @@ func Default() Config {
 			Context:     DefaultContext(),
 			Skills:      Skills{MinObservations: 3},
 			Generator:   DefaultGenerator(),
+			Episodes:    Episodes{Folder: "episodes", EveryMin: 30},
 		},
 		Server:     Server{Listen: DefaultListen},
 		Health:     DefaultHealth(),
@@ -473,6 +487,10 @@ func (c Config) Validate() error {
 		return bad("memory.prompt.referenceDir", "must not be empty")
 	case !filepath.IsLocal(m.Prompt.ReferenceDir):
 		return bad("memory.prompt.referenceDir", fmt.Sprintf("must be a folder inside the notebook, got %q", m.Prompt.ReferenceDir))
+	case m.Episodes.Folder == "" || !filepath.IsLocal(m.Episodes.Folder):
+		return bad("memory.episodes.folder", fmt.Sprintf("must be a folder inside the notebook, got %q", m.Episodes.Folder))
+	case m.Episodes.EveryMin < 0:
+		return bad("memory.episodes.everyMin", "must not be negative")
 	case m.Prompt.DailyWindow < 0:
 		return bad("memory.prompt.dailyWindow", "must not be negative")
 	case m.Prompt.MaxPerFileChars < 1:

@@ -251,6 +251,10 @@ func TestFoldersStayInside(t *testing.T) {
 		{"memory:\n  prompt:\n    referenceDir: ../..\n", `memory.prompt.referenceDir: must be a folder inside the notebook, got "../.."`},
 		{"memory:\n  prompt:\n    referenceDir: reference/../../x\n", `memory.prompt.referenceDir: must be a folder inside the notebook, got "reference/../../x"`},
 		{"memory:\n  prompt:\n    referenceDir: /etc\n", `memory.prompt.referenceDir: must be a folder inside the notebook, got "/etc"`},
+		{"memory:\n  episodes:\n    folder: journal/chats\n", ""},
+		{"memory:\n  episodes:\n    folder: ../episodes\n", `memory.episodes.folder: must be a folder inside the notebook, got "../episodes"`},
+		{"memory:\n  episodes:\n    folder: \"\"\n", `memory.episodes.folder: must be a folder inside the notebook, got ""`},
+		{"memory:\n  episodes:\n    everyMin: -1\n", `memory.episodes.everyMin: must not be negative`},
 	}
 	for _, tt := range tests {
 		path := filepath.Join(t.TempDir(), "config.yaml")

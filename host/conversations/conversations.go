@@ -17,7 +17,7 @@ import (
 
 // SessionAppend appends a turn to sessions/ID.jsonl, flushed to disk, and
 // indexes the transcript before returning. Transcripts are only ever
-// appended to.
+// appended to. A turn that ends the session (End) writes its episode logs.
 func (cs *SessionService) SessionAppend(ctx context.Context, req memhost.SessionAppendRequest) (out memhost.SessionAppendResponse, err error) {
 	defer cs.k.Wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "session-append", Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("session-append: %s turn %s", out.Path, out.Turn.ID), Result: &out}
@@ -48,6 +48,9 @@ func (cs *SessionService) SessionAppend(ctx context.Context, req memhost.Session
 		resp.Warnings = append(resp.Warnings, a.Repaired)
 	}
 	resp.Warnings = append(resp.Warnings, cs.k.IndexWritten(ctx, rel)...)
+	if req.End {
+		cs.k.SessionEnded(ctx, req.Session)
+	}
 	return resp, nil
 }
 
@@ -159,7 +162,8 @@ type hookInput struct {
 // context as additional context, prompt the memory context for the user's
 // prompt (nothing when no memory matches it); pre-compact stores the transcript so far,
 // records a flush and reminds the agent to write durable memories;
-// session-end and stop store the transcript they name.
+// session-end and stop store the transcript they name and write the
+// episode logs of its days.
 func (cs *SessionService) Hook(ctx context.Context, req memhost.HookRequest) (memhost.HookResponse, error) {
 	if err := req.Check(); err != nil {
 		return memhost.HookResponse{}, err
@@ -215,9 +219,11 @@ func (cs *SessionService) Hook(ctx context.Context, req memhost.HookRequest) (me
 		if err := need("transcript_path", in.TranscriptPath); err != nil {
 			return memhost.HookResponse{}, err
 		}
-		if _, err := cs.ingestHook(ctx, in.TranscriptPath); err != nil {
+		session, err := cs.ingestHook(ctx, in.TranscriptPath)
+		if err != nil {
 			return memhost.HookResponse{}, err
 		}
+		cs.k.SessionEnded(ctx, session)
 		out = map[string]any{"suppressOutput": true}
 	default: // Check refuses events not in memhost.HookEvents: one listed there lacks its case
 		return memhost.HookResponse{}, fmt.Errorf("hook %q is listed but not answered", req.Event)

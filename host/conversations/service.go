@@ -29,6 +29,9 @@ type Kernel interface {
 	// system prompt (the session-start hook answers with it), or the
 	// memory context for a query.
 	Context(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error)
+	// SessionEnded writes the episode logs of the session's days; it
+	// reports its own trouble (the transcript is stored by then).
+	SessionEnded(ctx context.Context, session string)
 }
 
 // SessionService runs the conversation operations.

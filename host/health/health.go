@@ -15,6 +15,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/episodes"
 	"github.com/memhost/memhost/index/integrity"
 	"github.com/memhost/memhost/index/vectors"
 )
@@ -44,6 +45,7 @@ type Facts struct {
 	Queue       Queue
 	Provider    Provider
 	Daily       Daily
+	Episodes    Episodes
 	Sizes       memhost.HealthSizes
 	Leaks       Leaks
 	Watcher     Watcher
@@ -133,6 +135,19 @@ type Daily struct {
 	Exists bool
 }
 
+// Episodes is today's episode log beside today's conversations.
+type Episodes struct {
+	Err      string
+	Path     string    // notebook path of today's episode log
+	Messages int       // messages in today's conversations
+	Newest   time.Time // the last of them
+	Exists   bool      // the page is there
+	// State is episodes.Written when the page is missing or behind the
+	// transcripts, episodes.Unchanged when current, episodes.Kept when a
+	// person edited it.
+	State string
+}
+
 // Leaks are files left in brain/ (and cache/) by processes that are gone.
 type Leaks struct {
 	Err      string
@@ -169,7 +184,7 @@ func Evaluate(f Facts, th config.Health) memhost.HealthReport {
 		checkTranscripts(f.Transcripts, th),
 		checkQueue(f.Queue, f.Provider, f.Now, th),
 		checkProvider(f.Provider, th, &r.Metrics),
-		checkDaily(f.Daily),
+		checkDaily(f.Daily, f.Episodes, f.Now, time.Duration(th.StaleGraceMinutes)*time.Minute),
 		checkCache(f.Queue, th, &r.Metrics),
 		checkSize("database-size", "the index", f.Sizes.DatabaseBytes, th.DatabaseWarnMB, th.DatabaseFailMB),
 		checkSize("vault-size", "the notebook and sessions", f.Sizes.VaultBytes, th.VaultWarnMB, th.VaultFailMB),
@@ -478,12 +493,35 @@ func fmtMs(ms float64) string {
 	return fmt.Sprintf("%.0f ms", ms)
 }
 
-func checkDaily(d Daily) memhost.HealthCheck {
-	if d.Exists {
-		return memhost.HealthCheck{Name: "daily-log", Status: Pass, Message: d.Path + " exists"}
+// checkDaily judges the daily markdown logs: today's conversations need
+// their episode log once the last message is older than grace (a session
+// under way is logged when it ends); a quiet day needs none. The daily log
+// (daily-log entries) is an agent's choice and never warns.
+func checkDaily(d Daily, e Episodes, now time.Time, grace time.Duration) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "daily-log", Status: Pass}
+	daily := d.Path + " exists"
+	if !d.Exists {
+		daily = "no daily log for today yet (" + d.Path + ")"
 	}
-	// A day without an entry is an ordinary day, not a fault.
-	return memhost.HealthCheck{Name: "daily-log", Status: Pass, Message: "no daily log for today yet (" + d.Path + ")"}
+	switch {
+	case e.Err != "":
+		c.Status, c.Message = Warn, "cannot compare today's conversations with their episode log: "+e.Err
+	case e.Messages == 0:
+		c.Message = daily + "; no conversation today"
+	case e.State == episodes.Kept:
+		c.Message = fmt.Sprintf("%s; %s was edited by hand and is kept as it is", daily, e.Path)
+	case e.State == episodes.Unchanged:
+		c.Message = fmt.Sprintf("%s; %s holds today's %d messages", daily, e.Path, e.Messages)
+	case now.Sub(e.Newest) < grace:
+		c.Message = fmt.Sprintf("%s; a conversation is under way (last message at %s): %s is written when it ends", daily, e.Newest.Format("15:04"), e.Path)
+	case !e.Exists:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("%d messages in conversations today but no episode log (%s): regenerate it", e.Messages, e.Path)
+	default:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("%s is out of date: today's conversations hold %d messages since it was written; regenerate it", e.Path, e.Messages)
+	}
+	return c
 }
 
 func checkCache(q Queue, th config.Health, m *memhost.HealthMetrics) memhost.HealthCheck {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/episodes"
 	"github.com/memhost/memhost/index/integrity"
 	"github.com/memhost/memhost/index/vectors"
 )
@@ -76,6 +77,23 @@ func TestEvaluateThresholds(t *testing.T) {
 		{"provider downloading", func(f *Facts) { f.Provider = Provider{Name: "local", Preparing: true, Err: "model downloading 40%"} }, "embedding-provider", Warn, Degraded},
 		{"no provider", func(f *Facts) { f.Provider = Provider{NoProvider: true, Err: "none"} }, "embedding-provider", Pass, Healthy},
 		{"no daily log", func(f *Facts) { f.Daily.Exists = false }, "daily-log", Pass, Healthy},
+		{"a quiet day, no episode log", func(f *Facts) { f.Episodes = Episodes{Path: "episodes/2026-02-24.md", State: episodes.Written} }, "daily-log", Pass, Healthy},
+		{"conversations, no episode log", func(f *Facts) {
+			f.Episodes = Episodes{Path: "episodes/2026-02-24.md", Messages: 4, Newest: f.Now.Add(-time.Hour), State: episodes.Written}
+		}, "daily-log", Warn, Degraded},
+		{"conversations, episode log behind", func(f *Facts) {
+			f.Episodes = Episodes{Path: "episodes/2026-02-24.md", Messages: 4, Newest: f.Now.Add(-time.Hour), Exists: true, State: episodes.Written}
+		}, "daily-log", Warn, Degraded},
+		{"conversation under way", func(f *Facts) {
+			f.Episodes = Episodes{Path: "episodes/2026-02-24.md", Messages: 4, Newest: f.Now.Add(-time.Minute), State: episodes.Written}
+		}, "daily-log", Pass, Healthy},
+		{"episode log current", func(f *Facts) {
+			f.Episodes = Episodes{Path: "episodes/2026-02-24.md", Messages: 4, Newest: f.Now.Add(-time.Hour), Exists: true, State: episodes.Unchanged}
+		}, "daily-log", Pass, Healthy},
+		{"episode log edited by hand", func(f *Facts) {
+			f.Episodes = Episodes{Path: "episodes/2026-02-24.md", Messages: 4, Newest: f.Now.Add(-time.Hour), Exists: true, State: episodes.Kept}
+		}, "daily-log", Pass, Healthy},
+		{"episode log unreadable", func(f *Facts) { f.Episodes.Err = "permission denied" }, "daily-log", Warn, Degraded},
 		{"db 300 MB", func(f *Facts) { f.Sizes.DatabaseBytes = 300 << 20 }, "database-size", Warn, Degraded},
 		{"db 600 MB", func(f *Facts) { f.Sizes.DatabaseBytes = 600 << 20 }, "database-size", Fail, Unhealthy},
 		{"vault 5 GB", func(f *Facts) { f.Sizes.VaultBytes = 5 << 30 }, "vault-size", Warn, Degraded},

@@ -32,6 +32,8 @@ type Kernel interface {
 	// or a repair has rebuilt it since); ClearMovedAside forgets it.
 	MovedAside() string
 	ClearMovedAside()
+	// EpisodeFacts is today's episode log beside today's conversations.
+	EpisodeFacts(ctx context.Context) Episodes
 	// WatcherFacts is what the file watcher did.
 	WatcherFacts() Watcher
 	// MoreChecks are the checks of other features (the vault's links,

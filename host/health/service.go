@@ -94,6 +94,7 @@ func (hs *HealthService) healthFacts(ctx context.Context, cfg *config.Config) Fa
 	day := "daily/" + hs.k.Now().In(hs.k.Location()).Format(time.DateOnly) + ".md"
 	_, err = os.Stat(hs.k.Notebook().Abs(day))
 	f.Daily = Daily{Path: day, Exists: err == nil}
+	f.Episodes = hs.k.EpisodeFacts(ctx)
 
 	f.Sizes.DatabaseBytes = fileSizes(hs.k.Index().Path(), hs.k.Index().Path()+"-wal")
 	f.Sizes.VaultBytes = treeSize(hs.k.Notebook().Root()) + treeSize(hs.k.Sessions().Dir)

@@ -216,11 +216,17 @@ func (s *RecallService) tier(ctx context.Context, tier string, req memhost.Conte
 		return slices.DeleteFunc(found, func(c candidate) bool { return s.rejected(c.item.Path) }), err
 	default: // memhost.TierNotebook
 		// Skill pages are the skills tier's; entity pages, when the facts
-		// tier is searched, are its facts.
+		// tier is searched, are its facts; episode logs, when the episodes
+		// tier is, repeat its turns.
 		entities := slices.Contains(p.tiers, memhost.TierFacts)
+		episodes := ""
+		if slices.Contains(p.tiers, memhost.TierEpisodes) {
+			episodes = s.k.Config().Memory.Episodes.Folder + "/"
+		}
 		pages, err := s.hits(ctx, search.Query{Text: req.Query, Sources: []string{indexer.SourceNotebook}, N: n}, qv, p, mode, why, timing)
 		return slices.DeleteFunc(pages, func(c candidate) bool {
-			return strings.HasPrefix(c.item.Path, SkillsDir+"/") || entities && strings.HasPrefix(c.item.Path, factrows.EntityDir)
+			return strings.HasPrefix(c.item.Path, SkillsDir+"/") || entities && strings.HasPrefix(c.item.Path, factrows.EntityDir) ||
+				episodes != "" && strings.HasPrefix(c.item.Path, episodes)
 		}), err
 	}
 }

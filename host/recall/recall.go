@@ -36,7 +36,8 @@ import (
 // the best result's (the best scores 1), so minScore drops results that
 // match far fewer or far commoner query words than the best one. Results
 // are capped at maxResults in total, then grouped; no group is boosted
-// over another.
+// over another. A recall of the transcripts leaves out the episode logs
+// (memory.episodes.folder), which repeat them.
 func (s *RecallService) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.RecallResponse, error) {
 	start := time.Now()
 	cfg := s.k.Config()
@@ -97,10 +98,19 @@ func (s *RecallService) Recall(ctx context.Context, req memhost.RecallRequest) (
 		}
 	}
 	terms := ftstext.Terms(req.Query)
+	// With the transcripts searched, the episode logs (pages generated
+	// from them) would find each turn a second time: the turn answers.
+	episodes := ""
+	if slices.Contains(sources, sessions.Source) {
+		episodes = cfg.Memory.Episodes.Folder + "/"
+	}
 	n := 0
 	for _, r := range ranked {
 		if r.Score < minScore || n == limit {
 			break
+		}
+		if episodes != "" && r.Hit.Source == indexer.SourceNotebook && strings.HasPrefix(r.Hit.Path, episodes) {
+			continue
 		}
 		n++
 		res := memhost.Result{

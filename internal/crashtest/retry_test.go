@@ -93,6 +93,9 @@ func TestServerDiesAfterWrite(t *testing.T) {
 		{"session-append", []string{"session", "append", "--session", "retry", "--role", "user", "entry-sa-1 said once"}, func() string {
 			return once(h.count("sessions/retry.jsonl", "entry-sa-1"))
 		}},
+		{"episodes", []string{"episodes"}, func() string { // today's log of the turn session-append wrote
+			return once(h.count("notebook/episodes/*.md", "entry-sa-1"))
+		}},
 		{"fact-add", []string{"fact", "add", "Ada Lovelace", "born", "entry-fa-1815"}, func() string {
 			return once(h.count("notebook/knowledge/entities/ada-lovelace.md", "entry-fa-1815"))
 		}},

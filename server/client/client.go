@@ -291,6 +291,9 @@ func (c *Client) SessionCompact(ctx context.Context, req memhost.SessionCompactR
 func (c *Client) Hook(ctx context.Context, req memhost.HookRequest) (memhost.HookResponse, error) {
 	return callOp(ctx, c, api.OpHook, req)
 }
+func (c *Client) Episodes(ctx context.Context, req memhost.EpisodesRequest) (memhost.EpisodesResponse, error) {
+	return callOp(ctx, c, api.OpEpisodes, req)
+}
 func (c *Client) Plugins(ctx context.Context, req memhost.PluginsRequest) (providers.PluginsResponse, error) {
 	return callOp(ctx, c, api.OpPlugins, req)
 }

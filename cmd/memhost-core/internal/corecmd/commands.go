@@ -19,6 +19,7 @@ import (
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/cmd/memhost-core/internal/notecmd"
 	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/host/episodes"
 	"github.com/memhost/memhost/host/eval"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/providers"
@@ -717,7 +718,7 @@ func (a cmds) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 	id := a.RequestID(cmd)
 	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
 		resp, err := h.SessionAppend(ctx, mh.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta")),
-			Channel: cmd.String("channel"), SourceID: cmd.String("source")})
+			Channel: cmd.String("channel"), SourceID: cmd.String("source"), End: cmd.Bool("end")})
 		if err != nil {
 			return err
 		}
@@ -726,6 +727,35 @@ func (a cmds) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 			fmt.Fprintf(w, "appended turn %s (%s) to %s\n", resp.Turn.ID, resp.Turn.Role, resp.Path)
 		})
 	})
+}
+
+func (a cmds) episodes(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
+		return err
+	}
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
+		resp, err := h.Episodes(ctx, mh.EpisodesRequest{Date: cmd.String("date"), Since: cmd.String("since"), Until: cmd.String("until")})
+		if err != nil {
+			return err
+		}
+		a.Warn(resp.Warnings...)
+		return a.Out(cmd, resp, func(w io.Writer) {
+			for _, d := range resp.Days {
+				switch d.State {
+				case episodes.Empty:
+					fmt.Fprintf(w, "%s: no conversations\n", d.Date)
+				case episodes.Kept:
+					fmt.Fprintf(w, "%s: kept %s: edited by hand since memhost wrote it (%s)\n", d.Date, d.Path, episodeCounts(d))
+				default:
+					fmt.Fprintf(w, "%s: %s %s (%s)\n", d.Date, d.State, d.Path, episodeCounts(d))
+				}
+			}
+		})
+	})
+}
+
+func episodeCounts(d mh.EpisodeDay) string {
+	return cmdapp.Plural(d.Sessions, "session") + ", " + cmdapp.Plural(d.Messages, "message")
 }
 
 func (a cmds) conversationSearch(ctx context.Context, cmd *cli.Command) error {

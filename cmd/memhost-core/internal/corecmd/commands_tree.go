@@ -116,6 +116,7 @@ func commands(a cmds) []*cli.Command {
 						&cli.StringFlag{Name: "meta", Usage: "a JSON object kept with the turn"},
 						&cli.StringFlag{Name: "channel", Usage: "where the turn came from: whatsapp, telegram, cli, ..."},
 						&cli.StringFlag{Name: "source", Usage: "the chat or contact in the channel (needs --channel)"},
+						&cli.BoolFlag{Name: "end", Usage: "the turn ends the session: write its episode logs (episodes/YYYY-MM-DD.md)"},
 					},
 					Action: a.sessionAppend,
 				},
@@ -162,6 +163,17 @@ func commands(a cmds) []*cli.Command {
 			Usage:     "answer an agent runtime hook (Claude Code): reads the hook's JSON on stdin, prints the answer",
 			ArgsUsage: "session-start|prompt|pre-compact|session-end|stop",
 			Action:    a.hook,
+		},
+		{
+			Name:      "episodes",
+			Usage:     "write the episode logs: a page a day of the conversations (episodes/YYYY-MM-DD.md), keeping pages edited by hand",
+			ArgsUsage: " ",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "date", Usage: "the day to write, YYYY-MM-DD (default today)"},
+				&cli.StringFlag{Name: "since", Usage: "the first of a range of days, YYYY-MM-DD (with --until)"},
+				&cli.StringFlag{Name: "until", Usage: "the last of the range, YYYY-MM-DD"},
+			},
+			Action: a.episodes,
 		},
 		{
 			Name:      "eval",

@@ -34,7 +34,7 @@ func mcpCommand(a cmds) *cli.Command {
 		Description: "memhost mcp speaks the Model Context Protocol on stdin and stdout, for agent runtimes\n" +
 			"(Claude Code, Claude Desktop, Cursor) that start it as a subprocess. Its tools are memory_search,\n" +
 			"memory_get, remember, notebook_write, daily_log, conversation_search, context, memory_status,\n" +
-			"facts, fact_add, links, mv, rollup and prune;\n" +
+			"facts, fact_add, links, mv, rollup, prune and episodes;\n" +
 			"every notebook page is a resource (memhost://notebook/<path>); its prompts are session-start and\n" +
 			"pre-compaction-flush. It runs the calls through the home's memhost serve when one runs, else in\n" +
 			"this process. Nothing but the protocol goes to stdout; warnings go to stderr.\n\n" +
@@ -202,6 +202,10 @@ func (o *mcpOps) Write(ctx context.Context, r mh.WriteRequest) (mh.WriteResponse
 
 func (o *mcpOps) DailyLog(ctx context.Context, r mh.DailyLogRequest) (mh.DailyLogResponse, error) {
 	return either(o, ctx, api.OpDailyLog, r)
+}
+
+func (o *mcpOps) Episodes(ctx context.Context, r mh.EpisodesRequest) (mh.EpisodesResponse, error) {
+	return either(o, ctx, api.OpEpisodes, r)
 }
 
 func (o *mcpOps) ConversationSearch(ctx context.Context, r mh.ConversationSearchRequest) (mh.ConversationSearchResponse, error) {
