@@ -28,6 +28,15 @@ type ContextRequest struct {
 	Channel  string `json:"channel,omitempty"`
 	SourceID string `json:"sourceId,omitempty"`
 	Entity   string `json:"entity,omitempty"`
+	// NotSession leaves that session's turns out of the episodes (a
+	// session's working memory holds them already).
+	NotSession string `json:"notSession,omitempty"`
+}
+
+// Memory reports whether r sets anything of the memory context: then it
+// needs a Query or a Session.
+func (r ContextRequest) Memory() bool {
+	return r.Budget != 0 || len(r.Tiers) > 0 || r.PerTier != 0 || r.MinScore != nil || r.HalfLife != "" || r.Channel != "" || r.SourceID != "" || r.Entity != "" || r.NotSession != ""
 }
 
 // The memory tiers of a ContextRequest, in the order they fill the budget.

@@ -182,6 +182,12 @@ func TestHostConcurrentUse(t *testing.T) {
 		check("session/compact", err)
 		_, err = h.Consolidate(ctx, memhost.ConsolidateRequest{}) // no generator: unavailable
 		check("consolidate", err)
+		_, err = h.SkillLearn(ctx, memhost.SkillLearnRequest{})
+		check("skills/learn", err)
+		if _, err = h.SkillReview(ctx, memhost.SkillReviewRequest{Slug: "read-edit", Status: memhost.SkillAccepted}); fault.KindOf(err) == fault.NotFound {
+			err = nil // no page yet: the transcripts here run no tools
+		}
+		check("skills/review", err)
 		_, err = h.Init(ctx, memhost.InitRequest{})
 		check("init", err)
 		if _, err = h.RemoveModel(ctx, memhost.RemoveModelRequest{Name: "none.gguf"}); fault.KindOf(err) == fault.NotFound {

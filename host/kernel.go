@@ -90,6 +90,11 @@ func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
 	return k.h.providers.Generator(ctx)
 }
 
+// CheckContext checks a context request's memory settings.
+func (k kernel) CheckContext(req memhost.ContextRequest) error {
+	return k.h.RecallService.CheckContext(req)
+}
+
 // Context is the Context operation.
 func (k kernel) Context(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error) {
 	return k.h.Context(ctx, req)

@@ -94,7 +94,7 @@ func TestMemoryContextBudget(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	h, _ := contextHome(t)
-	for _, budget := range []int{5, 40, 80} {
+	for _, budget := range []int{5, 60, 100} {
 		resp, err := h.Context(ctx, memhost.ContextRequest{Query: "kayak", Budget: budget})
 		if err != nil {
 			t.Fatal(err)
@@ -102,8 +102,8 @@ func TestMemoryContextBudget(t *testing.T) {
 		if resp.Tokens > budget || resp.Left == 0 || len(resp.Items) == 0 && resp.Text != "" {
 			t.Errorf("budget %d: %d tokens, %d left out:\n%s", budget, resp.Tokens, resp.Left, resp.Text)
 		}
-		if budget == 40 && (len(resp.Items) == 0 || resp.Items[0].Tier != memhost.TierFacts) {
-			t.Errorf("budget 40: the fact comes first: %+v", resp.Items)
+		if budget == 60 && (len(resp.Items) == 0 || resp.Items[0].Tier != memhost.TierFacts) {
+			t.Errorf("budget 60: the fact comes first: %+v", resp.Items)
 		}
 	}
 }
@@ -193,6 +193,22 @@ func TestMemoryContextBadInput(t *testing.T) {
 			t.Errorf("%+v: %v, want an error about %s", req, err, field)
 		}
 	}
+	// A session's working memory checks the settings of its memory
+	// context, and settings without a query or a session name the query.
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "w", Role: "user", Text: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	for field, req := range map[string]memhost.ContextRequest{
+		"tiers":    {Session: "w", Tiers: []string{"dreams"}},
+		"budget":   {Session: "w", Budget: -5},
+		"halfLife": {Session: "w", HalfLife: "soon"},
+		"query":    {Entity: "sarah-chen"},
+	} {
+		_, err := h.Context(ctx, req)
+		if fault.FieldOf(err) != field {
+			t.Errorf("%+v: %v, want an error about %s", req, err, field)
+		}
+	}
 }
 
 // TestWorkingContext: a session's working memory holds the notebook's
@@ -240,5 +256,46 @@ func TestWorkingContext(t *testing.T) {
 	}
 	if len(resp.Items) == 0 || resp.Items[0].Tier != memhost.TierFacts {
 		t.Errorf("the memory of the last user turn: %+v", resp.Items)
+	}
+	// The session's own turns are its recent turns, not memories; other
+	// sessions' turns about the query are.
+	var others int
+	for _, it := range resp.Items {
+		if it.Session == "work" {
+			t.Errorf("the session's own turn among its memories: %+v", it)
+		}
+		if it.Session == "wa-sarah" {
+			others++
+		}
+	}
+	if others != 1 {
+		t.Errorf("another session's turn about kayaks: %d in %+v", others, resp.Items)
+	}
+}
+
+// TestMemoryContextFilterScores: an entity's or a channel's memories are
+// judged against the best of their own, not against better ones of
+// another entity or channel the filter left out; facts decay by their day.
+func TestMemoryContextFilterScores(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, clk := contextHome(t)
+	for _, f := range [][3]string{{"Bob", "club", "kayak club lake sunday morning"}, {"Carol", "plan", "lake trip"}} {
+		if _, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: f[0], Attribute: f[1], Value: f[2]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp, err := h.Context(ctx, memhost.ContextRequest{Query: "kayak club lake sunday morning", Tiers: []string{"facts"}, Entity: "carol"})
+	if err != nil || len(resp.Items) != 1 || resp.Items[0].Path != "knowledge/entities/carol.md" || resp.Items[0].Score != 1 {
+		t.Fatalf("carol's fact, weaker than bob's: %+v, %v", resp.Items, err)
+	}
+	resp, err = h.Context(ctx, memhost.ContextRequest{Query: "new kayak for the lake", Tiers: []string{"episodes"}, Channel: "telegram"})
+	if err != nil || len(resp.Items) != 1 || resp.Items[0].Session != "tg-sam" {
+		t.Fatalf("the telegram turn, weaker than the whatsapp one: %+v, %v", resp.Items, err)
+	}
+	clk.set(time.Date(2030, 3, 1, 9, 0, 0, 0, time.UTC)) // four years after the facts were seen
+	resp, err = h.Context(ctx, memhost.ContextRequest{Query: "sea kayaking", Tiers: []string{"facts"}, HalfLife: "365d", MinScore: new(float64)})
+	if err != nil || len(resp.Items) == 0 || resp.Items[0].Score > 0.07 {
+		t.Fatalf("a fact four half-lives old: %+v, %v", resp.Items, err)
 	}
 }

@@ -110,8 +110,8 @@ func (h *Host) Context(ctx context.Context, req memhost.ContextRequest) (memhost
 	switch {
 	case req.Session != "":
 		return h.SessionService.Working(ctx, req)
-	case req.Query != "" || req.Budget != 0 || len(req.Tiers) > 0:
-		return h.RecallService.MemoryContext(ctx, req)
+	case req.Query != "" || req.Memory():
+		return h.RecallService.MemoryContext(ctx, req) // settings without a query: the query is missing
 	}
 	b, err := prompt.Build(h.notebook, h.config().Memory.Prompt, h.now().In(h.loc()))
 	if err != nil {

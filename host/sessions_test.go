@@ -288,8 +288,10 @@ func TestHooks(t *testing.T) {
 		!strings.Contains(start.HookSpecificOutput.AdditionalContext, "# Memory context") || !strings.Contains(start.HookSpecificOutput.AdditionalContext, "555-1234") {
 		t.Errorf("prompt answer: %s", out)
 	}
-	if out, err := hook(ctx, h, memhost.HookPrompt, []byte(`{"session_id": "x", "prompt": "?!"}`)); err != nil || string(out) != `{"suppressOutput":true}` {
-		t.Errorf("a prompt with no searchable word: %s, %v", out, err)
+	for _, p := range []string{`{"session_id": "x", "prompt": "?!"}`, `{"session_id": "x", "prompt": " "}`, `{"session_id": "x"}`} {
+		if out, err := hook(ctx, h, memhost.HookPrompt, []byte(p)); err != nil || string(out) != `{"suppressOutput":true}` {
+			t.Errorf("a prompt with no searchable word, or none (%s): %s, %v", p, out, err)
+		}
 	}
 	out, err = hook(ctx, h, memhost.HookPreCompact, payload("pre-compact"))
 	if err != nil {

@@ -189,11 +189,14 @@ func (cs *SessionService) Hook(ctx context.Context, req memhost.HookRequest) (me
 			"hookEventName": "SessionStart", "additionalContext": c.Text,
 		}}
 	case memhost.HookPrompt:
+		out = map[string]any{"suppressOutput": true}
+		if strings.TrimSpace(in.Prompt) == "" {
+			break // no prompt, no memory (not the whole notebook block)
+		}
 		c, err := cs.k.Context(ctx, memhost.ContextRequest{Query: in.Prompt})
 		if err != nil && fault.KindOf(err) != fault.BadInput { // a prompt with no searchable word
 			return memhost.HookResponse{}, err
 		}
-		out = map[string]any{"suppressOutput": true}
 		if c.Text != "" {
 			out = map[string]any{"hookSpecificOutput": map[string]any{
 				"hookEventName": "UserPromptSubmit", "additionalContext": c.Text,

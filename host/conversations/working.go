@@ -20,6 +20,12 @@ import (
 // turns since the last one hold more than compactAt tokens.
 func (cs *SessionService) Working(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error) {
 	w := cs.k.Config().Memory.Context.Working
+	// The memory context's settings are checked before anything is read:
+	// its query (the last user turn) may have no searchable word, which
+	// leaves the memory out, but a bad setting is the caller's mistake.
+	if err := cs.k.CheckContext(req); err != nil {
+		return memhost.ContextResponse{}, err
+	}
 	tr, err := cs.k.Sessions().Read(req.Session)
 	if err != nil {
 		return memhost.ContextResponse{}, err
@@ -62,9 +68,9 @@ func (cs *SessionService) Working(ctx context.Context, req memhost.ContextReques
 	b.WriteString(system)
 	if strings.TrimSpace(query) != "" {
 		mreq := req
-		mreq.Session, mreq.Query = "", query
+		mreq.Session, mreq.Query, mreq.NotSession = "", query, req.Session
 		mem, err := cs.k.Context(ctx, mreq)
-		if err != nil && fault.KindOf(err) != fault.BadInput { // a last turn with no searchable word brings no memory
+		if err != nil && fault.FieldOf(err) != "query" { // a last turn with no searchable word brings no memory
 			return resp, err
 		}
 		if err == nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -179,6 +180,23 @@ func (s *SkillService) list(ctx context.Context, written []string) (memhost.Skil
 			sk.Name = f.Name // a person may rename it
 		}
 		resp.Skills = append(resp.Skills, sk)
+	}
+	// Pages whose sequence the transcripts no longer hold (removed, or a
+	// page a person wrote): listed with no counts.
+	entries, err := os.ReadDir(s.k.Notebook().Abs(Dir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return resp, err
+	}
+	for _, e := range entries {
+		sl, ok := strings.CutSuffix(e.Name(), ".md")
+		if !ok || !e.Type().IsRegular() || slices.ContainsFunc(resp.Skills, func(k memhost.Skill) bool { return k.Slug == sl }) {
+			continue
+		}
+		f, _, err := s.page(sl)
+		if err != nil {
+			continue // a page whose frontmatter does not parse is a person's page, not a skill
+		}
+		resp.Skills = append(resp.Skills, memhost.Skill{Name: cmp.Or(f.Name, sl), Slug: sl, Path: path.Join(Dir, e.Name()), Status: cmp.Or(f.Status, memhost.SkillProposed), Tools: f.Tools, Created: f.Created})
 	}
 	return resp, nil
 }

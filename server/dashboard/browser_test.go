@@ -798,3 +798,41 @@ func TestBrowserPageReadable(t *testing.T) {
 		shot(t, ctx, "entity-"+s)
 	}
 }
+
+// TestBrowserSkills: the skills page lists a proposed skill with its
+// counts from the conversations and the candidates; Accept sets the
+// page's status, on disk.
+func TestBrowserSkills(t *testing.T) {
+	home := t.TempDir()
+	page := "---\nname: Read → Edit → Bash\nslug: read-edit-bash\nstatus: proposed\ntools:\n  - Read\n  - Edit\n  - Bash\n---\n\n# Read → Edit → Bash\n"
+	writeHome(t, home, map[string]string{"skills/learned/read-edit-bash.md": page}, nil)
+	for i, s := range []string{"s1", "s2", "s3"} {
+		var lines []string
+		for j, tool := range []string{"", "Read", "Edit", "Bash"} {
+			turn := map[string]any{"id": fmt.Sprintf("%s-%d", s, j), "type": "message", "role": "user", "content": "fix the build", "timestamp": fmt.Sprintf("2026-11-2%dT09:00:0%dZ", i, j)}
+			if tool != "" {
+				turn["role"], turn["content"], turn["metadata"] = "tool", "ran "+tool, map[string]any{"tool": tool}
+			}
+			b, _ := json.Marshal(turn)
+			lines = append(lines, string(b))
+		}
+		os.WriteFile(filepath.Join(home, "sessions", s+".jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	}
+	url := serve(t, home)
+	ctx := browser(t, time.Minute)
+	run(t, ctx, "skills page",
+		chromedp.Navigate(url+"/ui/skills"),
+		waitText(`#skills tr[data-slug="read-edit-bash"]`, "Read → Edit → Bash"),
+		waitText(`#skills tr[data-slug="read-edit-bash"] .status`, "proposed"),
+	)
+	if row := text(t, ctx, `#skills tr[data-slug="read-edit-bash"]`); !strings.Contains(row, "100%") || !strings.Contains(row, "3") {
+		t.Errorf("the skill's row: %q", row)
+	}
+	run(t, ctx, "accept",
+		chromedp.Click(css(`button.skill-review[data-status="accepted"]`)),
+		waitText(`#skills tr[data-slug="read-edit-bash"] .status`, "accepted"),
+	)
+	if b, _ := os.ReadFile(filepath.Join(home, "notebook", "skills", "learned", "read-edit-bash.md")); !strings.Contains(string(b), "status: accepted\n") {
+		t.Errorf("the page after Accept:\n%s", b)
+	}
+}

@@ -98,6 +98,8 @@ func New(h *host.Host) *Dashboard {
 	mux.HandleFunc("GET /ui/sessions", d.sessions)
 	mux.HandleFunc("GET /ui/session/{id}", d.session)
 	mux.HandleFunc("GET /ui/settings", d.settings)
+	mux.HandleFunc("GET /ui/skills", d.skills)
+	mux.HandleFunc("POST /ui/api/skill-review", d.skillReview)
 	mux.HandleFunc("GET /ui/api/search", d.searchFragment)
 	mux.HandleFunc("GET /ui/api/page/{path...}", d.pageJSON)
 	mux.HandleFunc("GET /ui/api/status", d.statusJSON)
@@ -146,7 +148,8 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprint(l.Start)
 	},
-	"score": func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"score":   func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"percent": func(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) },
 	"folder": func(p string) string {
 		if p == "" {
 			return "/"
@@ -612,6 +615,32 @@ func (d *Dashboard) delete(w http.ResponseWriter, r *http.Request) {
 		dir = ""
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"result": resp, "url": "/ui/notebook?dir=" + dir})
+}
+
+// Skills.
+
+func (d *Dashboard) skills(w http.ResponseWriter, r *http.Request) {
+	resp, err := d.h.Skills(r.Context(), memhost.SkillsRequest{})
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	d.render(w, r, "skills.html", layout{Title: "Skills", Nav: "skills", Body: resp})
+}
+
+// skillReview accepts or rejects a skill (SkillReview).
+func (d *Dashboard) skillReview(w http.ResponseWriter, r *http.Request) {
+	var req memhost.SkillReviewRequest
+	if err := decode(r, &req); err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	resp, err := d.h.SkillReview(r.Context(), req)
+	if err != nil {
+		d.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 // Search.

@@ -383,3 +383,14 @@ function onLoad() {
 }
 
 document.addEventListener("DOMContentLoaded", () => { onLoad(); connectEvents(); });
+
+// ---- Skills: accept or reject ----
+
+document.addEventListener("click", async (e) => {
+  const b = e.target.closest && e.target.closest("button.skill-review");
+  if (!b) return;
+  b.disabled = true;
+  const { ok, status, data } = await postJSON("/ui/api/skill-review", { slug: b.dataset.slug, status: b.dataset.status });
+  if (ok) location.reload();
+  else { $("#skill-error").textContent = errText(data, status); b.disabled = false; }
+});

@@ -233,7 +233,7 @@ func (a cmds) context(ctx context.Context, cmd *cli.Command) error {
 			req.Tiers = append(req.Tiers, strings.TrimSpace(t))
 		}
 	}
-	if req.Query == "" && req.Session == "" && (req.Budget != 0 || len(req.Tiers) > 0 || req.PerTier != 0 || req.MinScore != nil || req.HalfLife != "" || req.Channel != "" || req.SourceID != "" || req.Entity != "") {
+	if req.Query == "" && req.Session == "" && req.Memory() {
 		return cmdapp.Usagef("the memory context's settings need --query or --session")
 	}
 	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
