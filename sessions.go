@@ -13,12 +13,17 @@ type SessionTokens struct {
 
 // Check says whether a flush or a compaction is due.
 type SessionCheck struct {
-	Session        string `json:"session"`
-	Tokens         int    `json:"tokens"`   // working context now
-	Incoming       int    `json:"incoming"` // the message about to be added
-	Total          int    `json:"total"`
-	FlushAt        int    `json:"flushAt"`   // contextWindow - reserveTokens - softThresholdTokens
-	CompactAt      int    `json:"compactAt"` // contextWindow - reserveTokens
+	Session   string `json:"session"`
+	Tokens    int    `json:"tokens"`   // working context now
+	Incoming  int    `json:"incoming"` // the message about to be added
+	Total     int    `json:"total"`
+	FlushAt   int    `json:"flushAt"`   // contextWindow - reserveTokens - softThresholdTokens
+	CompactAt int    `json:"compactAt"` // contextWindow - reserveTokens
+	// Messages counts the messages since the last flush (or compaction),
+	// the incoming one included; FlushEvery is
+	// memory.compaction.flushEveryMessages (0: off).
+	Messages       int    `json:"messages"`
+	FlushEvery     int    `json:"flushEvery"`
 	FlushDue       bool   `json:"flushDue"`
 	CompactionDue  bool   `json:"compactionDue"`
 	AlreadyFlushed bool   `json:"alreadyFlushed"` // a flush was asked in this compaction cycle

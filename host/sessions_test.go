@@ -192,6 +192,46 @@ func TestCompactionCycle(t *testing.T) {
 	}
 }
 
+// TestFlushByMessages: a chat of short messages, far from the token
+// threshold, gets a flush every flushEveryMessages messages (seed 004 §7),
+// counted from the last flush.
+func TestFlushByMessages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+	cfg := config.Default()
+	cfg.Memory.Compaction.FlushEveryMessages = 4
+	h, err := Open(ctx, Options{Home: t.TempDir(), Config: cfg, Now: clk.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	say := func() {
+		clk.set(clk.now().Add(time.Minute))
+		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "chat", Role: "user", Text: "ok"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(wantDue bool, wantMessages int) {
+		t.Helper()
+		clk.set(clk.now().Add(time.Second))
+		c, err := h.SessionCheck(ctx, memhost.SessionCheckRequest{Session: "chat", Incoming: 1})
+		if err != nil || c.FlushDue != wantDue || c.Messages != wantMessages || c.FlushEvery != 4 || c.Total >= c.FlushAt {
+			t.Fatalf("check: %+v, %v; want due %v with %d messages", c, err, wantDue, wantMessages)
+		}
+	}
+	say()
+	say()
+	check(false, 3) // two and the incoming one
+	say()
+	check(true, 4)
+	say()
+	check(false, 2) // one since the flush, and the incoming one
+	say()
+	say()
+	check(true, 4)
+}
+
 func TestIngestClaudeCode(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

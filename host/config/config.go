@@ -90,6 +90,11 @@ type Compaction struct {
 	ReserveTokens       int    `yaml:"reserveTokens"`       // default 4000, kept for the response
 	SoftThresholdTokens int    `yaml:"softThresholdTokens"` // default 10000: flush this far before the limit
 	KeepRecentTokens    int    `yaml:"keepRecentTokens"`    // default 20000 left out of a compaction
+	// FlushEveryMessages makes a flush due every this many messages too,
+	// whatever their tokens (seed 004 §7, OpenClaw #5457: a flush on one
+	// threshold alone is missed): a long chat of short messages still
+	// saves its durable memories. 0 is off. Default 50.
+	FlushEveryMessages int `yaml:"flushEveryMessages"`
 	FlushPrompt         string `yaml:"flushPrompt"`         // what the agent is told when a flush is due
 }
 
@@ -186,7 +191,7 @@ func Default() Config {
 			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
 			Search:      Search{MaxResults: 15, MinScore: 0.25, Fusion: FusionLinear, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 1},
 			Prompt:      Prompt{ReferenceDir: "reference", DailyWindow: 2, MaxPerFileChars: 8000, MaxTotalReferenceChars: 32000, MaxFactsChars: 2000},
-			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushPrompt: DefaultFlushPrompt},
+			Compaction:  Compaction{ContextWindow: 100000, ReserveTokens: 4000, SoftThresholdTokens: 10000, KeepRecentTokens: 20000, FlushEveryMessages: 50, FlushPrompt: DefaultFlushPrompt},
 			Context:     DefaultContext(),
 			Skills:      Skills{MinObservations: 3},
 			Generator:   DefaultGenerator(),
@@ -520,6 +525,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Health.validate(); err != nil {
 		return err
+	}
+	if m.Compaction.FlushEveryMessages < 0 {
+		return bad("memory.compaction.flushEveryMessages", fmt.Sprintf("must not be negative (0 is off), got %d", m.Compaction.FlushEveryMessages))
 	}
 	if err := m.Context.validate(); err != nil {
 		return err

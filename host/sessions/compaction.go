@@ -57,11 +57,40 @@ func (s *Store) Check(session string, incoming int, c config.Compaction) (memhos
 		return resp, err
 	}
 	resp.AlreadyFlushed = last != "" && !before(last, tok.LastCompacted)
-	if resp.Total >= resp.FlushAt && !resp.AlreadyFlushed {
+	resp.Messages, resp.FlushEvery = tok.Turns, c.FlushEveryMessages
+	if last != "" && resp.AlreadyFlushed {
+		if resp.Messages, err = s.turnsSince(session, last); err != nil {
+			return resp, err
+		}
+	}
+	if incoming > 0 {
+		resp.Messages++
+	}
+	// Two triggers (seed 004 §7): the tokens, once per compaction cycle,
+	// and the messages since the last flush.
+	byTokens := resp.Total >= resp.FlushAt && !resp.AlreadyFlushed
+	byMessages := resp.FlushEvery > 0 && resp.Messages >= resp.FlushEvery
+	if byTokens || byMessages {
 		resp.FlushDue, resp.Prompt = true, c.FlushPrompt
 		err = s.AddReceipt(session, resp.Total)
 	}
 	return resp, err
+}
+
+// turnsSince counts the working context's turns (not compactions) after
+// the time since.
+func (s *Store) turnsSince(session, since string) (int, error) {
+	tr, err := s.Read(session)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, t := range tr.Working() {
+		if t.Type != "compaction" && before(since, t.Timestamp) {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Compact appends a compaction entry holding summary (already cleaned):

@@ -908,6 +908,13 @@ func (a cmds) sessionCheck(ctx context.Context, cmd *cli.Command) error {
 		}
 		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "%s: %d + %d incoming = %d tokens (flush at %d, compact at %d)\n", resp.Session, resp.Tokens, resp.Incoming, resp.Total, resp.FlushAt, resp.CompactAt)
+			if resp.FlushEvery > 0 {
+				noun := "messages"
+				if resp.Messages == 1 {
+					noun = "message"
+				}
+				fmt.Fprintf(w, "%d %s since the last flush (flush every %d)\n", resp.Messages, noun, resp.FlushEvery)
+			}
 			switch {
 			case resp.FlushDue:
 				fmt.Fprintf(w, "flush due: %s\n", resp.Prompt)
