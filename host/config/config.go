@@ -86,16 +86,16 @@ type Episodes struct {
 
 // Compaction holds seed 002's thresholds for an agent's working context.
 type Compaction struct {
-	ContextWindow       int    `yaml:"contextWindow"`       // default 100000 tokens
-	ReserveTokens       int    `yaml:"reserveTokens"`       // default 4000, kept for the response
-	SoftThresholdTokens int    `yaml:"softThresholdTokens"` // default 10000: flush this far before the limit
-	KeepRecentTokens    int    `yaml:"keepRecentTokens"`    // default 20000 left out of a compaction
+	ContextWindow       int `yaml:"contextWindow"`       // default 100000 tokens
+	ReserveTokens       int `yaml:"reserveTokens"`       // default 4000, kept for the response
+	SoftThresholdTokens int `yaml:"softThresholdTokens"` // default 10000: flush this far before the limit
+	KeepRecentTokens    int `yaml:"keepRecentTokens"`    // default 20000 left out of a compaction
 	// FlushEveryMessages makes a flush due every this many messages too,
 	// whatever their tokens (seed 004 §7, OpenClaw #5457: a flush on one
 	// threshold alone is missed): a long chat of short messages still
 	// saves its durable memories. 0 is off. Default 50.
-	FlushEveryMessages int `yaml:"flushEveryMessages"`
-	FlushPrompt         string `yaml:"flushPrompt"`         // what the agent is told when a flush is due
+	FlushEveryMessages int    `yaml:"flushEveryMessages"`
+	FlushPrompt        string `yaml:"flushPrompt"` // what the agent is told when a flush is due
 }
 
 // DefaultFlushPrompt is seed 000's pre-compaction prompt.
