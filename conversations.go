@@ -101,6 +101,11 @@ type SessionCompactRequest struct {
 	// Summarize has the generator write the summary (summarize.go);
 	// Summary must then be empty.
 	Summarize bool `json:"summarize,omitempty"`
+	// Facts also extracts the facts of the conversations not yet
+	// consolidated (Consolidate) once the entry is written: seed 004's
+	// compaction in one call (summarise, keep the turns indexed, extract
+	// facts, write the checkpoint).
+	Facts bool `json:"facts,omitempty"`
 	// RequestID, when set, is the compaction entry's id: a run with the
 	// id of one in the transcript writes nothing and answers as it did.
 	RequestID string `json:"requestId,omitempty"`

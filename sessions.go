@@ -39,6 +39,9 @@ type SessionCompactResponse struct {
 	KeptTokens   int    `json:"keptTokens"`   // recent turns left as they are
 	Turn         Turn   `json:"turn"`
 	Model        string `json:"model,omitempty"` // the generator's model, when it wrote the summary
+	// Consolidated is what Facts extracted (nil without Facts, or when
+	// it failed: see Warnings).
+	Consolidated *ConsolidateResponse `json:"consolidated,omitempty"`
 	// Warnings are troubles after the entry was written (a repaired torn
 	// line, an index that could not be updated): the entry is stored.
 	Warnings []string `json:"warnings,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
@@ -250,5 +251,39 @@ func TestConsolidateStopsKeepingWhatWasWritten(t *testing.T) {
 	res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{})
 	if err != nil || len(res.Applied) != 1 || res.Applied[0].Entity != "ben" {
 		t.Fatalf("%+v, %v", res, err)
+	}
+}
+
+// TestCompactWithFacts: session compact with facts writes the checkpoint
+// and extracts the facts of the conversation in the same call; without a
+// generator the compaction still stands, with a warning.
+func TestCompactWithFacts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := &clock{t: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
+	h := openClocked(t, t.TempDir(), c)
+	h.editConfig(func(cfg *config.Config) { cfg.Memory.Compaction.KeepRecentTokens = 1 })
+	for _, text := range []string{"My colleague Sarah Chen works at TechFlow.", "Noted.", "And Bob likes green tea."} {
+		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s", Role: "user", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+		c.set(c.now().Add(time.Minute))
+	}
+	r, err := h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "s", Summary: "Sarah's job; Bob's tea.", Facts: true})
+	if err != nil || r.RemovedCount == 0 || r.Consolidated != nil || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "facts were not extracted") {
+		t.Fatalf("compact with facts, no generator: %+v, %v", r, err)
+	}
+	h.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
+		return `{"facts": [{"entity": "Sarah Chen", "attribute": "works at", "value": "TechFlow", "episode": "e1"}], "relations": []}`, nil
+	}})
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s", Role: "user", Text: "One more thing."}); err != nil {
+		t.Fatal(err)
+	}
+	r, err = h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "s", Summary: "Still Sarah and Bob.", Facts: true})
+	if err != nil || r.Consolidated == nil || r.Consolidated.Episodes == 0 || len(r.Consolidated.Applied) != 1 {
+		t.Fatalf("compact with facts: %+v, %+v, %v", r, r.Consolidated, err)
+	}
+	if f, err := h.Facts(ctx, memhost.FactsRequest{Entity: "sarah-chen"}); err != nil || len(f.Facts) != 1 || f.Facts[0].Value != "TechFlow" {
+		t.Errorf("the fact: %+v, %v", f, err)
 	}
 }

@@ -90,6 +90,11 @@ func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
 	return k.h.providers.Generator(ctx)
 }
 
+// Consolidate extracts facts from the episodes not yet consolidated.
+func (k kernel) Consolidate(ctx context.Context, req memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error) {
+	return k.h.FactService.Consolidate(ctx, req)
+}
+
 // CheckContext checks a context request's memory settings.
 func (k kernel) CheckContext(req memhost.ContextRequest) error {
 	return k.h.RecallService.CheckContext(req)

@@ -143,6 +143,16 @@ func (cs *SessionService) SessionCompact(ctx context.Context, req memhost.Sessio
 		resp.Warnings = append(resp.Warnings, fmt.Sprintf("turns arrived while the summary was written: it covers the turns up to %s, the compaction up to %s", through, resp.LastTurn))
 	}
 	resp.Warnings = append(resp.Warnings, cs.k.IndexWritten(ctx, sessions.Path(req.Session))...)
+	if req.Facts {
+		// The entry is written: a failure here is a warning, never the
+		// compaction's (a retry would find the entry and answer as it did).
+		c, err := cs.k.Consolidate(ctx, memhost.ConsolidateRequest{})
+		if err != nil {
+			resp.Warnings = append(resp.Warnings, "facts were not extracted: "+err.Error())
+		} else {
+			resp.Consolidated = &c
+		}
+	}
 	return resp, nil
 }
 

@@ -32,6 +32,8 @@ type Kernel interface {
 	// SessionEnded writes the episode logs of the session's days; it
 	// reports its own trouble (the transcript is stored by then).
 	SessionEnded(ctx context.Context, session string)
+	// Consolidate extracts facts from the episodes not yet consolidated.
+	Consolidate(ctx context.Context, req memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error)
 	// CheckContext checks a context request's memory settings.
 	CheckContext(req memhost.ContextRequest) error
 }

@@ -946,7 +946,7 @@ func (a cmds) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 		}
 	}
 	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
-		resp, err := h.SessionCompact(ctx, mh.SessionCompactRequest{Session: id, Summary: summary, Summarize: cmd.Bool("summarize"), RequestID: a.RequestID(cmd)})
+		resp, err := h.SessionCompact(ctx, mh.SessionCompactRequest{Session: id, Summary: summary, Summarize: cmd.Bool("summarize"), Facts: cmd.Bool("facts"), RequestID: a.RequestID(cmd)})
 		if err != nil {
 			return err
 		}
@@ -956,6 +956,9 @@ func (a cmds) sessionCompact(ctx context.Context, cmd *cli.Command) error {
 				resp.Session, cmdapp.Plural(resp.RemovedCount, "turn"), resp.FirstTurn, resp.LastTurn, resp.KeptTokens)
 			if resp.Model != "" {
 				fmt.Fprintf(w, "summary written by %s:\n%s\n", resp.Model, resp.Turn.Content)
+			}
+			if c := resp.Consolidated; c != nil {
+				fmt.Fprintf(w, "facts: %d episodes consolidated, %d facts applied\n", c.Episodes, len(c.Applied))
 			}
 		})
 	})

@@ -139,7 +139,7 @@ func commands(a cmds) []*cli.Command {
 					Name:      "compact",
 					Usage:     "append a compaction entry: SUMMARY replaces older turns in the working context (nothing is deleted)",
 					ArgsUsage: "ID",
-					Flags:     []cli.Flag{&cli.StringFlag{Name: "summary", Usage: "the summary, or - for stdin"}, &cli.BoolFlag{Name: "summarize", Usage: "the generator (memory.generator.plugin) writes the summary"}},
+					Flags:     []cli.Flag{&cli.StringFlag{Name: "summary", Usage: "the summary, or - for stdin"}, &cli.BoolFlag{Name: "summarize", Usage: "the generator (memory.generator.plugin) writes the summary"}, &cli.BoolFlag{Name: "facts", Usage: "then extract the facts of the conversations not yet consolidated (consolidate), with the generator"}},
 					Action:    a.sessionCompact,
 				},
 			},
