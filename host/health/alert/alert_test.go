@@ -133,7 +133,7 @@ func TestDailyDigest(t *testing.T) {
 	r := &Router{Home: t.TempDir(), Sinks: []Sink{Webhook{URL: srv.URL, Timeout: 5 * time.Second}}, Location: loc}
 	ctx := context.Background()
 	start := time.Date(2026, 11, 28, 17, 0, 0, 0, time.UTC) // 22:00 there
-	for i := range 4 {                                       // 22:00 to 23:30
+	for i := range 4 {                                      // 22:00 to 23:30
 		if err := r.Route(ctx, report(check("db", "pass", "ok")), start.Add(time.Duration(i)*30*time.Minute)); err != nil {
 			t.Fatal(err)
 		}
