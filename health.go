@@ -1,5 +1,7 @@
 package memhost
 
+import "github.com/memhost/memhost/host/fault"
+
 // Status is a check's outcome.
 type HealthStatus string
 
@@ -60,4 +62,23 @@ type HealthResponse struct {
 	HealthReport
 	Repairs    []string `json:"repairs,omitempty"`
 	ReportPath string   `json:"reportPath"`
+}
+
+// HealthHistoryRequest asks for the reports kept in health/history/,
+// newest first: at most Limit (0 is 48).
+type HealthHistoryRequest struct {
+	Limit int `json:"limit,omitempty"`
+}
+
+// Check refuses a negative limit.
+func (r HealthHistoryRequest) Check() error {
+	if r.Limit < 0 {
+		return fault.BadInputf("limit", "limit must not be negative, got %d", r.Limit)
+	}
+	return nil
+}
+
+// HealthHistoryResponse holds the kept reports, newest first.
+type HealthHistoryResponse struct {
+	Reports []HealthReport `json:"reports"`
 }
