@@ -44,12 +44,13 @@ type Ops interface {
 	Context(context.Context, memhost.ContextRequest) (memhost.ContextResponse, error)
 	Status(context.Context, memhost.StatusRequest) (memhost.StatusResponse, error)
 	Files(context.Context, memhost.FilesRequest) (memhost.FilesResponse, error)
-	Facts(context.Context, memhost.FactsRequest) (memhost.FactsResponse, error)       // facts.go
-	FactAdd(context.Context, memhost.FactAddRequest) (memhost.FactAddResponse, error) // facts.go
-	Links(context.Context, memhost.LinksRequest) (memhost.LinksResponse, error)       // vault.go
-	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)          // vault.go
-	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)    // vault.go
-	Prune(context.Context, memhost.PruneRequest) (memhost.PruneResponse, error)       // vault.go
+	Facts(context.Context, memhost.FactsRequest) (memhost.FactsResponse, error)                         // facts.go
+	FactAdd(context.Context, memhost.FactAddRequest) (memhost.FactAddResponse, error)                   // facts.go
+	Links(context.Context, memhost.LinksRequest) (memhost.LinksResponse, error)                         // vault.go
+	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)                            // vault.go
+	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)                      // vault.go
+	Prune(context.Context, memhost.PruneRequest) (memhost.PruneResponse, error)                         // vault.go
+	HealthHistory(context.Context, memhost.HealthHistoryRequest) (memhost.HealthHistoryResponse, error) // health.go
 }
 
 var _ Ops = (*host.Host)(nil)

@@ -99,7 +99,7 @@ func text(res *mcpsdk.CallToolResult) string {
 }
 
 var (
-	readTools  = []string{"context", "conversation_search", "facts", "links", "memory_get", "memory_search", "memory_status"}
+	readTools  = []string{"context", "conversation_search", "facts", "health_history", "links", "memory_get", "memory_search", "memory_status"}
 	writeTools = []string{"daily_log", "fact_add", "mv", "notebook_write", "prune", "remember", "rollup"}
 	// destructive are the write tools that change or move what exists
 	// (the others only add).

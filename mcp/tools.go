@@ -135,8 +135,9 @@ func (s *srv) addTools() {
 			return r, renderStatus(r), err
 		})
 
-	s.addFactTools(read)  // facts.go; fact_add unless read-only
-	s.addVaultTools(read) // vault.go; mv, rollup, prune unless read-only
+	s.addFactTools(read)   // facts.go; fact_add unless read-only
+	s.addVaultTools(read)  // vault.go; mv, rollup, prune unless read-only
+	s.addHealthTools(read) // health.go
 
 	if s.opts.ReadOnly {
 		return

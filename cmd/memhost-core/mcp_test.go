@@ -107,7 +107,7 @@ func TestBinaryMCPStdio(t *testing.T) {
 	}
 
 	ro, _ := mcpStdio(t, home, nil, "--read-only")
-	if got := toolNames(t, ro); !slices.Equal(got, []string{"context", "conversation_search", "facts", "links", "memory_get", "memory_search", "memory_status"}) {
+	if got := toolNames(t, ro); !slices.Equal(got, []string{"context", "conversation_search", "facts", "health_history", "links", "memory_get", "memory_search", "memory_status"}) {
 		t.Fatalf("read-only tools: %v", got)
 	}
 	// The page the first session wrote is there for the second.
