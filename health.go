@@ -54,6 +54,9 @@ type HealthRequest struct {
 	// IntoNotebook writes the report to HEARTBEAT.md in the notebook
 	// instead of health/latest-report.md in the home.
 	IntoNotebook bool `json:"intoNotebook,omitempty"`
+	// NoHistory leaves the report out of health/history/: GET /api/health
+	// sets it, so that a monitor polling it does not fill the history.
+	NoHistory bool `json:"noHistory,omitempty"`
 }
 
 // HealthResponse is the report (seed 004 §6.2), what a repair did, and
