@@ -14,7 +14,9 @@ import (
 const maxPackageLines = 1500
 
 // oversize lists the packages allowed past maxPackageLines, each with why.
-var oversize = map[string]string{}
+var oversize = map[string]string{
+	".": "the root holds every request and response of the operation table (issue 28's health/history put it at 1,517); to split by feature (health, sessions, vault types) as the table grows",
+}
 
 // TestPackageSize fails when a package holds more than maxPackageLines
 // non-test lines of code not generated.
