@@ -65,11 +65,18 @@ func TestHealthSchedule(t *testing.T) {
 	go func() { done <- h.Watch(wctx, WatchRequest{}) }()
 
 	start := c.now()
-	for _, at := range []time.Duration{30 * time.Minute, time.Hour, 90 * time.Minute, 26 * time.Hour} {
-		if d := <-waits; d != 30*time.Minute {
-			t.Fatalf("the schedule waits %v, want health.everyMin's 30m", d)
+	for i, step := range []struct{ wait, at time.Duration }{
+		{30 * time.Minute, 30 * time.Minute}, {30 * time.Minute, time.Hour},
+		// everyMin changed in config.yaml applies from the next wait.
+		{15 * time.Minute, 90 * time.Minute}, {15 * time.Minute, 26 * time.Hour},
+	} {
+		if d := <-waits; d != step.wait {
+			t.Fatalf("wait %d: the schedule waits %v, want health.everyMin's %v", i, d, step.wait)
 		}
-		c.set(start.Add(at))
+		c.set(start.Add(step.at))
+		if i == 1 {
+			h.editConfig(func(cfg *config.Config) { cfg.Health.EveryMin = 15 })
+		}
 		fire <- c.now()
 	}
 	<-waits // the fourth run is done
