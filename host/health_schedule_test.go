@@ -86,7 +86,7 @@ func TestHealthSchedule(t *testing.T) {
 	}
 
 	entries, err := os.ReadDir(filepath.Join(h.Home(), filepath.FromSlash(history.Dir)))
-	if err != nil || len(entries) != 1 || entries[0].Name() != "2026-11-29T16-00-00Z.json" {
+	if err != nil || len(entries) != 1 || entries[0].Name() != "2026-11-29T16-00-00.000Z.json" {
 		t.Fatalf("history holds %v (%v), want the last run's only (keepDays 1)", entries, err)
 	}
 	hist, err := h.HealthHistory(ctx, memhost.HealthHistoryRequest{})

@@ -1,6 +1,6 @@
 // Package history keeps the home's health reports in health/history/, a
 // JSON file per check named by its time in UTC
-// (2026-11-28T14-30-00Z.json): each is written whole and atomically, so a
+// (2026-11-28T14-30-00.000Z.json): each is written whole and atomically, so a
 // crash leaves no torn report, pruning is removing files by name, and the
 // latest N are the last N names. A day of half-hourly checks is 48 small
 // files.
@@ -25,14 +25,14 @@ import (
 const Dir = "health/history"
 
 // nameLayout names a report's file: its time, UTC, with no colon.
-const nameLayout = "2006-01-02T15-04-05Z"
+const nameLayout = "2006-01-02T15-04-05.000Z"
 
 // DefaultLimit is how many reports Read returns when asked for 0.
 const DefaultLimit = 48
 
 // Save writes rep, made at now, to the history of home and removes the
-// reports older than keep. A report of the same second replaces the
-// other.
+// reports older than keep. Names are to the millisecond, so two checks
+// of one second (a person's after the schedule's) are both kept.
 func Save(home string, rep memhost.HealthReport, now time.Time, keep time.Duration) error {
 	dir := filepath.Join(home, filepath.FromSlash(Dir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -33,8 +33,8 @@ func TestSaveReadPrune(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	// The last is 2026-11-24T18:45Z; one exactly 2 days older is kept.
-	want := []string{"2026-11-22T18-45-00Z.json", "2026-11-23T06-45-00Z.json", "2026-11-23T18-45-00Z.json",
-		"2026-11-24T06-45-00Z.json", "2026-11-24T18-45-00Z.json", "notes.txt"}
+	want := []string{"2026-11-22T18-45-00.000Z.json", "2026-11-23T06-45-00.000Z.json", "2026-11-23T18-45-00.000Z.json",
+		"2026-11-24T06-45-00.000Z.json", "2026-11-24T18-45-00.000Z.json", "notes.txt"}
 	if len(names) != len(want) {
 		t.Fatalf("history holds %v, want %v", names, want)
 	}
@@ -52,5 +52,21 @@ func TestSaveReadPrune(t *testing.T) {
 	}
 	if got, err := Read(t.TempDir(), 0); err != nil || len(got) != 0 {
 		t.Fatalf("Read of no history = %v, %v", got, err)
+	}
+}
+
+// TestSameSecondKeepsBoth: a check just after another, in one second, is
+// kept beside it, and read first.
+func TestSameSecondKeepsBoth(t *testing.T) {
+	home := t.TempDir()
+	t0 := time.Date(2026, 11, 28, 14, 30, 0, 100e6, time.UTC)
+	for i, overall := range []memhost.HealthOverall{"HEALTHY", "DEGRADED"} {
+		if err := Save(home, memhost.HealthReport{Overall: overall}, t0.Add(time.Duration(i)*300*time.Millisecond), time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Read(home, 0)
+	if err != nil || len(got) != 2 || got[0].Overall != "DEGRADED" {
+		t.Fatalf("Read = %+v, %v; want both, the later first", got, err)
 	}
 }
