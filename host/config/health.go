@@ -105,7 +105,7 @@ func (h Health) validate() error {
 	case h.Alerts.TimeoutMs < 1:
 		return bad("alerts.timeoutMs", fmt.Sprintf("must be at least 1, got %d", h.Alerts.TimeoutMs))
 	case len(h.Alerts.Command) > 0 && h.Alerts.Command[0] == "":
-		return bad("alerts.command", "want a program and its arguments, such as [notify-send, memhost]")
+		return bad("alerts.command", "want a program and its arguments, such as [/home/ada/bin/on-alert, --from, memhost]")
 	}
 	if w := h.Alerts.Webhook; w != "" {
 		u, err := url.Parse(w)
