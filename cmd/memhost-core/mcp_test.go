@@ -85,7 +85,7 @@ func toolNames(t testing.TB, cs *mcpsdk.ClientSession) []string {
 func TestBinaryMCPStdio(t *testing.T) {
 	home := t.TempDir()
 	cs, stderr := mcpStdio(t, home, nil)
-	if got := toolNames(t, cs); len(got) != 14 {
+	if got := toolNames(t, cs); len(got) != 15 {
 		t.Fatalf("tools: %v", got)
 	}
 	var rem mh.RememberResponse
@@ -153,7 +153,7 @@ func TestBinaryMCPServe(t *testing.T) {
 		t.Fatalf("connect to %s/mcp: %v", in.URL, err)
 	}
 	defer hc.Close()
-	if got := toolNames(t, hc); len(got) != 14 {
+	if got := toolNames(t, hc); len(got) != 15 {
 		t.Fatalf("tools over HTTP: %v", got)
 	}
 	var found mh.RecallResponse
