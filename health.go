@@ -1,5 +1,7 @@
 package memhost
 
+import "github.com/memhost/memhost/host/fault"
+
 // Status is a check's outcome.
 type HealthStatus string
 
@@ -52,6 +54,9 @@ type HealthRequest struct {
 	// IntoNotebook writes the report to HEARTBEAT.md in the notebook
 	// instead of health/latest-report.md in the home.
 	IntoNotebook bool `json:"intoNotebook,omitempty"`
+	// NoHistory leaves the report out of health/history/: GET /api/health
+	// sets it, so that a monitor polling it does not fill the history.
+	NoHistory bool `json:"noHistory,omitempty"`
 }
 
 // HealthResponse is the report (seed 004 §6.2), what a repair did, and
@@ -60,4 +65,23 @@ type HealthResponse struct {
 	HealthReport
 	Repairs    []string `json:"repairs,omitempty"`
 	ReportPath string   `json:"reportPath"`
+}
+
+// HealthHistoryRequest asks for the reports kept in health/history/,
+// newest first: at most Limit (0 is 48).
+type HealthHistoryRequest struct {
+	Limit int `json:"limit,omitempty"`
+}
+
+// Check refuses a negative limit.
+func (r HealthHistoryRequest) Check() error {
+	if r.Limit < 0 {
+		return fault.BadInputf("limit", "limit must not be negative, got %d", r.Limit)
+	}
+	return nil
+}
+
+// HealthHistoryResponse holds the kept reports, newest first.
+type HealthHistoryResponse struct {
+	Reports []HealthReport `json:"reports"`
 }

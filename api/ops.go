@@ -97,6 +97,7 @@ var (
 	OpPullModel          = Op[providers.PullModelRequest, providers.PullResponse]{OpInfo{Name: "models/pull", Write: true}, API.PullModel}
 	OpRemoveModel        = Op[memhost.RemoveModelRequest, memhost.RemoveModelResponse]{OpInfo{Name: "models/rm", Write: true}, API.RemoveModel}
 	OpHealth             = Op[memhost.HealthRequest, memhost.HealthResponse]{OpInfo{Name: "health"}, API.Health}
+	OpHealthHistory      = Op[memhost.HealthHistoryRequest, memhost.HealthHistoryResponse]{OpInfo{Name: "health/history"}, API.HealthHistory}
 	OpLinks              = Op[memhost.LinksRequest, memhost.LinksResponse]{OpInfo{Name: "links"}, API.Links}
 	OpMove               = Op[memhost.MoveRequest, memhost.MoveResponse]{OpInfo{Name: "mv", Write: true}, API.Move}
 	OpRollup             = Op[memhost.RollupRequest, memhost.RollupResponse]{OpInfo{Name: "rollup", Write: true}, API.Rollup}
@@ -118,7 +119,7 @@ var (
 
 // Ops is every operation, in the order docs/api.md gives them.
 var Ops = []Operation{
-	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpEpisodes, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpSkills, OpSkillLearn, OpSkillReview, OpGitInit, OpFedSync, OpExport, OpImport,
+	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpEpisodes, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpHealthHistory, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpSkills, OpSkillLearn, OpSkillReview, OpGitInit, OpFedSync, OpExport, OpImport,
 }
 
 // API is every operation: *Host runs them, *client.Client (server/client) forwards them
@@ -153,6 +154,7 @@ type API interface {
 	PullModel(context.Context, providers.PullModelRequest) (providers.PullResponse, error)
 	RemoveModel(context.Context, memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error)
 	Health(context.Context, memhost.HealthRequest) (memhost.HealthResponse, error)
+	HealthHistory(context.Context, memhost.HealthHistoryRequest) (memhost.HealthHistoryResponse, error)
 	Links(context.Context, memhost.LinksRequest) (memhost.LinksResponse, error)
 	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)
 	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)

@@ -141,19 +141,24 @@ func BenchmarkNotebook(b *testing.B) {
 			}
 			// The memory context (every tier, the default budget) of the
 			// same queries: four keyword searches and the facts'.
-			b.Run("context", func(b *testing.B) {
-				for range b.N {
-					var ds []time.Duration
-					for _, q := range content {
-						start := time.Now()
-						if _, err := h.Context(ctx, memhost.ContextRequest{Query: q}); err != nil {
-							b.Fatal(err)
+			for _, c := range []struct {
+				name string
+				h    *Host
+			}{{"context", h}, {"context-search-only", searchOnly}} {
+				b.Run(c.name, func(b *testing.B) {
+					for range b.N {
+						var ds []time.Duration
+						for _, q := range content {
+							start := time.Now()
+							if _, err := c.h.Context(ctx, memhost.ContextRequest{Query: q}); err != nil {
+								b.Fatal(err)
+							}
+							ds = append(ds, time.Since(start))
 						}
-						ds = append(ds, time.Since(start))
+						percentiles(b, ds, "")
 					}
-					percentiles(b, ds, "")
-				}
-			})
+				})
+			}
 		})
 	}
 }

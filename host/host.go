@@ -213,11 +213,13 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.SkillService = skills.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository
 	// with a remote), consolidation on a schedule
-	// (memory.generator.consolidateEveryMin) and the episode logs'
-	// (memory.episodes.everyMin) run while the home is watched.
+	// (memory.generator.consolidateEveryMin), the episode logs'
+	// (memory.episodes.everyMin) and the health check (health.everyMin)
+	// run while the home is watched.
 	h.loops.add("git-sync", func(ctx context.Context, req WatchRequest) { h.FederationService.RunLoop(ctx, req.OnGitSync) })
 	h.loops.add("consolidate", func(ctx context.Context, _ WatchRequest) { h.FactService.RunSchedule(ctx) })
 	h.loops.add("episodes", func(ctx context.Context, _ WatchRequest) { h.EpisodeService.RunSchedule(ctx) })
+	h.loops.add("health", func(ctx context.Context, _ WatchRequest) { h.HealthService.RunSchedule(ctx) })
 	h.Subscribe(h.FederationService.Note) // commits nothing until the home is a memhost repository
 	h.OpenFederation()
 	opened = true

@@ -54,6 +54,7 @@ type Ops interface {
 	SkillLearn(context.Context, memhost.SkillLearnRequest) (memhost.SkillsResponse, error)
 	SkillReview(context.Context, memhost.SkillReviewRequest) (memhost.SkillReviewResponse, error)
 	Episodes(context.Context, memhost.EpisodesRequest) (memhost.EpisodesResponse, error)
+	HealthHistory(context.Context, memhost.HealthHistoryRequest) (memhost.HealthHistoryResponse, error) // health.go
 }
 
 var _ Ops = (*host.Host)(nil)

@@ -99,7 +99,7 @@ func text(res *mcpsdk.CallToolResult) string {
 }
 
 var (
-	readTools  = []string{"context", "conversation_search", "facts", "links", "memory_get", "memory_search", "memory_status", "skills"}
+	readTools  = []string{"context", "conversation_search", "facts", "health_history", "links", "memory_get", "memory_search", "memory_status", "skills"}
 	writeTools = []string{"daily_log", "episodes", "fact_add", "mv", "notebook_write", "prune", "remember", "rollup", "skill_learn", "skill_review"}
 	// destructive are the write tools that change or move what exists
 	// (the others only add; skill_learn adds pages and keeps their counts).

@@ -164,9 +164,10 @@ func (s *srv) addTools() {
 			return r, renderStatus(r), err
 		})
 
-	s.addFactTools(read)  // facts.go; fact_add unless read-only
-	s.addSkillTools(read) // skills.go; skill_learn and skill_review unless read-only
-	s.addVaultTools(read) // vault.go; mv, rollup, prune unless read-only
+	s.addFactTools(read)   // facts.go; fact_add unless read-only
+	s.addSkillTools(read)  // skills.go; skill_learn and skill_review unless read-only
+	s.addVaultTools(read)  // vault.go; mv, rollup, prune unless read-only
+	s.addHealthTools(read) // health.go
 
 	if s.opts.ReadOnly {
 		return

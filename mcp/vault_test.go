@@ -316,3 +316,26 @@ func TestVaultToolsThroughServer(t *testing.T) {
 		t.Fatalf("mv onto a page, through the server: %q", msg)
 	}
 }
+
+// TestHealthHistoryTool: the kept reports, newest first, with the checks
+// that did not pass in the text; a negative limit is a tool error naming
+// it.
+func TestHealthHistoryTool(t *testing.T) {
+	h := openHome(t)
+	cs := connect(t, mcp.New(h, mcp.Options{ReadOnly: true}), nil)
+	if got := text(call(t, cs, "health_history", nil)); got != "no health reports kept yet" {
+		t.Fatalf("no history: %q", got)
+	}
+	if _, err := h.Health(context.Background(), memhost.HealthRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, cs, "health_history", map[string]any{"limit": 1})
+	var hr memhost.HealthHistoryResponse
+	structured(t, res, &hr)
+	if len(hr.Reports) != 1 || hr.Reports[0].Timestamp == "" || !strings.Contains(text(res), string(hr.Reports[0].Overall)) {
+		t.Fatalf("health_history: %+v\n%s", hr, text(res))
+	}
+	if res := call(t, cs, "health_history", map[string]any{"limit": -1}); !res.IsError || !strings.Contains(text(res), "limit") {
+		t.Fatalf("a negative limit: %+v", res)
+	}
+}

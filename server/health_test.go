@@ -58,4 +58,8 @@ func TestHealthStatusCodes(t *testing.T) {
 	if code, _ := get(); code != http.StatusOK {
 		t.Fatalf("after the repair: %d", code)
 	}
+	// The monitor's three checks are not kept; the repair's is.
+	if hist, err := c.HealthHistory(ctx, memhost.HealthHistoryRequest{}); err != nil || len(hist.Reports) != 1 || hist.Reports[0].Overall != health.Healthy {
+		t.Fatalf("health history after 3 GET /api/health and a repair: %+v, %v", hist, err)
+	}
 }

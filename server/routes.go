@@ -116,7 +116,7 @@ func needsConfig(path string) bool {
 // home is healthy or degraded and 503 when it is unhealthy, so that a
 // container health check or a monitor needs only the status code.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	resp, err := s.h.Health(r.Context(), memhost.HealthRequest{})
+	resp, err := s.h.Health(r.Context(), memhost.HealthRequest{NoHistory: true})
 	if err != nil {
 		s.failed(r, err)
 		writeError(w, err)

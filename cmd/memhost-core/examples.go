@@ -48,6 +48,7 @@ var examples = map[string][]string{
 	"serve status":        {"memhost serve status"},
 	"serve stop":          {"memhost serve stop"},
 	"health":              {"memhost health", "memhost health --repair"},
+	"health history":      {"memhost health history", "memhost health history --limit 48 --json"},
 	"git":                 {"memhost git init"},
 	"fact":                {`memhost fact add sarah-chen employer "works at [[acme-corp]]"`, "memhost fact forget sarah-chen phone"},
 }

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -74,5 +75,32 @@ func TestHealthExitCodes(t *testing.T) {
 	out = ok(t, home, "health", "--into-notebook")
 	if _, err := os.Stat(filepath.Join(home, "notebook", "HEARTBEAT.md")); err != nil || !strings.Contains(out, "HEARTBEAT.md") {
 		t.Fatalf("--into-notebook: %v\n%s", err, out)
+	}
+}
+
+// TestHealthHistory: every check is kept and listed newest first, with
+// the checks that did not pass.
+func TestHealthHistory(t *testing.T) {
+	home := t.TempDir()
+	ok(t, home, "init")
+	if out := ok(t, home, "health", "history"); out != "no health reports kept yet\n" {
+		t.Fatalf("no history yet:\n%s", out)
+	}
+	os.WriteFile(filepath.Join(home, "brain", "memory.db.rebuild-999999"), nil, 0o644)
+	if r := memhost(t, home, nil, "health"); r.code != corecmd.ExitDegraded {
+		t.Fatalf("a leaked file: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	out := ok(t, home, "health", "history", "--limit", "1")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 || !regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ  DEGRADED$`).MatchString(lines[0]) ||
+		!strings.HasPrefix(lines[1], "  warn  leaked-files        ") {
+		t.Fatalf("health history --limit 1:\n%s", out)
+	}
+	r := memhost(t, home, nil, "--json", "health", "history")
+	if resp := decode[mh.HealthHistoryResponse](t, r.stdout); r.code != 0 || len(resp.Reports) != 1 || resp.Reports[0].Overall != health.Degraded {
+		t.Fatalf("--json health history: exit %d %+v", r.code, resp)
+	}
+	if r := memhost(t, home, nil, "health", "history", "--limit", "-1"); r.code == 0 || !strings.Contains(r.stderr, "limit must not be negative") {
+		t.Fatalf("a negative limit: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -85,7 +85,7 @@ func toolNames(t testing.TB, cs *mcpsdk.ClientSession) []string {
 func TestBinaryMCPStdio(t *testing.T) {
 	home := t.TempDir()
 	cs, stderr := mcpStdio(t, home, nil)
-	if got := toolNames(t, cs); len(got) != 15 {
+	if got := toolNames(t, cs); len(got) != 19 {
 		t.Fatalf("tools: %v", got)
 	}
 	var rem mh.RememberResponse
@@ -107,7 +107,7 @@ func TestBinaryMCPStdio(t *testing.T) {
 	}
 
 	ro, _ := mcpStdio(t, home, nil, "--read-only")
-	if got := toolNames(t, ro); !slices.Equal(got, []string{"context", "conversation_search", "facts", "links", "memory_get", "memory_search", "memory_status"}) {
+	if got := toolNames(t, ro); !slices.Equal(got, []string{"context", "conversation_search", "facts", "health_history", "links", "memory_get", "memory_search", "memory_status", "skills"}) {
 		t.Fatalf("read-only tools: %v", got)
 	}
 	// The page the first session wrote is there for the second.
@@ -153,7 +153,7 @@ func TestBinaryMCPServe(t *testing.T) {
 		t.Fatalf("connect to %s/mcp: %v", in.URL, err)
 	}
 	defer hc.Close()
-	if got := toolNames(t, hc); len(got) != 15 {
+	if got := toolNames(t, hc); len(got) != 19 {
 		t.Fatalf("tools over HTTP: %v", got)
 	}
 	var found mh.RecallResponse

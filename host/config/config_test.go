@@ -73,6 +73,11 @@ func TestErrorsNameTheKey(t *testing.T) {
 		{"memory:\n  search:\n    minSimilarity: .NaN\n", "memory.search.minSimilarity: must be a number, got NaN"},
 		{"memory:\n  search:\n    vectorWeight: .inf\n", "memory.search.vectorWeight: must be a finite number, got +Inf"},
 		{"health:\n  minCacheHitRate: -.inf\n", "health.minCacheHitRate: must be a finite number, got -Inf"},
+		{"health:\n  everyMin: -1\n", "health.everyMin: must not be negative, got -1"},
+		{"health:\n  keepDays: 0\n", "health.keepDays: must be at least 1, got 0"},
+		{"health:\n  alerts:\n    webhook: ftp://x\n", `health.alerts.webhook: want an http or https URL, got "ftp://x"`},
+		{"health:\n  alerts:\n    command: [\"\"]\n", "health.alerts.command: want a program"},
+		{"health:\n  alerts:\n    timeoutMs: 0\n", "health.alerts.timeoutMs: must be at least 1, got 0"},
 		// A sum of two huge token counts overflows and looks small.
 		{"memory:\n  compaction:\n    reserveTokens: 9223372036854775807\n    softThresholdTokens: 1\n", "memory.compaction.reserveTokens: must be between 0 and 1073741824, got 9223372036854775807"},
 		{"memory:\n  compaction:\n    softThresholdTokens: -1\n", "memory.compaction.softThresholdTokens: must be between 0 and 1073741824, got -1"},

@@ -1,6 +1,9 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"net/url"
+)
 
 // Health holds the thresholds of `memhost health` (seed 004 §6.3). A
 // figure above its Warn threshold makes the check warn (DEGRADED), above
@@ -46,13 +49,36 @@ type Health struct {
 	// new content always misses; seed 004's 80% fits a cache of repeated
 	// content.
 	MinCacheHitRate float64 `yaml:"minCacheHitRate"`
+	// EveryMin: while the home is watched (memhost serve), the check runs
+	// this often, its report kept in health/history/ and its changes
+	// alerted. Default 30; 0 is never.
+	EveryMin int `yaml:"everyMin"`
+	// KeepDays: reports in health/history/ older than this are removed.
+	// Default 14.
+	KeepDays int `yaml:"keepDays"`
+	// Alerts says where the scheduled check's alerts go.
+	Alerts Alerts `yaml:"alerts"`
+}
+
+// Alerts are the sinks of health alerts (seed 004 §6.4): a failing check
+// is sent at once, warnings once an hour, the day's summary once a day.
+// With neither sink nothing is sent (the history is still kept).
+type Alerts struct {
+	// Command is run, never through a shell, with an alert's JSON on its
+	// stdin: argv[0] and its arguments. Default none.
+	Command []string `yaml:"command"`
+	// Webhook is a URL an alert's JSON is POSTed to; redirects to another
+	// host are not followed. Default none.
+	Webhook string `yaml:"webhook"`
+	// TimeoutMs bounds one delivery to one sink. Default 10000.
+	TimeoutMs int `yaml:"timeoutMs"`
 }
 
 // DefaultHealth returns seed 004's thresholds.
 func DefaultHealth() Health {
 	return Health{PendingWarn: 5, PendingFail: 20, DeadAfterFailures: 5, LatencyWarnMs: 2000, LatencyFailMs: 10000,
 		DriftWarn: 0, DriftFail: 10, DatabaseWarnMB: 200, DatabaseFailMB: 500, VaultWarnMB: 1024, VaultFailMB: 0,
-		StaleGraceMinutes: 10}
+		StaleGraceMinutes: 10, EveryMin: 30, KeepDays: 14, Alerts: Alerts{Command: []string{}, TimeoutMs: 10000}}
 }
 
 func (h Health) validate() error {
@@ -63,7 +89,8 @@ func (h Health) validate() error {
 		v   int
 	}{{"pendingWarn", h.PendingWarn}, {"pendingFail", h.PendingFail}, {"latencyWarnMs", h.LatencyWarnMs},
 		{"latencyFailMs", h.LatencyFailMs}, {"driftWarn", h.DriftWarn}, {"driftFail", h.DriftFail}, {"databaseWarnMB", h.DatabaseWarnMB},
-		{"databaseFailMB", h.DatabaseFailMB}, {"vaultWarnMB", h.VaultWarnMB}, {"vaultFailMB", h.VaultFailMB}, {"staleGraceMinutes", h.StaleGraceMinutes}} {
+		{"databaseFailMB", h.DatabaseFailMB}, {"vaultWarnMB", h.VaultWarnMB}, {"vaultFailMB", h.VaultFailMB}, {"staleGraceMinutes", h.StaleGraceMinutes},
+		{"everyMin", h.EveryMin}} {
 		if kv.v < 0 {
 			return bad(kv.key, fmt.Sprintf("must not be negative, got %d", kv.v))
 		}
@@ -73,6 +100,18 @@ func (h Health) validate() error {
 		return bad("deadAfterFailures", fmt.Sprintf("must be at least 1, got %d", h.DeadAfterFailures))
 	case h.MinCacheHitRate < 0 || h.MinCacheHitRate > 1:
 		return bad("minCacheHitRate", fmt.Sprintf("must be between 0 and 1, got %g", h.MinCacheHitRate))
+	case h.KeepDays < 1:
+		return bad("keepDays", fmt.Sprintf("must be at least 1, got %d", h.KeepDays))
+	case h.Alerts.TimeoutMs < 1:
+		return bad("alerts.timeoutMs", fmt.Sprintf("must be at least 1, got %d", h.Alerts.TimeoutMs))
+	case len(h.Alerts.Command) > 0 && h.Alerts.Command[0] == "":
+		return bad("alerts.command", "want a program and its arguments, such as [/home/ada/bin/on-alert, --from, memhost]")
+	}
+	if w := h.Alerts.Webhook; w != "" {
+		u, err := url.Parse(w)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return bad("alerts.webhook", fmt.Sprintf("want an http or https URL, got %q", w))
+		}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -171,5 +172,6 @@ func (c *Config) Clone() Config {
 	}
 	out.Memory.Embedding.Options = opts
 	out.Memory.Generator.Options = cloneOptions(c.Memory.Generator.Options)
+	out.Health.Alerts.Command = slices.Clone(c.Health.Alerts.Command)
 	return out
 }

@@ -2,6 +2,7 @@ package health
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/memhost/memhost"
@@ -25,6 +26,7 @@ type Kernel interface {
 	Config() *config.Config
 	Location() *time.Location
 	Now() time.Time
+	Log() *slog.Logger
 	Rel(path string) string
 	// RecoverIndex moves a corrupt index aside and rebuilds it.
 	RecoverIndex(ctx context.Context, cause error, gen int64) (string, error)
@@ -42,9 +44,13 @@ type Kernel interface {
 }
 
 // HealthService runs the Health operation: it gathers Facts from the
-// home, repairs what it can when asked, Evaluates and writes the report.
+// home, repairs what it can when asked, Evaluates and writes the report;
+// while the home is watched it runs on a schedule (RunSchedule).
 // The Host embeds it.
-type HealthService struct{ k Kernel }
+type HealthService struct {
+	k     Kernel
+	after func(time.Duration) <-chan time.Time // the schedule's timer; nil is time.After
+}
 
 // New returns the service over k.
 func New(k Kernel) *HealthService { return &HealthService{k: k} }

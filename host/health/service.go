@@ -55,6 +55,9 @@ func (hs *HealthService) Health(ctx context.Context, req memhost.HealthRequest) 
 	resp.HealthReport = Evaluate(f, cfg.Health)
 	resp.HealthReport.Checks = append(resp.HealthReport.Checks, hs.k.MoreChecks(ctx)...)
 	resp.HealthReport.Overall = OverallOf(resp.HealthReport.Checks)
+	if !req.NoHistory {
+		hs.saveHistory(resp.HealthReport)
+	}
 	md := Markdown(resp.HealthReport, resp.Repairs)
 	if req.IntoNotebook {
 		err := hs.k.Notebook().Update(ctx, HeartbeatPage, func([]byte, bool) ([]byte, error) { return []byte(md), nil })

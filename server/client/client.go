@@ -340,6 +340,11 @@ func (c *Client) Health(ctx context.Context, req memhost.HealthRequest) (memhost
 	return callOp(ctx, c, api.OpHealth, req)
 }
 
+// HealthHistory returns the kept health reports, newest first.
+func (c *Client) HealthHistory(ctx context.Context, req memhost.HealthHistoryRequest) (memhost.HealthHistoryResponse, error) {
+	return callOp(ctx, c, api.OpHealthHistory, req)
+}
+
 // PullModel downloads a model on the server, calling req.Progress as the
 // server reports progress.
 func (c *Client) PullModel(ctx context.Context, req providers.PullModelRequest) (providers.PullResponse, error) {

@@ -325,6 +325,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 		chromedp.WaitVisible(css("#nb-h")),
 		waitText("#mode", "keyword"),
 		waitText("#live", "live"),
+		waitText("#health-history", "No health check kept yet"),
 	)
 	card := text(t, ctx, "table.folders")
 	for _, want := range []string{"lists/", "2 files", "Shopping, Todos", "reference/", "knowledge/", "daily/", "Latest: 2026-11-20", "projects/"} {

@@ -334,9 +334,13 @@ type folderCard struct {
 type homeBody struct {
 	Folders []folderCard
 	Status  memhost.StatusResponse
-	Fed     *fedCard // nil when the home is not federated
+	Fed     *fedCard               // nil when the home is not federated
+	History []memhost.HealthReport // the latest kept health checks, newest first
 	Err     string
 }
+
+// historyRows is how many kept health checks the home page lists.
+const historyRows = 6
 
 func (d *Dashboard) home(w http.ResponseWriter, r *http.Request) {
 	b, err := d.homeData(r.Context())
@@ -361,6 +365,9 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 	fed := make(chan *fedCard, 1)
 	go func() { fed <- d.fedData(ctx) }()
 	pages, err := d.h.Pages(ctx, memhost.PagesRequest{})
+	if hist, herr := d.h.HealthHistory(ctx, memhost.HealthHistoryRequest{Limit: historyRows}); herr == nil {
+		b.History = hist.Reports
+	}
 	b.Fed = <-fed
 	if serr := <-summary; serr != nil {
 		b.Err = serr.Error()

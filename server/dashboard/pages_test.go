@@ -16,6 +16,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/health/history"
 	"github.com/memhost/memhost/server/dashboard"
 )
 
@@ -452,5 +453,34 @@ func TestFileAgesWallClock(t *testing.T) {
 				t.Errorf("the home lacks %q:\n%s", want, body)
 			}
 		})
+	}
+}
+
+// TestHomeHealthHistory: the home's health card lists the kept checks,
+// newest first, with what did not pass (escaped), and says so when none
+// is kept.
+func TestHomeHealthHistory(t *testing.T) {
+	h := openHome(t, map[string]string{"a.md": "# A\n"}, noon)
+	d := dashboard.New(h)
+	code, body := fetchUI(t, d, "/")
+	checkPage(t, "/", code, body)
+	if !strings.Contains(body, "No health check kept yet") {
+		t.Fatalf("no history: the home lacks the note:\n%s", body)
+	}
+	bad := memhost.HealthReport{Timestamp: noon.Add(-time.Hour).UTC().Format(time.RFC3339), Overall: "DEGRADED",
+		Checks: []memhost.HealthCheck{{Name: "pages", Status: "warn", Message: "1 page <b>stale</b>"}, {Name: "database", Status: "pass", Message: "readable"}}}
+	if err := history.Save(h.Home(), bad, noon.Add(-time.Hour), 24*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Health(context.Background(), memhost.HealthRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	code, body = fetchUI(t, d, "/")
+	checkPage(t, "/", code, body)
+	table, _, _ := strings.Cut(body[strings.Index(body, `id="health-history"`):], "</table>")
+	table = tags.ReplaceAllString(table, " ")
+	first, second := strings.Index(table, "just now"), strings.Index(table, "today 11:00")
+	if first < 0 || second < first || !strings.Contains(body, "warn pages: 1 page &lt;b&gt;stale&lt;/b&gt;") || strings.Contains(table, "database: readable") {
+		t.Fatalf("the health history:\n%s", table)
 	}
 }

@@ -35,6 +35,44 @@ func healthCommand(a cmds) *cli.Command {
 			&cli.BoolFlag{Name: "into-notebook", Usage: "write the report to HEARTBEAT.md in the notebook instead of health/latest-report.md"},
 		},
 		Action: a.health,
+		Commands: []*cli.Command{{
+			Name:  "history",
+			Usage: "list the kept health reports, newest first",
+			Description: "Every health check is kept in health/history/ in the home: those run by memhost health and\n" +
+				"those memhost serve runs every health.everyMin minutes (30); health.keepDays (14) says how long.\n" +
+				"Each report is listed with the checks that did not pass.",
+			ArgsUsage: " ",
+			Flags:     []cli.Flag{&cli.IntFlag{Name: "limit", Value: 10, Usage: "at most this many reports"}},
+			Action:    a.healthHistory,
+		}},
+	}
+}
+
+func (a cmds) healthHistory(ctx context.Context, cmd *cli.Command) error {
+	if err := cmdapp.NoArgs(cmd); err != nil {
+		return err
+	}
+	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
+		resp, err := h.HealthHistory(ctx, mh.HealthHistoryRequest{Limit: int(cmd.Int("limit"))})
+		if err != nil {
+			return err
+		}
+		return a.Out(cmd, resp, func(w io.Writer) { printHealthHistory(w, resp) })
+	})
+}
+
+func printHealthHistory(w io.Writer, r mh.HealthHistoryResponse) {
+	if len(r.Reports) == 0 {
+		fmt.Fprintln(w, "no health reports kept yet")
+		return
+	}
+	for _, rep := range r.Reports {
+		fmt.Fprintf(w, "%s  %s\n", rep.Timestamp, rep.Overall)
+		for _, c := range rep.Checks {
+			if c.Status != health.Pass {
+				fmt.Fprintf(w, "  %-4s  %-18s  %s\n", c.Status, c.Name, c.Message)
+			}
+		}
 	}
 }
 

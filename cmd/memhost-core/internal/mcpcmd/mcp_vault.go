@@ -26,3 +26,7 @@ func (o *mcpOps) Rollup(ctx context.Context, r mh.RollupRequest) (mh.RollupRespo
 func (o *mcpOps) Prune(ctx context.Context, r mh.PruneRequest) (mh.PruneResponse, error) {
 	return either(o, ctx, api.OpPrune, r)
 }
+
+func (o *mcpOps) HealthHistory(ctx context.Context, r mh.HealthHistoryRequest) (mh.HealthHistoryResponse, error) {
+	return either(o, ctx, api.OpHealthHistory, r)
+}
