@@ -388,7 +388,7 @@ func TestHookUnknownEvent(t *testing.T) {
 			}
 			return ""
 		}})
-	want := "memhost: unknown hook \"nonsense\" (known: session-start, pre-compact, session-end, stop)\n"
+	want := "memhost: unknown hook \"nonsense\" (known: session-start, prompt, pre-compact, session-end, stop)\n"
 	// Exit 1: Claude Code takes 2 as "block the agent".
 	if code != 1 || errb.String() != want || out.String() != "" || spy.read {
 		t.Fatalf("exit %d, stderr %q, stdout %q, stdin read %v; want exit 1, %q, stdin unread", code, errb.String(), out.String(), spy.read, want)

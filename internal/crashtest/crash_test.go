@@ -995,6 +995,9 @@ func (h *harness) strays() []string {
 		// and a killed write's temporary record, all swept by the
 		// journal (host/requests).
 		case strings.HasPrefix(rel, "brain/requests/"):
+		// The health reports kept (health/history), one a check, pruned
+		// by age: a killed check's temporary file would be hidden.
+		case strings.HasPrefix(rel, "health/history/") && strings.HasSuffix(base, ".json") && !strings.HasPrefix(base, "."):
 		default:
 			out = append(out, rel)
 		}

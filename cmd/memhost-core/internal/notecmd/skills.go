@@ -31,9 +31,12 @@ func SkillsCommand(app *cmdapp.App) *cli.Command {
 			"  memhost skills accept read-edit-bash",
 		Action: a.skills,
 		Commands: []*cli.Command{
-			{Name: "learn", Usage: "write the page of each sequence seen often enough; update the counts on the others", ArgsUsage: " ", Action: a.skillLearn},
-			{Name: "accept", Usage: "accept a proposed skill", ArgsUsage: "SLUG", Action: review(mh.SkillAccepted)},
-			{Name: "reject", Usage: "reject a proposed skill (it leaves the memory context)", ArgsUsage: "SLUG", Action: review(mh.SkillRejected)},
+			{Name: "learn", Usage: "write the page of each sequence seen often enough; update the counts on the others", ArgsUsage: " ", Action: a.skillLearn,
+				Description: "Examples:\n  memhost skills learn\n  memhost skills learn --json"},
+			{Name: "accept", Usage: "accept a proposed skill", ArgsUsage: "SLUG", Action: review(mh.SkillAccepted),
+				Description: "Examples:\n  memhost skills accept read-edit-bash"},
+			{Name: "reject", Usage: "reject a proposed skill (it leaves the memory context)", ArgsUsage: "SLUG", Action: review(mh.SkillRejected),
+				Description: "Examples:\n  memhost skills reject read-edit-bash"},
 		},
 	}
 }
