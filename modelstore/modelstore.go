@@ -396,10 +396,39 @@ func (s *Store) Remove(name string) error {
 	if errors.Is(err1, os.ErrNotExist) && errors.Is(err2, os.ErrNotExist) {
 		return fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
+	derived, _ := filepath.Glob(filepath.Join(s.Dir, "."+globEscape(strings.TrimSuffix(name, ".gguf"))+".*"+derivedSuffix))
+	for _, d := range derived {
+		os.Remove(d)
+	}
 	if err1 != nil && !errors.Is(err1, os.ErrNotExist) {
 		return err1
 	}
 	return nil
+}
+
+// derivedSuffix ends the names of files a provider derives from a model
+// (DerivedPath).
+const derivedSuffix = ".derived"
+
+// DerivedPath is where a provider keeps a file it derives from the model
+// at modelPath (a copy in another layout, say), named by the model's
+// SHA-256 digest and the kind of copy: hidden in the models folder, not a
+// model List shows, and removed with its model by Remove. A model changed
+// under the same name gets a new path, so a derived file never goes stale.
+func (s *Store) DerivedPath(modelPath, digest, kind string) string {
+	base := strings.TrimSuffix(filepath.Base(modelPath), filepath.Ext(modelPath))
+	return filepath.Join(s.Dir, "."+base+"."+digest[:min(16, len(digest))]+"."+kind+derivedSuffix)
+}
+
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // LocalSource returns the file a model argument names when it is a local

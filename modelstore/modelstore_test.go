@@ -327,3 +327,30 @@ func TestProgressBeforeStall(t *testing.T) {
 		t.Errorf("while the download stalls after 60 bytes, progress says %d", got)
 	}
 }
+
+// TestDerivedRemovedWithModel: a provider's derived copy of a model is
+// hidden from List, named by the digest, and removed with the model.
+func TestDerivedRemovedWithModel(t *testing.T) {
+	st := &Store{Dir: t.TempDir()}
+	model := filepath.Join(st.Dir, "mini[1].gguf")
+	os.WriteFile(model, []byte("x"), 0o644)
+	derived := st.DerivedPath(model, "0123456789abcdef0123", "bf16v1")
+	if filepath.Base(derived) != ".mini[1].0123456789abcdef.bf16v1.derived" {
+		t.Errorf("DerivedPath = %s", derived)
+	}
+	other := st.DerivedPath(filepath.Join(st.Dir, "other.gguf"), "fedcba9876543210", "bf16v1")
+	os.WriteFile(derived, []byte("y"), 0o644)
+	os.WriteFile(other, []byte("y"), 0o644)
+	if list, _ := st.List(); len(list) != 1 || list[0].Name != "mini[1].gguf" {
+		t.Errorf("List = %+v: want the model only", list)
+	}
+	if err := st.Remove("mini[1]"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(derived); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("derived copy left after Remove: %v", err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another model's derived copy went too: %v", err)
+	}
+}

@@ -39,6 +39,14 @@ func benchEmbed(b *testing.B, e sdk.Embedder, batch int) {
 
 func benchTexts(b *testing.B, e sdk.Embedder, batch int, texts []string) {
 	ctx := context.Background()
+	tokens := 0
+	if p, ok := e.(*Provider); ok {
+		for _, t := range texts {
+			toks, _ := p.eng.tokenize(t)
+			tokens += len(toks)
+		}
+	}
+	cpu0 := treeCPU(b)
 	b.ResetTimer()
 	for range b.N {
 		for i := 0; i < len(texts); i += batch {
@@ -47,7 +55,39 @@ func benchTexts(b *testing.B, e sdk.Embedder, batch int, texts []string) {
 			}
 		}
 	}
+	b.StopTimer()
 	b.ReportMetric(float64(b.N*len(texts))/b.Elapsed().Seconds(), "chunks/s")
+	if tokens > 0 {
+		b.ReportMetric(float64(b.N*tokens)/b.Elapsed().Seconds(), "tokens/s")
+		b.ReportMetric(float64(b.N*tokens)/(treeCPU(b)-cpu0).Seconds(), "tokens/cpu-s")
+	}
+}
+
+// treeCPU is the CPU time (user + system) of this process and of its
+// children still running (the provider's worker processes), from /proc.
+func treeCPU(b *testing.B) time.Duration {
+	var total time.Duration
+	self := strconv.Itoa(os.Getpid())
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ... utime stime: fields 14 and 15,
+		// counted after the command's closing parenthesis.
+		f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+		if len(f) < 13 || (filepath.Base(filepath.Dir(path)) != self && f[1] != self) {
+			continue
+		}
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		total += time.Duration(ut+st) * 10 * time.Millisecond // USER_HZ is 100 on Linux
+	}
+	if total == 0 {
+		b.Skip("no /proc to read CPU time from")
+	}
+	return total
 }
 
 // BenchmarkEmbed embeds 32 ~100-token chunks per op: in one call of 32 or
@@ -55,6 +95,10 @@ func benchTexts(b *testing.B, e sdk.Embedder, batch int, texts []string) {
 func BenchmarkEmbed(b *testing.B) {
 	model := testModel(b)
 	b.Run("in-process/batch-32", func(b *testing.B) { benchEmbed(b, loaded(b, nil), 32) })
+	// The model as it was quantised (bf16=false, repack.go), and on one
+	// worker (threads=1, engine.go): what each of the two adds.
+	b.Run("in-process/batch-32/as-quantised", func(b *testing.B) { benchEmbed(b, loaded(b, map[string]string{"bf16": "false"}), 32) })
+	b.Run("in-process/batch-32/one-worker", func(b *testing.B) { benchEmbed(b, loaded(b, map[string]string{"threads": "1"}), 32) })
 	b.Run("in-process/one-by-one", func(b *testing.B) { benchEmbed(b, loaded(b, nil), 1) })
 	short := make([]string, 32)
 	for i := range short {
@@ -69,6 +113,9 @@ func BenchmarkEmbed(b *testing.B) {
 		b.Run(fmt.Sprintf("in-process/pack-%d/short", pack), func(b *testing.B) { benchTexts(b, loaded(b, opts), 32, short) })
 	}
 
+	// The plugin's models folder (where its BF16 copy is kept) is the
+	// benchmark's own; its cold starts after the first find the copy.
+	b.Setenv("MEMHOST_MODELS_DIR", b.TempDir())
 	bin := filepath.Join(b.TempDir(), "memhost-embeddings-local")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("%v %s", err, out)
@@ -90,7 +137,7 @@ func BenchmarkEmbed(b *testing.B) {
 			}
 			raw, _ := rpc.Dispense(sdk.PluginName)
 			e = raw.(sdk.Embedder)
-			if err := e.Configure(context.Background(), map[string]string{"model": model}); err != nil {
+			if err := e.Configure(context.Background(), map[string]string{"model": model, "bf16": strconv.FormatBool(os.Getenv("BENCH_BF16") != "false")}); err != nil {
 				b.Fatal(err)
 			}
 			for {

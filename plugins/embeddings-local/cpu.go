@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -35,3 +36,8 @@ func missingFeatures(built []string, cpu map[string]bool) string {
 		"rebuild it on this machine (make build-local), or build a portable one (make build-local LOCAL_CPU=x86-64-v3)",
 		strings.Join(missing, ", "))
 }
+
+// bf16Kernels reports whether llama.cpp's matrix kernels in this binary
+// were compiled with AVX512_BF16, so that a model repacked as BF16
+// (repack.go) multiplies faster than as it was quantised.
+func bf16Kernels() bool { return slices.Contains(builtFeatures(), "avx512_bf16") }

@@ -46,23 +46,9 @@ func readGGUF(path string) (ggufMeta, error) {
 
 func parseGGUF(r io.Reader) (ggufMeta, error) {
 	var m ggufMeta
-	var hdr struct {
-		Magic   [4]byte
-		Version uint32
-		Tensors uint64
-		KVs     uint64
-	}
-	if err := binary.Read(r, binary.LittleEndian, &hdr); err != nil {
-		return m, fmt.Errorf("header: %w", eof(err))
-	}
-	if string(hdr.Magic[:]) != "GGUF" {
-		return m, errors.New("no GGUF magic number (corrupt, or not a GGUF file)")
-	}
-	if hdr.Version < 2 || hdr.Version > 3 {
-		return m, fmt.Errorf("GGUF version %d is not supported", hdr.Version)
-	}
-	if hdr.KVs > 1<<20 {
-		return m, fmt.Errorf("implausible metadata count %d (corrupt file)", hdr.KVs)
+	hdr, err := readHeader(r)
+	if err != nil {
+		return m, err
 	}
 	ints := map[string]int64{}
 	strs := map[string]string{}
@@ -98,6 +84,31 @@ func parseGGUF(r io.Reader) (ggufMeta, error) {
 		return m, fmt.Errorf("no %s.embedding_length in its metadata", m.Architecture)
 	}
 	return m, nil
+}
+
+// ggufHeader is a GGUF file's first 24 bytes.
+type ggufHeader struct {
+	Magic   [4]byte
+	Version uint32
+	Tensors uint64
+	KVs     uint64
+}
+
+func readHeader(r io.Reader) (ggufHeader, error) {
+	var hdr ggufHeader
+	if err := binary.Read(r, binary.LittleEndian, &hdr); err != nil {
+		return hdr, fmt.Errorf("header: %w", eof(err))
+	}
+	if string(hdr.Magic[:]) != "GGUF" {
+		return hdr, errors.New("no GGUF magic number (corrupt, or not a GGUF file)")
+	}
+	if hdr.Version < 2 || hdr.Version > 3 {
+		return hdr, fmt.Errorf("GGUF version %d is not supported", hdr.Version)
+	}
+	if hdr.KVs > 1<<20 {
+		return hdr, fmt.Errorf("implausible metadata count %d (corrupt file)", hdr.KVs)
+	}
+	return hdr, nil
 }
 
 func eof(err error) error {

@@ -27,6 +27,9 @@ func modelsDir() string {
 }
 
 func main() {
+	if spec := os.Getenv(workerEnv); spec != "" {
+		os.Exit(runWorker(spec)) // one of a provider's worker processes (worker.go)
+	}
 	log := sdk.Logger()
 	sdk.Serve(New(modelsDir(), log))
 }

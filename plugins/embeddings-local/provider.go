@@ -10,9 +10,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -44,9 +46,10 @@ type options struct {
 	model          string // path, name in the models folder, or URL; "" = the default model
 	modelURL       string // where the default (or a named, missing) model is downloaded from
 	sha256         string // expected digest of a downloaded model
-	threads        int
-	batchSize      int // tokens per decode, at most 512
-	contextSize    int // tokens kept of each text; default the model's context, at most 512
+	threads        int    // workers: llama.cpp contexts of one thread each (engine.go)
+	bf16           bool   // repack weight matrices as BF16 where the kernels have AVX512_BF16 (repack.go)
+	batchSize      int    // tokens per decode, at most 512
+	contextSize    int    // tokens kept of each text; default the model's context, at most 512
 	queryPrefix    *string
 	documentPrefix *string
 	normalize      bool
@@ -54,7 +57,7 @@ type options struct {
 }
 
 func defaultOptions() options {
-	return options{threads: runtime.NumCPU(), batchSize: maxTokensPerDecode, normalize: true, packTokens: defaultPackTokens}
+	return options{threads: runtime.NumCPU(), bf16: true, batchSize: maxTokensPerDecode, normalize: true, packTokens: defaultPackTokens}
 }
 
 // familyPrefixes are the instructions known model families expect.
@@ -76,7 +79,8 @@ func familyPrefixes(name string) (query, document string) {
 // Provider embeds with llama.cpp. Configure starts loading (downloading
 // first when the model is missing) in the background; Status reports
 // downloading, loading, ready or error. It is safe for concurrent use;
-// embeddings are computed one call at a time.
+// embeddings are computed one call at a time, each on every worker of
+// the engine (engine.go).
 type Provider struct {
 	store *modelstore.Store
 	log   hclog.Logger
@@ -152,10 +156,12 @@ func (p *Provider) Configure(ctx context.Context, o map[string]string) error {
 			opt.documentPrefix = &v
 		case "normalize":
 			opt.normalize, err = strconv.ParseBool(v)
+		case "bf16":
+			opt.bf16, err = strconv.ParseBool(v)
 		case "packTokens":
 			opt.packTokens, err = positive(v, maxTokensPerDecode)
 		default:
-			return sdk.BadRequest("unknown option %q (local takes model, modelURL, sha256, threads, batchSize, contextSize, queryPrefix, documentPrefix, normalize, packTokens)", k)
+			return sdk.BadRequest("unknown option %q (local takes model, modelURL, sha256, threads, bf16, batchSize, contextSize, queryPrefix, documentPrefix, normalize, packTokens)", k)
 		}
 		if err != nil {
 			return sdk.BadRequest("option %s=%q: %v", k, v, err)
@@ -310,9 +316,23 @@ func (p *Provider) load(gen int, ref modelstore.Ref, meta ggufMeta) error {
 		nCtx = opt.contextSize
 	}
 	nBatch := max(min(opt.batchSize, maxTokensPerDecode), nCtx)
-	eng, err := loadEngine(ref.Path, nBatch, maxSeqs, opt.threads, func(f float32) {
-		p.setState(gen, sdk.StateLoading, float64(f), "loading "+ref.Name)
-	})
+	path := ref.Path
+	if opt.bf16 && bf16Kernels() {
+		if path, err = p.bf16Model(ref.Path, sum); err != nil {
+			p.log.Warn("model loaded as it is: repacking it as BF16 failed", "model", ref.Path, "err", err)
+			path = ref.Path
+		}
+	}
+	progress := func(f float32) { p.setState(gen, sdk.StateLoading, float64(f), "loading "+ref.Name) }
+	warn := func(err error) {
+		p.log.Warn("an embedding worker process did not start; embedding on fewer", "err", err)
+	}
+	eng, err := loadEngine(path, nBatch, maxSeqs, opt.threads, progress, warn)
+	if err != nil && path != ref.Path {
+		p.log.Warn("model loaded as it is: its BF16 copy did not load (removed; the next load makes it again)", "model", ref.Path, "copy", path, "err", err)
+		os.Remove(path)
+		eng, err = loadEngine(ref.Path, nBatch, maxSeqs, opt.threads, progress, warn)
+	}
 	if err != nil {
 		return err
 	}
@@ -412,7 +432,7 @@ func (p *Provider) optionMap() map[string]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	o := p.opt
-	m := map[string]string{"threads": strconv.Itoa(o.threads), "batchSize": strconv.Itoa(o.batchSize), "normalize": strconv.FormatBool(o.normalize)}
+	m := map[string]string{"threads": strconv.Itoa(o.threads), "bf16": strconv.FormatBool(o.bf16), "batchSize": strconv.Itoa(o.batchSize), "normalize": strconv.FormatBool(o.normalize)}
 	for k, v := range map[string]string{"model": o.model, "modelURL": o.modelURL, "sha256": o.sha256} {
 		if v != "" {
 			m[k] = v
@@ -469,32 +489,92 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([]
 		}
 		seqs[i] = toks
 	}
-	out := make([][]float32, len(texts))
+	// Decodes: one text each by default (several with packTokens), run
+	// on the engine's workers side by side, each taking the next.
+	type decode struct{ start, end int }
+	var decodes []decode
 	for start := 0; start < len(seqs); {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		end, tokens := start, 0
 		for end < len(seqs) && end-start < maxSeqs && tokens+len(seqs[end]) <= p.eng.batchSize() &&
 			(end == start || tokens+len(seqs[end]) <= pack) {
 			tokens += len(seqs[end])
 			end++
 		}
-		vecs, err := p.eng.embed(seqs[start:end])
-		if err != nil {
-			return nil, fmt.Errorf("llama.cpp decode: %w", err)
-		}
-		for i := start; i < end; i++ {
-			v := vecs[i-start]
-			if v == nil {
-				return nil, fmt.Errorf("llama.cpp returned no embedding for text %d (does the model pool sentence embeddings?)", i)
-			}
-			if normalize {
-				unit(v)
-			}
-			out[i] = v
-		}
+		decodes = append(decodes, decode{start, end})
 		start = end
+	}
+	if len(decodes) > 1 {
+		p.eng.grow()
+	}
+	out := make([][]float32, len(texts))
+	workers := make([]int, p.eng.workers())
+	for w := range workers {
+		workers[w] = w
+	}
+	// Rounds: a worker process that dies hands its decode back, and the
+	// next round runs what is left on the workers left (worker 0, in this
+	// process, is never gone).
+	for len(decodes) > 0 {
+		var next atomic.Int64
+		var mu sync.Mutex
+		var left []decode
+		var alive []int
+		errs := make([]error, min(len(workers), len(decodes)))
+		var wg sync.WaitGroup
+		for k := range errs {
+			w := workers[k]
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1)) - 1
+					if i >= len(decodes) {
+						mu.Lock()
+						alive = append(alive, w)
+						mu.Unlock()
+						return
+					}
+					if err := ctx.Err(); err != nil {
+						errs[k] = err
+						return
+					}
+					d := decodes[i]
+					vecs, err := p.eng.embed(w, seqs[d.start:d.end])
+					if errors.Is(err, errWorkerGone) {
+						p.log.Warn("an embedding worker process is gone; the others go on", "worker", w)
+						mu.Lock()
+						left = append(left, d)
+						mu.Unlock()
+						return
+					}
+					if err != nil {
+						errs[k] = fmt.Errorf("llama.cpp decode: %w", err)
+						return
+					}
+					for j := d.start; j < d.end; j++ {
+						v := vecs[j-d.start]
+						if v == nil {
+							errs[k] = fmt.Errorf("llama.cpp returned no embedding for text %d (does the model pool sentence embeddings?)", j)
+							return
+						}
+						if normalize {
+							unit(v)
+						}
+						out[j] = v
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+		// Workers this round did not need stay for the next.
+		for _, w := range workers[len(errs):] {
+			alive = append(alive, w)
+		}
+		slices.Sort(alive)
+		decodes, workers = left, alive
 	}
 	return out, nil
 }

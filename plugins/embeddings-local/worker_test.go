@@ -1,0 +1,117 @@
+//go:build !race
+
+package main
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/memhost/memhost/sdk"
+)
+
+// TestWorkerProcessGone: a worker process that dies mid-run loses no
+// text: its decodes go to the workers left, with the same vectors.
+func TestWorkerProcessGone(t *testing.T) {
+	if raceEngine {
+		t.Skip("a -race build has no worker processes (engine.go)")
+	}
+	p := loaded(t, map[string]string{"threads": "2"})
+	e := p.eng.(*llamaEngine)
+	texts := chunks(8)
+	ctx := context.Background()
+	if _, err := p.Embed(ctx, texts[:1], sdk.KindQuery); err != nil || e.workers() != 1 {
+		t.Fatalf("one text: %v, %d workers: want one (no worker process for a query)", err, e.workers())
+	}
+	want, err := p.Embed(ctx, texts, sdk.KindDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The worker process started in the background at the batch.
+	for deadline := time.Now().Add(time.Minute); e.workers() < 2; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no worker process a minute after a batch")
+		}
+	}
+	again, err := p.Embed(ctx, texts, sdk.KindDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range texts {
+		if d := maxDiff(again[i], want[i]); d > 1e-4 {
+			t.Errorf("text %d: the worker process's vector differs by %g", i, d)
+		}
+	}
+	if err := e.procs[0].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Embed(ctx, texts, sdk.KindDocument)
+	if err != nil {
+		t.Fatalf("after a worker died: %v", err)
+	}
+	for i := range texts {
+		if d := maxDiff(got[i], want[i]); d > 1e-4 {
+			t.Errorf("text %d: differs by %g from its vector before", i, d)
+		}
+	}
+	if !e.procs[0].gone {
+		t.Error("the dead worker is not marked gone")
+	}
+}
+
+func maxDiff(a, b []float32) float64 {
+	var d float64
+	for i := range a {
+		d = math.Max(d, math.Abs(float64(a[i]-b[i])))
+	}
+	return d
+}
+
+// TestBF16CopyKept: the BF16 copy is made once in the models folder, by
+// the model's digest, and a damaged copy is not used: the model loads as
+// it is, with its own vectors.
+func TestBF16CopyKept(t *testing.T) {
+	if !bf16Kernels() {
+		t.Skip("this build's kernels have no AVX512_BF16: models load as they are")
+	}
+	dir := t.TempDir()
+	load := func() (*Provider, []float32) {
+		p := New(dir, hclog.NewNullLogger())
+		if err := p.Configure(context.Background(), map[string]string{"model": testModel(t)}); err != nil {
+			t.Fatal(err)
+		}
+		ready(t, p)
+		v, err := p.Embed(context.Background(), []string{"Sarah Chen - Phone: 555-1234"}, sdk.KindDocument)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p, v[0]
+	}
+	_, first := load()
+	copies, _ := filepath.Glob(filepath.Join(dir, ".all-MiniLM-L6-v2-Q4_K_M.*.bf16v1.derived"))
+	if len(copies) != 1 {
+		t.Fatalf("BF16 copies in the models folder: %v", copies)
+	}
+	before, _ := os.Stat(copies[0])
+	_, second := load()
+	after, _ := os.Stat(copies[0])
+	if !os.SameFile(before, after) || maxDiff(first, second) != 0 {
+		t.Error("the second load did not use the kept copy as it was")
+	}
+	if err := os.Truncate(copies[0], before.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	_, damaged := load()
+	quantised, err := loaded(t, map[string]string{"bf16": "false"}).Embed(context.Background(), []string{"Sarah Chen - Phone: 555-1234"}, sdk.KindDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if maxDiff(damaged, quantised[0]) > 1e-6 {
+		t.Errorf("with a damaged copy: differs by %g from the model as it is", maxDiff(damaged, quantised[0]))
+	}
+}
