@@ -62,6 +62,12 @@ type Provider struct {
 	retryAt  time.Time // no start before this
 	lastErr  error
 	closed   bool
+
+	// A readiness check that passed (MarkReady): the plugin process it
+	// was made on, when, and the description then.
+	readyEmb  sdk.Provider
+	readyAt   time.Time
+	readyInfo sdk.Info
 }
 
 // start is one attempt to start the plugin, shared by every caller that
@@ -254,10 +260,13 @@ func (p *Provider) dropIf(emb sdk.Provider, reason error) {
 // flight.
 func (p *Provider) call(ctx context.Context, timeout time.Duration, fn func(context.Context, sdk.Provider) error) error {
 	emb, err := p.conn(ctx, true)
-	if err != nil {
-		return err
+	if err == nil {
+		err = p.invoke(ctx, emb, timeout, fn)
 	}
-	return p.invoke(ctx, emb, timeout, fn)
+	if err != nil {
+		p.forgetReady()
+	}
+	return err
 }
 
 // invoke runs fn against emb with a timeout; a transport failure or a
@@ -335,11 +344,12 @@ func (p *Provider) Configure(ctx context.Context, options map[string]string) err
 		}
 		return err
 	})
+	p.mu.Lock()
+	p.readyAt = time.Time{} // whatever it answered, its readiness is to be asked again
 	if err == nil {
-		p.mu.Lock()
 		p.cfg = copyOptions(options)
-		p.mu.Unlock()
 	}
+	p.mu.Unlock()
 	return err
 }
 
@@ -386,6 +396,36 @@ func (p *Provider) EmbedWithin(ctx context.Context, texts []string, kind sdk.Kin
 		}
 	}
 	return vecs, nil
+}
+
+// MarkReady records that a check just found the plugin ready to embed
+// with info, for RecentlyReady.
+func (p *Provider) MarkReady(info sdk.Info) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.emb != nil && p.client != nil {
+		p.readyEmb, p.readyAt, p.readyInfo = p.emb, time.Now(), info
+	}
+}
+
+// RecentlyReady returns the description a readiness check found within
+// the last within, on the plugin process running now, when nothing has
+// happened since that might change it: no Configure and no failed call
+// (either forgets the check), no restart. A caller may skip asking the
+// plugin again; its next call is the check that counts.
+func (p *Provider) RecentlyReady(within time.Duration) (sdk.Info, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ok := !p.closed && p.client != nil && !p.client.Exited() && p.emb == p.readyEmb &&
+		!p.readyAt.IsZero() && time.Since(p.readyAt) < within
+	return p.readyInfo, ok
+}
+
+// forgetReady drops the last readiness check.
+func (p *Provider) forgetReady() {
+	p.mu.Lock()
+	p.readyAt = time.Time{}
+	p.mu.Unlock()
 }
 
 // Ping checks the plugin process answers (go-plugin's health service).

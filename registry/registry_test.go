@@ -309,3 +309,60 @@ func TestPluginLogsKeepTheirLevels(t *testing.T) {
 		t.Errorf("plugin log line = %q\nall:\n%s", line, buf.String())
 	}
 }
+
+// TestRecentlyReady: a passed readiness check stands only on the process
+// it was made on, within its time, until a Configure or a failed call.
+func TestRecentlyReady(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := newRegistry(t, Options{Dirs: []string{pluginDir(t, "faulty")}, MaxBackoff: 100 * time.Millisecond})
+	p, err := r.Provider(ctx, "faulty", map[string]string{"dimensions": "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := p.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.RecentlyReady(time.Minute); ok {
+		t.Fatal("ready before any check was marked")
+	}
+	mark := func() {
+		t.Helper()
+		p.MarkReady(info)
+		if got, ok := p.RecentlyReady(time.Minute); !ok || got != info {
+			t.Fatalf("RecentlyReady right after MarkReady = %+v, %v", got, ok)
+		}
+	}
+	mark()
+	if _, ok := p.RecentlyReady(0); ok {
+		t.Error("a check older than within still stands")
+	}
+	if err := p.Configure(ctx, map[string]string{"dimensions": "6"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.RecentlyReady(time.Minute); ok {
+		t.Error("the check stands after a Configure")
+	}
+	mark()
+	if _, err := p.Embed(ctx, []string{"crash"}, sdk.KindDocument); err == nil {
+		t.Fatal("Embed of a crashing plugin succeeded")
+	}
+	if _, ok := p.RecentlyReady(time.Minute); ok {
+		t.Error("the check stands after a failed call")
+	}
+	embedEventually(t, p, []string{"back"})
+	mark()
+	pid := p.Pid()
+	syscall.Kill(pid, syscall.SIGKILL)
+	waitGone(t, pid)
+	// go-plugin notes the exit just after the process is reaped.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, ok := p.RecentlyReady(time.Minute); !ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the check stands for a plugin process that died")
+		}
+	}
+}

@@ -145,6 +145,9 @@ func (q *Queue) ready(ctx context.Context, name string, p *registry.Provider, er
 	if err != nil && p == nil {
 		return nil, notReady("%v", err)
 	}
+	if info, ok := p.RecentlyReady(readyFresh); ok {
+		return semantic(name, p, info), nil
+	}
 	st, err := StatusAfterLoading(ctx, p)
 	if err != nil {
 		return nil, err
@@ -173,8 +176,20 @@ func (q *Queue) ready(ctx context.Context, name string, p *registry.Provider, er
 	if info.Dimensions <= 0 || info.ModelID == "" {
 		return nil, notReady("plugin %s reports no model or dimensions", name)
 	}
+	p.MarkReady(info)
+	return semantic(name, p, info), nil
+}
+
+// readyFresh is how long a passed readiness check (a Status and an Info
+// call to the plugin, ~1 ms together in the server at 110k chunks) stands
+// for the calls that follow, such as an agent's burst of recalls: the
+// embedding each makes is the check that counts, and a failed call, a
+// Configure or a restart forgets it (registry.Provider.RecentlyReady).
+const readyFresh = 2 * time.Second
+
+func semantic(name string, p *registry.Provider, info sdk.Info) *Semantic {
 	return &Semantic{Provider: p, Name: name, Info: info,
-		Model: vectors.Model{Provider: name, Model: info.ModelID, Dimensions: info.Dimensions}}, nil
+		Model: vectors.Model{Provider: name, Model: info.ModelID, Dimensions: info.Dimensions}}
 }
 
 // StatusAfterLoading returns the provider's status, waiting up to loadWait
