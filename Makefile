@@ -127,14 +127,14 @@ mcp-inspector:
 test: build-core build-local need-git cpu-levels
 	./scripts/chromium.sh
 	$(GO) vet -tags $(TAGS) ./...
-	$(LOCAL) $(GO) vet .
+	$(LOCAL) $(GO) vet ./...
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) test -race -tags $(TAGS) ./...
 	@# The local provider twice: with llama.cpp as build-local compiled it
 	@# (the model's vectors), and under -race, where engine_race.go stands in
 	@# for llama.cpp so that it is not compiled a second time (engine.go).
-	$(LOCAL) $(GO) test .
-	$(LOCAL) $(GO) test -race .
+	$(LOCAL) $(GO) test ./...
+	$(LOCAL) $(GO) test -race ./...
 	$(MAKE) --no-print-directory mcp-inspector
 	@# The README's walkthroughs as written (skipped, saying why, when
 	@# 127.0.0.1:4321 is taken), then the suite on other days.

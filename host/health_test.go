@@ -131,8 +131,8 @@ func TestHealthTranscripts(t *testing.T) {
 	mustExec(t, db, `INSERT INTO chunks(id, file_path, source, heading, start_line, end_line, text, context, hash, meta)
 		SELECT id + 1000, file_path, source, heading, start_line, end_line, text, context, hash, meta FROM chunks
 		WHERE source = 'sessions' AND start_line = 1`)
-	mustExec(t, db, `INSERT INTO turns_fts(rowid, text, heading, context, file_path, source)
-		SELECT id, text, heading, context, file_path, source FROM chunks WHERE source = 'sessions' AND start_line = 1 AND id % 1000 = id % 1000 AND id > (SELECT min(id) FROM chunks WHERE source = 'sessions') + 999`)
+	mustExec(t, db, `INSERT INTO turns_fts(rowid, text, heading, context)
+		SELECT id, text, heading, context FROM chunks WHERE source = 'sessions' AND start_line = 1 AND id % 1000 = id % 1000 AND id > (SELECT min(id) FROM chunks WHERE source = 'sessions') + 999`)
 	mustExec(t, db, `DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM chunks WHERE source = 'sessions' AND start_line = 3)`)
 	mustExec(t, db, `DELETE FROM chunks WHERE source = 'sessions' AND start_line = 3`)
 	// A write cut short.

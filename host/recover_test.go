@@ -40,10 +40,10 @@ func smash(t *testing.T, h *Host) *Host {
 	return openHost(t, h.Home(), nil)
 }
 
-// bigNotebook writes pages enough for an index of over 4 MB.
+// bigNotebook writes pages enough for an index of over 5 MB.
 func bigNotebook(t *testing.T, h *Host) {
 	t.Helper()
-	for i := range 120 {
+	for i := range 200 {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Page %d\n\n", i)
 		for j := range 200 {

@@ -74,21 +74,35 @@ func init() {
 
 // SchemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook, unless upgrades knows the way.
-const SchemaVersion = "12"
+const SchemaVersion = "13"
 
 // upgrades bring an index of an older schema version to SchemaVersion
 // where that is cheaper than rebuilding it from the notebook: vectors cost
 // an embedding each to make again.
+// Each brings its version to the current one in one step.
 var upgrades = map[string]func(context.Context, *sql.Tx) error{
-	"8": func(ctx context.Context, tx *sql.Tx) error { // 9 added chunks_bit
+	"8": then(func(ctx context.Context, tx *sql.Tx) error { // 9 added chunks_bit
 		if err := fillBitTable(ctx, tx); err != nil {
 			return err
 		}
 		return vaultrows.AddTables(ctx, tx)
-	},
-	"9":  vaultrows.AddTables,        // 10 added the vault tables
-	"10": vaultrows.AddMarkdownLinks, // 11 added page_links.markdown
-	"11": splitTurnsFTS,              // 12 moved transcript turns to turns_fts
+	}, contentlessFTS),
+	"9":  then(vaultrows.AddTables, contentlessFTS),        // 10 added the vault tables
+	"10": then(vaultrows.AddMarkdownLinks, contentlessFTS), // 11 added page_links.markdown
+	"11": then(splitTurnsFTS, contentlessFTS),              // 12 moved transcript turns to turns_fts
+	"12": contentlessFTS,                                   // 13 made the full-text tables contentless
+}
+
+// then runs one upgrade after another.
+func then(steps ...func(context.Context, *sql.Tx) error) func(context.Context, *sql.Tx) error {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		for _, step := range steps {
+			if err := step(ctx, tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // ErrNoFTS5 means the binary was built without the sqlite_fts5 build tag.
@@ -132,15 +146,25 @@ var schema = []string{
 	ftsSchema("turns_fts"),
 }
 
+// ftsSchema: the full-text tables are contentless (schema 13): they keep
+// the index of the words and no copy of the text, which chunks holds (a
+// copy was a third of the index's size); a search joins chunks for the
+// rows it returns and for filters on the path or source.
 func ftsSchema(table string) string {
 	return `CREATE VIRTUAL TABLE IF NOT EXISTS ` + table + ` USING fts5(
 		text,
 		heading,
 		context,
-		file_path UNINDEXED,
-		source UNINDEXED,
+		content = '',
+		contentless_delete = 1,
 		tokenize = 'porter unicode61 remove_diacritics 2'
 	)`
+}
+
+// ftsInsert inserts a chunk's full-text row into table (the segmented form
+// of its text, heading and context; package ftstext).
+func ftsInsert(table string) string {
+	return `INSERT INTO ` + table + `(rowid, text, heading, context) VALUES (?, ?, ?, ?)`
 }
 
 var tables = []string{"chunks_vec", "chunks_bit", "turns_fts", "chunks_fts", "chunks", "files", "meta"}
@@ -187,6 +211,44 @@ func ftsTableOf(id int64) string {
 	return ftsTables[0].Name
 }
 
+// contentlessFTS rebuilds the full-text tables contentless (schema 13)
+// from chunks: no vector is lost.
+func contentlessFTS(ctx context.Context, tx *sql.Tx) error {
+	for _, t := range ftsTables {
+		if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t.Name); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, ftsSchema(t.Name)); err != nil {
+			return err
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, source, text, coalesce(heading, ''), coalesce(context, '') FROM chunks`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	ins := map[string]*sql.Stmt{}
+	for _, t := range ftsTables {
+		st, err := tx.PrepareContext(ctx, ftsInsert(t.Name))
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		ins[t.Name] = st
+	}
+	for rows.Next() {
+		var id int64
+		var source, text, heading, context string
+		if err := rows.Scan(&id, &source, &text, &heading, &context); err != nil {
+			return err
+		}
+		if _, err := ins[ftsTable(source)].ExecContext(ctx, id, ftstext.Segment(text), ftstext.Segment(heading), ftstext.Segment(context)); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
 // splitTurnsFTS moves the transcript turns' full-text rows from
 // chunks_fts to turns_fts (schema 12): no vector is lost.
 func splitTurnsFTS(ctx context.Context, tx *sql.Tx) error {
@@ -194,7 +256,10 @@ func splitTurnsFTS(ctx context.Context, tx *sql.Tx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, ftsSchema("turns_fts")); err != nil {
+	// The schema of 12, contentful: contentlessFTS follows.
+	if _, err := tx.ExecContext(ctx, `CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5(
+		text, heading, context, file_path UNINDEXED, source UNINDEXED,
+		tokenize = 'porter unicode61 remove_diacritics 2')`); err != nil {
 		return err
 	}
 	for _, stmt := range []string{
@@ -550,7 +615,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 		defer insChunk.Close()
 		insFTS := map[string]*sql.Stmt{}
 		for _, t := range ftsTables {
-			st, err := tx.PrepareContext(ctx, `INSERT INTO `+t.Name+`(rowid, text, heading, context, file_path, source) VALUES (?, ?, ?, ?, ?, ?)`)
+			st, err := tx.PrepareContext(ctx, ftsInsert(t.Name))
 			if err != nil {
 				return err
 			}
@@ -598,7 +663,7 @@ func (d *DB) Apply(ctx context.Context, b Batch) error {
 				if _, err := insChunk.ExecContext(ctx, id, f.Path, f.Source, c.Heading, c.StartLine, c.EndLine, c.Text, c.Context, c.Hash, c.Meta); err != nil {
 					return err
 				}
-				if _, err := insFTS[ftsTable(f.Source)].ExecContext(ctx, id, ftstext.Segment(c.Text), ftstext.Segment(c.Heading), ftstext.Segment(c.Context), f.Path, f.Source); err != nil {
+				if _, err := insFTS[ftsTable(f.Source)].ExecContext(ctx, id, ftstext.Segment(c.Text), ftstext.Segment(c.Heading), ftstext.Segment(c.Context)); err != nil {
 					return err
 				}
 			}
@@ -866,31 +931,38 @@ func (d *DB) searchTable(ctx context.Context, table, expr string, sources []stri
 	var (
 		where = table + " MATCH ?"
 		args  = []any{expr}
+		from  = table // the table is contentless: filters on the path or source join chunks
 	)
 	if lo, hi, ok := sourceRange(sources); ok {
 		where += " AND " + table + ".rowid >= ? AND " + table + ".rowid < ?"
 		args = append(args, lo, hi)
 	} else {
-		where += " AND " + table + ".source IN (?" + strings.Repeat(", ?", len(sources)-1) + ")"
+		from = table + " JOIN chunks f ON f.id = " + table + ".rowid"
+		where += " AND f.source IN (?" + strings.Repeat(", ?", len(sources)-1) + ")"
 		for _, s := range sources {
 			args = append(args, s)
 		}
 	}
-	if q.Path != "" {
-		where += " AND " + table + ".file_path = ?"
-		args = append(args, q.Path)
-	}
-	if q.Scope.Filters() {
-		where += " AND " + q.Scope.Cond(table+".file_path", func(v any) string {
-			args = append(args, v)
-			return "?"
-		})
+	if q.Path != "" || q.Scope.Filters() {
+		if from == table {
+			from = table + " JOIN chunks f ON f.id = " + table + ".rowid"
+		}
+		if q.Path != "" {
+			where += " AND f.file_path = ?"
+			args = append(args, q.Path)
+		}
+		if q.Scope.Filters() {
+			where += " AND " + q.Scope.Cond("f.file_path", func(v any) string {
+				args = append(args, v)
+				return "?"
+			})
+		}
 	}
 	args = append(args, limit)
 	rows, err := d.SQL().QueryContext(ctx, `
 		WITH m AS (
-			SELECT rowid AS id, bm25(`+table+`, 1.0, 0.5, `+contextWeight+`) AS score
-			FROM `+table+` WHERE `+where+`
+			SELECT `+table+`.rowid AS id, bm25(`+table+`, 1.0, 0.5, `+contextWeight+`) AS score
+			FROM `+from+` WHERE `+where+`
 			ORDER BY score LIMIT ?)
 		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, m.score, coalesce(c.meta, ''), coalesce(c.context, '')
 		FROM m JOIN chunks c ON c.id = m.id

@@ -127,9 +127,11 @@ func TestQuickCheckFindsCorruption(t *testing.T) {
 	}
 }
 
-// An index of schema 11 (every chunk in chunks_fts) is upgraded in place:
-// the turns' full-text rows move to turns_fts, nothing is re-indexed
-// (entity pages keep their rows too), and searches find the same.
+// An index of schema 11 (every chunk in chunks_fts, which keeps a copy of
+// the text) is upgraded in place: the turns' full-text rows move to
+// turns_fts (12), both tables become contentless (13), nothing is
+// re-indexed (entity pages keep their rows too), and searches find the
+// same.
 func TestUpgradeSplitsTurnsFTS(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "memory.db")
@@ -145,8 +147,12 @@ func TestUpgradeSplitsTurnsFTS(t *testing.T) {
 	// Make it a schema 11 index: the turns' rows back in chunks_fts.
 	err = db.Write(ctx, func(tx *sql.Tx) error {
 		for _, s := range []string{
-			`INSERT INTO chunks_fts(rowid, text, heading, context, file_path, source) SELECT rowid, text, heading, context, file_path, source FROM turns_fts`,
+			`DROP TABLE chunks_fts`,
 			`DROP TABLE turns_fts`,
+			`CREATE VIRTUAL TABLE chunks_fts USING fts5(text, heading, context, file_path UNINDEXED, source UNINDEXED,
+				tokenize = 'porter unicode61 remove_diacritics 2')`,
+			`INSERT INTO chunks_fts(rowid, text, heading, context, file_path, source)
+				SELECT id, text, coalesce(heading, ''), coalesce(context, ''), file_path, source FROM chunks`,
 			`UPDATE meta SET value = '11' WHERE key = 'schema_version'`} {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return err
@@ -170,6 +176,12 @@ func TestUpgradeSplitsTurnsFTS(t *testing.T) {
 	}
 	if dr, err := DriftOf(ctx, db); err != nil || dr.Total() != 0 {
 		t.Fatalf("drift after the upgrade: %+v, %v", dr, err)
+	}
+	for _, table := range []string{"chunks_fts", "turns_fts"} {
+		var text sql.NullString
+		if err := db.SQL().QueryRowContext(ctx, `SELECT text FROM `+table+` LIMIT 1`).Scan(&text); err != nil || text.Valid {
+			t.Errorf("%s after the upgrade keeps text %q (%v): want contentless", table, text.String, err)
+		}
 	}
 	for _, tt := range []struct {
 		sources []string

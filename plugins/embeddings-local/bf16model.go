@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/memhost/memhost/internal/fsx"
+
+	"github.com/memhost/memhost/plugins/embeddings-local/gguf"
 )
 
 // bf16Version is in the derived file's kind: a change to repack.go's
@@ -29,7 +31,7 @@ func (p *Provider) bf16Model(src, digest string) (string, error) {
 	}
 	var out bytes.Buffer
 	out.Grow(2 * len(data))
-	n, err := repackGGUF(data, &out)
+	n, err := gguf.Repack(data, &out)
 	if err != nil {
 		return "", fmt.Errorf("repacking %s: %w", src, err)
 	}

@@ -2,6 +2,8 @@
 
 package main
 
+import "github.com/memhost/memhost/plugins/embeddings-local/gguf"
+
 // raceEngine is true: this build does not link llama.cpp (see engine.go),
 // and tests of the model's answers skip.
 const raceEngine = true
@@ -9,7 +11,7 @@ const raceEngine = true
 func initEngine() {}
 
 func loadEngine(path string, nBatch, maxSeqs, workers int, progress func(float32), warn func(error)) (engine, error) {
-	meta, err := readGGUF(path)
+	meta, err := gguf.Read(path)
 	if err != nil {
 		return nil, err
 	}

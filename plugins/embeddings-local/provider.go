@@ -21,6 +21,8 @@ import (
 
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/sdk"
+
+	"github.com/memhost/memhost/plugins/embeddings-local/gguf"
 )
 
 const version = "1.0.0"
@@ -93,7 +95,7 @@ type Provider struct {
 	message  string
 	retryAt  time.Time // a failed download is retried after this
 	missing  string    // the model file a failed download left missing
-	meta     ggufMeta
+	meta     gguf.Meta
 	modelID  string
 	prefixQ  string
 	prefixD  string
@@ -197,13 +199,13 @@ func (p *Provider) Configure(ctx context.Context, o map[string]string) error {
 // headerMeta reads a present model's metadata, so that Info gives its
 // dimensions while it loads. A missing or unusable file gives none: the
 // load (after a download) reads it again and reports what is wrong.
-func headerMeta(ref modelstore.Ref) ggufMeta {
+func headerMeta(ref modelstore.Ref) gguf.Meta {
 	if !ref.Present() {
-		return ggufMeta{}
+		return gguf.Meta{}
 	}
-	meta, err := readGGUF(ref.Path)
+	meta, err := gguf.Read(ref.Path)
 	if err != nil || !meta.IsEmbedding() {
-		return ggufMeta{}
+		return gguf.Meta{}
 	}
 	return meta
 }
@@ -243,7 +245,7 @@ func (p *Provider) setState(gen int, st sdk.State, progress float64, msg string)
 
 // prepare downloads the model when missing, then loads it; meta is its
 // metadata when Configure could read it.
-func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref, meta ggufMeta) {
+func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref, meta gguf.Meta) {
 	if !ref.Present() {
 		// A download that failed lately (in any process) is not tried
 		// again before its backoff has passed.
@@ -291,10 +293,10 @@ func (p *Provider) prepare(ctx context.Context, gen int, ref modelstore.Ref, met
 	}
 }
 
-func (p *Provider) load(gen int, ref modelstore.Ref, meta ggufMeta) error {
+func (p *Provider) load(gen int, ref modelstore.Ref, meta gguf.Meta) error {
 	if meta.Architecture == "" { // not read yet: the model was downloaded since
 		var err error
-		if meta, err = readGGUF(ref.Path); err != nil {
+		if meta, err = gguf.Read(ref.Path); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/memhost/memhost/modelstore"
+	"github.com/memhost/memhost/plugins/embeddings-local/gguf"
 	"github.com/memhost/memhost/sdk"
 	"github.com/memhost/memhost/sdk/sdktest"
 )
@@ -77,7 +78,7 @@ func cos(a, b []float32) float64 {
 }
 
 func TestGGUFMetadata(t *testing.T) {
-	m, err := readGGUF(testModel(t))
+	m, err := gguf.Read(testModel(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package gguf
 
 import (
 	"bytes"
@@ -138,10 +138,10 @@ func parseLayout(data []byte) (ggufLayout, error) {
 	return l, nil
 }
 
-// repackGGUF reads the GGUF model in data and writes it to dst with its
+// Repack reads the GGUF model in data and writes it to dst with its
 // blocks' weight matrices as BF16. It returns how many tensors changed;
 // with none, nothing is written and the caller loads the file as it is.
-func repackGGUF(data []byte, dst io.Writer) (int, error) {
+func Repack(data []byte, dst io.Writer) (int, error) {
 	l, err := parseLayout(data)
 	if err != nil {
 		return 0, err

@@ -1,4 +1,7 @@
-package main
+// Package gguf reads what the local provider needs of a GGUF model file
+// (its metadata) and rewrites one with its weight matrices as BF16
+// (repack.go).
+package gguf
 
 import (
 	"bufio"
@@ -11,8 +14,8 @@ import (
 	"strings"
 )
 
-// ggufMeta is what the provider needs from a GGUF file's metadata.
-type ggufMeta struct {
+// Meta is what the provider needs from a GGUF file's metadata.
+type Meta struct {
 	Architecture string
 	Name         string
 	Embedding    int  // <arch>.embedding_length
@@ -27,25 +30,25 @@ var encoderArchs = map[string]bool{
 }
 
 // IsEmbedding reports whether the model makes sentence embeddings.
-func (m ggufMeta) IsEmbedding() bool { return encoderArchs[m.Architecture] || m.Pooling }
+func (m Meta) IsEmbedding() bool { return encoderArchs[m.Architecture] || m.Pooling }
 
-// readGGUF reads the metadata of a GGUF file (format versions 2 and 3);
+// Read reads the metadata of a GGUF file (format versions 2 and 3);
 // an error names the file and what is wrong with it.
-func readGGUF(path string) (ggufMeta, error) {
+func Read(path string) (Meta, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return ggufMeta{}, err
+		return Meta{}, err
 	}
 	defer f.Close()
-	m, err := parseGGUF(bufio.NewReaderSize(f, 1<<16))
+	m, err := Parse(bufio.NewReaderSize(f, 1<<16))
 	if err != nil {
 		return m, fmt.Errorf("%s is not a usable GGUF model: %w", path, err)
 	}
 	return m, nil
 }
 
-func parseGGUF(r io.Reader) (ggufMeta, error) {
-	var m ggufMeta
+func Parse(r io.Reader) (Meta, error) {
+	var m Meta
 	hdr, err := readHeader(r)
 	if err != nil {
 		return m, err
