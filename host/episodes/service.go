@@ -35,6 +35,7 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/schedule"
 	"github.com/memhost/memhost/host/sessions"
 )
 
@@ -73,32 +74,13 @@ func (es *EpisodeService) SetEpisodeScheduleUnit(d time.Duration) { es.unit = d 
 // end for a hook to mark. The Host's supervisor runs it while the home is
 // watched (memhost serve).
 func (es *EpisodeService) RunSchedule(ctx context.Context) {
-	unit := es.unit
-	if unit <= 0 {
-		unit = time.Minute
-	}
-	for {
-		every := es.k.Config().Memory.Episodes.EveryMin
-		wait := unit
-		if every > 0 {
-			wait = time.Duration(every) * unit
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		if es.k.Config().Memory.Episodes.EveryMin <= 0 {
-			continue
-		}
+	schedule.Every(ctx, es.unit, nil, func() int { return es.k.Config().Memory.Episodes.EveryMin }, func(ctx context.Context) {
 		now := es.k.Now().In(es.k.Location())
 		days := []string{now.AddDate(0, 0, -1).Format(time.DateOnly), now.Format(time.DateOnly)}
 		if _, err := es.write(ctx, days); err != nil && ctx.Err() == nil {
 			es.k.Log().Warn("scheduled episode logs not written", "err", err)
 		}
-	}
+	})
 }
 
 // The states of a day's page (memhost.EpisodeDay.State).

@@ -7,6 +7,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/health/alert"
 	"github.com/memhost/memhost/host/health/history"
+	"github.com/memhost/memhost/host/schedule"
 )
 
 // SetTimer replaces time.After as the schedule's timer (tests fire it
@@ -20,25 +21,7 @@ func (hs *HealthService) SetTimer(after func(time.Duration) <-chan time.Time) { 
 // goes to health/history/ (as any check's) and its changes to the
 // alert sinks (RunScheduled).
 func (hs *HealthService) RunSchedule(ctx context.Context) {
-	after := hs.after
-	if after == nil {
-		after = time.After
-	}
-	for {
-		every := hs.k.Config().Health.EveryMin
-		wait := time.Minute
-		if every > 0 {
-			wait = time.Duration(every) * time.Minute
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-after(wait):
-		}
-		if hs.k.Config().Health.EveryMin > 0 {
-			hs.RunScheduled(ctx)
-		}
-	}
+	schedule.Every(ctx, time.Minute, hs.after, func() int { return hs.k.Config().Health.EveryMin }, hs.RunScheduled)
 }
 
 // RunScheduled runs one scheduled check: the report, its history and its

@@ -8,6 +8,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
+	"github.com/memhost/memhost/host/schedule"
 )
 
 // recordRun stores the run ending now as the state's last; a failure to
@@ -48,44 +49,29 @@ func (s *FactService) ConsolidationState() memhost.ConsolidationStatus {
 // with 0, or no generator, it only looks again a minute later. A run's
 // outcome goes to the log and, as any run's, to brain/consolidated.json.
 func (s *FactService) RunSchedule(ctx context.Context) {
-	unit := s.consolidateUnit // the schedule's minute, shorter in tests
-	if unit <= 0 {
-		unit = time.Minute
+	minutes := func() int { return s.k.Config().Memory.Generator.ConsolidateEveryMin }
+	schedule.Every(ctx, s.consolidateUnit, nil, minutes, s.scheduledConsolidation)
+}
+
+func (s *FactService) scheduledConsolidation(ctx context.Context) {
+	if s.k.Config().Memory.Generator.Plugin == "" && s.gen.Load() == nil {
+		return
 	}
-	for {
-		every := s.k.Config().Memory.Generator.ConsolidateEveryMin
-		wait := unit
-		if every > 0 {
-			wait = time.Duration(every) * unit
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		cfg := s.k.Config().Memory.Generator
-		if cfg.ConsolidateEveryMin <= 0 || cfg.Plugin == "" && s.gen.Load() == nil {
-			continue
-		}
-		res, err := s.Consolidate(ctx, memhost.ConsolidateRequest{})
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil && errors.Is(err, generate.ErrNoGenerator):
-		case fault.KindOf(err) == fault.Conflict: // another run (memhost consolidate) is at it
-			s.k.Log().Info("scheduled consolidation skipped: another is running")
-		case err != nil:
-			s.k.Log().Warn("scheduled consolidation failed", "err", err)
-		default:
-			added := 0
-			for _, f := range res.Applied {
-				if !f.Confirmed && !f.Stale {
-					added++
-				}
+	res, err := s.Consolidate(ctx, memhost.ConsolidateRequest{})
+	switch {
+	case ctx.Err() != nil:
+	case err != nil && errors.Is(err, generate.ErrNoGenerator):
+	case fault.KindOf(err) == fault.Conflict: // another run (memhost consolidate) is at it
+		s.k.Log().Info("scheduled consolidation skipped: another is running")
+	case err != nil:
+		s.k.Log().Warn("scheduled consolidation failed", "err", err)
+	default:
+		added := 0
+		for _, f := range res.Applied {
+			if !f.Confirmed && !f.Stale {
+				added++
 			}
-			s.k.Log().Info("scheduled consolidation", "episodes", res.Episodes, "facts", added, "skipped", len(res.Skipped))
 		}
+		s.k.Log().Info("scheduled consolidation", "episodes", res.Episodes, "facts", added, "skipped", len(res.Skipped))
 	}
 }
