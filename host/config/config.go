@@ -114,7 +114,12 @@ type Embedding struct {
 	// Options holds each plugin's settings by plugin name, passed to its
 	// Configure; switching plugins keeps the others'.
 	Options map[string]map[string]string `yaml:"options"`
-	// BatchSize is how many chunks go to the provider in one call. Default 32.
+	// BatchSize is how many chunks go to the provider in one call. Default
+	// 64: with the local provider's two workers, 2,200 WordNet chunks
+	// embedded in 25.0-26.3 s at 64 against 30.0-32.0 s at 32 (both cores
+	// idle while the host writes a batch's vectors, and one while the other
+	// ends the batch's last text) and 25.8-27.7 s at 128 (docs/benchmarks.md).
+	// A recall's own embedding takes at most embedq's recallBatch a call.
 	BatchSize int `yaml:"batchSize"`
 	// RecallBudgetMs bounds the queued chunks a recall embeds before it
 	// searches; what is left is embedded in the background. Default 2000.
@@ -186,7 +191,7 @@ func Default() Config {
 		Memory: Memory{
 			NotebookDir: "notebook",
 			Database:    "brain/memory.db",
-			Embedding:   Embedding{ModelsDir: "models", Options: map[string]map[string]string{}, BatchSize: 32, RecallBudgetMs: 2000, QueryTimeoutMs: 5000},
+			Embedding:   Embedding{ModelsDir: "models", Options: map[string]map[string]string{}, BatchSize: 64, RecallBudgetMs: 2000, QueryTimeoutMs: 5000},
 			Chunking:    Chunking{MaxTokens: 400, OverlapTokens: 80, RespectHeadings: true},
 			Sync:        Sync{WatchDebounceMs: 1500, SyncOnStart: true, SyncOnSearch: true},
 			Search:      Search{MaxResults: 15, MinScore: 0.25, Fusion: FusionLinear, FusionK: 60, MinSimilarity: 0.2, VectorWeight: 1},

@@ -331,3 +331,15 @@ func TestNotReadyReasons(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchFor: a run without a budget sends the configured batch; a
+// recall's run within its budget at most recallBatch.
+func TestBatchFor(t *testing.T) {
+	q := New(Options{Config: func() *config.Config { c := config.Default(); return &c }})
+	if got := q.batchFor(0); got != config.Default().Memory.Embedding.BatchSize || got <= recallBatch {
+		t.Errorf("batch without a budget = %d, want the configured %d (over %d)", got, config.Default().Memory.Embedding.BatchSize, recallBatch)
+	}
+	if got := q.batchFor(2 * time.Second); got != recallBatch {
+		t.Errorf("batch within a budget = %d, want %d", got, recallBatch)
+	}
+}

@@ -154,7 +154,7 @@ func (q *Queue) Run(ctx context.Context, budget time.Duration) (memhost.EmbedRes
 	if err != nil {
 		return res, err
 	}
-	batch, maxFailures := q.cfg().Memory.Embedding.BatchSize, q.cfg().Health.DeadAfterFailures
+	batch, maxFailures := q.batchFor(budget), q.cfg().Health.DeadAfterFailures
 	crashes, downSince := 0, time.Time{}
 	for budget <= 0 || time.Since(start) < budget {
 		if err := ctx.Err(); err != nil {
@@ -263,6 +263,23 @@ func (q *Queue) embedBatch(ctx context.Context, sem *Semantic, cache *embcache.C
 		return stored, cached, err
 	}
 	return stored, cached, fmt.Errorf("%d of %d chunks failed to embed: %w", len(bad), len(chunks), batchErr)
+}
+
+// recallBatch is the most chunks a call of a run with a budget (a recall
+// embedding what is queued before it searches) sends: the call that starts
+// just before the budget ends is waited for, ~0.4 s at 32 with the local
+// provider on 2 cores.
+const recallBatch = 32
+
+// batchFor is the chunks a call of a run with that budget sends: the
+// configured batch, at most recallBatch within a budget (a call that
+// starts just before the budget ends is waited for).
+func (q *Queue) batchFor(budget time.Duration) int {
+	batch := q.cfg().Memory.Embedding.BatchSize
+	if budget > 0 {
+		batch = min(batch, recallBatch)
+	}
+	return batch
 }
 
 // crashed reports whether err says the plugin process died during the call.
