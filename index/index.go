@@ -43,12 +43,10 @@ var loadVec sync.Once
 // from the page cache without copying them through SQLite's pager.
 const DriverName = "sqlite3_memhost"
 
-// mmapSize is the most of the database SQLite maps: SQLITE_MAX_MMAP_SIZE
-// of mattn's build, the most it allows. Past it every page is read with a
-// system call, and a vec0 point query walks the chain of overflow pages
-// of a 1.5 MB vector chunk to its vector: with 1 GB mapped, the 1.9 GB
-// index of 1M chunks searched in 530 ms (exact) and 80 ms (re-scored bits)
-// at p50, with 2 GB in 186 and 28.
+// mmapSize is the most SQLite maps of the database (mattn's build's
+// SQLITE_MAX_MMAP_SIZE). Past it every page is read with a system call:
+// with 1 GB mapped, the 1.9 GB index of 1M chunks searched in 530 ms
+// (exact) and 80 ms (re-scored bits) at p50, with 2 GB in 186 and 28.
 const mmapSize = 2147418112
 
 // persistWAL is SQLITE_FCNTL_PERSIST_WAL. With it, closing the last
@@ -74,7 +72,7 @@ func init() {
 
 // SchemaVersion changes whenever the tables change; an index with another
 // version is rebuilt from the notebook, unless upgrades knows the way.
-const SchemaVersion = "13"
+const SchemaVersion = "14"
 
 // upgrades bring an index of an older schema version to SchemaVersion
 // where that is cheaper than rebuilding it from the notebook: vectors cost
@@ -86,11 +84,12 @@ var upgrades = map[string]func(context.Context, *sql.Tx) error{
 			return err
 		}
 		return vaultrows.AddTables(ctx, tx)
-	}, contentlessFTS),
-	"9":  then(vaultrows.AddTables, contentlessFTS),        // 10 added the vault tables
-	"10": then(vaultrows.AddMarkdownLinks, contentlessFTS), // 11 added page_links.markdown
-	"11": then(splitTurnsFTS, contentlessFTS),              // 12 moved transcript turns to turns_fts
-	"12": contentlessFTS,                                   // 13 made the full-text tables contentless
+	}, contentlessFTS, smallVecChunks),
+	"9":  then(vaultrows.AddTables, contentlessFTS, smallVecChunks),        // 10 added the vault tables
+	"10": then(vaultrows.AddMarkdownLinks, contentlessFTS, smallVecChunks), // 11 added page_links.markdown
+	"11": then(splitTurnsFTS, contentlessFTS, smallVecChunks),              // 12 moved transcript turns to turns_fts
+	"12": then(contentlessFTS, smallVecChunks),                             // 13 made the full-text tables contentless
+	"13": smallVecChunks,                                                   // 14 made chunks_vec's blobs smaller
 }
 
 // then runs one upgrade after another.

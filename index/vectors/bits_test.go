@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -360,6 +361,10 @@ func TestUpgradeFromSchema8(t *testing.T) {
 	if m, err := db.Model(ctx); err != nil || m != (Model{Provider: "t", Model: "t", Dimensions: 16}) {
 		t.Fatalf("Model = %+v, %v", m, err)
 	}
+	var schema string
+	if err := db.SQL().QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE name = 'chunks_vec'`).Scan(&schema); err != nil || !strings.Contains(schema, "chunk_size=256") {
+		t.Fatalf("chunks_vec after the upgrade: %q, %v", schema, err)
+	}
 	embedded, pending, err := db.Counts(ctx)
 	if err != nil || embedded != 289 || pending != 1 {
 		t.Fatalf("Counts = %d, %d, %v; want 289, 1 (as schema 8 left them)", embedded, pending, err)
@@ -563,5 +568,31 @@ func TestSearchVectorsConcurrent(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestHammingUnrolled: the unrolled loop for 384 dimensions gives the
+// distances and counts of the generic one.
+func TestHammingUnrolled(t *testing.T) {
+	r := rand.New(rand.NewSource(4))
+	p := &bitPart{}
+	all := map[int64]bool{}
+	for i := range 1000 {
+		p.ids = append(p.ids, int64(i))
+		all[int64(i)] = true
+		for range 6 {
+			p.bits = append(p.bits, r.Uint64())
+		}
+	}
+	query := []uint64{r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64(), r.Uint64()}
+	fast, slow := make([]uint16, 1000), make([]uint16, 1000)
+	fastHist, slowHist := make([]int, 385), make([]int, 385)
+	hamming(fast, p, query, nil, fastHist)
+	hamming(slow, p, query, all, slowHist) // allow forces the generic loop
+	if !slices.Equal(fast, slow) || !slices.Equal(fastHist, slowHist) {
+		t.Fatalf("unrolled distances differ from the generic loop's")
+	}
+	if fastHist[0] == 1000 {
+		t.Fatal("every distance is 0")
 	}
 }

@@ -86,13 +86,7 @@ func (d *DB) SetModel(ctx context.Context, m Model) (changed bool, err error) {
 		stmts := []string{
 			`DROP TABLE IF EXISTS chunks_vec`,
 			`DROP TABLE IF EXISTS chunks_bit`,
-			// Vectors are stored at unit length, where L2 ranks exactly as
-			// cosine does, and sqlite-vec has SIMD code for L2 only. The
-			// source is a partition key: each source's vectors lie in
-			// their own vec0 chunks, so a search limited to sources reads
-			// only theirs and finds their k nearest however many closer
-			// vectors other sources hold.
-			fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[%d], source TEXT PARTITION KEY)`, m.Dimensions),
+			index.VecTable(m.Dimensions),
 			`UPDATE chunks SET embedded = 0 WHERE embedded != 0`,
 		}
 		for _, s := range stmts {
