@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memhost/memhost"
@@ -144,20 +145,39 @@ const MaxRecallFacts = 5
 // that share it), and returns the fused ranking, best first; mode, reason
 // and timing are set.
 func (s *RecallService) rank(ctx context.Context, q search.Query, qv *queryVector, mode, why *string, timing *memhost.Timing) ([]search.Scored, error) {
+	// The vector half (the query's embedding and the nearest-neighbour
+	// search) needs nothing from the keyword half, so it runs beside it,
+	// on another core where there is one; only the fusion needs both. A
+	// query with no searchable word is refused by the keyword half before
+	// anything is embedded.
+	var near nearest
+	var wg sync.WaitGroup
+	if ftstext.MatchExpr(q.Text) != "" {
+		wg.Go(func() { near = s.nearest(ctx, q, qv) })
+	}
 	ftsStart := time.Now()
 	bm25, ranked, err := search.Keyword(ctx, s.k.Index(), q)
 	timing.FtsMs += ms(time.Since(ftsStart))
+	wg.Wait()
 	if err != nil {
 		return nil, err
 	}
-	vecStart := time.Now()
+	fuseStart := time.Now()
 	*mode = memhost.ModeKeyword
-	if fused, err := s.hybridRank(ctx, q, qv, bm25); err != nil {
-		*why = embedq.Reason(err)
-	} else {
-		ranked, *mode, *why = fused, memhost.ModeHybrid, ""
+	if near.err == nil {
+		near.err = func() error {
+			fused, err := search.Combine(ctx, s.k.Vectors(), s.k.Config().Memory.Search, near.v, bm25, near.hits)
+			if err != nil {
+				return &embedq.NotReadyError{Reason: err.Error()}
+			}
+			ranked, *mode = fused, memhost.ModeHybrid
+			return nil
+		}()
 	}
-	timing.VectorMs += ms(time.Since(vecStart))
+	if near.err != nil {
+		*why = embedq.Reason(near.err)
+	}
+	timing.VectorMs += ms(near.took + time.Since(fuseStart))
 	if len(q.Sources) == 1 && q.Sources[0] == sessions.Source {
 		// A search of the transcripts alone (conversation-search, recall
 		// --sources sessions): a turn counts with its session's best, and
@@ -171,18 +191,26 @@ func (s *RecallService) rank(ctx context.Context, q search.Query, qv *queryVecto
 // hitSpeaker is who said a transcript hit ("" when the turn names no one).
 func hitSpeaker(h index.Hit) string { return sessions.MetaSpeaker(h.Meta) }
 
-// hybridRank fuses the vector search for qv with the BM25 hits. Any error
-// means keyword results stand, and says why.
-func (s *RecallService) hybridRank(ctx context.Context, q search.Query, qv *queryVector, bm25 []index.Hit) ([]search.Scored, error) {
-	v, err := qv.get(ctx)
-	if err != nil {
-		return nil, err
+// nearest is the vector half of a search: the query's vector and its
+// nearest chunks, or why there are none (then keyword results stand), and
+// how long it took.
+type nearest struct {
+	v    []float32
+	hits []index.Hit
+	err  error
+	took time.Duration
+}
+
+func (s *RecallService) nearest(ctx context.Context, q search.Query, qv *queryVector) (n nearest) {
+	start := time.Now()
+	defer func() { n.took = time.Since(start) }()
+	if n.v, n.err = qv.get(ctx); n.err != nil {
+		return n
 	}
-	fused, err := search.Hybrid(ctx, s.k.Vectors(), s.k.Config().Memory.Search, q, v, bm25)
-	if err != nil {
-		return nil, &embedq.NotReadyError{Reason: err.Error()}
+	if n.hits, n.err = search.Nearest(ctx, s.k.Vectors(), s.k.Config().Memory.Search, q, n.v); n.err != nil {
+		n.err = &embedq.NotReadyError{Reason: n.err.Error()}
 	}
-	return fused, nil
+	return n
 }
 
 // queryVector is a query embedded once for every search that uses it,

@@ -54,9 +54,11 @@ func Keyword(ctx context.Context, idx *index.DB, q Query) ([]index.Hit, []Scored
 	return hits, ranked, nil
 }
 
-// Hybrid runs the vector search for the query vector qv, limited to q's
-// sources and path inside the KNN, and fuses it with the BM25 hits.
-func Hybrid(ctx context.Context, vec *vectors.DB, s config.Search, q Query, qv []float32, bm25 []index.Hit) ([]Scored, error) {
+// Nearest is the vector half of a hybrid search: the q.N chunks nearest to qv
+// that q allows, limited inside the KNN, nearest first, down to the
+// similarity floor. It does not need the BM25 hits, so it may run beside
+// the keyword search.
+func Nearest(ctx context.Context, vec *vectors.DB, s config.Search, q Query, qv []float32) ([]index.Hit, error) {
 	sc := q.Scope
 	sc.Path = q.Path
 	vhits, err := vec.SearchIn(ctx, qv, q.N, q.Sources, sc)
@@ -67,10 +69,15 @@ func Hybrid(ctx context.Context, vec *vectors.DB, s config.Search, q Query, qv [
 	// related to nothing brings no neighbours.
 	for i, hit := range vhits {
 		if 1-hit.Distance < s.MinSimilarity {
-			vhits = vhits[:i] // nearest first: the rest are further still
-			break
+			return vhits[:i], nil // nearest first: the rest are further still
 		}
 	}
+	return vhits, nil
+}
+
+// Combine ranks the BM25 hits and the vector hits (Nearest's, for qv)
+// together: the hybrid ranking.
+func Combine(ctx context.Context, vec *vectors.DB, s config.Search, qv []float32, bm25, vhits []index.Hit) ([]Scored, error) {
 	if s.Fusion == config.FusionRRF {
 		return rrfRank(s, bm25, vhits), nil
 	}
