@@ -152,12 +152,17 @@ func (s *RecallService) rank(ctx context.Context, q search.Query, qv *queryVecto
 	// anything is embedded.
 	var near nearest
 	var wg sync.WaitGroup
+	vctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	if ftstext.MatchExpr(q.Text) != "" {
-		wg.Go(func() { near = s.nearest(ctx, q, qv) })
+		wg.Go(func() { near = s.nearest(vctx, q, qv) })
 	}
 	ftsStart := time.Now()
 	bm25, ranked, err := search.Keyword(ctx, s.k.Index(), q)
 	timing.FtsMs += ms(time.Since(ftsStart))
+	if err != nil {
+		cancel() // the recall fails: the vector half stops at once
+	}
 	wg.Wait()
 	if err != nil {
 		return nil, err
