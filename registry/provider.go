@@ -374,28 +374,38 @@ func (p *Provider) EmbedWithin(ctx context.Context, texts []string, kind sdk.Kin
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkVectors(ctx, texts, vecs); err != nil {
+		// Whatever the last readiness check found no longer holds.
+		p.forgetReady()
+		return nil, err
+	}
+	return vecs, nil
+}
+
+// checkVectors checks Embed's vectors for texts.
+func (p *Provider) checkVectors(ctx context.Context, texts []string, vecs [][]float32) error {
 	p.mu.Lock()
 	dims := p.info.Dimensions
 	p.mu.Unlock()
 	if len(vecs) != len(texts) {
-		return nil, fmt.Errorf("plugin %s: %w: %d vectors for %d texts", p.plugin.Name, ErrBadVectors, len(vecs), len(texts))
+		return fmt.Errorf("plugin %s: %w: %d vectors for %d texts", p.plugin.Name, ErrBadVectors, len(vecs), len(texts))
 	}
 	for i, v := range vecs {
 		if len(v) != dims {
 			// The provider is shared: a Configure may have changed the
 			// model after the call and before the info was updated.
 			if info, err := p.Info(ctx); err == nil && info.Dimensions == len(v) {
-				return nil, fmt.Errorf("plugin %s: %w (%d dimensions, not %d)", p.plugin.Name, ErrReconfigured, len(v), dims)
+				return fmt.Errorf("plugin %s: %w (%d dimensions, not %d)", p.plugin.Name, ErrReconfigured, len(v), dims)
 			}
-			return nil, fmt.Errorf("plugin %s: %w: vector %d has %d dimensions, Info says %d", p.plugin.Name, ErrBadVectors, i, len(v), dims)
+			return fmt.Errorf("plugin %s: %w: vector %d has %d dimensions, Info says %d", p.plugin.Name, ErrBadVectors, i, len(v), dims)
 		}
 		for _, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("plugin %s: %w: vector %d holds %v", p.plugin.Name, ErrBadVectors, i, x)
+				return fmt.Errorf("plugin %s: %w: vector %d holds %v", p.plugin.Name, ErrBadVectors, i, x)
 			}
 		}
 	}
-	return vecs, nil
+	return nil
 }
 
 // MarkReady records that a check just found the plugin ready to embed

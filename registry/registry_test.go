@@ -353,6 +353,13 @@ func TestRecentlyReady(t *testing.T) {
 	}
 	embedEventually(t, p, []string{"back"})
 	mark()
+	if _, err := p.Embed(ctx, []string{"nan"}, sdk.KindDocument); !errors.Is(err, ErrBadVectors) {
+		t.Fatalf("Embed(nan) = %v, want ErrBadVectors", err)
+	}
+	if _, ok := p.RecentlyReady(time.Minute); ok {
+		t.Error("the check stands after vectors that failed their checks")
+	}
+	mark()
 	pid := p.Pid()
 	syscall.Kill(pid, syscall.SIGKILL)
 	waitGone(t, pid)

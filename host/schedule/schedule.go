@@ -22,10 +22,7 @@ func Every(ctx context.Context, unit time.Duration, after func(time.Duration) <-
 		after = time.After
 	}
 	for {
-		wait := unit
-		if every := minutes(); every > 0 {
-			wait = time.Duration(every) * unit
-		}
+		wait := waitFor(minutes(), unit)
 		select {
 		case <-ctx.Done():
 			return
@@ -35,4 +32,21 @@ func Every(ctx context.Context, unit time.Duration, after func(time.Duration) <-
 			run(ctx)
 		}
 	}
+}
+
+// maxWait bounds a wait: minutes past it (a typo in config.yaml) would
+// overflow time.Duration into a negative wait, and the job would run back
+// to back.
+const maxWait = 366 * 24 * time.Hour
+
+// waitFor is the wait before the next run every minutes (a unit when
+// off), at most maxWait.
+func waitFor(every int, unit time.Duration) time.Duration {
+	switch {
+	case every <= 0:
+		return unit
+	case int64(every) > int64(maxWait/unit):
+		return maxWait
+	}
+	return time.Duration(every) * unit
 }

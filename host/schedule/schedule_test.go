@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,4 +49,17 @@ func TestEvery(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// TestWaitForOverflow: minutes that would overflow a time.Duration wait
+// the longest wait, never a negative one.
+func TestWaitForOverflow(t *testing.T) {
+	for _, every := range []int{math.MaxInt, math.MaxInt64 / 60, 1 << 40} {
+		if d := waitFor(every, time.Minute); d != maxWait {
+			t.Errorf("waitFor(%d) = %v, want %v", every, d, maxWait)
+		}
+	}
+	if d := waitFor(90, time.Minute); d != 90*time.Minute {
+		t.Errorf("waitFor(90) = %v", d)
+	}
 }

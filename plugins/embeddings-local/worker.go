@@ -75,7 +75,11 @@ func (w *workerProc) ready(dims int) error {
 		return fmt.Errorf("embedding worker: %w", w.exitErr(err))
 	}
 	if got == 0 {
-		return fmt.Errorf("embedding worker: %s", readMsg(w.out))
+		msg, ok := readMsg(w.out)
+		if !ok {
+			msg = "it gave no reason"
+		}
+		return fmt.Errorf("embedding worker: %s", msg)
 	}
 	if int(got) != dims {
 		return fmt.Errorf("embedding worker loaded %d dimensions, not %d", got, dims)
@@ -118,7 +122,11 @@ func (w *workerProc) exchange(seqs [][]int) ([][]float32, error) {
 		return nil, errWorkerGone
 	}
 	if status != 0 {
-		return nil, errors.New(readMsg(w.out))
+		msg, ok := readMsg(w.out)
+		if !ok {
+			return nil, errWorkerGone // the stream is out of step: no answer can be trusted
+		}
+		return nil, errors.New(msg)
 	}
 	vecs := make([][]float32, len(seqs))
 	for i := range vecs {
@@ -128,6 +136,9 @@ func (w *workerProc) exchange(seqs [][]int) ([][]float32, error) {
 		}
 		if n == 0 {
 			continue
+		}
+		if n > maxVectorLen {
+			return nil, errWorkerGone // out of step, not a vector
 		}
 		v := make([]float32, n)
 		if err := binary.Read(w.out, le, v); err != nil {
@@ -159,14 +170,22 @@ func (w *workerProc) exitErr(err error) error {
 	return err
 }
 
-func readMsg(r io.Reader) string {
+// maxVectorLen bounds the length a worker's answer may give a vector;
+// longer means the stream is out of step.
+const maxVectorLen = 1 << 16
+
+// readMsg reads a worker's error message; ok is false when the stream
+// did not hold a whole one.
+func readMsg(r io.Reader) (msg string, ok bool) {
 	var n uint32
 	if binary.Read(r, binary.LittleEndian, &n) != nil || n > 1<<16 {
-		return "embedding worker gave no reason"
+		return "", false
 	}
 	b := make([]byte, n)
-	io.ReadFull(r, b)
-	return string(b)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return "", false
+	}
+	return string(b), true
 }
 
 // runWorker is a worker process's main: load the model from fd 3, then

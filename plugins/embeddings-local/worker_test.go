@@ -3,7 +3,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"math"
 	"os"
 	"path/filepath"
@@ -113,5 +115,21 @@ func TestBF16CopyKept(t *testing.T) {
 	}
 	if maxDiff(damaged, quantised[0]) > 1e-6 {
 		t.Errorf("with a damaged copy: differs by %g from the model as it is", maxDiff(damaged, quantised[0]))
+	}
+}
+
+// TestReadMsg: a worker's message is read whole, or the stream is
+// reported out of step.
+func TestReadMsg(t *testing.T) {
+	le := binary.LittleEndian
+	whole := append(le.AppendUint32(nil, 5), "hello"...)
+	if msg, ok := readMsg(bytes.NewReader(whole)); !ok || msg != "hello" {
+		t.Errorf("readMsg(whole) = %q, %v", msg, ok)
+	}
+	if _, ok := readMsg(bytes.NewReader(whole[:7])); ok {
+		t.Error("a cut message read as whole")
+	}
+	if _, ok := readMsg(bytes.NewReader(le.AppendUint32(nil, 1<<20))); ok {
+		t.Error("a message of 1 MiB announced read as whole")
 	}
 }

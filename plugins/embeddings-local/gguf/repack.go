@@ -160,12 +160,18 @@ func Repack(data []byte, dst io.Writer) (int, error) {
 		return 0, nil
 	}
 	size := int64(len(data))
+	if dataStart > uint64(size) {
+		return 0, fmt.Errorf("the tensor data starts at %d, past the end of the file (%d bytes: truncated?)", dataStart, size)
+	}
 	dataSize := uint64(size) - dataStart
 
 	// A tensor's bytes in the source run to the next tensor's offset (or
 	// the end of the file); a repacked one's are exactly its blocks.
 	offsets := make([]uint64, 0, len(tensors)+1)
 	for _, t := range tensors {
+		if t.offset > dataSize {
+			return 0, fmt.Errorf("tensor %s: data past the end of the file (truncated?)", t.name)
+		}
 		offsets = append(offsets, t.offset)
 	}
 	offsets = append(offsets, dataSize)

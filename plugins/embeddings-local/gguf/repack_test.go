@@ -85,9 +85,23 @@ func TestRepackGGUF(t *testing.T) {
 	if uint64(out.Len()) < start {
 		t.Errorf("file of %d bytes, data starts at %d", out.Len(), start)
 	}
-	// Truncated input is an error, not a short model.
-	if _, err := Repack(data[:len(data)/2], &bytes.Buffer{}); err == nil {
-		t.Error("a truncated model repacked without error")
+	// Truncated input is an error, not a short model nor a panic: cut at
+	// half, in the padding before the data, and at every tensor's start.
+	l, err := parseLayout(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts := []uint64{uint64(len(data)) / 2, l.dataStart - 1}
+	for _, tn := range l.tensors {
+		cuts = append(cuts, l.dataStart+tn.offset)
+	}
+	for _, cut := range cuts {
+		if cut >= uint64(len(data)) {
+			continue
+		}
+		if _, err := Repack(data[:cut], &bytes.Buffer{}); err == nil {
+			t.Errorf("a model cut at %d of %d bytes repacked without error", cut, len(data))
+		}
 	}
 }
 
