@@ -42,8 +42,8 @@ func TouchVectors(ctx context.Context, tx *sql.Tx) error {
 // µs at 256 against 8.4 at 1024, for scans as fast (docs/benchmarks.md).
 const vecChunkSize = 256
 
-// VecTable creates chunks_vec for vectors of dims dimensions, stored at
-// unit length (L2 ranks as cosine does; sqlite-vec's SIMD code is L2's),
+// VecTable creates chunks_vec (a statement) for dims-dimension unit
+// vectors (L2 ranks as cosine does; sqlite-vec's SIMD code is L2's),
 // partitioned by source: a search limited to sources reads only theirs.
 func VecTable(dims int) string {
 	return fmt.Sprintf(`CREATE VIRTUAL TABLE chunks_vec USING vec0(chunk_id INTEGER PRIMARY KEY, embedding float[%d], source TEXT PARTITION KEY, chunk_size=%d)`, dims, vecChunkSize)

@@ -170,14 +170,11 @@ func (s *RecallService) rank(ctx context.Context, q search.Query, qv *queryVecto
 	fuseStart := time.Now()
 	*mode = memhost.ModeKeyword
 	if near.err == nil {
-		near.err = func() error {
-			fused, err := search.Combine(ctx, s.k.Vectors(), s.k.Config().Memory.Search, near.v, bm25, near.hits)
-			if err != nil {
-				return &embedq.NotReadyError{Reason: err.Error()}
-			}
-			ranked, *mode = fused, memhost.ModeHybrid
-			return nil
-		}()
+		if fused, err := search.Combine(ctx, s.k.Vectors(), s.k.Config().Memory.Search, near.v, bm25, near.hits); err != nil {
+			near.err = &embedq.NotReadyError{Reason: err.Error()}
+		} else {
+			ranked, *mode, *why = fused, memhost.ModeHybrid, ""
+		}
 	}
 	if near.err != nil {
 		*why = embedq.Reason(near.err)
