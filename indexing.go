@@ -1,6 +1,10 @@
 package memhost
 
-import "time"
+import (
+	"time"
+
+	"github.com/memhost/memhost/knowledge"
+)
 
 // InitRequest sets up a home; it has no parameters.
 type InitRequest struct{}
@@ -73,7 +77,7 @@ type StatusResponse struct {
 	Federation *FederationStatus `json:"federation,omitempty"`
 	// Generator is the text model and the last consolidation
 	// (host/semantic).
-	Generator ConsolidationStatus `json:"generator"`
+	Generator knowledge.ConsolidationStatus `json:"generator"`
 }
 
 // PluginStatusResponse is the active provider's state and what search

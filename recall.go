@@ -1,5 +1,7 @@
 package memhost
 
+import "github.com/memhost/memhost/knowledge"
+
 // RecallRequest is a search of the notebook.
 type RecallRequest struct {
 	Query      string   `json:"query"`
@@ -29,10 +31,10 @@ type RecallResults struct {
 	// Facts are the current facts matching the query (at most
 	// MaxRecallFacts, shown first), when the notebook is searched and any
 	// match; see FactAdd.
-	Facts    []FactRow `json:"facts,omitempty"`
-	Notebook []Result  `json:"notebook"`
-	Daily    []Result  `json:"daily"`
-	Sessions []Result  `json:"sessions,omitempty"`
+	Facts    []knowledge.FactRow `json:"facts,omitempty"`
+	Notebook []Result            `json:"notebook"`
+	Daily    []Result            `json:"daily"`
+	Sessions []Result            `json:"sessions,omitempty"`
 }
 
 // Result is one chunk found.

@@ -1,6 +1,10 @@
 package memhost
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/memhost/memhost/knowledge"
+)
 
 // Tokens is an estimate of a session's working context.
 type SessionTokens struct {
@@ -41,7 +45,7 @@ type SessionCompactResponse struct {
 	Model        string `json:"model,omitempty"` // the generator's model, when it wrote the summary
 	// Consolidated is what Facts extracted (nil without Facts, or when
 	// it failed: see Warnings).
-	Consolidated *ConsolidateResponse `json:"consolidated,omitempty"`
+	Consolidated *knowledge.ConsolidateResponse `json:"consolidated,omitempty"`
 	// Warnings are troubles after the entry was written (a repaired torn
 	// line, an index that could not be updated): the entry is stored.
 	Warnings []string `json:"warnings,omitempty"`

@@ -8,6 +8,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/providers"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // The operation table: every operation of the API in one place. The HTTP
@@ -102,12 +103,12 @@ var (
 	OpMove               = Op[memhost.MoveRequest, memhost.MoveResponse]{OpInfo{Name: "mv", Write: true}, API.Move}
 	OpRollup             = Op[memhost.RollupRequest, memhost.RollupResponse]{OpInfo{Name: "rollup", Write: true}, API.Rollup}
 	OpPrune              = Op[memhost.PruneRequest, memhost.PruneResponse]{OpInfo{Name: "prune", Write: true}, API.Prune}
-	OpFactAdd            = Op[memhost.FactAddRequest, memhost.FactAddResponse]{OpInfo{Name: "fact/add", Write: true}, API.FactAdd}
-	OpFactForget         = Op[memhost.FactForgetRequest, memhost.FactForgetResponse]{OpInfo{Name: "fact/forget", Write: true}, API.FactForget}
-	OpFacts              = Op[memhost.FactsRequest, memhost.FactsResponse]{OpInfo{Name: "facts"}, API.Facts}
-	OpEntities           = Op[memhost.EntitiesRequest, memhost.EntitiesResponse]{OpInfo{Name: "entities"}, API.Entities}
-	OpRelations          = Op[memhost.RelationsRequest, memhost.RelationsResponse]{OpInfo{Name: "relations"}, API.Relations}
-	OpConsolidate        = Op[memhost.ConsolidateRequest, memhost.ConsolidateResponse]{OpInfo{Name: "consolidate", Write: true}, API.Consolidate}
+	OpFactAdd            = Op[knowledge.FactAddRequest, knowledge.FactAddResponse]{OpInfo{Name: "fact/add", Write: true}, API.FactAdd}
+	OpFactForget         = Op[knowledge.FactForgetRequest, knowledge.FactForgetResponse]{OpInfo{Name: "fact/forget", Write: true}, API.FactForget}
+	OpFacts              = Op[knowledge.FactsRequest, knowledge.FactsResponse]{OpInfo{Name: "facts"}, API.Facts}
+	OpEntities           = Op[knowledge.EntitiesRequest, knowledge.EntitiesResponse]{OpInfo{Name: "entities"}, API.Entities}
+	OpRelations          = Op[knowledge.RelationsRequest, knowledge.RelationsResponse]{OpInfo{Name: "relations"}, API.Relations}
+	OpConsolidate        = Op[knowledge.ConsolidateRequest, knowledge.ConsolidateResponse]{OpInfo{Name: "consolidate", Write: true}, API.Consolidate}
 	OpSkills             = Op[memhost.SkillsRequest, memhost.SkillsResponse]{OpInfo{Name: "skills"}, API.Skills}
 	OpSkillLearn         = Op[memhost.SkillLearnRequest, memhost.SkillsResponse]{OpInfo{Name: "skills/learn", Write: true}, API.SkillLearn}
 	OpSkillReview        = Op[memhost.SkillReviewRequest, memhost.SkillReviewResponse]{OpInfo{Name: "skills/review", Write: true}, API.SkillReview}
@@ -159,12 +160,12 @@ type API interface {
 	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)
 	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)
 	Prune(context.Context, memhost.PruneRequest) (memhost.PruneResponse, error)
-	FactAdd(context.Context, memhost.FactAddRequest) (memhost.FactAddResponse, error)
-	FactForget(context.Context, memhost.FactForgetRequest) (memhost.FactForgetResponse, error)
-	Facts(context.Context, memhost.FactsRequest) (memhost.FactsResponse, error)
-	Entities(context.Context, memhost.EntitiesRequest) (memhost.EntitiesResponse, error)
-	Relations(context.Context, memhost.RelationsRequest) (memhost.RelationsResponse, error)
-	Consolidate(context.Context, memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error)
+	FactAdd(context.Context, knowledge.FactAddRequest) (knowledge.FactAddResponse, error)
+	FactForget(context.Context, knowledge.FactForgetRequest) (knowledge.FactForgetResponse, error)
+	Facts(context.Context, knowledge.FactsRequest) (knowledge.FactsResponse, error)
+	Entities(context.Context, knowledge.EntitiesRequest) (knowledge.EntitiesResponse, error)
+	Relations(context.Context, knowledge.RelationsRequest) (knowledge.RelationsResponse, error)
+	Consolidate(context.Context, knowledge.ConsolidateRequest) (knowledge.ConsolidateResponse, error)
 	Skills(context.Context, memhost.SkillsRequest) (memhost.SkillsResponse, error)
 	SkillLearn(context.Context, memhost.SkillLearnRequest) (memhost.SkillsResponse, error)
 	SkillReview(context.Context, memhost.SkillReviewRequest) (memhost.SkillReviewResponse, error)

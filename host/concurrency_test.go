@@ -16,6 +16,7 @@ import (
 	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // TestHostConcurrentUse drives one Host from many goroutines through every
@@ -166,9 +167,9 @@ func TestHostConcurrentUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(func(i int) {
-		_, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: fmt.Sprintf("Otter %d", i%2), Attribute: "likes", Value: fmt.Sprintf("fish %d", i)})
+		_, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: fmt.Sprintf("Otter %d", i%2), Attribute: "likes", Value: fmt.Sprintf("fish %d", i)})
 		check("fact/add", err)
-		_, err = h.FactForget(ctx, memhost.FactForgetRequest{Entity: fmt.Sprintf("Otter %d", i%2), Attribute: "likes"})
+		_, err = h.FactForget(ctx, knowledge.FactForgetRequest{Entity: fmt.Sprintf("Otter %d", i%2), Attribute: "likes"})
 		check("fact/forget", err)
 		_, err = h.Move(ctx, memhost.MoveRequest{From: fmt.Sprintf("knowledge/mover-%d.md", i), To: fmt.Sprintf("knowledge/mover-%d.md", i+1)})
 		check("mv", err)
@@ -180,7 +181,7 @@ func TestHostConcurrentUse(t *testing.T) {
 		check("session/append", err)
 		_, err = h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "compacted", Summary: fmt.Sprintf("summary %d", i)})
 		check("session/compact", err)
-		_, err = h.Consolidate(ctx, memhost.ConsolidateRequest{}) // no generator: unavailable
+		_, err = h.Consolidate(ctx, knowledge.ConsolidateRequest{}) // no generator: unavailable
 		check("consolidate", err)
 		_, err = h.SkillLearn(ctx, memhost.SkillLearnRequest{})
 		check("skills/learn", err)

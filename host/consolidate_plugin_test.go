@@ -17,6 +17,7 @@ import (
 	"github.com/memhost/memhost/internal/fakellm"
 	"github.com/memhost/memhost/internal/fakeollama"
 	"github.com/memhost/memhost/internal/fakeopenai"
+	"github.com/memhost/memhost/knowledge"
 	"github.com/memhost/memhost/registry"
 )
 
@@ -130,7 +131,7 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 			t3 := say("chat-1", "user", "Sarah moved to Acme Corp last week.")
 			say("chat-2", "user", "The office wifi changed.")
 
-			res, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
+			res, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +174,7 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(h.NotebookDir(), facts.Path("office"))); !os.IsNotExist(err) {
 				t.Fatalf("the skipped batch wrote a page: %v", err)
 			}
-			hist, err := h.Facts(ctx, memhost.FactsRequest{Entity: "sarah-chen", History: true})
+			hist, err := h.Facts(ctx, knowledge.FactsRequest{Entity: "sarah-chen", History: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +210,7 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 			model.mu.Lock()
 			model.seen = nil
 			model.mu.Unlock()
-			res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{})
+			res, err = h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -231,8 +232,8 @@ func TestConsolidateThroughPlugin(t *testing.T) {
 				t.Fatalf("status: %+v %+v", g, g.Last)
 			}
 			var state struct {
-				Episodes map[string]string         `json:"episodes"`
-				Last     *memhost.ConsolidationRun `json:"last"`
+				Episodes map[string]string           `json:"episodes"`
+				Last     *knowledge.ConsolidationRun `json:"last"`
 			}
 			b, _ := os.ReadFile(filepath.Join(h.home, "brain", "consolidated.json"))
 			if err := json.Unmarshal(b, &state); err != nil || len(state.Episodes) != 3 || state.Last == nil {
@@ -285,7 +286,7 @@ func TestConsolidateOnSchedule(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	bob, err := h.Facts(ctx, memhost.FactsRequest{Entity: "bob"})
+	bob, err := h.Facts(ctx, knowledge.FactsRequest{Entity: "bob"})
 	if err != nil || len(bob.Facts) != 1 || bob.Facts[0].Value != "green tea" {
 		t.Fatalf("Bob: %+v, %v", bob.Facts, err)
 	}
@@ -316,7 +317,7 @@ func TestConsolidateFailureRecorded(t *testing.T) {
 	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "Bob prefers green tea."}); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
+	_, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 	if err == nil || !strings.Contains(err.Error(), "overloaded") {
 		t.Fatalf("consolidate against a failing endpoint: %v", err)
 	}
@@ -334,7 +335,7 @@ func TestConsolidateFailureRecorded(t *testing.T) {
 	for srv.Pending() > 0 {
 		srv.Next(fakellm.Request{}) // drop any 500 the plugin's retries left unused
 	}
-	res, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
+	res, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 	if err != nil || len(res.Applied) != 1 {
 		t.Fatalf("after the endpoint recovered: %+v, %v", res, err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/semantic"
+	"github.com/memhost/memhost/knowledge"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -90,11 +91,11 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 		return `{"facts": [], "relations": []}`, nil
 	}}
 
-	if _, err := h.Consolidate(ctx, memhost.ConsolidateRequest{}); err != generate.ErrNoGenerator || fault.KindOf(err) != fault.Unavailable {
+	if _, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{}); err != generate.ErrNoGenerator || fault.KindOf(err) != fault.Unavailable {
 		t.Fatalf("without a generator: %v", err)
 	}
 	h.SetGenerator(g)
-	res, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
+	res, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 			t.Fatal("a call without the answer schema")
 		}
 	}
-	hist, err := h.Facts(ctx, memhost.FactsRequest{Entity: "Sarah Chen", History: true})
+	hist, err := h.Facts(ctx, knowledge.FactsRequest{Entity: "Sarah Chen", History: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 			t.Fatalf("fact %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	bob, _ := h.Facts(ctx, memhost.FactsRequest{Entity: "bob"})
+	bob, _ := h.Facts(ctx, knowledge.FactsRequest{Entity: "bob"})
 	if len(bob.Facts) != 1 || bob.Facts[0].Value != "green tea" || !strings.HasPrefix(bob.Facts[0].Source, "daily/2026-11-23.md line ") {
 		t.Fatalf("Bob: %+v", bob.Facts)
 	}
@@ -155,14 +156,14 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	if len(rec.Results.Facts) == 0 || rec.Results.Facts[0].Value != "[[globex]]" {
 		t.Fatalf("recall after the edit: %+v", rec.Results.Facts)
 	}
-	if r, _ := h.Relations(ctx, memhost.RelationsRequest{Entity: "globex"}); len(r.In) != 1 || r.In[0].From != "sarah-chen" {
+	if r, _ := h.Relations(ctx, knowledge.RelationsRequest{Entity: "globex"}); len(r.In) != 1 || r.In[0].From != "sarah-chen" {
 		t.Fatalf("relations after the edit: %+v", r)
 	}
 
 	// A second run asks only about the skipped batch, and adds nothing.
 	before := readPage(t, h, facts.Path("sarah-chen"))
 	calls := g.count()
-	res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{})
+	res, err = h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +177,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	h.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
 		return `{"facts": [], "relations": []}`, nil
 	}})
-	res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{Since: "2026-11-24"})
+	res, err = h.Consolidate(ctx, knowledge.ConsolidateRequest{Since: "2026-11-24"})
 	if err != nil || res.Episodes != 0 {
 		t.Fatalf("since tomorrow: %+v, %v", res, err)
 	}
@@ -188,7 +189,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	if err := json.Unmarshal(b, &st); err != nil || len(st.Episodes) != 4 {
 		t.Fatalf("state: %s, %v", b, err)
 	}
-	if _, err := h.Consolidate(ctx, memhost.ConsolidateRequest{Since: "last week"}); fault.KindOf(err) != fault.BadInput {
+	if _, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{Since: "last week"}); fault.KindOf(err) != fault.BadInput {
 		t.Fatalf("a bad since: %v", err)
 	}
 }
@@ -202,17 +203,17 @@ func TestConsolidateOldEpisodeDoesNotUndoNewerFact(t *testing.T) {
 	h := openClocked(t, t.TempDir(), c)
 	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "old", Role: "user", Text: "Sarah works at TechFlow"})
 	c.set(time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC))
-	if _, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "Sarah", Attribute: "works at", Value: "[[acme-corp]]"}); err != nil {
+	if _, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "Sarah", Attribute: "works at", Value: "[[acme-corp]]"}); err != nil {
 		t.Fatal(err)
 	}
 	h.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
 		return `{"facts": [], "relations": [{"from": "Sarah", "relation": "works at", "to": "TechFlow", "episode": "e1"}]}`, nil
 	}})
-	res, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
+	res, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 	if err != nil || len(res.Applied) != 1 || !res.Applied[0].Stale {
 		t.Fatalf("%+v, %v", res, err)
 	}
-	cur, _ := h.Facts(ctx, memhost.FactsRequest{Entity: "sarah"})
+	cur, _ := h.Facts(ctx, knowledge.FactsRequest{Entity: "sarah"})
 	if len(cur.Facts) != 1 || cur.Facts[0].Value != "[[acme-corp]]" {
 		t.Fatalf("current: %+v", cur.Facts)
 	}
@@ -238,17 +239,17 @@ func TestConsolidateStopsKeepingWhatWasWritten(t *testing.T) {
 		}
 		return `{"facts": [{"entity": "` + who + `", "attribute": "lives in", "value": "somewhere", "episode": "e1"}], "relations": []}`, nil
 	}})
-	res, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
+	res, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 	if err != nil || len(res.Applied) != 1 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "HTTP 500") {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	// Nothing written yet in a run: the error itself.
-	res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{})
+	res, err = h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 	if fault.KindOf(err) != fault.Unavailable || res.Episodes != 1 {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	down = false
-	res, err = h.Consolidate(ctx, memhost.ConsolidateRequest{})
+	res, err = h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 	if err != nil || len(res.Applied) != 1 || res.Applied[0].Entity != "ben" {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -283,7 +284,7 @@ func TestCompactWithFacts(t *testing.T) {
 	if err != nil || r.Consolidated == nil || r.Consolidated.Episodes == 0 || len(r.Consolidated.Applied) != 1 {
 		t.Fatalf("compact with facts: %+v, %+v, %v", r, r.Consolidated, err)
 	}
-	if f, err := h.Facts(ctx, memhost.FactsRequest{Entity: "sarah-chen"}); err != nil || len(f.Facts) != 1 || f.Facts[0].Value != "TechFlow" {
+	if f, err := h.Facts(ctx, knowledge.FactsRequest{Entity: "sarah-chen"}); err != nil || len(f.Facts) != 1 || f.Facts[0].Value != "TechFlow" {
 		t.Errorf("the fact: %+v, %v", f, err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/recall"
 	"github.com/memhost/memhost/index/factrows"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // BenchmarkFacts: 1,000 entity pages of 10 current facts each (10,000
@@ -106,7 +107,7 @@ func BenchmarkFacts(b *testing.B) {
 	}
 	for range b.N {
 		measure("facts-entity", 300, func(i int) error {
-			_, err := h.Facts(ctx, memhost.FactsRequest{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities))})
+			_, err := h.Facts(ctx, knowledge.FactsRequest{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities))})
 			return err
 		})
 		measure("facts-entity-query", 300, func(i int) error {
@@ -140,7 +141,7 @@ func BenchmarkFacts(b *testing.B) {
 			return err
 		})
 		measure("fact-add", 50, func(i int) error {
-			_, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities)), Attribute: "attribute 1", Value: phrase()})
+			_, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: fmt.Sprintf("entity-%04d", r.IntN(entities)), Attribute: "attribute 1", Value: phrase()})
 			return err
 		})
 	}

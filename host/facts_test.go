@@ -18,6 +18,7 @@ import (
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/semantic"
 	"github.com/memhost/memhost/index/factrows"
+	"github.com/memhost/memhost/knowledge"
 )
 
 func openClocked(t *testing.T, home string, c *clock) *Host {
@@ -35,7 +36,7 @@ func TestFactSupersededWithHistory(t *testing.T) {
 	home := t.TempDir()
 	c := &clock{t: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
 	h := openClocked(t, home, c)
-	first, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "Sarah Chen", Attribute: "works at", Value: "[[techflow]]", Source: "chat-1 turn 1a2b3c4d5e6f"})
+	first, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "Sarah Chen", Attribute: "works at", Value: "[[techflow]]", Source: "chat-1 turn 1a2b3c4d5e6f"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,35 +45,35 @@ func TestFactSupersededWithHistory(t *testing.T) {
 	}
 	c.set(c.now().AddDate(0, 0, 3))
 	// By title, in another case: the same entity.
-	second, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "sarah chen", Attribute: "works at", Value: "[[acme-corp]]", Source: "chat-1 turn 8f3a2b1c9d0e", Confidence: 0.9})
+	second, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "sarah chen", Attribute: "works at", Value: "[[acme-corp]]", Source: "chat-1 turn 8f3a2b1c9d0e", Confidence: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if second.Created || len(second.Superseded) != 1 || second.Superseded[0].ID != first.Fact.ID {
 		t.Fatalf("second add: %+v; want it to supersede %s", second, first.Fact.ID)
 	}
-	cur, err := h.Facts(ctx, memhost.FactsRequest{Entity: "Sarah Chen"})
+	cur, err := h.Facts(ctx, knowledge.FactsRequest{Entity: "Sarah Chen"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(cur.Facts) != 1 || cur.Facts[0].Value != "[[acme-corp]]" || cur.Facts[0].Confidence != 0.9 || cur.Facts[0].SourceTurn != "8f3a2b1c9d0e" {
 		t.Fatalf("current facts: %+v", cur.Facts)
 	}
-	hist, err := h.Facts(ctx, memhost.FactsRequest{Entity: "sarah-chen", History: true})
+	hist, err := h.Facts(ctx, knowledge.FactsRequest{Entity: "sarah-chen", History: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(hist.Facts) != 2 || hist.Facts[0].Status != facts.Superseded || hist.Facts[0].Until != "2026-11-23" || hist.Facts[0].SupersededBy != second.Fact.ID {
 		t.Fatalf("history: %+v", hist.Facts)
 	}
-	rel, err := h.Relations(ctx, memhost.RelationsRequest{Entity: "acme-corp"})
+	rel, err := h.Relations(ctx, knowledge.RelationsRequest{Entity: "acme-corp"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rel.In) != 1 || rel.In[0].From != "sarah-chen" || rel.In[0].Relation != "works at" || len(rel.Out) != 0 {
 		t.Fatalf("relations of acme-corp: %+v", rel)
 	}
-	if _, err := h.Relations(ctx, memhost.RelationsRequest{Entity: "techflow"}); fault.KindOf(err) != fault.NotFound {
+	if _, err := h.Relations(ctx, knowledge.RelationsRequest{Entity: "techflow"}); fault.KindOf(err) != fault.NotFound {
 		t.Fatalf("relations of techflow (only a superseded link): %v, want not found", err)
 	}
 
@@ -87,7 +88,7 @@ func TestFactSupersededWithHistory(t *testing.T) {
 
 	// forget keeps the line, struck through.
 	c.set(c.now().AddDate(0, 0, 1))
-	fg, err := h.FactForget(ctx, memhost.FactForgetRequest{Entity: "sarah-chen", Attribute: "works at"})
+	fg, err := h.FactForget(ctx, knowledge.FactForgetRequest{Entity: "sarah-chen", Attribute: "works at"})
 	if err != nil || len(fg.Forgotten) != 1 || fg.Forgotten[0].ForgotOn != "2026-11-24" {
 		t.Fatalf("forget: %+v, %v", fg, err)
 	}
@@ -95,7 +96,7 @@ func TestFactSupersededWithHistory(t *testing.T) {
 	if !strings.Contains(page, "- ~~[[acme-corp]]~~ [confidence:: 0.9] [seen:: 2026-11-23] [forgotten:: 2026-11-24]") {
 		t.Fatalf("the forgotten fact is not on the page, struck through:\n%s", page)
 	}
-	if _, err := h.FactForget(ctx, memhost.FactForgetRequest{ID: second.Fact.ID}); fault.KindOf(err) != fault.Conflict {
+	if _, err := h.FactForget(ctx, knowledge.FactForgetRequest{ID: second.Fact.ID}); fault.KindOf(err) != fault.Conflict {
 		t.Fatalf("forgetting it again: %v, want a conflict", err)
 	}
 	if res, _ := h.Recall(ctx, memhost.RecallRequest{Query: "acme"}); len(res.Results.Facts) != 0 {
@@ -107,14 +108,14 @@ func TestFactSupersededWithHistory(t *testing.T) {
 func TestFactPageEditedByHand(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
-	add, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "Max", Attribute: "species", Value: "dog"})
+	add, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "Max", Attribute: "species", Value: "dog"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	page := readPage(t, h, add.Path)
 	page = strings.Replace(page, "- dog", "- puppy", 1) + "\n## favourite toy\n- a red ball\n"
 	writePage(t, h, add.Path, page)
-	got, err := h.Facts(ctx, memhost.FactsRequest{Entity: "max"})
+	got, err := h.Facts(ctx, knowledge.FactsRequest{Entity: "max"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestFactPageEditedByHand(t *testing.T) {
 		t.Fatalf("after the edit: %v, want %v", vals, want)
 	}
 	// memhost's next write keeps the person's lines.
-	if _, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "max", Attribute: "age", Value: "1"}); err != nil {
+	if _, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "max", Attribute: "age", Value: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	if after := readPage(t, h, add.Path); !strings.Contains(after, "## favourite toy\n- a red ball\n") || !strings.Contains(after, "- puppy") {
@@ -140,7 +141,7 @@ func TestFactsRebuiltFromPages(t *testing.T) {
 	home := t.TempDir()
 	c := &clock{t: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
 	h := openClocked(t, home, c)
-	adds := []memhost.FactAddRequest{
+	adds := []knowledge.FactAddRequest{
 		{Entity: "Sarah Chen", Attribute: "works at", Value: "[[techflow]]", Source: "chat-1 turn aaa"},
 		{Entity: "Sarah Chen", Attribute: "email", Value: "sarah@example.com", Source: "daily/2026-11-20.md line 4"},
 		{Entity: "Bob", Attribute: "manager", Value: "[[sarah-chen]]"},
@@ -155,19 +156,19 @@ func TestFactsRebuiltFromPages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := h.FactForget(ctx, memhost.FactForgetRequest{Entity: "bob", Attribute: "likes", Value: "tea"}); err != nil {
+	if _, err := h.FactForget(ctx, knowledge.FactForgetRequest{Entity: "bob", Attribute: "likes", Value: "tea"}); err != nil {
 		t.Fatal(err)
 	}
-	snapshot := func(h *Host) (memhost.FactsResponse, memhost.EntitiesResponse, memhost.RelationsResponse) {
-		f, err := h.Facts(ctx, memhost.FactsRequest{History: true})
+	snapshot := func(h *Host) (knowledge.FactsResponse, knowledge.EntitiesResponse, knowledge.RelationsResponse) {
+		f, err := h.Facts(ctx, knowledge.FactsRequest{History: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := h.Entities(ctx, memhost.EntitiesRequest{})
+		e, err := h.Entities(ctx, knowledge.EntitiesRequest{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := h.Relations(ctx, memhost.RelationsRequest{Entity: "sarah-chen"})
+		r, err := h.Relations(ctx, knowledge.RelationsRequest{Entity: "sarah-chen"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +198,7 @@ func TestFactsRebuiltFromPages(t *testing.T) {
 func TestFactAddBadInput(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
-	for _, req := range []memhost.FactAddRequest{
+	for _, req := range []knowledge.FactAddRequest{
 		{Entity: "", Attribute: "a", Value: "v"},
 		{Entity: "---", Attribute: "a", Value: "v"},
 		{Entity: "x", Attribute: "", Value: "v"},
@@ -215,10 +216,10 @@ func TestFactAddBadInput(t *testing.T) {
 	if entries, _ := os.ReadDir(filepath.Join(h.NotebookDir(), facts.Dir)); len(entries) != 0 {
 		t.Fatalf("bad input wrote %d pages", len(entries))
 	}
-	if _, err := h.Facts(ctx, memhost.FactsRequest{Entity: "nobody"}); fault.KindOf(err) != fault.NotFound {
+	if _, err := h.Facts(ctx, knowledge.FactsRequest{Entity: "nobody"}); fault.KindOf(err) != fault.NotFound {
 		t.Fatalf("facts of an unknown entity: %v", err)
 	}
-	if _, err := h.FactForget(ctx, memhost.FactForgetRequest{ID: "fnothing"}); fault.KindOf(err) != fault.NotFound {
+	if _, err := h.FactForget(ctx, knowledge.FactForgetRequest{ID: "fnothing"}); fault.KindOf(err) != fault.NotFound {
 		t.Fatalf("forget an unknown id: %v", err)
 	}
 }
@@ -229,18 +230,18 @@ func TestFactAddBadInput(t *testing.T) {
 func TestFactNearDuplicateByEmbedding(t *testing.T) {
 	ctx := context.Background()
 	h := semanticHost(t, func(c *config.Config) { c.Memory.Embedding.Plugin = "hello" }, "hello")
-	first, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "Sarah Chen", Attribute: "role", Value: "senior robotics engineer at Acme"})
+	first, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "Sarah Chen", Attribute: "role", Value: "senior robotics engineer at Acme"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "Sarah Chen", Attribute: "likes", Value: "green tea"})
+	other, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "Sarah Chen", Attribute: "likes", Value: "green tea"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(other.NearDups) != 0 || other.Similarity != "" || len(other.Superseded) != 0 {
 		t.Fatalf("an unrelated fact: %+v", other)
 	}
-	dup, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "sarah-chen", Attribute: "job", Value: "senior robotics engineer at Acme."})
+	dup, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "sarah-chen", Attribute: "job", Value: "senior robotics engineer at Acme."})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestFactNearDuplicateByEmbedding(t *testing.T) {
 	if len(dup.Superseded) != 1 || dup.Superseded[0].ID != first.Fact.ID || dup.Fact.Supersedes != first.Fact.ID {
 		t.Fatalf("the near-duplicate did not supersede %s: %+v", first.Fact.ID, dup)
 	}
-	cur, _ := h.Facts(ctx, memhost.FactsRequest{Entity: "sarah-chen"})
+	cur, _ := h.Facts(ctx, knowledge.FactsRequest{Entity: "sarah-chen"})
 	if len(cur.Facts) != 2 {
 		t.Fatalf("current facts: %+v", cur.Facts)
 	}
@@ -261,8 +262,8 @@ func TestFactNearDuplicateByEmbedding(t *testing.T) {
 func TestFactSimilarityWithoutProvider(t *testing.T) {
 	ctx := context.Background()
 	h := newHost(t)
-	h.FactAdd(ctx, memhost.FactAddRequest{Entity: "x", Attribute: "a", Value: "one"})
-	r, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "x", Attribute: "b", Value: "two"})
+	h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "x", Attribute: "a", Value: "one"})
+	r, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "x", Attribute: "b", Value: "two"})
 	if err != nil || !strings.HasPrefix(r.Similarity, "not compared by meaning: ") {
 		t.Fatalf("%+v, %v", r, err)
 	}
@@ -272,7 +273,7 @@ func TestContextShowsMostMentionedFacts(t *testing.T) {
 	ctx := context.Background()
 	home := t.TempDir()
 	h := openHost(t, home, func(c *config.Config) { c.Memory.Prompt.MaxFactsChars = 150 })
-	for _, a := range []memhost.FactAddRequest{
+	for _, a := range []knowledge.FactAddRequest{
 		{Entity: "Acme Corp", Attribute: "industry", Value: "robotics"},
 		{Entity: "Sarah Chen", Attribute: "works at", Value: "[[acme-corp]]"},
 		{Entity: "Bob", Attribute: "works at", Value: "[[acme-corp]]"},
@@ -294,7 +295,7 @@ func TestContextShowsMostMentionedFacts(t *testing.T) {
 		t.Fatalf("facts in context:\n%q\nwant\n%q", got, want)
 	}
 	h2 := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Prompt.MaxFactsChars = 0 })
-	h2.FactAdd(ctx, memhost.FactAddRequest{Entity: "x", Attribute: "a", Value: "b"})
+	h2.FactAdd(ctx, knowledge.FactAddRequest{Entity: "x", Attribute: "a", Value: "b"})
 	if b, _ := h2.Context(ctx, memhost.ContextRequest{}); strings.Contains(b.Text, "## Facts") {
 		t.Fatal("maxFactsChars 0 still shows facts")
 	}
@@ -364,7 +365,7 @@ func TestFactsConcurrentUse(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "Zed", Attribute: "likes", Value: fmt.Sprintf("game %d", i), Keep: true}); err != nil {
+			if _, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "Zed", Attribute: "likes", Value: fmt.Sprintf("game %d", i), Keep: true}); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -374,14 +375,14 @@ func TestFactsConcurrentUse(t *testing.T) {
 		go func() { defer wg.Done(); h.SetGenerator(gen) }()
 		go func() {
 			defer wg.Done()
-			_, err := h.Consolidate(ctx, memhost.ConsolidateRequest{})
+			_, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 			if err != nil && fault.KindOf(err) != fault.Conflict && err != generate.ErrNoGenerator {
 				t.Error(err)
 			}
 		}()
 	}
 	wg.Wait()
-	got, err := h.Facts(ctx, memhost.FactsRequest{Entity: "zed"})
+	got, err := h.Facts(ctx, knowledge.FactsRequest{Entity: "zed"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/index/vectors"
+	"github.com/memhost/memhost/knowledge"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -91,7 +92,7 @@ func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
 }
 
 // Consolidate extracts facts from the episodes not yet consolidated.
-func (k kernel) Consolidate(ctx context.Context, req memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error) {
+func (k kernel) Consolidate(ctx context.Context, req knowledge.ConsolidateRequest) (knowledge.ConsolidateResponse, error) {
 	return k.h.FactService.Consolidate(ctx, req)
 }
 
@@ -112,6 +113,6 @@ func (k kernel) RecheckConfig() { k.h.RecheckConfig() }
 func (k kernel) Path(p string) string { return k.h.path(p) }
 
 // SearchFacts is recall's FACTS group (the facts service).
-func (k kernel) SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]memhost.FactRow, error) {
+func (k kernel) SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]knowledge.FactRow, error) {
 	return k.h.FactService.SearchFacts(ctx, query, limit, minScore)
 }

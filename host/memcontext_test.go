@@ -10,6 +10,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // contextHome is a home with a memory of kayaking in every tier: a fact,
@@ -26,7 +27,7 @@ func contextHome(t *testing.T) (*Host, *clock) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	if _, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: "Sarah Chen", Attribute: "hobby", Value: "sea kayaking"}); err != nil {
+	if _, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "Sarah Chen", Attribute: "hobby", Value: "sea kayaking"}); err != nil {
 		t.Fatal(err)
 	}
 	turns := []memhost.SessionAppendRequest{
@@ -281,7 +282,7 @@ func TestMemoryContextFilterScores(t *testing.T) {
 	ctx := context.Background()
 	h, clk := contextHome(t)
 	for _, f := range [][3]string{{"Bob", "club", "kayak club lake sunday morning"}, {"Carol", "plan", "lake trip"}} {
-		if _, err := h.FactAdd(ctx, memhost.FactAddRequest{Entity: f[0], Attribute: f[1], Value: f[2]}); err != nil {
+		if _, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: f[0], Attribute: f[1], Value: f[2]}); err != nil {
 			t.Fatal(err)
 		}
 	}

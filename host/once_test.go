@@ -16,6 +16,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // withoutWarnings drops the Warnings of a response (the index's state
@@ -51,7 +52,7 @@ var retryOps = []struct {
 		return h.Remember(ctx, memhost.RememberRequest{Text: "Retries must never double a word", Category: "knowledge", File: "rules", RequestID: id})
 	}},
 	{"fact-add", func(ctx context.Context, h *Host, id string) (any, error) {
-		return h.FactAdd(ctx, memhost.FactAddRequest{Entity: "Sarah Chen", Attribute: "role", Value: "engineer", RequestID: id})
+		return h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "Sarah Chen", Attribute: "role", Value: "engineer", RequestID: id})
 	}},
 	{"rm", func(ctx context.Context, h *Host, id string) (any, error) {
 		return h.Remove(ctx, memhost.RemoveRequest{Path: "knowledge/doomed.md", RequestID: id})

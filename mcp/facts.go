@@ -9,6 +9,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // FactsArgs are facts' arguments.
@@ -34,8 +35,8 @@ func (s *srv) addFactTools(read *mcpsdk.ToolAnnotations) {
 			"read from its page knowledge/entities/<slug>.md. Current values only, unless history: true, which adds the superseded values " +
 			"(with the day they stopped) and forgotten ones."},
 		nil, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a FactsArgs) (memhost.FactsResponse, string, error) {
-			r, err := s.ops.Facts(ctx, memhost.FactsRequest{Entity: a.Entity, History: a.History})
+		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a FactsArgs) (knowledge.FactsResponse, string, error) {
+			r, err := s.ops.Facts(ctx, knowledge.FactsRequest{Entity: a.Entity, History: a.History})
 			return r, renderFacts(r, a), err
 		})
 	if s.opts.ReadOnly {
@@ -53,8 +54,8 @@ func (s *srv) addFactTools(read *mcpsdk.ToolAnnotations) {
 			}
 			sc.Properties["confidence"].Minimum, sc.Properties["confidence"].Maximum = ptr(0.0), ptr(1.0)
 		}, nil,
-		func(ctx context.Context, req *mcpsdk.CallToolRequest, a FactAddArgs) (memhost.FactAddResponse, string, error) {
-			r, err := s.ops.FactAdd(ctx, memhost.FactAddRequest{Entity: a.Entity, Attribute: a.Attribute, Value: a.Value, Source: a.Source,
+		func(ctx context.Context, req *mcpsdk.CallToolRequest, a FactAddArgs) (knowledge.FactAddResponse, string, error) {
+			r, err := s.ops.FactAdd(ctx, knowledge.FactAddRequest{Entity: a.Entity, Attribute: a.Attribute, Value: a.Value, Source: a.Source,
 				Confidence: a.Confidence, Keep: a.Keep, RequestID: requestID()})
 			if err != nil {
 				return r, "", err
@@ -80,7 +81,7 @@ func (s *srv) addFactTools(read *mcpsdk.ToolAnnotations) {
 }
 
 // renderFacts is facts' text: one line a fact.
-func renderFacts(r memhost.FactsResponse, a FactsArgs) string {
+func renderFacts(r knowledge.FactsResponse, a FactsArgs) string {
 	if len(r.Facts) == 0 {
 		if a.Entity != "" {
 			return "No facts about " + r.Entity + "."

@@ -10,6 +10,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/knowledge"
 	"github.com/memhost/memhost/mcp"
 )
 
@@ -20,7 +21,7 @@ func TestFactTools(t *testing.T) {
 	h := openHome(t)
 	cs := connect(t, mcp.New(h, mcp.Options{}), nil)
 
-	var add memhost.FactAddResponse
+	var add knowledge.FactAddResponse
 	res := call(t, cs, "fact_add", map[string]any{"entity": "Sarah Chen", "attribute": "works at", "value": "[[techflow]]", "source": "chat-1 turn 1a2b3c4d5e6f"})
 	structured(t, res, &add)
 	if add.Path != "knowledge/entities/sarah-chen.md" || !add.Created || add.Fact.Value != "[[techflow]]" || len(add.Superseded) != 0 ||
@@ -44,7 +45,7 @@ func TestFactTools(t *testing.T) {
 		t.Fatalf("page:\n%s", page)
 	}
 
-	var fr memhost.FactsResponse
+	var fr knowledge.FactsResponse
 	res = call(t, cs, "facts", map[string]any{"entity": "Sarah Chen"})
 	structured(t, res, &fr)
 	if fr.Entity != "sarah-chen" || len(fr.Facts) != 1 || fr.Facts[0].Value != "[[acme-corp]]" ||

@@ -30,6 +30,7 @@ import (
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // Ops is what the MCP server calls: a *host.Host opened in this process or
@@ -44,13 +45,13 @@ type Ops interface {
 	Context(context.Context, memhost.ContextRequest) (memhost.ContextResponse, error)
 	Status(context.Context, memhost.StatusRequest) (memhost.StatusResponse, error)
 	Files(context.Context, memhost.FilesRequest) (memhost.FilesResponse, error)
-	Facts(context.Context, memhost.FactsRequest) (memhost.FactsResponse, error)       // facts.go
-	FactAdd(context.Context, memhost.FactAddRequest) (memhost.FactAddResponse, error) // facts.go
-	Links(context.Context, memhost.LinksRequest) (memhost.LinksResponse, error)       // vault.go
-	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)          // vault.go
-	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)    // vault.go
-	Prune(context.Context, memhost.PruneRequest) (memhost.PruneResponse, error)       // vault.go
-	Skills(context.Context, memhost.SkillsRequest) (memhost.SkillsResponse, error)    // skills.go
+	Facts(context.Context, knowledge.FactsRequest) (knowledge.FactsResponse, error)       // facts.go
+	FactAdd(context.Context, knowledge.FactAddRequest) (knowledge.FactAddResponse, error) // facts.go
+	Links(context.Context, memhost.LinksRequest) (memhost.LinksResponse, error)           // vault.go
+	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)              // vault.go
+	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)        // vault.go
+	Prune(context.Context, memhost.PruneRequest) (memhost.PruneResponse, error)           // vault.go
+	Skills(context.Context, memhost.SkillsRequest) (memhost.SkillsResponse, error)        // skills.go
 	SkillLearn(context.Context, memhost.SkillLearnRequest) (memhost.SkillsResponse, error)
 	SkillReview(context.Context, memhost.SkillReviewRequest) (memhost.SkillReviewResponse, error)
 	Episodes(context.Context, memhost.EpisodesRequest) (memhost.EpisodesResponse, error)

@@ -13,6 +13,7 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // SessionAppend appends a turn to sessions/ID.jsonl, flushed to disk, and
@@ -146,7 +147,7 @@ func (cs *SessionService) SessionCompact(ctx context.Context, req memhost.Sessio
 	if req.Facts {
 		// The entry is written: a failure here is a warning, never the
 		// compaction's (a retry would find the entry and answer as it did).
-		c, err := cs.k.Consolidate(ctx, memhost.ConsolidateRequest{})
+		c, err := cs.k.Consolidate(ctx, knowledge.ConsolidateRequest{})
 		if err != nil {
 			resp.Warnings = append(resp.Warnings, "facts were not extracted: "+err.Error())
 		} else {

@@ -13,6 +13,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/knowledge"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -33,7 +34,7 @@ type Kernel interface {
 	// reports its own trouble (the transcript is stored by then).
 	SessionEnded(ctx context.Context, session string)
 	// Consolidate extracts facts from the episodes not yet consolidated.
-	Consolidate(ctx context.Context, req memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error)
+	Consolidate(ctx context.Context, req knowledge.ConsolidateRequest) (knowledge.ConsolidateResponse, error)
 	// CheckContext checks a context request's memory settings.
 	CheckContext(req memhost.ContextRequest) error
 }

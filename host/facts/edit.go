@@ -7,7 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // New is the page of a new entity called name (its title), made on day.
@@ -35,11 +35,11 @@ type Addition struct {
 
 // Outcome says what Add did.
 type Outcome struct {
-	Fact memhost.Fact `json:"fact"`
+	Fact knowledge.Fact `json:"fact"`
 	// Confirmed: the value was already current; its last-confirmed date
 	// (and confidence, when higher) were updated and nothing was added.
-	Confirmed  bool           `json:"confirmed"`
-	Superseded []memhost.Fact `json:"superseded,omitempty"`
+	Confirmed  bool             `json:"confirmed"`
+	Superseded []knowledge.Fact `json:"superseded,omitempty"`
 	// Stale: nothing was written, Fact is the newer current fact (see
 	// Addition.OnlyIfNewer).
 	Stale bool `json:"stale,omitempty"`
@@ -112,7 +112,7 @@ func (p *Page) Add(a Addition, day string) (Outcome, error) {
 	for _, f := range p.Facts {
 		taken[f.ID] = true
 	}
-	nf := memhost.Fact{Entity: p.Slug, Attribute: a.Attribute, Value: value, Confidence: conf, Seen: day,
+	nf := knowledge.Fact{Entity: p.Slug, Attribute: a.Attribute, Value: value, Confidence: conf, Seen: day,
 		Source: a.Source, Supersedes: strings.Join(ids, ", ")}
 	nf.ID = NewID(p.Slug, a.Attribute, value, func(id string) bool { return taken[id] })
 	for _, i := range old {
@@ -150,7 +150,7 @@ func containsID(ids []string, id string) bool {
 
 // Forget strikes through the current fact with the id given, marking it
 // forgotten on day. The line stays on the page: the audit trail.
-func (p *Page) Forget(id, day string) (memhost.Fact, error) {
+func (p *Page) Forget(id, day string) (knowledge.Fact, error) {
 	for i, f := range p.Facts {
 		if f.ID != id {
 			continue
@@ -164,22 +164,22 @@ func (p *Page) Forget(id, day string) (memhost.Fact, error) {
 		p.parse()
 		return p.Facts[i], nil
 	}
-	return memhost.Fact{}, fmt.Errorf("%w: %s", ErrNoFact, id)
+	return knowledge.Fact{}, fmt.Errorf("%w: %s", ErrNoFact, id)
 }
 
 // Find returns the fact with the id given.
-func (p *Page) Find(id string) (memhost.Fact, bool) {
+func (p *Page) Find(id string) (knowledge.Fact, bool) {
 	for _, f := range p.Facts {
 		if f.ID == id {
 			return f, true
 		}
 	}
-	return memhost.Fact{}, false
+	return knowledge.Fact{}, false
 }
 
 // setFact rewrites fact i's line in memhost's form, keeping its marker
 // and writing its id.
-func (p *Page) setFact(i int, f memhost.Fact) {
+func (p *Page) setFact(i int, f knowledge.Fact) {
 	f.HasID = true
 	line := f.Line - 1
 	p.lines[line] = FormatLine(f, p.marker[i]) + lineEnd(p.lines[line], p.eol)

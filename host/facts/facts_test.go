@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // randomEntity makes an entity as Add would leave it: facts with ids,
@@ -38,7 +38,7 @@ func randomEntity(r *rand.Rand) Entity {
 		day := fmt.Sprintf("2026-%02d-%02d", 1+i/28, 1+i%28)
 		switch r.IntN(5) {
 		case 0:
-			cur := []memhost.Fact{}
+			cur := []knowledge.Fact{}
 			for _, f := range p.Facts {
 				if f.Status == Current {
 					cur = append(cur, f)

@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // Meta is an entity page's frontmatter.
@@ -24,9 +24,9 @@ type Meta struct {
 
 // Entity is what a page says: its frontmatter and its facts in page order.
 type Entity struct {
-	Slug  string         `json:"slug"`
-	Meta  Meta           `json:"meta"`
-	Facts []memhost.Fact `json:"facts"`
+	Slug  string           `json:"slug"`
+	Meta  Meta             `json:"meta"`
+	Facts []knowledge.Fact `json:"facts"`
 }
 
 // Relations are the current facts' wikilinks: (attribute, target slug)
@@ -224,8 +224,8 @@ func splitIDs(s string) []string {
 }
 
 // parseItem reads a list item's text as a fact.
-func (p *Page) parseItem(body string) (memhost.Fact, bool) {
-	f := memhost.Fact{Confidence: 1}
+func (p *Page) parseItem(body string) (knowledge.Fact, bool) {
+	f := knowledge.Fact{Confidence: 1}
 	body = strings.TrimRightFunc(body, isSpace)
 	if i := strings.LastIndexByte(body, '^'); i >= 0 && (i == 0 || isSpace(rune(body[i-1]))) && isID(body[i+1:]) {
 		f.ID, f.HasID = body[i+1:], true
@@ -234,7 +234,7 @@ func (p *Page) parseItem(body string) (memhost.Fact, bool) {
 	// Inline fields, from the end: [key:: value]. (By hand, not with a
 	// regular expression anchored at the end, which Go's engine tries from
 	// every position of the line: 4x the cost of a sync of entity pages.)
-	var fields []memhost.Field
+	var fields []knowledge.Field
 	for {
 		b := strings.TrimRightFunc(body, isSpace)
 		if !strings.HasSuffix(b, "]") {
@@ -248,7 +248,7 @@ func (p *Page) parseItem(body string) (memhost.Fact, bool) {
 		if !ok || !isKey(k) || strings.ContainsRune(v, ']') {
 			break
 		}
-		fields = append(fields, memhost.Field{Key: k, Value: strings.Trim(v, " \t")})
+		fields = append(fields, knowledge.Field{Key: k, Value: strings.Trim(v, " \t")})
 		body = strings.TrimRightFunc(b[:open], isSpace)
 	}
 	v := strings.TrimSpace(body)
@@ -256,7 +256,7 @@ func (p *Page) parseItem(body string) (memhost.Fact, bool) {
 		v, f.Struck = strings.TrimSpace(inner[:len(inner)-2]), true
 	}
 	if v == "" || strings.HasPrefix(v, "[ ]") || strings.HasPrefix(strings.ToLower(v), "[x]") {
-		return memhost.Fact{}, false
+		return knowledge.Fact{}, false
 	}
 	f.Value = v
 	slices.Reverse(fields)
@@ -372,7 +372,7 @@ func list(n *yaml.Node) []string {
 
 // FormatLine is a fact's list item as memhost writes it (without a line
 // ending).
-func FormatLine(f memhost.Fact, marker byte) string {
+func FormatLine(f knowledge.Fact, marker byte) string {
 	var b strings.Builder
 	b.WriteByte(marker)
 	b.WriteByte(' ')
@@ -418,7 +418,7 @@ func Render(e Entity) []byte {
 	}
 	b.WriteString("# " + title + "\n")
 	var order []string
-	groups := map[string][]memhost.Fact{}
+	groups := map[string][]knowledge.Fact{}
 	heading := map[string]string{}
 	for _, f := range e.Facts {
 		k := AttrKey(f.Attribute)

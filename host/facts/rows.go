@@ -1,8 +1,8 @@
 package facts
 
 import (
-	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/index/factrows"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // Rows are the index rows of an entity page.
@@ -14,7 +14,7 @@ func Rows(e Entity) *factrows.Entity {
 	}
 	for _, f := range e.Facts {
 		session, turn, path, line := ParseSource(f.Source)
-		row := memhost.FactRow{FactID: f.ID, Path: Path(e.Slug), Line: f.Line, Entity: e.Slug, Attribute: f.Attribute, Value: f.Value,
+		row := knowledge.FactRow{FactID: f.ID, Path: Path(e.Slug), Line: f.Line, Entity: e.Slug, Attribute: f.Attribute, Value: f.Value,
 			Confidence: f.Confidence, Source: f.Source, SourceSession: session, SourceTurn: turn, SourcePath: path, SourceLine: line,
 			Seen: f.Seen, Confirmed: f.Confirmed, Until: f.Until, Forgotten: f.ForgotOn, Supersedes: f.Supersedes,
 			SupersededBy: f.SupersededBy, Status: f.Status}
@@ -24,7 +24,7 @@ func Rows(e Entity) *factrows.Entity {
 		r.Facts = append(r.Facts, row)
 	}
 	for _, rel := range e.Relations() {
-		r.Relations = append(r.Relations, memhost.RelationRow{From: rel.From, Relation: rel.Relation, To: rel.To, Weight: rel.Weight,
+		r.Relations = append(r.Relations, knowledge.RelationRow{From: rel.From, Relation: rel.Relation, To: rel.To, Weight: rel.Weight,
 			Source: rel.Source, FactID: rel.FactID, Since: rel.Since})
 	}
 	return r
@@ -32,7 +32,7 @@ func Rows(e Entity) *factrows.Entity {
 
 // FromRows is the entity the index rows of a page describe: what Render
 // needs to write the page again (TestRoundTripThroughIndex).
-func FromRows(er memhost.EntityRow, rows []memhost.FactRow) Entity {
+func FromRows(er knowledge.EntityRow, rows []knowledge.FactRow) Entity {
 	e := Entity{Slug: er.Slug, Meta: Meta{Title: er.Title, Aliases: er.Aliases, Tags: er.Tags, Created: er.Created, Updated: er.Updated}}
 	if len(e.Meta.Aliases) == 0 {
 		e.Meta.Aliases = nil
@@ -41,11 +41,11 @@ func FromRows(er memhost.EntityRow, rows []memhost.FactRow) Entity {
 		e.Meta.Tags = nil
 	}
 	for _, r := range rows {
-		f := memhost.Fact{ID: r.FactID, Entity: r.Entity, Attribute: r.Attribute, Value: r.Value, Confidence: r.Confidence, Seen: r.Seen,
+		f := knowledge.Fact{ID: r.FactID, Entity: r.Entity, Attribute: r.Attribute, Value: r.Value, Confidence: r.Confidence, Seen: r.Seen,
 			Confirmed: r.Confirmed, Until: r.Until, ForgotOn: r.Forgotten, Supersedes: r.Supersedes, Source: r.Source,
 			Status: r.Status, SupersededBy: r.SupersededBy, Line: r.Line, HasID: true, Struck: r.Status != Current}
 		for _, x := range r.Extra {
-			f.Extra = append(f.Extra, memhost.Field{Key: x["key"], Value: x["value"]})
+			f.Extra = append(f.Extra, knowledge.Field{Key: x["key"], Value: x["value"]})
 		}
 		e.Facts = append(e.Facts, f)
 	}

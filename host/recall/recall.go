@@ -26,6 +26,7 @@ import (
 	"github.com/memhost/memhost/index/vaultrows"
 	"github.com/memhost/memhost/index/vectors"
 	"github.com/memhost/memhost/internal/origin"
+	"github.com/memhost/memhost/knowledge"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -373,7 +374,7 @@ type Kernel interface {
 	Now() time.Time
 	WithIndex(ctx context.Context, fn func() error) error
 	SyncBeforeSearch(ctx context.Context) error
-	SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]memhost.FactRow, error)
+	SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]knowledge.FactRow, error)
 }
 
 // RecallService runs the searches: recall and conversation-search.

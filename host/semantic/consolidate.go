@@ -25,6 +25,7 @@ import (
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/internal/fsx"
+	"github.com/memhost/memhost/knowledge"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )
@@ -95,7 +96,7 @@ const (
 // brain/consolidated.json, so a second run asks nothing and adds nothing;
 // deleting that file only makes the next run ask again (what it finds is
 // then confirmed, not added twice).
-func (s *FactService) Consolidate(ctx context.Context, req memhost.ConsolidateRequest) (out memhost.ConsolidateResponse, err error) {
+func (s *FactService) Consolidate(ctx context.Context, req knowledge.ConsolidateRequest) (out knowledge.ConsolidateResponse, err error) {
 	var written []string // the pages fact add wrote, in order, once each
 	defer func() {
 		if len(out.Applied) > 0 { // a run that wrote nothing is not a write
@@ -105,7 +106,7 @@ func (s *FactService) Consolidate(ctx context.Context, req memhost.ConsolidateRe
 			})
 		}
 	}()
-	resp := memhost.ConsolidateResponse{Applied: []memhost.ConsolidatedFact{}, Skipped: []memhost.SkippedBatch{}}
+	resp := knowledge.ConsolidateResponse{Applied: []knowledge.ConsolidatedFact{}, Skipped: []knowledge.SkippedBatch{}}
 	var since time.Time
 	if req.Since != "" {
 		if since, err = sessions.ParseWhen(req.Since, false, s.k.Location()); err != nil {
@@ -156,7 +157,7 @@ func (s *FactService) Consolidate(ctx context.Context, req memhost.ConsolidateRe
 			if !errors.As(err, &bad) {
 				return stopped(resp, fault.Errorf(fault.Unavailable, "generator", "consolidating %s: %w", b[0].group, err))
 			}
-			sk := memhost.SkippedBatch{Group: b[0].group, Reason: bad.reason}
+			sk := knowledge.SkippedBatch{Group: b[0].group, Reason: bad.reason}
 			for _, e := range b {
 				sk.Episodes = append(sk.Episodes, e.source)
 			}
@@ -167,7 +168,7 @@ func (s *FactService) Consolidate(ctx context.Context, req memhost.ConsolidateRe
 		resp.Batches++
 		for _, it := range ans {
 			e := b[it.episode]
-			r, err := s.factAdd(ctx, memhost.FactAddRequest{Entity: it.entity, Attribute: it.attribute, Value: it.value, Source: e.source,
+			r, err := s.factAdd(ctx, knowledge.FactAddRequest{Entity: it.entity, Attribute: it.attribute, Value: it.value, Source: e.source,
 				Confidence: it.confidence}, addOptions{day: e.day, onlyIfNewer: true})
 			if err != nil {
 				return stopped(resp, fmt.Errorf("consolidating %s: %w", e.source, err))
@@ -175,7 +176,7 @@ func (s *FactService) Consolidate(ctx context.Context, req memhost.ConsolidateRe
 			if !r.Stale && r.Path != "" && !slices.Contains(written, r.Path) {
 				written = append(written, r.Path)
 			}
-			cf := memhost.ConsolidatedFact{Entity: r.Entity, Attribute: r.Fact.Attribute, Value: r.Fact.Value, ID: r.Fact.ID, Source: e.source,
+			cf := knowledge.ConsolidatedFact{Entity: r.Entity, Attribute: r.Fact.Attribute, Value: r.Fact.Value, ID: r.Fact.ID, Source: e.source,
 				Day: e.day, Confirmed: r.Confirmed, Stale: r.Stale}
 			for _, s := range r.Superseded {
 				cf.Superseded = append(cf.Superseded, s.ID)
@@ -198,7 +199,7 @@ func (s *FactService) Consolidate(ctx context.Context, req memhost.ConsolidateRe
 // yet, else with what was written and the failure as a warning (a write
 // that reached the disk is never reported as failed; the batch that
 // failed is not recorded, so the next run does it again).
-func stopped(resp memhost.ConsolidateResponse, err error) (memhost.ConsolidateResponse, error) {
+func stopped(resp knowledge.ConsolidateResponse, err error) (knowledge.ConsolidateResponse, error) {
 	if len(resp.Applied) == 0 {
 		return resp, err
 	}
@@ -543,7 +544,7 @@ type consolidated struct {
 	Version  int               `json:"version"`
 	Episodes map[string]string `json:"episodes"`
 	// Last is the last run that got this far (consolidate_run.go).
-	Last *memhost.ConsolidationRun `json:"last,omitempty"`
+	Last *knowledge.ConsolidationRun `json:"last,omitempty"`
 }
 
 func (s *FactService) consolidatedPath() string {

@@ -5,16 +5,16 @@ import (
 	"errors"
 	"time"
 
-	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/schedule"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // recordRun stores the run ending now as the state's last; a failure to
 // store it is logged (the run's own result stands).
-func (s *FactService) recordRun(st *consolidated, started time.Time, out memhost.ConsolidateResponse, err error) {
-	run := &memhost.ConsolidationRun{Started: started.UTC().Format(time.RFC3339), Finished: s.k.Now().UTC().Format(time.RFC3339),
+func (s *FactService) recordRun(st *consolidated, started time.Time, out knowledge.ConsolidateResponse, err error) {
+	run := &knowledge.ConsolidationRun{Started: started.UTC().Format(time.RFC3339), Finished: s.k.Now().UTC().Format(time.RFC3339),
 		Episodes: out.Episodes, Applied: len(out.Applied), Skipped: len(out.Skipped), Model: out.Model, Warnings: len(out.Warnings)}
 	if err != nil {
 		run.Error = err.Error()
@@ -27,9 +27,9 @@ func (s *FactService) recordRun(st *consolidated, started time.Time, out memhost
 
 // ConsolidationState reads the generator's configuration and the last
 // run from brain/consolidated.json.
-func (s *FactService) ConsolidationState() memhost.ConsolidationStatus {
+func (s *FactService) ConsolidationState() knowledge.ConsolidationStatus {
 	cfg := s.k.Config().Memory.Generator
-	out := memhost.ConsolidationStatus{Plugin: cfg.Plugin, State: "none", EveryMin: cfg.ConsolidateEveryMin}
+	out := knowledge.ConsolidationStatus{Plugin: cfg.Plugin, State: "none", EveryMin: cfg.ConsolidateEveryMin}
 	if cfg.Plugin != "" {
 		out.State = "configured"
 	}
@@ -57,7 +57,7 @@ func (s *FactService) scheduledConsolidation(ctx context.Context) {
 	if s.k.Config().Memory.Generator.Plugin == "" && s.gen.Load() == nil {
 		return
 	}
-	res, err := s.Consolidate(ctx, memhost.ConsolidateRequest{})
+	res, err := s.Consolidate(ctx, knowledge.ConsolidateRequest{})
 	switch {
 	case ctx.Err() != nil:
 	case err != nil && errors.Is(err, generate.ErrNoGenerator):

@@ -15,6 +15,7 @@ import (
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/index/factrows"
 	"github.com/memhost/memhost/index/ftstext"
+	"github.com/memhost/memhost/knowledge"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -29,7 +30,7 @@ const NearDuplicate = 0.85
 // confirmed instead), and so is a current fact of the entity whose
 // embedding has a cosine similarity of NearDuplicate or more with the new
 // one's, when an embeddings provider is ready.
-func (s *FactService) FactAdd(ctx context.Context, req memhost.FactAddRequest) (out memhost.FactAddResponse, err error) {
+func (s *FactService) FactAdd(ctx context.Context, req knowledge.FactAddRequest) (out knowledge.FactAddResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "fact-add", Note: fmt.Sprintf("fact-add: %s %s", out.Path, out.Fact.ID), Result: &out}
 		if !out.Stale {
@@ -46,32 +47,32 @@ type addOptions struct {
 	onlyIfNewer bool   // see facts.Addition.OnlyIfNewer
 }
 
-func (s *FactService) factAdd(ctx context.Context, req memhost.FactAddRequest, opt addOptions) (memhost.FactAddResponse, error) {
+func (s *FactService) factAdd(ctx context.Context, req knowledge.FactAddRequest, opt addOptions) (knowledge.FactAddResponse, error) {
 	if err := facts.CheckAttribute(req.Attribute); err != nil {
-		return memhost.FactAddResponse{}, fault.BadInputf("attribute", "attribute %q: %v", notebook.Shorten(req.Attribute, 60), err)
+		return knowledge.FactAddResponse{}, fault.BadInputf("attribute", "attribute %q: %v", notebook.Shorten(req.Attribute, 60), err)
 	}
 	if err := facts.CheckValue(req.Value); err != nil {
-		return memhost.FactAddResponse{}, fault.BadInputf("value", "value %q: %v", notebook.Shorten(req.Value, 60), err)
+		return knowledge.FactAddResponse{}, fault.BadInputf("value", "value %q: %v", notebook.Shorten(req.Value, 60), err)
 	}
 	if err := facts.CheckSource(req.Source); err != nil {
-		return memhost.FactAddResponse{}, fault.BadInputf("source", "source %q: %v", notebook.Shorten(req.Source, 60), err)
+		return knowledge.FactAddResponse{}, fault.BadInputf("source", "source %q: %v", notebook.Shorten(req.Source, 60), err)
 	}
 	if req.Confidence < 0 || req.Confidence > 1 || math.IsNaN(req.Confidence) {
-		return memhost.FactAddResponse{}, fault.BadInputf("confidence", "confidence must be between 0 and 1, got %g", req.Confidence)
+		return knowledge.FactAddResponse{}, fault.BadInputf("confidence", "confidence must be between 0 and 1, got %g", req.Confidence)
 	}
 	slug, name, err := s.resolveEntity(ctx, req.Entity, true)
 	if err != nil {
-		return memhost.FactAddResponse{}, err
+		return knowledge.FactAddResponse{}, err
 	}
 	rel, err := s.k.Notebook().Clean(facts.Path(slug))
 	if err != nil {
-		return memhost.FactAddResponse{}, err
+		return knowledge.FactAddResponse{}, err
 	}
 	day := opt.day
 	if day == "" {
 		day = s.k.Now().In(s.k.Location()).Format(facts.Date)
 	}
-	resp := memhost.FactAddResponse{Path: rel, Entity: slug, Superseded: []memhost.Fact{}}
+	resp := knowledge.FactAddResponse{Path: rel, Entity: slug, Superseded: []knowledge.Fact{}}
 
 	// Near-duplicates: embedded before the page is locked (a provider
 	// may take seconds to start); their ids are checked again under the
@@ -83,7 +84,7 @@ func (s *FactService) factAdd(ctx context.Context, req memhost.FactAddRequest, o
 			replace = append(replace, d.ID)
 		}
 	} else if !errors.Is(err, notebook.ErrNotFound) {
-		return memhost.FactAddResponse{}, err
+		return knowledge.FactAddResponse{}, err
 	} else {
 		resp.Similarity = "a new entity: nothing to compare with"
 	}
@@ -111,7 +112,7 @@ func (s *FactService) factAdd(ctx context.Context, req memhost.FactAddRequest, o
 		return resp, nil
 	}
 	if err != nil {
-		return memhost.FactAddResponse{}, err
+		return knowledge.FactAddResponse{}, err
 	}
 	resp.Warnings = s.k.IndexWritten(ctx, rel)
 	return resp, nil
@@ -120,9 +121,9 @@ func (s *FactService) factAdd(ctx context.Context, req memhost.FactAddRequest, o
 // nearDuplicates embeds the new fact and the entity's current facts that
 // the attribute rule leaves alone, and returns those at NearDuplicate or
 // above. The string says why none were looked for ("" when they were).
-func (s *FactService) nearDuplicates(ctx context.Context, p *facts.Page, req memhost.FactAddRequest) ([]memhost.NearDup, string) {
+func (s *FactService) nearDuplicates(ctx context.Context, p *facts.Page, req knowledge.FactAddRequest) ([]knowledge.NearDup, string) {
 	key, vkey := facts.AttrKey(req.Attribute), facts.ValueKey(req.Value)
-	var cands []memhost.Fact
+	var cands []knowledge.Fact
 	for _, f := range p.Facts {
 		if f.Status != facts.Current {
 			continue
@@ -157,10 +158,10 @@ func (s *FactService) nearDuplicates(ctx context.Context, p *facts.Page, req mem
 	if err != nil {
 		return nil, "not compared by meaning: " + err.Error()
 	}
-	var out []memhost.NearDup
+	var out []knowledge.NearDup
 	for i, f := range cands {
 		if c := cosine(vecs[0], vecs[i+1]); c >= NearDuplicate {
-			out = append(out, memhost.NearDup{ID: f.ID, Cosine: math.Round(c*1000) / 1000})
+			out = append(out, knowledge.NearDup{ID: f.ID, Cosine: math.Round(c*1000) / 1000})
 		}
 	}
 	return out, ""
@@ -226,8 +227,8 @@ func (s *FactService) resolveEntity(ctx context.Context, name string, create boo
 
 // Facts lists the current facts (with History, every fact) of an entity,
 // or of all, from the index (brought up to date first).
-func (s *FactService) Facts(ctx context.Context, req memhost.FactsRequest) (memhost.FactsResponse, error) {
-	resp := memhost.FactsResponse{Facts: []memhost.FactRow{}}
+func (s *FactService) Facts(ctx context.Context, req knowledge.FactsRequest) (knowledge.FactsResponse, error) {
+	resp := knowledge.FactsResponse{Facts: []knowledge.FactRow{}}
 	if req.Entity != "" {
 		slug, _, err := s.resolveEntity(ctx, req.Entity, false)
 		if err != nil {
@@ -249,7 +250,7 @@ func (s *FactService) Facts(ctx context.Context, req memhost.FactsRequest) (memh
 // FactForget strikes facts through on their page, marked forgotten with
 // today's date: the line stays as the audit trail, and the fact is no
 // longer current (recall, context and facts leave it out).
-func (s *FactService) FactForget(ctx context.Context, req memhost.FactForgetRequest) (out memhost.FactForgetResponse, err error) {
+func (s *FactService) FactForget(ctx context.Context, req knowledge.FactForgetRequest) (out knowledge.FactForgetResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
 		return memhost.Change{Op: "fact-forget", Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("fact-forget: %s (%d)", out.Path, len(out.Forgotten)), Result: &out}
 	})
@@ -259,34 +260,34 @@ func (s *FactService) FactForget(ctx context.Context, req memhost.FactForgetRequ
 		id := strings.TrimPrefix(strings.TrimSpace(req.ID), "^")
 		if req.Entity != "" {
 			if slug, _, err = s.resolveEntity(ctx, req.Entity, false); err != nil {
-				return memhost.FactForgetResponse{}, err
+				return knowledge.FactForgetResponse{}, err
 			}
 		}
 		rows, err := s.factsByID(ctx, id, slug)
 		if err != nil {
-			return memhost.FactForgetResponse{}, err
+			return knowledge.FactForgetResponse{}, err
 		}
 		switch {
 		case len(rows) == 0:
-			return memhost.FactForgetResponse{}, fault.Errorf(fault.NotFound, "id", "no fact %q (memhost facts lists the ids)", req.ID)
+			return knowledge.FactForgetResponse{}, fault.Errorf(fault.NotFound, "id", "no fact %q (memhost facts lists the ids)", req.ID)
 		case len(rows) > 1:
-			return memhost.FactForgetResponse{}, fault.Errorf(fault.Conflict, "id", "fact id %q is on %d pages; name the entity too", req.ID, len(rows))
+			return knowledge.FactForgetResponse{}, fault.Errorf(fault.Conflict, "id", "fact id %q is on %d pages; name the entity too", req.ID, len(rows))
 		}
 		slug = rows[0].Entity
 		req.ID = id
 	case req.Entity != "" && req.Attribute != "" && req.ID == "":
 		if slug, _, err = s.resolveEntity(ctx, req.Entity, false); err != nil {
-			return memhost.FactForgetResponse{}, err
+			return knowledge.FactForgetResponse{}, err
 		}
 	default:
-		return memhost.FactForgetResponse{}, fault.BadInputf("id", "name a fact by its id, or an entity and an attribute (and a value)")
+		return knowledge.FactForgetResponse{}, fault.BadInputf("id", "name a fact by its id, or an entity and an attribute (and a value)")
 	}
 	rel, err := s.k.Notebook().Clean(facts.Path(slug))
 	if err != nil {
-		return memhost.FactForgetResponse{}, err
+		return knowledge.FactForgetResponse{}, err
 	}
 	day := s.k.Now().In(s.k.Location()).Format(facts.Date)
-	resp := memhost.FactForgetResponse{Path: rel, Forgotten: []memhost.Fact{}}
+	resp := knowledge.FactForgetResponse{Path: rel, Forgotten: []knowledge.Fact{}}
 	_, _, err = s.k.Once().Update(ctx, once.Request{Op: "fact-forget", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		if !exists {
 			return nil, fault.Errorf(fault.NotFound, "entity", "no page %s", rel)
@@ -325,14 +326,14 @@ func (s *FactService) FactForget(ctx context.Context, req memhost.FactForgetRequ
 		return p.Bytes(), nil
 	})
 	if err != nil {
-		return memhost.FactForgetResponse{}, err
+		return knowledge.FactForgetResponse{}, err
 	}
 	resp.Warnings = s.k.IndexWritten(ctx, rel)
 	return resp, nil
 }
 
-func (s *FactService) factsByID(ctx context.Context, id, slug string) ([]memhost.FactRow, error) {
-	var all []memhost.FactRow
+func (s *FactService) factsByID(ctx context.Context, id, slug string) ([]knowledge.FactRow, error) {
+	var all []knowledge.FactRow
 	err := s.k.WithIndex(ctx, func() error {
 		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
@@ -341,7 +342,7 @@ func (s *FactService) factsByID(ctx context.Context, id, slug string) ([]memhost
 		all, err = s.k.Index().Facts().List(ctx, factrows.Query{Entity: slug, History: true})
 		return err
 	})
-	var out []memhost.FactRow
+	var out []knowledge.FactRow
 	for _, f := range all {
 		if f.FactID == id {
 			out = append(out, f)
@@ -351,8 +352,8 @@ func (s *FactService) factsByID(ctx context.Context, id, slug string) ([]memhost
 }
 
 // Entities lists the entity pages with their fact and relation counts.
-func (s *FactService) Entities(ctx context.Context, _ memhost.EntitiesRequest) (memhost.EntitiesResponse, error) {
-	var resp memhost.EntitiesResponse
+func (s *FactService) Entities(ctx context.Context, _ knowledge.EntitiesRequest) (knowledge.EntitiesResponse, error) {
+	var resp knowledge.EntitiesResponse
 	err := s.k.WithIndex(ctx, func() error {
 		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
@@ -366,12 +367,12 @@ func (s *FactService) Entities(ctx context.Context, _ memhost.EntitiesRequest) (
 
 // Relations lists the relations out of and into an entity. An entity
 // that only other pages link to (no page of its own) has relations in.
-func (s *FactService) Relations(ctx context.Context, req memhost.RelationsRequest) (memhost.RelationsResponse, error) {
+func (s *FactService) Relations(ctx context.Context, req knowledge.RelationsRequest) (knowledge.RelationsResponse, error) {
 	slug, _, err := s.resolveEntity(ctx, req.Entity, true)
 	if err != nil {
-		return memhost.RelationsResponse{}, err
+		return knowledge.RelationsResponse{}, err
 	}
-	resp := memhost.RelationsResponse{Entity: slug}
+	resp := knowledge.RelationsResponse{Entity: slug}
 	err = s.k.WithIndex(ctx, func() error {
 		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
@@ -391,10 +392,10 @@ func (s *FactService) Relations(ctx context.Context, req memhost.RelationsReques
 
 // SearchFacts is recall's FACTS group: current facts matching the query,
 // best first, at most limit, none below minScore.
-func (s *FactService) SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]memhost.FactRow, error) {
+func (s *FactService) SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]knowledge.FactRow, error) {
 	rows, err := s.k.Index().Facts().Search(ctx, query, limit)
 	if errors.Is(err, ftstext.ErrNoTerms) {
-		return []memhost.FactRow{}, nil
+		return []knowledge.FactRow{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("facts: %w", err)

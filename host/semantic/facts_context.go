@@ -11,6 +11,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/index/factrows"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // ContextFacts appends to the context block the current facts of the
@@ -23,7 +24,7 @@ func (s *FactService) ContextFacts(ctx context.Context, b memhost.ContextRespons
 	if budget <= 0 {
 		return b, nil
 	}
-	var ents []memhost.EntityRow
+	var ents []knowledge.EntityRow
 	err := s.k.WithIndex(ctx, func() error {
 		if err := s.k.SyncBeforeSearch(ctx); err != nil {
 			return err
@@ -35,11 +36,11 @@ func (s *FactService) ContextFacts(ctx context.Context, b memhost.ContextRespons
 	if err != nil {
 		return b, err
 	}
-	ents = slices.DeleteFunc(ents, func(e memhost.EntityRow) bool { return e.Current == 0 })
+	ents = slices.DeleteFunc(ents, func(e knowledge.EntityRow) bool { return e.Current == 0 })
 	if len(ents) == 0 {
 		return b, nil
 	}
-	slices.SortStableFunc(ents, func(x, y memhost.EntityRow) int {
+	slices.SortStableFunc(ents, func(x, y knowledge.EntityRow) int {
 		return cmp.Or(-cmp.Compare(x.Mentions, y.Mentions), -cmp.Compare(x.Current, y.Current), cmp.Compare(x.Slug, y.Slug))
 	})
 	var out strings.Builder
@@ -56,7 +57,7 @@ func (s *FactService) ContextFacts(ctx context.Context, b memhost.ContextRespons
 			left += len(ents) - i
 			break
 		}
-		var rows []memhost.FactRow
+		var rows []knowledge.FactRow
 		if err := s.k.WithIndex(ctx, func() (err error) {
 			rows, err = s.k.Index().Facts().List(ctx, factrows.Query{Entity: e.Slug})
 			return err
@@ -95,7 +96,7 @@ const maxContextMisses = 10
 const minUsefulFacts = 40
 
 // entityBlock is one entity's current facts as context shows them.
-func entityBlock(e memhost.EntityRow, rows []memhost.FactRow) string {
+func entityBlock(e knowledge.EntityRow, rows []knowledge.FactRow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### %s (%s)\n\n", e.Title, e.Path)
 	for _, f := range rows {

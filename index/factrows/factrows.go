@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/index/ftstext"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // The semantic tier's tables (seed 004 §2.3), derived from the entity
@@ -103,8 +103,8 @@ type Entity struct {
 	Tags      []string
 	Created   string
 	Updated   string
-	Facts     []memhost.FactRow
-	Relations []memhost.RelationRow
+	Facts     []knowledge.FactRow
+	Relations []knowledge.RelationRow
 }
 
 // Insert writes the rows of the entity page at path (its old rows are
@@ -208,8 +208,8 @@ const factColumns = `fact_id, file_path, line, entity, attribute, value, confide
 	coalesce(source_path, ''), coalesce(source_line, 0), coalesce(extracted_at, ''), coalesce(last_confirmed_at, ''), coalesce(until, ''), coalesce(forgotten_at, ''),
 	coalesce(supersedes, ''), coalesce(superseded_by, ''), status, coalesce(extra, '')`
 
-func scanFact(rows interface{ Scan(...any) error }, extraCols ...any) (memhost.FactRow, error) {
-	var f memhost.FactRow
+func scanFact(rows interface{ Scan(...any) error }, extraCols ...any) (knowledge.FactRow, error) {
+	var f knowledge.FactRow
 	var extra string
 	dest := []any{&f.FactID, &f.Path, &f.Line, &f.Entity, &f.Attribute, &f.Value, &f.Confidence, &f.Source, &f.SourceSession, &f.SourceTurn,
 		&f.SourcePath, &f.SourceLine, &f.Seen, &f.Confirmed, &f.Until, &f.Forgotten, &f.Supersedes, &f.SupersededBy, &f.Status, &extra}
@@ -233,7 +233,7 @@ type Query struct {
 }
 
 // List returns facts in page order (entity, then line).
-func (r Reader) List(ctx context.Context, q Query) ([]memhost.FactRow, error) {
+func (r Reader) List(ctx context.Context, q Query) ([]knowledge.FactRow, error) {
 	where, args := "1", []any{}
 	if q.Entity != "" {
 		where += " AND entity = ?"
@@ -251,7 +251,7 @@ func (r Reader) List(ctx context.Context, q Query) ([]memhost.FactRow, error) {
 		return nil, fmt.Errorf("facts: %w", err)
 	}
 	defer rows.Close()
-	out := []memhost.FactRow{}
+	out := []knowledge.FactRow{}
 	for rows.Next() {
 		f, err := scanFact(rows)
 		if err != nil {
@@ -265,7 +265,7 @@ func (r Reader) List(ctx context.Context, q Query) ([]memhost.FactRow, error) {
 // Search finds current facts matching a free-text query (BM25 over
 // entity names, attributes and values), best first; Score is relative to
 // the best match's. ErrNoTerms when the query has no searchable word.
-func (r Reader) Search(ctx context.Context, query string, limit int) ([]memhost.FactRow, error) {
+func (r Reader) Search(ctx context.Context, query string, limit int) ([]knowledge.FactRow, error) {
 	expr := ftstext.MatchExpr(query)
 	if expr == "" {
 		return nil, ftstext.ErrNoTerms
@@ -280,7 +280,7 @@ func (r Reader) Search(ctx context.Context, query string, limit int) ([]memhost.
 		return nil, fmt.Errorf("search facts %q: %w", query, err)
 	}
 	defer rows.Close()
-	out := []memhost.FactRow{}
+	out := []knowledge.FactRow{}
 	best := 0.0
 	for rows.Next() {
 		var bm float64
@@ -301,7 +301,7 @@ func (r Reader) Search(ctx context.Context, query string, limit int) ([]memhost.
 }
 
 // Entities lists the entity pages with their counts, by slug.
-func (r Reader) Entities(ctx context.Context) ([]memhost.EntityRow, error) {
+func (r Reader) Entities(ctx context.Context) ([]knowledge.EntityRow, error) {
 	rows, err := r.DB.QueryContext(ctx, `SELECT e.slug, e.file_path, e.title, e.aliases, e.tags, coalesce(e.created_at, ''), coalesce(e.updated_at, ''),
 		(SELECT count(*) FROM facts f WHERE f.entity = e.slug AND f.file_path = e.file_path AND f.status = 'current'),
 		(SELECT count(*) FROM facts f WHERE f.entity = e.slug AND f.file_path = e.file_path AND f.status != 'current'),
@@ -312,9 +312,9 @@ func (r Reader) Entities(ctx context.Context) ([]memhost.EntityRow, error) {
 		return nil, fmt.Errorf("entities: %w", err)
 	}
 	defer rows.Close()
-	out := []memhost.EntityRow{}
+	out := []knowledge.EntityRow{}
 	for rows.Next() {
-		var e memhost.EntityRow
+		var e knowledge.EntityRow
 		var aliases, tags string
 		if err := rows.Scan(&e.Slug, &e.Path, &e.Title, &aliases, &tags, &e.Created, &e.Updated, &e.Current, &e.History, &e.Mentions, &e.Relations); err != nil {
 			return nil, err
@@ -328,7 +328,7 @@ func (r Reader) Entities(ctx context.Context) ([]memhost.EntityRow, error) {
 
 // Relations returns the edges out of (to == false) or into (to == true)
 // an entity.
-func (r Reader) Relations(ctx context.Context, slug string, to bool) ([]memhost.RelationRow, error) {
+func (r Reader) Relations(ctx context.Context, slug string, to bool) ([]knowledge.RelationRow, error) {
 	col := "from_entity"
 	if to {
 		col = "to_entity"
@@ -339,9 +339,9 @@ func (r Reader) Relations(ctx context.Context, slug string, to bool) ([]memhost.
 		return nil, fmt.Errorf("relations: %w", err)
 	}
 	defer rows.Close()
-	out := []memhost.RelationRow{}
+	out := []knowledge.RelationRow{}
 	for rows.Next() {
-		var rel memhost.RelationRow
+		var rel knowledge.RelationRow
 		if err := rows.Scan(&rel.From, &rel.Relation, &rel.To, &rel.Weight, &rel.Source, &rel.FactID, &rel.Path, &rel.Since); err != nil {
 			return nil, err
 		}

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/knowledge"
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
@@ -309,22 +310,22 @@ func (c *Client) Models(ctx context.Context, req memhost.ModelsRequest) (provide
 func (c *Client) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
 	return callOp(ctx, c, api.OpRemoveModel, req)
 }
-func (c *Client) FactAdd(ctx context.Context, req memhost.FactAddRequest) (memhost.FactAddResponse, error) {
+func (c *Client) FactAdd(ctx context.Context, req knowledge.FactAddRequest) (knowledge.FactAddResponse, error) {
 	return callOp(ctx, c, api.OpFactAdd, req)
 }
-func (c *Client) FactForget(ctx context.Context, req memhost.FactForgetRequest) (memhost.FactForgetResponse, error) {
+func (c *Client) FactForget(ctx context.Context, req knowledge.FactForgetRequest) (knowledge.FactForgetResponse, error) {
 	return callOp(ctx, c, api.OpFactForget, req)
 }
-func (c *Client) Facts(ctx context.Context, req memhost.FactsRequest) (memhost.FactsResponse, error) {
+func (c *Client) Facts(ctx context.Context, req knowledge.FactsRequest) (knowledge.FactsResponse, error) {
 	return callOp(ctx, c, api.OpFacts, req)
 }
-func (c *Client) Entities(ctx context.Context, req memhost.EntitiesRequest) (memhost.EntitiesResponse, error) {
+func (c *Client) Entities(ctx context.Context, req knowledge.EntitiesRequest) (knowledge.EntitiesResponse, error) {
 	return callOp(ctx, c, api.OpEntities, req)
 }
-func (c *Client) Relations(ctx context.Context, req memhost.RelationsRequest) (memhost.RelationsResponse, error) {
+func (c *Client) Relations(ctx context.Context, req knowledge.RelationsRequest) (knowledge.RelationsResponse, error) {
 	return callOp(ctx, c, api.OpRelations, req)
 }
-func (c *Client) Consolidate(ctx context.Context, req memhost.ConsolidateRequest) (memhost.ConsolidateResponse, error) {
+func (c *Client) Consolidate(ctx context.Context, req knowledge.ConsolidateRequest) (knowledge.ConsolidateResponse, error) {
 	return callOp(ctx, c, api.OpConsolidate, req)
 }
 func (c *Client) Skills(ctx context.Context, req memhost.SkillsRequest) (memhost.SkillsResponse, error) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
+	"github.com/memhost/memhost/knowledge"
 
 	"github.com/urfave/cli/v3"
 
@@ -224,11 +225,11 @@ func (o *mcpOps) Files(ctx context.Context, r mh.FilesRequest) (mh.FilesResponse
 	return either(o, ctx, api.OpFiles, r)
 }
 
-func (o *mcpOps) Facts(ctx context.Context, r mh.FactsRequest) (mh.FactsResponse, error) {
+func (o *mcpOps) Facts(ctx context.Context, r knowledge.FactsRequest) (knowledge.FactsResponse, error) {
 	return either(o, ctx, api.OpFacts, r)
 }
 
-func (o *mcpOps) FactAdd(ctx context.Context, r mh.FactAddRequest) (mh.FactAddResponse, error) {
+func (o *mcpOps) FactAdd(ctx context.Context, r knowledge.FactAddRequest) (knowledge.FactAddResponse, error) {
 	return either(o, ctx, api.OpFactAdd, r)
 }
 

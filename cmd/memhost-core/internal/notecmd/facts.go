@@ -9,9 +9,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
 	"github.com/memhost/memhost/host/facts"
+	"github.com/memhost/memhost/knowledge"
 )
 
 // factCommands are the semantic tier's commands: fact add/forget, facts,
@@ -96,7 +96,7 @@ func (a cmds) factAdd(ctx context.Context, cmd *cli.Command) error {
 		return cmdapp.Usagef("fact add takes ENTITY ATTRIBUTE VALUE, got %d arguments (quote values with spaces)", n)
 	}
 	args := cmd.Args().Slice()
-	req := mh.FactAddRequest{Entity: args[0], Attribute: args[1], Value: args[2], Source: cmd.String("source"),
+	req := knowledge.FactAddRequest{Entity: args[0], Attribute: args[1], Value: args[2], Source: cmd.String("source"),
 		Confidence: cmd.Float("confidence"), Keep: cmd.Bool("keep"), RequestID: a.RequestID(cmd)}
 	if cmd.IsSet("confidence") && (req.Confidence <= 0 || req.Confidence > 1) {
 		return cmdapp.Usagef("--confidence must be more than 0 and at most 1, got %g", req.Confidence)
@@ -142,7 +142,7 @@ func orDash(s string) string {
 
 func (a cmds) factForget(ctx context.Context, cmd *cli.Command) error {
 	args := cmd.Args().Slice()
-	var req mh.FactForgetRequest
+	var req knowledge.FactForgetRequest
 	switch len(args) {
 	case 1:
 		req.ID = args[0]
@@ -169,7 +169,7 @@ func (a cmds) factForget(ctx context.Context, cmd *cli.Command) error {
 }
 
 func (a cmds) facts(ctx context.Context, cmd *cli.Command) error {
-	var req mh.FactsRequest
+	var req knowledge.FactsRequest
 	switch cmd.Args().Len() {
 	case 0:
 	case 1:
@@ -188,7 +188,7 @@ func (a cmds) facts(ctx context.Context, cmd *cli.Command) error {
 }
 
 // printFacts prints facts grouped by entity, in page order.
-func printFacts(w io.Writer, rows []mh.FactRow) {
+func printFacts(w io.Writer, rows []knowledge.FactRow) {
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "(no facts)")
 		return
@@ -240,7 +240,7 @@ func (a cmds) entities(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
-		resp, err := h.Entities(ctx, mh.EntitiesRequest{})
+		resp, err := h.Entities(ctx, knowledge.EntitiesRequest{})
 		if err != nil {
 			return err
 		}
@@ -264,14 +264,14 @@ func (a cmds) relations(ctx context.Context, cmd *cli.Command) error {
 		return cmdapp.Usagef("relations takes one ENTITY, got %d arguments (quote names with spaces)", cmd.Args().Len())
 	}
 	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
-		resp, err := h.Relations(ctx, mh.RelationsRequest{Entity: cmd.Args().First()})
+		resp, err := h.Relations(ctx, knowledge.RelationsRequest{Entity: cmd.Args().First()})
 		if err != nil {
 			return err
 		}
 		return a.Out(cmd, resp, func(w io.Writer) {
 			for _, g := range []struct {
 				name string
-				rows []mh.RelationRow
+				rows []knowledge.RelationRow
 			}{{"OUT", resp.Out}, {"IN", resp.In}} {
 				fmt.Fprintf(w, "%s (%d)\n", g.name, len(g.rows))
 				for _, r := range g.rows {
@@ -287,7 +287,7 @@ func (a cmds) consolidate(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
-		resp, err := h.Consolidate(ctx, mh.ConsolidateRequest{Since: cmd.String("since")})
+		resp, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{Since: cmd.String("since")})
 		if err != nil {
 			return err
 		}
@@ -322,7 +322,7 @@ func (a cmds) consolidate(ctx context.Context, cmd *cli.Command) error {
 }
 
 // PrintFactsGroup prints recall's FACTS group, when it found any.
-func PrintFactsGroup(w io.Writer, rows []mh.FactRow) {
+func PrintFactsGroup(w io.Writer, rows []knowledge.FactRow) {
 	if len(rows) == 0 {
 		return
 	}
@@ -335,7 +335,7 @@ func PrintFactsGroup(w io.Writer, rows []mh.FactRow) {
 // PrintConsolidation writes status's generator: and consolidated: lines,
 // when a generator is configured or a consolidation ran (a home without
 // either shows neither, as before generators).
-func PrintConsolidation(w io.Writer, g mh.ConsolidationStatus) {
+func PrintConsolidation(w io.Writer, g knowledge.ConsolidationStatus) {
 	if g.State != "none" {
 		gen := g.Plugin + " (" + g.State + ")"
 		if g.Plugin == "" {

@@ -1,4 +1,4 @@
-package memhost
+package knowledge
 
 // FactRow is one fact as the index holds it.
 type FactRow struct {

@@ -1,4 +1,4 @@
-package memhost
+package knowledge
 
 // ConsolidateRequest asks for the episodes not yet consolidated to be
 // turned into facts.
