@@ -12,6 +12,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -31,12 +32,10 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/memhost/memhost/index/factrows"
+	"github.com/memhost/memhost/index/ftsrank"
 	"github.com/memhost/memhost/index/ftstext"
 	"github.com/memhost/memhost/index/vaultrows"
 )
-
-// loadVec registers sqlite-vec for every connection, once per process.
-var loadVec sync.Once
 
 // DriverName is mattn's driver with memhost's per-connection settings:
 // memory-mapped reads, so that a vector search reads the vector blobs
@@ -57,6 +56,8 @@ const mmapSize = 2147418112
 const persistWAL = 10
 
 func init() {
+	sqlite_vec.Auto() // sqlite-vec and bm25_topk on every connection
+	ftsrank.Auto()
 	sql.Register(DriverName, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
 			// journal_size_limit 0: the log kept by persistWAL is cut to
@@ -311,7 +312,6 @@ var quickCheckMax int64 = 4 << 20 // a variable for tests
 // database that is gone; SQLite would otherwise read the new empty file
 // through the old log and fail with "disk I/O error").
 func (d *DB) open(ctx context.Context) (*sql.DB, fileID, error) {
-	loadVec.Do(sqlite_vec.Auto)
 	unlock, err := lockFile(d.path + ".lock")
 	if err != nil {
 		return nil, fileID{}, fmt.Errorf("index %s: %w", d.path, err)
@@ -908,16 +908,7 @@ func (d *DB) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	if searched > 1 {
 		slices.SortStableFunc(hits, func(a, b Hit) int {
-			if a.BM25 != b.BM25 {
-				if a.BM25 < b.BM25 {
-					return -1
-				}
-				return 1
-			}
-			if c := strings.Compare(a.Path, b.Path); c != 0 {
-				return c
-			}
-			return a.StartLine - b.StartLine
+			return cmp.Or(cmp.Compare(a.BM25, b.BM25), strings.Compare(a.Path, b.Path), a.StartLine-b.StartLine)
 		})
 		hits = hits[:min(len(hits), limit)]
 	}
@@ -957,10 +948,17 @@ func (d *DB) searchTable(ctx context.Context, table, expr string, sources []stri
 			})
 		}
 	}
+	// bm25_topk skips the rows that cannot be among the limit's best,
+	// which is exact only when every row it sees may be returned: with a
+	// join's filter it scores them all (k = 0), as bm25 does.
+	k := limit
+	if from != table {
+		k = 0
+	}
 	args = append(args, limit)
 	rows, err := d.SQL().QueryContext(ctx, `
 		WITH m AS (
-			SELECT `+table+`.rowid AS id, bm25(`+table+`, 1.0, 0.5, `+contextWeight+`) AS score
+			SELECT `+table+`.rowid AS id, bm25_topk(`+table+`, `+strconv.Itoa(k)+`, 1.0, 0.5, `+contextWeight+`) AS score
 			FROM `+from+` WHERE `+where+`
 			ORDER BY score LIMIT ?)
 		SELECT c.id, c.file_path, c.source, coalesce(c.heading, ''), c.start_line, c.end_line, c.text, m.score, coalesce(c.meta, ''), coalesce(c.context, '')
