@@ -22,6 +22,7 @@ import (
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/sdk"
 
+	"github.com/memhost/memhost/plugins/embeddings-local/cpu"
 	"github.com/memhost/memhost/plugins/embeddings-local/gguf"
 )
 
@@ -106,7 +107,7 @@ type Provider struct {
 	eng     engine
 
 	// unusable, when set, is why llama.cpp cannot run on this CPU
-	// (cpu.go): the provider stays in error with it and loads nothing.
+	// (package cpu): the provider stays in error with it and loads nothing.
 	unusable string
 }
 
@@ -116,7 +117,7 @@ var backend sync.Once
 
 // New returns an unconfigured provider over a models folder.
 func New(modelsDir string, log hclog.Logger) *Provider {
-	return newProvider(modelsDir, log, cpuMismatch())
+	return newProvider(modelsDir, log, cpu.Mismatch())
 }
 
 func newProvider(modelsDir string, log hclog.Logger, unusable string) *Provider {
@@ -319,7 +320,7 @@ func (p *Provider) load(gen int, ref modelstore.Ref, meta gguf.Meta) error {
 	}
 	nBatch := max(min(opt.batchSize, maxTokensPerDecode), nCtx)
 	path := ref.Path
-	if opt.bf16 && bf16Kernels() {
+	if opt.bf16 && cpu.BF16Kernels() {
 		if path, err = p.bf16Model(ref.Path, sum); err != nil {
 			p.log.Warn("model loaded as it is: repacking it as BF16 failed", "model", ref.Path, "err", err)
 			path = ref.Path

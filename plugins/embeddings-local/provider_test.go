@@ -328,3 +328,24 @@ func TestInfoWhileLoading(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestUnusableCPU: on a CPU that lacks what the binary was compiled for,
+// the provider loads nothing and says why in its status, configured or not.
+func TestUnusableCPU(t *testing.T) {
+	why := "this memhost-embeddings-local was compiled for a CPU with avx512f, which this CPU lacks"
+	p := newProvider(t.TempDir(), hclog.NewNullLogger(), why)
+	ctx := context.Background()
+	if err := p.Configure(ctx, map[string]string{"threads": "2"}); err != nil {
+		t.Fatalf("configure: %v", err)
+	}
+	if err := p.Configure(ctx, map[string]string{"nonsense": "1"}); err == nil {
+		t.Errorf("a bad option was accepted")
+	}
+	st, err := p.Status(ctx)
+	if err != nil || st.State != sdk.StateError || st.Message != why {
+		t.Fatalf("status = %+v, %v; want error %q", st, err, why)
+	}
+	if _, err := p.Embed(ctx, []string{"hello"}, sdk.KindQuery); err == nil {
+		t.Errorf("embed answered on an unusable CPU")
+	}
+}

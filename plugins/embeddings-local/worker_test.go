@@ -14,6 +14,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/memhost/memhost/plugins/embeddings-local/cpu"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -78,7 +79,7 @@ func maxDiff(a, b []float32) float64 {
 // the model's digest, and a damaged copy is not used: the model loads as
 // it is, with its own vectors.
 func TestBF16CopyKept(t *testing.T) {
-	if !bf16Kernels() {
+	if !cpu.BF16Kernels() {
 		t.Skip("this build's kernels have no AVX512_BF16: models load as they are")
 	}
 	dir := t.TempDir()
