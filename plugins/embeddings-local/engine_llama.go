@@ -5,8 +5,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sync"
+	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/ollama/ollama/llama"
 )
 
@@ -21,15 +24,19 @@ type llamaEngine struct {
 	model *llama.Model
 	lctx  *llama.Context
 	batch *llama.Batch
+	n     int // dimensions, read at load: a worker may be ready after free()
 
 	path            string // the model file, for worker processes
 	nBatch, maxSeqs int
-	want            int // workers wanted
-	warn            func(error)
-	growing         sync.Once
-	mu              sync.Mutex
-	procs           []*workerProc // workers 1.., as they become ready
-	freed           bool
+	want            int            // workers wanted
+	log             hclog.Logger   // why a worker process did not start
+	loading         sync.WaitGroup // the goroutines waiting for started workers' models
+
+	mu       sync.Mutex
+	procs    []*workerProc // workers 1.., as they become ready
+	starting []*workerProc // loading the model
+	started  time.Time     // when grow started them
+	freed    bool
 }
 
 // newLlamaEngine loads the model into this process with one context of
@@ -49,59 +56,63 @@ func newLlamaEngine(path string, nBatch, maxSeqs int, progress func(float32)) (*
 		llama.FreeModel(model)
 		return nil, err
 	}
-	return &llamaEngine{model: model, lctx: lctx, batch: batch, path: path, nBatch: nBatch, maxSeqs: maxSeqs, want: 1, warn: func(error) {}}, nil
+	return &llamaEngine{model: model, lctx: lctx, batch: batch, n: model.NEmbd(), path: path, nBatch: nBatch, maxSeqs: maxSeqs, want: 1}, nil
 }
 
 // loadEngine loads the model into this process; the other workers start
-// at grow. warn hears why a worker process could not start.
-func loadEngine(path string, nBatch, maxSeqs, workers int, progress func(float32), warn func(error)) (engine, error) {
+// at grow. log hears why a worker process could not start.
+func loadEngine(path string, nBatch, maxSeqs, workers int, progress func(float32), log hclog.Logger) (engine, error) {
 	e, err := newLlamaEngine(path, nBatch, maxSeqs, progress)
 	if err != nil {
 		return nil, err
 	}
-	e.want, e.warn = workers, warn
+	e.want, e.log = workers, log
 	return e, nil
 }
 
-// grow starts the worker processes, once, in the background: a process
-// that embeds one query at a time (a one-shot recall) never pays for them.
+// grow starts the worker processes, once, and waits for their model in
+// the background: a process that embeds one query at a time (a one-shot
+// recall) never pays for them.
 func (e *llamaEngine) grow() {
-	if e.want < 2 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := e.want - 1 - len(e.procs) - len(e.starting)
+	if n < 1 || e.freed || !e.started.IsZero() {
 		return
 	}
-	e.growing.Do(func() { go e.startWorkers() })
-}
-
-func (e *llamaEngine) startWorkers() {
+	e.started = time.Now()
 	f, err := os.Open(e.path)
 	if err != nil {
-		e.warn(err)
+		e.log.Warn(notStarted, "err", err)
 		return
 	}
 	defer f.Close()
-	var started []*workerProc
-	for range e.want - 1 {
+	for range n {
 		w, err := startWorker(f, e.nBatch, e.maxSeqs)
 		if err != nil {
-			e.warn(err)
-			break
+			e.log.Warn(notStarted, "err", err)
+			return
 		}
-		started = append(started, w)
+		e.starting = append(e.starting, w)
+		e.loading.Go(func() { e.ready(w) })
 	}
-	for _, w := range started {
-		if err := w.ready(e.dims()); err != nil {
-			e.warn(err)
-			w.stop()
-			continue
-		}
-		e.mu.Lock()
-		if e.freed {
-			e.mu.Unlock()
-			w.stop()
-			continue
-		}
+}
+
+const notStarted = "an embedding worker process did not start; embedding on fewer"
+
+// ready waits for a started worker's model, then makes it the next worker.
+func (e *llamaEngine) ready(w *workerProc) {
+	err := w.ready(e.n)
+	e.mu.Lock()
+	e.starting = slices.DeleteFunc(e.starting, func(s *workerProc) bool { return s == w })
+	freed := e.freed // then free() stopped it
+	if err == nil && !freed {
 		e.procs = append(e.procs, w)
-		e.mu.Unlock()
+	}
+	e.mu.Unlock()
+	if err != nil && !freed {
+		e.log.Warn(notStarted, "err", err)
+		w.stop()
 	}
 }
 
@@ -114,7 +125,7 @@ func (e *llamaEngine) workers() int {
 	defer e.mu.Unlock()
 	return 1 + len(e.procs)
 }
-func (e *llamaEngine) dims() int { return e.model.NEmbd() }
+func (e *llamaEngine) dims() int { return e.n }
 
 func (e *llamaEngine) embed(w int, seqs [][]int) ([][]float32, error) {
 	if w > 0 {
@@ -140,14 +151,18 @@ func (e *llamaEngine) embed(w int, seqs [][]int) ([][]float32, error) {
 	return out, nil
 }
 
+// free stops the worker processes, those still loading too, and frees
+// the model; no worker is started or reads the model after it.
 func (e *llamaEngine) free() {
 	e.mu.Lock()
 	e.freed = true
-	procs := e.procs
+	procs := slices.Concat(e.procs, e.starting)
 	e.mu.Unlock()
 	for _, w := range procs {
 		w.stop()
 	}
+	e.loading.Wait()
 	e.batch.Free()
 	llama.FreeModel(e.model) // the context goes with the process; llama.go has no free for it
+	e.model = nil            // a use after free is a nil dereference, not a read of freed memory
 }

@@ -327,14 +327,11 @@ func (p *Provider) load(gen int, ref modelstore.Ref, meta gguf.Meta) error {
 		}
 	}
 	progress := func(f float32) { p.setState(gen, sdk.StateLoading, float64(f), "loading "+ref.Name) }
-	warn := func(err error) {
-		p.log.Warn("an embedding worker process did not start; embedding on fewer", "err", err)
-	}
-	eng, err := loadEngine(path, nBatch, maxSeqs, opt.threads, progress, warn)
+	eng, err := loadEngine(path, nBatch, maxSeqs, opt.threads, progress, p.log)
 	if err != nil && path != ref.Path {
 		p.log.Warn("model loaded as it is: its BF16 copy did not load (removed; the next load makes it again)", "model", ref.Path, "copy", path, "err", err)
 		os.Remove(path)
-		eng, err = loadEngine(ref.Path, nBatch, maxSeqs, opt.threads, progress, warn)
+		eng, err = loadEngine(ref.Path, nBatch, maxSeqs, opt.threads, progress, p.log)
 	}
 	if err != nil {
 		return err

@@ -55,7 +55,14 @@ func ready(t testing.TB, p *Provider) {
 
 func loaded(t testing.TB, opts map[string]string) *Provider {
 	t.Helper()
-	p := New(t.TempDir(), hclog.NewNullLogger())
+	return loadedLog(t, hclog.NewNullLogger(), opts)
+}
+
+// loadedLog is loaded with a logger; the model and its worker processes
+// are freed when the test ends.
+func loadedLog(t testing.TB, log hclog.Logger, opts map[string]string) *Provider {
+	t.Helper()
+	p := New(t.TempDir(), log)
 	o := map[string]string{"model": testModel(t)}
 	for k, v := range opts {
 		o[k] = v
@@ -64,6 +71,7 @@ func loaded(t testing.TB, opts map[string]string) *Provider {
 		t.Fatal(err)
 	}
 	ready(t, p)
+	t.Cleanup(p.unload)
 	return p
 }
 

@@ -38,8 +38,9 @@ type workerProc struct {
 	inC io.Closer
 	out *bufio.Reader
 
-	mu   sync.Mutex // one decode at a time
-	gone bool       // it died: errWorkerGone from now on
+	mu      sync.Mutex // one decode at a time
+	gone    bool       // it died: errWorkerGone from now on
+	stopped sync.Once
 }
 
 // startWorker starts a worker process on the model file f (the model's
@@ -149,22 +150,25 @@ func (w *workerProc) exchange(seqs [][]int) ([][]float32, error) {
 	return vecs, nil
 }
 
-// stop closes the worker's stdin (it exits) and waits a moment for it.
+// stop closes the worker's stdin (it exits) and waits a moment for it,
+// once however many callers.
 func (w *workerProc) stop() {
-	w.inC.Close()
-	done := make(chan struct{})
-	go func() { w.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		w.cmd.Process.Kill()
-		<-done
-	}
+	w.stopped.Do(func() {
+		w.inC.Close()
+		done := make(chan struct{})
+		go func() { w.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			w.cmd.Process.Kill()
+			<-done
+		}
+	})
 }
 
 func (w *workerProc) exitErr(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		w.cmd.Wait()
+		w.stop()
 		return fmt.Errorf("exited (%v)", w.cmd.ProcessState)
 	}
 	return err

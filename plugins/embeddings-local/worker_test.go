@@ -9,8 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -35,11 +35,9 @@ func TestWorkerProcessGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The worker process started in the background at the batch.
-	for deadline := time.Now().Add(time.Minute); e.workers() < 2; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no worker process a minute after a batch")
-		}
+	e.loading.Wait() // the worker process started in the background at the batch
+	if e.workers() != 2 {
+		t.Fatalf("%d workers after a batch, want 2", e.workers())
 	}
 	again, err := p.Embed(ctx, texts, sdk.KindDocument)
 	if err != nil {
@@ -50,7 +48,8 @@ func TestWorkerProcessGone(t *testing.T) {
 			t.Errorf("text %d: the worker process's vector differs by %g", i, d)
 		}
 	}
-	if err := e.procs[0].cmd.Process.Kill(); err != nil {
+	dead := e.procs[0]
+	if err := dead.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	got, err := p.Embed(ctx, texts, sdk.KindDocument)
@@ -62,8 +61,35 @@ func TestWorkerProcessGone(t *testing.T) {
 			t.Errorf("text %d: differs by %g from its vector before", i, d)
 		}
 	}
-	if !e.procs[0].gone {
+	if !dead.gone {
 		t.Error("the dead worker is not marked gone")
+	}
+}
+
+// TestFreeWhileWorkersStart: worker processes still loading the model
+// when the provider is configured again are stopped by free() with the
+// others, none is started after it, and none reads the model it freed
+// (free() leaves no model to read: a read would panic).
+func TestFreeWhileWorkersStart(t *testing.T) {
+	p := loaded(t, map[string]string{"threads": "3"})
+	e := p.eng.(*llamaEngine)
+	e.grow()
+	e.mu.Lock()
+	started := slices.Concat(e.procs, e.starting)
+	loading := len(e.starting)
+	e.mu.Unlock()
+	if len(started) != 2 || loading == 0 {
+		t.Fatalf("grow started %d worker processes, %d of them loading; want 2, loading", len(started), loading)
+	}
+	p.unload()
+	for i, w := range started {
+		if w.cmd.ProcessState == nil {
+			t.Errorf("worker process %d still runs after free()", i+1)
+		}
+	}
+	e.grow()
+	if len(e.starting)+len(e.procs) != 0 {
+		t.Errorf("grow after free() started worker processes")
 	}
 }
 
