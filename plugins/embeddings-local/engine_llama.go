@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -30,6 +31,7 @@ type llamaEngine struct {
 	nBatch, maxSeqs int
 	want            int            // workers wanted
 	log             hclog.Logger   // why a worker process did not start
+	decodeTimeout   time.Duration  // a worker process's decode taking longer is killed
 	loading         sync.WaitGroup // the goroutines waiting for started workers' models
 
 	mu       sync.Mutex
@@ -66,7 +68,7 @@ func loadEngine(path string, nBatch, maxSeqs, workers int, progress func(float32
 	if err != nil {
 		return nil, err
 	}
-	e.want, e.log = workers, log
+	e.want, e.log, e.decodeTimeout = workers, log, 2*time.Minute
 	return e, nil
 }
 
@@ -127,11 +129,16 @@ func (e *llamaEngine) workers() int {
 }
 func (e *llamaEngine) dims() int { return e.n }
 
-func (e *llamaEngine) embed(w int, seqs [][]int) ([][]float32, error) {
+func (e *llamaEngine) embed(ctx context.Context, w int, seqs [][]int) ([][]float32, error) {
 	if w > 0 {
 		e.mu.Lock()
 		p := e.procs[w-1]
 		e.mu.Unlock()
+		// A worker stuck in a decode (stopped, deadlocked) is killed: its
+		// decodes go to the others, as a dead worker's.
+		ctx, cancel := context.WithTimeout(ctx, e.decodeTimeout)
+		defer cancel()
+		defer context.AfterFunc(ctx, func() { p.cmd.Process.Kill() })()
 		return p.embed(seqs)
 	}
 	e.batch.Clear()

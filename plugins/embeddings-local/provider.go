@@ -537,7 +537,7 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([]
 						return
 					}
 					d := decodes[i]
-					vecs, err := p.eng.embed(w, seqs[d.start:d.end])
+					vecs, err := p.eng.embed(ctx, w, seqs[d.start:d.end])
 					if errors.Is(err, errWorkerGone) {
 						p.log.Warn("an embedding worker process is gone; the others go on", "worker", w)
 						mu.Lock()

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -243,7 +244,7 @@ func runWorker(spec string) int {
 				seqs[i][j] = int(t)
 			}
 		}
-		vecs, err := eng.embed(0, seqs)
+		vecs, err := eng.embed(context.Background(), 0, seqs)
 		if err != nil {
 			msg := err.Error()
 			out.Write(le.AppendUint32(le.AppendUint32(nil, 1), uint32(len(msg))))

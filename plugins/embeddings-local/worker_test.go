@@ -6,11 +6,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -66,6 +70,20 @@ func TestWorkerProcessGone(t *testing.T) {
 	}
 }
 
+// withWorkers loads the test model on that many workers, logging to log,
+// and waits for its worker processes.
+func withWorkers(t *testing.T, workers int, log hclog.Logger) (*Provider, *llamaEngine) {
+	t.Helper()
+	p := loadedLog(t, log, map[string]string{"threads": strconv.Itoa(workers)})
+	e := p.eng.(*llamaEngine)
+	e.grow()
+	e.loading.Wait()
+	if e.workers() != workers {
+		t.Fatalf("%d workers, want %d", e.workers(), workers)
+	}
+	return p, e
+}
+
 // TestFreeWhileWorkersStart: worker processes still loading the model
 // when the provider is configured again are stopped by free() with the
 // others, none is started after it, and none reads the model it freed
@@ -90,6 +108,69 @@ func TestFreeWhileWorkersStart(t *testing.T) {
 	e.grow()
 	if len(e.starting)+len(e.procs) != 0 {
 		t.Errorf("grow after free() started worker processes")
+	}
+}
+
+// TestWorkerStuck: a worker process stopped mid-run (SIGSTOP; a deadlock
+// looks the same) does not hang Embed: it is killed when the call's
+// context ends, and the call returns the context's error; or when its
+// decode has taken too long, and the others embed its texts.
+func TestWorkerStuck(t *testing.T) {
+	texts := chunks(16)
+	for _, tc := range []struct {
+		name                   string
+		timeout, decodeTimeout time.Duration
+	}{
+		{"context deadline", 3 * time.Second, time.Hour},
+		{"decode deadline", 0, 2 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, e := withWorkers(t, 2, hclog.NewNullLogger())
+			want, err := p.Embed(context.Background(), texts, sdk.KindDocument)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.decodeTimeout = tc.decodeTimeout
+			pid := e.procs[0].cmd.Process.Pid
+			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
+			type result struct {
+				vecs [][]float32
+				err  error
+			}
+			done := make(chan result, 1)
+			go func() {
+				vecs, err := p.Embed(ctx, texts, sdk.KindDocument)
+				done <- result{vecs, err}
+			}()
+			var got result
+			select {
+			case got = <-done:
+			case <-time.After(time.Minute):
+				syscall.Kill(pid, syscall.SIGKILL) // lets the call end, and the test's cleanup
+				t.Fatal("Embed still waits for a stopped worker process a minute on")
+			}
+			switch {
+			case got.err == nil:
+				for i := range texts {
+					if d := maxDiff(got.vecs[i], want[i]); d > 1e-4 {
+						t.Errorf("text %d: differs by %g from its vector before", i, d)
+					}
+				}
+			case tc.timeout == 0 || !errors.Is(got.err, context.DeadlineExceeded):
+				t.Fatalf("Embed: %v", got.err)
+			}
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("the stopped worker process is still there (signal 0: %v)", err)
+			}
+		})
 	}
 }
 
