@@ -23,8 +23,9 @@ import (
 type engine interface {
 	tokenize(text string) ([]int, error)
 	batchSize() int
-	// workers is how many workers run now; grow asks for the rest
-	// (worker processes start in the background).
+	// workers is how many workers run now; grow asks for the rest, and
+	// for those gone (worker processes start in the background). Worker
+	// numbers hold from one grow to the next.
 	workers() int
 	grow()
 	// embed runs one batch on worker w (0 <= w < workers()): a vector

@@ -20,7 +20,8 @@ const raceEngine = false
 func initEngine() { llama.BackendInit() }
 
 // llamaEngine runs worker 0 in this process and the others as worker
-// processes (worker.go), started at the first call with work for them.
+// processes (worker.go), started at the first call with work for them and
+// again for those that died.
 type llamaEngine struct {
 	model *llama.Model
 	lctx  *llama.Context
@@ -32,12 +33,13 @@ type llamaEngine struct {
 	want            int            // workers wanted
 	log             hclog.Logger   // why a worker process did not start
 	decodeTimeout   time.Duration  // a worker process's decode taking longer is killed
+	restartWait     time.Duration  // starts of worker processes are this far apart
 	loading         sync.WaitGroup // the goroutines waiting for started workers' models
 
 	mu       sync.Mutex
 	procs    []*workerProc // workers 1.., as they become ready
 	starting []*workerProc // loading the model
-	started  time.Time     // when grow started them
+	started  time.Time     // the last start
 	freed    bool
 }
 
@@ -68,18 +70,21 @@ func loadEngine(path string, nBatch, maxSeqs, workers int, progress func(float32
 	if err != nil {
 		return nil, err
 	}
-	e.want, e.log, e.decodeTimeout = workers, log, 2*time.Minute
+	e.want, e.log, e.decodeTimeout, e.restartWait = workers, log, 2*time.Minute, 10*time.Second
 	return e, nil
 }
 
-// grow starts the worker processes, once, and waits for their model in
-// the background: a process that embeds one query at a time (a one-shot
-// recall) never pays for them.
+// grow starts the worker processes missing (never started, or gone) and
+// waits for their model in the background: a process that embeds one
+// query at a time (a one-shot recall) never pays for them. Starts are
+// restartWait apart, so a worker that dies at once every time is not
+// started again in a loop.
 func (e *llamaEngine) grow() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.procs = slices.DeleteFunc(e.procs, func(w *workerProc) bool { return w.gone.Load() })
 	n := e.want - 1 - len(e.procs) - len(e.starting)
-	if n < 1 || e.freed || !e.started.IsZero() {
+	if n < 1 || e.freed || time.Since(e.started) < e.restartWait {
 		return
 	}
 	e.started = time.Now()

@@ -505,6 +505,7 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([]
 	}
 	if len(decodes) > 1 {
 		p.eng.grow()
+		defer p.eng.grow() // replaces the workers this call found gone
 	}
 	out := make([][]float32, len(texts))
 	workers := make([]int, p.eng.workers())

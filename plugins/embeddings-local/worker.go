@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -39,8 +40,8 @@ type workerProc struct {
 	inC io.Closer
 	out *bufio.Reader
 
-	mu      sync.Mutex // one decode at a time
-	gone    bool       // it died: errWorkerGone from now on
+	mu      sync.Mutex  // one decode at a time
+	gone    atomic.Bool // it died: errWorkerGone from now on
 	stopped sync.Once
 }
 
@@ -93,12 +94,12 @@ func (w *workerProc) ready(dims int) error {
 func (w *workerProc) embed(seqs [][]int) ([][]float32, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gone {
+	if w.gone.Load() {
 		return nil, errWorkerGone
 	}
 	vecs, err := w.exchange(seqs)
 	if errors.Is(err, errWorkerGone) {
-		w.gone = true
+		w.gone.Store(true)
 		w.stop()
 	}
 	return vecs, err

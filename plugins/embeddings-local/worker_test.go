@@ -65,7 +65,7 @@ func TestWorkerProcessGone(t *testing.T) {
 			t.Errorf("text %d: differs by %g from its vector before", i, d)
 		}
 	}
-	if !dead.gone {
+	if !dead.gone.Load() {
 		t.Error("the dead worker is not marked gone")
 	}
 }
@@ -171,6 +171,61 @@ func TestWorkerStuck(t *testing.T) {
 				t.Errorf("the stopped worker process is still there (signal 0: %v)", err)
 			}
 		})
+	}
+}
+
+// TestWorkerReplaced: a worker process killed (as by the OOM killer) is
+// replaced once the call that found it gone ends, so that the next call
+// runs on every worker again; and starts are restartWait apart, so that a
+// worker dying at once every time is not restarted in a loop.
+func TestWorkerReplaced(t *testing.T) {
+	p, e := withWorkers(t, 2, hclog.NewNullLogger())
+	e.restartWait = 0
+	texts := chunks(8)
+	ctx := context.Background()
+	want, err := p.Embed(ctx, texts, sdk.KindDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := e.procs[0]
+	if err := dead.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Embed(ctx, texts, sdk.KindDocument); err != nil {
+		t.Fatalf("the call that finds the worker gone: %v", err)
+	}
+	e.loading.Wait()
+	if e.workers() != 2 || e.procs[0] == dead {
+		t.Fatalf("after the call that found a worker gone: %d workers, the dead one among them: %v; want 2, a new one", e.workers(), e.procs[0] == dead)
+	}
+	got, err := p.Embed(ctx, texts, sdk.KindDocument)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range texts {
+		if d := maxDiff(got[i], want[i]); d > 1e-4 {
+			t.Errorf("text %d: differs by %g with the new worker", i, d)
+		}
+	}
+	if e.procs[0].gone.Load() {
+		t.Error("the new worker process is gone")
+	}
+
+	e.mu.Lock()
+	e.restartWait = time.Hour
+	e.mu.Unlock()
+	if err := e.procs[0].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := p.Embed(ctx, texts, sdk.KindDocument); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.procs) != 0 || len(e.starting) != 0 {
+		t.Errorf("a worker dying within restartWait of the last start was started again: %d ready, %d loading", len(e.procs), len(e.starting))
 	}
 }
 
