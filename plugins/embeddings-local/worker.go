@@ -48,7 +48,7 @@ type workerProc struct {
 // startWorker starts a worker process on the model file f (the model's
 // path opened for reading).
 func startWorker(f *os.File, nBatch, maxSeqs int) (*workerProc, error) {
-	exe, err := os.Executable()
+	exe, err := workerExe()
 	if err != nil {
 		return nil, err
 	}

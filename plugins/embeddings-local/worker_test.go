@@ -9,9 +9,11 @@ import (
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -227,6 +229,42 @@ func TestWorkerReplaced(t *testing.T) {
 	if len(e.procs) != 0 || len(e.starting) != 0 {
 		t.Errorf("a worker dying within restartWait of the last start was started again: %d ready, %d loading", len(e.procs), len(e.starting))
 	}
+}
+
+// TestWorkerFromRunningBinary: a plugin whose binary is replaced on disk
+// while it runs (an upgrade) starts its worker processes from the binary
+// it runs, not from the new file. The test runs a copy of its own binary,
+// which replaces its file with a script that fails.
+func TestWorkerFromRunningBinary(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("MEMHOST_TEST_REPLACED") == "" {
+		testModel(t)
+		bin, err := os.ReadFile(exe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp := filepath.Join(t.TempDir(), "local.test")
+		if err := os.WriteFile(cp, bin, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(cp, "-test.run=^TestWorkerFromRunningBinary$", "-test.v")
+		cmd.Env = append(os.Environ(), "MEMHOST_TEST_REPLACED=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: TestWorkerFromRunningBinary") {
+			t.Fatalf("the copy: %v\n%s", err, out)
+		}
+		return
+	}
+	if err := os.WriteFile(exe+".new", []byte("#!/bin/sh\necho the replaced binary >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(exe+".new", exe); err != nil {
+		t.Fatal(err)
+	}
+	withWorkers(t, 2, hclog.NewNullLogger())
 }
 
 func maxDiff(a, b []float32) float64 {
