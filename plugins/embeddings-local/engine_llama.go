@@ -31,7 +31,7 @@ type llamaEngine struct {
 	path            string // the model file, for worker processes
 	nBatch, maxSeqs int
 	want            int            // workers wanted
-	log             hclog.Logger   // why a worker process did not start
+	log             hclog.Logger   // why a worker process did not start, and their stderr
 	decodeTimeout   time.Duration  // a worker process's decode taking longer is killed
 	restartWait     time.Duration  // starts of worker processes are this far apart
 	loading         sync.WaitGroup // the goroutines waiting for started workers' models
@@ -64,7 +64,8 @@ func newLlamaEngine(path string, nBatch, maxSeqs int, progress func(float32)) (*
 }
 
 // loadEngine loads the model into this process; the other workers start
-// at grow. log hears why a worker process could not start.
+// at grow. log hears why a worker process could not start, and what
+// worker processes write on stderr.
 func loadEngine(path string, nBatch, maxSeqs, workers int, progress func(float32), log hclog.Logger) (engine, error) {
 	e, err := newLlamaEngine(path, nBatch, maxSeqs, progress)
 	if err != nil {
@@ -95,7 +96,7 @@ func (e *llamaEngine) grow() {
 	}
 	defer f.Close()
 	for range n {
-		w, err := startWorker(f, e.nBatch, e.maxSeqs)
+		w, err := startWorker(f, e.nBatch, e.maxSeqs, e.log)
 		if err != nil {
 			e.log.Warn(notStarted, "err", err)
 			return

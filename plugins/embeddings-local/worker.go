@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"os/exec"
@@ -17,6 +18,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // Worker processes: the engine's workers after the first.
@@ -46,8 +49,9 @@ type workerProc struct {
 }
 
 // startWorker starts a worker process on the model file f (the model's
-// path opened for reading).
-func startWorker(f *os.File, nBatch, maxSeqs int) (*workerProc, error) {
+// path opened for reading); what it writes on stderr (a crash report,
+// llama.cpp's errors) goes to log as warnings.
+func startWorker(f *os.File, nBatch, maxSeqs int, log hclog.Logger) (*workerProc, error) {
 	exe, err := workerExe()
 	if err != nil {
 		return nil, err
@@ -55,7 +59,7 @@ func startWorker(f *os.File, nBatch, maxSeqs int) (*workerProc, error) {
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d", workerEnv, nBatch, maxSeqs))
 	cmd.ExtraFiles = []*os.File{f} // fd 3
-	cmd.Stderr = os.Stderr         // llama.cpp's log lines, as the provider's own
+	cmd.Stderr = log.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Warn})
 	cmd.SysProcAttr = workerSysProcAttr()
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -213,6 +217,9 @@ func runWorker(spec string) int {
 	if nBatch <= 0 || maxSeqs <= 0 {
 		return fail("bad " + workerEnv + " " + strconv.Quote(spec))
 	}
+	// Its stderr is the provider's warnings (startWorker): of llama.cpp's
+	// lines only errors, its warnings being the provider's own at load.
+	slog.SetLogLoggerLevel(slog.LevelError)
 	initEngine()
 	eng, err := newLlamaEngine("/proc/self/fd/3", nBatch, maxSeqs, func(float32) {})
 	if err != nil {

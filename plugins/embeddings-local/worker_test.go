@@ -267,6 +267,27 @@ func TestWorkerFromRunningBinary(t *testing.T) {
 	withWorkers(t, 2, hclog.NewNullLogger())
 }
 
+// TestWorkerStderrLogged: what a worker process writes on stderr (here
+// the Go runtime's crash report) reaches the provider's log as warnings,
+// where go-plugin's stderr would have lost it; a healthy worker writes
+// nothing there.
+func TestWorkerStderrLogged(t *testing.T) {
+	var buf bytes.Buffer
+	log := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Warn})
+	_, e := withWorkers(t, 2, log)
+	if buf.Len() != 0 {
+		t.Errorf("a healthy worker's start logged:\n%s", buf.String())
+	}
+	w := e.procs[0]
+	if err := w.cmd.Process.Signal(syscall.SIGABRT); err != nil {
+		t.Fatal(err)
+	}
+	w.cmd.Wait() // for the crash (stop would close its stdin: it could end first), and for its stderr to be read
+	if got := buf.String(); !strings.Contains(got, "[WARN]  SIGABRT: abort") {
+		t.Errorf("the worker's crash report is not among the provider's warnings:\n%s", got)
+	}
+}
+
 func maxDiff(a, b []float32) float64 {
 	var d float64
 	for i := range a {
