@@ -49,11 +49,7 @@ func TestWorkerProcessGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range texts {
-		if d := maxDiff(again[i], want[i]); d > 1e-4 {
-			t.Errorf("text %d: the worker process's vector differs by %g", i, d)
-		}
-	}
+	sameVectors(t, again, want, "on the worker process")
 	dead := e.procs[0]
 	if err := dead.cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -62,11 +58,7 @@ func TestWorkerProcessGone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("after a worker died: %v", err)
 	}
-	for i := range texts {
-		if d := maxDiff(got[i], want[i]); d > 1e-4 {
-			t.Errorf("text %d: differs by %g from its vector before", i, d)
-		}
-	}
+	sameVectors(t, got, want, "after a worker died")
 	if !dead.gone.Load() {
 		t.Error("the dead worker is not marked gone")
 	}
@@ -161,11 +153,7 @@ func TestWorkerStuck(t *testing.T) {
 			}
 			switch {
 			case got.err == nil:
-				for i := range texts {
-					if d := maxDiff(got.vecs[i], want[i]); d > 1e-4 {
-						t.Errorf("text %d: differs by %g from its vector before", i, d)
-					}
-				}
+				sameVectors(t, got.vecs, want, "without the stopped worker")
 			case tc.timeout == 0 || !errors.Is(got.err, context.DeadlineExceeded):
 				t.Fatalf("Embed: %v", got.err)
 			}
@@ -204,11 +192,7 @@ func TestWorkerReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range texts {
-		if d := maxDiff(got[i], want[i]); d > 1e-4 {
-			t.Errorf("text %d: differs by %g with the new worker", i, d)
-		}
-	}
+	sameVectors(t, got, want, "with the new worker")
 	if e.procs[0].gone.Load() {
 		t.Error("the new worker process is gone")
 	}
@@ -285,6 +269,17 @@ func TestWorkerStderrLogged(t *testing.T) {
 	w.cmd.Wait() // for the crash (stop would close its stdin: it could end first), and for its stderr to be read
 	if got := buf.String(); !strings.Contains(got, "[WARN]  SIGABRT: abort") {
 		t.Errorf("the worker's crash report is not among the provider's warnings:\n%s", got)
+	}
+}
+
+// sameVectors fails t where a vector of got differs from its vector in
+// want by more than batching and one-by-one embedding may (1e-4).
+func sameVectors(t *testing.T, got, want [][]float32, how string) {
+	t.Helper()
+	for i := range want {
+		if d := maxDiff(got[i], want[i]); d > 1e-4 {
+			t.Errorf("text %d: differs by %g %s from its vector before", i, d, how)
+		}
 	}
 }
 
