@@ -1,6 +1,9 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // engine is the model behind a Provider: llama.cpp in every real build
 // (engine_llama.go). Under -race, engine_race.go stands in for it, because
@@ -20,16 +23,17 @@ import "errors"
 type engine interface {
 	tokenize(text string) ([]int, error)
 	batchSize() int
-	// workers is how many workers run now; grow asks for the rest
-	// (worker processes start in the background).
+	// workers is how many workers run now; grow asks for the rest, and
+	// for those gone (worker processes start in the background). Worker
+	// numbers hold from one grow to the next.
 	workers() int
 	grow()
 	// embed runs one batch on worker w (0 <= w < workers()): a vector
 	// per sequence, nil where the model pooled none. Different workers
 	// may embed at the same time; one worker embeds one batch at a time.
-	// A worker other than 0 may be gone (errWorkerGone): its batches go
-	// to the others.
-	embed(w int, seqs [][]int) ([][]float32, error)
+	// A worker other than 0 may be gone (errWorkerGone), or be killed
+	// when ctx ends mid-decode: its batches go to the others.
+	embed(ctx context.Context, w int, seqs [][]int) ([][]float32, error)
 	dims() int
 	free()
 }

@@ -2,7 +2,11 @@
 
 package main
 
-import "github.com/memhost/memhost/plugins/embeddings-local/gguf"
+import (
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/memhost/memhost/plugins/embeddings-local/gguf"
+)
 
 // raceEngine is true: this build does not link llama.cpp (see engine.go),
 // and tests of the model's answers skip.
@@ -10,7 +14,7 @@ const raceEngine = true
 
 func initEngine() {}
 
-func loadEngine(path string, nBatch, maxSeqs, workers int, progress func(float32), warn func(error)) (engine, error) {
+func loadEngine(path string, nBatch, maxSeqs, workers int, progress func(float32), _ hclog.Logger) (engine, error) {
 	meta, err := gguf.Read(path)
 	if err != nil {
 		return nil, err

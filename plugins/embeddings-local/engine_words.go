@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"hash/fnv"
 	"strings"
 )
@@ -26,7 +27,7 @@ func (e *wordEngine) workers() int   { return e.workerCount }
 func (e *wordEngine) free()          {}
 func (e *wordEngine) grow()          {}
 
-func (e *wordEngine) embed(w int, seqs [][]int) ([][]float32, error) {
+func (e *wordEngine) embed(_ context.Context, w int, seqs [][]int) ([][]float32, error) {
 	out := make([][]float32, len(seqs))
 	for s, toks := range seqs {
 		v := make([]float32, e.n)

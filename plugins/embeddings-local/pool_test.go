@@ -20,7 +20,7 @@ type goneEngine struct {
 	both  sync.WaitGroup
 }
 
-func (g *goneEngine) embed(w int, seqs [][]int) ([][]float32, error) {
+func (g *goneEngine) embed(ctx context.Context, w int, seqs [][]int) ([][]float32, error) {
 	g.mu.Lock()
 	g.calls[w]++
 	g.mu.Unlock()
@@ -29,7 +29,7 @@ func (g *goneEngine) embed(w int, seqs [][]int) ([][]float32, error) {
 		return nil, errWorkerGone
 	}
 	g.both.Wait()
-	return g.wordEngine.embed(w, seqs)
+	return g.wordEngine.embed(ctx, w, seqs)
 }
 
 // TestEmbedWorkersGone: decodes a gone worker handed back are done by the
@@ -45,7 +45,7 @@ func TestEmbedWorkersGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, v := range got {
-		want, _ := g.wordEngine.embed(0, [][]int{mustTokens(t, g, texts[i])})
+		want, _ := g.wordEngine.embed(context.Background(), 0, [][]int{mustTokens(t, g, texts[i])})
 		unit(want[0])
 		if len(v) != 8 || cos(v, want[0]) < 0.99999 {
 			t.Errorf("text %d: %v, want %v", i, v, want[0])
@@ -63,7 +63,9 @@ func TestEmbedWorkersGone(t *testing.T) {
 
 type failEngine struct{ wordEngine }
 
-func (*failEngine) embed(int, [][]int) ([][]float32, error) { return nil, errors.New("decode failed") }
+func (*failEngine) embed(context.Context, int, [][]int) ([][]float32, error) {
+	return nil, errors.New("decode failed")
+}
 
 func mustTokens(t *testing.T, e engine, s string) []int {
 	toks, err := e.tokenize(s)

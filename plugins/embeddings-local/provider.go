@@ -22,6 +22,7 @@ import (
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/sdk"
 
+	"github.com/memhost/memhost/plugins/embeddings-local/cpu"
 	"github.com/memhost/memhost/plugins/embeddings-local/gguf"
 )
 
@@ -106,7 +107,7 @@ type Provider struct {
 	eng     engine
 
 	// unusable, when set, is why llama.cpp cannot run on this CPU
-	// (cpu.go): the provider stays in error with it and loads nothing.
+	// (package cpu): the provider stays in error with it and loads nothing.
 	unusable string
 }
 
@@ -116,7 +117,7 @@ var backend sync.Once
 
 // New returns an unconfigured provider over a models folder.
 func New(modelsDir string, log hclog.Logger) *Provider {
-	return newProvider(modelsDir, log, cpuMismatch())
+	return newProvider(modelsDir, log, cpu.Mismatch())
 }
 
 func newProvider(modelsDir string, log hclog.Logger, unusable string) *Provider {
@@ -319,21 +320,18 @@ func (p *Provider) load(gen int, ref modelstore.Ref, meta gguf.Meta) error {
 	}
 	nBatch := max(min(opt.batchSize, maxTokensPerDecode), nCtx)
 	path := ref.Path
-	if opt.bf16 && bf16Kernels() {
+	if opt.bf16 && cpu.BF16Kernels() {
 		if path, err = p.bf16Model(ref.Path, sum); err != nil {
 			p.log.Warn("model loaded as it is: repacking it as BF16 failed", "model", ref.Path, "err", err)
 			path = ref.Path
 		}
 	}
 	progress := func(f float32) { p.setState(gen, sdk.StateLoading, float64(f), "loading "+ref.Name) }
-	warn := func(err error) {
-		p.log.Warn("an embedding worker process did not start; embedding on fewer", "err", err)
-	}
-	eng, err := loadEngine(path, nBatch, maxSeqs, opt.threads, progress, warn)
+	eng, err := loadEngine(path, nBatch, maxSeqs, opt.threads, progress, p.log)
 	if err != nil && path != ref.Path {
 		p.log.Warn("model loaded as it is: its BF16 copy did not load (removed; the next load makes it again)", "model", ref.Path, "copy", path, "err", err)
 		os.Remove(path)
-		eng, err = loadEngine(ref.Path, nBatch, maxSeqs, opt.threads, progress, warn)
+		eng, err = loadEngine(ref.Path, nBatch, maxSeqs, opt.threads, progress, p.log)
 	}
 	if err != nil {
 		return err
@@ -507,6 +505,7 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([]
 	}
 	if len(decodes) > 1 {
 		p.eng.grow()
+		defer p.eng.grow() // replaces the workers this call found gone
 	}
 	out := make([][]float32, len(texts))
 	workers := make([]int, p.eng.workers())
@@ -539,7 +538,7 @@ func (p *Provider) Embed(ctx context.Context, texts []string, kind sdk.Kind) ([]
 						return
 					}
 					d := decodes[i]
-					vecs, err := p.eng.embed(w, seqs[d.start:d.end])
+					vecs, err := p.eng.embed(ctx, w, seqs[d.start:d.end])
 					if errors.Is(err, errWorkerGone) {
 						p.log.Warn("an embedding worker process is gone; the others go on", "worker", w)
 						mu.Lock()

@@ -55,7 +55,14 @@ func ready(t testing.TB, p *Provider) {
 
 func loaded(t testing.TB, opts map[string]string) *Provider {
 	t.Helper()
-	p := New(t.TempDir(), hclog.NewNullLogger())
+	return loadedLog(t, hclog.NewNullLogger(), opts)
+}
+
+// loadedLog is loaded with a logger; the model and its worker processes
+// are freed when the test ends.
+func loadedLog(t testing.TB, log hclog.Logger, opts map[string]string) *Provider {
+	t.Helper()
+	p := New(t.TempDir(), log)
 	o := map[string]string{"model": testModel(t)}
 	for k, v := range opts {
 		o[k] = v
@@ -64,6 +71,7 @@ func loaded(t testing.TB, opts map[string]string) *Provider {
 		t.Fatal(err)
 	}
 	ready(t, p)
+	t.Cleanup(p.unload)
 	return p
 }
 
@@ -326,5 +334,26 @@ func TestInfoWhileLoading(t *testing.T) {
 			t.Fatalf("the download of a model from a closed port never failed: %+v", st)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestUnusableCPU: on a CPU that lacks what the binary was compiled for,
+// the provider loads nothing and says why in its status, configured or not.
+func TestUnusableCPU(t *testing.T) {
+	why := "this memhost-embeddings-local was compiled for a CPU with avx512f, which this CPU lacks"
+	p := newProvider(t.TempDir(), hclog.NewNullLogger(), why)
+	ctx := context.Background()
+	if err := p.Configure(ctx, map[string]string{"threads": "2"}); err != nil {
+		t.Fatalf("configure: %v", err)
+	}
+	if err := p.Configure(ctx, map[string]string{"nonsense": "1"}); err == nil {
+		t.Errorf("a bad option was accepted")
+	}
+	st, err := p.Status(ctx)
+	if err != nil || st.State != sdk.StateError || st.Message != why {
+		t.Fatalf("status = %+v, %v; want error %q", st, err, why)
+	}
+	if _, err := p.Embed(ctx, []string{"hello"}, sdk.KindQuery); err == nil {
+		t.Errorf("embed answered on an unusable CPU")
 	}
 }

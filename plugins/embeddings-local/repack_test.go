@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/memhost/memhost/plugins/embeddings-local/cpu"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -16,7 +17,7 @@ func TestRepackSameVectors(t *testing.T) {
 	if raceEngine {
 		t.Skip("a -race build has no llama.cpp (engine.go)")
 	}
-	if !bf16Kernels() {
+	if !cpu.BF16Kernels() {
 		t.Skip("this build's kernels have no AVX512_BF16: models load as they are")
 	}
 	texts := append(chunks(6), "What is Sarah's phone number?", "Sarah Chen - Phone: 555-1234", "Bananas are yellow.")

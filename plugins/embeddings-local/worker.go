@@ -4,17 +4,22 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // Worker processes: the engine's workers after the first.
@@ -38,21 +43,23 @@ type workerProc struct {
 	inC io.Closer
 	out *bufio.Reader
 
-	mu   sync.Mutex // one decode at a time
-	gone bool       // it died: errWorkerGone from now on
+	mu      sync.Mutex  // one decode at a time
+	gone    atomic.Bool // it died: errWorkerGone from now on
+	stopped sync.Once
 }
 
 // startWorker starts a worker process on the model file f (the model's
-// path opened for reading).
-func startWorker(f *os.File, nBatch, maxSeqs int) (*workerProc, error) {
-	exe, err := os.Executable()
+// path opened for reading); what it writes on stderr (a crash report,
+// llama.cpp's errors) goes to log as warnings.
+func startWorker(f *os.File, nBatch, maxSeqs int, log hclog.Logger) (*workerProc, error) {
+	exe, err := workerExe()
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d,%d", workerEnv, nBatch, maxSeqs))
 	cmd.ExtraFiles = []*os.File{f} // fd 3
-	cmd.Stderr = os.Stderr         // llama.cpp's log lines, as the provider's own
+	cmd.Stderr = log.StandardWriter(&hclog.StandardLoggerOptions{ForceLevel: hclog.Warn})
 	cmd.SysProcAttr = workerSysProcAttr()
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -91,12 +98,12 @@ func (w *workerProc) ready(dims int) error {
 func (w *workerProc) embed(seqs [][]int) ([][]float32, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gone {
+	if w.gone.Load() {
 		return nil, errWorkerGone
 	}
 	vecs, err := w.exchange(seqs)
 	if errors.Is(err, errWorkerGone) {
-		w.gone = true
+		w.gone.Store(true)
 		w.stop()
 	}
 	return vecs, err
@@ -149,22 +156,25 @@ func (w *workerProc) exchange(seqs [][]int) ([][]float32, error) {
 	return vecs, nil
 }
 
-// stop closes the worker's stdin (it exits) and waits a moment for it.
+// stop closes the worker's stdin (it exits) and waits a moment for it,
+// once however many callers.
 func (w *workerProc) stop() {
-	w.inC.Close()
-	done := make(chan struct{})
-	go func() { w.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Second):
-		w.cmd.Process.Kill()
-		<-done
-	}
+	w.stopped.Do(func() {
+		w.inC.Close()
+		done := make(chan struct{})
+		go func() { w.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(2 * time.Second):
+			w.cmd.Process.Kill()
+			<-done
+		}
+	})
 }
 
 func (w *workerProc) exitErr(err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		w.cmd.Wait()
+		w.stop()
 		return fmt.Errorf("exited (%v)", w.cmd.ProcessState)
 	}
 	return err
@@ -207,6 +217,9 @@ func runWorker(spec string) int {
 	if nBatch <= 0 || maxSeqs <= 0 {
 		return fail("bad " + workerEnv + " " + strconv.Quote(spec))
 	}
+	// Its stderr is the provider's warnings (startWorker): of llama.cpp's
+	// lines only errors, its warnings being the provider's own at load.
+	slog.SetLogLoggerLevel(slog.LevelError)
 	initEngine()
 	eng, err := newLlamaEngine("/proc/self/fd/3", nBatch, maxSeqs, func(float32) {})
 	if err != nil {
@@ -239,7 +252,7 @@ func runWorker(spec string) int {
 				seqs[i][j] = int(t)
 			}
 		}
-		vecs, err := eng.embed(0, seqs)
+		vecs, err := eng.embed(context.Background(), 0, seqs)
 		if err != nil {
 			msg := err.Error()
 			out.Write(le.AppendUint32(le.AppendUint32(nil, 1), uint32(len(msg))))

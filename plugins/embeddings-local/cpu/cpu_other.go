@@ -1,6 +1,6 @@
 //go:build !(linux && amd64)
 
-package main
+package cpu
 
 // Other architectures build llama.cpp for their baseline (see the
 // Makefile), which every CPU of the architecture runs; amd64 outside Linux

@@ -1,11 +1,5 @@
-package main
-
-import (
-	"fmt"
-	"slices"
-	"strings"
-)
-
+// Package cpu tells whether the C code of this binary runs on this CPU.
+//
 // A binary built with -march=native (make build-local) runs the CPU
 // kernels of the machine that built it. Copied to a CPU without one of
 // those instruction sets it would die of SIGILL inside llama.cpp, which
@@ -13,11 +7,20 @@ import (
 // compares the instruction sets its C code was compiled for with the
 // CPU's before llama.cpp's backend initialises or loads a model, and
 // reports the difference as its status. (C++ static initialisers run
-// before main and cannot be guarded this way.)
+// before main and cannot be guarded this way.) This package's C code is
+// compiled with the CGO_CFLAGS of llama.cpp's, as every cgo package of
+// the binary is.
+package cpu
 
-// cpuMismatch returns why this binary cannot run llama.cpp on this CPU,
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Mismatch returns why this binary cannot run llama.cpp on this CPU,
 // or "" when it can.
-func cpuMismatch() string {
+func Mismatch() string {
 	return missingFeatures(builtFeatures(), cpuFeatures())
 }
 
@@ -37,7 +40,7 @@ func missingFeatures(built []string, cpu map[string]bool) string {
 		strings.Join(missing, ", "))
 }
 
-// bf16Kernels reports whether llama.cpp's matrix kernels in this binary
+// BF16Kernels reports whether llama.cpp's matrix kernels in this binary
 // were compiled with AVX512_BF16, so that a model repacked as BF16
-// (repack.go) multiplies faster than as it was quantised.
-func bf16Kernels() bool { return slices.Contains(builtFeatures(), "avx512_bf16") }
+// (package gguf) multiplies faster than as it was quantised.
+func BF16Kernels() bool { return slices.Contains(builtFeatures(), "avx512_bf16") }

@@ -1,4 +1,4 @@
-package main
+package cpu
 
 /*
 // The instruction sets the C and C++ code of this binary (llama.cpp's

@@ -1,13 +1,8 @@
-package main
+package cpu
 
 import (
-	"context"
 	"strings"
 	"testing"
-
-	"github.com/hashicorp/go-hclog"
-
-	"github.com/memhost/memhost/sdk"
 )
 
 func TestMissingFeatures(t *testing.T) {
@@ -32,29 +27,8 @@ func TestMissingFeatures(t *testing.T) {
 // (make's LOCAL_CFLAGS), so nothing is missing; a CPU check that fired
 // here would turn the provider off on the machine that built it.
 func TestBuiltForThisCPU(t *testing.T) {
-	if m := cpuMismatch(); m != "" {
+	if m := Mismatch(); m != "" {
 		t.Fatalf("built for another CPU: %s (built with %v)", m, builtFeatures())
 	}
 	t.Logf("compiled for: %v", builtFeatures())
-}
-
-// TestUnusableCPU: on a CPU that lacks what the binary was compiled for,
-// the provider loads nothing and says why in its status, configured or not.
-func TestUnusableCPU(t *testing.T) {
-	why := missingFeatures([]string{"avx512f"}, map[string]bool{})
-	p := newProvider(t.TempDir(), hclog.NewNullLogger(), why)
-	ctx := context.Background()
-	if err := p.Configure(ctx, map[string]string{"threads": "2"}); err != nil {
-		t.Fatalf("configure: %v", err)
-	}
-	if err := p.Configure(ctx, map[string]string{"nonsense": "1"}); err == nil {
-		t.Errorf("a bad option was accepted")
-	}
-	st, err := p.Status(ctx)
-	if err != nil || st.State != sdk.StateError || st.Message != why {
-		t.Fatalf("status = %+v, %v; want error %q", st, err, why)
-	}
-	if _, err := p.Embed(ctx, []string{"hello"}, sdk.KindQuery); err == nil {
-		t.Errorf("embed answered on an unusable CPU")
-	}
 }
