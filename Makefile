@@ -37,7 +37,7 @@ TOOLS := $(CURDIR)/bin/tools
 # and the Go binding has no runtime dispatch between levels. LOCAL_CPU is
 # the -march: native (the default) builds for the building machine, and
 # that binary runs on CPUs with the same instruction sets; copied to one
-# that lacks some, the plugin reports which (plugins/embeddings-local/cpu.go)
+# that lacks some, the plugin reports which (plugins/embeddings-local/cpu/cpu.go)
 # and search stays keyword-only. LOCAL_CPU=x86-64-v3 (AVX2, FMA: x86-64
 # CPUs since 2015) builds one to copy.
 #
