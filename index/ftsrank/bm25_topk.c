@@ -15,7 +15,10 @@
 ** The k best are a heap of the scores returned so far. That is exact only
 ** when every row the function sees is a row the query may return: no
 ** filter after the full-text match (a join on another table), no offset,
-** and k the query's LIMIT. k = 0 turns the pruning off.
+** and k the query's LIMIT. k = 0 turns the pruning off, as do a k past
+** maxTopk (the heap's memory) and a negative weight (BM25 no longer falls
+** with the row's length). Written twice in one query, the calls share one
+** heap: write it once.
 */
 #include <math.h>
 #include <string.h>
@@ -100,6 +103,9 @@ static void heapPush(TopkData *p, double s){
   h[i] = s;
 }
 
+/* maxTopk is the largest k pruned with (a heap of 800 KB). */
+static const sqlite3_int64 maxTopk = 100000;
+
 /* pruneMargin keeps a row whose bound is within rounding of the k-th
 ** score: only rows sure to rank below it are skipped. */
 static const double pruneMargin = 1e-9;
@@ -122,15 +128,20 @@ static void bm25TopkFunction(
   double score = 0.0, D = 0.0;
   TopkData *p;
   sqlite3_int64 k;
+  int j;
 
   if( nVal<1 ){
     sqlite3_result_error(pCtx, "bm25_topk: the number of rows kept is missing", -1);
     return;
   }
   k = sqlite3_value_int64(apVal[0]);
-  if( k<0 || k>100000 ){
-    sqlite3_result_error(pCtx, "bm25_topk: rows kept must be 0 to 100000", -1);
+  if( k<0 ){
+    sqlite3_result_error(pCtx, "bm25_topk: the number of rows kept is negative", -1);
     return;
+  }
+  if( k>maxTopk ) k = 0;
+  for(j=1; j<nVal; j++){
+    if( sqlite3_value_double(apVal[j])<0.0 ) k = 0;
   }
   rc = topkGetData(pApi, pFts, (int)k, &p);
   if( rc==SQLITE_OK && p->bLast && p->iLast==pApi->xRowid(pFts) ){
@@ -186,13 +197,19 @@ int memhostFtsrankInit(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines 
   fts5_api *pApi = 0;
   sqlite3_stmt *pStmt = 0;
   int rc;
-  (void)pzErrMsg; (void)pThunk;
+  (void)pThunk;
+  /* A build without FTS5 opens its databases as before: the index says
+  ** what it lacks (index.ErrNoFTS5). */
+  if( !sqlite3_compileoption_used("ENABLE_FTS5") ) return SQLITE_OK;
   rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &pStmt, 0);
   if( rc!=SQLITE_OK ) return rc;
   sqlite3_bind_pointer(pStmt, 1, (void*)&pApi, "fts5_api_ptr", 0);
   sqlite3_step(pStmt);
   rc = sqlite3_finalize(pStmt);
   if( rc!=SQLITE_OK ) return rc;
-  if( pApi==0 || pApi->iVersion<2 ) return SQLITE_ERROR;
+  if( pApi==0 || pApi->iVersion<2 ){
+    if( pzErrMsg ) *pzErrMsg = sqlite3_mprintf("bm25_topk: no FTS5 extension interface");
+    return SQLITE_ERROR;
+  }
   return pApi->xCreateFunction(pApi, "bm25_topk", 0, bm25TopkFunction, 0);
 }

@@ -33,6 +33,8 @@ sqlite3_int64 sqlite3_value_int64(sqlite3_value*);
 void sqlite3_result_double(sqlite3_context*, double);
 void sqlite3_result_error(sqlite3_context*, const char*, int);
 void sqlite3_result_error_code(sqlite3_context*, int);
+int sqlite3_compileoption_used(const char *zOptName);
+char *sqlite3_mprintf(const char*,...);
 
 #ifndef _FTS5_H
 #define _FTS5_H

@@ -142,7 +142,7 @@ func TestZeroIsBM25(t *testing.T) {
 	}
 }
 
-// TestBadK: a missing or out-of-range k is an error naming it.
+// TestBadK: a missing or negative k is an error naming the function.
 func TestBadK(t *testing.T) {
 	db := corpus(t, 10)
 	if _, err := db.Exec(`INSERT INTO t(rowid, text) VALUES (100, 'x')`); err != nil {
@@ -151,7 +151,6 @@ func TestBadK(t *testing.T) {
 	for _, q := range []string{
 		`SELECT bm25_topk(t) FROM t WHERE t MATCH 'x'`,
 		`SELECT bm25_topk(t, -1) FROM t WHERE t MATCH 'x'`,
-		`SELECT bm25_topk(t, 1000000) FROM t WHERE t MATCH 'x'`,
 	} {
 		rows, err := db.Query(q)
 		if err == nil {
@@ -162,6 +161,47 @@ func TestBadK(t *testing.T) {
 		}
 		if err == nil || !strings.Contains(err.Error(), "bm25_topk") {
 			t.Errorf("%s: %v", q, err)
+		}
+	}
+}
+
+// TestNoPruning: a k past maxTopk (a search's limit may be that large)
+// and negative weights (with which BM25 no longer falls with a row's
+// length) turn the pruning off: the k best are bm25's all the same.
+func TestNoPruning(t *testing.T) {
+	db := corpus(t, 3000)
+	ws := benchdata.NewWords(1)
+	expr := `"` + ws.Words[0] + `" OR "` + ws.Words[30] + `"`
+	for _, c := range []struct {
+		k int
+		w string
+	}{{200000, weights}, {20, "1.0, -0.5, 0.3"}, {20, "-1.0, 0.5, 0.3"}} {
+		want := top(t, db, `SELECT rowid, bm25(t, `+c.w+`) AS s FROM t WHERE t MATCH ? ORDER BY s, rowid LIMIT ?`, expr, c.k)
+		got := top(t, db, `SELECT rowid, bm25_topk(t, ?2, `+c.w+`) AS s FROM t WHERE t MATCH ?1 ORDER BY s, rowid LIMIT ?2`, expr, c.k)
+		if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("k=%d, weights %s: got %v\nwant %v", c.k, c.w, got, want)
+		}
+	}
+}
+
+// TestTiesAtTheLimit: rows of equal score across the limit are kept as
+// bm25 keeps them.
+func TestTiesAtTheLimit(t *testing.T) {
+	db := corpus(t, 0)
+	for i := range 300 {
+		text := "alpha beta gamma"
+		if i%7 == 0 {
+			text = "alpha alpha beta gamma delta"
+		}
+		if _, err := db.Exec(`INSERT INTO t(rowid, text, heading) VALUES (?, ?, 'h')`, i+1, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range []int{1, 10, 43, 44, 45, 100} {
+		want := top(t, db, `SELECT rowid, bm25(t, `+weights+`) AS s FROM t WHERE t MATCH ? ORDER BY s, rowid LIMIT ?`, "alpha OR delta", k)
+		got := top(t, db, `SELECT rowid, bm25_topk(t, ?2, `+weights+`) AS s FROM t WHERE t MATCH ?1 ORDER BY s, rowid LIMIT ?2`, "alpha OR delta", k)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("k=%d: got %v\nwant %v", k, got, want)
 		}
 	}
 }

@@ -40,6 +40,11 @@ func TestRootImportsNothingOfOurs(t *testing.T) {
 			}
 		}
 	}
+	// knowledge, the semantic tier's part of the domain, imports nothing
+	// of ours at all (its doc says so).
+	for f, ps := range ourImports(t, filepath.Join("..", "..", "knowledge")) {
+		t.Errorf("%s imports %v", f, ps)
+	}
 }
 
 // ourImports lists, by file, the packages of the module that the
