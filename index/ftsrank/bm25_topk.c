@@ -201,15 +201,21 @@ int memhostFtsrankInit(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines 
   /* A build without FTS5 opens its databases as before: the index says
   ** what it lacks (index.ErrNoFTS5). */
   if( !sqlite3_compileoption_used("ENABLE_FTS5") ) return SQLITE_OK;
+  /* Preparing reads the schema, which waits out a writer's lock or a
+  ** crashed writer's recovery as every statement on the connection does:
+  ** go-sqlite3 sets its busy timeout (5 s by default) only after the
+  ** automatic extensions, so this sets the same one first. */
+  sqlite3_busy_timeout(db, 5000);
   rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &pStmt, 0);
-  if( rc!=SQLITE_OK ) return rc;
-  sqlite3_bind_pointer(pStmt, 1, (void*)&pApi, "fts5_api_ptr", 0);
-  sqlite3_step(pStmt);
-  rc = sqlite3_finalize(pStmt);
-  if( rc!=SQLITE_OK ) return rc;
-  if( pApi==0 || pApi->iVersion<2 ){
-    if( pzErrMsg ) *pzErrMsg = sqlite3_mprintf("bm25_topk: no FTS5 extension interface");
-    return SQLITE_ERROR;
+  if( rc==SQLITE_OK ){
+    sqlite3_bind_pointer(pStmt, 1, (void*)&pApi, "fts5_api_ptr", 0);
+    sqlite3_step(pStmt);
+    rc = sqlite3_finalize(pStmt);
   }
-  return pApi->xCreateFunction(pApi, "bm25_topk", 0, bm25TopkFunction, 0);
+  if( rc==SQLITE_OK && (pApi==0 || pApi->iVersion<2) ) rc = SQLITE_ERROR;
+  if( rc==SQLITE_OK ) rc = pApi->xCreateFunction(pApi, "bm25_topk", 0, bm25TopkFunction, 0);
+  if( rc!=SQLITE_OK && pzErrMsg ){
+    *pzErrMsg = sqlite3_mprintf("bm25_topk: %s (%d)", sqlite3_errmsg(db), rc);
+  }
+  return rc;
 }

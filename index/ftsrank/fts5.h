@@ -35,6 +35,8 @@ void sqlite3_result_error(sqlite3_context*, const char*, int);
 void sqlite3_result_error_code(sqlite3_context*, int);
 int sqlite3_compileoption_used(const char *zOptName);
 char *sqlite3_mprintf(const char*,...);
+const char *sqlite3_errmsg(sqlite3*);
+int sqlite3_busy_timeout(sqlite3*, int ms);
 
 #ifndef _FTS5_H
 #define _FTS5_H

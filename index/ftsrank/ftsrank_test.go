@@ -1,12 +1,14 @@
 package ftsrank
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -203,5 +205,40 @@ func TestTiesAtTheLimit(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("k=%d: got %v\nwant %v", k, got, want)
 		}
+	}
+}
+
+// TestOpenWhileLocked: a connection opened while another holds the
+// database's lock waits for it, as its statements would, instead of
+// failing to open (registering reads the schema). Without the wait, a CLI
+// falling back in-process after its server was killed failed to open the
+// index (TestBinaryServeKilled).
+func TestOpenWhileLocked(t *testing.T) {
+	Auto()
+	path := filepath.Join(t.TempDir(), "locked.db")
+	a, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx := context.Background()
+	conn, err := a.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE x(y); BEGIN EXCLUSIVE; INSERT INTO x VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	release := time.AfterFunc(300*time.Millisecond, func() { conn.ExecContext(ctx, `COMMIT`) })
+	defer release.Stop()
+	b, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var n int
+	if err := b.QueryRow(`SELECT count(*) FROM x`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("open while locked: %d rows, %v", n, err)
 	}
 }
