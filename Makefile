@@ -1,7 +1,8 @@
 # memhost. Targets: build (bin/memhost and every plugin of the repo beside
 # it), demo (build, then the main job on a fresh home), test (vet, gofmt,
-# every test with -race, the README's walkthroughs replayed, llama.cpp linked
-# at every CPU level, the suite on other days: test-dates, cpu-levels,
+# every test with -race on a year's last minutes, the README's walkthroughs
+# replayed, llama.cpp linked at every CPU level, the suite on two DST
+# changes: test-dates, cpu-levels,
 # readme-tour, readme-federation), fuzz (every fuzz target for FUZZTIME each), bench
 # (figures for docs/benchmarks.md), crash (CRASH_KILLS SIGKILLs, then the
 # checks after each), proto (regenerate sdk/proto with pinned tools).
@@ -139,7 +140,9 @@ test: build-core build-local need-git cpu-levels
 	$(GO) vet -tags $(TAGS) ./...
 	$(LOCAL) $(GO) vet ./...
 	@unformatted=$$(gofmt -l .); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
-	$(GO) test -race -tags $(TAGS) ./...
+	@# Every test with -race, on the last minutes of a year in UTC: the
+	@# suite's run on that day (scripts/test-dates.sh).
+	./scripts/test-dates.sh --race --days=year
 	@# The local provider twice: with llama.cpp as build-local compiled it
 	@# (the model's vectors), and under -race, where engine_race.go stands in
 	@# for llama.cpp so that it is not compiled a second time (engine.go).
@@ -147,13 +150,14 @@ test: build-core build-local need-git cpu-levels
 	$(LOCAL) $(GO) test -race ./...
 	$(MAKE) --no-print-directory mcp-inspector
 	@# The README's walkthroughs as written (skipped, saying why, when
-	@# 127.0.0.1:4321 is taken), then the suite on other days.
+	@# 127.0.0.1:4321 is taken), then the suite on the two DST changes.
 	./scripts/readme-federation.sh || [ $$? -eq 2 ]
 	./scripts/readme-tour.sh $(TOUR_MODEL) || [ $$? -eq 2 ]
-	./scripts/test-dates.sh
+	./scripts/test-dates.sh --days=dst
 
 # The suite (without -race) with the calendar clock moved across a month's
-# and a year's end and two DST changes (scripts/test-dates.sh).
+# and a year's end and two DST changes (scripts/test-dates.sh); make test
+# runs the first of these days with -race instead.
 test-dates:
 	./scripts/test-dates.sh
 

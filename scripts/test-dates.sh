@@ -1,26 +1,46 @@
 #!/usr/bin/env bash
-# Runs the test suite (without -race) with memhost's calendar clock moved to
-# other days (internal/clock, MEMHOST_CLOCK_OFFSET), each a few minutes
-# before a boundary so that the run crosses it:
-#   - the end of a month and of a year, in UTC;
-#   - a spring DST change (Europe/London, 01:00 UTC: clocks go forward);
-#   - an autumn DST change (America/New_York, 06:00 UTC: clocks go back).
+# Runs the test suite with memhost's calendar clock moved to other days
+# (internal/clock, MEMHOST_CLOCK_OFFSET), each a few minutes before a
+# boundary so that the run crosses it:
+#   - year: the end of a month and of a year, in UTC;
+#   - dst: a spring DST change (Europe/London, 01:00 UTC: clocks go
+#     forward) and an autumn one (America/New_York, 06:00 UTC: clocks go
+#     back).
 # Every process of a run inherits the same offset, so time still moves
-# forward from one process to the next. Usage: scripts/test-dates.sh
-# [PACKAGES...] (default ./...).
+# forward from one process to the next.
+#
+# Usage: scripts/test-dates.sh [--race] [--days=all|year|dst] [PACKAGES...]
+# (default: all three days, ./...). --race runs the year's end with -race:
+# `make test` runs its one -race pass of the suite there, so that the
+# suite runs three times in all, not four (the real day is just another
+# day; the clock's own tests and the README replays run on it).
+#
+# The year's end runs the whole suite; the DST days run with -short, which
+# skips or shortens what no date changes (a rendering's CPU-time ratio, a
+# race stress loop, the crash harness's kill -9 rounds): the year's end has
+# them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+race=() days=all
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--race) race=(-race); shift ;;
+	--days=*) days=${1#--days=}; shift ;;
+	-*) echo "test-dates.sh: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
-# The first run is the whole suite; the other two (DST changes) run with
-# -short, which skips or shortens what no date changes (a rendering's
-# CPU-time ratio, a race stress loop, the crash harness's kill -9 rounds):
-# the first run and make test's -race run have them.
-runs=(
-	"2027-12-31T23:57:00Z UTC full"
-	"2027-03-28T00:57:00Z Europe/London short"
-	"2027-11-07T05:57:00Z America/New_York short"
-)
+runs=()
+case "$days" in
+all | year) runs+=("2027-12-31T23:57:00Z UTC full") ;;&
+all | dst)
+	runs+=("2027-03-28T00:57:00Z Europe/London short"
+		"2027-11-07T05:57:00Z America/New_York short") ;;
+year) ;;
+*) echo "test-dates.sh: --days is all, year or dst, not $days" >&2; exit 2 ;;
+esac
 failed=()
 for r in "${runs[@]}"; do
 	read -r at tz kind <<<"$r"
@@ -29,8 +49,12 @@ for r in "${runs[@]}"; do
 	env=(TZ="$tz" MEMHOST_CLOCK_OFFSET="$offset")
 	if [ "$kind" = short ]; then
 		flags+=(-short)
+	else
+		flags+=("${race[@]}")
 	fi
-	echo "== tests at $at in $tz (${env[*]:1}${flags[1]:+ ${flags[1]}})"
+	shown="${env[*]:1}"
+	[ ${#flags[@]} -eq 1 ] || shown+=" ${flags[*]:1}"
+	echo "== tests at $at in $tz ($shown)"
 	if ! env "${env[@]}" go test -tags sqlite_fts5 "${flags[@]}" "${pkgs[@]}"; then
 		failed+=("$at $tz")
 	fi

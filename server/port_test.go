@@ -34,7 +34,7 @@ func TestPortHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer other.Close()
+	t.Cleanup(func() { other.Close() }) // after the parallel subtests
 	otherAddr := other.Addr().String()
 	memhostHolder := fmt.Sprintf("memhost serve of %q (pid %d)", first.info.Home, first.info.PID)
 
@@ -45,6 +45,7 @@ func TestPortHeld(t *testing.T) {
 		{"held by another program", otherAddr, "another program"},
 	} {
 		t.Run(tt.name+", by default", func(t *testing.T) {
+			t.Parallel() // naming "another program" waits out its 2 s probe
 			home := t.TempDir()
 			cfg := config.Default()
 			cfg.Server.Listen = tt.held // as if it were the default: no flag, file or variable chose it
@@ -66,6 +67,7 @@ func TestPortHeld(t *testing.T) {
 		})
 		for _, how := range []string{"flag", "config.yaml", "environment"} {
 			t.Run(tt.name+", chosen by "+how, func(t *testing.T) {
+				t.Parallel()
 				home := t.TempDir()
 				cfg := config.Default()
 				cfg.Server.Listen = tt.held

@@ -12,6 +12,7 @@ import (
 // and config.yaml keeps nothing of it (the ollama plugin takes any model
 // name, and config.yaml kept "a\x01b").
 func TestBinaryPluginOptionControlChar(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	if _, errOut, err := exe(home, "", nil, "init"); err != nil {
 		t.Fatalf("init: %v %s", err, errOut)

@@ -76,6 +76,7 @@ func exe(home string, stdin string, env []string, args ...string) (string, strin
 }
 
 func TestBinaryPipedStdin(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	out, errOut, err := exe(home, "Kettle descaling: every second Sunday\n", nil, "remember", "--category", "knowledge")
 	if err != nil {
@@ -98,6 +99,7 @@ func TestBinaryPipedStdin(t *testing.T) {
 // remember and recall at once. Every command succeeds, no "database is
 // locked" reaches anyone, and every fact is on its page and found.
 func TestBinaryConcurrentWriters(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	if _, errOut, err := exe(home, "", nil, "init"); err != nil {
 		t.Fatalf("init: %v %s", err, errOut)
@@ -204,6 +206,9 @@ func TestBinaryConcurrentWriters(t *testing.T) {
 // TestBinaryPlugins: choose the hello plugin, let the background embedder
 // finish, recall in hybrid mode; then break the plugin and recall still
 // answers, keyword-only with the reason.
+//
+// Not parallel: it replaces the hello plugin that every test runs (a
+// running binary cannot be written: ETXTBSY).
 func TestBinaryPlugins(t *testing.T) {
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "notebook", "reference"), 0o755)
@@ -269,7 +274,9 @@ func TestBinaryPlugins(t *testing.T) {
 	plugin := filepath.Join(filepath.Dir(binary), "memhost-embeddings-hello")
 	saved, _ := os.ReadFile(plugin)
 	t.Cleanup(func() { os.WriteFile(plugin, saved, 0o755) })
-	os.WriteFile(plugin, []byte("#!/bin/sh\nexit 1\n"), 0o755)
+	if err := os.WriteFile(plugin, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	out, errOut, err = exe(home, "", nil, "recall", "sarah", "--json")
 	if err != nil || !strings.Contains(out, `"mode": "keyword"`) || !strings.Contains(out, "reference/contacts.md") || !strings.Contains(out, "hello") {
 		t.Errorf("recall with a broken plugin: %v\n%s\n%s", err, out, errOut)
@@ -280,11 +287,15 @@ func TestBinaryPlugins(t *testing.T) {
 // killing that process loses nothing: watch restarts it and embeds the
 // pages written afterwards, and recall answers throughout.
 func TestBinaryWatchSurvivesPluginKill(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "notebook", "knowledge"), 0o755)
 	os.WriteFile(filepath.Join(home, "notebook", "knowledge", "a.md"), []byte("# A\nfirst page about lanterns\n"), 0o644)
-	if out, errOut, err := exe(home, "", nil, "plugins", "use", "hello"); err != nil {
-		t.Fatalf("plugins use: %v %s %s", err, out, errOut)
+	// Chosen in config.yaml, not with `plugins use`: that starts a
+	// background embed process, which (nice 10, under load) could still
+	// be starting when b.md is written below and embed it before watch.
+	if err := os.WriteFile(filepath.Join(home, "config.yaml"), []byte("memory:\n  embedding:\n    plugin: hello\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	if _, errOut, err := exe(home, "", nil, "embed"); err != nil {
 		t.Fatalf("embed: %v %s", err, errOut)
@@ -334,7 +345,8 @@ func TestBinaryWatchSurvivesPluginKill(t *testing.T) {
 		t.Errorf("plugin pid after the kill: %d (was %d)", p, plugin)
 	}
 	if !strings.Contains(watchOut.String(), "embedded 1 chunks with hello") {
-		t.Errorf("watch did not log the embedding:\n%s", watchOut.String())
+		elog, _ := os.ReadFile(filepath.Join(home, "brain", "embed.log"))
+		t.Errorf("watch did not log the embedding:\n%s\nerr:%s\nembed.log:\n%s", watchOut.String(), watchErr.String(), elog)
 	}
 	watch.Process.Signal(syscall.SIGINT)
 	if err := watch.Wait(); err != nil {
@@ -374,6 +386,7 @@ func childNamed(parent int, prefix string) int {
 // speaks Ollama's API; recall is hybrid; with the server stopped, recall
 // answers keyword-only and says why; when it is back, hybrid again.
 func TestBinaryOllama(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	srv := fakeollama.New(map[string]fakeollama.Model{
 		"embeddinggemma:latest": {Dimensions: 64, Capabilities: []string{"embedding"}, Digest: "85462619ee72553d"},
 	})
@@ -486,6 +499,7 @@ func localBinaries(t *testing.T) string {
 // home, nothing needs configuring: "how can I call Sarah?" finds her number
 // first, in hybrid mode, though the page never says "call".
 func TestBinaryLocal(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	model := sharedModel(t)
 	bin := filepath.Join(localBinaries(t), "memhost")
 	home := t.TempDir()
@@ -533,6 +547,7 @@ func TestBinaryLocal(t *testing.T) {
 // TestBinaryModelsPull downloads the model from a local server with
 // progress lines, refuses a bad checksum, and removes a model.
 func TestBinaryModelsPull(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	model, err := os.ReadFile(sharedModel(t))
 	if err != nil {
 		t.Fatal(err)
@@ -565,6 +580,7 @@ func TestBinaryModelsPull(t *testing.T) {
 // TestBinaryPluginExitsWithHost: a host killed before it could stop its
 // plugin does not leave the plugin running.
 func TestBinaryPluginExitsWithHost(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	if _, errOut, err := exe(home, "", nil, "plugins", "use", "hello"); err != nil {
 		t.Fatalf("plugins use: %v %s", err, errOut)
@@ -598,6 +614,7 @@ func TestBinaryPluginExitsWithHost(t *testing.T) {
 // installed with one `models pull PATH`, checked against the default
 // model's known digest, and listed; a relative path is the caller's.
 func TestBinaryModelsPullLocalFile(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	model := sharedModel(t)
 	home := t.TempDir()
 	work := t.TempDir()
@@ -626,6 +643,7 @@ func TestBinaryModelsPullLocalFile(t *testing.T) {
 // fresh home names the model's real dimensions (read from the file while
 // the model loads), never "0 dimensions".
 func TestBinaryUseLocalDimensions(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	model := sharedModel(t)
 	bin := filepath.Join(localBinaries(t), "memhost")
 	home := t.TempDir()
@@ -670,6 +688,7 @@ func procStat(pid int) (ppid, nice int, err error) {
 // still), and so does the plugin it starts: it yields the CPU to the
 // user's work.
 func TestBinaryBackgroundEmbedLowPriority(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "notebook", "knowledge"), 0o755)
 	os.WriteFile(filepath.Join(home, "notebook", "knowledge", "a.md"), []byte("# A\nlanterns on the river\n"), 0o644)
@@ -728,6 +747,7 @@ func TestBinaryBackgroundEmbedLowPriority(t *testing.T) {
 // memhost, no model, its download failed moments ago), recall answers by
 // keyword with the words the local plugin gives for it.
 func TestBinaryOfflineRecall(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	bin := filepath.Join(localBinaries(t), "memhost")
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "notebook", "reference"), 0o755)

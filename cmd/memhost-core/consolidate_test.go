@@ -20,6 +20,7 @@ import (
 // a malformed answer, and status in text and JSON, in-process and through
 // memhost serve.
 func TestBinaryConsolidate(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	gen, err := buildGenerator()
 	if err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ func exeIn(dir, home string, args ...string) (string, string, error) {
 // requests), and relative paths given on the command line name files in
 // the caller's folder, not the server's.
 func TestFederationCommandsForwarded(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatalf("git federation is tested with the git binary, which is not installed (make need-git installs it): %v", err)
 	}

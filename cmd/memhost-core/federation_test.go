@@ -56,6 +56,7 @@ func notebookFiles(t *testing.T, home string) map[string]string {
 // both sides, with nothing lost or duplicated, each able to recall what
 // the other remembered.
 func TestFederatedServersConverge(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -218,6 +219,7 @@ func TestFederatedServersConverge(t *testing.T) {
 // random moments while it merges a peer's changes with local ones; the
 // next sync recovers, and in the end both homes hold every line of both.
 func TestSyncKilledMidway(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

@@ -30,6 +30,7 @@ const (
 // line-wise merge, both sides of the conflict (the home that merged it
 // lists it in status), and each recalls every fact.
 func TestThreeFederatedServersConverge(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

@@ -21,6 +21,7 @@ func buildGenerator() (string, error) { return testbin.Build("../../plugins/gene
 // through the memhost binary and the real Ollama generator plugin, against
 // a server speaking Ollama's chat API with scripted answers.
 func TestBinaryGenerator(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	gen, err := buildGenerator()
 	if err != nil {
 		t.Fatal(err)

@@ -83,6 +83,7 @@ func toolNames(t testing.TB, cs *mcpsdk.ClientSession) []string {
 // a resource, --read-only; nothing but protocol on stdout (the client
 // would fail on anything else).
 func TestBinaryMCPStdio(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	cs, stderr := mcpStdio(t, home, nil)
 	if got := toolNames(t, cs); len(got) != 19 {
@@ -122,6 +123,7 @@ func TestBinaryMCPStdio(t *testing.T) {
 // (loopback, no token), where a client subscribed to a page hears of an
 // edit of it.
 func TestBinaryMCPServe(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	if _, _, err := exe(home, "", nil, "init"); err != nil {
 		t.Fatal(err)

@@ -47,6 +47,7 @@ func exitCode(err error) int {
 // home, commands forwarded (and the same without it), stop; SIGTERM ends a
 // foreground server with exit 0.
 func TestBinaryServe(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	if _, _, err := exe(home, "", nil, "init"); err != nil {
 		t.Fatal(err)
@@ -149,6 +150,7 @@ func waitServing(t *testing.T, home string, pid int) {
 // answering, ran again in-process: each command exits 0 and its entry is
 // on disk (at least once), the next server starts over the stale socket.
 func TestBinaryServeKilled(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	if _, _, err := exe(home, "", nil, "init"); err != nil {
 		t.Fatal(err)
@@ -232,6 +234,7 @@ func TestBinaryServeKilled(t *testing.T) {
 // and stdin included; relative paths are the caller's; a command that
 // reads no stdin does not wait for a pipe that stays open.
 func TestBinaryLauncher(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	work := t.TempDir()
 	home := filepath.Join(work, "home")
 	if _, _, err := exe(home, "", nil, "init"); err != nil {
@@ -400,6 +403,7 @@ func TestBinaryLauncher(t *testing.T) {
 // reads stdin; memhost-core, run instead, gets all of it: what the server
 // had been sent and what came after.
 func TestBinaryLauncherStdinReplay(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	if out, errOut, err := exe(home, "", nil, "serve", "--detach", "--listen", ""); err != nil {
 		t.Fatalf("serve: %v %s %s", err, out, errOut)

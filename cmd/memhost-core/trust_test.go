@@ -22,6 +22,7 @@ import (
 // prints one line and exits 1, a write right after succeeds, and SIGTERM
 // still ends the server.
 func TestBinaryServeFIFOPage(t *testing.T) {
+	t.Parallel() // a home and processes of its own
 	home := t.TempDir()
 	if _, errOut, err := exe(home, "", nil, "init"); err != nil {
 		t.Fatal(err, errOut)
