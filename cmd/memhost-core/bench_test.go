@@ -123,7 +123,7 @@ func BenchmarkServe(b *testing.B) {
 			// Where an API call's time goes: the keyword search, the
 			// freshness check before it (the watcher's cookie), the whole
 			// recall in the server, and what is left for HTTP and JSON.
-			var fts, sync, server []time.Duration
+			var fts, sync, inServer []time.Duration
 			msDur := func(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
 			measure("api", func(q string) {
 				resp, err := c.Recall(ctx, mh.RecallRequest{Query: q})
@@ -132,11 +132,11 @@ func BenchmarkServe(b *testing.B) {
 				}
 				fts = append(fts, msDur(resp.Timing.FtsMs))
 				sync = append(sync, msDur(resp.Timing.SyncMs))
-				server = append(server, msDur(resp.Timing.TotalMs))
+				inServer = append(inServer, msDur(resp.Timing.TotalMs))
 			})
 			b.Run("api-fts-half", func(b *testing.B) { report(b, fts) })
 			b.Run("api-sync-check", func(b *testing.B) { report(b, sync) })
-			b.Run("api-in-server", func(b *testing.B) { report(b, server) })
+			b.Run("api-in-server", func(b *testing.B) { report(b, inServer) })
 			env := []string{"MEMHOST_HOME=" + home}
 			run := func(args ...string) { runBin(b, binary, env, args...) }
 			core := filepath.Join(filepath.Dir(binary), "memhost-core")
