@@ -10,21 +10,22 @@
 # forward from one process to the next.
 #
 # Usage: scripts/test-dates.sh [--race] [--days=all|year|dst] [PACKAGES...]
-# (default: all three days, ./...). --race runs the year's end with -race:
-# `make test` runs its one -race pass of the suite there, so that the
-# suite runs three times in all, not four (the real day is just another
-# day; the clock's own tests and the README replays run on it).
+# (default: all three days, ./...; $GO is the go command, default go).
+# --race runs the year's end with -race: `make test` runs its one -race
+# pass of the suite there, so that the suite runs three times in all, not
+# four (the real day is just another day: the README replays and the MCP
+# Inspector run on it).
 #
 # The year's end runs the whole suite; the DST days run with -short, which
 # skips or shortens what no date changes (a rendering's CPU-time ratio, a
 # race stress loop, the crash harness's kill -9 rounds): the year's end has
-# them.
+# them, but for the ratio under --race (make test runs it on its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-race=() days=all
+go=${GO:-go} race="" days=all
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--race) race=(-race); shift ;;
+	--race) race=-race; shift ;;
 	--days=*) days=${1#--days=}; shift ;;
 	-*) echo "test-dates.sh: unknown option $1" >&2; exit 2 ;;
 	*) break ;;
@@ -32,13 +33,12 @@ while [ $# -gt 0 ]; do
 done
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
-runs=()
+year="2027-12-31T23:57:00Z UTC full"
+dst=("2027-03-28T00:57:00Z Europe/London short" "2027-11-07T05:57:00Z America/New_York short")
 case "$days" in
-all | year) runs+=("2027-12-31T23:57:00Z UTC full") ;;&
-all | dst)
-	runs+=("2027-03-28T00:57:00Z Europe/London short"
-		"2027-11-07T05:57:00Z America/New_York short") ;;
-year) ;;
+all) runs=("$year" "${dst[@]}") ;;
+year) runs=("$year") ;;
+dst) runs=("${dst[@]}") ;;
 *) echo "test-dates.sh: --days is all, year or dst, not $days" >&2; exit 2 ;;
 esac
 failed=()
@@ -49,13 +49,13 @@ for r in "${runs[@]}"; do
 	env=(TZ="$tz" MEMHOST_CLOCK_OFFSET="$offset")
 	if [ "$kind" = short ]; then
 		flags+=(-short)
-	else
-		flags+=("${race[@]}")
+	elif [ -n "$race" ]; then
+		flags+=("$race")
 	fi
 	shown="${env[*]:1}"
 	[ ${#flags[@]} -eq 1 ] || shown+=" ${flags[*]:1}"
 	echo "== tests at $at in $tz ($shown)"
-	if ! env "${env[@]}" go test -tags sqlite_fts5 "${flags[@]}" "${pkgs[@]}"; then
+	if ! env "${env[@]}" "$go" test -tags sqlite_fts5 "${flags[@]}" "${pkgs[@]}"; then
 		failed+=("$at $tz")
 	fi
 done

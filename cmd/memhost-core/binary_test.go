@@ -385,8 +385,9 @@ func childNamed(parent int, prefix string) int {
 // TestBinaryOllama: memhost plugins use ollama against a server that
 // speaks Ollama's API; recall is hybrid; with the server stopped, recall
 // answers keyword-only and says why; when it is back, hybrid again.
+// Not parallel: it closes its fake Ollama and listens on the same port
+// again, which another test could take in between.
 func TestBinaryOllama(t *testing.T) {
-	t.Parallel() // a home and processes of its own
 	srv := fakeollama.New(map[string]fakeollama.Model{
 		"embeddinggemma:latest": {Dimensions: 64, Capabilities: []string{"embedding"}, Digest: "85462619ee72553d"},
 	})

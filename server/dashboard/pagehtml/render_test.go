@@ -59,13 +59,13 @@ func TestRenderLinear(t *testing.T) {
 	if raceDetector {
 		// A ratio of CPU times under -race measures the detector, and a
 		// mebibyte of input five times over took more than ten minutes
-		// beside a busy core. The suite runs without -race too
-		// (scripts/test-dates.sh), where this holds.
+		// beside a busy core. make test runs this test without -race on
+		// its own, after the -race pass.
 		t.Skip("a CPU-time ratio under -race measures the race detector")
 	}
 	if testing.Short() {
-		// Rendering reads no clock: the full run of scripts/test-dates.sh
-		// measures it, the -short runs on other days need not.
+		// Rendering reads no clock: the -short runs on other days need
+		// not measure it (make test runs it once, without -race).
 		t.Skip("-short: a minute of CPU that no date changes")
 	}
 	md := NewMarkdown(nil)
