@@ -121,9 +121,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	if err := os.Remove(sock); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("stale socket %s: %w", sock, err)
 	}
-	old := syscall.Umask(0o077)
-	unixLn, err := net.Listen("unix", sock)
-	syscall.Umask(old)
+	unixLn, err := listenPrivate(sock)
 	if err != nil {
 		return fmt.Errorf("socket %s: %w", sock, err)
 	}
@@ -290,4 +288,19 @@ func shutdown(hs *http.Server, timeout time.Duration) {
 	if hs.Shutdown(ctx) != nil {
 		hs.Close()
 	}
+}
+
+// umaskMu serialises listenPrivate: the umask is the process's, and two
+// servers starting at once in one process (tests) each restoring the
+// other's 0077 left every later file of the process created 0600.
+var umaskMu sync.Mutex
+
+// listenPrivate listens on the unix socket sock, created with mode 0600
+// from the start (the umask 0077 for the length of the bind).
+func listenPrivate(sock string) (net.Listener, error) {
+	umaskMu.Lock()
+	defer umaskMu.Unlock()
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	return net.Listen("unix", sock)
 }

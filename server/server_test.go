@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -367,7 +369,9 @@ func TestAuthToken(t *testing.T) {
 	loose := filepath.Join(home2, "token")
 	os.WriteFile(loose, []byte(strings.Repeat("x", 32)), 0o644)
 	listen := "0.0.0.0:0"
-	err = Run(context.Background(), RunOptions{Home: home2, Listen: &listen, TokenFile: loose, Open: func(ctx context.Context) (*host.Host, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a regression serves: it fails, not hangs
+	defer cancel()
+	err = Run(ctx, RunOptions{Home: home2, Listen: &listen, TokenFile: loose, Open: func(ctx context.Context) (*host.Host, error) {
 		return host.Open(ctx, host.Options{Home: home2, Config: config.Default()})
 	}})
 	if fault.KindOf(err) != fault.BadInput || !strings.Contains(err.Error(), "chmod 600") {
@@ -587,5 +591,38 @@ func TestHubLagged(t *testing.T) {
 	h.publish("write", "after")
 	if ev := <-c; ev.Type != "write" || string(ev.Data) != `"after"` {
 		t.Errorf("after draining: %+v", ev)
+	}
+}
+
+// TestUmaskKeptWhenServersStartTogether: servers starting at once in one
+// process leave the process's umask as it was. Each sets 0077 while it
+// binds its socket; restoring one another's, they once left 0077 behind,
+// and TestAuthToken's "loose" token file, written 0644 after, was 0600
+// (the server it should have refused served until the test timed out).
+func TestUmaskKeptWhenServersStartTogether(t *testing.T) {
+	before := syscall.Umask(0o022)
+	syscall.Umask(before)
+	var wg sync.WaitGroup
+	for range 8 {
+		home := t.TempDir()
+		wg.Go(func() {
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				done <- Run(ctx, RunOptions{Home: home, Listen: new(""), Getenv: func(string) string { return "" },
+					Ready: func(Info) { cancel() },
+					Open: func(ctx context.Context) (*host.Host, error) {
+						return host.Open(ctx, host.Options{Home: home, Config: config.Default()})
+					}})
+			}()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	after := syscall.Umask(before)
+	if after != before {
+		t.Errorf("umask after 8 servers started together: %04o, want %04o", after, before)
 	}
 }
