@@ -7,6 +7,7 @@
 # (figures for docs/benchmarks.md), crash (CRASH_KILLS SIGKILLs, then the
 # checks after each), proto (regenerate sdk/proto with pinned tools).
 GO   ?= go
+export GO # the go command of scripts/test-dates.sh too
 TAGS := sqlite_fts5
 
 # Compiler warnings from vendored C and C++ (llama.cpp's ggml, SQLite) are
@@ -143,7 +144,7 @@ test: build-core build-local need-git cpu-levels
 	@# Every test with -race, on the last minutes of a year in UTC: the
 	@# suite's run on that day (scripts/test-dates.sh). The one test that
 	@# skips itself under -race (a CPU-time ratio) runs on its own.
-	GO="$(GO)" ./scripts/test-dates.sh --race --days=year
+	./scripts/test-dates.sh --race --days=year
 	$(GO) test -tags $(TAGS) -count=1 -run '^TestRenderLinear$$' ./server/dashboard/pagehtml/
 	@# The local provider twice: with llama.cpp as build-local compiled it
 	@# (the model's vectors), and under -race, where engine_race.go stands in
@@ -155,13 +156,13 @@ test: build-core build-local need-git cpu-levels
 	@# 127.0.0.1:4321 is taken), then the suite on the two DST changes.
 	./scripts/readme-federation.sh || [ $$? -eq 2 ]
 	./scripts/readme-tour.sh $(TOUR_MODEL) || [ $$? -eq 2 ]
-	GO="$(GO)" ./scripts/test-dates.sh --days=dst
+	./scripts/test-dates.sh --days=dst
 
 # The suite (without -race) with the calendar clock moved across a month's
 # and a year's end and two DST changes (scripts/test-dates.sh); make test
 # runs the first of these days with -race instead.
 test-dates:
-	GO="$(GO)" ./scripts/test-dates.sh
+	./scripts/test-dates.sh
 
 # Fuzz targets, as package:target; go test runs one -fuzz target of a
 # package at a time. Their seed corpora run in `make test` as it is.

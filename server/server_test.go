@@ -607,15 +607,13 @@ func TestUmaskKeptWhenServersStartTogether(t *testing.T) {
 		home := t.TempDir()
 		wg.Go(func() {
 			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() {
-				done <- Run(ctx, RunOptions{Home: home, Listen: new(""), Getenv: func(string) string { return "" },
-					Ready: func(Info) { cancel() },
-					Open: func(ctx context.Context) (*host.Host, error) {
-						return host.Open(ctx, host.Options{Home: home, Config: config.Default()})
-					}})
-			}()
-			if err := <-done; err != nil {
+			defer cancel()
+			err := Run(ctx, RunOptions{Home: home, Listen: new(""), Getenv: func(string) string { return "" },
+				Ready: func(Info) { cancel() }, // started: stop at once
+				Open: func(ctx context.Context) (*host.Host, error) {
+					return host.Open(ctx, host.Options{Home: home, Config: config.Default()})
+				}})
+			if err != nil {
 				t.Errorf("Run: %v", err)
 			}
 		})
