@@ -19,12 +19,16 @@ CWARN ?= -w
 
 # sqlite-vec's SIMD distance code, on x86-64 CPUs with AVX: 2.5x faster
 # vector search. Without it (plain go build, other CPUs) results are the same.
+# SQLITE_MAX_MMAP_SIZE lets SQLite map an index past 2 GB (index.mmapSize):
+# at a million chunks the vectors lie past that, and a search read them a
+# system call a page. Without it SQLite maps 2 GB, with the same results.
+MMAP := -DSQLITE_MAX_MMAP_SIZE=68719476736
 ifeq ($(shell uname -m),x86_64)
 ifneq ($(shell grep -qw avx /proc/cpuinfo 2>/dev/null && echo yes),)
-export CGO_CFLAGS ?= -O2 -g -mavx -DSQLITE_VEC_ENABLE_AVX $(CWARN)
+export CGO_CFLAGS ?= -O2 -g -mavx -DSQLITE_VEC_ENABLE_AVX $(MMAP) $(CWARN)
 endif
 endif
-export CGO_CFLAGS ?= -O2 -g $(CWARN)
+export CGO_CFLAGS ?= -O2 -g $(MMAP) $(CWARN)
 
 # Pinned code generators for `make proto`; protoc itself is Debian's
 # protobuf-compiler (3.21.12).

@@ -42,11 +42,15 @@ import (
 // from the page cache without copying them through SQLite's pager.
 const DriverName = "sqlite3_memhost"
 
-// mmapSize is the most SQLite maps of the database (mattn's build's
-// SQLITE_MAX_MMAP_SIZE). Past it every page is read with a system call:
-// with 1 GB mapped, the 1.9 GB index of 1M chunks searched in 530 ms
-// (exact) and 80 ms (re-scored bits) at p50, with 2 GB in 186 and 28.
-const mmapSize = 2147418112
+// mmapSize is how much of the database SQLite maps: 64 GiB, the whole
+// of any index. SQLite caps it at its build's SQLITE_MAX_MMAP_SIZE, 2 GB
+// unless the build sets more (the Makefile sets 64 GiB); past the map
+// every page is read with a system call. With 1 GB mapped, the 1.9 GB
+// index of 1M chunks searched in 530 ms (exact) and 80 ms (re-scored
+// bits) at p50, with 2 GB in 186 and 28. An index of 1.1M chunks with its
+// text is 4 GB, its vectors written last, past 2 GB: mapped whole, hybrid
+// recall's p50 went from 25 to 19 ms (docs/benchmarks.md, issue 30).
+const mmapSize = 1 << 36
 
 // persistWAL is SQLITE_FCNTL_PERSIST_WAL. With it, closing the last
 // connection to a database leaves its -wal and -shm files in place instead
