@@ -64,7 +64,7 @@ func Parse(r io.Reader) (Meta, error) {
 		if err := binary.Read(r, binary.LittleEndian, &typ); err != nil {
 			return m, fmt.Errorf("metadata %s: %w", key, eof(err))
 		}
-		v, err := readValue(r, typ)
+		v, err := readValue(r, typ, 0)
 		if err != nil {
 			return m, fmt.Errorf("metadata %s: %w", key, err)
 		}
@@ -136,9 +136,15 @@ func readString(r io.Reader) (string, error) {
 	return strings.ToValidUTF8(string(b), "?"), nil
 }
 
-// readValue reads a metadata value: strings and integers are returned
-// (as string and int64), other values are read past.
-func readValue(r io.Reader, typ uint32) (any, error) {
+// maxArrayDepth is the most arrays readValue reads inside one another.
+// GGUF allows arrays of arrays; models nest none (a tokenizer's lists are
+// arrays of strings). Without a limit a file of a few MB of nested array
+// headers would recurse a million frames deep.
+const maxArrayDepth = 4
+
+// readValue reads a metadata value, inside depth arrays: strings and
+// integers are returned (as string and int64), other values are read past.
+func readValue(r io.Reader, typ uint32, depth int) (any, error) {
 	le := binary.LittleEndian
 	switch typ {
 	case 0, 1, 7: // uint8, int8, bool
@@ -180,8 +186,11 @@ func readValue(r io.Reader, typ uint32) (any, error) {
 		if n > 1<<26 {
 			return nil, fmt.Errorf("implausible array length %d (corrupt file)", n)
 		}
+		if et == 9 && depth+1 >= maxArrayDepth {
+			return nil, fmt.Errorf("arrays nested over %d deep (corrupt file)", maxArrayDepth)
+		}
 		for i := uint64(0); i < n; i++ {
-			if _, err := readValue(r, et); err != nil {
+			if _, err := readValue(r, et, depth+1); err != nil {
 				return nil, err
 			}
 		}

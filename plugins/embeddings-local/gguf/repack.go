@@ -104,7 +104,7 @@ func parseLayout(data []byte) (ggufLayout, error) {
 		if err := binary.Read(r, binary.LittleEndian, &typ); err != nil {
 			return l, eof(err)
 		}
-		v, err := readValue(r, typ)
+		v, err := readValue(r, typ, 0)
 		if err != nil {
 			return l, fmt.Errorf("metadata %s: %w", key, err)
 		}
