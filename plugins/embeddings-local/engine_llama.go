@@ -12,6 +12,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/ollama/ollama/llama"
+
+	_ "github.com/memhost/memhost/plugins/embeddings-local/amx" // llama.cpp's AMX kernels
 )
 
 // raceEngine is false: this build runs llama.cpp.

@@ -50,7 +50,7 @@ type options struct {
 	modelURL       string // where the default (or a named, missing) model is downloaded from
 	sha256         string // expected digest of a downloaded model
 	threads        int    // workers: llama.cpp contexts of one thread each (engine.go)
-	bf16           bool   // repack weight matrices as BF16 where the kernels have AVX512_BF16 (repack.go)
+	bf16           bool   // repack weight matrices for this binary's kernels: Q8_0 for AMX, else BF16 for AVX512_BF16 (repackTarget)
 	batchSize      int    // tokens per decode, at most 512
 	contextSize    int    // tokens kept of each text; default the model's context, at most 512
 	queryPrefix    *string
@@ -320,16 +320,16 @@ func (p *Provider) load(gen int, ref modelstore.Ref, meta gguf.Meta) error {
 	}
 	nBatch := max(min(opt.batchSize, maxTokensPerDecode), nCtx)
 	path := ref.Path
-	if opt.bf16 && cpu.BF16Kernels() {
-		if path, err = p.bf16Model(ref.Path, sum); err != nil {
-			p.log.Warn("model loaded as it is: repacking it as BF16 failed", "model", ref.Path, "err", err)
+	if target, version, ok := repackTarget(); opt.bf16 && ok {
+		if path, err = p.repackedModel(ref.Path, sum, target, version); err != nil {
+			p.log.Warn("model loaded as it is: repacking it failed", "model", ref.Path, "as", version, "err", err)
 			path = ref.Path
 		}
 	}
 	progress := func(f float32) { p.setState(gen, sdk.StateLoading, float64(f), "loading "+ref.Name) }
 	eng, err := loadEngine(path, nBatch, maxSeqs, opt.threads, progress, p.log)
 	if err != nil && path != ref.Path {
-		p.log.Warn("model loaded as it is: its BF16 copy did not load (removed; the next load makes it again)", "model", ref.Path, "copy", path, "err", err)
+		p.log.Warn("model loaded as it is: its repacked copy did not load (removed; the next load makes it again)", "model", ref.Path, "copy", path, "err", err)
 		os.Remove(path)
 		eng, err = loadEngine(ref.Path, nBatch, maxSeqs, opt.threads, progress, p.log)
 	}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +19,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/memhost/memhost/plugins/embeddings-local/cpu"
 	"github.com/memhost/memhost/sdk"
 )
 
@@ -283,20 +281,13 @@ func sameVectors(t *testing.T, got, want [][]float32, how string) {
 	}
 }
 
-func maxDiff(a, b []float32) float64 {
-	var d float64
-	for i := range a {
-		d = math.Max(d, math.Abs(float64(a[i]-b[i])))
-	}
-	return d
-}
-
-// TestBF16CopyKept: the BF16 copy is made once in the models folder, by
-// the model's digest, and a damaged copy is not used: the model loads as
-// it is, with its own vectors.
-func TestBF16CopyKept(t *testing.T) {
-	if !cpu.BF16Kernels() {
-		t.Skip("this build's kernels have no AVX512_BF16: models load as they are")
+// TestRepackedCopyKept: the repacked copy (BF16, or Q8_0 for AMX) is
+// made once in the models folder, by the model's digest, and a damaged
+// copy is not used: the model loads as it is, with its own vectors.
+func TestRepackedCopyKept(t *testing.T) {
+	_, version, ok := repackTarget()
+	if !ok {
+		t.Skip("this build's kernels have neither AMX nor AVX512_BF16: models load as they are")
 	}
 	dir := t.TempDir()
 	load := func() (*Provider, []float32) {
@@ -312,9 +303,9 @@ func TestBF16CopyKept(t *testing.T) {
 		return p, v[0]
 	}
 	_, first := load()
-	copies, _ := filepath.Glob(filepath.Join(dir, ".all-MiniLM-L6-v2-Q4_K_M.*.bf16v1.derived"))
+	copies, _ := filepath.Glob(filepath.Join(dir, ".all-MiniLM-L6-v2-Q4_K_M.*."+version+".derived"))
 	if len(copies) != 1 {
-		t.Fatalf("BF16 copies in the models folder: %v", copies)
+		t.Fatalf("%s copies in the models folder: %v", version, copies)
 	}
 	before, _ := os.Stat(copies[0])
 	_, second := load()

@@ -44,3 +44,11 @@ func missingFeatures(built []string, cpu map[string]bool) string {
 // were compiled with AVX512_BF16, so that a model repacked as BF16
 // (package gguf) multiplies faster than as it was quantised.
 func BF16Kernels() bool { return slices.Contains(builtFeatures(), "avx512_bf16") }
+
+// AMXKernels reports whether llama.cpp's AMX kernels are in this binary
+// (built for a CPU with AMX_INT8 and AVX512_VNNI, package amx), so that a
+// model's Q5_0 matrices rewritten as Q8_0 (package gguf) multiply on AMX.
+func AMXKernels() bool {
+	built := builtFeatures()
+	return slices.Contains(built, "amx_int8") && slices.Contains(built, "avx512_vnni")
+}

@@ -1,6 +1,6 @@
 // Package gguf reads what the local provider needs of a GGUF model file
-// (its metadata) and rewrites one with its weight matrices as BF16
-// (repack.go).
+// (its metadata) and rewrites one with its weight matrices as BF16 or
+// Q8_0 (repack.go).
 package gguf
 
 import (

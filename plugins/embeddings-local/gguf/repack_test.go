@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,7 @@ func TestRepackGGUF(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	n, err := Repack(data, &out)
+	n, err := Repack(data, &out, BF16)
 	if err != nil || n == 0 {
 		t.Fatalf("repack: %d tensors, %v", n, err)
 	}
@@ -60,8 +61,9 @@ func TestRepackGGUF(t *testing.T) {
 		if tn.name != o.name || len(tn.dims) != len(o.dims) || tn.offset%32 != 0 {
 			t.Fatalf("tensor %d: %+v, was %+v", i, tn, o)
 		}
+		_, repacked := o.repackedTo(BF16)
 		switch {
-		case o.repacked():
+		case repacked:
 			if tn.typ != ggmlBF16 {
 				t.Errorf("%s: type %d, want BF16", tn.name, tn.typ)
 			}
@@ -99,14 +101,14 @@ func TestRepackGGUF(t *testing.T) {
 		if cut >= uint64(len(data)) {
 			continue
 		}
-		if _, err := Repack(data[:cut], &bytes.Buffer{}); err == nil {
+		if _, err := Repack(data[:cut], &bytes.Buffer{}, BF16); err == nil {
 			t.Errorf("a model cut at %d of %d bytes repacked without error", cut, len(data))
 		}
 	}
 }
 
 // TestToBF16Blocks decodes hand-made blocks of Q5_0 and Q8_0 to known
-// weights (K-quants are held to llama.cpp's own decoding by
+// weights, and rewrites the Q5_0 one as the Q8_0 one (K-quants are held to llama.cpp's own decoding by
 // TestRepackSameVectors).
 func TestToBF16Blocks(t *testing.T) {
 	half := []byte{0x00, 0x3c} // 1.0
@@ -138,6 +140,11 @@ func TestToBF16Blocks(t *testing.T) {
 			t.Fatalf("Q8_0 weight %d = %v, want %d", i, w, i-16)
 		}
 	}
+	// The same Q5_0 block as Q8_0: the scale's bytes, then each weight.
+	got := q5ToQ8(q5)
+	if !bytes.Equal(got, q8) {
+		t.Errorf("Q5_0 block as Q8_0 = % x, want % x", got, q8)
+	}
 	if got := bf16(1.00390625); got != 0x3f80 { // a tie rounds to even
 		t.Errorf("bf16(1+2^-8) = %#x, want 0x3f80", got)
 	}
@@ -158,4 +165,51 @@ func decodeBF16(b []byte) []float32 {
 func tensorTable(data []byte) ([]ggufTensor, uint64, error) {
 	l, err := parseLayout(data)
 	return l.tensors, l.dataStart, err
+}
+
+// TestRepackQ8: for AMX, the Q5_0 matrices of the blocks become Q8_0 with
+// the same weights, and every other tensor keeps its type and bytes.
+func TestRepackQ8(t *testing.T) {
+	data, err := os.ReadFile(testModel(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	n, err := Repack(data, &out, Q8_0)
+	if err != nil || n == 0 {
+		t.Fatalf("repack: %d tensors, %v", n, err)
+	}
+	old, oldStart, err := tensorTable(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, start, err := tensorTable(out.Bytes())
+	if err != nil || len(got) != len(old) {
+		t.Fatalf("%d tensors after, %d before, %v", len(got), len(old), err)
+	}
+	q8 := 0
+	for i, tn := range got {
+		o := old[i]
+		src := data[oldStart+o.offset:]
+		dst := out.Bytes()[start+tn.offset:]
+		if o.typ == ggmlQ5_0 && strings.HasPrefix(o.name, "blk.") && len(o.dims) == 2 {
+			if tn.typ != ggmlQ8_0 || tn.offset%32 != 0 {
+				t.Fatalf("%s: type %d at %d, want Q8_0 aligned", tn.name, tn.typ, tn.offset)
+			}
+			blocks := o.elements() / 32
+			a := decodeBF16(toBF16(src[:blocks*22], ggmlQ5_0))
+			b := decodeBF16(toBF16(dst[:blocks*34], ggmlQ8_0))
+			if !slices.Equal(a, b) {
+				t.Fatalf("%s: the weights changed", tn.name)
+			}
+			q8++
+			continue
+		}
+		if tn.typ != o.typ || !bytes.Equal(src[:32], dst[:32]) {
+			t.Errorf("%s: type %d (was %d), or its bytes changed", tn.name, tn.typ, o.typ)
+		}
+	}
+	if q8 != n || q8 < 20 {
+		t.Errorf("%d Q8_0 tensors, repack said %d", q8, n)
+	}
 }

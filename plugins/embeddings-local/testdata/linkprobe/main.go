@@ -3,6 +3,10 @@
 // every level links (see the Makefile).
 package main
 
-import _ "github.com/ollama/ollama/ml/backend/ggml/ggml/src"
+import (
+	_ "github.com/ollama/ollama/ml/backend/ggml/ggml/src"
+
+	_ "github.com/memhost/memhost/plugins/embeddings-local/amx" // what ggml-cpu calls on AMX CPUs
+)
 
 func main() {}
