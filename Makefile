@@ -69,8 +69,10 @@ LOCAL_CFLAGS ?= -O3 -march=$(LOCAL_CPU) $(LOCAL_FPMATH)
 else
 LOCAL_CFLAGS ?= -O2 -g $(LOCAL_FPMATH)
 endif
-LOCAL_GGML = $(shell cd plugins/embeddings-local && $(GO) list -m -f '{{.Dir}}' github.com/ollama/ollama)/ml/backend/ggml/ggml
-LOCAL_INC = -I$(LOCAL_GGML)/src/ggml-cpu -I$(LOCAL_GGML)/src -I$(LOCAL_GGML)/include
+# ggml's sources in the module cache: `go list` of a package downloads its
+# module when missing (`go list -m` would not).
+LOCAL_GGML = $(or $(shell cd plugins/embeddings-local && $(GO) list -f '{{.Dir}}' github.com/ollama/ollama/ml/backend/ggml/ggml/src),$(error cannot find llama.cpp's ggml sources: go list github.com/ollama/ollama/ml/backend/ggml/ggml/src failed in plugins/embeddings-local))
+LOCAL_INC = -I$(LOCAL_GGML)/ggml-cpu -I$(LOCAL_GGML) -I$(LOCAL_GGML)/../include
 LOCAL = cd plugins/embeddings-local && CGO_CPPFLAGS="$(LOCAL_INC)" CGO_CFLAGS="$(LOCAL_CFLAGS) $(CWARN)" CGO_CXXFLAGS="$(LOCAL_CFLAGS) $(CWARN)"
 
 # cpu-levels: llama.cpp's CPU code (ggml) compiles and links at every level

@@ -42,15 +42,12 @@ import (
 // from the page cache without copying them through SQLite's pager.
 const DriverName = "sqlite3_memhost"
 
-// mmapSize is how much of the database SQLite maps: 64 GiB, the whole
-// of any index. SQLite caps it at its build's SQLITE_MAX_MMAP_SIZE, 2 GB
-// unless the build sets more (the Makefile sets 64 GiB); past the map
-// every page is read with a system call. With 1 GB mapped, the 1.9 GB
-// index of 1M chunks searched in 530 ms (exact) and 80 ms (re-scored
-// bits) at p50, with 2 GB in 186 and 28. An index of 1.1M chunks with its
-// text is 4 GB, its vectors written last, past 2 GB: mapped whole, hybrid
-// recall's p50 went from 25 to 19 ms (docs/benchmarks.md, issue 30).
-const mmapSize = 1 << 36
+// mmapSize is how much of the database SQLite maps: any index whole,
+// as far as its build's SQLITE_MAX_MMAP_SIZE allows (2 GB unless, as in
+// the Makefile, the build sets more). Past the map each page is a system
+// call: at 1.1M chunks (2.8 GB, vectors last) hybrid recall's p50 was 25.1
+// ms, 20.5 mapped whole (medians of 3; docs/benchmarks.md, issue 30).
+const mmapSize int64 = 1 << 36
 
 // persistWAL is SQLITE_FCNTL_PERSIST_WAL. With it, closing the last
 // connection to a database leaves its -wal and -shm files in place instead
@@ -67,7 +64,7 @@ func init() {
 			// journal_size_limit 0: the log kept by persistWAL is cut to
 			// nothing when the last connection closes, so that no stale
 			// log sits beside the file.
-			if _, err := c.Exec("PRAGMA mmap_size = "+strconv.Itoa(mmapSize)+"; PRAGMA journal_size_limit = 0", nil); err != nil {
+			if _, err := c.Exec("PRAGMA mmap_size = "+strconv.FormatInt(mmapSize, 10)+"; PRAGMA journal_size_limit = 0", nil); err != nil {
 				return err
 			}
 			return c.SetFileControlInt("main", persistWAL, 1)

@@ -51,10 +51,10 @@ func TestMapsWholeIndex(t *testing.T) {
 	}
 	for i, got := range conns {
 		if want := min(mmapSize, limit); got != want {
-			t.Errorf("connection %d maps %d bytes, want %d (mmapSize %d, SQLite's limit %d)", i, got, want, int64(mmapSize), limit)
+			t.Errorf("connection %d maps %d bytes, want %d (mmapSize %d, SQLite's limit %d)", i, got, want, mmapSize, limit)
 		}
 	}
 	if strings.Contains(os.Getenv("CGO_CFLAGS"), "-DSQLITE_MAX_MMAP_SIZE=") && limit < mmapSize {
-		t.Errorf("CGO_CFLAGS sets SQLITE_MAX_MMAP_SIZE, but SQLite was built with a limit of %d, under mmapSize %d", limit, int64(mmapSize))
+		t.Errorf("CGO_CFLAGS sets SQLITE_MAX_MMAP_SIZE, but SQLite was built with a limit of %d, under mmapSize %d", limit, mmapSize)
 	}
 }

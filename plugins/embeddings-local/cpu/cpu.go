@@ -46,9 +46,11 @@ func missingFeatures(built []string, cpu map[string]bool) string {
 func BF16Kernels() bool { return slices.Contains(builtFeatures(), "avx512_bf16") }
 
 // AMXKernels reports whether llama.cpp's AMX kernels are in this binary
-// (built for a CPU with AMX_INT8 and AVX512_VNNI, package amx), so that a
-// model's Q5_0 matrices rewritten as Q8_0 (package gguf) multiply on AMX.
+// (built for a CPU with AMX_INT8 and AVX512_VNNI, package amx) and Linux
+// lets this process use them, so that a model's Q5_0 matrices rewritten as
+// Q8_0 (package gguf) multiply on AMX. Where it refuses, Q8_0 would run on
+// the integer kernels, slower than BF16 (docs/benchmarks.md).
 func AMXKernels() bool {
 	built := builtFeatures()
-	return slices.Contains(built, "amx_int8") && slices.Contains(built, "avx512_vnni")
+	return slices.Contains(built, "amx_int8") && slices.Contains(built, "avx512_vnni") && amxPermitted()
 }

@@ -110,6 +110,16 @@ static const char *built_features(void) {
 	;
 }
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// amx_permitted asks Linux for this process's use of AMX's tile data, as
+// llama.cpp's AMX code does before its first use (arch_prctl
+// ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA): 1 when granted. A kernel
+// or sandbox that refuses it leaves llama.cpp on its other kernels.
+static int amx_permitted(void) {
+	return syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+}
 
 // The CPU's instruction sets, by the same names, as the CPUID
 // instruction reports them and the OS has enabled their registers
@@ -202,3 +212,6 @@ func cpuFeatures() map[string]bool {
 	}
 	return have
 }
+
+// amxPermitted reports whether this process may use AMX's tiles.
+func amxPermitted() bool { return C.amx_permitted() == 1 }

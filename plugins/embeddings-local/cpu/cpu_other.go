@@ -7,3 +7,4 @@ package cpu
 // is not checked (its CPUID reading is written for Linux's feature names).
 func builtFeatures() []string      { return nil }
 func cpuFeatures() map[string]bool { return nil }
+func amxPermitted() bool           { return false }

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,4 +32,19 @@ func TestBuiltForThisCPU(t *testing.T) {
 		t.Fatalf("built for another CPU: %s (built with %v)", m, builtFeatures())
 	}
 	t.Logf("compiled for: %v", builtFeatures())
+}
+
+// TestAMXKernels: a binary built for AMX, on a CPU and kernel with AMX
+// (this one when make built it with -march=native on such a machine),
+// uses its AMX kernels; one built without them never does.
+func TestAMXKernels(t *testing.T) {
+	built := builtFeatures()
+	withAMX := slices.Contains(built, "amx_int8") && slices.Contains(built, "avx512_vnni")
+	if !withAMX && AMXKernels() {
+		t.Fatal("AMXKernels is true in a binary built without AMX")
+	}
+	if withAMX && cpuFeatures()["amx_int8"] && !AMXKernels() {
+		t.Fatal("built for AMX on a CPU with AMX, but AMXKernels is false: Linux refused the tiles (arch_prctl)")
+	}
+	t.Logf("built with AMX: %v, AMXKernels: %v", withAMX, AMXKernels())
 }

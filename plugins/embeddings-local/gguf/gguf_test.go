@@ -60,6 +60,13 @@ func TestParseNestedArrays(t *testing.T) {
 	if err != nil || m.Architecture != "bert" || m.Embedding != 384 {
 		t.Fatalf("arrays %d deep: %+v, %v", maxArrayDepth, m, err)
 	}
+	over := ggufBytes(
+		"general.architecture", uint32(8), str("bert"),
+		"x.nested", uint32(9), nested(maxArrayDepth+1),
+	)
+	if _, err := Parse(bytes.NewReader(over)); err == nil || !strings.Contains(err.Error(), "arrays nested over 4 deep") {
+		t.Fatalf("arrays %d deep: %v", maxArrayDepth+1, err)
+	}
 	deep := ggufBytes(
 		"general.architecture", uint32(8), str("bert"),
 		"x.nested", uint32(9), nested(1_000_000),

@@ -145,6 +145,30 @@ func TestToBF16Blocks(t *testing.T) {
 	if !bytes.Equal(got, q8) {
 		t.Errorf("Q5_0 block as Q8_0 = % x, want % x", got, q8)
 	}
+	// Quants in a scrambled order, so that both halves of the block have
+	// fifth bits set and unset: element i holds (7i+3) mod 32.
+	perm := func(i int) int { return (7*i + 3) % 32 }
+	qh, qs = 0, [16]byte{}
+	for j := range 16 {
+		lo, hi := perm(j), perm(j+16)
+		qs[j] = byte(lo&0x0f) | byte(hi&0x0f)<<4
+		qh |= uint32(lo>>4) << j
+		qh |= uint32(hi>>4) << (j + 16)
+	}
+	q5p := binary.LittleEndian.AppendUint32(append([]byte{}, half...), qh)
+	q5p = append(q5p, qs[:]...)
+	q8p := append([]byte{}, half...)
+	for i := range 32 {
+		q8p = append(q8p, byte(int8(perm(i)-16)))
+	}
+	if got := q5ToQ8(q5p); !bytes.Equal(got, q8p) {
+		t.Errorf("scrambled Q5_0 block as Q8_0 = % x, want % x", got, q8p)
+	}
+	for i, w := range decodeBF16(toBF16(q5p, ggmlQ5_0)) {
+		if w != float32(perm(i)-16) {
+			t.Fatalf("scrambled Q5_0 weight %d = %v, want %d", i, w, perm(i)-16)
+		}
+	}
 	if got := bf16(1.00390625); got != 0x3f80 { // a tie rounds to even
 		t.Errorf("bf16(1+2^-8) = %#x, want 0x3f80", got)
 	}
@@ -187,6 +211,12 @@ func TestRepackQ8(t *testing.T) {
 	if err != nil || len(got) != len(old) {
 		t.Fatalf("%d tensors after, %d before, %v", len(got), len(old), err)
 	}
+	// A kept tensor's bytes run to the next tensor's (or the file's end).
+	ends := []uint64{uint64(len(data)) - oldStart}
+	for _, o := range old {
+		ends = append(ends, o.offset)
+	}
+	slices.Sort(ends)
 	q8 := 0
 	for i, tn := range got {
 		o := old[i]
@@ -205,8 +235,10 @@ func TestRepackQ8(t *testing.T) {
 			q8++
 			continue
 		}
-		if tn.typ != o.typ || !bytes.Equal(src[:32], dst[:32]) {
-			t.Errorf("%s: type %d (was %d), or its bytes changed", tn.name, tn.typ, o.typ)
+		j, _ := slices.BinarySearch(ends, o.offset+1)
+		n := ends[j] - o.offset
+		if tn.typ != o.typ || uint64(len(dst)) < n || !bytes.Equal(src[:n], dst[:n]) {
+			t.Errorf("%s: type %d (was %d), or its %d bytes changed", tn.name, tn.typ, o.typ, n)
 		}
 	}
 	if q8 != n || q8 < 20 {
