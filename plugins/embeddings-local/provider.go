@@ -320,9 +320,9 @@ func (p *Provider) load(gen int, ref modelstore.Ref, meta gguf.Meta) error {
 	}
 	nBatch := max(min(opt.batchSize, maxTokensPerDecode), nCtx)
 	path := ref.Path
-	if target, version, ok := repackTarget(); opt.bf16 && ok {
-		if path, err = p.repackedModel(ref.Path, sum, target, version); err != nil {
-			p.log.Warn("model loaded as it is: repacking it failed", "model", ref.Path, "as", version, "err", err)
+	if target, ok := repackTarget(); opt.bf16 && ok {
+		if path, err = p.repackedModel(ref.Path, sum, target); err != nil {
+			p.log.Warn("model loaded as it is: repacking it failed", "model", ref.Path, "as", repackVersions[target], "err", err)
 			path = ref.Path
 		}
 	}

@@ -17,7 +17,7 @@ func TestRepackSameVectors(t *testing.T) {
 	if raceEngine {
 		t.Skip("a -race build has no llama.cpp (engine.go)")
 	}
-	if _, _, ok := repackTarget(); !ok {
+	if _, ok := repackTarget(); !ok {
 		t.Skip("this build's kernels have neither AMX nor AVX512_BF16: models load as they are")
 	}
 	texts := append(chunks(6), "What is Sarah's phone number?", "Sarah Chen - Phone: 555-1234", "Bananas are yellow.")

@@ -12,34 +12,32 @@ import (
 	"github.com/memhost/memhost/plugins/embeddings-local/gguf"
 )
 
-// The derived files' versions, in their kinds: a change to repack.go's
-// output bumps one, so that no file of an older layout is loaded.
-const (
-	bf16Version = "bf16v1"
-	q8Version   = "q8v1"
-)
+// repackVersions are the derived files' versions, in their kinds, by
+// target: a change to repack.go's output bumps one, so that no file of an
+// older layout is loaded.
+var repackVersions = map[gguf.Target]string{gguf.BF16: "bf16v1", gguf.Q8_0: "q8v1"}
 
 // repackTarget is what the model is rewritten as for this binary's
 // kernels: Q8_0 where llama.cpp's AMX kernels are in it (1.7x the BF16
 // kernel's tokens a CPU-second on a Xeon with both), BF16 where its
 // kernels have AVX512_BF16; ok false: loaded as it is.
-func repackTarget() (target gguf.Target, version string, ok bool) {
+func repackTarget() (target gguf.Target, ok bool) {
 	switch {
 	case cpu.AMXKernels():
-		return gguf.Q8_0, q8Version, true
+		return gguf.Q8_0, true
 	case cpu.BF16Kernels():
-		return gguf.BF16, bf16Version, true
+		return gguf.BF16, true
 	}
-	return 0, "", false
+	return 0, false
 }
 
 // repackedModel returns the path of the model at src repacked as target
 // (repack.go), made once and kept in the models folder by the model's
-// digest and version (modelstore's DerivedPath): later loads, and the
-// worker processes, map it like any model file, at no cost. A model with
-// nothing to repack gives src itself.
-func (p *Provider) repackedModel(src, digest string, target gguf.Target, version string) (string, error) {
-	path := p.store.DerivedPath(src, digest, version)
+// digest and the target's version (modelstore's DerivedPath): later loads,
+// and the worker processes, map it like any model file, at no cost. A
+// model with nothing to repack gives src itself.
+func (p *Provider) repackedModel(src, digest string, target gguf.Target) (string, error) {
+	path := p.store.DerivedPath(src, digest, repackVersions[target])
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 		return path, nil
 	}

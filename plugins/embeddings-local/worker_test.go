@@ -285,7 +285,8 @@ func sameVectors(t *testing.T, got, want [][]float32, how string) {
 // made once in the models folder, by the model's digest, and a damaged
 // copy is not used: the model loads as it is, with its own vectors.
 func TestRepackedCopyKept(t *testing.T) {
-	_, version, ok := repackTarget()
+	target, ok := repackTarget()
+	version := repackVersions[target]
 	if !ok {
 		t.Skip("this build's kernels have neither AMX nor AVX512_BF16: models load as they are")
 	}

@@ -7,7 +7,7 @@
 // nothing.
 //
 // The sources are the module's own, included by path: the Makefile passes
-// its ggml folders in CGO_CPPFLAGS (`go list -m` finds the module).
+// its ggml folders in CGO_CPPFLAGS (`go list` of a package finds them).
 // With them, llama.cpp keeps the weight matrices of the types AMX takes
 // (Q4_0, Q4_1, Q8_0, the K-quants) in AMX's layout and multiplies them
 // with its int8 tiles; see gguf.Q8_0 for the Q5_0 ones.

@@ -50,7 +50,11 @@ func BF16Kernels() bool { return slices.Contains(builtFeatures(), "avx512_bf16")
 // lets this process use them, so that a model's Q5_0 matrices rewritten as
 // Q8_0 (package gguf) multiply on AMX. Where it refuses, Q8_0 would run on
 // the integer kernels, slower than BF16 (docs/benchmarks.md).
-func AMXKernels() bool {
+func AMXKernels() bool { return amxBuilt() && amxPermitted() }
+
+// amxBuilt reports whether this binary's C code was compiled for AMX, as
+// package amx's guard asks (AMX_INT8 and AVX512_VNNI).
+func amxBuilt() bool {
 	built := builtFeatures()
-	return slices.Contains(built, "amx_int8") && slices.Contains(built, "avx512_vnni") && amxPermitted()
+	return slices.Contains(built, "amx_int8") && slices.Contains(built, "avx512_vnni")
 }

@@ -27,15 +27,7 @@ func testModel(t *testing.T) string {
 // TestRepackGGUF: the repacked file has the same metadata and tensors, the
 // blocks' weight matrices as BF16 at aligned offsets, the rest unchanged.
 func TestRepackGGUF(t *testing.T) {
-	data, err := os.ReadFile(testModel(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	n, err := Repack(data, &out, BF16)
-	if err != nil || n == 0 {
-		t.Fatalf("repack: %d tensors, %v", n, err)
-	}
+	data, out, n := repackTestModel(t, BF16)
 	before, err := Parse(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -194,15 +186,7 @@ func tensorTable(data []byte) ([]ggufTensor, uint64, error) {
 // TestRepackQ8: for AMX, the Q5_0 matrices of the blocks become Q8_0 with
 // the same weights, and every other tensor keeps its type and bytes.
 func TestRepackQ8(t *testing.T) {
-	data, err := os.ReadFile(testModel(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	n, err := Repack(data, &out, Q8_0)
-	if err != nil || n == 0 {
-		t.Fatalf("repack: %d tensors, %v", n, err)
-	}
+	data, out, n := repackTestModel(t, Q8_0)
 	old, oldStart, err := tensorTable(data)
 	if err != nil {
 		t.Fatal(err)
@@ -244,4 +228,20 @@ func TestRepackQ8(t *testing.T) {
 	if q8 != n || q8 < 20 {
 		t.Errorf("%d Q8_0 tensors, repack said %d", q8, n)
 	}
+}
+
+// repackTestModel repacks the test model as target: the model's bytes,
+// the repacked ones, and how many tensors changed (at least one).
+func repackTestModel(t *testing.T, target Target) (data []byte, out *bytes.Buffer, n int) {
+	t.Helper()
+	data, err := os.ReadFile(testModel(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = &bytes.Buffer{}
+	n, err = Repack(data, out, target)
+	if err != nil || n == 0 {
+		t.Fatalf("repack: %d tensors, %v", n, err)
+	}
+	return data, out, n
 }
