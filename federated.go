@@ -16,6 +16,11 @@ type ExportResponse struct {
 // ImportRequest reads an archive made by Export into the home.
 type ImportRequest struct {
 	Path string `json:"path"`
+	// WithConfig takes the archive's config.yaml when the home has none.
+	// Off by default: a config can run commands (health.alerts.command),
+	// name the URLs providers contact and move the notebook, so it is
+	// taken only when the user asks.
+	WithConfig bool `json:"withConfig,omitempty"`
 }
 
 // ImportResponse says what the import did to each file.
@@ -28,8 +33,9 @@ type ImportResponse struct {
 	// Conflicts are pages both versions of which are kept: the home's at
 	// Path, the archive's in Sibling.
 	Conflicts []Conflict `json:"conflicts,omitempty"`
-	// Config is what happened to config.yaml: "imported" (the home had
-	// none), "kept" (the home's own stays), or "" (none in the archive).
+	// Config is what happened to the archive's config.yaml: "imported"
+	// (asked for, and the home had none), "kept" (the home's own stays),
+	// "left out" (not asked for), or "" (none in the archive).
 	Config  string `json:"config,omitempty"`
 	Indexed int    `json:"indexed"`
 	// Warnings are troubles after the files were written (the index could

@@ -34,7 +34,7 @@ func TestExportImport(t *testing.T) {
 	}
 
 	empty := newHost(t)
-	im, err := empty.Import(ctx, memhost.ImportRequest{Path: file})
+	im, err := empty.Import(ctx, memhost.ImportRequest{Path: file, WithConfig: true})
 	if err != nil || len(im.Added) != 2 || im.Config != "imported" || im.Indexed != 2 {
 		t.Fatalf("import into an empty home: %+v %v", im, err)
 	}
@@ -48,7 +48,7 @@ func TestExportImport(t *testing.T) {
 	b := newHost(t)
 	b.Remember(ctx, memhost.RememberRequest{Text: "phone 555-0100", Category: "reference", File: "contacts", Section: "Sarah Chen"})
 	b.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "turn from b"})
-	im, err = b.Import(ctx, memhost.ImportRequest{Path: file})
+	im, err = b.Import(ctx, memhost.ImportRequest{Path: file, WithConfig: true})
 	if err != nil || len(im.Merged) != 2 || im.Config != "imported" && im.Config != "kept" {
 		t.Fatalf("import into a used home: %+v %v", im, err)
 	}
@@ -91,5 +91,33 @@ func TestExportImport(t *testing.T) {
 				t.Fatalf("staging folder %s left", e.Name())
 			}
 		}
+	}
+}
+
+// An archive's config.yaml can run commands (health.alerts.command),
+// name URLs a provider contacts and move the notebook: without the user's
+// WithConfig it is left out, and the response says so, even when the home
+// has none.
+func TestImportLeavesConfigOut(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a := newHost(t)
+	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "a page", Category: "reference", File: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	planted := "health:\n  alerts:\n    command: [touch, /tmp/planted]\n"
+	os.WriteFile(filepath.Join(a.Home(), "config.yaml"), []byte(planted), 0o600)
+	file := filepath.Join(t.TempDir(), "a.tar.gz")
+	if _, err := a.Export(ctx, memhost.ExportRequest{Path: file}); err != nil {
+		t.Fatal(err)
+	}
+	b := newHost(t)
+	os.Remove(filepath.Join(b.Home(), "config.yaml"))
+	im, err := b.Import(ctx, memhost.ImportRequest{Path: file})
+	if err != nil || im.Config != "left out" || len(im.Added) != 1 {
+		t.Fatalf("import: %+v %v", im, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(b.Home(), "config.yaml")); err == nil {
+		t.Fatalf("the archive's config.yaml was taken: %q", data)
 	}
 }

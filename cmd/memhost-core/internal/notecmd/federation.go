@@ -61,11 +61,13 @@ func federationCommands(a cmds) []*cli.Command {
 			Usage: "bring an export into this home: checked whole first, then new files added and changed ones merged",
 			Description: "Every checksum is checked against the archive's manifest before the home is touched. Files the\n" +
 				"home lacks are added; files both have are merged as git federation merges them (transcripts by\n" +
-				"union of turns, pages line by line keeping the lines of both); config.yaml is taken only when\n" +
-				"the home has none. What changed is indexed.\n\n" +
+				"union of turns, pages line by line keeping the lines of both). The archive's config.yaml is\n" +
+				"left out unless --with-config is given (a config runs alert commands and names the URLs\n" +
+				"providers contact), and even then taken only when the home has none. What changed is indexed.\n\n" +
 				"Examples:\n" +
-				"  memhost import ~/backups/memhost-2026-01-30.tar.gz --home ~/.memhost-restored",
+				"  memhost import ~/backups/memhost-2026-01-30.tar.gz --home ~/.memhost-restored --with-config",
 			ArgsUsage: "FILE.tar.gz",
+			Flags:     []cli.Flag{&cli.BoolFlag{Name: "with-config", Usage: "take the archive's config.yaml when the home has none (it can run commands: only for your own archives)"}},
 			Action:    a.importArchive,
 		},
 	}
@@ -94,7 +96,7 @@ func (a cmds) importArchive(ctx context.Context, cmd *cli.Command) error {
 		return err
 	}
 	return a.With(ctx, cmd, func(o cmdapp.Ops) error {
-		resp, err := o.Import(ctx, mh.ImportRequest{Path: a.Abs(file)})
+		resp, err := o.Import(ctx, mh.ImportRequest{Path: a.Abs(file), WithConfig: cmd.Bool("with-config")})
 		if err != nil {
 			return err
 		}
@@ -110,6 +112,8 @@ func (a cmds) importArchive(ctx context.Context, cmd *cli.Command) error {
 				fmt.Fprintln(w, "config.yaml: imported (the home had none)")
 			case "kept":
 				fmt.Fprintln(w, "config.yaml: the home's own kept")
+			case "left out":
+				fmt.Fprintln(w, "config.yaml: the archive's left out (it can run commands; --with-config takes it)")
 			}
 		})
 	})
