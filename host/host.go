@@ -113,10 +113,13 @@ type Host struct {
 	// movedAside is where Open moved a corrupt index ("" if it did not,
 	// or a health repair has rebuilt it since).
 	movedAside atomic.Value
-	sessions   *sessions.Store
-	reg        *registry.Registry
-	watch      watchState         // the file watcher's, for Health
-	gens       *registry.Registry // generator plugins (host/providers)
+	// privacy is what Open found readable by others in the home and made
+	// private (repaired), or could not (open); set once, then read only.
+	privacy  struct{ repaired, open []string }
+	sessions *sessions.Store
+	reg      *registry.Registry
+	watch    watchState         // the file watcher's, for Health
+	gens     *registry.Registry // generator plugins (host/providers)
 	// providers runs the plugins and models operations (the methods
 	// below); its helpers are the kernel's, not the Host's API.
 	providers *providers.ProviderService
@@ -153,12 +156,16 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		h.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	var err error
+	h.privacy.repaired, h.privacy.open, err = makePrivate(h.home)
+	if err != nil {
+		return nil, err
+	}
 	h.live, err = config.NewLive(filepath.Join(h.home, config.FileName), opts.Config, opts.Getenv, h.log)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range homeDirs {
-		if err := os.MkdirAll(filepath.Join(h.home, d), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(h.home, d), 0o700); err != nil {
 			return nil, fmt.Errorf("home %s: %w", h.home, err)
 		}
 	}
@@ -175,7 +182,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	}()
 	h.once = &once.Writes{Journal: requests.Open(filepath.Join(h.home, "brain", "requests")), Notebook: h.notebook}
 	dbPath := h.path(cfg.Memory.Database)
-	if err := os.MkdirAll(filepath.Dir(dbPath), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(dbPath), 0o700); err != nil {
 		return nil, err
 	}
 	var aside string

@@ -30,7 +30,7 @@ func (h *Host) Init(ctx context.Context, _ memhost.InitRequest) (out memhost.Ini
 	defer h.wrote(&err, func() memhost.Change { return memhost.Change{Op: "init", Result: &out} })
 	path := filepath.Join(h.home, config.FileName)
 	resp := memhost.InitResponse{Home: h.home, Notebook: h.notebook.Root(), Config: path}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	switch {
 	case err == nil:
 		_, werr := f.WriteString(config.Template)

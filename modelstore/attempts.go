@@ -91,7 +91,7 @@ func (s *Store) recordFailure(name string, err error, now time.Time) {
 	f.Name, f.At, f.Err, f.Offline = name, now.UTC(), err.Error(), IsOffline(err)
 	f.Count++
 	b, _ := json.Marshal(f)
-	fsx.WriteFileAtomic(s.failurePath(name), b, 0o644)
+	fsx.WriteFileAtomic(s.failurePath(name), b, 0o600)
 }
 
 func (s *Store) clearFailure(name string) { os.Remove(s.failurePath(name)) }

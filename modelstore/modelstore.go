@@ -170,11 +170,11 @@ func (s *Store) pull(ctx context.Context, ref Ref, progress Progress) (err error
 	if ref.URL == "" {
 		return fmt.Errorf("%w: %s", ErrNotFound, ref.Path)
 	}
-	if err := os.MkdirAll(filepath.Dir(ref.Path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(ref.Path), 0o700); err != nil {
 		return err
 	}
 	part := ref.Path + ".part"
-	f, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return err
 	}
@@ -492,12 +492,12 @@ func (s *Store) Install(ctx context.Context, src, sha string, progress Progress)
 		}
 		return ref, nil
 	}
-	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
 		return ref, err
 	}
 	part := ref.Path + ".part"
 	// Not O_TRUNC: the .part may be a download in progress, until locked.
-	out, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR, 0o644)
+	out, err := os.OpenFile(part, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return ref, err
 	}

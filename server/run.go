@@ -78,7 +78,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if err := os.MkdirAll(filepath.Join(home, "brain"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(home, "brain"), 0o700); err != nil {
 		return fmt.Errorf("home %s: %w", home, err)
 	}
 	unlock, err := state.Lock(home)

@@ -17,6 +17,10 @@ import (
 )
 
 func main() {
+	// What memhost creates (transcripts, the index, SQLite's journals,
+	// git's objects, config.yaml) is the user's alone, whatever the
+	// shell's umask: a home holds what an agent was told.
+	syscall.Umask(0o077)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args, cmdapp.Stdio{
 		Stdin:        os.Stdin,
@@ -48,7 +52,7 @@ func spawnEmbed(home string) error {
 	if err != nil {
 		return err
 	}
-	logf, err := os.OpenFile(filepath.Join(home, "brain", "embed.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	logf, err := os.OpenFile(filepath.Join(home, "brain", "embed.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}

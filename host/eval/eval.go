@@ -325,7 +325,7 @@ func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, ho
 	if err != nil {
 		return nil, "", nil, 0, err
 	}
-	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o700); err != nil {
 		return nil, "", nil, 0, err
 	}
 	for _, e := range entries {
@@ -336,7 +336,7 @@ func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, ho
 		if err != nil {
 			return nil, "", nil, 0, err
 		}
-		if err := os.WriteFile(filepath.Join(home, "sessions", e.Name()), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(home, "sessions", e.Name()), b, 0o600); err != nil {
 			return nil, "", nil, 0, err
 		}
 	}
@@ -423,12 +423,12 @@ func crowdHome(ctx context.Context, sub *host.Host, home string, others []string
 		}
 	}
 	dir := filepath.Join(home, "notebook", "daily")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 0, 0, err
 	}
 	for _, day := range days {
 		page := "# Daily Log — " + day + "\n\n" + strings.Join(byDay[day], "\n")
-		if err := os.WriteFile(filepath.Join(dir, day+".md"), []byte(page), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, day+".md"), []byte(page), 0o600); err != nil {
 			return 0, 0, err
 		}
 	}

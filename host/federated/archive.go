@@ -73,7 +73,9 @@ func (c *countWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); retur
 // in: a missing file is added, a different one merged by federation's
 // rules (transcripts and other JSONL by union of entries, pages line by
 // line, both versions kept when lines conflict). config.yaml is taken
-// only when the home has none. What changed is indexed.
+// only when asked (req.WithConfig) and the home has none: a config runs
+// alert commands and names URLs, which an archive must not plant. What
+// changed is indexed.
 func (fd *FederationService) Import(ctx context.Context, req memhost.ImportRequest) (out memhost.ImportResponse, err error) {
 	out.Path = req.Path
 	if req.Path == "" {
@@ -215,7 +217,9 @@ func (fd *FederationService) Import(ctx context.Context, req memhost.ImportReque
 	if _, err := os.Stat(filepath.Join(stage, config.FileName)); err == nil {
 		out.Config = "kept"
 		cfgPath := filepath.Join(fd.k.Home(), config.FileName)
-		if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(cfgPath); errors.Is(err, os.ErrNotExist) && !req.WithConfig {
+			out.Config = "left out"
+		} else if errors.Is(err, os.ErrNotExist) {
 			if _, err := config.Load(filepath.Join(stage, config.FileName), nil); err != nil {
 				fd.k.Log().Warn("the archive's config.yaml is not valid; not imported", "err", err)
 			} else if data, err := os.ReadFile(filepath.Join(stage, config.FileName)); err == nil {
@@ -241,8 +245,8 @@ func (fd *FederationService) Import(ctx context.Context, req memhost.ImportReque
 // writeFileAtomic writes data to path through a flushed temporary file
 // and a rename (fsx.WriteFileAtomic), making its folder.
 func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return fsx.WriteFileAtomic(path, data, 0o644)
+	return fsx.WriteFileAtomic(path, data, 0o600)
 }

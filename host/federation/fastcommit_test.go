@@ -324,8 +324,9 @@ func TestFastForwardMatchesGit(t *testing.T) {
 			t.Fatalf("%s is still there: %v", gone, err)
 		}
 	}
-	if fi, err := os.Stat(filepath.Join(r.Dir, "notebook/projects/new/idea.md")); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Fatalf("idea.md written with mode %v (%v), want 0644", fi.Mode(), err)
+	// 0600, not git's 0644: a home's files are its user's alone.
+	if fi, err := os.Stat(filepath.Join(r.Dir, "notebook/projects/new/idea.md")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("idea.md written with mode %v (%v), want 0600", fi.Mode(), err)
 	}
 	mustContain(t, read(t, r.Dir, "notebook/reference/contacts.md"), "- from the peer")
 	mustContain(t, read(t, r.Dir, "notebook/projects/new/idea.md"), "idea")

@@ -91,7 +91,7 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (memhost.GitInitResul
 	if err := CheckNotebook(r.notebookDir()); err != nil {
 		return res, err
 	}
-	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+	if err := os.MkdirAll(r.Dir, 0o700); err != nil {
 		return res, err
 	}
 	if _, err := os.Stat(filepath.Join(r.Dir, ".git")); errors.Is(err, os.ErrNotExist) {
@@ -203,5 +203,5 @@ func writeGitignore(p string) error {
 	if text == string(old) {
 		return nil
 	}
-	return fsx.WriteFileAtomic(p, []byte(text), 0o644)
+	return fsx.WriteFileAtomic(p, []byte(text), 0o600)
 }

@@ -64,7 +64,7 @@ func (r *Repo) editState(edit func(*memhost.GitState)) error {
 	edit(&s)
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err == nil {
-		err = fsx.WriteFileAtomic(r.statePath(), data, 0o644)
+		err = fsx.WriteFileAtomic(r.statePath(), data, 0o600)
 	}
 	if err != nil {
 		return fmt.Errorf("recording the federation state: %w", err)

@@ -352,7 +352,7 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 	var updates []string // update-index --index-info lines
 	now := opts.Now().UTC().Format(time.RFC3339)
 	tmp := filepath.Join(r.g().GitDir(), "memhost", "tmp")
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return "", err
 	}
 	for _, p := range order {

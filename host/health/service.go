@@ -490,10 +490,10 @@ func (hs *HealthService) serveLeftovers(remove bool) []string {
 // writeReport writes the report through a flushed temporary file and a
 // rename, making its folder.
 func writeReport(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	return fsx.WriteFileAtomic(path, data, 0o644)
+	return fsx.WriteFileAtomic(path, data, 0o600)
 }
 
 // rel names files of the home relative to it.

@@ -42,7 +42,7 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(memhost.SyncResult), af
 	}
 	cookies := x.opts.CookieDir
 	if cookies != "" {
-		if err := os.MkdirAll(cookies, 0o755); err != nil {
+		if err := os.MkdirAll(cookies, 0o700); err != nil {
 			return err
 		}
 		removeStaleCookies(cookies)
@@ -73,7 +73,7 @@ func (x *Indexer) Watch(ctx context.Context, onSync func(memhost.SyncResult), af
 		if cookies != "" && ev.Name == cookies && ev.Has(fsnotify.Remove) {
 			// Someone removed brain/watch: make it again and watch it,
 			// or every Fresh would wait out cookieWait.
-			if os.MkdirAll(cookies, 0o755) == nil {
+			if os.MkdirAll(cookies, 0o700) == nil {
 				w.Add(cookies) // if this fails, cookies time out: full scans
 			}
 			// Cookies made meanwhile went into an unwatched folder: their
@@ -373,7 +373,7 @@ func (x *Indexer) waitCookie(ctx context.Context) {
 		x.dirtyMu.Unlock()
 		os.Remove(p)
 	}()
-	if err := os.WriteFile(p, nil, 0o644); err != nil {
+	if err := os.WriteFile(p, nil, 0o600); err != nil {
 		if !x.cookieFailed.Swap(true) { // once: it would repeat at every recall
 			x.opts.Log.Warn("cannot write the watcher's cookie; every search stats every page", "path", p, "err", err)
 		}

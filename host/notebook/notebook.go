@@ -201,7 +201,7 @@ func create(root string) error {
 		return nil // there, or unreadable: opening it says which
 	}
 	for _, dir := range append([]string{""}, standardFolders...) {
-		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o700); err != nil {
 			return err
 		}
 	}
@@ -427,7 +427,7 @@ func (n *Notebook) Update(ctx context.Context, rel string, fn func(old []byte, e
 		return n.fault(rel, err)
 	}
 	var old []byte
-	exists, perm := false, fs.FileMode(0o644)
+	exists, perm := false, fs.FileMode(0o600)
 	if parent != nil {
 		defer parent.Close()
 		f, err := parent.Open(name, fsx.NoLinks)

@@ -55,7 +55,7 @@ func (s *Store) openAppend(session string, create, excl bool) (f *os.File, repai
 	if excl {
 		flags |= os.O_EXCL
 	}
-	f, err = fsx.OpenFile(s.file(session), flags, 0o644)
+	f, err = fsx.OpenFile(s.file(session), flags, 0o600)
 	if errors.Is(err, syscall.ELOOP) {
 		return nil, "", fmt.Errorf("%s is a symlink: memhost appends only to regular files in sessions/", Path(session))
 	}
@@ -166,7 +166,7 @@ func writeWhole(f *os.File, data []byte) error {
 // appendLocked appends data to a memhost file (receipts, torn lines) under
 // an exclusive flock and flushes it to disk.
 func appendLocked(path string, data []byte) error {
-	f, err := fsx.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
+	f, err := fsx.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}

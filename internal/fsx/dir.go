@@ -168,7 +168,7 @@ func (d *Dir) subFD(rel string, create bool) (int, error) {
 	for _, name := range parts {
 		next, err := unix.Openat(cur, name, dirFlags|unix.O_NOFOLLOW, 0)
 		if err == unix.ENOENT && create {
-			if merr := unix.Mkdirat(cur, name, 0o755); merr != nil && merr != unix.EEXIST {
+			if merr := unix.Mkdirat(cur, name, 0o700); merr != nil && merr != unix.EEXIST {
 				return -1, merr
 			}
 			next, err = unix.Openat(cur, name, dirFlags|unix.O_NOFOLLOW, 0)

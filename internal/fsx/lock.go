@@ -25,7 +25,7 @@ var ErrLocked = errors.New("the lock is held by another")
 // ends (ctx.Err() then). flock is per open file, so two Locks of one path
 // in one process exclude each other too.
 func Lock(ctx context.Context, path string) (unlock func(), err error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	f, err := openLock(path)
@@ -136,7 +136,7 @@ func lockError(f *os.File, err error) error {
 // openLock opens (making it) the lock file at path, never through a
 // symlink and never a FIFO or device.
 func openLock(path string) (*os.File, error) {
-	f, err := OpenFile(path, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o644)
+	f, err := OpenFile(path, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

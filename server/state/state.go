@@ -71,7 +71,7 @@ func Write(home string, in Info) error {
 	if err != nil {
 		return err
 	}
-	return fsx.WriteFileAtomic(StatePath(home), append(b, '\n'), 0o644)
+	return fsx.WriteFileAtomic(StatePath(home), append(b, '\n'), 0o600)
 }
 
 // Read reads brain/serve.json: what the last server of home said

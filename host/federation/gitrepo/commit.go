@@ -33,7 +33,7 @@ func (r *Repo) Commit(ctx context.Context, home *fsx.Dir, msg string, paths, rem
 		return false, err
 	}
 	tmp := filepath.Join(r.GitDir(), "memhost", "tmp")
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return false, err
 	}
 	ex, err := r.Excluded(ctx, paths)
@@ -180,7 +180,7 @@ func (r *Repo) IndexToHead(ctx context.Context, head string, refresh bool) error
 // "Unable to create ...index.lock: File exists".
 func (r *Repo) TempIndex() (string, func(), error) {
 	tmp := filepath.Join(r.GitDir(), "memhost", "tmp")
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return "", nil, err
 	}
 	dir, err := os.MkdirTemp(tmp, "index-")

@@ -362,7 +362,7 @@ func (r *Repo) writeObject(kind string, data []byte) (string, error) {
 	if _, err := os.Stat(final); err == nil {
 		return id, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
 	tmp, err := os.CreateTemp(dir, "tmp_obj_")
@@ -424,10 +424,10 @@ func CleanMessage(msg string) string {
 // (ref.lock made exclusively, checked, renamed over the ref).
 func updateRef(gd, ref, old, next string) error {
 	p := filepath.Join(gd, filepath.FromSlash(ref))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	f, err := os.OpenFile(p+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(p+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return gitindex.Slowf("%s is locked", ref)
 	}

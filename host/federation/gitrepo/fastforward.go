@@ -343,11 +343,11 @@ func (r *Repo) applyToWorkTree(home *fsx.Dir, idx *gitindex.Index, c TreeChange,
 	}
 	defer parent.Close()
 	// Never an executable bit (checkMove refuses a target that has one).
-	perm := os.FileMode(0o644)
+	perm := os.FileMode(0o600)
 	// Made inside .git (the same file system), so that a killed memhost
 	// leaves no stray file in the work tree for the next commit to take.
 	tmpDir := filepath.Join(r.GitDir(), "memhost", "tmp")
-	if err := os.MkdirAll(tmpDir, 0o755); err != nil {
+	if err := os.MkdirAll(tmpDir, 0o700); err != nil {
 		return err
 	}
 	tmps, err := fsx.OpenDir(tmpDir)

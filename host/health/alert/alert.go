@@ -238,7 +238,7 @@ func save(path string, st state) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
 	return fsx.WriteFileAtomic(path, append(b, '\n'), 0o600)

@@ -35,14 +35,14 @@ const DefaultLimit = 48
 // of one second (a person's after the schedule's) are both kept.
 func Save(home string, rep memhost.HealthReport, now time.Time, keep time.Duration) error {
 	dir := filepath.Join(home, filepath.FromSlash(Dir))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := fsx.WriteFileAtomic(filepath.Join(dir, now.UTC().Format(nameLayout)+".json"), append(b, '\n'), 0o644); err != nil {
+	if err := fsx.WriteFileAtomic(filepath.Join(dir, now.UTC().Format(nameLayout)+".json"), append(b, '\n'), 0o600); err != nil {
 		return err
 	}
 	names, err := list(dir)

@@ -132,11 +132,11 @@ func (a cmds) detach(ctx context.Context, cmd *cli.Command, home string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(home+"/brain", 0o755); err != nil {
+	if err := os.MkdirAll(home+"/brain", 0o700); err != nil {
 		return err
 	}
 	logPath := server.LogPath(home)
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return err
 	}

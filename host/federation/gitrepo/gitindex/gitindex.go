@@ -271,7 +271,7 @@ type Locked struct {
 
 // Lock reads the index under git's index lock (Locked).
 func Lock(gd string) (*Locked, error) {
-	lock, err := os.OpenFile(filepath.Join(gd, "index.lock"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	lock, err := os.OpenFile(filepath.Join(gd, "index.lock"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return nil, Slowf("index is locked")
 	}
