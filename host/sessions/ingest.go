@@ -116,7 +116,9 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (memhost.I
 				turns = []memhost.Turn{t}
 			}
 		}
-		if perr != nil {
+		if line == nil {
+			res.Problems = append(res.Problems, fmt.Sprintf("%s:%d: longer than %d MB; skipped", path, n, MaxLine>>20))
+		} else if perr != nil {
 			res.Problems = append(res.Problems, fmt.Sprintf("%s:%d: %s; skipped", path, n, lineProblem(perr)))
 		}
 		if len(turns) == 0 {
@@ -150,6 +152,11 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (memhost.I
 			b, err := json.Marshal(t)
 			if err != nil {
 				return err
+			}
+			if len(b) > MaxLine { // escaping can make a stored line longer than its source
+				res.Problems = append(res.Problems, fmt.Sprintf("%s:%d: a turn of %d MB as stored, over %d MB; skipped", path, n, len(b)>>20, MaxLine>>20))
+				res.Skipped++
+				continue
 			}
 			batch = append(append(batch, b...), '\n')
 			known[t.ID] = true

@@ -78,6 +78,9 @@ func (s *Store) Append(ctx context.Context, session string, t memhost.Turn) (App
 	if err != nil {
 		return Appended{Turn: t}, err
 	}
+	if len(line) > MaxLine {
+		return Appended{Turn: t}, fault.Errorf(fault.BadInput, "text", "the turn is %d MB as stored; a turn takes at most %d MB", (len(line)+1<<20-1)>>20, MaxLine>>20)
+	}
 	f, repaired, err := s.openAppend(session, true, false)
 	if err != nil {
 		return Appended{Turn: t}, fmt.Errorf("append to %s: %w", Path(session), err)
