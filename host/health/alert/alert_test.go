@@ -10,7 +10,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,4 +218,37 @@ func TestCommandTimeout(t *testing.T) {
 	if err == nil || time.Since(start) > 10*time.Second {
 		t.Fatalf("a hung command: err %v after %v", err, time.Since(start))
 	}
+}
+
+// A command that times out is killed with everything it started (its
+// process group), not only its first process.
+func TestCommandTimeoutKillsChildren(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "child.pid")
+	err := Command{Argv: []string{"sh", "-c", `sleep 300 & echo $! > "$0"; wait`, pidFile}, Timeout: 3 * time.Second}.Send(context.Background(), []byte(`{}`))
+	if err == nil {
+		t.Fatal("a hung command succeeded")
+	}
+	b, rerr := os.ReadFile(pidFile)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	if rerr != nil || pid <= 0 {
+		t.Fatalf("the command's child never started: %q %v", b, rerr)
+	}
+	for deadline := time.Now().Add(20 * time.Second); alive(pid); {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the timed-out command's child %d still runs", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// alive is whether pid runs (a zombie does not).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
 }

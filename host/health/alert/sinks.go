@@ -9,11 +9,13 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 )
 
 // Command runs Argv (never through a shell) with a message's JSON on its
-// stdin; a non-zero exit or passing Timeout fails the delivery.
+// stdin; a non-zero exit or passing Timeout fails the delivery, and at the
+// timeout the command and every process it started are killed.
 type Command struct {
 	Argv    []string
 	Timeout time.Duration
@@ -33,6 +35,10 @@ func (c Command) Send(ctx context.Context, msg []byte) error {
 	var stderr bytes.Buffer
 	cmd.Stderr = &limited{w: &stderr, n: 500}
 	cmd.WaitDelay = time.Second // a child holding stderr open cannot keep Send waiting
+	// Its own process group, killed whole at the timeout: a shell
+	// script's children would otherwise run on after it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s: no answer within %v", c.Argv[0], c.Timeout)
