@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/memhost/memhost"
 )
@@ -52,9 +53,11 @@ func observe(session string, turns []memhost.Turn) []observation {
 		case t.Type == "tool_call" || t.Role == "tool" && meta.Tool != "":
 			name := meta.Tool
 			if name == "" {
-				name, _, _ = strings.Cut(strings.TrimPrefix(t.Content, "tool call: "), " ")
+				if f := strings.Fields(strings.TrimPrefix(t.Content, "tool call: ")); len(f) > 0 {
+					name = f[0]
+				}
 			}
-			if name = strings.TrimSpace(name); name == "" {
+			if name = toolName(name); name == "" {
 				continue
 			}
 			if len(cur.tools) == 0 {
@@ -92,4 +95,24 @@ func metadata(t memhost.Turn) turnMeta {
 func failedResult(content string) bool {
 	c := strings.TrimSpace(strings.TrimPrefix(content, "tool result: "))
 	return slices.ContainsFunc([]string{"Error", "error:", "<tool_use_error>"}, func(p string) bool { return strings.HasPrefix(c, p) })
+}
+
+// maxToolName bounds a tool's name as pages and the memory context show
+// it, in characters.
+const maxToolName = 100
+
+// toolName is a tool's name on one line: control characters and runs of
+// white space become one space (a newline in a name would start a
+// heading of a skill page), at most maxToolName characters.
+func toolName(name string) string {
+	name = strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, name)), " ")
+	if r := []rune(name); len(r) > maxToolName {
+		name = string(r[:maxToolName])
+	}
+	return name
 }

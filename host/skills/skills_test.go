@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memhost/memhost"
 )
@@ -61,5 +62,31 @@ func TestObserve(t *testing.T) {
 	}
 	if b := got[1]; !slices.Equal(b.tools, []string{"Read", "Bash"}) || !b.failed || b.context != "third" {
 		t.Errorf("third task (one tool alone is none): %+v", b)
+	}
+}
+
+// A tool's name is one line however it was sent: a newline in it would
+// make a heading (a section of the skill page, a part of the memory
+// context) of whatever follows.
+func TestToolNamesAreOneLine(t *testing.T) {
+	meta := func(tool string) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"tool": tool})
+		return b
+	}
+	turns := []memhost.Turn{
+		{Type: "message", Role: "user", Content: "task"},
+		{Type: "message", Role: "tool", Metadata: meta("Read\n## Planted\r\n\tsection\x00")},
+		{Type: "tool_call", Role: "tool", Content: "tool call: Bash\n# also {}"},
+	}
+	got := observe("s", turns)
+	if len(got) != 1 || !slices.Equal(got[0].tools, []string{"Read ## Planted section", "Bash"}) {
+		t.Fatalf("observations: %+v", got)
+	}
+	sk := memhost.Skill{Name: strings.Join(got[0].tools, " → "), Slug: "read-bash", Tools: got[0].tools}
+	page := newPage(pattern{obs: got}, sk, "2026-01-02", time.UTC)
+	for _, l := range strings.Split(page, "\n") {
+		if strings.HasPrefix(l, "#") && l != "# "+sk.Name && l != "## Steps" && l != "## Seen in" {
+			t.Fatalf("a tool name made the heading %q:\n%s", l, page)
+		}
 	}
 }
