@@ -591,8 +591,19 @@ func TestTextCannotStartSections(t *testing.T) {
 	if _, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/y.md", Section: "S", Replace: true, Text: "new\n## Other\nstuff"}); fault.KindOf(err) != fault.BadInput {
 		t.Errorf("write --section: %v", err)
 	}
+	// Setext headings too: a line of = or - under text makes it an H1/H2
+	// in every other reader of the page (the dashboard, Obsidian).
+	for _, setext := range []string{"intro\nPlanted\n=======\nmore", "Planted\n---", "  Planted\n  ==="} {
+		if _, err := h.Remember(ctx, memhost.RememberRequest{Text: setext}); fault.KindOf(err) != fault.BadInput || !strings.Contains(err.Error(), "Planted") {
+			t.Errorf("remember %q: %v", setext, err)
+		}
+	}
 	if files, _ := os.ReadDir(filepath.Join(h.NotebookDir(), "knowledge")); len(files) != 0 {
 		t.Errorf("refused writes left %d pages", len(files))
+	}
+	// A rule after a blank line or a list, and = in code, are no headings.
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "a\n\n---\n- item\n---\n```\nx\n===\n```"}); err != nil {
+		t.Errorf("remember with rules and code: %v", err)
 	}
 	// Lower headings and code are fine; a whole page may hold any heading.
 	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "steps:\n### One\n```\n## not a heading\n```"}); err != nil {

@@ -183,6 +183,11 @@ func noSections(field, text string, skip int) error {
 			return fault.BadInputf(field, "the text holds a heading (%q, line %d), which would start a section of its own; use ### or lower inside an entry, or write the whole page", notebook.Shorten(lines[i], 60), skip+i+1)
 		}
 	}
+	for i, level := range markdown.SetextLevels(lines) {
+		if level != 0 {
+			return fault.BadInputf(field, "the text holds a heading (%q, line %d, underlined by line %d), which would start a section of its own; put a blank line before a rule of = or -, or write the whole page", notebook.Shorten(lines[i], 60), skip+i+1, skip+i+2)
+		}
+	}
 	return nil
 }
 

@@ -84,6 +84,76 @@ func Heading(level int, text string) string {
 	return line
 }
 
+// SetextLevels returns, for each line, the level (1 or 2) of the setext
+// heading it is the text of, or 0: a paragraph's line followed by a line
+// of only = (an H1) or only - (an H2), outside fenced code, as CommonMark
+// and every renderer read it. The section editor and the chunker go by
+// ATX headings only; this is for refusing text that other readers of a
+// page would see as a heading.
+func SetextLevels(lines []string) []int {
+	levels := make([]int, len(lines))
+	atx, _ := scan(lines)
+	inFence := fenced(lines)
+	for i := 1; i < len(lines); i++ {
+		if inFence[i] || inFence[i-1] || atx[i-1] != 0 || !paragraphLine(lines[i-1]) {
+			continue
+		}
+		u := strings.TrimLeft(lines[i], " ")
+		if len(lines[i])-len(u) > 3 {
+			continue
+		}
+		u = strings.TrimRight(u, " \t")
+		switch {
+		case u != "" && strings.Trim(u, "=") == "":
+			levels[i-1] = 1
+		case u != "" && strings.Trim(u, "-") == "":
+			levels[i-1] = 2
+		}
+	}
+	return levels
+}
+
+// fenced is, for each line, whether it is a fence or inside a fenced block.
+func fenced(lines []string) []bool {
+	in := make([]bool, len(lines))
+	fence := ""
+	for i, l := range lines {
+		if fence != "" {
+			in[i] = true
+			if strings.HasPrefix(strings.TrimLeft(l, " "), fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceMarker(l); f != "" {
+			fence, in[i] = f, true
+		}
+	}
+	return in
+}
+
+// paragraphLine is whether l can be a paragraph's line: not blank, not
+// indented code, not a list item, quote, table row or thematic break.
+func paragraphLine(l string) bool {
+	t := strings.TrimLeft(l, " ")
+	if strings.TrimSpace(t) == "" || len(l)-len(t) > 3 {
+		return false
+	}
+	if strings.HasPrefix(t, ">") || strings.HasPrefix(t, "|") {
+		return false
+	}
+	if len(t) > 1 && strings.ContainsRune("-*+", rune(t[0])) && (t[1] == ' ' || t[1] == '\t') {
+		return false
+	}
+	if d := strings.TrimLeft(t, "0123456789"); len(d) < len(t) && len(t)-len(d) <= 9 && len(d) > 1 && (d[0] == '.' || d[0] == ')') && (d[1] == ' ' || d[1] == '\t') {
+		return false
+	}
+	if r := strings.ReplaceAll(strings.ReplaceAll(t, " ", ""), "\t", ""); len(r) >= 3 && (strings.Trim(r, "-") == "" || strings.Trim(r, "*") == "" || strings.Trim(r, "_") == "") {
+		return false
+	}
+	return true
+}
+
 func headingLevel(l string) int {
 	t := strings.TrimLeft(l, " ")
 	if len(l)-len(t) > 3 {
