@@ -390,6 +390,9 @@ func (s *Store) Remove(name string) error {
 	if !strings.HasSuffix(strings.ToLower(name), ".gguf") {
 		name += ".gguf"
 	}
+	if len(name)+len(".part") > 255 { // no such file can be in the folder
+		return fmt.Errorf("%w: %.60s… (%d bytes)", ErrNotFound, name, len(name))
+	}
 	p := filepath.Join(s.Dir, name)
 	err1 := os.Remove(p)
 	err2 := os.Remove(p + ".part")

@@ -356,10 +356,14 @@ func (r *Registry) slot(ctx context.Context, name string, options map[string]str
 			if names == "" {
 				names = "none found"
 			}
-			if r.opts.Kind == Generators {
-				return nil, &unknownGenerator{fmt.Sprintf("unknown generator plugin %q (installed: %s)", name, names)}
+			shown := name // a refused name of megabytes is not echoed whole
+			if r := []rune(shown); len(r) > 60 {
+				shown = string(r[:60]) + "…"
 			}
-			return nil, fmt.Errorf("%w %q (installed: %s)", ErrUnknownPlugin, name, names)
+			if r.opts.Kind == Generators {
+				return nil, &unknownGenerator{fmt.Sprintf("unknown generator plugin %q (installed: %s)", shown, names)}
+			}
+			return nil, fmt.Errorf("%w %q (installed: %s)", ErrUnknownPlugin, shown, names)
 		}
 		r.mu.Lock()
 		if r.closed {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 )
 
 // Kind is what went wrong, as callers branch on it.
@@ -73,10 +74,46 @@ func (e *Error) kind() Kind {
 }
 
 // Errorf returns an *Error of kind about field with a formatted message. A
-// %w verb in format sets the cause.
+// %w verb in format sets the cause. A string or []byte argument longer
+// than maxArg bytes (a refused value of megabytes) is shown by its first
+// keptArg characters and "…", so that a message stays a line.
 func Errorf(kind Kind, field, format string, args ...any) error {
+	args = append([]any(nil), args...) // the caller's slice stays as it was
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			if len(v) > maxArg {
+				args[i] = shorten(v)
+			}
+		case []byte:
+			if len(v) > maxArg {
+				args[i] = shorten(string(v[:maxArg]))
+			}
+		}
+	}
 	err := fmt.Errorf(format, args...)
-	return &Error{Kind: kind, Field: field, Message: err.Error(), Err: errors.Unwrap(err)}
+	msg := err.Error()
+	if len(msg) > maxArg { // a long value inside a cause's text (a path in an OS error)
+		msg = longWord.ReplaceAllStringFunc(msg, shorten)
+	}
+	return &Error{Kind: kind, Field: field, Message: msg, Err: errors.Unwrap(err)}
+}
+
+// maxArg is the longest string argument Errorf shows whole; keptArg is how
+// many characters of a longer one it keeps.
+const (
+	maxArg  = 512
+	keptArg = 60
+)
+
+// longWord is a run of more than maxArg bytes without white space.
+var longWord = regexp.MustCompile(`\S{513,}`)
+
+func shorten(s string) string {
+	if r := []rune(s); len(r) > keptArg {
+		return string(r[:keptArg]) + "…"
+	}
+	return s
 }
 
 // BadInputf is Errorf(BadInput, ...).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,23 @@ func TestKindOf(t *testing.T) {
 	}
 	if FieldOf(fs.ErrNotExist) != "" {
 		t.Fatal("FieldOf of a foreign error should be empty")
+	}
+}
+
+// A refused value of megabytes is named by its start in the message, not
+// echoed whole, even inside a cause's text.
+func TestLongValuesShortened(t *testing.T) {
+	big := strings.Repeat("a", 10<<20)
+	for _, err := range []error{
+		BadInputf("section", "section %q names no heading", big),
+		Errorf(NotFound, "path", "no page %s", []byte(big)),
+		Errorf(NotFound, "path", "cannot read: %v", &fs.PathError{Op: "open", Path: "/tmp/" + big, Err: fs.ErrNotExist}),
+	} {
+		if msg := err.Error(); len(msg) > 200 || !strings.Contains(msg, "aaaa…") {
+			t.Fatalf("message of %d bytes: %.120s", len(msg), msg)
+		}
+	}
+	if msg := BadInputf("x", "value %q", "short").Error(); msg != `value "short"` {
+		t.Fatalf("a short value changed: %s", msg)
 	}
 }

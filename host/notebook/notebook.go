@@ -80,6 +80,9 @@ func (e *PathError) Unwrap() error { return e.Err }
 // break, a tab, bytes that are not UTF-8), so that an error about it stays
 // one readable line.
 func ShowPath(p string) string {
+	if len(p) > maxShownPath { // a refused path of megabytes
+		p = Shorten(p[:maxShownPath], 60)
+	}
 	if !utf8.ValidString(p) || strings.IndexFunc(p, func(r rune) bool { return !strconv.IsPrint(r) }) >= 0 {
 		return strconv.Quote(p)
 	}
@@ -90,6 +93,13 @@ func ShowPath(p string) string {
 func badPath(p, format string, args ...any) error {
 	return &PathError{p, fault.BadInputf("path", "%w: "+format, append([]any{ErrBadPath}, args...)...)}
 }
+
+// maxShownPath is the longest path ShowPath shows whole (bytes).
+const maxShownPath = 512
+
+// maxName is the longest name of a page or folder, in bytes: Linux's
+// NAME_MAX.
+const maxName = 255
 
 // CheckName checks one name of a page path (a page or folder name, without
 // slashes) for what Clean refuses: control characters and hidden names.
@@ -281,6 +291,11 @@ func (n *Notebook) Clean(p string) (string, error) {
 	case strings.EqualFold(ext, ".md"):
 	default:
 		return "", &PathError{orig, fmt.Errorf("%w: pages are markdown files ending in .md", ErrBadPath)}
+	}
+	for _, part := range strings.Split(p, "/") {
+		if len(part) > maxName {
+			return "", badPath(orig, "a name of %d bytes; a page or folder name takes at most %d (.md included)", len(part), maxName)
+		}
 	}
 	if err := n.checkLinks(p); err != nil {
 		return "", &PathError{orig, err}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -38,6 +39,9 @@ func TestClean(t *testing.T) {
 		wantErr error
 	}{
 		{"reference/contacts.md", "reference/contacts.md", nil},
+		{strings.Repeat("n", 252), strings.Repeat("n", 252) + ".md", nil},
+		{strings.Repeat("n", 253), "", ErrBadPath}, // past NAME_MAX with .md
+		{"a/" + strings.Repeat("n", 300) + "/b.md", "", ErrBadPath},
 		{"reference/contacts", "reference/contacts.md", nil},
 		{"./lists//shopping.md", "lists/shopping.md", nil},
 		{"Notes.MD", "Notes.MD", nil},

@@ -29,6 +29,10 @@ func SectionName(s string) string {
 	}, s))
 }
 
+// MaxSection is the longest section name a user may give, in bytes: a
+// heading, not a paragraph.
+const MaxSection = 500
+
 // CheckSection checks a section given by a user ("" means none): it must
 // be one line without control characters, since a line break in it would
 // write headings of its own; it must name a heading once its #s are
@@ -39,6 +43,8 @@ func CheckSection(s string) error {
 	switch {
 	case s == "":
 		return nil
+	case len(s) > MaxSection:
+		return fault.BadInputf("section", "section %q: %d bytes; a section's heading takes at most %d", s, len(s), MaxSection)
 	case strings.ContainsFunc(s, controlChar):
 		return fault.BadInputf("section", "section %q: it holds a line break, a tab or another control character (a section is one heading line)", s)
 	case SectionName(s) == "":

@@ -166,6 +166,8 @@ func TestCheckSection(t *testing.T) {
 		{"Café crème", true},
 		{"Evil\n## Injected", false},
 		{"Evil\r\n## Injected", false},
+		{strings.Repeat("long ", 100), true},
+		{strings.Repeat("long ", 101), false}, // past MaxSection
 		{"tab\there", false},
 		{"line\u2028separator", false},
 		{"##", false},
