@@ -81,6 +81,10 @@ type RollupResponse struct {
 	Created bool     `json:"created"`
 	Changed bool     `json:"changed"` // false: the page already held this rollup
 	Summary bool     `json:"summary"` // a summarizer wrote a summary
+	// Kept: the page is a person's (edited since memhost wrote it, or not
+	// a rollup memhost wrote) and was left as it is; Why says which.
+	Kept bool   `json:"kept,omitempty"`
+	Why  string `json:"why,omitempty"`
 	// Warnings are troubles after the write (the index could not be
 	// updated, or was rebuilt): what was written is stored.
 	Warnings []string `json:"warnings,omitempty"`
@@ -102,6 +106,18 @@ type PruneResponse struct {
 	DryRun   bool         `json:"dryRun,omitempty"`
 	Warnings []string     `json:"warnings,omitempty"`
 	Missing  []MissingLog `json:"missing,omitempty"` // set with the error when rollups are missing
+	// Kept are the old logs left where they are because their rollup no
+	// longer holds their text (a person edited it): pruning them would
+	// lose it.
+	Kept []KeptLog `json:"kept,omitempty"`
+}
+
+// KeptLog is a daily log prune left where it is, the rollup that names it
+// and why.
+type KeptLog struct {
+	Log    string `json:"log"`
+	Rollup string `json:"rollup"`
+	Why    string `json:"why"`
 }
 
 // PrunedLog is a daily log moved into the archive.

@@ -56,7 +56,7 @@ func (s *srv) addFactTools(read *mcpsdk.ToolAnnotations) {
 		}, nil,
 		func(ctx context.Context, req *mcpsdk.CallToolRequest, a FactAddArgs) (knowledge.FactAddResponse, string, error) {
 			r, err := s.ops.FactAdd(ctx, knowledge.FactAddRequest{Entity: a.Entity, Attribute: a.Attribute, Value: a.Value, Source: a.Source,
-				Confidence: a.Confidence, Keep: a.Keep, RequestID: requestID()})
+				Confidence: a.Confidence, Keep: a.Keep, RequestID: requestID(req)})
 			if err != nil {
 				return r, "", err
 			}

@@ -19,8 +19,6 @@ package mcp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"sync"
 
@@ -59,15 +57,6 @@ type Ops interface {
 }
 
 var _ Ops = (*host.Host)(nil)
-
-// requestID names one tool call's write: a stdio server whose memhost
-// server dies mid-call runs the call again in its own process with the
-// same request (cmd/memhost-core's either), which then writes once.
-func requestID() string {
-	var b [8]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // MaxContentBytes bounds the text one tool call writes (remember's and
 // notebook_write's content, daily_log's entry) and the text memory_get

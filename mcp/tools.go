@@ -186,7 +186,7 @@ func (s *srv) addTools() {
 			if err := checkSize("content", a.Content); err != nil {
 				return memhost.RememberResponse{}, "", err
 			}
-			r, err := s.ops.Remember(ctx, memhost.RememberRequest{Text: a.Content, Category: a.Category, File: a.File, Section: a.Section, Auto: a.Auto, RequestID: requestID()})
+			r, err := s.ops.Remember(ctx, memhost.RememberRequest{Text: a.Content, Category: a.Category, File: a.File, Section: a.Section, Auto: a.Auto, RequestID: requestID(req)})
 			if err != nil {
 				return r, "", err
 			}
@@ -208,7 +208,7 @@ func (s *srv) addTools() {
 			if err := checkSize("content", a.Content); err != nil {
 				return memhost.WriteResponse{}, "", err
 			}
-			r, err := s.ops.Write(ctx, memhost.WriteRequest{Path: a.Page, Text: a.Content, Section: a.Section, Replace: a.Replace, RequestID: requestID()})
+			r, err := s.ops.Write(ctx, memhost.WriteRequest{Path: a.Page, Text: a.Content, Section: a.Section, Replace: a.Replace, RequestID: requestID(req)})
 			if err != nil {
 				return r, "", err
 			}
@@ -233,7 +233,7 @@ func (s *srv) addTools() {
 			if err := checkSize("entry", a.Entry); err != nil {
 				return memhost.DailyLogResponse{}, "", err
 			}
-			r, err := s.ops.DailyLog(ctx, memhost.DailyLogRequest{Text: a.Entry, RequestID: requestID()})
+			r, err := s.ops.DailyLog(ctx, memhost.DailyLogRequest{Text: a.Entry, RequestID: requestID(req)})
 			if err != nil {
 				return r, "", err
 			}

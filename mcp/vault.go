@@ -73,8 +73,8 @@ func (s *srv) addVaultTools(read *mcpsdk.ToolAnnotations) {
 		func(sc *jsonschema.Schema) {
 			sc.Properties["from"].MinLength, sc.Properties["to"].MinLength = ptr(1), ptr(1)
 		}, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a MoveArgs) (memhost.MoveResponse, string, error) {
-			r, err := s.ops.Move(ctx, memhost.MoveRequest{From: a.From, To: a.To, RequestID: requestID()})
+		func(ctx context.Context, req *mcpsdk.CallToolRequest, a MoveArgs) (memhost.MoveResponse, string, error) {
+			r, err := s.ops.Move(ctx, memhost.MoveRequest{From: a.From, To: a.To, RequestID: requestID(req)})
 			if fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "to" {
 				// Not a race to retry: the name is taken.
 				return r, "", &fault.Error{Kind: fault.BadInput, Field: "to", Message: err.Error() + "; choose another name, or read that page first"}
@@ -94,7 +94,8 @@ func (s *srv) addVaultTools(read *mcpsdk.ToolAnnotations) {
 		Description: "Write the rollup page of a week (daily/rollups/2026-W09.md) or a month (daily/rollups/2026-02.md) from the daily logs of its days: " +
 			"each day a heading, each log entry under it (with a summary first when a generator plugin is configured). " +
 			"Use it at the end of a week or month to have one page to read instead of many daily logs, and before prune, which archives only logs a rollup holds. " +
-			"The page is regenerated from the logs each time (the same logs give the same page; its frontmatter is kept). " +
+			"The page is regenerated from the logs each time (the same logs give the same page; its frontmatter is kept), " +
+			"except a page a person edited since, which is theirs: it is left as it is and reported as kept, with why. " +
 			"Returns the page, the logs rolled up and how many entries."},
 		func(sc *jsonschema.Schema) {
 			sc.Properties["period"].Enum = []any{"week", "month"}
@@ -113,7 +114,8 @@ func (s *srv) addVaultTools(read *mcpsdk.ToolAnnotations) {
 	add(s, &mcpsdk.Tool{Name: "prune", Title: "Archive old daily logs",
 		Annotations: &mcpsdk.ToolAnnotations{DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
 		Description: "Move the daily logs older than olderThanDays days from daily/ into daily/archive/, where they stay searchable. " +
-			"It archives nothing unless every one of them is held, as it is now, by its week's or month's rollup: otherwise it names the rollups to write first (with the rollup tool). " +
+			"It archives only logs held, as they are now, by their week's or month's rollup: when a log has no up-to-date rollup it archives nothing and names the rollups to write first (with the rollup tool). " +
+			"A log whose rollup a person edited so that it no longer holds the log's text stays in daily/ and is reported as kept, with why. " +
 			"Use it when the daily logs pile up, after rolling them up; try dryRun: true first to see what would move. " +
 			"This tool never deletes a log (a person can, with memhost prune --delete)."},
 		func(sc *jsonschema.Schema) {
@@ -249,6 +251,10 @@ func renderMove(r memhost.MoveResponse) string {
 
 // renderRollup is rollup's text.
 func renderRollup(r memhost.RollupResponse) string {
+	if r.Kept {
+		return fmt.Sprintf("Kept %s (%s, %s to %s) as it is: %s, so it is a person's page and is not rewritten from its %d daily %s.",
+			r.Path, r.Period, r.From, r.To, r.Why, len(r.Logs), plural(len(r.Logs), "log"))
+	}
 	verb := "Wrote"
 	switch {
 	case r.Created:
@@ -276,17 +282,27 @@ func entries(n int) string {
 
 // renderPrune is prune's text.
 func renderPrune(r memhost.PruneResponse) string {
-	if len(r.Archived) == 0 {
-		return fmt.Sprintf("No daily logs from before %s to archive.", r.Before)
-	}
-	verb := "Archived"
-	if r.DryRun {
-		verb = "Would archive (dry run, nothing changed)"
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %d daily %s from before %s:", verb, len(r.Archived), plural(len(r.Archived), "log"), r.Before)
-	for _, l := range r.Archived {
-		fmt.Fprintf(&b, "\n- %s -> %s", l.From, l.To)
+	if len(r.Archived) == 0 {
+		fmt.Fprintf(&b, "No daily logs from before %s to archive.", r.Before)
+		if len(r.Kept) == 0 {
+			return b.String()
+		}
+	} else {
+		verb := "Archived"
+		if r.DryRun {
+			verb = "Would archive (dry run, nothing changed)"
+		}
+		fmt.Fprintf(&b, "%s %d daily %s from before %s:", verb, len(r.Archived), plural(len(r.Archived), "log"), r.Before)
+		for _, l := range r.Archived {
+			fmt.Fprintf(&b, "\n- %s -> %s", l.From, l.To)
+		}
+	}
+	if len(r.Kept) > 0 {
+		fmt.Fprintf(&b, "\nKept in place %d daily %s whose text no rollup holds:", len(r.Kept), plural(len(r.Kept), "log"))
+		for _, k := range r.Kept {
+			fmt.Fprintf(&b, "\n- %s (%s): %s", k.Log, k.Rollup, k.Why)
+		}
 	}
 	for _, w := range r.Warnings {
 		b.WriteString("\nWarning: " + w)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -174,5 +175,56 @@ func TestMCPStdioMalformed(t *testing.T) {
 	p.stdin.Close()
 	if err := p.cmd.Wait(); err != nil {
 		t.Fatalf("memhost mcp: %v, stderr %q", err, p.stderr.String())
+	}
+}
+
+// TestMCPStdioResentCallWritesOnce: a client that sends a tools/call again
+// with the same JSON-RPC id (it lost the answer) gets the first answer and
+// nothing is written twice; another id writes again, and another session's
+// id 5 is its own call.
+func TestMCPStdioResentCallWritesOnce(t *testing.T) {
+	home := t.TempDir()
+	start := func() *mcpPipe {
+		p := startMCPPipe(t, home)
+		p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+		p.until("0")
+		p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		return p
+	}
+	call := func(p *mcpPipe, id int, tool, args string) string {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args))
+		_, l := p.until(fmt.Sprint(id))
+		return string(l.Result)
+	}
+	p := start()
+	first := call(p, 5, "daily_log", `{"entry":"resent entry"}`)
+	if again := call(p, 5, "daily_log", `{"entry":"resent entry"}`); again != first {
+		t.Fatalf("the resent call answered %s, the first %s", again, first)
+	}
+	call(p, 6, "notebook_write", `{"page":"knowledge/w.md","content":"- resent line"}`)
+	call(p, 6, "notebook_write", `{"page":"knowledge/w.md","content":"- resent line"}`)
+	call(p, 7, "daily_log", `{"entry":"resent entry"}`) // a new call
+	q := start()
+	call(q, 5, "daily_log", `{"entry":"other session entry"}`)
+	count := func(glob, s string) int {
+		files, _ := filepath.Glob(filepath.Join(home, "notebook", glob))
+		n := 0
+		for _, f := range files { // every day's: the calls may straddle midnight
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += strings.Count(string(b), s)
+		}
+		return n
+	}
+	if n := count("daily/*.md", "resent entry"); n != 2 {
+		t.Fatalf("the daily logs hold the entry %d times, want 2 (ids 5 and 7)", n)
+	}
+	if n := count("daily/*.md", "other session entry"); n != 1 {
+		t.Fatalf("the other session's call: %d", n)
+	}
+	if n := count("knowledge/w.md", "resent line"); n != 1 {
+		t.Fatalf("notebook_write resent: %d lines", n)
 	}
 }

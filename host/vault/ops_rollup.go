@@ -30,7 +30,9 @@ func (s *VaultService) SetRollupSummarizer(sum RollupSummarizer) { s.summarizer.
 // daily/ and daily/archive/: each day an H2, each of its sections an H3
 // with its text (see Render), after a summary when a summarizer is
 // set. Running it again over the same logs writes the same bytes; a page
-// that exists keeps its frontmatter as it is.
+// that exists keeps its frontmatter as it is. A page that is a person's
+// (its body edited since memhost wrote it, or not a rollup memhost wrote)
+// is left as it is, every time: the answer says it is kept, and why.
 func (s *VaultService) Rollup(ctx context.Context, req memhost.RollupRequest) (out memhost.RollupResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "rollup", Note: "rollup: " + out.Path, Result: &out}
@@ -70,6 +72,15 @@ func (s *VaultService) Rollup(ctx context.Context, req memhost.RollupRequest) (o
 	if len(days) == 0 {
 		return memhost.RollupResponse{}, fault.Errorf(fault.NotFound, "date", "no daily logs from %s to %s (in daily/ or %s/)", resp.From, resp.To, ArchiveDir)
 	}
+	// A person's page is known before any summary is asked for; it is
+	// judged again under the notebook's lock below.
+	if old, err := s.k.Notebook().Read(p.Path()); err == nil {
+		_, body := markdown.SplitFrontmatter(string(old))
+		if why := keptWhy(body, ""); why != "" {
+			resp.Kept, resp.Why = true, why
+			return resp, nil
+		}
+	}
 	summary := ""
 	if s := s.summarizer.Load(); s != nil && *s != nil {
 		if summary, err = (*s).SummarizeRollup(ctx, p, days); err != nil {
@@ -80,7 +91,11 @@ func (s *VaultService) Rollup(ctx context.Context, req memhost.RollupRequest) (o
 	body := Render(p, days, summary)
 	err = s.k.Notebook().Update(ctx, p.Path(), func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
-		front, _ := markdown.SplitFrontmatter(string(old))
+		front, oldBody := markdown.SplitFrontmatter(string(old))
+		if why := keptWhy(oldBody, body); exists && why != "" {
+			resp.Kept, resp.Why = true, why
+			return nil, notebook.ErrUnchanged
+		}
 		if front == "" {
 			front = NewFrontmatter(p)
 		}
@@ -135,11 +150,16 @@ func (s *VaultService) dailyLogs() ([]dailyLog, error) {
 
 // Prune moves the daily logs of days more than OlderThanDays before today
 // from daily/ into daily/archive/, or deletes them (archived ones too)
-// with Delete. It prunes nothing unless every one of them is held, as it
-// is now, by its week's or its month's rollup (a rollup names the logs it
-// holds with a hash of each); otherwise it fails with memhost.ErrRollupsMissing,
-// naming the rollups to write. Archived logs are still pages: they stay
-// indexed and searchable, and a rollup written again still reads them.
+// with Delete. A log is pruned only when its week's or its month's rollup
+// was made from it as it is now (a rollup names the logs it holds with a
+// hash of each) and still holds its text (Holds). A log whose rollup names
+// it but no longer holds its text, or whose rollup is a person's page
+// that does not hold it as it is now (Rollup leaves such pages as they
+// are), is kept where it is and reported in Kept, with why: pruning it
+// would lose its text. Any other log without a rollup holding it fails the
+// whole prune with memhost.ErrRollupsMissing, naming the rollups to write,
+// and nothing is pruned. Archived logs are still pages: they stay indexed
+// and searchable, and a rollup written again still reads them.
 func (s *VaultService) Prune(ctx context.Context, req memhost.PruneRequest) (out memhost.PruneResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
 		c := memhost.Change{Op: "prune", Result: &out}
@@ -170,41 +190,60 @@ func (s *VaultService) Prune(ctx context.Context, req memhost.PruneRequest) (out
 			old = append(old, l)
 		}
 	}
-	rollups := map[string]map[string]string{} // rollup path → its sources
-	sources := func(rel string) map[string]string {
-		if s, ok := rollups[rel]; ok {
-			return s
-		}
-		data, err := s.k.Notebook().Read(rel)
-		if err != nil {
-			rollups[rel] = nil
-			return nil
-		}
-		rollups[rel] = Sources(string(data))
-		return rollups[rel]
+	// What each rollup holds, read once.
+	type rollup struct {
+		path    string
+		page    string            // "" when missing
+		sources map[string]string // nil when missing
+		kept    string            // why the page is a person's (keptWhy)
 	}
+	rollups := map[string]*rollup{}
+	read := func(rel string) *rollup {
+		if r, ok := rollups[rel]; ok {
+			return r
+		}
+		r := &rollup{path: rel}
+		if data, err := s.k.Notebook().Read(rel); err == nil {
+			_, body := markdown.SplitFrontmatter(string(data))
+			r.page, r.sources, r.kept = string(data), Sources(string(data)), keptWhy(body, "")
+		}
+		rollups[rel] = r
+		return r
+	}
+	var prunable []dailyLog
 	for _, l := range old {
 		data, err := s.k.Notebook().Read(l.path)
 		if err != nil {
 			return resp, err
 		}
-		name, hash := path.Base(l.path), LogHash(data)
-		week, month := WeekOf(l.date).Path(), MonthOf(l.date).Path()
-		if sources(week)[name] == hash || sources(month)[name] == hash {
+		name, d := path.Base(l.path), ParseDay(l.path, l.date, data)
+		week, month := read(WeekOf(l.date).Path()), read(MonthOf(l.date).Path())
+		names := func(r *rollup) bool { return r.sources[name] == d.Hash }
+		if (names(week) && Holds(week.page, d)) || (names(month) && Holds(month.page, d)) {
+			prunable = append(prunable, l)
 			continue
 		}
-		why := "missing"
-		if sources(week) != nil {
-			why = "out of date"
+		switch {
+		case names(week):
+			resp.Kept = append(resp.Kept, memhost.KeptLog{Log: l.path, Rollup: week.path, Why: "the rollup no longer holds its text (edited since memhost wrote it)"})
+		case names(month):
+			resp.Kept = append(resp.Kept, memhost.KeptLog{Log: l.path, Rollup: month.path, Why: "the rollup no longer holds its text (edited since memhost wrote it)"})
+		case week.kept != "":
+			resp.Kept = append(resp.Kept, memhost.KeptLog{Log: l.path, Rollup: week.path, Why: "the rollup does not hold it as it is now and is not written again (" + week.kept + ")"})
+		default:
+			why := "missing"
+			if week.sources != nil {
+				why = "out of date"
+			}
+			resp.Missing = append(resp.Missing, memhost.MissingLog{Log: l.path, Rollup: week.path, Why: why})
 		}
-		resp.Missing = append(resp.Missing, memhost.MissingLog{Log: l.path, Rollup: week, Why: why})
 	}
 	if len(resp.Missing) > 0 {
 		rm := &memhost.RollupsMissingError{Missing: resp.Missing}
 		return resp, &fault.Error{Kind: fault.Conflict, Field: "olderThanDays", Message: rm.Error(), Err: rm}
 	}
 	var paths []string
-	for _, l := range old {
+	for _, l := range prunable {
 		if req.Delete {
 			if !req.DryRun {
 				if err := s.k.Notebook().Remove(ctx, l.path); err != nil {

@@ -193,9 +193,16 @@ func trimBlank(lines []string) []string {
 
 // sourcesMarker starts the HTML comment (hidden when the page is read in
 // Obsidian) in which a rollup names the logs it was made from and their
-// hashes: prune archives a log only when a rollup holds its current
-// content.
+// hashes: prune archives a log only when a rollup was made from its
+// current content and still holds its text (see Holds).
 const sourcesMarker = "<!-- memhost-rollup sources:"
+
+// generatedMarker starts the hidden comment holding the SHA-256 of the
+// rollup's body (below its frontmatter) as Render wrote it, without this
+// line: a body that no longer matches was edited by a person, and the
+// page is theirs (see Generated). The frontmatter is left out: a rollup
+// written again keeps it as it is, so a person's keys there are no edit.
+const generatedMarker = "<!-- memhost-rollup generated: sha256:"
 
 // NewFrontmatter is the frontmatter of a new rollup page. A rollup written
 // again keeps the page's frontmatter as it is (a person may have added
@@ -211,15 +218,15 @@ func NewFrontmatter(p Period) string {
 }
 
 // Render writes the body of the rollup of p (below its frontmatter): a
-// title, a line linking the logs it holds, their hashes in a hidden
-// comment, the summary when there is one, then each day (oldest first) as
-// an H2 holding its sections as H3s, text and all. The same logs give the
-// same bytes: writing a rollup again changes nothing.
+// title, a line linking the logs it holds, their hashes and the body's
+// own in hidden comments, the summary when there is one, then each day
+// (oldest first) as an H2 holding its sections as H3s, text and all. The
+// same logs give the same bytes: writing a rollup again changes nothing.
 func Render(p Period, days []Day, summary string) string {
 	days = append([]Day(nil), days...)
 	sort.Slice(days, func(i, j int) bool { return days[i].Date.Before(days[j].Date) })
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", p.title())
+	var head, b strings.Builder
+	fmt.Fprintf(&head, "# %s\n\n", p.title())
 	links := make([]string, len(days))
 	sources := make([]string, len(days))
 	for i, d := range days {
@@ -231,24 +238,98 @@ func Render(p Period, days []Day, summary string) string {
 	if len(days) == 1 {
 		noun = "log"
 	}
-	fmt.Fprintf(&b, "Rolled up from %d daily %s: %s.\n", len(days), noun, strings.Join(links, ", "))
-	fmt.Fprintf(&b, "%s %s -->\n", sourcesMarker, strings.Join(sources, " "))
+	fmt.Fprintf(&head, "Rolled up from %d daily %s: %s.\n", len(days), noun, strings.Join(links, ", "))
+	fmt.Fprintf(&head, "%s %s -->\n", sourcesMarker, strings.Join(sources, " "))
 	if s := strings.TrimSpace(summary); s != "" {
 		fmt.Fprintf(&b, "\n## Summary\n\n%s\n", s)
 	}
 	for _, d := range days {
-		fmt.Fprintf(&b, "\n## %s\n", d.Date.Format("Monday 2006-01-02"))
-		if len(d.Intro) > 0 {
-			b.WriteString("\n" + strings.Join(d.Intro, "\n") + "\n")
-		}
-		for _, s := range d.Sections {
-			b.WriteString("\n" + markdown.Heading(3, s.Heading) + "\n")
-			if len(s.Lines) > 0 {
-				b.WriteString("\n" + strings.Join(s.Lines, "\n") + "\n")
-			}
+		b.WriteString("\n" + dayBlock(d))
+	}
+	return head.String() + generatedMarker + digest(head.String()+b.String()) + " -->\n" + b.String()
+}
+
+// dayBlock is a day's section of a rollup, as Render writes it: its H2,
+// its intro, its sections as H3s.
+func dayBlock(d Day) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n", d.Date.Format("Monday 2006-01-02"))
+	if len(d.Intro) > 0 {
+		b.WriteString("\n" + strings.Join(d.Intro, "\n") + "\n")
+	}
+	for _, s := range d.Sections {
+		b.WriteString("\n" + markdown.Heading(3, s.Heading) + "\n")
+		if len(s.Lines) > 0 {
+			b.WriteString("\n" + strings.Join(s.Lines, "\n") + "\n")
 		}
 	}
 	return b.String()
+}
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// Holds reports whether a rollup page's text holds day's text as Render
+// writes it: the day's section, from its heading to its last line,
+// verbatim (a person may have added text around it). A page that names
+// the log's hash but lost its text (a person wrote their own summary
+// instead) does not hold it. Line ends are not text: \r\n reads as \n.
+func Holds(page string, d Day) bool {
+	_, body := markdown.SplitFrontmatter(strings.ReplaceAll(page, "\r\n", "\n"))
+	block := dayBlock(d)
+	return strings.HasPrefix(body, block) || strings.Contains(body, "\n"+block)
+}
+
+// Generated reports whether a rollup page's body (below its frontmatter)
+// is one Render wrote (it holds the hash line), and whether it is as
+// written (no one edited it since). Line ends are not an edit: \r\n
+// reads as \n (a checkout may change them).
+func Generated(body string) (generated, intact bool) {
+	body = strings.ReplaceAll(body, "\r\n", "\n")
+	at := -1
+	if strings.HasPrefix(body, generatedMarker) {
+		at = 0
+	} else if i := strings.Index(body, "\n"+generatedMarker); i >= 0 {
+		at = i + 1
+	}
+	if at < 0 {
+		return false, false
+	}
+	end := len(body)
+	if i := strings.IndexByte(body[at:], '\n'); i >= 0 {
+		end = at + i + 1
+	}
+	sum := strings.TrimSuffix(strings.TrimPrefix(body[at:end], generatedMarker), "\n")
+	return true, sum == digest(body[:at]+body[end:])+" -->"
+}
+
+// keptWhy says why the rollup page whose body (below its frontmatter) is
+// old is a person's, to be left as it is rather than written as body (""
+// when it may be written): a person edited it since memhost wrote it, or
+// memhost never wrote it. A page of an earlier memhost (its sources named,
+// no hash) may be written only when it is what body would be but for the
+// hash, since nothing else tells whether a person edited it. With body ""
+// such a page is not judged.
+func keptWhy(old, body string) string {
+	generated, intact := Generated(old)
+	switch {
+	case intact:
+		return ""
+	case generated:
+		return "edited since memhost wrote it"
+	case !strings.Contains(old, sourcesMarker):
+		return "not a rollup memhost wrote"
+	case body == "":
+		return ""
+	}
+	if at := strings.Index(body, generatedMarker); at >= 0 {
+		if end := strings.IndexByte(body[at:], '\n'); end >= 0 && old == body[:at]+body[at+end+1:] {
+			return ""
+		}
+	}
+	return "written by an earlier memhost without the hash that shows edits, and not what its logs give now, so it may hold edits"
 }
 
 // Sources returns the logs a rollup page says it holds: file name

@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 	"time"
@@ -127,7 +129,7 @@ func TestRender(t *testing.T) {
 
 Rolled up from 2 daily logs: [[2026-11-16]], [[2026-11-18]].
 <!-- memhost-rollup sources: 2026-11-16.md=` + days[1].Hash + ` 2026-11-18.md=` + days[0].Hash + ` -->
-
+@@HASH@@
 ## Monday 2026-11-16
 
 ### 09:15 — Started the spec
@@ -149,6 +151,9 @@ A quiet day.
 
 - Ship on Friday
 `
+	// The hash line holds the SHA-256 of the rest of the body.
+	sum := sha256.Sum256([]byte(strings.Replace(want, "@@HASH@@\n", "\n", 1)))
+	want = strings.Replace(want, "@@HASH@@", "<!-- memhost-rollup generated: sha256:"+hex.EncodeToString(sum[:])+" -->\n", 1)
 	if got != want {
 		t.Fatalf("Render =\n%s\nwant\n%s", got, want)
 	}
@@ -165,5 +170,59 @@ A quiet day.
 	fm, err := markdown.ParseFrontmatter(NewFrontmatter(p) + got)
 	if err != nil || fm.Title != "Week 2026-W47" || len(fm.Tags) != 1 || fm.Tags[0] != "rollup" || fm.Dates["from"] != "2026-11-16" {
 		t.Fatalf("frontmatter = %+v, %v", fm, err)
+	}
+}
+
+// TestRollupOwnership: which rollup pages are memhost's to write again
+// (keptWhy "") and which a person's, and which logs a page's text holds.
+func TestRollupOwnership(t *testing.T) {
+	day := func(date, text string) Day {
+		d, _ := time.Parse(time.DateOnly, date)
+		return ParseDay("daily/"+date+".md", d, []byte(text))
+	}
+	mon := day("2026-11-16", "# Daily Log — 2026-11-16\n\n## 09:15 — Started the spec\nDrafted it.\n")
+	wed := day("2026-11-18", "# Daily Log — 2026-11-18\n\nA quiet day.\n\n## Decisions\n- Ship on Friday\n")
+	p, _ := ParsePeriod(Week, "2026-W47", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
+	body := Render(p, []Day{mon, wed}, "")
+	hashLine := body[strings.Index(body, generatedMarker):]
+	hashLine = hashLine[:strings.IndexByte(hashLine, '\n')+1]
+	older := strings.Replace(body, hashLine, "", 1) // as an earlier memhost wrote it
+	withThu := Render(p, []Day{mon, wed, day("2026-11-19", "# Daily Log — 2026-11-19\n\n## Later\n")}, "")
+
+	for _, tt := range []struct {
+		name, old, body, why string
+	}{
+		{"as written", body, body, ""},
+		{"as written, the logs changed since", body, withThu, ""},
+		{"a line added", body + "\nMy note.\n", body, "edited since memhost wrote it"},
+		{"a word changed", strings.Replace(body, "Drafted it.", "Drafted it!", 1), body, "edited since memhost wrote it"},
+		{"line ends changed", strings.ReplaceAll(body, "\n", "\r\n"), body, ""},
+		{"the hash removed, the rest as written", older, body, ""},
+		{"the hash removed, a log changed since", older, withThu, "written by an earlier memhost without the hash that shows edits, and not what its logs give now, so it may hold edits"},
+		{"the hash removed, not yet judged", older, "", ""},
+		{"a person's page", "# My week\n\nQuiet.\n", body, "not a rollup memhost wrote"},
+		{"an empty page", "", body, "not a rollup memhost wrote"},
+	} {
+		if got := keptWhy(tt.old, tt.body); got != tt.why {
+			t.Errorf("%s: keptWhy = %q, want %q", tt.name, got, tt.why)
+		}
+	}
+
+	page := NewFrontmatter(p) + body
+	if !Holds(page, mon) || !Holds(page, wed) {
+		t.Fatalf("the rollup does not hold its logs:\n%s", page)
+	}
+	own := strings.Replace(page, "### 09:15 — Started the spec\n\nDrafted it.\n", "We began.\n", 1)
+	if Holds(own, mon) || !Holds(own, wed) {
+		t.Fatalf("Holds after Monday was rewritten: %v %v", Holds(own, mon), Holds(own, wed))
+	}
+	if crlf := strings.ReplaceAll(page, "\n", "\r\n"); !Holds(crlf, mon) || !Holds(crlf, wed) {
+		t.Fatal("a rollup with \\r\\n line ends does not hold its logs")
+	}
+	if added := page + "- And a note of mine\n"; !Holds(added, wed) {
+		t.Fatal("text added after a day's section lost it")
+	}
+	if changed := day("2026-11-16", "# Daily Log — 2026-11-16\n\n## 09:15 — Started the spec\nDrafted it twice.\n"); Holds(page, changed) {
+		t.Fatal("the rollup holds a log's later text")
 	}
 }

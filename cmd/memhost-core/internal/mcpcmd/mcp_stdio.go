@@ -16,6 +16,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost/internal/jsoncheck"
+	"github.com/memhost/memhost/mcp"
 )
 
 // maxMCPLine bounds one line of MCP on Stdin: tool calls carry at most 1 MB
@@ -38,7 +39,7 @@ var _ mcpsdk.Transport = (*stdioTransport)(nil)
 // Connect starts reading in. The reading goroutine ends at the end of in
 // or, after Close, at its next line.
 func (t *stdioTransport) Connect(context.Context) (mcpsdk.Connection, error) {
-	c := &stdioConn{out: t.out, incoming: make(chan jsonrpc.Message), done: make(chan struct{}), closed: make(chan struct{})}
+	c := &stdioConn{id: mcp.NewConnID(), out: t.out, incoming: make(chan jsonrpc.Message), done: make(chan struct{}), closed: make(chan struct{})}
 	go c.read(t.in)
 	return c, nil
 }
@@ -47,6 +48,7 @@ func (t *stdioTransport) Connect(context.Context) (mcpsdk.Connection, error) {
 // lines itself while the SDK writes its messages: both write whole lines
 // under mu, so they never interleave.
 type stdioConn struct {
+	id  string // the connection's nonce for the ids of its tool calls (mcp.TagCall)
 	mu  sync.Mutex
 	out io.Writer
 
@@ -116,7 +118,7 @@ func (c *stdioConn) read(in io.Reader) {
 				}
 			default:
 				select {
-				case c.incoming <- msg:
+				case c.incoming <- mcp.TagCall(msg, c.id):
 				case <-c.closed:
 					return
 				}

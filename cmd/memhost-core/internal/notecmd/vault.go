@@ -44,7 +44,8 @@ func vaultCommands(a cmds) []*cli.Command {
 			Name:  "rollup",
 			Usage: "write the week's or month's rollup page (daily/rollups/) from the daily logs; again rewrites the same page",
 			Description: "DATE is a day (the week or month holding it), a week (2026-W47) or a month (2026-11);\n" +
-				"without it, the current week or month.\n\n" +
+				"without it, the current week or month. A rollup page a person edited since memhost wrote it\n" +
+				"is theirs: it is kept as it is, and said so.\n\n" +
 				"Examples:\n" +
 				"  memhost rollup --week 2026-W47\n" +
 				"  memhost rollup --month 2026-11",
@@ -59,7 +60,8 @@ func vaultCommands(a cmds) []*cli.Command {
 			Name:  "prune",
 			Usage: "move old daily logs into daily/archive/ (or delete them with --delete), once their rollups hold them",
 			Description: "Nothing is pruned unless each log is held, as it is now, by its week's or month's rollup;\n" +
-				"otherwise the missing rollups are named. Archived logs stay searchable.\n\n" +
+				"otherwise the missing rollups are named. A log whose rollup a person edited so that it no longer\n" +
+				"holds the log's text is kept, and said so. Archived logs stay searchable.\n\n" +
 				"Examples:\n" +
 				"  memhost prune --daily-older-than 90d --dry-run\n" +
 				"  memhost prune --daily-older-than 90d",
@@ -207,6 +209,10 @@ func (a cmds) rollup(ctx context.Context, cmd *cli.Command) error {
 			if resp.Entries != 1 {
 				entries = fmt.Sprintf("%d entries", resp.Entries)
 			}
+			if resp.Kept {
+				fmt.Fprintf(w, "kept %s as it is (%s): not rewritten from %s to %s, %s, %s\n", resp.Path, resp.Why, resp.From, resp.To, cmdapp.Plural(len(resp.Logs), "daily log"), entries)
+				return
+			}
 			fmt.Fprintf(w, "%s %s: %s to %s, %s, %s\n", verb, resp.Path, resp.From, resp.To, cmdapp.Plural(len(resp.Logs), "daily log"), entries)
 		})
 	})
@@ -241,7 +247,10 @@ func (a cmds) prune(ctx context.Context, cmd *cli.Command) error {
 			for _, p := range resp.Deleted {
 				fmt.Fprintf(w, "%sdeleted %s\n", would, p)
 			}
-			if len(resp.Archived)+len(resp.Deleted) == 0 {
+			for _, k := range resp.Kept {
+				fmt.Fprintf(w, "kept %s (%s): %s\n", k.Log, k.Rollup, k.Why)
+			}
+			if len(resp.Archived)+len(resp.Deleted)+len(resp.Kept) == 0 {
 				fmt.Fprintf(w, "no daily logs before %s to prune\n", resp.Before)
 			}
 		})
