@@ -133,6 +133,12 @@ func componentsRefusal(p string) string {
 	return ""
 }
 
+// localOnly are the files of sessions/ that stay on their machine: which
+// local file each ingested session came from (absolute paths) and the torn
+// lines cut off transcripts after a crash (raw bytes kept for a person to
+// look at). Flush receipts are shared, as the transcripts they are of.
+var localOnly = map[string]bool{".sources.jsonl": true, ".torn-lines.jsonl": true}
+
 // pathRefusal is why p is not a shared path, "" when it is.
 func (r *Repo) pathRefusal(p string) string {
 	if why := componentsRefusal(p); why != "" {
@@ -160,6 +166,9 @@ func (r *Repo) pathRefusal(p string) string {
 		}
 		if !strings.HasSuffix(rest, ".jsonl") || rest == ".jsonl" {
 			return "not a transcript (.jsonl) in sessions/"
+		}
+		if localOnly[rest] {
+			return "a record of this machine's (local paths, bytes cut off after a crash), never shared"
 		}
 		return ""
 	}
