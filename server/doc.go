@@ -17,7 +17,8 @@
 //
 // Errors are {"error": {"kind", "field", "message"}} with the status code
 // of the kind (package server/wire). Auth (package server/auth): the socket and loopback TCP
-// need no token; any other address needs a bearer token.
+// need no token; any other address needs a bearer token; TCP refuses what
+// a page of another origin makes a browser send (fetch metadata).
 //
 // The dashboard is package server/dashboard, its page rendering
 // server/dashboard/pagehtml. Imports flow down: server imports its

@@ -6,7 +6,6 @@ import (
 
 	"github.com/memhost/memhost/api"
 
-	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/health"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/dashboard"
@@ -114,9 +113,10 @@ func needsConfig(path string) bool {
 
 // health is GET /api/health: the health report, with status 200 when the
 // home is healthy or degraded and 503 when it is unhealthy, so that a
-// container health check or a monitor needs only the status code.
+// container health check or a monitor needs only the status code. The
+// check is the server's (healthNow): one at a time, however many ask.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	resp, err := s.h.Health(r.Context(), memhost.HealthRequest{NoHistory: true})
+	resp, err := s.healthNow(r.Context())
 	if err != nil {
 		s.failed(r, err)
 		writeError(w, err)

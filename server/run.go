@@ -21,6 +21,7 @@ import (
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/auth"
+	"github.com/memhost/memhost/server/dashboard"
 	"github.com/memhost/memhost/server/state"
 )
 
@@ -249,7 +250,7 @@ func Run(ctx context.Context, opts RunOptions) error {
 	go func() { serveErr <- hs.Serve(unixLn) }()
 	var tcp *http.Server
 	if tcpLn != nil {
-		tcp = &http.Server{Handler: auth.Guard(s.Handler(), token), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
+		tcp = &http.Server{Handler: auth.Guard(s.Handler(), token, dashboard.Boot), ReadHeaderTimeout: hs.ReadHeaderTimeout, ErrorLog: hs.ErrorLog, BaseContext: hs.BaseContext}
 		go func() { serveErr <- tcp.Serve(tcpLn) }()
 	}
 	if err := state.Write(home, info); err != nil {

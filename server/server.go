@@ -96,6 +96,14 @@ type Server struct {
 
 	debugOnce sync.Once
 	debug     *debug.API // the debug endpoints (debugAPI)
+
+	healthMu  sync.Mutex
+	healthCur *healthRun // GET /api/health's check running (health.go); nil when none
+	// healthCheck and healthJoined are tests' hooks: the check (nil:
+	// Host.Health without history) and what is called when a GET joins
+	// the check running.
+	healthCheck  func(context.Context) (memhost.HealthResponse, error)
+	healthJoined func()
 }
 
 // The host runs every operation of the table.

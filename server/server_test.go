@@ -364,9 +364,10 @@ func TestAuthToken(t *testing.T) {
 		t.Errorf("the token of the home's file: %d %s", code, body)
 	}
 
-	// A token file others can read is refused.
+	// A token file others can read is refused. Outside the home: one
+	// directly in it is made private when the home is opened.
 	home2 := t.TempDir()
-	loose := filepath.Join(home2, "token")
+	loose := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(loose, []byte(strings.Repeat("x", 32)), 0o644)
 	listen := "0.0.0.0:0"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a regression serves: it fails, not hangs

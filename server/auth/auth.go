@@ -1,8 +1,8 @@
 // Package auth decides who may call the API, by listener: the TCP
-// listener's guard (bearer token, loopback Host and Origin checks, the
-// dashboard's cookie), the API's token file, and the routes served on the
-// unix socket only. It may import host/fault and server/wire; nothing of
-// server.
+// listener's guard (what browsers say of a request's origin, bearer token,
+// loopback Host and Origin checks, the dashboard's key), the API's token
+// file, and the routes served on the unix socket only. It may import
+// host/fault and server/wire; nothing of server.
 package auth
 
 import (
@@ -29,19 +29,35 @@ import (
 //     the Host header must name a loopback host (DNS rebinding), and a
 //     request from a page of another origin is refused;
 //   - TCP on any other address: the bearer token only.
+//
+// On every TCP listener, a request a browser says comes from a page of
+// another origin is refused first (crossOrigin), token or not.
+
+// BootPage writes what a navigation to the dashboard gets when the server
+// asks for a token and the request carries no key (dashboard.Boot): the
+// page whose script loads the dashboard with the key from its origin's
+// storage. key, when not "", is the key for that storage (the address held
+// the token); message says how to open the dashboard when the browser holds
+// no key.
+type BootPage func(w http.ResponseWriter, status int, key, message string)
 
 // Guard wraps h with the checks of a TCP listener: token, when not empty,
-// is required as "Authorization: Bearer TOKEN" (or, from a browser, the
-// dashboard's cookie: browserAuth).
-func Guard(h http.Handler, token string) http.Handler {
-	dash := newDashCookie()
+// is required as "Authorization: Bearer TOKEN" (or, from the dashboard's
+// script, its key: dashKey), and boot answers the dashboard's navigations
+// that carry neither.
+func Guard(h http.Handler, token string, boot BootPage) http.Handler {
+	dash := newDashKey()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(wire.VersionHeader, version.String())
 		r = r.WithContext(context.WithValue(r.Context(), overTCPKey{}, true))
+		if err := crossOrigin(r); err != nil {
+			wire.WriteError(w, err)
+			return
+		}
 		if token != "" {
 			scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 			if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
-				if dash.auth(w, r, token) { // the dashboard's cookie, or an answer
+				if dash.auth(w, r, token, boot) { // the dashboard's key, or an answer
 					return
 				}
 			}
@@ -59,49 +75,75 @@ func Guard(h http.Handler, token string) http.Handler {
 	})
 }
 
-// A browser cannot send the bearer token, so the dashboard's pages take it
-// once from the address: GET /?token=TOKEN (what `memhost serve` prints)
-// sets a cookie and redirects to the address without it; later requests,
-// the dashboard's and its scripts' calls of the API alike, carry the
-// cookie. A request authenticated by the cookie that comes from a page of
-// another origin is refused, as on loopback.
+// crossOrigin refuses what a page of another origin makes a browser send,
+// by what the browser says of the request (fetch metadata): Sec-Fetch-Site
+// "cross-site" (another site) or "same-site" (another origin of this site:
+// a page on another port of 127.0.0.1 is one) — an image, a script's
+// fetch, a form, a frame, a link followed, with or without a credential,
+// GETs included: the Origin check alone misses an image's, a link's or a
+// form's GET, which carry no Origin. Served are "same-origin" (the
+// dashboard's own pages, links and calls) and "none" (the address bar, a
+// bookmark, a link opened from another program). A link to the dashboard
+// on another site's page is refused too: the page it opens runs the
+// dashboard's script, which makes calls of its own. Requests without fetch
+// metadata — programs (curl, the CLI, MCP clients) and browsers too old to
+// send it — are left to the Origin check and the token; such a browser
+// sends the dashboard's key to no other origin either.
+func crossOrigin(r *http.Request) error {
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+		return nil
+	default:
+		return &fault.Error{Kind: fault.Outside, Field: "Sec-Fetch-Site", Message: fmt.Sprintf("requests made by pages of other origins are refused (Sec-Fetch-Site: %s): open the address from the address bar", site)}
+	}
+}
+
+// A browser cannot send the bearer token, so the dashboard takes it once
+// from the address: a GET of a dashboard page with ?token=TOKEN (what
+// `memhost serve` prints) answers the page that loads the dashboard
+// (BootPage) holding the dashboard's key; its script keeps the key in the
+// origin's storage (localStorage: scheme, host and port), takes the token
+// out of the address and sends the key as the header KeyHeader with every
+// call it makes — the page's own address again, drawn in place of the boot
+// page, and the API calls of the dashboard's script. A navigation without
+// the key (a link, the address bar, a reload) gets the boot page again,
+// which does the same with the key it finds in the storage.
 //
-// What the browser holds is never the token. Cookies have no port: the
-// browser sends the cookie of 127.0.0.1:4321 to every server of
-// 127.0.0.1 it visits, whoever runs it. So the cookie holds a secret of
-// this run of the server alone (32 random bytes, in memory only, never
-// written to the home), which:
+// No cookie: cookies have no port, so a cookie of 127.0.0.1:4321 reaches
+// every server of 127.0.0.1 the browser visits, whoever runs it, which could
+// replay it with any header it likes. The origin's storage is read by the
+// dashboard's own script only; no other origin's page, and no other
+// server, ever receives the key. Nor is the key the token: it is a secret
+// of this run of the server (32 random bytes, in memory only, never
+// written to the home), which
 //   - is no bearer token: the API, MCP and the CLI refuse it;
 //   - opens the dashboard only: its pages (GET /, /ui/...) and the API
-//     calls its scripts make (dashCookiePaths), nothing else;
-//   - dies with the server: after a restart the dashboard answers 401
-//     and the user opens the token address again.
+//     calls its script makes (dashPaths), nothing else;
+//   - dies with the server: after a restart the dashboard says to open
+//     the token address again.
 //
-// The cookie is HttpOnly (no script reads it), SameSite=Strict (no other
-// site's page makes the browser send it) and Path=/. It is not Secure and
-// not named __Host-: the server speaks plain HTTP, and browsers refuse a
-// Secure cookie set over HTTP (localhost aside) and every __Host- cookie
-// that is not Secure. (__Host- would not scope it to a port anyway.)
+// EventSource sends no header of the page's, so the event streams
+// (/api/v1/events, a rebuild's events) take the key in their address
+// (?key=): a GET to the same origin, on those two routes only.
 
-// dashCookie is the dashboard's cookie of one run of a server.
-type dashCookie struct{ secret string }
+// KeyHeader carries the dashboard's key in its script's calls.
+const KeyHeader = "Memhost-Dashboard-Key"
 
-func newDashCookie() *dashCookie {
+// keyParam carries the key in the address of an event stream.
+const keyParam = "key"
+
+// dashKey is the dashboard's key of one run of a server.
+type dashKey struct{ secret string }
+
+func newDashKey() *dashKey {
 	buf := make([]byte, 32)
 	rand.Read(buf)
-	return &dashCookie{secret: hex.EncodeToString(buf)}
+	return &dashKey{secret: hex.EncodeToString(buf)}
 }
 
-// dashCookieName names the cookie of the server at host: two servers of
-// one machine (other ports) would otherwise overwrite each other's.
-func dashCookieName(host string) string {
-	_, port, _ := net.SplitHostPort(host)
-	return "memhost-dashboard-" + port
-}
-
-// dashCookiePaths reports whether the dashboard's cookie opens path: the
+// dashPaths reports whether the dashboard's key opens path: the
 // dashboard's pages and the API routes of its script (static/app.js).
-func dashCookiePaths(path string) bool {
+func dashPaths(path string) bool {
 	switch path {
 	case "/", "/api/v1/events", "/api/v1/models/rm", "/api/v1/models/pull", "/api/debug/memory/rebuild":
 		return true
@@ -109,35 +151,55 @@ func dashCookiePaths(path string) bool {
 	return strings.HasPrefix(path, "/ui/") || strings.HasPrefix(path, "/api/debug/memory/rebuild/")
 }
 
-// auth serves r when it carries the dashboard's cookie (or sets the
-// cookie from ?token= on a GET, and redirects), and reports whether it
-// answered.
-func (d *dashCookie) auth(w http.ResponseWriter, r *http.Request, token string) bool {
-	name := dashCookieName(r.Host)
-	c, err := r.Cookie(name)
-	if err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(d.secret)) == 1 {
+// eventStream reports whether path is an event stream, whose key comes in
+// its address.
+func eventStream(path string) bool {
+	return path == "/api/v1/events" || strings.HasPrefix(path, "/api/debug/memory/rebuild/") && strings.HasSuffix(path, "/events")
+}
+
+// dashPage reports whether path is a page of the dashboard (not its
+// script's calls, not its static files).
+func dashPage(path string) bool {
+	return path == "/" || strings.HasPrefix(path, "/ui/") && !strings.HasPrefix(path, "/ui/api/") && !strings.HasPrefix(path, "/ui/static/")
+}
+
+// auth serves r when it carries the dashboard's key (or answers the boot
+// page, with the key when the address holds the token), and reports
+// whether it answered.
+func (d *dashKey) auth(w http.ResponseWriter, r *http.Request, token string, boot BootPage) bool {
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
+	key := r.Header.Get(KeyHeader)
+	if key == "" && read && eventStream(r.URL.Path) {
+		key = r.URL.Query().Get(keyParam)
+	}
+	if key != "" && subtle.ConstantTimeCompare([]byte(key), []byte(d.secret)) == 1 {
 		if o := r.Header.Get("Origin"); o != "" && !sameOrigin(o, r.Host) {
 			wire.WriteError(w, &fault.Error{Kind: fault.Outside, Field: "Origin", Message: fmt.Sprintf("requests from pages of %s are refused", o)})
 			return true
 		}
-		if !dashCookiePaths(r.URL.Path) {
-			wire.WriteError(w, &fault.Error{Kind: wire.KindUnauthorized, Message: fmt.Sprintf("%s needs the bearer token: the dashboard's cookie opens the dashboard only", r.URL.Path)})
+		if !dashPaths(r.URL.Path) {
+			wire.WriteError(w, &fault.Error{Kind: wire.KindUnauthorized, Message: fmt.Sprintf("%s needs the bearer token: the dashboard's key opens the dashboard only", r.URL.Path)})
 			return true
 		}
 		return false // authenticated: the caller serves it
 	}
+	if read && strings.HasPrefix(r.URL.Path, "/ui/static/") {
+		return false // the dashboard's style and scripts: the boot page needs them, and they hold nothing of the home
+	}
+	page := read && key == "" && dashPage(r.URL.Path) // a navigation: the browser sent no header of ours
 	q := r.URL.Query()
-	if r.Method == http.MethodGet && q.Has("token") && subtle.ConstantTimeCompare([]byte(q.Get("token")), []byte(token)) == 1 {
-		http.SetCookie(w, &http.Cookie{Name: name, Value: d.secret, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		q.Del("token")
-		u := *r.URL
-		u.RawQuery = q.Encode()
-		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+	if page && q.Has("token") && subtle.ConstantTimeCompare([]byte(q.Get("token")), []byte(token)) == 1 {
+		boot(w, http.StatusOK, d.secret, "")
 		return true
 	}
 	msg := "missing or wrong bearer token (a browser opens the dashboard once as /?token=TOKEN, the token file's content)"
-	if err == nil {
-		msg = "the dashboard's cookie is not this server's (the server restarted since it was set): open the dashboard as /?token=TOKEN again, TOKEN the token file's content"
+	if key != "" {
+		msg = "the dashboard's key is not this server's (the server restarted since the page got it): open the dashboard as /?token=TOKEN again, TOKEN the token file's content"
+	}
+	if page {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="memhost"`)
+		boot(w, http.StatusUnauthorized, "", msg)
+		return true
 	}
 	wire.WriteError(w, &fault.Error{Kind: wire.KindUnauthorized, Message: msg})
 	return true

@@ -107,6 +107,7 @@ func New(h *host.Host) *Dashboard {
 	mux.HandleFunc("POST /ui/api/preview", d.preview)
 	mux.HandleFunc("POST /ui/api/delete", d.delete)
 	mux.HandleFunc("POST /ui/api/use", d.use)
+	mux.HandleFunc("POST /ui/api/plugins", d.plugins)
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /ui/static/", http.StripPrefix("/ui/static/", http.FileServerFS(static)))
 	mux.HandleFunc("/ui/", func(w http.ResponseWriter, r *http.Request) {
@@ -116,13 +117,43 @@ func New(h *host.Host) *Dashboard {
 	return d
 }
 
-// ServeHTTP serves the dashboard's routes: GET / and everything under /ui/.
-func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	hd := w.Header()
+// secure sets the headers every dashboard answer carries.
+func secure(hd http.Header) {
 	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Referrer-Policy", "no-referrer")
 	hd.Set("X-Frame-Options", "DENY")
+}
+
+// bootTmpl is the boot page (templates/boot.html).
+var bootTmpl = template.Must(template.New("").ParseFS(templateFS, "templates/boot.html"))
+
+// Boot answers a navigation to the dashboard that carries no key when the
+// server asks for a token (auth.BootPage; docs/api.md, "The dashboard"):
+// a page whose script (static/boot.js) takes the key from the origin's
+// storage, or from the page when key is not "" (the address held the
+// token), asks for the same address with it and draws the answer in
+// place. The dashboard's pages drawn so live under this page's Content
+// Security Policy, the same as theirs. message says how to open the
+// dashboard when the browser holds no key.
+func Boot(w http.ResponseWriter, status int, key, message string) {
+	var buf bytes.Buffer
+	if err := bootTmpl.ExecuteTemplate(&buf, "boot.html", struct{ Key, Message string }{key, message}); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	hd := w.Header()
+	secure(hd)
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	buf.WriteTo(w)
+}
+
+// ServeHTTP serves the dashboard's routes: GET / and everything under /ui/.
+func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	secure(hd)
 	static := strings.HasPrefix(r.URL.Path, "/ui/static/")
 	if !static {
 		hd.Set("Cache-Control", "no-store")
@@ -895,10 +926,14 @@ func parseTime(s string) (time.Time, bool) {
 
 // Settings.
 
+// The plugin list is not drawn with the page: listing the plugins starts
+// each one (its version, model and status are the plugin's to say), and a
+// provider started without its model downloads it. A GET, which any page
+// of any site could once make a browser send with an image, starts
+// nothing: the page's script asks for the list (POST /ui/api/plugins).
 type settingsBody struct {
 	Status  memhost.StatusResponse
 	Storage memhost.StorageResponse
-	Plugins providers.PluginsResponse
 	Models  providers.ModelsResponse
 	Errs    []string
 }
@@ -913,13 +948,25 @@ func (d *Dashboard) settings(w http.ResponseWriter, r *http.Request) {
 	if b.Storage, err = d.h.Storage(ctx, memhost.StorageRequest{}); err != nil {
 		b.Errs = append(b.Errs, "storage: "+err.Error())
 	}
-	if b.Plugins, err = d.h.Plugins(ctx, memhost.PluginsRequest{}); err != nil {
-		b.Errs = append(b.Errs, "plugins: "+err.Error())
-	}
 	if b.Models, err = d.h.Models(ctx, memhost.ModelsRequest{}); err != nil {
 		b.Errs = append(b.Errs, "models: "+err.Error())
 	}
 	d.render(w, r, "settings.html", layout{Title: "Settings", Nav: "settings", Body: b})
+}
+
+// plugins is the settings' plugin list, a fragment the script puts in
+// #plugins-box: every installed embeddings plugin, started to ask its
+// state (Host.Plugins), with its switch.
+func (d *Dashboard) plugins(w http.ResponseWriter, r *http.Request) {
+	resp, err := d.h.Plugins(r.Context(), memhost.PluginsRequest{})
+	if err != nil && len(resp.Plugins) == 0 {
+		d.failFragment(w, err)
+		return
+	}
+	if err != nil {
+		resp.Warnings = append(resp.Warnings, err.Error())
+	}
+	d.fragment(w, "plugins", resp)
 }
 
 // statusJSON is the index's and the provider's state, polled by the

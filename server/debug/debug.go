@@ -13,7 +13,10 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/host/markdown"
+	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/internal/version"
+	"github.com/memhost/memhost/server/dashboard/pagehtml"
 )
 
 // Deps is what the debug API needs of the server that mounts it.
@@ -353,14 +356,18 @@ func (a *API) SimulateCompaction(w http.ResponseWriter, r *http.Request) {
 }
 
 // InjectTurn is POST /api/debug/brain/inject-turn {"session", "role",
-// "content"}: appends a turn and answers once it is stored and indexed.
-// Without a session the turn goes to session "debug".
+// "content", "requestId"}: appends a turn and answers once it is stored
+// and indexed. Without a session the turn goes to session "debug". The
+// request id, as every write's, makes a retry write nothing: it is the
+// turn's id, and session append returns the turn of that id when the
+// transcript's last turns hold it.
 func (a *API) InjectTurn(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Session string          `json:"session"`
-		Role    string          `json:"role"`
-		Content string          `json:"content"`
-		Meta    json.RawMessage `json:"meta,omitempty"`
+		Session   string          `json:"session"`
+		Role      string          `json:"role"`
+		Content   string          `json:"content"`
+		Meta      json.RawMessage `json:"meta,omitempty"`
+		RequestID string          `json:"requestId,omitempty"`
 	}
 	if err := a.d.Decode(w, r, &req); err != nil {
 		a.d.WriteError(w, err)
@@ -369,9 +376,15 @@ func (a *API) InjectTurn(w http.ResponseWriter, r *http.Request) {
 	if req.Session == "" {
 		req.Session = "debug"
 	}
-	resp, err := a.d.Host.SessionAppend(r.Context(), memhost.SessionAppendRequest{Session: req.Session, Role: req.Role, Text: req.Content, Meta: req.Meta})
+	if req.RequestID != "" {
+		if err := requests.CheckID(req.RequestID); err != nil {
+			a.d.WriteError(w, fault.BadInputf("requestId", "%v", err))
+			return
+		}
+	}
+	resp, err := a.d.Host.SessionAppend(r.Context(), memhost.SessionAppendRequest{ID: req.RequestID, Session: req.Session, Role: req.Role, Text: req.Content, Meta: req.Meta})
 	if err != nil {
-		a.d.WriteError(w, renameField(err, "text", "content"))
+		a.d.WriteError(w, renameField(renameField(err, "text", "content"), "id", "requestId"))
 		return
 	}
 	a.d.WriteJSON(w, http.StatusOK, resp)
@@ -395,14 +408,27 @@ func (a *API) Pages(w http.ResponseWriter, r *http.Request) {
 }
 
 // GetPage is GET /api/debug/notebook/{path}: {"path", "content",
-// "totalLines"}.
+// "totalLines"}, as `memhost get` reads it. A GET is what any page could
+// once make a browser send, many at once, with images: it reads at most
+// what the dashboard shows of a page (pagehtml.MaxRenderBytes), never the
+// whole of a larger one, which answers its start with "truncated" and
+// "sizeBytes" instead of "totalLines" (the lines of the rest are not read).
 func (a *API) GetPage(w http.ResponseWriter, r *http.Request) {
-	resp, err := a.d.Host.Get(r.Context(), memhost.GetRequest{Path: r.PathValue("path")})
+	p, err := a.d.Host.Page(r.Context(), memhost.PageRequest{Path: r.PathValue("path"), MaxBytes: pagehtml.MaxRenderBytes})
 	if err != nil {
 		a.d.WriteError(w, err)
 		return
 	}
-	a.d.WriteJSON(w, http.StatusOK, map[string]any{"path": resp.Path, "content": resp.Text, "totalLines": resp.TotalLines})
+	if p.Truncated {
+		a.d.WriteJSON(w, http.StatusOK, map[string]any{"path": p.Path, "content": p.Text, "truncated": true, "sizeBytes": p.SizeBytes})
+		return
+	}
+	lines := markdown.Lines(p.Text) // as Host.Get gives them
+	content := ""
+	if len(lines) > 0 {
+		content = strings.Join(lines, "\n") + "\n"
+	}
+	a.d.WriteJSON(w, http.StatusOK, map[string]any{"path": p.Path, "content": content, "totalLines": len(lines)})
 }
 
 // WritePage is POST /api/debug/notebook/{path} {"content"}: replaces

@@ -13,8 +13,27 @@ function debounce(fn, ms) {
   return (...args) => { clearTimeout(t); t = setTimeout(() => fn(...args), ms); };
 }
 
+// The dashboard's key, when the server asks for a token: kept in this
+// origin's storage by boot.js, sent with every call as a header (never a
+// cookie, which every port of the host would receive), and in the address
+// of an event stream, which EventSource opens without our headers.
+function dashKey() {
+  try { return localStorage.getItem("memhost-dashboard-key") || ""; } catch (e) { return ""; }
+}
+
+function call(url, opts = {}) {
+  const key = dashKey();
+  if (key) opts = { ...opts, headers: { ...(opts.headers || {}), "Memhost-Dashboard-Key": key } };
+  return fetch(url, opts);
+}
+
+function events(url) {
+  const key = dashKey();
+  return new EventSource(key ? url + (url.includes("?") ? "&" : "?") + "key=" + encodeURIComponent(key) : url);
+}
+
 async function postJSON(url, body) {
-  const r = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const r = await call(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   let data = {};
   try { data = await r.json(); } catch (e) { /* empty body */ }
   return { ok: r.ok, status: r.status, data };
@@ -34,7 +53,7 @@ function errText(data, status) {
 // the fresh page as they are: the server draws them empty, and a running
 // pull keeps writing into the same nodes.
 async function refreshMain() {
-  const r = await fetch(location.href, { headers: { Accept: "text/html" } });
+  const r = await call(location.href, { headers: { Accept: "text/html" } });
   if (!r.ok) return;
   const doc = new DOMParser().parseFromString(await r.text(), "text/html");
   const fresh = $("#main", doc);
@@ -61,7 +80,7 @@ const runSearch = debounce(async () => {
   if (searchCtl) searchCtl.abort();
   searchCtl = new AbortController();
   try {
-    const r = await fetch("/ui/api/search?" + params, { signal: searchCtl.signal });
+    const r = await call("/ui/api/search?" + params, { signal: searchCtl.signal });
     $("#results").innerHTML = await r.text();
     $("#results").dataset.query = q.value;
     history.replaceState(null, "", "/ui/search?" + params);
@@ -240,7 +259,7 @@ function pollStatus() {
   if (polling) clearInterval(polling);
   let ticks = 0;
   const tick = async () => {
-    const r = await fetch("/ui/api/status");
+    const r = await call("/ui/api/status");
     if (!r.ok) return;
     const st = await r.json();
     showStatus(st);
@@ -248,6 +267,24 @@ function pollStatus() {
   };
   tick();
   polling = setInterval(tick, 1000);
+}
+
+// The plugin list: asked with a POST, since listing starts every plugin
+// (a provider without its model downloads it), which the page's GET must
+// not. Once drawn it stays (#plugins-box is data-keep).
+async function loadPlugins() {
+  const box = $("#plugins-box");
+  if (!box || box.dataset.asked) return;
+  box.dataset.asked = "1";
+  const r = await call("/ui/api/plugins", { method: "POST" });
+  if ((r.headers.get("Content-Type") || "").startsWith("text/html")) {
+    box.innerHTML = await r.text(); // the server's fragment, escaped by its template
+  } else {
+    let data = {};
+    try { data = await r.json(); } catch (e) { /* empty body */ }
+    box.textContent = errText(data, r.status);
+  }
+  box.dataset.loaded = "1";
 }
 
 async function usePlugin(form) {
@@ -272,7 +309,7 @@ async function rebuild() {
   out.textContent = "Starting the rebuild…";
   const { ok, status, data } = await postJSON("/api/debug/memory/rebuild", {});
   if (!ok) { out.textContent = errText(data, status); btn.disabled = false; return; }
-  const es = new EventSource(data.events);
+  const es = events(data.events);
   es.addEventListener("progress", (e) => {
     const p = JSON.parse(e.data);
     out.textContent = "Rebuilding… " + (p.elapsedMs / 1000).toFixed(0) + " s";
@@ -303,7 +340,7 @@ async function pullModel(model) {
   const bar = $("#pull-progress"), out = $("#pull-status");
   bar.hidden = false; bar.max = 1; bar.value = 0;
   out.textContent = "Pulling " + (model || "the default model") + "…";
-  const r = await fetch("/api/v1/models/pull", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/x-ndjson" }, body: JSON.stringify({ model }) });
+  const r = await call("/api/v1/models/pull", { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/x-ndjson" }, body: JSON.stringify({ model }) });
   if (!r.ok) { let d = {}; try { d = await r.json(); } catch (e) { /* none */ } out.textContent = errText(d, r.status); bar.hidden = true; return; }
   const reader = r.body.getReader();
   const dec = new TextDecoder();
@@ -346,7 +383,7 @@ const refreshSoon = debounce(async () => {
   if (page) {
     if (!editing) return refreshMain();
     // Editing: say so when the page changed on disk; the save will conflict.
-    const r = await fetch("/ui/api/page/" + page.dataset.path.split("/").map(encodeURIComponent).join("/"));
+    const r = await call("/ui/api/page/" + page.dataset.path.split("/").map(encodeURIComponent).join("/"));
     const note = $("#changed");
     if (r.status === 404) { note.hidden = false; note.textContent = "This page was deleted on disk while you edit it."; return; }
     const d = await r.json();
@@ -364,7 +401,7 @@ const refreshSoon = debounce(async () => {
 
 function connectEvents() {
   if (!window.EventSource) return;
-  const es = new EventSource("/api/v1/events");
+  const es = events("/api/v1/events");
   const live = $("#live");
   es.addEventListener("ready", () => { live.textContent = "live"; live.classList.add("on"); });
   for (const t of ["write", "sync", "git-sync", "lagged"]) es.addEventListener(t, refreshSoon);
@@ -379,7 +416,7 @@ function onLoad() {
   highlightLines();
   const page = $("#page");
   if (page && page.dataset.edit) openEditor();
-  if (document.body.dataset.nav === "settings") pollStatus();
+  if (document.body.dataset.nav === "settings") { pollStatus(); loadPlugins(); }
 }
 
 document.addEventListener("DOMContentLoaded", () => { onLoad(); connectEvents(); });
