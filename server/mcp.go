@@ -41,6 +41,7 @@ func NewMCPHandler(h *host.Host, s *Server, opts mcp.Options) http.Handler {
 		if refuseLoneSurrogate(w, r) { // mcp_text.go
 			return
 		}
+		tagCall(r) // mcp_text.go
 		// A client's notification stream (GET) would otherwise hold the
 		// server's shutdown for its whole timeout.
 		ctx, cancel := context.WithCancel(r.Context())

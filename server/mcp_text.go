@@ -6,9 +6,11 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost/internal/jsoncheck"
+	"github.com/memhost/memhost/mcp"
 )
 
 // refuseLoneSurrogate answers a POST to /mcp whose JSON holds a lone
@@ -52,4 +54,41 @@ func refuseLoneSurrogate(w http.ResponseWriter, r *http.Request) bool {
 	}
 	writeJSON(w, status, map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message}})
 	return true
+}
+
+// tagCall puts a tools/call's identity (its session and JSON-RPC id) in
+// its params' _meta (mcp.TagCall), so that the call sent again with the
+// same id in the same session writes once. The session id is the
+// server's, handed out at initialize. Other requests pass as they are.
+func tagCall(r *http.Request) {
+	sid := r.Header.Get("Mcp-Session-Id")
+	if r.Method != http.MethodPost || sid == "" {
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, mcpsdk.DefaultMaxRequestBodyBytes+1))
+	rest := r.Body
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), rest), rest}
+	if err != nil || len(body) > mcpsdk.DefaultMaxRequestBodyBytes {
+		return
+	}
+	msg, err := jsonrpc.DecodeMessage(body)
+	if err != nil {
+		return
+	}
+	tagged := mcp.TagCall(msg, "http:"+sid)
+	if tagged == msg {
+		return
+	}
+	data, err := jsonrpc.EncodeMessage(tagged)
+	if err != nil {
+		return
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{bytes.NewReader(data), rest}
+	r.ContentLength = int64(len(data))
 }
