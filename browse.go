@@ -35,6 +35,9 @@ type SavePageResponse struct {
 	Path    string `json:"path"`
 	Hash    string `json:"hash"`
 	Created bool   `json:"created"`
+	// Redacted are the secrets replaced before the page was stored: the
+	// editor shows the page as stored.
+	Redacted []Redaction `json:"redacted,omitempty"`
 	// Warnings are troubles after the write (the index could not be
 	// updated): what was written is stored.
 	Warnings []string `json:"warnings,omitempty"`

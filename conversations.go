@@ -38,6 +38,8 @@ type SessionAppendResponse struct {
 	// Warnings are troubles after the turn was written (a repaired torn
 	// line, an index that could not be updated): the turn is stored.
 	Warnings []string `json:"warnings,omitempty"`
+	// Redacted are the secrets replaced before the text was stored.
+	Redacted []Redaction `json:"redacted,omitempty"`
 }
 
 // Check reports a Meta that is not a JSON object; a client checks it

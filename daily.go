@@ -17,4 +17,6 @@ type DailyLogResponse struct {
 	// Warnings are troubles after the write (the index could not be
 	// updated, or was rebuilt): what was written is stored.
 	Warnings []string `json:"warnings,omitempty"`
+	// Redacted are the secrets replaced before the text was stored.
+	Redacted []Redaction `json:"redacted,omitempty"`
 }

@@ -32,6 +32,8 @@ type RememberResponse struct {
 	// Warnings are troubles after the write (the index could not be
 	// updated, or was rebuilt): what was written is stored.
 	Warnings []string `json:"warnings,omitempty"`
+	// Redacted are the secrets replaced before the text was stored.
+	Redacted []Redaction `json:"redacted,omitempty"`
 }
 
 // Where says where the text is: the page, the section (or that there is

@@ -66,6 +66,8 @@ type IngestFile struct {
 	// Warnings are troubles after the turns were written (the index could
 	// not be updated, or was rebuilt): the turns are stored.
 	Warnings []string `json:"warnings,omitempty"`
+	// Redacted are the secrets replaced before the text was stored.
+	Redacted []Redaction `json:"redacted,omitempty"`
 }
 
 // FlushReceipt says a pre-compaction flush was asked of the agent.

@@ -27,6 +27,15 @@ func (h *Host) DailyLog(ctx context.Context, req memhost.DailyLogRequest) (out m
 	if err != nil {
 		return memhost.DailyLogResponse{}, err
 	}
+	text, redacted, err := h.redact("text", text)
+	if err != nil {
+		return memhost.DailyLogResponse{}, err
+	}
+	defer func() {
+		if err == nil {
+			out.Redacted = redacted
+		}
+	}()
 	// The first line becomes the entry's heading, whatever it starts with.
 	if _, rest, ok := strings.Cut(text, "\n"); ok {
 		if err := noSections("text", rest, 1); err != nil {

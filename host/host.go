@@ -116,6 +116,7 @@ type Host struct {
 	// privacy is what Open found readable by others in the home and made
 	// private (repaired), or could not (open); set once, then read only.
 	privacy  struct{ repaired, open []string }
+	secrets  redactor // redact.go
 	sessions *sessions.Store
 	reg      *registry.Registry
 	watch    watchState         // the file watcher's, for Health
@@ -196,7 +197,7 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.sessions = &sessions.Store{Dir: sessDir, Now: h.now}
+	h.sessions = &sessions.Store{Dir: sessDir, Now: h.now, Redact: h.redact}
 	h.indexer = indexer.New(indexer.Options{Notebook: h.notebook, SessionsDir: sessDir, Index: h.idx,
 		Config: h.config, Now: h.now, CookieDir: filepath.Join(h.home, "brain", "watch"), Log: h.log})
 	dirs := append(append([]string(nil), h.pluginDirs...), filepath.Join(h.home, "plugins"))

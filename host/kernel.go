@@ -35,6 +35,11 @@ func (k kernel) Vectors() *vectors.DB { return k.h.vecs }
 // Notebook is the home's notebook.
 func (k kernel) Notebook() *notebook.Notebook { return k.h.notebook }
 
+// Redact applies memory.privacy.secrets (redact.go).
+func (k kernel) Redact(field, text string) (string, []memhost.Redaction, error) {
+	return k.h.redact(field, text)
+}
+
 // Sessions is the home's transcript store.
 func (k kernel) Sessions() *sessions.Store { return k.h.sessions }
 

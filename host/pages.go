@@ -52,6 +52,15 @@ func (h *Host) Write(ctx context.Context, req memhost.WriteRequest) (out memhost
 	if err != nil {
 		return memhost.WriteResponse{}, err
 	}
+	text, redacted, err := h.redact("text", text)
+	if err != nil {
+		return memhost.WriteResponse{}, err
+	}
+	defer func() {
+		if err == nil {
+			out.Redacted = redacted
+		}
+	}()
 	if err := notebook.CheckSection(req.Section); err != nil {
 		return memhost.WriteResponse{}, err
 	}

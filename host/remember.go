@@ -35,6 +35,15 @@ func (h *Host) Remember(ctx context.Context, req memhost.RememberRequest) (out m
 	if err != nil {
 		return memhost.RememberResponse{}, err
 	}
+	text, redacted, err := h.redact("text", text)
+	if err != nil {
+		return memhost.RememberResponse{}, err
+	}
+	defer func() {
+		if err == nil {
+			out.Redacted = redacted
+		}
+	}()
 	if err := noSections("text", text, 0); err != nil {
 		return memhost.RememberResponse{}, err
 	}

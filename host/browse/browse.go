@@ -31,6 +31,8 @@ import (
 type Kernel interface {
 	Home() string
 	Notebook() *notebook.Notebook
+	// Redact applies the home's secrets policy to text given in field.
+	Redact(field, text string) (string, []memhost.Redaction, error)
 	Sessions() *sessions.Store
 	ModelsDir() string
 	IndexWritten(ctx context.Context, rels ...string) []string
@@ -113,6 +115,15 @@ func (b *BrowseService) SavePage(ctx context.Context, req memhost.SavePageReques
 	if err != nil {
 		return memhost.SavePageResponse{}, err
 	}
+	text, redacted, err := b.k.Redact("text", text)
+	if err != nil {
+		return memhost.SavePageResponse{}, err
+	}
+	defer func() {
+		if err == nil {
+			out.Redacted = redacted
+		}
+	}()
 	rel, err := b.k.Notebook().Clean(req.Path)
 	if err != nil {
 		return memhost.SavePageResponse{}, err

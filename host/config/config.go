@@ -70,7 +70,26 @@ type Memory struct {
 	Skills     Skills     `yaml:"skills"`
 	Generator  Generator  `yaml:"generator"`
 	Episodes   Episodes   `yaml:"episodes"`
+	Privacy    Privacy    `yaml:"privacy"`
 }
+
+// Privacy says what happens to secrets (API keys, tokens, passwords,
+// private keys) found in what is written.
+type Privacy struct {
+	// Secrets is SecretsRedact (the default: the secret is replaced by a
+	// marker naming its rule and a fingerprint before anything is stored,
+	// and the write's answer says so), SecretsKeepLocal (stored as
+	// written; health fails while the home holds one) or SecretsAllow
+	// (no detection).
+	Secrets string `yaml:"secrets"`
+}
+
+// The values of memory.privacy.secrets.
+const (
+	SecretsRedact    = "redact"
+	SecretsKeepLocal = "keep-local"
+	SecretsAllow     = "allow"
+)
 
 // Episodes configures the episode logs: a notebook page a day written
 // from the transcripts (seed 004 §2.2).
@@ -201,6 +220,7 @@ func Default() Config {
 			Skills:      Skills{MinObservations: 3},
 			Generator:   DefaultGenerator(),
 			Episodes:    Episodes{Folder: "episodes", EveryMin: 30},
+			Privacy:     Privacy{Secrets: SecretsRedact},
 		},
 		Server:     Server{Listen: DefaultListen},
 		Health:     DefaultHealth(),
@@ -501,6 +521,8 @@ func (c Config) Validate() error {
 		return bad("memory.episodes.folder", fmt.Sprintf("must be a folder inside the notebook, got %q", m.Episodes.Folder))
 	case m.Episodes.EveryMin < 0:
 		return bad("memory.episodes.everyMin", "must not be negative")
+	case m.Privacy.Secrets != SecretsRedact && m.Privacy.Secrets != SecretsKeepLocal && m.Privacy.Secrets != SecretsAllow:
+		return bad("memory.privacy.secrets", fmt.Sprintf("choose redact, keep-local or allow, got %q", m.Privacy.Secrets))
 	case m.Prompt.DailyWindow < 0:
 		return bad("memory.prompt.dailyWindow", "must not be negative")
 	case m.Prompt.MaxPerFileChars < 1:

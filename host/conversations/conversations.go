@@ -44,7 +44,7 @@ func (cs *SessionService) SessionAppend(ctx context.Context, req memhost.Session
 		return memhost.SessionAppendResponse{}, err
 	}
 	rel := sessions.Path(req.Session)
-	resp := memhost.SessionAppendResponse{Session: req.Session, Path: rel, Turn: a.Turn}
+	resp := memhost.SessionAppendResponse{Session: req.Session, Path: rel, Turn: a.Turn, Redacted: a.Redacted}
 	if a.Repaired != "" {
 		resp.Warnings = append(resp.Warnings, a.Repaired)
 	}

@@ -48,6 +48,16 @@ type addOptions struct {
 }
 
 func (s *FactService) factAdd(ctx context.Context, req knowledge.FactAddRequest, opt addOptions) (knowledge.FactAddResponse, error) {
+	// A secret in a value or a source is redacted as in any write (the
+	// response has no field to say so: knowledge's types are the root's
+	// leaf and name none of its types).
+	for _, f := range []*string{&req.Value, &req.Source} {
+		red, _, err := s.k.Redact("value", *f)
+		if err != nil {
+			return knowledge.FactAddResponse{}, err
+		}
+		*f = red
+	}
 	if err := facts.CheckAttribute(req.Attribute); err != nil {
 		return knowledge.FactAddResponse{}, fault.BadInputf("attribute", "attribute %q: %v", notebook.Shorten(req.Attribute, 60), err)
 	}

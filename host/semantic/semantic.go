@@ -28,6 +28,8 @@ import (
 // Kernel is what the service uses of the Host.
 type Kernel interface {
 	Home() string
+	// Redact applies the home's secrets policy to text given in field.
+	Redact(field, text string) (string, []memhost.Redaction, error)
 	Index() *index.DB
 	Notebook() *notebook.Notebook
 	Sessions() *sessions.Store

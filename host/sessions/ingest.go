@@ -146,6 +146,16 @@ func (s *Store) Import(ctx context.Context, dir, path, format string) (memhost.I
 				continue
 			}
 			t.Content = strings.ToValidUTF8(t.Content, "\uFFFD")
+			red, rerr := s.redactTurn(&t)
+			if rerr != nil {
+				res.Problems = append(res.Problems, fmt.Sprintf("%s:%d: %v; skipped", path, n, rerr))
+				res.Skipped++
+				continue
+			}
+			for _, r := range red {
+				r.Field = fmt.Sprintf("line %d %s", n, r.Field)
+				res.Redacted = append(res.Redacted, r)
+			}
 			if t.TokenCount == 0 {
 				t.TokenCount = chunk.EstimateTokens(t.Content)
 			}

@@ -29,6 +29,38 @@ import (
 type Store struct {
 	Dir string           // the sessions folder, absolute
 	Now func() time.Time // the time turns and receipts are stamped with
+	// Redact, when set, is applied to every turn's content and metadata
+	// before it is stored (Append and Import): the home's secrets
+	// policy. field names the part of the turn ("content", "metadata").
+	Redact func(field, text string) (string, []memhost.Redaction, error)
+}
+
+// redactTurn applies s.Redact to t's content and metadata. Metadata is
+// JSON: a secret's marker holds no quote, backslash or control character,
+// so it stays JSON, which is checked.
+func (s *Store) redactTurn(t *memhost.Turn) ([]memhost.Redaction, error) {
+	if s.Redact == nil {
+		return nil, nil
+	}
+	content, red, err := s.Redact("content", t.Content)
+	if err != nil {
+		return nil, err
+	}
+	t.Content = content
+	if len(t.Metadata) > 0 {
+		meta, mred, err := s.Redact("metadata", string(t.Metadata))
+		if err != nil {
+			return nil, err
+		}
+		if len(mred) > 0 {
+			if !json.Valid([]byte(meta)) {
+				return nil, fault.BadInputf("meta", "a secret in the turn's metadata cannot be redacted without breaking its JSON; leave it out")
+			}
+			t.Metadata = json.RawMessage(meta)
+			red = append(red, mred...)
+		}
+	}
+	return red, nil
 }
 
 // file is the transcript of a session on disk.
@@ -52,8 +84,9 @@ func (s *Store) Exists(session string) (bool, error) {
 // Appended is a turn as written, and what was repaired first.
 type Appended struct {
 	Turn     memhost.Turn
-	Repaired string // an incomplete last line cut off before (see cutTornTail); "" if none
-	Existed  bool   // a turn of the id asked for was there already: nothing was written
+	Redacted []memhost.Redaction // secrets replaced before the turn was stored
+	Repaired string              // an incomplete last line cut off before (see cutTornTail); "" if none
+	Existed  bool                // a turn of the id asked for was there already: nothing was written
 }
 
 // retryWindow is how far back from the end of a transcript Append looks
@@ -71,6 +104,10 @@ func (s *Store) Append(ctx context.Context, session string, t memhost.Turn) (App
 		var id [6]byte
 		rand.Read(id[:])
 		t.ID = hex.EncodeToString(id[:])
+	}
+	red, err := s.redactTurn(&t)
+	if err != nil {
+		return Appended{Turn: t}, err
 	}
 	t.Timestamp = s.Now().UTC().Format(time.RFC3339Nano)
 	t.TokenCount = chunk.EstimateTokens(t.Content)
@@ -96,7 +133,7 @@ func (s *Store) Append(ctx context.Context, session string, t memhost.Turn) (App
 	if err := writeWhole(f, append(line, '\n')); err != nil {
 		return Appended{Turn: t, Repaired: repaired}, fmt.Errorf("append to %s: %w", Path(session), err)
 	}
-	return Appended{Turn: t, Repaired: repaired}, nil
+	return Appended{Turn: t, Repaired: repaired, Redacted: red}, nil
 }
 
 // Transcript is a session file read whole, for compaction.

@@ -482,6 +482,14 @@ func (a *App) Warn(warnings ...string) {
 	}
 }
 
+// Redacted tells on stderr of each secret a write replaced before storing
+// what it was given (memory.privacy.secrets: redact), never the secret.
+func (a *App) Redacted(red []mh.Redaction) {
+	for _, r := range red {
+		fmt.Fprintf(a.IO.Stderr, "memhost: secret redacted before it was stored: %s …%s (%s, line %d)\n", r.Rule, r.Fingerprint, r.Field, r.Line)
+	}
+}
+
 // Plural is "1 turn", "2 turns".
 func Plural(n int, noun string) string {
 	if n == 1 {

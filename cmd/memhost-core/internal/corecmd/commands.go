@@ -65,6 +65,7 @@ func (a cmds) remember(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.Redacted(resp.Redacted)
 		a.Warn(resp.Warnings...)
 		return a.Out(cmd, resp, func(w io.Writer) {
 			if resp.Duplicate {
@@ -86,6 +87,7 @@ func (a cmds) dailyLog(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.Redacted(resp.Redacted)
 		a.Warn(resp.Warnings...)
 		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "logged in %s, %s: %s\n", resp.Path, cmdapp.Lines(resp.Lines), resp.Heading)
@@ -124,6 +126,7 @@ func (a cmds) write(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.Redacted(resp.Redacted)
 		a.Warn(resp.Warnings...)
 		return a.Out(cmd, resp, func(w io.Writer) {
 			verb := "wrote"
@@ -722,6 +725,7 @@ func (a cmds) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.Redacted(resp.Redacted)
 		a.Warn(resp.Warnings...)
 		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "appended turn %s (%s) to %s\n", resp.Turn.ID, resp.Turn.Role, resp.Path)
@@ -972,6 +976,9 @@ func (a cmds) sessionIngest(ctx context.Context, cmd *cli.Command) error {
 		resp, err := h.Ingest(ctx, mh.IngestRequest{Paths: cmd.Args().Slice(), Dir: a.WorkDir(), Format: cmd.String("format")})
 		if err != nil {
 			return err
+		}
+		for _, f := range resp.Files {
+			a.Redacted(f.Redacted)
 		}
 		for _, f := range resp.Files {
 			a.Warn(f.Repaired...)

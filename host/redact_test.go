@@ -1,0 +1,117 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/knowledge"
+)
+
+// Published sample credentials of gitleaks' rules (not live ones).
+const (
+	sampleAWS    = "AKIALALEMEL33243OLIB"
+	sampleGitHub = "ghp_R8wK3mZp5VtQ9xLc2HbN7jYf4sDg6aWe1uTo"
+	sampleSlack  = "xoxb-781236542736-2364535789652-GkwFDQoHqzXDVsC6GzqYUypD"
+)
+
+// holding lists the files under root whose bytes hold secret.
+func holding(t *testing.T, root, secret string) []string {
+	t.Helper()
+	var found []string
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(secret)) {
+			found = append(found, strings.TrimPrefix(p, root))
+		}
+		return nil
+	})
+	return found
+}
+
+// Under the default policy no secret given to a write reaches a file of
+// the home (the notebook, the transcripts, the index and its journals):
+// each write path replaces it by its marker and says so, and the same
+// write again gives the same page.
+func TestSecretsRedactedOnEveryWritePath(t *testing.T) {
+	ctx := context.Background()
+	h := newHost(t)
+	check := func(path string, red []memhost.Redaction, rule string) {
+		t.Helper()
+		if len(red) == 0 || red[0].Rule != rule || len(red[0].Fingerprint) != 4 {
+			t.Fatalf("%s: redactions %+v, want %s", path, red, rule)
+		}
+	}
+	r, err := h.Remember(ctx, memhost.RememberRequest{Text: "the CI key is " + sampleAWS, Category: "reference", File: "ci", RequestID: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("remember", r.Redacted, "aws-access-token")
+	if again, err := h.Remember(ctx, memhost.RememberRequest{Text: "the CI key is " + sampleAWS, Category: "reference", File: "ci", RequestID: "r1"}); err != nil || again.Lines != r.Lines {
+		t.Fatalf("remember retried: %+v %v", again, err)
+	}
+	w, err := h.Write(ctx, memhost.WriteRequest{Path: "knowledge/tokens.md", Text: "---\ntoken: " + sampleGitHub + "\n---\n# Tokens\n\nsee [[ci]]\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("write", w.Redacted, "github-pat")
+	d, err := h.DailyLog(ctx, memhost.DailyLogRequest{Text: "rotated the bot token\nnew one " + sampleSlack})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("daily-log", d.Redacted, "slack-bot-token")
+	s, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "my key is " + sampleAWS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("session append", s.Redacted, "aws-access-token")
+	src := filepath.Join(t.TempDir(), "chat.jsonl")
+	os.WriteFile(src, []byte(`{"id":"1","role":"user","content":"use `+sampleGitHub+`"}`+"\n"+`{"id":"2","role":"tool","content":"env","metadata":{"out":"AWS=`+sampleAWS+`"}}`+"\n"), 0o600)
+	in, err := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{src}, Format: "memhost"})
+	if err != nil || len(in.Files) != 1 || in.Files[0].Added != 2 {
+		t.Fatalf("ingest: %+v %v", in, err)
+	}
+	if red := in.Files[0].Redacted; len(red) != 2 || red[0].Field != "line 1 content" || red[1].Field != "line 2 metadata" {
+		t.Fatalf("ingest redactions: %+v", red)
+	}
+	if _, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "ci", Attribute: "deploy key", Value: sampleGitHub}); err != nil {
+		t.Fatalf("fact add: %v", err)
+	}
+	sv, err := h.SavePage(ctx, memhost.SavePageRequest{Path: "lists/env.md", Text: "# Env\n\n- SLACK=" + sampleSlack})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("the dashboard's editor", sv.Redacted, "slack-bot-token")
+	page := readPage(t, h, "knowledge/tokens.md")
+	if !strings.Contains(page, `token: "[secret redacted: github-pat …`) || !strings.Contains(page, "# Tokens") || !strings.Contains(page, "[[ci]]") {
+		t.Fatalf("the page's structure:\n%s", page)
+	}
+	h.Close()
+	for _, secret := range []string{sampleAWS, sampleGitHub, sampleSlack} {
+		if files := holding(t, h.Home(), secret); len(files) > 0 {
+			t.Fatalf("%.8s… is in %v", secret, files)
+		}
+	}
+}
+
+// keep-local and allow store what was written.
+func TestSecretsPolicyKeeps(t *testing.T) {
+	for _, policy := range []string{config.SecretsKeepLocal, config.SecretsAllow} {
+		h := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Privacy.Secrets = policy })
+		r, err := h.Remember(context.Background(), memhost.RememberRequest{Text: "key " + sampleAWS})
+		if err != nil || len(r.Redacted) != 0 {
+			t.Fatalf("%s: %+v %v", policy, r, err)
+		}
+		if files := holding(t, h.NotebookDir(), sampleAWS); len(files) != 1 {
+			t.Fatalf("%s: the key is in %v", policy, files)
+		}
+	}
+}
