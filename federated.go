@@ -72,6 +72,9 @@ type FedSyncResponse struct {
 	// Paths are their index paths ("knowledge/x.md", "sessions/s.jsonl").
 	Paths      []string `json:"paths,omitempty"`
 	DurationMs float64  `json:"durationMs"`
+	// HeldBack are the shared files not committed or pushed because they
+	// hold a secret (the rest is synced).
+	HeldBack []HeldBack `json:"heldBack,omitempty"`
 }
 
 // FederationStatus is the federation part of status and health.

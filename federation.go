@@ -46,6 +46,18 @@ type GitState struct {
 	Conflicts []Conflict `json:"conflicts,omitempty"`
 	// LastMaintenance is when Maintain last ran `git gc --auto`.
 	LastMaintenance string `json:"lastMaintenance,omitempty"`
+	// HeldBack are the shared files not committed (so never pushed)
+	// because they hold a secret, until a commit finds them clean.
+	HeldBack []HeldBack `json:"heldBack,omitempty"`
+}
+
+// HeldBack is a file federation did not commit: it holds a secret. The
+// secret itself is never recorded.
+type HeldBack struct {
+	Path        string `json:"path"` // home-relative
+	Rule        string `json:"rule"`
+	Line        int    `json:"line"`
+	Fingerprint string `json:"fingerprint"`
 }
 
 // Backoff is how long to wait before the next sync after s.

@@ -35,6 +35,9 @@ func (k kernel) Vectors() *vectors.DB { return k.h.vecs }
 // Notebook is the home's notebook.
 func (k kernel) Notebook() *notebook.Notebook { return k.h.notebook }
 
+// FindSecret finds a secret in a file about to leave (redact.go).
+func (k kernel) FindSecret(data []byte) (memhost.HeldBack, bool) { return k.h.findSecret(data) }
+
 // Redact applies memory.privacy.secrets (redact.go).
 func (k kernel) Redact(field, text string) (string, []memhost.Redaction, error) {
 	return k.h.redact(field, text)

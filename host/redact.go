@@ -46,3 +46,22 @@ func (h *Host) redact(field, text string) (string, []memhost.Redaction, error) {
 	}
 	return out, red, nil
 }
+
+// findSecret reports the first secret in data, a file about to leave the
+// machine (a git commit, an export), unless the policy is allow. A
+// scanner that cannot be built holds the file back too: nothing leaves
+// unchecked.
+func (h *Host) findSecret(data []byte) (memhost.HeldBack, bool) {
+	if h.config().Memory.Privacy.Secrets == config.SecretsAllow {
+		return memhost.HeldBack{}, false
+	}
+	s, err := h.secrets.scanner()
+	if err != nil {
+		return memhost.HeldBack{Rule: "secret detection unavailable: " + err.Error()}, true
+	}
+	found := s.Scan(string(data))
+	if len(found) == 0 {
+		return memhost.HeldBack{}, false
+	}
+	return memhost.HeldBack{Rule: found[0].Rule, Line: found[0].Line, Fingerprint: found[0].Fingerprint}, true
+}

@@ -40,7 +40,7 @@ func (fd *FederationService) start() *fedState {
 	}
 	cfg := fd.k.Config().Federation
 	home := absHome(fd.k.Home())
-	repo := &federation.Repo{Dir: home, Author: cfg.Author, Notebook: fd.notebookRel()}
+	repo := &federation.Repo{Dir: home, Author: cfg.Author, Notebook: fd.notebookRel(), Secret: fd.k.FindSecret}
 	f := &fedState{home: home, repo: repo}
 	f.committer = NewCommitter(repo, time.Duration(cfg.CommitIntervalMs)*time.Millisecond, func(err error) {
 		if err != nil {
@@ -156,7 +156,7 @@ func (fd *FederationService) GitInit(ctx context.Context, req memhost.GitInitReq
 	if strings.HasPrefix(req.Remote, "-") || strings.ContainsAny(req.Remote, "\n\r\x00") {
 		return resp, fault.BadInputf("remote", "not a repository URL or path: %q", req.Remote)
 	}
-	repo := &federation.Repo{Dir: absHome(fd.k.Home()), Author: cfg.Author, Notebook: fd.notebookRel()}
+	repo := &federation.Repo{Dir: absHome(fd.k.Home()), Author: cfg.Author, Notebook: fd.notebookRel(), Secret: fd.k.FindSecret}
 	res, err := repo.Init(ctx, federation.InitOptions{Branch: req.Branch})
 	resp.GitInitResult = res
 	if err != nil {
@@ -235,6 +235,7 @@ func (fd *FederationService) FedSync(ctx context.Context, _ memhost.FedSyncReque
 		}
 		resp.Indexed = len(paths)
 	}
+	resp.HeldBack = f.repo.ReadState().HeldBack
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return resp, gitFault(serr)
 }
@@ -304,6 +305,14 @@ func (fd *FederationService) FederationCheck(ctx context.Context) (memhost.Healt
 	c := memhost.HealthCheck{Name: "federation", Status: health.Pass, Metadata: map[string]any{"remote": fs.Remote, "branch": fs.Branch,
 		"lastSuccess": fs.State.LastSuccess, "failures": fs.State.Failures}}
 	switch {
+	case len(fs.State.HeldBack) > 0:
+		var parts []string
+		for _, h := range fs.State.HeldBack {
+			parts = append(parts, fmt.Sprintf("%s (%s …%s, line %d)", h.Path, h.Rule, h.Fingerprint, h.Line))
+		}
+		c.Status = health.Fail
+		c.Message = fmt.Sprintf("%d shared files hold a secret and are not committed or pushed: %s; take the secret out (the file is committed at its next change)", len(parts), strings.Join(parts, ", "))
+		c.Metadata["heldBack"] = fs.State.HeldBack
 	case fs.State.Rewritten || fs.State.Refused:
 		c.Status, c.Message = health.Fail, "syncing is refused: "+fs.State.LastError
 	case len(fs.Conflicts) > 0:

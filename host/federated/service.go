@@ -23,6 +23,9 @@ import (
 // Kernel is what the FederationService uses of the Host.
 type Kernel interface {
 	Home() string
+	// FindSecret finds a secret in a file about to leave the machine
+	// (nil when the secrets policy is allow).
+	FindSecret(data []byte) (memhost.HeldBack, bool)
 	Notebook() *notebook.Notebook
 	Sessions() *sessions.Store
 	Indexer() *indexer.Indexer

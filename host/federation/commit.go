@@ -1,11 +1,14 @@
 package federation
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/internal/fsx"
 )
 
@@ -92,6 +95,9 @@ func (r *Repo) commitLocked(ctx context.Context, msg string, paths []string) (bo
 	}
 	defer home.Close()
 	paths = r.shareable(home, paths)
+	if paths, err = r.holdBack(home, paths); err != nil {
+		return false, err
+	}
 	if len(paths) == 0 {
 		return false, nil
 	}
@@ -100,4 +106,77 @@ func (r *Repo) commitLocked(ctx context.Context, msg string, paths []string) (bo
 		return id != "", nil
 	}
 	return r.g().Commit(ctx, home, msg, paths, nil, false)
+}
+
+// holdBack leaves out of paths the files that hold a secret (r.Secret),
+// recording them in the state's HeldBack, and takes off that list the
+// paths that are clean now. Without r.Secret, paths are kept.
+func (r *Repo) holdBack(home *fsx.Dir, paths []string) ([]string, error) {
+	if r.Secret == nil || len(paths) == 0 {
+		return paths, nil
+	}
+	var keep []string
+	held := map[string]memhost.HeldBack{}
+	for _, p := range paths {
+		data, err := home.ReadFile(p, fsx.NoLinks)
+		if err == nil {
+			from := r.cleanStart(p, data)
+			if f, ok := r.Secret(data[from:]); ok {
+				f.Path = p
+				f.Line += bytes.Count(data[:from], []byte("\n"))
+				held[p] = f
+				r.setClean(p, nil)
+				continue
+			}
+			r.setClean(p, data)
+		}
+		keep = append(keep, p) // clean, gone or unreadable: as before
+	}
+	considered := map[string]bool{}
+	for _, p := range paths {
+		considered[p] = true
+	}
+	err := r.editState(func(s *memhost.GitState) {
+		var next []memhost.HeldBack
+		for _, h := range s.HeldBack {
+			if !considered[h.Path] {
+				next = append(next, h)
+			}
+		}
+		for _, p := range paths {
+			if h, ok := held[p]; ok {
+				next = append(next, h)
+			}
+		}
+		s.HeldBack = next
+	})
+	return keep, err
+}
+
+// cleanStart is how many bytes at the start of data a commit found clean
+// before (0 when none, or when they changed since).
+func (r *Repo) cleanStart(p string, data []byte) int {
+	r.mu.Lock()
+	c, ok := r.clean[p]
+	r.mu.Unlock()
+	if !ok || c.n > len(data) || sha256.Sum256(data[:c.n]) != c.sum {
+		return 0
+	}
+	return c.n
+}
+
+// setClean records data (up to its last line's end) as clean for p; nil
+// forgets p.
+func (r *Repo) setClean(p string, data []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if data == nil {
+		delete(r.clean, p)
+		return
+	}
+	n := bytes.LastIndexByte(data, '\n') + 1
+	if r.clean == nil {
+		r.clean = map[string]scanned{}
+	}
+	r.clean[p] = scanned{n: n, sum: sha256.Sum256(data[:n])}
 }

@@ -166,7 +166,11 @@ func (r *Repo) Init(ctx context.Context, opts InitOptions) (memhost.GitInitResul
 	}
 	defer home.Close()
 	// An empty home gets an empty first commit: later merges need a base.
-	if _, err := r.g().Commit(ctx, home, msg, r.shareable(home, paths), remove, head == ""); err != nil {
+	commit, err := r.holdBack(home, r.shareable(home, paths))
+	if err != nil {
+		return res, err
+	}
+	if _, err := r.g().Commit(ctx, home, msg, commit, remove, head == ""); err != nil {
 		return res, err
 	}
 	res.Commit, err = r.g().Rev(ctx, "HEAD")

@@ -2,6 +2,8 @@ package federation
 
 import (
 	"context"
+	"github.com/memhost/memhost"
+	"sync"
 
 	"github.com/memhost/memhost/host/federation/gitrepo"
 )
@@ -19,6 +21,22 @@ type Repo struct {
 	// Notebook is the notebook folder, relative to Dir (default
 	// "notebook"): with sessions/, what federation shares (shared.go).
 	Notebook string
+	// Secret, when set, finds a secret in a file about to be committed:
+	// such a file is held back (never committed, so never pushed) and
+	// recorded in the state's HeldBack, as git hosts' push protection
+	// refuses it. ok is false for a clean file.
+	Secret func(data []byte) (found memhost.HeldBack, ok bool)
+
+	mu    sync.Mutex
+	clean map[string]scanned // per path, the start found clean (holdBack)
+}
+
+// scanned is a file's start that Secret found clean: its length (up to a
+// line's end) and SHA-256. A transcript only grows, so the next commit
+// scans only what was appended.
+type scanned struct {
+	n   int
+	sum [32]byte
 }
 
 // g is the repository's git plumbing.
