@@ -3,6 +3,9 @@ package memhost
 // ExportRequest writes the home's source of truth to an archive.
 type ExportRequest struct {
 	Path string `json:"path"` // the .tar.gz to write; must not exist
+	// IncludeSecrets exports the files that hold a secret too; by
+	// default they are left out and listed in LeftOut.
+	IncludeSecrets bool `json:"includeSecrets,omitempty"`
 }
 
 // ExportResponse says what was written.
@@ -11,6 +14,8 @@ type ExportResponse struct {
 	Files  int    `json:"files"`
 	Bytes  int64  `json:"bytes"`
 	SHA256 string `json:"sha256"` // of the archive
+	// LeftOut are the files not exported because they hold a secret.
+	LeftOut []HeldBack `json:"leftOut,omitempty"`
 }
 
 // ImportRequest reads an archive made by Export into the home.

@@ -2,7 +2,9 @@ package host
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -114,4 +116,48 @@ func TestSecretsPolicyKeeps(t *testing.T) {
 			t.Fatalf("%s: the key is in %v", policy, files)
 		}
 	}
+}
+
+// An export leaves out the files that hold a secret (here written under
+// keep-local) and names them, unless asked to include them.
+func TestExportLeavesSecretsOut(t *testing.T) {
+	ctx := context.Background()
+	h := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Privacy.Secrets = config.SecretsKeepLocal })
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "key " + sampleAWS, Category: "reference", File: "ci"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "a clean fact", Category: "knowledge"}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ex, err := h.Export(ctx, memhost.ExportRequest{Path: filepath.Join(dir, "a.tar.gz")})
+	if err != nil || ex.Files != 1 || len(ex.LeftOut) != 1 || ex.LeftOut[0].Path != "notebook/reference/ci.md" || ex.LeftOut[0].Rule != "aws-access-token" {
+		t.Fatalf("export: %+v %v", ex, err)
+	}
+	if archiveHolds(t, ex.Path, sampleAWS) || !archiveHolds(t, ex.Path, "a clean fact") {
+		t.Fatal("the archive holds the key, or not the clean page")
+	}
+	all, err := h.Export(ctx, memhost.ExportRequest{Path: filepath.Join(dir, "all.tar.gz"), IncludeSecrets: true})
+	if err != nil || all.Files != 2 || len(all.LeftOut) != 0 || !archiveHolds(t, all.Path, sampleAWS) {
+		t.Fatalf("export with secrets: %+v %v", all, err)
+	}
+}
+
+// archiveHolds reports whether the uncompressed bytes of a .tar.gz hold s.
+func archiveHolds(t *testing.T, path, s string) bool {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Contains(data, []byte(s))
 }

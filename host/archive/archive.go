@@ -72,8 +72,9 @@ func skip(name string, dir bool, top string) bool {
 	return dir || top != "sessions" || !strings.HasSuffix(name, ".jsonl")
 }
 
-// Write writes an archive of sources to w.
-func Write(w io.Writer, sources []Source, version string, now time.Time) (Manifest, error) {
+// Write writes an archive of sources to w. leave, when not nil, is asked
+// of each file with its bytes: true leaves it out (it holds a secret).
+func Write(w io.Writer, sources []Source, version string, now time.Time, leave func(name string, data []byte) bool) (Manifest, error) {
 	m := Manifest{Format: Format, Version: Version, Created: now.UTC().Format(time.RFC3339), Memhost: version}
 	gz := gzip.NewWriter(w)
 	tw := tar.NewWriter(gz)
@@ -91,6 +92,9 @@ func Write(w io.Writer, sources []Source, version string, now time.Time) (Manife
 		data, err := io.ReadAll(io.LimitReader(f, fi.Size()))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		if leave != nil && leave(name, data) {
+			return nil
 		}
 		hdr := &tar.Header{Name: name, Mode: 0o644, Size: int64(len(data)), ModTime: fi.ModTime(), Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {

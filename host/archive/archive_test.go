@@ -27,7 +27,7 @@ func TestRoundTrip(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("memory: {}\n"), 0o644)
 	var buf bytes.Buffer
 	m, err := Write(&buf, []Source{{"notebook", filepath.Join(home, "notebook")}, {"sessions", filepath.Join(home, "sessions")},
-		{"config.yaml", filepath.Join(home, "config.yaml")}}, "test", time.Now())
+		{"config.yaml", filepath.Join(home, "config.yaml")}}, "test", time.Now(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,8 @@ import (
 
 // Export writes notebook/, sessions/ and config.yaml, with a manifest of
 // their SHA-256 checksums, to a gzip-compressed tar (see package
-// archive). The index is left out: Import rebuilds it.
+// archive). The index is left out: Import rebuilds it. So is, unless
+// req.IncludeSecrets, any file holding a secret (resp.LeftOut).
 func (fd *FederationService) Export(ctx context.Context, req memhost.ExportRequest) (memhost.ExportResponse, error) {
 	resp := memhost.ExportResponse{Path: req.Path}
 	if req.Path == "" {
@@ -47,7 +48,17 @@ func (fd *FederationService) Export(ctx context.Context, req memhost.ExportReque
 		{Name: "notebook", Dir: fd.k.Notebook().Root()},
 		{Name: "sessions", Dir: fd.k.Sessions().Dir},
 		{Name: "config.yaml", Dir: filepath.Join(fd.k.Home(), config.FileName)},
-	}, version.String(), fd.k.Now())
+	}, version.String(), fd.k.Now(), func(name string, data []byte) bool {
+		if req.IncludeSecrets {
+			return false
+		}
+		hb, found := fd.k.FindSecret(data)
+		if found {
+			hb.Path = name
+			resp.LeftOut = append(resp.LeftOut, hb)
+		}
+		return found
+	})
 	if err == nil {
 		err = f.Sync()
 	}

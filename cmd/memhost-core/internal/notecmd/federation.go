@@ -54,6 +54,7 @@ func federationCommands(a cmds) []*cli.Command {
 				"Examples:\n" +
 				"  memhost export ~/backups/memhost-2026-01-30.tar.gz",
 			ArgsUsage: "FILE.tar.gz",
+			Flags:     []cli.Flag{&cli.BoolFlag{Name: "include-secrets", Usage: "export the files that hold a secret too (by default they are left out and named)"}},
 			Action:    a.export,
 		},
 		{
@@ -80,12 +81,15 @@ func (a cmds) export(ctx context.Context, cmd *cli.Command) error {
 	}
 	// The path is made absolute here: a server's working folder is not ours.
 	return a.With(ctx, cmd, func(o cmdapp.Ops) error {
-		resp, err := o.Export(ctx, mh.ExportRequest{Path: a.Abs(file)})
+		resp, err := o.Export(ctx, mh.ExportRequest{Path: a.Abs(file), IncludeSecrets: cmd.Bool("include-secrets")})
 		if err != nil {
 			return err
 		}
 		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "exported %s to %s (%s, sha256 %s)\n", cmdapp.Plural(resp.Files, "file"), resp.Path, modelstore.HumanSize(resp.Bytes), resp.SHA256)
+			for _, l := range resp.LeftOut {
+				fmt.Fprintf(w, "left out %s: it holds a secret (%s …%s, line %d); --include-secrets exports it\n", l.Path, l.Rule, l.Fingerprint, l.Line)
+			}
 		})
 	})
 }
