@@ -116,11 +116,13 @@ var (
 	OpFedSync            = Op[memhost.FedSyncRequest, memhost.FedSyncResponse]{OpInfo{Name: "git/sync", Write: true}, API.FedSync}
 	OpExport             = Op[memhost.ExportRequest, memhost.ExportResponse]{OpInfo{Name: "export", SocketOnly: true}, API.Export}
 	OpImport             = Op[memhost.ImportRequest, memhost.ImportResponse]{OpInfo{Name: "import", Write: true, SocketOnly: true}, API.Import}
+	OpSecretsScan        = Op[memhost.SecretsScanRequest, memhost.SecretsScanResponse]{OpInfo{Name: "secrets/scan"}, API.SecretsScan}
+	OpSecretsRedact      = Op[memhost.SecretsRedactRequest, memhost.SecretsRedactResponse]{OpInfo{Name: "secrets/redact", Write: true}, API.SecretsRedact}
 )
 
 // Ops is every operation, in the order docs/api.md gives them.
 var Ops = []Operation{
-	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpEpisodes, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpHealthHistory, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpSkills, OpSkillLearn, OpSkillReview, OpGitInit, OpFedSync, OpExport, OpImport,
+	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpEpisodes, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpHealthHistory, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpSkills, OpSkillLearn, OpSkillReview, OpGitInit, OpFedSync, OpExport, OpImport, OpSecretsScan, OpSecretsRedact,
 }
 
 // API is every operation: *Host runs them, *client.Client (server/client) forwards them
@@ -173,4 +175,6 @@ type API interface {
 	FedSync(context.Context, memhost.FedSyncRequest) (memhost.FedSyncResponse, error)
 	Export(context.Context, memhost.ExportRequest) (memhost.ExportResponse, error)
 	Import(context.Context, memhost.ImportRequest) (memhost.ImportResponse, error)
+	SecretsScan(context.Context, memhost.SecretsScanRequest) (memhost.SecretsScanResponse, error)
+	SecretsRedact(context.Context, memhost.SecretsRedactRequest) (memhost.SecretsRedactResponse, error)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
@@ -160,4 +161,76 @@ func archiveHolds(t *testing.T, path, s string) bool {
 		t.Fatal(err)
 	}
 	return bytes.Contains(data, []byte(s))
+}
+
+// A home that already holds secrets (written under allow, or by an
+// editor, and committed): scan lists them, with the history's versions,
+// never the secret; redact rewrites the page and the transcript in place
+// (every other byte kept, the transcript still JSON) and the index with
+// them; run again it writes nothing.
+func TestSecretsScanAndRedact(t *testing.T) {
+	ctx := context.Background()
+	h := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Privacy.Secrets = config.SecretsAllow })
+	if _, err := h.GitInit(ctx, memhost.GitInitRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "deploy key " + sampleGitHub, Category: "reference", File: "ci"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "my key is " + sampleAWS}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "assistant", Text: "noted"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.FlushCommits(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := h.SecretsScan(ctx, memhost.SecretsScanRequest{History: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var now, hist int
+	for _, f := range sc.Findings {
+		if f.History {
+			hist++
+		} else {
+			now++
+		}
+	}
+	if now != 2 || hist < 2 {
+		t.Fatalf("scan: %+v", sc.Findings)
+	}
+	if b, _ := json.Marshal(sc); bytes.Contains(b, []byte(sampleAWS)) || bytes.Contains(b, []byte(sampleGitHub)) {
+		t.Fatal("the scan's answer holds a secret")
+	}
+	before, _ := os.ReadFile(filepath.Join(h.Home(), "sessions", "s1.jsonl"))
+	rd, err := h.SecretsRedact(ctx, memhost.SecretsRedactRequest{})
+	if err != nil || len(rd.Files) != 2 || rd.Indexed != 2 {
+		t.Fatalf("redact: %+v %v", rd, err)
+	}
+	after, _ := os.ReadFile(filepath.Join(h.Home(), "sessions", "s1.jsonl"))
+	if want := bytes.Replace(before, []byte(sampleAWS), []byte("[secret redacted: aws-access-token …"+rd.Redacted[len(rd.Redacted)-1].Fingerprint+"]"), 1); !bytes.Equal(after, want) {
+		t.Fatalf("the transcript is not the same bytes but the secret:\n%s\nwant\n%s", after, want)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(after)), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Fatalf("a transcript line is no longer JSON: %s", line)
+		}
+	}
+	if _, err := h.Recall(ctx, memhost.RecallRequest{Query: "deploy key"}); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	for _, dir := range []string{"notebook", "sessions", "brain"} {
+		for _, s := range []string{sampleAWS, sampleGitHub} {
+			if files := holding(t, filepath.Join(h.Home(), dir), s); len(files) > 0 {
+				t.Fatalf("%.8s… still in %v", s, files)
+			}
+		}
+	}
+	h = openHost(t, h.Home(), func(c *config.Config) { c.Memory.Privacy.Secrets = config.SecretsAllow })
+	if again, err := h.SecretsRedact(ctx, memhost.SecretsRedactRequest{}); err != nil || len(again.Files) != 0 {
+		t.Fatalf("redact again: %+v %v", again, err)
+	}
 }

@@ -145,6 +145,7 @@ func newApp(io cmdapp.Stdio, notUTF8 bool) *cli.Command {
 	root.Commands = append(root.Commands, notecmd.FactCommands(a)...)
 	root.Commands = append(root.Commands, notecmd.SkillsCommand(a))
 	root.Commands = append(root.Commands, notecmd.FederationCommands(a)...)
+	root.Commands = append(root.Commands, notecmd.SecretsCommands(a)...)
 	// Bad flags give one line on stderr and exit 2, not a page of help.
 	var setUsage func([]*cli.Command)
 	setUsage = func(cs []*cli.Command) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -72,6 +73,16 @@ func (s *Store) openAppend(session string, create, excl bool) (f *os.File, repai
 	if err := fsx.LockFile(context.Background(), f); err != nil {
 		f.Close()
 		return nil, "", err
+	}
+	// Rewrite replaces a transcript by a new file under this lock: a
+	// writer that opened the old one waited for the lock on a file no
+	// longer at the path, and opens the new one.
+	if moved, err := replaced(f, s.file(session)); err != nil || moved {
+		f.Close()
+		if err != nil {
+			return nil, "", err
+		}
+		return s.openAppend(session, create, false)
 	}
 	repaired, err = s.cutTornTail(f, session)
 	if err != nil {
@@ -188,4 +199,47 @@ func CompleteLines(data []byte) []byte {
 		return data
 	}
 	return data[:i+1]
+}
+
+// replaced reports whether the file at path is no longer f (a Rewrite
+// renamed a new one there).
+func replaced(f *os.File, path string) (bool, error) {
+	a, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	b, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return !os.SameFile(a, b), nil
+}
+
+// Rewrite replaces a session's transcript by fn of its bytes, under its
+// lock, through a flushed temporary file and a rename, so that a reader
+// sees the old file or the new one and an appender waiting for the lock
+// appends to the new one (openAppend). fn returning nil leaves it as it
+// is. Rewriting is for redacting secrets already stored; transcripts are
+// otherwise only appended to.
+func (s *Store) Rewrite(session string, fn func(data []byte) []byte) (bool, error) {
+	f, _, err := s.openAppend(session, false, false)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<62))
+	if err != nil {
+		return false, err
+	}
+	out := fn(data)
+	if out == nil {
+		return false, nil
+	}
+	if err := fsx.WriteFileAtomic(s.file(session), out, 0o600); err != nil {
+		return false, fmt.Errorf("rewrite %s: %w", Path(session), err)
+	}
+	return true, nil
 }

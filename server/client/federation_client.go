@@ -67,3 +67,12 @@ func clipBody(b []byte) string {
 	}
 	return string(b)
 }
+
+// Secrets already in the home (host/secrets_ops.go).
+
+func (c *Client) SecretsScan(ctx context.Context, req memhost.SecretsScanRequest) (memhost.SecretsScanResponse, error) {
+	return callOp(ctx, c, api.OpSecretsScan, req)
+}
+func (c *Client) SecretsRedact(ctx context.Context, req memhost.SecretsRedactRequest) (memhost.SecretsRedactResponse, error) {
+	return callOp(ctx, c, api.OpSecretsRedact, req)
+}

@@ -30,3 +30,6 @@ func VaultCommands(app *cmdapp.App) []*cli.Command { return vaultCommands(cmds{a
 
 // FederationCommands: see FactCommands.
 func FederationCommands(app *cmdapp.App) []*cli.Command { return federationCommands(cmds{app}) }
+
+// SecretsCommands: see FactCommands.
+func SecretsCommands(app *cmdapp.App) []*cli.Command { return secretsCommands(cmds{app}) }
