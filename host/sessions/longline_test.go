@@ -77,3 +77,28 @@ func TestAppendRefusesTooLongTurn(t *testing.T) {
 		t.Fatalf("read after the refusal: %d turns, %v", len(tr.Turns), err)
 	}
 }
+
+// A turn appended while a Rewrite replaces the transcript lands in the
+// new file: the appender opened the old one, and Rewrite renamed the new
+// one over it before the appender got the lock.
+func TestAppendDuringRewriteLands(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	if _, err := s.Append(ctx, "s1", memhost.Turn{Role: "user", Content: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	beforeLock = func(string) {
+		beforeLock = nil // the rewrite's own open runs through
+		if _, err := s.Rewrite("s1", func(data []byte) []byte { return bytes.ToUpper(data) }); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { beforeLock = nil }()
+	if _, err := s.Append(ctx, "s1", memhost.Turn{Role: "user", Content: "second"}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(s.file("s1"))
+	if err != nil || !bytes.Contains(data, []byte("FIRST")) || !bytes.Contains(data, []byte(`"second"`)) {
+		t.Fatalf("the transcript after the rewrite and the append:\n%s %v", data, err)
+	}
+}
