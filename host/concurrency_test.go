@@ -197,6 +197,10 @@ func TestHostConcurrentUse(t *testing.T) {
 		check("models/rm", err)
 		_, err = h.Export(ctx, memhost.ExportRequest{Path: filepath.Join(exportTo, fmt.Sprintf("home-%d.tar.gz", i))})
 		check("export", err)
+		_, err = h.SecretsRedact(ctx, memhost.SecretsRedactRequest{})
+		check("secrets/redact", err)
+		_, err = h.SecretsScan(ctx, memhost.SecretsScanRequest{})
+		check("secrets/scan", err)
 	})
 	wg.Wait()
 	for _, err := range errs {

@@ -25,7 +25,7 @@ func (k kernel) WatcherFacts() health.Watcher { return k.h.watch.facts() }
 // MoreChecks are the checks other features judge: the vault's links and,
 // in a memhost git repository, federation's.
 func (k kernel) MoreChecks(ctx context.Context) []memhost.HealthCheck {
-	checks := []memhost.HealthCheck{k.h.LinksCheck(ctx), k.h.privacyCheck()}
+	checks := []memhost.HealthCheck{k.h.LinksCheck(ctx), k.h.privacyCheck(), k.h.secretsCheck(ctx)}
 	if c, ok := k.h.FederationCheck(ctx); ok {
 		checks = append(checks, c)
 	}

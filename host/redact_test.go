@@ -234,3 +234,36 @@ func TestSecretsScanAndRedact(t *testing.T) {
 		t.Fatalf("redact again: %+v %v", again, err)
 	}
 }
+
+// Health fails while the home holds a secret (here stored under
+// keep-local), names it and the command, and passes once it is redacted.
+func TestHealthFailsWhileASecretIsStored(t *testing.T) {
+	ctx := context.Background()
+	h := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Privacy.Secrets = config.SecretsKeepLocal })
+	if _, err := h.Remember(ctx, memhost.RememberRequest{Text: "key " + sampleAWS, Category: "reference", File: "ci"}); err != nil {
+		t.Fatal(err)
+	}
+	check := func() memhost.HealthCheck {
+		t.Helper()
+		hr, err := h.Health(ctx, memhost.HealthRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range hr.Checks {
+			if c.Name == "secrets" {
+				return c
+			}
+		}
+		t.Fatal("no secrets check")
+		return memhost.HealthCheck{}
+	}
+	if c := check(); c.Status != "fail" || !strings.Contains(c.Message, "notebook/reference/ci.md:3 aws-access-token") || !strings.Contains(c.Message, "memhost secrets redact") {
+		t.Fatalf("health: %+v", c)
+	}
+	if _, err := h.SecretsRedact(ctx, memhost.SecretsRedactRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if c := check(); c.Status != "pass" {
+		t.Fatalf("health after redact: %+v", c)
+	}
+}

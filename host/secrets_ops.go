@@ -3,6 +3,7 @@ package host
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +16,12 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/host/health"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/secrets"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/internal/fsx"
 )
 
 // sourceFiles calls fn with each page of the notebook and each transcript,
@@ -229,4 +233,117 @@ func (h *Host) SecretsRedact(ctx context.Context, req memhost.SecretsRedactReque
 	}
 	out.Indexed = len(changed)
 	return out, nil
+}
+
+// scanCacheFile keeps, per page and transcript, its size, mtime and the
+// secrets found in it, so that health scans only what changed since.
+const scanCacheFile = "secrets-scan.json"
+
+type scanEntry struct {
+	Size     int64                   `json:"size"`
+	MtimeNs  int64                   `json:"mtimeNs"`
+	Findings []memhost.SecretFinding `json:"findings,omitempty"`
+}
+
+// cachedScan is SecretsScan's findings (history aside) through the cache
+// in brain/: a file whose size and mtime are those recorded is not read
+// again. A file changed within the last 2 s is scanned and not recorded
+// (a coarse clock could hide its next change, as git's racy-clean rule
+// has it).
+func (h *Host) cachedScan(ctx context.Context) ([]memhost.SecretFinding, error) {
+	path := filepath.Join(h.home, "brain", scanCacheFile)
+	old := map[string]scanEntry{}
+	if data, err := os.ReadFile(path); err == nil {
+		json.Unmarshal(data, &old)
+	}
+	s, err := h.secrets.scanner()
+	if err != nil {
+		return nil, err
+	}
+	next := map[string]scanEntry{}
+	var out []memhost.SecretFinding
+	changed := false
+	for _, src := range []struct{ root, prefix, ext string }{{h.notebook.Root(), "notebook/", ".md"}, {h.sessions.Dir, "sessions/", ".jsonl"}} {
+		err := filepath.WalkDir(src.root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if p != src.root && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), src.ext) {
+				return nil
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return nil // gone since
+			}
+			rel, _ := filepath.Rel(src.root, p)
+			rel = src.prefix + filepath.ToSlash(rel)
+			if e, ok := old[rel]; ok && e.Size == fi.Size() && e.MtimeNs == fi.ModTime().UnixNano() {
+				next[rel] = e
+				out = append(out, e.Findings...)
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil
+			}
+			e := scanEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Findings: findings(rel, s.Scan(string(data)))}
+			out = append(out, e.Findings...)
+			if time.Since(fi.ModTime()) > 2*time.Second && int64(len(data)) == fi.Size() {
+				next[rel] = e
+			}
+			changed = true
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if changed || len(next) != len(old) {
+		if data, err := json.Marshal(next); err == nil {
+			fsx.WriteFileAtomic(path, data, 0o600) // a cache: a failed write costs a scan
+		}
+	}
+	return out, nil
+}
+
+// secretsCheck is health's "secrets": it fails while a page or transcript
+// holds a secret (stored under keep-local or allow, or written by an
+// editor), naming them and the command that redacts them.
+func (h *Host) secretsCheck(ctx context.Context) memhost.HealthCheck {
+	c := memhost.HealthCheck{Name: "secrets", Status: health.Pass, Message: "no secret in the notebook or the transcripts"}
+	if h.config().Memory.Privacy.Secrets == config.SecretsAllow {
+		c.Message = "not looked for (memory.privacy.secrets: allow)"
+		return c
+	}
+	found, err := h.cachedScan(ctx)
+	if err != nil {
+		c.Status, c.Message = health.Warn, "cannot look for secrets: "+err.Error()
+		return c
+	}
+	if len(found) == 0 {
+		return c
+	}
+	var parts []string
+	files := map[string]bool{}
+	for _, f := range found {
+		files[f.Path] = true
+		if len(parts) < 5 {
+			parts = append(parts, fmt.Sprintf("%s:%d %s …%s", f.Path, f.Line, f.Rule, f.Fingerprint))
+		}
+	}
+	c.Status = health.Fail
+	c.Message = fmt.Sprintf("%d secrets in %d files (%s); memhost secrets redact replaces them", len(found), len(files), strings.Join(parts, ", "))
+	return c
 }

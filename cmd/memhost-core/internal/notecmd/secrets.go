@@ -16,6 +16,11 @@ func secretsCommands(a cmds) []*cli.Command {
 	return []*cli.Command{{
 		Name:  "secrets",
 		Usage: "find the secrets already in the home's pages, transcripts and git history, and redact them",
+		Description: "Every write redacts secrets before storing them (memory.privacy.secrets: redact); these find\n" +
+			"and replace the ones a home already holds.\n\n" +
+			"Examples:\n" +
+			"  memhost secrets scan\n" +
+			"  memhost secrets redact",
 		Commands: []*cli.Command{
 			{
 				Name:  "scan",
