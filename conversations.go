@@ -28,6 +28,9 @@ type SessionAppendRequest struct {
 	Channel  string `json:"channel,omitempty"`
 	SourceID string `json:"sourceId,omitempty"`
 	End      bool   `json:"end,omitempty"` // the turn ends the session: its episode logs are written
+	// Private marks the session private: searchable here, never
+	// committed, pushed or exported (sessions/.private.jsonl).
+	Private bool `json:"private,omitempty"`
 }
 
 // SessionAppendResponse is the turn written.

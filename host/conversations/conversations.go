@@ -39,6 +39,11 @@ func (cs *SessionService) SessionAppend(ctx context.Context, req memhost.Session
 	if req.ID != "" && !sessions.ValidID(req.ID) {
 		return memhost.SessionAppendResponse{}, fault.BadInputf("id", "turn id %q: use letters, digits, '.', '_' and '-' (at most 128)", req.ID)
 	}
+	if req.Private {
+		if err := cs.k.Sessions().MarkPrivate(req.Session); err != nil {
+			return memhost.SessionAppendResponse{}, err
+		}
+	}
 	a, err := cs.k.Sessions().Append(ctx, req.Session, memhost.Turn{ID: req.ID, Type: "message", Role: req.Role, Content: text, Metadata: req.Meta, Channel: strings.ToLower(req.Channel), SourceID: req.SourceID})
 	if err != nil {
 		return memhost.SessionAppendResponse{}, err

@@ -49,6 +49,11 @@ func (fd *FederationService) Export(ctx context.Context, req memhost.ExportReque
 		{Name: "sessions", Dir: fd.k.Sessions().Dir},
 		{Name: "config.yaml", Dir: filepath.Join(fd.k.Home(), config.FileName)},
 	}, version.String(), fd.k.Now(), func(name string, data []byte) bool {
+		page, isPage := strings.CutPrefix(name, "notebook/")
+		if isPage && notebook.IsPrivate(page, data) || strings.HasPrefix(name, "sessions/") && fd.k.Sessions().IsPrivate(strings.TrimSuffix(strings.TrimPrefix(name, "sessions/"), ".jsonl")) {
+			resp.LeftOut = append(resp.LeftOut, memhost.HeldBack{Path: name, Rule: "private"})
+			return true
+		}
 		if req.IncludeSecrets {
 			return false
 		}

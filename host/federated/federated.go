@@ -15,6 +15,7 @@ import (
 	"github.com/memhost/memhost/host/federation"
 	"github.com/memhost/memhost/host/federation/gitrepo"
 	"github.com/memhost/memhost/host/health"
+	"github.com/memhost/memhost/host/notebook"
 )
 
 // fedState is the home's federation when it is a memhost git repository:
@@ -40,7 +41,7 @@ func (fd *FederationService) start() *fedState {
 	}
 	cfg := fd.k.Config().Federation
 	home := absHome(fd.k.Home())
-	repo := &federation.Repo{Dir: home, Author: cfg.Author, Notebook: fd.notebookRel(), Secret: fd.k.FindSecret}
+	repo := &federation.Repo{Dir: home, Author: cfg.Author, Notebook: fd.notebookRel(), Secret: fd.k.FindSecret, Private: fd.private}
 	f := &fedState{home: home, repo: repo}
 	f.committer = NewCommitter(repo, time.Duration(cfg.CommitIntervalMs)*time.Millisecond, func(err error) {
 		if err != nil {
@@ -156,7 +157,7 @@ func (fd *FederationService) GitInit(ctx context.Context, req memhost.GitInitReq
 	if strings.HasPrefix(req.Remote, "-") || strings.ContainsAny(req.Remote, "\n\r\x00") {
 		return resp, fault.BadInputf("remote", "not a repository URL or path: %q", req.Remote)
 	}
-	repo := &federation.Repo{Dir: absHome(fd.k.Home()), Author: cfg.Author, Notebook: fd.notebookRel(), Secret: fd.k.FindSecret}
+	repo := &federation.Repo{Dir: absHome(fd.k.Home()), Author: cfg.Author, Notebook: fd.notebookRel(), Secret: fd.k.FindSecret, Private: fd.private}
 	res, err := repo.Init(ctx, federation.InitOptions{Branch: req.Branch})
 	resp.GitInitResult = res
 	if err != nil {
@@ -398,4 +399,17 @@ func (fd *FederationService) RunLoop(ctx context.Context, onGitSync func(memhost
 			onGitSync(memhost.SyncResult{Paths: res.Paths, Indexed: res.Indexed, DurationMs: res.DurationMs})
 		}
 	}
+}
+
+// private tells a file that never leaves the machine (path
+// home-relative): a private page (notebook.IsPrivate) or a session
+// appended with Private.
+func (fd *FederationService) private(path string, data []byte) bool {
+	if rest, ok := strings.CutPrefix(path, fd.notebookRel()+"/"); ok {
+		return notebook.IsPrivate(rest, data)
+	}
+	if rest, ok := strings.CutPrefix(path, "sessions/"); ok && strings.HasSuffix(rest, ".jsonl") {
+		return fd.k.Sessions().IsPrivate(strings.TrimSuffix(rest, ".jsonl"))
+	}
+	return false
 }

@@ -112,15 +112,22 @@ func (r *Repo) commitLocked(ctx context.Context, msg string, paths []string) (bo
 // recording them in the state's HeldBack, and takes off that list the
 // paths that are clean now. Without r.Secret, paths are kept.
 func (r *Repo) holdBack(home *fsx.Dir, paths []string) ([]string, error) {
-	if r.Secret == nil || len(paths) == 0 {
+	if r.Secret == nil && r.Private == nil || len(paths) == 0 {
 		return paths, nil
 	}
 	var keep []string
 	held := map[string]memhost.HeldBack{}
 	for _, p := range paths {
 		data, err := home.ReadFile(p, fsx.NoLinks)
+		if err == nil && r.Private != nil && r.Private(p, data) {
+			continue // never committed, and not a failure
+		}
 		if err == nil {
 			from := r.cleanStart(p, data)
+			if r.Secret == nil {
+				keep = append(keep, p)
+				continue
+			}
 			if f, ok := r.Secret(data[from:]); ok {
 				f.Path = p
 				f.Line += bytes.Count(data[:from], []byte("\n"))

@@ -26,6 +26,10 @@ type Repo struct {
 	// recorded in the state's HeldBack, as git hosts' push protection
 	// refuses it. ok is false for a clean file.
 	Secret func(data []byte) (found memhost.HeldBack, ok bool)
+	// Private, when set, tells a file that never leaves the machine (a
+	// private page or session; path home-relative): it is never
+	// committed, and a remote that sends one is refused.
+	Private func(path string, data []byte) bool
 
 	mu    sync.Mutex
 	clean map[string]scanned // per path, the start found clean (holdBack)

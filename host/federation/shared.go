@@ -137,7 +137,7 @@ func componentsRefusal(p string) string {
 // local file each ingested session came from (absolute paths) and the torn
 // lines cut off transcripts after a crash (raw bytes kept for a person to
 // look at). Flush receipts are shared, as the transcripts they are of.
-var localOnly = map[string]bool{".sources.jsonl": true, ".torn-lines.jsonl": true}
+var localOnly = map[string]bool{".sources.jsonl": true, ".torn-lines.jsonl": true, ".private.jsonl": true}
 
 // pathRefusal is why p is not a shared path, "" when it is.
 func (r *Repo) pathRefusal(p string) string {
@@ -233,6 +233,11 @@ func (r *Repo) checkRemote(ctx context.Context, head, theirs string) error {
 		var why []string
 		for _, c := range changes {
 			w := r.changeRefusal(c)
+			if w == "" && r.Private != nil && c.NewOID != "" && c.NewMode != gitrepo.ModeTree {
+				if data, err := r.Git(ctx, "cat-file", "blob", c.NewOID); err == nil && r.Private(c.Path, []byte(data)) {
+					w = "a private page or session, which never leaves its machine"
+				}
+			}
 			if w == "" {
 				continue
 			}

@@ -343,3 +343,34 @@ func findRecent(f *os.File, id string, size int64) (memhost.Turn, bool, error) {
 	})
 	return found, ok, err
 }
+
+// privateFile lists the sessions appended with Private, one JSON line
+// each: searchable here, never committed, pushed or exported.
+const privateFile = ".private.jsonl"
+
+// MarkPrivate records session as private (again: no change).
+func (s *Store) MarkPrivate(session string) error {
+	if s.IsPrivate(session) {
+		return nil
+	}
+	line, _ := json.Marshal(map[string]string{"session": session})
+	return appendLocked(filepath.Join(s.Dir, privateFile), append(line, '\n'))
+}
+
+// IsPrivate reports whether session was appended to with Private.
+func (s *Store) IsPrivate(session string) bool {
+	data, err := os.ReadFile(filepath.Join(s.Dir, privateFile))
+	if err != nil {
+		return false
+	}
+	found := false
+	ReadLines(bytes.NewReader(data), 1, func(_ int, line []byte) error {
+		var r struct{ Session string }
+		if json.Unmarshal(line, &r) == nil && r.Session == session {
+			found = true
+			return ErrStop
+		}
+		return nil
+	})
+	return found
+}

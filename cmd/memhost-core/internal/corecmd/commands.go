@@ -720,7 +720,7 @@ func (a cmds) sessionAppend(ctx context.Context, cmd *cli.Command) error {
 	// (by with, or by the launcher: --request-id) finds it and adds nothing.
 	id := a.RequestID(cmd)
 	return a.With(ctx, cmd, func(h cmdapp.Ops) error {
-		resp, err := h.SessionAppend(ctx, mh.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta")),
+		resp, err := h.SessionAppend(ctx, mh.SessionAppendRequest{ID: id, Session: cmd.String("session"), Role: cmd.String("role"), Text: text, Meta: []byte(cmd.String("meta")), Private: cmd.Bool("private"),
 			Channel: cmd.String("channel"), SourceID: cmd.String("source"), End: cmd.Bool("end")})
 		if err != nil {
 			return err

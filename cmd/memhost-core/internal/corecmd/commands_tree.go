@@ -117,6 +117,7 @@ func commands(a cmds) []*cli.Command {
 						&cli.StringFlag{Name: "channel", Usage: "where the turn came from: whatsapp, telegram, cli, ..."},
 						&cli.StringFlag{Name: "source", Usage: "the chat or contact in the channel (needs --channel)"},
 						&cli.BoolFlag{Name: "end", Usage: "the turn ends the session: write its episode logs (episodes/YYYY-MM-DD.md)"},
+						&cli.BoolFlag{Name: "private", Usage: "the session is private: searchable here, never committed, pushed or exported"},
 					},
 					Action: a.sessionAppend,
 				},
