@@ -978,6 +978,9 @@ func (h *harness) strays() []string {
 		"brain/serve.lock": true, "brain/serve.json": true, "brain/serve.log": true, "brain/serve.sock": true, "brain/serve.token": true,
 		"cache/embeddings.db": true, "cache/embeddings.db-wal": true, "cache/embeddings.db-shm": true,
 		"sessions/.sources.jsonl": true, "sessions/.torn-lines.jsonl": true, "sessions/.flush-receipts.jsonl": true,
+		"sessions/.private.jsonl": true,
+		// Health's secrets check: what it found per file, by size and mtime.
+		"brain/secrets-scan.json": true,
 	}
 	var out []string
 	filepath.WalkDir(h.home, func(path string, d fs.DirEntry, err error) error {
