@@ -24,13 +24,13 @@ import (
 	"github.com/memhost/memhost/internal/fsx"
 )
 
-// sourceFiles calls fn with each page of the notebook and each transcript,
-// home-relative ("notebook/x.md", "sessions/s.jsonl"), and its bytes. Hidden
-// files and folders, symlinks and files past notebook.MaxFileBytes are
-// left out, as the index leaves them.
-func (h *Host) sourceFiles(ctx context.Context, fn func(rel string, data []byte) error) error {
-	walk := func(root, prefix, ext string) error {
-		return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+// walkSources calls fn with each page of the notebook and each
+// transcript: home-relative ("notebook/x.md", "sessions/s.jsonl"), its
+// path on disk and its file info. Hidden files and folders and symlinks
+// are left out, as the index leaves them.
+func (h *Host) walkSources(ctx context.Context, fn func(rel, abs string, fi fs.FileInfo) error) error {
+	for _, src := range []struct{ root, prefix, ext string }{{h.notebook.Root(), "notebook/", ".md"}, {h.sessions.Dir, "sessions/", ".jsonl"}} {
+		err := filepath.WalkDir(src.root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					return nil
@@ -40,30 +40,30 @@ func (h *Host) sourceFiles(ctx context.Context, fn func(rel string, data []byte)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if p != root && strings.HasPrefix(d.Name(), ".") {
+			if p != src.root && strings.HasPrefix(d.Name(), ".") {
 				if d.IsDir() {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ext) {
+			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), src.ext) {
 				return nil
 			}
-			rel, err := filepath.Rel(root, p)
+			fi, err := d.Info()
+			if err != nil {
+				return nil // gone since
+			}
+			rel, err := filepath.Rel(src.root, p)
 			if err != nil {
 				return err
 			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return fn(prefix+filepath.ToSlash(rel), data)
+			return fn(src.prefix+filepath.ToSlash(rel), p, fi)
 		})
+		if err != nil {
+			return err
+		}
 	}
-	if err := walk(h.notebook.Root(), "notebook/", ".md"); err != nil {
-		return err
-	}
-	return walk(h.sessions.Dir, "sessions/", ".jsonl")
+	return nil
 }
 
 func findings(rel string, found []secrets.Finding) []memhost.SecretFinding {
@@ -84,7 +84,11 @@ func (h *Host) SecretsScan(ctx context.Context, req memhost.SecretsScanRequest) 
 	if err != nil {
 		return resp, fmt.Errorf("secret detection: %w", err)
 	}
-	err = h.sourceFiles(ctx, func(rel string, data []byte) error {
+	err = h.walkSources(ctx, func(rel, abs string, _ fs.FileInfo) error {
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return nil // gone since
+		}
 		resp.Files++
 		resp.Bytes += int64(len(data))
 		resp.Findings = append(resp.Findings, findings(rel, s.Scan(string(data)))...)
@@ -180,15 +184,17 @@ func (h *Host) SecretsRedact(ctx context.Context, req memhost.SecretsRedactReque
 	if err != nil {
 		return out, fmt.Errorf("secret detection: %w", err)
 	}
-	var held []string
-	err = h.sourceFiles(ctx, func(rel string, data []byte) error {
-		if len(s.Scan(string(data))) > 0 {
-			held = append(held, rel)
-		}
-		return nil
-	})
+	// The files to rewrite: health's scan through its cache, so that a
+	// file unchanged since it was found clean is not read again.
+	found, err := h.cachedScan(ctx)
 	if err != nil {
 		return out, err
+	}
+	var held []string
+	for _, f := range found {
+		if len(held) == 0 || held[len(held)-1] != f.Path {
+			held = append(held, f.Path)
+		}
 	}
 	for _, rel := range held {
 		var found []secrets.Finding
@@ -263,52 +269,26 @@ func (h *Host) cachedScan(ctx context.Context) ([]memhost.SecretFinding, error) 
 	next := map[string]scanEntry{}
 	var out []memhost.SecretFinding
 	changed := false
-	for _, src := range []struct{ root, prefix, ext string }{{h.notebook.Root(), "notebook/", ".md"}, {h.sessions.Dir, "sessions/", ".jsonl"}} {
-		err := filepath.WalkDir(src.root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
-				}
-				return err
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if p != src.root && strings.HasPrefix(d.Name(), ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), src.ext) {
-				return nil
-			}
-			fi, err := d.Info()
-			if err != nil {
-				return nil // gone since
-			}
-			rel, _ := filepath.Rel(src.root, p)
-			rel = src.prefix + filepath.ToSlash(rel)
-			if e, ok := old[rel]; ok && e.Size == fi.Size() && e.MtimeNs == fi.ModTime().UnixNano() {
-				next[rel] = e
-				out = append(out, e.Findings...)
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil
-			}
-			e := scanEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Findings: findings(rel, s.Scan(string(data)))}
+	err = h.walkSources(ctx, func(rel, abs string, fi fs.FileInfo) error {
+		if e, ok := old[rel]; ok && e.Size == fi.Size() && e.MtimeNs == fi.ModTime().UnixNano() {
+			next[rel] = e
 			out = append(out, e.Findings...)
-			if time.Since(fi.ModTime()) > 2*time.Second && int64(len(data)) == fi.Size() {
-				next[rel] = e
-			}
-			changed = true
 			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
+		data, err := os.ReadFile(abs)
+		if err != nil {
+			return nil // gone since
+		}
+		e := scanEntry{Size: fi.Size(), MtimeNs: fi.ModTime().UnixNano(), Findings: findings(rel, s.Scan(string(data)))}
+		out = append(out, e.Findings...)
+		if time.Since(fi.ModTime()) > 2*time.Second && int64(len(data)) == fi.Size() {
+			next[rel] = e
+		}
+		changed = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if changed || len(next) != len(old) {
 		if data, err := json.Marshal(next); err == nil {
