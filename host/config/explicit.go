@@ -4,7 +4,7 @@ import (
 	"os"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Given reports whether the user chose key (dotted, e.g. server.listen)

@@ -3,7 +3,7 @@ package notebook
 import (
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/memhost/memhost/host/markdown"
 )
