@@ -7,22 +7,24 @@ import (
 	"context"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/providers"
+	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/knowledge"
 )
 
-// The operation table: every operation of the API in one place. The HTTP
-// routes (server/routes.go) and the docs' route index
-// (TestAPIDocRoutes) come from Ops; the server's client and the Host are
-// held to API by the compiler; the CLI and MCP call an API, whichever of
-// the two it is.
+//go:generate go run ./internal/gen
+
+// The operation table: every operation of the API in one place, one line
+// each (the var block below). From it, go generate writes api_gen.go — the
+// API interface, Ops, and Func's methods, through which the server's
+// client, the MCP server's forwarding and every middleware run — and the
+// apitest fake (TestGeneratedFilesAreFresh fails while they are stale).
+// The HTTP routes (server/routes.go) and the docs' route index
+// (TestAPIDocRoutes) come from Ops.
 //
-// Adding an operation touches four files: its request and response types
-// and the method on Host (host/<feature>.go); an Op, a line of API and a
-// line of Ops here (api/ops.go); the client's one-line method (server/client/client.go: a
-// forgotten one does not compile); its section in docs/api.md (a
-// forgotten one fails TestAPIDocRoutes). A CLI command or an MCP tool, if
-// it has one, is a fifth.
+// Adding an operation touches five files: its request and response types
+// and the method that runs it (host/<feature>.go, or the service's); its
+// line here; its CLI command, if it has one; its section in docs/api.md (a
+// forgotten one fails TestAPIDocRoutes). Then go generate ./api.
 
 // OpInfo describes one operation.
 type OpInfo struct {
@@ -53,6 +55,14 @@ type Operation interface {
 	Info() OpInfo
 	// Call decodes the request with decode and runs the operation on a.
 	Call(ctx context.Context, a API, decode func(req any) error) (any, error)
+	// Invoke runs the operation on a with req, a value of its request
+	// type (an error of kind Internal for another type). It returns the
+	// response even with an error: an operation may answer with both
+	// (git/sync's merge that stands when its push failed).
+	Invoke(ctx context.Context, a API, req any) (any, error)
+	// NewResponse returns a pointer to a new value of the operation's
+	// response type, for a forwarder to decode an answer into.
+	NewResponse() any
 }
 
 // Info describes the operation.
@@ -65,6 +75,61 @@ func (o Op[Req, Resp]) Call(ctx context.Context, a API, decode func(any) error) 
 		return nil, err
 	}
 	return o.Run(a, ctx, req)
+}
+
+// Invoke runs the operation on a with req.
+func (o Op[Req, Resp]) Invoke(ctx context.Context, a API, req any) (any, error) {
+	r, ok := req.(Req)
+	if !ok {
+		return nil, fault.Errorf(fault.Internal, "", "%s takes a %T, not a %T", o.Name, r, req)
+	}
+	return o.Run(a, ctx, r)
+}
+
+// NewResponse returns a new *Resp.
+func (o Op[Req, Resp]) NewResponse() any { return new(Resp) }
+
+// Func is an API that runs every operation by calling itself with the
+// operation and its request: a forwarder (the server's client posts it,
+// MCP's stdio server picks the server or this process per call) or a
+// middleware chain (Wrap). Its methods are generated from the table.
+type Func func(ctx context.Context, op Operation, req any) (any, error)
+
+// invoke is each of Func's methods: f with op and req, the answer
+// converted back to op's response type.
+func invoke[Req, Resp any](ctx context.Context, f Func, op Op[Req, Resp], req Req) (Resp, error) {
+	out, err := f(ctx, op, req)
+	resp, ok := out.(Resp)
+	if !ok && out != nil {
+		if p, isPtr := out.(*Resp); isPtr && p != nil {
+			return *p, err
+		}
+		if err == nil {
+			err = fault.Errorf(fault.Internal, "", "%s answered a %T, not a %T", op.Name, out, resp)
+		}
+	}
+	return resp, err
+}
+
+// A Middleware runs around every operation: it may look at the operation
+// and its request, and calls next to run it (or answers without).
+type Middleware func(ctx context.Context, op Operation, req any, next func(context.Context) (any, error)) (any, error)
+
+// Wrap returns a that runs every operation through mws, the first
+// outermost.
+func Wrap(a API, mws ...Middleware) API {
+	return Func(func(ctx context.Context, op Operation, req any) (any, error) {
+		return chain(ctx, a, op, req, mws)
+	})
+}
+
+func chain(ctx context.Context, a API, op Operation, req any, mws []Middleware) (any, error) {
+	if len(mws) == 0 {
+		return op.Invoke(ctx, a, req)
+	}
+	return mws[0](ctx, op, req, func(ctx context.Context) (any, error) {
+		return chain(ctx, a, op, req, mws[1:])
+	})
 }
 
 // The operations.
@@ -91,11 +156,11 @@ var (
 	OpSessionCompact     = Op[memhost.SessionCompactRequest, memhost.SessionCompactResponse]{OpInfo{Name: "session/compact", Write: true}, API.SessionCompact}
 	OpHook               = Op[memhost.HookRequest, memhost.HookResponse]{OpInfo{Name: "hook", Write: true, SocketOnly: true}, API.Hook}
 	OpEpisodes           = Op[memhost.EpisodesRequest, memhost.EpisodesResponse]{OpInfo{Name: "episodes", Write: true}, API.Episodes}
-	OpPlugins            = Op[memhost.PluginsRequest, providers.PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins}
-	OpUsePlugin          = Op[memhost.UsePluginRequest, providers.UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin}
+	OpPlugins            = Op[memhost.PluginsRequest, memhost.PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins}
+	OpUsePlugin          = Op[memhost.UsePluginRequest, memhost.UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin}
 	OpPluginStatus       = Op[memhost.PluginStatusRequest, memhost.PluginStatusResponse]{OpInfo{Name: "plugins/status"}, API.PluginStatus}
-	OpModels             = Op[memhost.ModelsRequest, providers.ModelsResponse]{OpInfo{Name: "models"}, API.Models}
-	OpPullModel          = Op[providers.PullModelRequest, providers.PullResponse]{OpInfo{Name: "models/pull", Write: true}, API.PullModel}
+	OpModels             = Op[memhost.ModelsRequest, memhost.ModelsResponse]{OpInfo{Name: "models"}, API.Models}
+	OpPullModel          = Op[memhost.PullModelRequest, memhost.PullResponse]{OpInfo{Name: "models/pull", Write: true}, API.PullModel}
 	OpRemoveModel        = Op[memhost.RemoveModelRequest, memhost.RemoveModelResponse]{OpInfo{Name: "models/rm", Write: true}, API.RemoveModel}
 	OpHealth             = Op[memhost.HealthRequest, memhost.HealthResponse]{OpInfo{Name: "health"}, API.Health}
 	OpHealthHistory      = Op[memhost.HealthHistoryRequest, memhost.HealthHistoryResponse]{OpInfo{Name: "health/history"}, API.HealthHistory}
@@ -119,62 +184,3 @@ var (
 	OpSecretsScan        = Op[memhost.SecretsScanRequest, memhost.SecretsScanResponse]{OpInfo{Name: "secrets/scan"}, API.SecretsScan}
 	OpSecretsRedact      = Op[memhost.SecretsRedactRequest, memhost.SecretsRedactResponse]{OpInfo{Name: "secrets/redact", Write: true}, API.SecretsRedact}
 )
-
-// Ops is every operation, in the order docs/api.md gives them.
-var Ops = []Operation{
-	OpInit, OpRemember, OpDailyLog, OpGet, OpWrite, OpRemove, OpRecall, OpContext, OpConversationSearch, OpStatus, OpFiles, OpSync, OpRebuild, OpEmbed, OpSessions, OpSessionAppend, OpIngest, OpSessionTokens, OpSessionCheck, OpSessionCompact, OpHook, OpEpisodes, OpPlugins, OpUsePlugin, OpPluginStatus, OpModels, OpPullModel, OpRemoveModel, OpHealth, OpHealthHistory, OpLinks, OpMove, OpRollup, OpPrune, OpFactAdd, OpFactForget, OpFacts, OpEntities, OpRelations, OpConsolidate, OpSkills, OpSkillLearn, OpSkillReview, OpGitInit, OpFedSync, OpExport, OpImport, OpSecretsScan, OpSecretsRedact,
-}
-
-// API is every operation: *Host runs them, *client.Client (server/client) forwards them
-// to a running server, with the same requests, responses and errors.
-type API interface {
-	Init(context.Context, memhost.InitRequest) (memhost.InitResponse, error)
-	Remember(context.Context, memhost.RememberRequest) (memhost.RememberResponse, error)
-	DailyLog(context.Context, memhost.DailyLogRequest) (memhost.DailyLogResponse, error)
-	Get(context.Context, memhost.GetRequest) (memhost.GetResponse, error)
-	Write(context.Context, memhost.WriteRequest) (memhost.WriteResponse, error)
-	Remove(context.Context, memhost.RemoveRequest) (memhost.RemoveResponse, error)
-	Recall(context.Context, memhost.RecallRequest) (memhost.RecallResponse, error)
-	Context(context.Context, memhost.ContextRequest) (memhost.ContextResponse, error)
-	ConversationSearch(context.Context, memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error)
-	Status(context.Context, memhost.StatusRequest) (memhost.StatusResponse, error)
-	Files(context.Context, memhost.FilesRequest) (memhost.FilesResponse, error)
-	Sync(context.Context, memhost.SyncRequest) (memhost.SyncResult, error)
-	Rebuild(context.Context, memhost.RebuildRequest) (memhost.SyncResult, error)
-	Embed(context.Context, memhost.EmbedRequest) (memhost.EmbedResult, error)
-	Sessions(context.Context, memhost.SessionsRequest) (memhost.SessionsResponse, error)
-	SessionAppend(context.Context, memhost.SessionAppendRequest) (memhost.SessionAppendResponse, error)
-	Ingest(context.Context, memhost.IngestRequest) (memhost.IngestResponse, error)
-	SessionTokens(context.Context, memhost.SessionTokensRequest) (memhost.SessionTokens, error)
-	SessionCheck(context.Context, memhost.SessionCheckRequest) (memhost.SessionCheck, error)
-	SessionCompact(context.Context, memhost.SessionCompactRequest) (memhost.SessionCompactResponse, error)
-	Hook(context.Context, memhost.HookRequest) (memhost.HookResponse, error)
-	Episodes(context.Context, memhost.EpisodesRequest) (memhost.EpisodesResponse, error)
-	Plugins(context.Context, memhost.PluginsRequest) (providers.PluginsResponse, error)
-	UsePlugin(context.Context, memhost.UsePluginRequest) (providers.UseResponse, error)
-	PluginStatus(context.Context, memhost.PluginStatusRequest) (memhost.PluginStatusResponse, error)
-	Models(context.Context, memhost.ModelsRequest) (providers.ModelsResponse, error)
-	PullModel(context.Context, providers.PullModelRequest) (providers.PullResponse, error)
-	RemoveModel(context.Context, memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error)
-	Health(context.Context, memhost.HealthRequest) (memhost.HealthResponse, error)
-	HealthHistory(context.Context, memhost.HealthHistoryRequest) (memhost.HealthHistoryResponse, error)
-	Links(context.Context, memhost.LinksRequest) (memhost.LinksResponse, error)
-	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)
-	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)
-	Prune(context.Context, memhost.PruneRequest) (memhost.PruneResponse, error)
-	FactAdd(context.Context, knowledge.FactAddRequest) (knowledge.FactAddResponse, error)
-	FactForget(context.Context, knowledge.FactForgetRequest) (knowledge.FactForgetResponse, error)
-	Facts(context.Context, knowledge.FactsRequest) (knowledge.FactsResponse, error)
-	Entities(context.Context, knowledge.EntitiesRequest) (knowledge.EntitiesResponse, error)
-	Relations(context.Context, knowledge.RelationsRequest) (knowledge.RelationsResponse, error)
-	Consolidate(context.Context, knowledge.ConsolidateRequest) (knowledge.ConsolidateResponse, error)
-	Skills(context.Context, memhost.SkillsRequest) (memhost.SkillsResponse, error)
-	SkillLearn(context.Context, memhost.SkillLearnRequest) (memhost.SkillsResponse, error)
-	SkillReview(context.Context, memhost.SkillReviewRequest) (memhost.SkillReviewResponse, error)
-	GitInit(context.Context, memhost.GitInitRequest) (memhost.GitInitResponse, error)
-	FedSync(context.Context, memhost.FedSyncRequest) (memhost.FedSyncResponse, error)
-	Export(context.Context, memhost.ExportRequest) (memhost.ExportResponse, error)
-	Import(context.Context, memhost.ImportRequest) (memhost.ImportResponse, error)
-	SecretsScan(context.Context, memhost.SecretsScanRequest) (memhost.SecretsScanResponse, error)
-	SecretsRedact(context.Context, memhost.SecretsRedactRequest) (memhost.SecretsRedactResponse, error)
-}

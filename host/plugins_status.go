@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/providers"
 )
 
 // PluginStatus reports the active provider and what search does with it.
@@ -22,22 +21,22 @@ func (h *Host) PluginStatus(ctx context.Context, _ memhost.PluginStatusRequest) 
 }
 
 // Plugins: see providers.ProviderService.Plugins.
-func (h *Host) Plugins(ctx context.Context, req memhost.PluginsRequest) (providers.PluginsResponse, error) {
+func (h *Host) Plugins(ctx context.Context, req memhost.PluginsRequest) (memhost.PluginsResponse, error) {
 	return h.providers.Plugins(ctx, req)
 }
 
 // UsePlugin: see providers.ProviderService.UsePlugin.
-func (h *Host) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (providers.UseResponse, error) {
+func (h *Host) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (memhost.UseResponse, error) {
 	return h.providers.UsePlugin(ctx, req)
 }
 
 // Models: see providers.ProviderService.Models.
-func (h *Host) Models(ctx context.Context, req memhost.ModelsRequest) (providers.ModelsResponse, error) {
+func (h *Host) Models(ctx context.Context, req memhost.ModelsRequest) (memhost.ModelsResponse, error) {
 	return h.providers.Models(ctx, req)
 }
 
 // PullModel: see providers.ProviderService.PullModel.
-func (h *Host) PullModel(ctx context.Context, req providers.PullModelRequest) (providers.PullResponse, error) {
+func (h *Host) PullModel(ctx context.Context, req memhost.PullModelRequest) (memhost.PullResponse, error) {
 	return h.providers.PullModel(ctx, req)
 }
 

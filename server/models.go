@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/host/providers"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/auth"
 )
@@ -31,7 +31,7 @@ var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 // step ({"progress": {"done", "total"}}) and ends with {"result": ...} or
 // {"error": ...}; otherwise it is the result alone when the download ends.
 func (s *Server) pullModel(w http.ResponseWriter, r *http.Request) {
-	var req providers.PullModelRequest
+	var req memhost.PullModelRequest
 	if err := s.decode(w, r, &req); err != nil {
 		writeError(w, err)
 		return

@@ -24,7 +24,6 @@ import (
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
-	"github.com/memhost/memhost/host/providers"
 	"github.com/memhost/memhost/server/client"
 	"github.com/memhost/memhost/server/debug"
 )
@@ -519,7 +518,7 @@ func TestClientGoneMidRequest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.PullModel(ctx, providers.PullModelRequest{Model: slow.URL + "/m.gguf"})
+		_, err := c.PullModel(ctx, memhost.PullModelRequest{Model: slow.URL + "/m.gguf"})
 		errc <- err
 	}()
 	<-started

@@ -17,12 +17,6 @@ import (
 	"github.com/memhost/memhost/modelstore"
 )
 
-// ModelsResponse lists the models folder.
-type ModelsResponse struct {
-	Dir    string             `json:"dir"`
-	Models []modelstore.Model `json:"models"`
-}
-
 // ModelStore is the models folder of the configuration in force.
 func (s *ProviderService) ModelStore() *modelstore.Store {
 	return &modelstore.Store{Dir: s.k.Path(s.k.Config().Memory.Embedding.ModelsDir)}
@@ -51,29 +45,14 @@ func (s *ProviderService) ModelMissing(name string, options map[string]string) (
 }
 
 // Models lists the downloaded models and interrupted downloads.
-func (s *ProviderService) Models(ctx context.Context, _ memhost.ModelsRequest) (ModelsResponse, error) {
+func (s *ProviderService) Models(ctx context.Context, _ memhost.ModelsRequest) (memhost.ModelsResponse, error) {
 	st := s.ModelStore()
 	list, err := st.List()
-	return ModelsResponse{Dir: st.Dir, Models: list}, err
-}
-
-// PullModelRequest names a model to download: the default model's name
-// (or ""), or any GGUF by URL, verified against SHA256 when given.
-type PullModelRequest struct {
-	Model  string `json:"model"`
-	SHA256 string `json:"sha256,omitempty"`
-	// Progress, when not nil, is called as the download proceeds.
-	Progress modelstore.Progress `json:"-"`
-}
-
-// PullResponse describes a model in place.
-type PullResponse struct {
-	Name    string `json:"name"`
-	Path    string `json:"path"`
-	Size    int64  `json:"size"`
-	SHA256  string `json:"sha256"`
-	Already bool   `json:"already"`        // it was there before
-	From    string `json:"from,omitempty"` // the local file it was copied from
+	out := memhost.ModelsResponse{Dir: st.Dir, Models: make([]memhost.Model, len(list))}
+	for i, m := range list {
+		out.Models[i] = memhost.Model(m)
+	}
+	return out, err
 }
 
 // PullModel downloads a model: the default model by name (or ""), or any
@@ -81,7 +60,7 @@ type PullResponse struct {
 // is known). An interrupted pull resumes when run again. A local file (a
 // path, or a file:// URL) is copied into the models folder and checked
 // the same way.
-func (s *ProviderService) PullModel(ctx context.Context, req PullModelRequest) (PullResponse, error) {
+func (s *ProviderService) PullModel(ctx context.Context, req memhost.PullModelRequest) (memhost.PullResponse, error) {
 	st := s.ModelStore()
 	if src, ok := modelstore.LocalSource(req.Model); ok {
 		// A file the user has (offline, or downloaded by hand): copied in.
@@ -90,13 +69,13 @@ func (s *ProviderService) PullModel(ctx context.Context, req PullModelRequest) (
 		ref, err := st.Install(ctx, src, req.SHA256, req.Progress)
 		switch {
 		case errors.Is(err, modelstore.ErrNotFound):
-			return PullResponse{}, fault.Errorf(fault.NotFound, "model", "%v", err)
+			return memhost.PullResponse{}, fault.Errorf(fault.NotFound, "model", "%v", err)
 		case errors.Is(err, modelstore.ErrChecksum), errors.Is(err, modelstore.ErrBadName):
-			return PullResponse{}, fault.BadInputf("model", "%v", err)
+			return memhost.PullResponse{}, fault.BadInputf("model", "%v", err)
 		case err != nil:
-			return PullResponse{}, err
+			return memhost.PullResponse{}, err
 		}
-		resp := PullResponse{Name: ref.Name, Path: ref.Path, From: src, Already: already}
+		resp := memhost.PullResponse{Name: ref.Name, Path: ref.Path, From: src, Already: already}
 		fi, err := os.Stat(ref.Path)
 		if err != nil {
 			return resp, err
@@ -107,13 +86,13 @@ func (s *ProviderService) PullModel(ctx context.Context, req PullModelRequest) (
 	}
 	ref, err := st.Resolve(req.Model, "", req.SHA256)
 	if errors.Is(err, modelstore.ErrNotFound) {
-		return PullResponse{}, fault.Errorf(fault.NotFound, "model", "%s is not a known model name: give its URL (https://.../NAME.gguf)", req.Model)
+		return memhost.PullResponse{}, fault.Errorf(fault.NotFound, "model", "%s is not a known model name: give its URL (https://.../NAME.gguf)", req.Model)
 	}
 	if err != nil {
-		return PullResponse{}, fault.BadInputf("model", "%v", err)
+		return memhost.PullResponse{}, fault.BadInputf("model", "%v", err)
 	}
 	progress := req.Progress
-	resp := PullResponse{Name: ref.Name, Path: ref.Path, Already: ref.Present()}
+	resp := memhost.PullResponse{Name: ref.Name, Path: ref.Path, Already: ref.Present()}
 	if err := st.Pull(ctx, ref, progress); err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) && ctx.Err() == nil { // the network or the model's server

@@ -12,34 +12,15 @@ import (
 	"github.com/memhost/memhost/sdk"
 )
 
-// PluginsResponse lists the installed plugins of each kind; Warnings
-// name files that were skipped.
-type PluginsResponse struct {
-	Plugins    []memhost.PluginInfo `json:"plugins"`    // embeddings providers
-	Generators []memhost.PluginInfo `json:"generators"` // text generators (generate.go)
-	Warnings   []string             `json:"warnings"`
-}
-
 // Plugins starts each installed plugin to ask its version, model and
 // status. Plugins other than the active ones are stopped again.
-func (s *ProviderService) Plugins(ctx context.Context, _ memhost.PluginsRequest) (PluginsResponse, error) {
+func (s *ProviderService) Plugins(ctx context.Context, _ memhost.PluginsRequest) (memhost.PluginsResponse, error) {
 	emb, err := s.k.Queue().Plugins(ctx)
 	if err != nil {
-		return PluginsResponse{Plugins: emb.Plugins, Generators: []memhost.PluginInfo{}, Warnings: emb.Warnings}, err
+		return memhost.PluginsResponse{Plugins: emb.Plugins, Generators: []memhost.PluginInfo{}, Warnings: emb.Warnings}, err
 	}
 	gens, warnings := s.generatorList(ctx)
-	return PluginsResponse{Plugins: emb.Plugins, Generators: gens, Warnings: append(emb.Warnings, warnings...)}, ctx.Err()
-}
-
-// UseResponse says what UsePlugin did.
-type UseResponse struct {
-	Plugin     string            `json:"plugin"`
-	Options    map[string]string `json:"options"`
-	Model      string            `json:"model"`
-	Dimensions int               `json:"dimensions"`
-	Status     string            `json:"status"`
-	Message    string            `json:"message,omitempty"`
-	Pending    int               `json:"pending"` // chunks to embed for this model
+	return memhost.PluginsResponse{Plugins: emb.Plugins, Generators: gens, Warnings: append(emb.Warnings, warnings...)}, ctx.Err()
 }
 
 // UsePlugin makes a plugin the active provider. The plugin is started and
@@ -48,10 +29,10 @@ type UseResponse struct {
 // kept) and the configuration in force replaced. Re-embedding for the new
 // model happens in the background; keyword search answers meanwhile, and
 // vectors already in the cache are reused.
-func (s *ProviderService) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (UseResponse, error) {
+func (s *ProviderService) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (memhost.UseResponse, error) {
 	name := req.Name
 	if err := checkOptions(req.Set); err != nil {
-		return UseResponse{}, err
+		return memhost.UseResponse{}, err
 	}
 	s.reg.Discover()
 	opts := map[string]string{}
@@ -68,24 +49,24 @@ func (s *ProviderService) UsePlugin(ctx context.Context, req memhost.UsePluginRe
 	p, release, err := s.reg.Acquire(ctx, name, opts)
 	defer release()
 	if errors.Is(err, registry.ErrUnknownPlugin) {
-		return UseResponse{}, fault.Errorf(fault.NotFound, "name", "%w", err)
+		return memhost.UseResponse{}, fault.Errorf(fault.NotFound, "name", "%w", err)
 	}
 	if err != nil {
-		return UseResponse{}, pluginFault(err)
+		return memhost.UseResponse{}, pluginFault(err)
 	}
 	info, err := p.Info(ctx)
 	if err != nil {
-		return UseResponse{}, pluginFault(err)
+		return memhost.UseResponse{}, pluginFault(err)
 	}
 	st, _ := p.Status(ctx)
 	if err := s.writeConfig(func(path string) error { return config.SetPlugin(path, name, req.Set) }); err != nil {
-		return UseResponse{}, err
+		return memhost.UseResponse{}, err
 	}
 	s.k.EditConfig(func(c *config.Config) {
 		c.Memory.Embedding.Plugin = name
 		c.Memory.Embedding.Options[name] = opts
 	})
-	resp := UseResponse{Plugin: name, Options: opts, Model: info.ModelID, Dimensions: info.Dimensions, Status: string(st.State), Message: st.Message}
+	resp := memhost.UseResponse{Plugin: name, Options: opts, Model: info.ModelID, Dimensions: info.Dimensions, Status: string(st.State), Message: st.Message}
 	if _, err := s.k.Indexer().Sync(ctx); err != nil { // count the pages edited by hand too
 		return resp, err
 	}

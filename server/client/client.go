@@ -16,11 +16,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost/api"
-	"github.com/memhost/memhost/knowledge"
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/host/providers"
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/state"
@@ -44,6 +42,10 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // the host operations with the same requests, responses and error kinds,
 // so that a caller cannot tell it from a *host.Host but for speed.
 type Client struct {
+	// Func runs every operation of the table by posting it (forward);
+	// PullModel and FedSync, whose answers are not one JSON value, are
+	// methods of their own.
+	api.Func
 	hc      *http.Client
 	base    string
 	version string
@@ -82,7 +84,7 @@ func Dial(home string, env []string) (*Client, error) {
 		MaxIdleConnsPerHost: 4,
 		IdleConnTimeout:     30 * time.Second,
 	}
-	return &Client{hc: &http.Client{Transport: tr}, base: "http://memhost", version: version.String(), home: state.Canonical(home), env: envHeader(env)}, nil
+	return newClient(&Client{hc: &http.Client{Transport: tr}, base: "http://memhost", version: version.String(), home: state.Canonical(home), env: envHeader(env)}), nil
 }
 
 // envHeader is the Memhost-Env a client sends: none without overrides
@@ -97,7 +99,12 @@ func envHeader(env []string) string {
 // NewClient calls a server at base (http://127.0.0.1:4321) through hc;
 // used by tests and tools that reach a server over TCP.
 func NewClient(base string, hc *http.Client) *Client {
-	return &Client{hc: hc, base: strings.TrimSuffix(base, "/"), version: version.String()}
+	return newClient(&Client{hc: hc, base: strings.TrimSuffix(base, "/"), version: version.String()})
+}
+
+func newClient(c *Client) *Client {
+	c.Func = c.forward
+	return c
 }
 
 // Close drops the client's idle connections.
@@ -105,41 +112,44 @@ func (c *Client) Close() { c.hc.CloseIdleConnections() }
 
 var _ api.API = (*Client)(nil)
 
-// callOp calls op on the server.
-func callOp[Req, Resp any](ctx context.Context, c *Client, op api.Op[Req, Resp], req Req) (Resp, error) {
-	return call[Resp](ctx, c, op.Name, req)
+// forward posts op's request to the server and decodes its answer.
+func (c *Client) forward(ctx context.Context, op api.Operation, req any) (any, error) {
+	resp := op.NewResponse()
+	if err := c.call(ctx, op.Info().Path(), req, resp); err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
 // checker is a request that can tell it is invalid before it is sent.
 type checker interface{ Check() error }
 
-// call posts req to /api/v1/<path> and decodes the answer into a Resp.
-func call[Resp any](ctx context.Context, c *Client, path string, req any) (Resp, error) {
-	var resp Resp
+// call posts req to path and decodes the answer into resp, a pointer.
+func (c *Client) call(ctx context.Context, path string, req, resp any) error {
 	if ch, ok := req.(checker); ok {
 		if err := ch.Check(); err != nil {
-			return resp, err
+			return err
 		}
 	}
 	if err := checkUTF8(reflect.ValueOf(req), ""); err != nil {
-		return resp, err
+		return err
 	}
 	body, err := json.Marshal(req)
 	if err != nil {
-		return resp, fault.BadInputf("", "request cannot be sent: %v", err)
+		return fault.BadInputf("", "request cannot be sent: %v", err)
 	}
-	r, err := c.do(ctx, http.MethodPost, "/api/v1/"+path, body, "")
+	r, err := c.do(ctx, http.MethodPost, path, body, "")
 	if err != nil {
-		return resp, err
+		return err
 	}
 	defer r.Body.Close()
 	if err := readError(r); err != nil {
-		return resp, err
+		return err
 	}
-	if err := json.NewDecoder(r.Body).Decode(&resp); err != nil {
-		return resp, &UnreachableError{fmt.Errorf("reading the answer: %w", err)}
+	if err := json.NewDecoder(r.Body).Decode(resp); err != nil {
+		return &UnreachableError{fmt.Errorf("reading the answer: %w", err)}
 	}
-	return resp, nil
+	return nil
 }
 
 // checkUTF8 refuses a request holding a string that is not UTF-8: JSON
@@ -229,127 +239,10 @@ func readError(r *http.Response) error {
 
 // The host operations.
 
-func (c *Client) Init(ctx context.Context, req memhost.InitRequest) (memhost.InitResponse, error) {
-	return callOp(ctx, c, api.OpInit, req)
-}
-func (c *Client) Remember(ctx context.Context, req memhost.RememberRequest) (memhost.RememberResponse, error) {
-	return callOp(ctx, c, api.OpRemember, req)
-}
-func (c *Client) DailyLog(ctx context.Context, req memhost.DailyLogRequest) (memhost.DailyLogResponse, error) {
-	return callOp(ctx, c, api.OpDailyLog, req)
-}
-func (c *Client) Get(ctx context.Context, req memhost.GetRequest) (memhost.GetResponse, error) {
-	return callOp(ctx, c, api.OpGet, req)
-}
-func (c *Client) Write(ctx context.Context, req memhost.WriteRequest) (memhost.WriteResponse, error) {
-	return callOp(ctx, c, api.OpWrite, req)
-}
-func (c *Client) Remove(ctx context.Context, req memhost.RemoveRequest) (memhost.RemoveResponse, error) {
-	return callOp(ctx, c, api.OpRemove, req)
-}
-func (c *Client) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.RecallResponse, error) {
-	return callOp(ctx, c, api.OpRecall, req)
-}
-func (c *Client) Context(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error) {
-	return callOp(ctx, c, api.OpContext, req)
-}
-func (c *Client) ConversationSearch(ctx context.Context, req memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error) {
-	return callOp(ctx, c, api.OpConversationSearch, req)
-}
-func (c *Client) Status(ctx context.Context, req memhost.StatusRequest) (memhost.StatusResponse, error) {
-	return callOp(ctx, c, api.OpStatus, req)
-}
-func (c *Client) Files(ctx context.Context, req memhost.FilesRequest) (memhost.FilesResponse, error) {
-	return callOp(ctx, c, api.OpFiles, req)
-}
-func (c *Client) Sync(ctx context.Context, req memhost.SyncRequest) (memhost.SyncResult, error) {
-	return callOp(ctx, c, api.OpSync, req)
-}
-func (c *Client) Rebuild(ctx context.Context, req memhost.RebuildRequest) (memhost.SyncResult, error) {
-	return callOp(ctx, c, api.OpRebuild, req)
-}
-func (c *Client) Embed(ctx context.Context, req memhost.EmbedRequest) (memhost.EmbedResult, error) {
-	return callOp(ctx, c, api.OpEmbed, req)
-}
-func (c *Client) Sessions(ctx context.Context, req memhost.SessionsRequest) (memhost.SessionsResponse, error) {
-	return callOp(ctx, c, api.OpSessions, req)
-}
-func (c *Client) SessionAppend(ctx context.Context, req memhost.SessionAppendRequest) (memhost.SessionAppendResponse, error) {
-	return callOp(ctx, c, api.OpSessionAppend, req)
-}
-func (c *Client) Ingest(ctx context.Context, req memhost.IngestRequest) (memhost.IngestResponse, error) {
-	return callOp(ctx, c, api.OpIngest, req)
-}
-func (c *Client) SessionTokens(ctx context.Context, req memhost.SessionTokensRequest) (memhost.SessionTokens, error) {
-	return callOp(ctx, c, api.OpSessionTokens, req)
-}
-func (c *Client) SessionCheck(ctx context.Context, req memhost.SessionCheckRequest) (memhost.SessionCheck, error) {
-	return callOp(ctx, c, api.OpSessionCheck, req)
-}
-func (c *Client) SessionCompact(ctx context.Context, req memhost.SessionCompactRequest) (memhost.SessionCompactResponse, error) {
-	return callOp(ctx, c, api.OpSessionCompact, req)
-}
-func (c *Client) Hook(ctx context.Context, req memhost.HookRequest) (memhost.HookResponse, error) {
-	return callOp(ctx, c, api.OpHook, req)
-}
-func (c *Client) Episodes(ctx context.Context, req memhost.EpisodesRequest) (memhost.EpisodesResponse, error) {
-	return callOp(ctx, c, api.OpEpisodes, req)
-}
-func (c *Client) Plugins(ctx context.Context, req memhost.PluginsRequest) (providers.PluginsResponse, error) {
-	return callOp(ctx, c, api.OpPlugins, req)
-}
-func (c *Client) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (providers.UseResponse, error) {
-	return callOp(ctx, c, api.OpUsePlugin, req)
-}
-func (c *Client) PluginStatus(ctx context.Context, req memhost.PluginStatusRequest) (memhost.PluginStatusResponse, error) {
-	return callOp(ctx, c, api.OpPluginStatus, req)
-}
-func (c *Client) Models(ctx context.Context, req memhost.ModelsRequest) (providers.ModelsResponse, error) {
-	return callOp(ctx, c, api.OpModels, req)
-}
-func (c *Client) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
-	return callOp(ctx, c, api.OpRemoveModel, req)
-}
-func (c *Client) FactAdd(ctx context.Context, req knowledge.FactAddRequest) (knowledge.FactAddResponse, error) {
-	return callOp(ctx, c, api.OpFactAdd, req)
-}
-func (c *Client) FactForget(ctx context.Context, req knowledge.FactForgetRequest) (knowledge.FactForgetResponse, error) {
-	return callOp(ctx, c, api.OpFactForget, req)
-}
-func (c *Client) Facts(ctx context.Context, req knowledge.FactsRequest) (knowledge.FactsResponse, error) {
-	return callOp(ctx, c, api.OpFacts, req)
-}
-func (c *Client) Entities(ctx context.Context, req knowledge.EntitiesRequest) (knowledge.EntitiesResponse, error) {
-	return callOp(ctx, c, api.OpEntities, req)
-}
-func (c *Client) Relations(ctx context.Context, req knowledge.RelationsRequest) (knowledge.RelationsResponse, error) {
-	return callOp(ctx, c, api.OpRelations, req)
-}
-func (c *Client) Consolidate(ctx context.Context, req knowledge.ConsolidateRequest) (knowledge.ConsolidateResponse, error) {
-	return callOp(ctx, c, api.OpConsolidate, req)
-}
-func (c *Client) Skills(ctx context.Context, req memhost.SkillsRequest) (memhost.SkillsResponse, error) {
-	return callOp(ctx, c, api.OpSkills, req)
-}
-func (c *Client) SkillLearn(ctx context.Context, req memhost.SkillLearnRequest) (memhost.SkillsResponse, error) {
-	return callOp(ctx, c, api.OpSkillLearn, req)
-}
-func (c *Client) SkillReview(ctx context.Context, req memhost.SkillReviewRequest) (memhost.SkillReviewResponse, error) {
-	return callOp(ctx, c, api.OpSkillReview, req)
-}
-func (c *Client) Health(ctx context.Context, req memhost.HealthRequest) (memhost.HealthResponse, error) {
-	return callOp(ctx, c, api.OpHealth, req)
-}
-
-// HealthHistory returns the kept health reports, newest first.
-func (c *Client) HealthHistory(ctx context.Context, req memhost.HealthHistoryRequest) (memhost.HealthHistoryResponse, error) {
-	return callOp(ctx, c, api.OpHealthHistory, req)
-}
-
 // PullModel downloads a model on the server, calling req.Progress as the
 // server reports progress.
-func (c *Client) PullModel(ctx context.Context, req providers.PullModelRequest) (providers.PullResponse, error) {
-	var resp providers.PullResponse
+func (c *Client) PullModel(ctx context.Context, req memhost.PullModelRequest) (memhost.PullResponse, error) {
+	var resp memhost.PullResponse
 	body, err := json.Marshal(req)
 	if err != nil {
 		return resp, err
@@ -366,7 +259,7 @@ func (c *Client) PullModel(ctx context.Context, req providers.PullModelRequest) 
 	for {
 		var line struct {
 			Progress *struct{ Done, Total int64 } `json:"progress"`
-			Result   *providers.PullResponse      `json:"result"`
+			Result   *memhost.PullResponse        `json:"result"`
 			Error    *wire.Error                  `json:"error"`
 		}
 		if err := dec.Decode(&line); err != nil {

@@ -7,26 +7,14 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/memhost/memhost/api"
-
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/server/wire"
 )
 
-// Federation and archives (host/federation.go, host/archive.go). Archive
-// paths must be absolute: the server's working folder is not the
-// caller's.
-
-func (c *Client) GitInit(ctx context.Context, req memhost.GitInitRequest) (memhost.GitInitResponse, error) {
-	return callOp(ctx, c, api.OpGitInit, req)
-}
-func (c *Client) Export(ctx context.Context, req memhost.ExportRequest) (memhost.ExportResponse, error) {
-	return callOp(ctx, c, api.OpExport, req)
-}
-func (c *Client) Import(ctx context.Context, req memhost.ImportRequest) (memhost.ImportResponse, error) {
-	return callOp(ctx, c, api.OpImport, req)
-}
+// Federation (host/federation.go). The archive paths export and import
+// take (host/archive.go) must be absolute: the server's working folder is
+// not the caller's.
 
 // FedSync returns, as the Host does, both the error of a sync that failed
 // after it began and what the sync did before it (a merge that stands).
@@ -66,13 +54,4 @@ func clipBody(b []byte) string {
 		return string(b[:1000]) + "…"
 	}
 	return string(b)
-}
-
-// Secrets already in the home (host/secrets_ops.go).
-
-func (c *Client) SecretsScan(ctx context.Context, req memhost.SecretsScanRequest) (memhost.SecretsScanResponse, error) {
-	return callOp(ctx, c, api.OpSecretsScan, req)
-}
-func (c *Client) SecretsRedact(ctx context.Context, req memhost.SecretsRedactRequest) (memhost.SecretsRedactResponse, error) {
-	return callOp(ctx, c, api.OpSecretsRedact, req)
 }

@@ -43,7 +43,6 @@ import (
 	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/host/providers"
 	"github.com/memhost/memhost/server/dashboard/pagehtml"
 )
 
@@ -934,7 +933,7 @@ func parseTime(s string) (time.Time, bool) {
 type settingsBody struct {
 	Status  memhost.StatusResponse
 	Storage memhost.StorageResponse
-	Models  providers.ModelsResponse
+	Models  memhost.ModelsResponse
 	Errs    []string
 }
 

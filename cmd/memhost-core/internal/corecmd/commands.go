@@ -22,7 +22,6 @@ import (
 	"github.com/memhost/memhost/host/episodes"
 	"github.com/memhost/memhost/host/eval"
 	"github.com/memhost/memhost/host/fault"
-	"github.com/memhost/memhost/host/providers"
 	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/server"
@@ -538,7 +537,7 @@ func (a cmds) pluginsUse(ctx context.Context, cmd *cli.Command) error {
 
 // providerLine says which provider plugins use made active. Dimensions
 // not known yet (a model still downloading) are left out, not shown as 0.
-func providerLine(resp providers.UseResponse) string {
+func providerLine(resp mh.UseResponse) string {
 	return fmt.Sprintf("embeddings provider: %s (model %s%s, %s)", resp.Plugin, resp.Model, dimensions(", ", resp.Dimensions), resp.Status)
 }
 
@@ -655,7 +654,7 @@ func (a cmds) modelsPull(ctx context.Context, cmd *cli.Command) error {
 		if local {
 			bar.Verb = "copying"
 		}
-		resp, err := h.PullModel(ctx, providers.PullModelRequest{Model: model, SHA256: cmd.String("sha256"), Progress: bar.Update})
+		resp, err := h.PullModel(ctx, mh.PullModelRequest{Model: model, SHA256: cmd.String("sha256"), Progress: bar.Update})
 		bar.Done()
 		if err != nil {
 			return err

@@ -10,11 +10,9 @@ import (
 
 	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
-	"github.com/memhost/memhost/knowledge"
 
 	"github.com/urfave/cli/v3"
 
-	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/mcp"
@@ -61,6 +59,7 @@ func (a cmds) mcp(ctx context.Context, cmd *cli.Command) error {
 	}
 	log := cmdapp.NewWarnLines(a.IO.Stderr)
 	o := &mcpOps{a: a, cmd: cmd, log: log}
+	o.Func = o.either
 	defer o.close()
 	opts := mcp.Options{ReadOnly: cmd.Bool("read-only"), Log: log, Context: ctx,
 		FlushPrompt: func() string {
@@ -91,9 +90,10 @@ func (a cmds) mcp(ctx context.Context, cmd *cli.Command) error {
 // killed) — as `with` does for one command, for a session that may
 // outlive a server.
 type mcpOps struct {
-	a   cmds
-	cmd *cli.Command
-	log *slog.Logger
+	api.Func // either
+	a        cmds
+	cmd      *cli.Command
+	log      *slog.Logger
 
 	mu     sync.Mutex
 	client *client.Client // nil: none runs, or it went
@@ -169,9 +169,9 @@ func (o *mcpOps) local(ctx context.Context) (*host.Host, error) {
 
 // either runs op on the server's client while one runs, else (or from
 // when it stops answering: fallBack) on the Host of this process.
-func either[Req, Resp any](o *mcpOps, ctx context.Context, op api.Op[Req, Resp], req Req) (Resp, error) {
+func (o *mcpOps) either(ctx context.Context, op api.Operation, req any) (any, error) {
 	if c := o.through(); c != nil {
-		resp, err := op.Run(c, ctx, req)
+		resp, err := op.Invoke(ctx, c, req)
 		if !cmdapp.FallBack(err) {
 			return resp, err
 		}
@@ -179,68 +179,7 @@ func either[Req, Resp any](o *mcpOps, ctx context.Context, op api.Op[Req, Resp],
 	}
 	h, err := o.local(ctx)
 	if err != nil {
-		var zero Resp
-		return zero, err
+		return nil, err
 	}
-	return op.Run(h, ctx, req)
-}
-
-func (o *mcpOps) Recall(ctx context.Context, r mh.RecallRequest) (mh.RecallResponse, error) {
-	return either(o, ctx, api.OpRecall, r)
-}
-
-func (o *mcpOps) Get(ctx context.Context, r mh.GetRequest) (mh.GetResponse, error) {
-	return either(o, ctx, api.OpGet, r)
-}
-
-func (o *mcpOps) Remember(ctx context.Context, r mh.RememberRequest) (mh.RememberResponse, error) {
-	return either(o, ctx, api.OpRemember, r)
-}
-
-func (o *mcpOps) Write(ctx context.Context, r mh.WriteRequest) (mh.WriteResponse, error) {
-	return either(o, ctx, api.OpWrite, r)
-}
-
-func (o *mcpOps) DailyLog(ctx context.Context, r mh.DailyLogRequest) (mh.DailyLogResponse, error) {
-	return either(o, ctx, api.OpDailyLog, r)
-}
-
-func (o *mcpOps) Episodes(ctx context.Context, r mh.EpisodesRequest) (mh.EpisodesResponse, error) {
-	return either(o, ctx, api.OpEpisodes, r)
-}
-
-func (o *mcpOps) ConversationSearch(ctx context.Context, r mh.ConversationSearchRequest) (mh.ConversationSearchResponse, error) {
-	return either(o, ctx, api.OpConversationSearch, r)
-}
-
-func (o *mcpOps) Context(ctx context.Context, r mh.ContextRequest) (mh.ContextResponse, error) {
-	return either(o, ctx, api.OpContext, r)
-}
-
-func (o *mcpOps) Status(ctx context.Context, r mh.StatusRequest) (mh.StatusResponse, error) {
-	return either(o, ctx, api.OpStatus, r)
-}
-
-func (o *mcpOps) Files(ctx context.Context, r mh.FilesRequest) (mh.FilesResponse, error) {
-	return either(o, ctx, api.OpFiles, r)
-}
-
-func (o *mcpOps) Facts(ctx context.Context, r knowledge.FactsRequest) (knowledge.FactsResponse, error) {
-	return either(o, ctx, api.OpFacts, r)
-}
-
-func (o *mcpOps) FactAdd(ctx context.Context, r knowledge.FactAddRequest) (knowledge.FactAddResponse, error) {
-	return either(o, ctx, api.OpFactAdd, r)
-}
-
-func (o *mcpOps) Skills(ctx context.Context, r mh.SkillsRequest) (mh.SkillsResponse, error) {
-	return either(o, ctx, api.OpSkills, r)
-}
-
-func (o *mcpOps) SkillLearn(ctx context.Context, r mh.SkillLearnRequest) (mh.SkillsResponse, error) {
-	return either(o, ctx, api.OpSkillLearn, r)
-}
-
-func (o *mcpOps) SkillReview(ctx context.Context, r mh.SkillReviewRequest) (mh.SkillReviewResponse, error) {
-	return either(o, ctx, api.OpSkillReview, r)
+	return op.Invoke(ctx, h, req)
 }
