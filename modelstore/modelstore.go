@@ -6,7 +6,9 @@
 //
 // A download is written to NAME.part beside its final place and renamed
 // only when complete and verified, so a model in the folder is always
-// whole; an interrupted download resumes from the .part file.
+// whole; an interrupted download resumes from the .part file, only while
+// the server holds the file it began (the validator kept beside it in
+// .NAME.part.json, sent as If-Range: resume.go).
 package modelstore
 
 import (
@@ -29,6 +31,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/internal/fsx"
 )
 
@@ -148,7 +151,8 @@ func (r Ref) Present() bool {
 type Progress func(done, total int64)
 
 // Pull downloads ref.URL to ref.Path, resuming a .part file left by an
-// interrupted download, and verifies ref.SHA256 when set. On a checksum
+// interrupted download of the same file (else starting over: resume.go),
+// and verifies ref.SHA256 when set. On a checksum
 // mismatch the partial file is removed. It does nothing when the file is
 // already there. A failed download is recorded (LastFailure) for every
 // process to back off from; a successful one clears the record.
@@ -195,46 +199,55 @@ func (s *Store) pull(ctx context.Context, ref Ref, progress Progress) (err error
 		// (removed while locked: no other process is writing it).
 		if fi, serr := f.Stat(); err != nil && serr == nil && fi.Size() == 0 {
 			os.Remove(part)
+			dropResume(part)
 		}
 	}()
 	have, err := f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ref.URL, nil)
+	state, pinned := readResume(part)
+	if have > 0 && !pinned {
+		// Nothing ties these bytes to a version of the file (resume.go).
+		if err := startOver(f, part); err != nil {
+			return err
+		}
+		have = 0
+	}
+	resp, err := s.get(ctx, ref.URL, have, state)
 	if err != nil {
 		return err
 	}
-	if have > 0 {
-		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
-	}
-	resp, err := s.client().Do(req)
-	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err // the URL is said once, below
+	defer func() { resp.Body.Close() }()
+	if have > 0 && !fits(resp, have, state) {
+		// Not the rest of the partial file, whose bytes it would be
+		// spliced onto: they are dropped, and the file asked for whole.
+		resp.Body.Close()
+		if err := startOver(f, part); err != nil {
+			return err
 		}
-		return fmt.Errorf("downloading %s: %w", ref.URL, err)
+		have = 0
+		if resp, err = s.get(ctx, ref.URL, 0, resumeState{}); err != nil {
+			return err
+		}
 	}
-	defer resp.Body.Close()
 	total := int64(-1)
 	switch {
 	case resp.StatusCode == http.StatusPartialContent && have > 0:
-		if resp.ContentLength >= 0 {
-			total = have + resp.ContentLength
-		}
+		total, _ = continues(resp, have, state)
 	case resp.StatusCode == http.StatusOK:
-		// No resume (first try, or the server ignores Range): start over.
-		if err := f.Truncate(0); err != nil {
+		// The whole file: the first try, a server that ignores Range, or
+		// a file changed since the partial one began (If-Range). Its
+		// bytes replace the partial ones, tied to its validator.
+		if err := startOver(f, part); err != nil {
 			return err
 		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
+		if err := saveResume(part, stateOf(resp)); err != nil {
 			return err
 		}
 		have, total = 0, resp.ContentLength
 	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && have > 0:
-		// The .part file is already whole (or wrong): verify what we have.
-		total = have
+		total = have // the partial file is the whole file (fits): verified below
 	default:
 		return fmt.Errorf("downloading %s: server answered %s", ref.URL, resp.Status)
 	}
@@ -257,13 +270,56 @@ func (s *Store) pull(ctx context.Context, ref Ref, progress Progress) (err error
 		if got != ref.SHA256 {
 			f.Close()
 			os.Remove(part)
+			dropResume(part)
 			return fmt.Errorf("%w: %s from %s has sha256 %s, want %s; the download was removed", ErrChecksum, ref.Name, ref.URL, got, ref.SHA256)
 		}
 	}
 	if err := f.Close(); err != nil {
 		return diskError(err)
 	}
-	return fsx.Rename(part, ref.Path)
+	if err := fsx.Rename(part, ref.Path); err != nil {
+		return err
+	}
+	dropResume(part) // nothing left to resume
+	return nil
+}
+
+// get asks for the file at addr, from byte have on when have > 0, pinned
+// by If-Range to the version rs names (resume.go).
+func (s *Store) get(ctx context.Context, addr string, have int64, rs resumeState) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, addr, nil)
+	if err != nil {
+		return nil, err
+	}
+	if have > 0 {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
+		req.Header.Set("If-Range", rs.validator())
+	}
+	resp, err := s.client().Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is said once, below
+		}
+		return nil, fmt.Errorf("downloading %s: %w", addr, err)
+	}
+	return resp, nil
+}
+
+// startOver empties the partial download f and drops its resumeState,
+// the emptied file flushed first: a crash must never leave the old bytes
+// with a newer validator beside them.
+func startOver(f *os.File, part string) error {
+	if err := dropResume(part); err != nil {
+		return err
+	}
+	if err := f.Truncate(0); err != nil {
+		return diskError(err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return diskError(f.Sync())
 }
 
 // FileSHA256 returns the SHA-256 of a file, hex.
@@ -340,14 +396,8 @@ func HumanSize(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// Model is a file in the store.
-type Model struct {
-	Name     string `json:"name"`
-	Path     string `json:"path"`
-	Size     int64  `json:"size"`
-	Partial  bool   `json:"partial"` // an interrupted download (.part)
-	Modified string `json:"modified"`
-}
+// Model is a file in the store (the API's models list).
+type Model = memhost.Model
 
 // List returns the store's models and partial downloads, by name.
 func (s *Store) List() ([]Model, error) {
@@ -376,7 +426,8 @@ func (s *Store) List() ([]Model, error) {
 	return out, nil
 }
 
-// Remove deletes a model (and any partial download of it) by name.
+// Remove deletes a model (and any partial download of it, with what was
+// kept to resume it) by name.
 func (s *Store) Remove(name string) error {
 	switch {
 	case name == "":
@@ -396,6 +447,7 @@ func (s *Store) Remove(name string) error {
 	p := filepath.Join(s.Dir, name)
 	err1 := os.Remove(p)
 	err2 := os.Remove(p + ".part")
+	dropResume(p + ".part")
 	if errors.Is(err1, os.ErrNotExist) && errors.Is(err2, os.ErrNotExist) {
 		return fmt.Errorf("%w: %s", ErrNotFound, name)
 	}
@@ -511,8 +563,9 @@ func (s *Store) Install(ctx context.Context, src, sha string, progress Progress)
 		}
 		return ref, err
 	}
-	if err := out.Truncate(0); err != nil {
-		return ref, diskError(err)
+	// An interrupted download's bytes go, and what was kept to resume it.
+	if err := startOver(out, part); err != nil {
+		return ref, err
 	}
 	if _, err := in.Seek(0, io.SeekStart); err != nil {
 		return ref, err

@@ -41,6 +41,8 @@ type server struct {
 func serve(content []byte, cutAt int) *server {
 	s := &server{content: content, cutAt: cutAt}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A validator, which a download needs to be resumed (resume.go).
+		w.Header().Set("ETag", `"`+digest(content)+`"`)
 		s.mu.Lock()
 		s.ranges = append(s.ranges, r.Header.Get("Range"))
 		cut := s.cutAt

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/once"
@@ -48,11 +49,7 @@ func (s *ProviderService) ModelMissing(name string, options map[string]string) (
 func (s *ProviderService) Models(ctx context.Context, _ memhost.ModelsRequest) (memhost.ModelsResponse, error) {
 	st := s.ModelStore()
 	list, err := st.List()
-	out := memhost.ModelsResponse{Dir: st.Dir, Models: make([]memhost.Model, len(list))}
-	for i, m := range list {
-		out.Models[i] = memhost.Model(m)
-	}
-	return out, err
+	return memhost.ModelsResponse{Dir: st.Dir, Models: list}, err
 }
 
 // PullModel downloads a model: the default model by name (or ""), or any
@@ -126,7 +123,7 @@ func (s *ProviderService) RemoveModel(ctx context.Context, req memhost.RemoveMod
 		missing = modelError(s.ModelStore().Remove(req.Name))
 	}
 	var landed *requests.Record
-	if _, err := s.k.Once().Guard(once.Request{Op: "models-rm", ID: req.RequestID, Resp: &resp}, req.Name, "", &landed)(missing); err != nil || landed != nil {
+	if _, err := s.k.Once().Guard(once.Request{Op: api.OpRemoveModel.Name, ID: req.RequestID, Resp: &resp}, req.Name, "", &landed)(missing); err != nil || landed != nil {
 		if err != nil {
 			return memhost.RemoveModelResponse{}, err
 		}

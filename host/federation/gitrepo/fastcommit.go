@@ -100,6 +100,7 @@ func (r *Repo) FastCommit(home *fsx.Dir, msg string, paths []string, now time.Ti
 	}
 	if !changed {
 		// Nothing to commit: the refreshed stat data is kept.
+		smudgeRacy(home, idx)
 		idx.Write()
 		return "", nil
 	}
@@ -116,8 +117,34 @@ func (r *Repo) FastCommit(home *fsx.Dir, msg string, paths []string, now time.Ti
 	}
 	// The commit is made: from here on nothing is reported as failed.
 	r.appendReflog(branch, head, commit, msg, now)
+	smudgeRacy(home, idx)
 	idx.Write()
 	return commit, nil
+}
+
+// smudgeRacy does what git does before it writes an index: each racily
+// clean entry (gitindex.Locked.Racy) whose file no longer holds the blob
+// recorded gets size 0 (gitindex.Smudge). The index written next is newer
+// than the change, so the entry would no longer look racy and git would
+// trust its stat data: a file rewritten with the same size in the same
+// tick would never show as modified. The files just hashed are read again
+// too, as git does, since one may have changed after it was hashed. A
+// file that cannot be read as a regular file beneath home, or an entry
+// that is no regular file, is smudged: git looks at it either way.
+func smudgeRacy(home *fsx.Dir, idx *gitindex.Locked) {
+	for i := range idx.Entries {
+		e := &idx.Entries[i]
+		if e.Size() == 0 || !idx.Racy(e) {
+			continue // already smudged (or empty), or its stat data vouches for it
+		}
+		if m := e.Mode(); m == ModeFile || m == 0o100755 {
+			data, err := home.ReadFile(e.Path, fsx.NoLinks)
+			if err == nil && BlobID(data) == hex.EncodeToString(e.OID()) {
+				continue
+			}
+		}
+		gitindex.Smudge(e)
+	}
 }
 
 // fastPathAllowed refuses repositories whose files git would transform

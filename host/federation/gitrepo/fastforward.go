@@ -119,6 +119,7 @@ func (r *Repo) FastForward(ctx context.Context, head, target string, now time.Ti
 		return err
 	}
 	r.appendReflogLine(branch, head, target, "merge "+target+": Fast-forward", now)
+	smudgeRacy(home, idx)
 	idx.Write()
 	return nil
 }

@@ -66,6 +66,11 @@ func ExitCode(err error) int {
 	return -1
 }
 
+// author is the name and email of this Repo's commits and reflog
+// entries, as git would write them (identPart): the fast paths write
+// them into objects themselves, and git fsck refuses an ident line with
+// a <, > or newline out of place. An Author with no name left ("<email>",
+// or crud only) takes memhost's name, where git would refuse to commit.
 func (r *Repo) author() (name, email string) {
 	a := strings.TrimSpace(r.Author)
 	if a == "" {
@@ -73,12 +78,42 @@ func (r *Repo) author() (name, email string) {
 		if host == "" {
 			host = "localhost"
 		}
-		return "memhost", "memhost@" + host
+		return "memhost", identPart("memhost@" + host)
 	}
-	if i := strings.IndexByte(a, '<'); i >= 0 && strings.HasSuffix(a, ">") {
-		return strings.TrimSpace(a[:i]), a[i+1 : len(a)-1]
+	name = a
+	// The email is what the last < and the final > enclose: a name may
+	// hold a stray <, an email never does.
+	if i := strings.LastIndexByte(a, '<'); i >= 0 && strings.HasSuffix(a, ">") {
+		name, email = a[:i], a[i+1:len(a)-1]
 	}
-	return a, ""
+	if name, email = identPart(name), identPart(email); name == "" {
+		name = "memhost"
+	}
+	return name, email
+}
+
+// identPart is a name or an email as git's ident.c writes it into a commit
+// (strbuf_addstr_without_crud): crud trimmed from both ends (bytes up to
+// the space, and , : ; < > " \ '), then the ident line's delimiters, < >
+// and newline, dropped inside. A NUL, which git never sees (its strings
+// end there), is dropped too. Dots are kept, as git does since 2.42.
+func identPart(s string) string {
+	crud := func(c byte) bool { return c <= ' ' || strings.IndexByte(`,:;<>"\'`, c) >= 0 }
+	i, j := 0, len(s)
+	for i < j && crud(s[i]) {
+		i++
+	}
+	for j > i && crud(s[j-1]) {
+		j--
+	}
+	// Byte by byte, as git does: bytes of UTF-8 (or not) are kept as they are.
+	b := make([]byte, 0, j-i)
+	for k := i; k < j; k++ {
+		if c := s[k]; c != '\n' && c != '<' && c != '>' && c != 0 {
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // Env is git's environment: no prompts, no pager, a fixed language (its

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/memhost/memhost/internal/fsx"
 )
@@ -264,9 +266,10 @@ func (idx *Index) Find(path string) int {
 // when write did not.
 type Locked struct {
 	*Index
-	gd   string
-	lock *os.File
-	done bool
+	gd    string
+	lock  *os.File
+	done  bool
+	mtime time.Time // of the index file read (Racy)
 }
 
 // Lock reads the index under git's index lock (Locked).
@@ -276,11 +279,12 @@ func Lock(gd string) (*Locked, error) {
 		return nil, Slowf("index is locked")
 	}
 	li := &Locked{gd: gd, lock: lock}
-	data, err := os.ReadFile(filepath.Join(gd, "index"))
+	data, mtime, err := readIndex(filepath.Join(gd, "index"))
 	if err != nil {
 		li.Release()
 		return nil, Slowf("no index: %v", err)
 	}
+	li.mtime = mtime
 	if li.Index, err = Parse(data); err != nil {
 		li.Release()
 		return nil, err
@@ -291,6 +295,41 @@ func Lock(gd string) (*Locked, error) {
 	}
 	return li, nil
 }
+
+// readIndex reads an index file and its mtime, from one descriptor.
+func readIndex(p string) ([]byte, time.Time, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	data, err := io.ReadAll(f)
+	return data, fi.ModTime(), err
+}
+
+// Racy reports whether an entry's stat data cannot vouch for its file,
+// which git calls racily clean: its mtime is not older than the index
+// file read, so the file may have changed after it was hashed, in the
+// same tick, keeping the size and mtime recorded. Seconds are compared,
+// as by a git built without nanosecond timestamps; that takes in every
+// entry a git comparing nanoseconds would also find racy. Submodules
+// (mode 160000) never are: git compares them by commit, not stat data.
+func (li *Locked) Racy(e *Entry) bool {
+	sec := uint32(li.mtime.Unix()) // git's 32-bit seconds, as PutStat stores them
+	return sec != 0 && e.Mode() != 0o160000 && binary.BigEndian.Uint32(e.Fixed[8:]) >= sec
+}
+
+// Smudge records size 0 in an entry, as git does to a racily clean entry
+// whose file changed: git then compares the file's content whatever the
+// rest of its stat data says, until a refresh records them again.
+func Smudge(e *Entry) { binary.BigEndian.PutUint32(e.Fixed[36:], 0) }
+
+// Size is the file size recorded in an entry (its low 32 bits).
+func (e *Entry) Size() uint32 { return binary.BigEndian.Uint32(e.Fixed[36:]) }
 
 // Write replaces .git/index with the entries and cache tree held. A
 // failure leaves the old index: it only looks staged to git status, and
