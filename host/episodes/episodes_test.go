@@ -291,6 +291,8 @@ func TestText(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"## heading\ntext", `\## heading` + "\ntext"},
 		{"```sh\n# comment\n```\n# after", "```sh\n# comment\n```\n" + `\# after`},
+		{"````md\n```\n# inside\n````\n# after", "````md\n```\n# inside\n````\n" + `\# after`},
+		{"```\n# in\n``` x\n# still in\n```\n# after", "```\n# in\n``` x\n# still in\n```\n" + `\# after`},
 		{"    # code", "    # code"},
 		{"\n\nhello\r\nworld\n\n", "hello\nworld"},
 	} {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/internal/origin"
 )
@@ -115,17 +116,10 @@ func clock(t time.Time, loc *time.Location) string { return t.In(loc).Format("15
 // start a section of the page, and blank lines at its ends are dropped.
 func text(s string) string {
 	lines := strings.Split(strings.Trim(strings.ReplaceAll(s, "\r\n", "\n"), "\n"), "\n")
-	fence := ""
+	fenced := markdown.Fenced(lines)
 	for i, l := range lines {
 		t := strings.TrimLeft(l, " ")
-		switch {
-		case fence != "":
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-		case strings.HasPrefix(t, "```"), strings.HasPrefix(t, "~~~"):
-			fence = t[:3]
-		case strings.HasPrefix(t, "#") && len(l)-len(t) < 4:
+		if !fenced[i] && strings.HasPrefix(t, "#") && len(l)-len(t) < 4 {
 			lines[i] = l[:len(l)-len(t)] + `\` + t
 		}
 	}

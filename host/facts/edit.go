@@ -200,17 +200,12 @@ func lineEnd(l, eol string) string {
 // has no such section.
 func (p *Page) sectionEnd(key string) int {
 	start := -1
-	fence := false
+	fenced := p.fenced()
 	for i := p.fmEnd; i < len(p.lines); i++ {
+		if fenced[i] {
+			continue
+		}
 		l := text(p.lines[i])
-		t := strings.TrimLeft(l, " ")
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = !fence
-			continue
-		}
-		if fence {
-			continue
-		}
 		if h, ok := strings.CutPrefix(l, "## "); ok {
 			if start >= 0 {
 				break
@@ -255,15 +250,10 @@ func (p *Page) sectionEnd(key string) int {
 
 // nextHeading is the index of the first H1 or H2 line after line start.
 func (p *Page) nextHeading(start int) int {
-	fence := false
+	fenced := p.fenced()
 	for i := start + 1; i < len(p.lines); i++ {
 		l := text(p.lines[i])
-		t := strings.TrimLeft(l, " ")
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = !fence
-			continue
-		}
-		if !fence && (strings.HasPrefix(l, "## ") || strings.HasPrefix(l, "# ")) {
+		if !fenced[i] && (strings.HasPrefix(l, "## ") || strings.HasPrefix(l, "# ")) {
 			return i
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/knowledge"
 )
 
@@ -134,24 +135,22 @@ func Parse(slug string, data []byte) *Page {
 
 func text(l string) string { return strings.TrimRight(l, "\r\n") }
 
+// fenced is, for each of p's lines, whether it is a code fence or fenced
+// code, as host/markdown reads the body below the frontmatter.
+func (p *Page) fenced() []bool {
+	return append(make([]bool, p.fmEnd), markdown.Fenced(p.lines[p.fmEnd:])...)
+}
+
 func (p *Page) parse() {
 	p.Meta, p.Facts, p.Problems, p.fm, p.fmEnd, p.fmBad, p.marker = Meta{}, nil, nil, nil, 0, false, nil
 	p.parseFrontmatter()
 	attr := ""
-	fence := ""
+	fenced := p.fenced()
 	for i := p.fmEnd; i < len(p.lines); i++ {
+		if fenced[i] {
+			continue
+		}
 		l := text(p.lines[i])
-		t := strings.TrimLeft(l, " ")
-		if fence != "" {
-			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
-				fence = ""
-			}
-			continue
-		}
-		if len(l)-len(t) < 4 && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")) {
-			fence = t[:3]
-			continue
-		}
 		if h, ok := strings.CutPrefix(l, "## "); ok {
 			attr = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(h), "#"))
 			continue
@@ -289,22 +288,13 @@ func (p *Page) parseItem(body string) (knowledge.Fact, bool) {
 	return f, true
 }
 
-// parseFrontmatter reads a leading --- block.
+// parseFrontmatter reads a leading --- block, where host/markdown reads it.
 func (p *Page) parseFrontmatter() {
-	if len(p.lines) == 0 || text(p.lines[0]) != "---" {
+	p.fmEnd = markdown.FrontmatterLines(p.lines)
+	if p.fmEnd == 0 {
 		return
 	}
-	end := -1
-	for i := 1; i < len(p.lines); i++ {
-		if t := text(p.lines[i]); t == "---" || t == "..." {
-			end = i
-			break
-		}
-	}
-	if end < 0 {
-		return
-	}
-	p.fmEnd = end + 1
+	end := p.fmEnd - 1
 	var doc yaml.Node
 	raw := strings.Join(p.lines[1:end], "")
 	if err := yaml.Unmarshal([]byte(raw), &doc); err != nil {

@@ -9,9 +9,9 @@ import (
 )
 
 // Frontmatter is a page's leading YAML block, as Obsidian reads it: the
-// page's first line is "---" and the block ends at the next "---" line.
-// Its lines are metadata, never body text: not chunked, not headings, not
-// searched as words.
+// page's first line is "---" and the block ends at the next "---" line
+// (FrontmatterLines). Its lines are metadata, never body text: not
+// chunked, not headings, not searched as words.
 type Frontmatter struct {
 	// Lines is how many lines the block takes, both "---" lines included:
 	// the body starts at line Lines+1. 0 means the page has none.
@@ -37,35 +37,60 @@ type Frontmatter struct {
 
 // FrontmatterLines returns how many of lines the page's frontmatter takes
 // (see Frontmatter.Lines): from a "---" first line through the next "---"
-// line, or 0 when there is none or it is never closed.
+// line, or 0 when there is none or it is never closed. Trailing blanks
+// after a "---" are allowed, and lines may keep their line endings. A
+// "..." line, which ends a YAML document and closes frontmatter for Jekyll
+// and Pandoc, does not close it here: Obsidian, goldmark-meta and Hugo read
+// on to the next "---", and the notebook is read as Obsidian reads it.
+// Every reader of frontmatter in memhost goes by this function or by
+// FrontmatterSpan, which reads bytes by the same rule.
 func FrontmatterLines(lines []string) int {
-	if len(lines) == 0 || strings.TrimRight(lines[0], " \t") != "---" {
+	if len(lines) == 0 || !frontmatterDelimiter(lines[0]) {
 		return 0
 	}
 	for i := 1; i < len(lines); i++ {
-		if strings.TrimRight(lines[i], " \t") == "---" {
+		if frontmatterDelimiter(lines[i]) {
 			return i + 1
 		}
 	}
 	return 0
 }
 
+func frontmatterDelimiter(line string) bool {
+	return strings.TrimRight(line, " \t\r\n") == "---"
+}
+
+// FrontmatterSpan returns where a page's frontmatter is in its bytes, as
+// FrontmatterLines reads it: the YAML between the "---" lines is
+// page[yamlStart:yamlEnd], and the body starts at bodyStart, after the
+// closing line's line ending. ok is false, and the offsets 0, when the
+// page has none. It reads no further than the closing line.
+func FrontmatterSpan(page string) (yamlStart, yamlEnd, bodyStart int, ok bool) {
+	for at, i := 0, 0; at < len(page); i++ {
+		line, next := page[at:], len(page)
+		if j := strings.IndexByte(line, '\n'); j >= 0 {
+			line, next = line[:j], at+j+1
+		}
+		switch {
+		case !frontmatterDelimiter(line):
+			if i == 0 {
+				return 0, 0, 0, false
+			}
+		case i == 0:
+			yamlStart = next
+		default:
+			return yamlStart, at, next, true
+		}
+		at = next
+	}
+	return 0, 0, 0, false
+}
+
 // SplitFrontmatter splits a page into its frontmatter block (with both
 // "---" lines and the line ending after the second, exactly as written) and
 // the rest. A page without frontmatter gives "" and the page.
 func SplitFrontmatter(page string) (front, body string) {
-	n := FrontmatterLines(Lines(page))
-	if n == 0 {
-		return "", page
-	}
-	at := 0
-	for i := 0; i < n; i++ {
-		j := strings.IndexByte(page[at:], '\n')
-		if j < 0 {
-			return page, ""
-		}
-		at += j + 1
-	}
+	_, _, at, _ := FrontmatterSpan(page)
 	return page[:at], page[at:]
 }
 

@@ -167,32 +167,13 @@ func InlineTags(lines []string) []Tag {
 // spans.
 func eachText(lines []string, fn func(n int, line string, code []bool)) {
 	fm := FrontmatterLines(lines)
-	inFence := fencedLines(lines[fm:])
+	inFence := Fenced(lines[fm:])
 	for i := fm; i < len(lines); i++ {
 		if inFence[i-fm] {
 			continue
 		}
 		fn(i+1, lines[i], codeSpans(lines[i]))
 	}
-}
-
-// fencedLines marks the lines of fenced code blocks, fences included.
-func fencedLines(lines []string) []bool {
-	out := make([]bool, len(lines))
-	fence := ""
-	for i, l := range lines {
-		if fence != "" {
-			out[i] = true
-			if strings.HasPrefix(strings.TrimLeft(l, " "), fence) {
-				fence = ""
-			}
-			continue
-		}
-		if f := fenceMarker(l); f != "" {
-			fence, out[i] = f, true
-		}
-	}
-	return out
 }
 
 // codeSpans marks the bytes of line inside `code spans` (a run of

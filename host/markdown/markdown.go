@@ -21,40 +21,92 @@ func Lines(text string) []string {
 // HeadingLevels returns, for each line, its ATX heading level (1-6) or 0.
 // Lines inside fenced code blocks are never headings.
 func HeadingLevels(lines []string) []int {
-	levels, _ := scan(lines)
+	levels, _, _ := scan(lines)
 	return levels
 }
 
+// Fenced returns, for each line, whether it is a fence or inside a fenced
+// code block, as CommonMark reads them: a block opens at three or more
+// backticks or tildes (a backtick fence's info string holds no backtick),
+// and only a run of the same character at least as long, with nothing but
+// blanks after it, closes it; either fence may be indented up to three
+// spaces. A block never closed runs to the end of the lines. A line may
+// keep its line ending.
+func Fenced(lines []string) []bool {
+	_, in, _ := scan(lines)
+	return in
+}
+
 // OpenFence returns the fence that opens a code block lines leave open,
-// as it was written ("```", "~~~~"), or "" when every fence is closed. A
-// line of it closes the block: a heading added after lines that leave a
-// fence open is code unless the fence is closed first.
+// its run of backticks or tildes ("```", "~~~~"), or "" when every fence
+// is closed. A line of it closes the block: a heading added after lines
+// that leave a fence open is code unless the fence is closed first.
 func OpenFence(lines []string) string {
-	_, open := scan(lines)
+	_, _, open := scan(lines)
 	return open
 }
 
-// scan returns each line's heading level and the fence left open at the
-// end, as OpenFence returns it.
-func scan(lines []string) (levels []int, open string) {
-	levels = make([]int, len(lines))
-	fence := ""
+// scan returns each line's heading level, whether it is a fence or fenced
+// code (as Fenced), and the fence left open at the end (as OpenFence).
+func scan(lines []string) (levels []int, fenced []bool, open string) {
+	levels, fenced = make([]int, len(lines)), make([]bool, len(lines))
+	var f fence
 	for i, l := range lines {
-		if fence != "" {
-			if strings.HasPrefix(strings.TrimLeft(l, " "), fence) {
-				fence, open = "", ""
+		if f.n > 0 {
+			fenced[i] = true
+			if f.closedBy(l) {
+				f = fence{}
 			}
 			continue
 		}
-		if f := fenceMarker(l); f != "" {
-			fence = f
-			t := strings.TrimLeft(l, " ")
-			open = t[:len(t)-len(strings.TrimLeft(t, f[:1]))]
+		if f = openingFence(l); f.n > 0 {
+			fenced[i] = true
 			continue
 		}
 		levels[i] = headingLevel(l)
 	}
-	return levels, open
+	if f.n > 0 {
+		open = strings.Repeat(string(f.char), f.n)
+	}
+	return levels, fenced, open
+}
+
+// fence is the fence that opened a code block: its character and how many
+// of it.
+type fence struct {
+	char byte // '`' or '~'
+	n    int  // 0: no block is open
+}
+
+// openingFence returns the fence l opens a code block with, or the zero
+// fence.
+func openingFence(l string) fence {
+	t, ok := fenceIndent(l)
+	if !ok || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return fence{}
+	}
+	n := len(t) - len(strings.TrimLeft(t, t[:1]))
+	if n < 3 || (t[0] == '`' && strings.Contains(t[n:], "`")) {
+		return fence{}
+	}
+	return fence{char: t[0], n: n}
+}
+
+// closedBy reports whether l closes the code block f opened.
+func (f fence) closedBy(l string) bool {
+	t, ok := fenceIndent(l)
+	if !ok {
+		return false
+	}
+	rest := strings.TrimLeft(t, string(f.char))
+	return len(t)-len(rest) >= f.n && strings.Trim(rest, " \t\r\n") == ""
+}
+
+// fenceIndent returns l without its indentation, and false when that is
+// more than three spaces (indented code).
+func fenceIndent(l string) (string, bool) {
+	t := strings.TrimLeft(l, " ")
+	return t, len(l)-len(t) <= 3
 }
 
 // HeadingText returns a heading line's text without its #s: "## Sarah Chen"
@@ -92,8 +144,7 @@ func Heading(level int, text string) string {
 // page would see as a heading.
 func SetextLevels(lines []string) []int {
 	levels := make([]int, len(lines))
-	atx, _ := scan(lines)
-	inFence := fenced(lines)
+	atx, inFence, _ := scan(lines)
 	for i := 1; i < len(lines); i++ {
 		if inFence[i] || inFence[i-1] || atx[i-1] != 0 || !paragraphLine(lines[i-1]) {
 			continue
@@ -111,25 +162,6 @@ func SetextLevels(lines []string) []int {
 		}
 	}
 	return levels
-}
-
-// fenced is, for each line, whether it is a fence or inside a fenced block.
-func fenced(lines []string) []bool {
-	in := make([]bool, len(lines))
-	fence := ""
-	for i, l := range lines {
-		if fence != "" {
-			in[i] = true
-			if strings.HasPrefix(strings.TrimLeft(l, " "), fence) {
-				fence = ""
-			}
-			continue
-		}
-		if f := fenceMarker(l); f != "" {
-			fence, in[i] = f, true
-		}
-	}
-	return in
 }
 
 // paragraphLine is whether l can be a paragraph's line: not blank, not
@@ -170,17 +202,4 @@ func headingLevel(l string) int {
 		return 0 // "#hashtag"
 	}
 	return n
-}
-
-func fenceMarker(l string) string {
-	t := strings.TrimLeft(l, " ")
-	if len(l)-len(t) > 3 {
-		return ""
-	}
-	for _, f := range []string{"```", "~~~"} {
-		if strings.HasPrefix(t, f) {
-			return f
-		}
-	}
-	return ""
 }

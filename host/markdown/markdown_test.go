@@ -29,7 +29,9 @@ func TestOpenFence(t *testing.T) {
 		{"", ""},
 		{"# T\n```\ncode\n```\n", ""},
 		{"# T\n```\nunclosed\n", "```"},
-		{"  ````go\n```\n", ""},
+		{"  ````go\n```\n", "````"}, // a shorter fence does not close it
+		{"  ````go\n```\n `````\n", ""},
+		{"```\n~~~\n``` x\n", "```"}, // nor does one with an info string
 		{"  ````go\n", "````"},
 		{"~~~\n## x\n", "~~~"},
 		{"    ```\nindented code, not a fence\n", ""},

@@ -5,37 +5,16 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/memhost/memhost/host/markdown"
 	"go.yaml.in/yaml/v3"
 )
 
 // frontmatter returns the byte span of the YAML between a page's
-// frontmatter lines, read as host/markdown reads it: the first line is
-// "---" (trailing blanks and "\r" aside) and the block ends at the next
-// such line. ok is false when the page has none.
+// frontmatter lines, as host/markdown reads it (markdown.FrontmatterLines).
+// ok is false when the page has none.
 func frontmatter(text string) (start, end int, ok bool) {
-	isFence := func(line string) bool {
-		return strings.TrimRight(line, " \t\r") == "---"
-	}
-	nl := strings.IndexByte(text, '\n')
-	if nl < 0 || !isFence(text[:nl]) {
-		return 0, 0, false
-	}
-	start = nl + 1
-	for at := start; at < len(text); {
-		j := strings.IndexByte(text[at:], '\n')
-		line := text[at:]
-		if j >= 0 {
-			line = text[at : at+j]
-		}
-		if isFence(line) {
-			return start, at, true
-		}
-		if j < 0 {
-			break
-		}
-		at += j + 1
-	}
-	return 0, 0, false
+	start, end, _, ok = markdown.FrontmatterSpan(text)
+	return start, end, ok
 }
 
 // quoteFrontmatter rewrites the edits that fall in an unquoted (plain)

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/memhost/memhost/host/markdown"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -36,28 +37,16 @@ type prop struct {
 	List   bool
 }
 
-// frontmatter splits a page into its frontmatter (nil when it has none)
-// and the page with the frontmatter's bytes blanked, newlines kept, so
-// that offsets and line numbers in it are the file's.
+// frontmatter splits a page into its frontmatter (nil when it has none),
+// where host/markdown reads it for every other part of memhost, and the
+// page with the frontmatter's bytes blanked, newlines kept, so that
+// offsets and line numbers in it are the file's.
 func frontmatter(src []byte) (*props, []byte) {
-	first, _, ok := bytes.Cut(src, []byte("\n"))
-	if !ok || string(bytes.TrimRight(first, " \t\r")) != "---" {
+	yamlStart, yamlEnd, end, ok := markdown.FrontmatterSpan(string(src))
+	if !ok {
 		return nil, src
 	}
-	off, end := len(first)+1, -1
-	yamlEnd := 0
-	for off < len(src) {
-		line, _, _ := bytes.Cut(src[off:], []byte("\n"))
-		if t := string(bytes.TrimRight(line, " \t\r")); t == "---" || t == "..." {
-			yamlEnd, end = off, min(off+len(line)+1, len(src))
-			break
-		}
-		off += len(line) + 1
-	}
-	if end < 0 {
-		return nil, src
-	}
-	p := &props{raw: string(src[len(first)+1 : yamlEnd]), lines: bytes.Count(src[:end], []byte("\n"))}
+	p := &props{raw: string(src[yamlStart:yamlEnd]), lines: bytes.Count(src[:end], []byte("\n"))}
 	if src[end-1] != '\n' {
 		p.lines++
 	}

@@ -289,7 +289,7 @@ func wikiHTML(n *wikilink) string {
 		class += " missing"
 	}
 	if n.Section != "" {
-		href += "#" + url.PathEscape(Slug(n.Section))
+		href += "#" + url.PathEscape(HeadingID(n.Section))
 	}
 	return fmt.Sprintf(`<a class="%s" href="%s">%s</a>`, class, html.EscapeString(href), html.EscapeString(n.Label))
 }
@@ -312,9 +312,8 @@ func newPagePath(target string) string {
 	return t
 }
 
-// Slug makes a heading or page name into an anchor or file name the way
-// goldmark's auto heading ids do: lowercase, spaces as '-', punctuation
-// dropped.
+// Slug makes a page name into a file name: lowercase, spaces as '-',
+// punctuation but '/' and '.' dropped. A heading's anchor is HeadingID.
 func Slug(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(s)) {

@@ -98,7 +98,7 @@ func parse(ctx context.Context, p parser.Parser, src []byte) (doc ast.Node, err 
 		return nil, err
 	}
 	st := &stopper{ctx: ctx}
-	pc := parser.NewContext()
+	pc := parser.NewContext(parser.WithIDs(newHeadingIDs())) // headingid.go
 	pc.Set(stopperKey, st)
 	defer func() {
 		if v := recover(); v != nil {
