@@ -40,6 +40,23 @@ func TestHostConcurrentUse(t *testing.T) {
 		watchDone <- h.Watch(watchCtx, WatchRequest{OnSync: func(memhost.SyncResult) {}, OnEmbed: func(memhost.EmbedResult) {}})
 	}()
 
+	// Every change published is named by the table: a write operation's
+	// name (or the dashboard editor's and the watcher's writes, which are
+	// page writes).
+	writes := map[string]bool{}
+	for _, op := range api.Ops {
+		if op.Info().Write {
+			writes[op.Info().Name] = true
+		}
+	}
+	var published sync.Map
+	defer h.Subscribe(func(c memhost.Change) {
+		published.Store(c.Op, true)
+		if !writes[c.Op] {
+			t.Errorf("a change named %q, not a write of the operation table: %+v", c.Op, c)
+		}
+	})()
+
 	const rounds = 6
 	var (
 		wg   sync.WaitGroup
@@ -215,6 +232,11 @@ func TestHostConcurrentUse(t *testing.T) {
 	for _, op := range api.Ops {
 		if in := op.Info(); in.Write && !called[in.Name] && !elsewhere[in.Name] {
 			t.Errorf("the write %s was not run", in.Name)
+		}
+	}
+	for _, name := range []string{"remember", "write", "daily-log", "rm", "session/append", "session/compact", "fact/add", "fact/forget", "mv"} {
+		if _, ok := published.Load(name); !ok {
+			t.Errorf("%s ran and published no change", name)
 		}
 	}
 

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
 )
@@ -21,7 +22,7 @@ const maxHeadingRunes = 80
 // below it.
 func (h *Host) DailyLog(ctx context.Context, req memhost.DailyLogRequest) (out memhost.DailyLogResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "daily-log", Paths: memhost.Paths(out.Path), Note: "daily-log: " + section(out.Path, out.Heading), Result: &out}
+		return memhost.Change{Op: api.OpDailyLog.Name, Paths: memhost.Paths(out.Path), Note: "daily-log: " + section(out.Path, out.Heading), Result: &out}
 	})
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
@@ -63,7 +64,7 @@ func (h *Host) DailyLog(ctx context.Context, req memhost.DailyLogRequest) (out m
 		block += "\n" + body
 	}
 	resp := memhost.DailyLogResponse{Path: rel, Heading: heading}
-	rel, _, err = h.once.Update(ctx, once.Request{Op: "daily-log", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	rel, _, err = h.once.Update(ctx, once.Request{Op: api.OpDailyLog.Name, ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		page := string(old)
 		if !exists {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -85,7 +86,7 @@ func TestFederationCommitsEveryWrite(t *testing.T) {
 	}
 	log := gitOut(t, home, "log", "--format=%B")
 	for _, want := range []string{"remember: reference/contacts.md ## Sarah Chen", "daily-log: daily/", "write: knowledge/go.md",
-		"rm: knowledge/go.md", "session-append: sessions/s1.jsonl turn ", "session-compact: s1"} {
+		"rm: knowledge/go.md", "session/append: sessions/s1.jsonl turn ", "session/compact: s1"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("no commit says %q:\n%s", want, log)
 		}
@@ -110,18 +111,33 @@ func TestFedSyncIndexesWhatChanged(t *testing.T) {
 	if err != nil || r.SyncError != "" || r.Sync.Indexed != 1 {
 		t.Fatalf("b's init: %+v %v", r, err)
 	}
-	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "Quokkas live on Rottnest Island", Category: "knowledge"}); err != nil {
+	rem, err := a.Remember(ctx, memhost.RememberRequest{Text: "Quokkas live on Rottnest Island", Category: "knowledge"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
 		t.Fatal(err)
 	}
+	// The merge is published as a change (MCP's subscribers, the
+	// dashboard), and not committed again.
+	var changes []memhost.Change
+	stop := b.Subscribe(func(c memhost.Change) { changes = append(changes, c) })
 	res, err := b.FedSync(ctx, memhost.FedSyncRequest{})
+	stop()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Indexed != 1 || res.Merged != "fast-forward" {
 		t.Fatalf("b's sync: %+v", res)
+	}
+	if len(changes) != 1 || changes[0].Op != "git/sync" || !slices.Equal(changes[0].Paths, []string{rem.Path}) {
+		t.Fatalf("b's sync published %+v, want one git/sync change of %s", changes, rem.Path)
+	}
+	if err := b.FlushCommits(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if log := gitOut(t, b.Home(), "log", "--format=%s", "-3"); strings.Contains(log, "git/sync") {
+		t.Fatalf("the merge's change was committed again:\n%s", log)
 	}
 	if got := found(t, b, "quokkas"); len(got) == 0 {
 		t.Fatal("b does not find a's fact after the sync")

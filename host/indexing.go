@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
@@ -27,7 +28,7 @@ const MaxPageBytes = indexer.MaxPageBytes
 // it), and indexes the notebook. It is safe to run again.
 func (h *Host) Init(ctx context.Context, _ memhost.InitRequest) (out memhost.InitResponse, err error) {
 	// Init writes config.yaml, which is not shared: no path changed.
-	defer h.wrote(&err, func() memhost.Change { return memhost.Change{Op: "init", Result: &out} })
+	defer h.wrote(&err, func() memhost.Change { return memhost.Change{Op: api.OpInit.Name, Result: &out} })
 	path := filepath.Join(h.home, config.FileName)
 	resp := memhost.InitResponse{Home: h.home, Notebook: h.notebook.Root(), Config: path}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)

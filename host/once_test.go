@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
@@ -51,7 +52,7 @@ var retryOps = []struct {
 	{"remember", func(ctx context.Context, h *Host, id string) (any, error) {
 		return h.Remember(ctx, memhost.RememberRequest{Text: "Retries must never double a word", Category: "knowledge", File: "rules", RequestID: id})
 	}},
-	{"fact-add", func(ctx context.Context, h *Host, id string) (any, error) {
+	{"fact/add", func(ctx context.Context, h *Host, id string) (any, error) {
 		return h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "Sarah Chen", Attribute: "role", Value: "engineer", RequestID: id})
 	}},
 	{"rm", func(ctx context.Context, h *Host, id string) (any, error) {
@@ -60,9 +61,44 @@ var retryOps = []struct {
 	{"mv", func(ctx context.Context, h *Host, id string) (any, error) {
 		return h.Move(ctx, memhost.MoveRequest{From: "knowledge/moving.md", To: "reference/moved.md", RequestID: id})
 	}},
-	{"models-rm", func(ctx context.Context, h *Host, id string) (any, error) {
+	{"secrets/redact", func(ctx context.Context, h *Host, id string) (any, error) {
+		return h.SecretsRedact(ctx, memhost.SecretsRedactRequest{RequestID: id})
+	}},
+	{"models/rm", func(ctx context.Context, h *Host, id string) (any, error) {
 		return h.RemoveModel(ctx, memhost.RemoveModelRequest{Name: "old-model", RequestID: id})
 	}},
+}
+
+// TestRetryCoversTheTable: every write of the operation table whose
+// request takes a request id is in retryOps, under the table's name, but
+// those whose retries are proven elsewhere.
+func TestRetryCoversTheTable(t *testing.T) {
+	t.Parallel()
+	covered := map[string]bool{}
+	for _, op := range retryOps {
+		covered[strings.TrimSuffix(op.name, "-section")] = true
+	}
+	// Their own tests: a session turn's id (TestAppendRetry*), a
+	// fact forgotten (internal/crashtest's retry test), a compaction's
+	// (TestCompactRetry*).
+	elsewhere := map[string]bool{"session/append": true, "fact/forget": true, "session/compact": true}
+	for _, op := range api.Ops {
+		in := op.Info()
+		req := reflect.TypeOf(op).Field(1).Type.In(2) // Run func(API, context.Context, Req)
+		if _, ok := req.FieldByName("RequestID"); !ok {
+			continue
+		}
+		if !in.Write {
+			t.Errorf("%s takes a request id and does not write", in.Name)
+		}
+		if !covered[in.Name] && !elsewhere[in.Name] {
+			t.Errorf("the write %s takes a request id and TestRetryWritesOnce does not retry it", in.Name)
+		}
+		delete(covered, in.Name)
+	}
+	for name := range covered {
+		t.Errorf("retryOps' %s is not an operation of the table that takes a request id", name)
+	}
 }
 
 // retryHome is a home with the pages the retried operations work on.
@@ -73,6 +109,7 @@ func retryHome(t *testing.T) (string, *Host) {
 	writePage(t, h, "knowledge/doomed.md", "# Doomed\n")
 	writePage(t, h, "knowledge/moving.md", "# Moving\n")
 	writePage(t, h, "knowledge/linker.md", "# Linker\n\nsee [[moving]]\n")
+	writePage(t, h, "reference/ci.md", "# CI\n\nthe CI key is "+sampleAWS+"\n") // in an editor: stored as typed
 	if err := os.WriteFile(filepath.Join(home, "models", "old-model.gguf"), []byte("GGUF"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -92,18 +129,22 @@ func TestRetryWritesOnce(t *testing.T) {
 	for _, op := range retryOps {
 		t.Run(op.name, func(t *testing.T) {
 			home, h := retryHome(t)
-			first, err := op.run(ctx, h, "req-"+op.name)
+			id := "req-" + strings.ReplaceAll(op.name, "/", "-")
+			first, err := op.run(ctx, h, id)
 			if err != nil {
 				t.Fatalf("first run: %v", err)
 			}
 			after := notebookFiles(t, h)
+			if op.name == "secrets/redact" && strings.Contains(readPage(t, h, "reference/ci.md"), sampleAWS) {
+				t.Fatalf("the first run redacted nothing: %+v", first)
+			}
 			again := openHost(t, home, nil)
-			second, err := op.run(ctx, again, "req-"+op.name)
+			second, err := op.run(ctx, again, id)
 			if err != nil {
 				t.Fatalf("the retry failed: %v", err)
 			}
 			_, modelErr := os.Stat(filepath.Join(home, "models", "old-model.gguf"))
-			if op.name == "models-rm" && !os.IsNotExist(modelErr) {
+			if op.name == "models/rm" && !os.IsNotExist(modelErr) {
 				t.Fatalf("the model is still there: %v", modelErr)
 			}
 			if got := notebookFiles(t, again); !reflect.DeepEqual(got, after) {

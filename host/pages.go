@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
@@ -46,7 +47,7 @@ func (h *Host) Get(ctx context.Context, req memhost.GetRequest) (memhost.GetResp
 // indexes it before returning.
 func (h *Host) Write(ctx context.Context, req memhost.WriteRequest) (out memhost.WriteResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "write", Paths: memhost.Paths(out.Path), Note: "write: " + section(out.Path, out.Section), Result: &out}
+		return memhost.Change{Op: api.OpWrite.Name, Paths: memhost.Paths(out.Path), Note: "write: " + section(out.Path, out.Section), Result: &out}
 	})
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
@@ -74,7 +75,7 @@ func (h *Host) Write(ctx context.Context, req memhost.WriteRequest) (out memhost
 		return memhost.WriteResponse{}, err
 	}
 	resp := memhost.WriteResponse{Path: rel, Section: notebook.SectionName(req.Section)}
-	_, _, err = h.once.Update(ctx, once.Request{Op: "write", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = h.once.Update(ctx, once.Request{Op: api.OpWrite.Name, ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		var e notebook.Edit
 		if req.Replace {
@@ -95,7 +96,7 @@ func (h *Host) Write(ctx context.Context, req memhost.WriteRequest) (out memhost
 // Remove deletes a page and drops it from the index.
 func (h *Host) Remove(ctx context.Context, req memhost.RemoveRequest) (out memhost.RemoveResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "rm", Removed: memhost.Paths(out.Path), Note: "rm: " + out.Path, Result: &out}
+		return memhost.Change{Op: api.OpRemove.Name, Removed: memhost.Paths(out.Path), Note: "rm: " + out.Path, Result: &out}
 	})
 	rel, err := h.notebook.Clean(req.Path)
 	if err != nil {
@@ -103,7 +104,7 @@ func (h *Host) Remove(ctx context.Context, req memhost.RemoveRequest) (out memho
 	}
 	resp := memhost.RemoveResponse{Path: rel}
 	var landed *requests.Record
-	if err := h.notebook.RemoveGuarded(ctx, rel, h.once.Guard(once.Request{Op: "rm", ID: req.RequestID, Resp: &resp}, rel, "", &landed)); err != nil {
+	if err := h.notebook.RemoveGuarded(ctx, rel, h.once.Guard(once.Request{Op: api.OpRemove.Name, ID: req.RequestID, Resp: &resp}, rel, "", &landed)); err != nil {
 		return memhost.RemoveResponse{}, err
 	}
 	resp.Warnings = h.indexWritten(ctx, rel)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
@@ -25,7 +26,7 @@ const (
 // the page (ignoring case, spacing and list markers) is not added again.
 func (h *Host) Remember(ctx context.Context, req memhost.RememberRequest) (out memhost.RememberResponse, err error) {
 	defer h.wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: "remember", Note: "remember: " + section(out.Path, out.Section), Result: &out}
+		c := memhost.Change{Op: api.OpRemember.Name, Note: "remember: " + section(out.Path, out.Section), Result: &out}
 		if !out.Duplicate {
 			c.Paths = memhost.Paths(out.Path)
 		}
@@ -113,7 +114,7 @@ func (h *Host) Remember(ctx context.Context, req memhost.RememberRequest) (out m
 			resp.Warnings = append(resp.Warnings, auto.warning)
 		}
 	}
-	rel, _, err = h.once.Update(ctx, once.Request{Op: "remember", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	rel, _, err = h.once.Update(ctx, once.Request{Op: api.OpRemember.Name, ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		page := string(old)
 		if start, end, ok := notebook.FindEntry(page, entry); ok {

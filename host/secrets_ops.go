@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/health"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/secrets"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/internal/fsx"
@@ -175,10 +177,21 @@ func (h *Host) scanHistory(ctx context.Context, s *secrets.Scanner, resp *memhos
 // kept. Run again it finds nothing and writes nothing. The git history
 // is not rewritten (SecretsScan with History lists what it holds).
 func (h *Host) SecretsRedact(ctx context.Context, req memhost.SecretsRedactRequest) (out memhost.SecretsRedactResponse, err error) {
+	rq := once.Request{Op: api.OpSecretsRedact.Name, ID: req.RequestID, Resp: &out}
+	if replayed, err := h.once.Answered(rq); err != nil || replayed {
+		return out, err
+	}
 	var changed []string // index paths
 	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "secrets-redact", Paths: changed, Note: fmt.Sprintf("secrets-redact: %d files", len(out.Files)), Result: &out}
+		return memhost.Change{Op: api.OpSecretsRedact.Name, Paths: changed, Note: fmt.Sprintf("secrets/redact: %d files", len(out.Files)), Result: &out}
 	})
+	defer func() {
+		if err == nil { // the files are rewritten: a journal that fails only loses the replay
+			if aerr := h.once.Answer(rq); aerr != nil {
+				h.log.Warn("secrets redact: the answer was not recorded for a retry", "err", aerr)
+			}
+		}
+	}()
 	out = memhost.SecretsRedactResponse{Redacted: []memhost.SecretFinding{}, Files: []string{}}
 	s, err := h.secrets.scanner()
 	if err != nil {

@@ -185,7 +185,7 @@ func TestFederatedServersConverge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"remember: reference/contacts.md ## Sarah Chen", "daily-log: daily/", "session-append: sessions/shared.jsonl"} {
+	for _, w := range []string{"remember: reference/contacts.md ## Sarah Chen", "daily-log: daily/", "session/append: sessions/shared.jsonl"} {
 		if !strings.Contains(string(log), w) {
 			t.Errorf("no commit message with %q in:\n%s", w, log)
 		}

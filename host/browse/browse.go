@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
@@ -109,7 +110,7 @@ var ErrPageChanged = errors.New("changed on disk since it was opened")
 // and writes nothing.
 func (b *BrowseService) SavePage(ctx context.Context, req memhost.SavePageRequest) (out memhost.SavePageResponse, err error) {
 	defer b.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "write", Paths: memhost.Paths(out.Path), Note: "write: " + out.Path, Result: &out}
+		return memhost.Change{Op: api.OpWrite.Name, Paths: memhost.Paths(out.Path), Note: "write: " + out.Path, Result: &out}
 	})
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {

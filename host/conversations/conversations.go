@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
@@ -21,7 +22,7 @@ import (
 // appended to. A turn that ends the session (End) writes its episode logs.
 func (cs *SessionService) SessionAppend(ctx context.Context, req memhost.SessionAppendRequest) (out memhost.SessionAppendResponse, err error) {
 	defer cs.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "session-append", Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("session-append: %s turn %s", out.Path, out.Turn.ID), Result: &out}
+		return memhost.Change{Op: api.OpSessionAppend.Name, Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("session/append: %s turn %s", out.Path, out.Turn.ID), Result: &out}
 	})
 	if !sessions.ValidID(req.Session) {
 		return memhost.SessionAppendResponse{}, fault.BadInputf("session", "session id %q: use letters, digits, '.', '_' and '-' (at most 128)", req.Session)
@@ -71,7 +72,7 @@ func (cs *SessionService) Sessions(ctx context.Context, _ memhost.SessionsReques
 // and indexes each one that grew.
 func (cs *SessionService) Ingest(ctx context.Context, req memhost.IngestRequest) (out memhost.IngestResponse, err error) {
 	defer cs.k.Wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: "session-ingest", Result: &out}
+		c := memhost.Change{Op: api.OpIngest.Name, Result: &out}
 		var names []string
 		for _, f := range out.Files {
 			if f.Added > 0 {
@@ -79,7 +80,7 @@ func (cs *SessionService) Ingest(ctx context.Context, req memhost.IngestRequest)
 				c.Paths = append(c.Paths, sessions.Path(f.Session))
 			}
 		}
-		c.Note = "session-ingest: " + strings.Join(names, ", ")
+		c.Note = "session/ingest: " + strings.Join(names, ", ")
 		return c
 	})
 	if err := sessions.CheckFormat(req.Format); err != nil {
@@ -119,7 +120,7 @@ func (cs *SessionService) SessionCheck(ctx context.Context, req memhost.SessionC
 // and indexes it: the summary is searchable, the turns stay.
 func (cs *SessionService) SessionCompact(ctx context.Context, req memhost.SessionCompactRequest) (out memhost.SessionCompactResponse, err error) {
 	defer cs.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "session-compact", Paths: memhost.Paths(sessions.Path(out.Session)), Note: "session-compact: " + out.Session, Result: &out}
+		return memhost.Change{Op: api.OpSessionCompact.Name, Paths: memhost.Paths(sessions.Path(out.Session)), Note: "session/compact: " + out.Session, Result: &out}
 	})
 	var model, through string
 	if req.Summarize {

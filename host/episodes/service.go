@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
@@ -214,7 +215,7 @@ func (es *EpisodeService) write(ctx context.Context, days []string) (resp memhos
 	defer func() {
 		if len(written) > 0 {
 			es.k.Wrote(&err, func() memhost.Change {
-				return memhost.Change{Op: "episodes", Paths: written, Note: "episodes: " + strings.Join(written, ", "), Result: &resp}
+				return memhost.Change{Op: api.OpEpisodes.Name, Paths: written, Note: "episodes: " + strings.Join(written, ", "), Result: &resp}
 			})
 		}
 	}()

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/archive"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
@@ -143,7 +144,7 @@ func (fd *FederationService) Import(ctx context.Context, req memhost.ImportReque
 	}
 	var changed, files []string // index paths; other files of the home
 	defer fd.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "import", Paths: changed, Files: files, Result: &out,
+		return memhost.Change{Op: api.OpImport.Name, Paths: changed, Files: files, Result: &out,
 			Note: fmt.Sprintf("import: %s (%d added, %d merged)", filepath.Base(out.Path), len(out.Added), len(out.Merged))}
 	})
 	repo := &gitrepo.Repo{Dir: absHome(fd.k.Home())}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation"
@@ -93,7 +96,7 @@ func (fd *FederationService) homeRel(indexPath string) string {
 // A write that changed no path commits nothing.
 func (fd *FederationService) Note(c memhost.Change) {
 	f := fd.fed.Load()
-	if f == nil {
+	if f == nil || c.Op == api.OpFedSync.Name {
 		return
 	}
 	var paths []string
@@ -235,10 +238,28 @@ func (fd *FederationService) FedSync(ctx context.Context, _ memhost.FedSyncReque
 			serr = errors.Join(serr, fmt.Errorf("re-index after the merge: %w", err))
 		}
 		resp.Indexed = len(paths)
+		fd.merged(paths, &resp)
 	}
 	resp.HeldBack = f.repo.ReadState().HeldBack
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return resp, gitFault(serr)
+}
+
+// merged publishes the pages and transcripts a merge brought (or
+// deleted), as a write does, for MCP's resource subscribers and the
+// dashboard; a push that failed after it does not undo the merge. Note
+// leaves the change uncommitted: the merge is its own commit.
+func (fd *FederationService) merged(paths []string, resp *memhost.FedSyncResponse) {
+	c := memhost.Change{Op: api.OpFedSync.Name, Note: fmt.Sprintf("%s: %d files merged", api.OpFedSync.Name, len(paths)), Result: resp}
+	for _, p := range paths {
+		if _, err := os.Lstat(fd.k.Indexer().AbsPath(p)); errors.Is(err, fs.ErrNotExist) {
+			c.Removed = append(c.Removed, p)
+		} else {
+			c.Paths = append(c.Paths, p)
+		}
+	}
+	var landed error
+	fd.k.Wrote(&landed, func() memhost.Change { return c })
 }
 
 // indexPaths are the index paths of home-relative files, leaving out

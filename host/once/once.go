@@ -173,3 +173,31 @@ func (w *Writes) Begin(r Request, path, to string, done bool) error {
 func (w *Writes) Finish(r Request, path, to string) {
 	w.Begin(r, path, to, true)
 }
+
+// Answered is the first half of a write that is idempotent by nature (run
+// again, it finds nothing left to do) but whose answer is not: when the
+// journal holds r's record, it fills r.Resp with the first run's answer
+// and returns true, and the write is not run again. Answer, after the
+// write, records the answer.
+func (w *Writes) Answered(r Request) (bool, error) {
+	if err := r.Check(); err != nil {
+		return false, err
+	}
+	rec, ok, err := w.record(r)
+	if err != nil || !ok {
+		return false, err
+	}
+	return true, r.replay(rec)
+}
+
+// Answer records r's answer (r.Resp) for Answered, when r has an id.
+func (w *Writes) Answer(r Request) error {
+	if r.ID == "" {
+		return nil
+	}
+	resp, err := json.Marshal(r.Resp)
+	if err != nil {
+		return err
+	}
+	return w.Journal.Put(requests.Record{ID: r.ID, Op: r.Op, Response: resp, Done: true})
+}

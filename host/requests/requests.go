@@ -164,7 +164,19 @@ func (j *Journal) Get(id string) (Record, bool, error) {
 		// this is damage from elsewhere): as if there were none.
 		return Record{}, false, nil
 	}
+	if name, ok := renamedOps[r.Op]; ok {
+		r.Op = name
+	}
 	return r, true, nil
+}
+
+// renamedOps are the names records written before the operations took
+// their table names (api/ops.go) give them, each with its name now: a
+// retry within Keep of an upgrade still finds its first run.
+var renamedOps = map[string]string{
+	"fact-add":    "fact/add",
+	"fact-forget": "fact/forget",
+	"models-rm":   "models/rm",
 }
 
 // Put stores r durably (the file and its folder flushed) before it

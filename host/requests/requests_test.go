@@ -114,3 +114,16 @@ func TestJournal(t *testing.T) {
 		t.Errorf("a torn record: %v %v", ok, err)
 	}
 }
+
+// TestRecordsOfRenamedOps: a record written under an operation's name
+// before it took its table name reads as the table's name, so that a
+// retry across the upgrade replays instead of conflicting.
+func TestRecordsOfRenamedOps(t *testing.T) {
+	j := Open(filepath.Join("testdata", "legacy"))
+	for id, want := range map[string]string{"fa-1": "fact/add", "mr-1": "models/rm"} {
+		got, ok, err := j.Get(id)
+		if err != nil || !ok || got.Op != want {
+			t.Errorf("Get(%s) = %+v %v %v, want op %s", id, got, ok, err, want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
@@ -101,7 +102,7 @@ func (s *FactService) Consolidate(ctx context.Context, req knowledge.Consolidate
 	defer func() {
 		if len(out.Applied) > 0 { // a run that wrote nothing is not a write
 			s.k.Wrote(&err, func() memhost.Change {
-				return memhost.Change{Op: "consolidate", Paths: written, Result: &out,
+				return memhost.Change{Op: api.OpConsolidate.Name, Paths: written, Result: &out,
 					Note: fmt.Sprintf("consolidate: %d facts from %d episodes", len(out.Applied), out.Episodes)}
 			})
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
@@ -32,7 +33,7 @@ const NearDuplicate = 0.85
 // one's, when an embeddings provider is ready.
 func (s *FactService) FactAdd(ctx context.Context, req knowledge.FactAddRequest) (out knowledge.FactAddResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: "fact-add", Note: fmt.Sprintf("fact-add: %s %s", out.Path, out.Fact.ID), Result: &out}
+		c := memhost.Change{Op: api.OpFactAdd.Name, Note: fmt.Sprintf("fact/add: %s %s", out.Path, out.Fact.ID), Result: &out}
 		if !out.Stale {
 			c.Paths = memhost.Paths(out.Path)
 		}
@@ -100,7 +101,7 @@ func (s *FactService) factAdd(ctx context.Context, req knowledge.FactAddRequest,
 	}
 	add := facts.Addition{Attribute: strings.TrimSpace(req.Attribute), Value: req.Value, Source: req.Source,
 		Confidence: req.Confidence, Keep: req.Keep, Replace: replace, OnlyIfNewer: opt.onlyIfNewer}
-	_, _, err = s.k.Once().Update(ctx, once.Request{Op: "fact-add", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = s.k.Once().Update(ctx, once.Request{Op: api.OpFactAdd.Name, ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		resp.Created = !exists
 		var p *facts.Page
 		if exists {
@@ -262,7 +263,7 @@ func (s *FactService) Facts(ctx context.Context, req knowledge.FactsRequest) (kn
 // longer current (recall, context and facts leave it out).
 func (s *FactService) FactForget(ctx context.Context, req knowledge.FactForgetRequest) (out knowledge.FactForgetResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "fact-forget", Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("fact-forget: %s (%d)", out.Path, len(out.Forgotten)), Result: &out}
+		return memhost.Change{Op: api.OpFactForget.Name, Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("fact/forget: %s (%d)", out.Path, len(out.Forgotten)), Result: &out}
 	})
 	var slug string
 	switch {
@@ -298,7 +299,7 @@ func (s *FactService) FactForget(ctx context.Context, req knowledge.FactForgetRe
 	}
 	day := s.k.Now().In(s.k.Location()).Format(facts.Date)
 	resp := knowledge.FactForgetResponse{Path: rel, Forgotten: []knowledge.Fact{}}
-	_, _, err = s.k.Once().Update(ctx, once.Request{Op: "fact-forget", ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
+	_, _, err = s.k.Once().Update(ctx, once.Request{Op: api.OpFactForget.Name, ID: req.RequestID, Resp: &resp}, rel, func(old []byte, exists bool) ([]byte, error) {
 		if !exists {
 			return nil, fault.Errorf(fault.NotFound, "entity", "no page %s", rel)
 		}

@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
@@ -210,7 +211,7 @@ func (s *SkillService) list(ctx context.Context, written []string) (memhost.Skil
 func (s *SkillService) SkillLearn(ctx context.Context, _ memhost.SkillLearnRequest) (resp memhost.SkillsResponse, err error) {
 	var written []string
 	defer s.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "skill-learn", Paths: written, Note: "skill-learn: " + strings.Join(written, ", "), Result: &resp}
+		return memhost.Change{Op: api.OpSkillLearn.Name, Paths: written, Note: "skills/learn: " + strings.Join(written, ", "), Result: &resp}
 	})
 	pats, err := s.patterns(ctx)
 	if err != nil {
@@ -322,7 +323,7 @@ func (s *SkillService) SkillReview(ctx context.Context, req memhost.SkillReviewR
 	}
 	rel := path.Join(Dir, req.Slug+".md")
 	defer s.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: "skill-review", Paths: memhost.Paths(rel), Note: "skill-review: " + req.Slug + " " + req.Status, Result: &resp}
+		return memhost.Change{Op: api.OpSkillReview.Name, Paths: memhost.Paths(rel), Note: "skills/review: " + req.Slug + " " + req.Status, Result: &resp}
 	})
 	err = s.k.Notebook().Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		if !exists {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
@@ -174,7 +175,7 @@ func (s *VaultService) Links(ctx context.Context, req memhost.LinksRequest) (mem
 // nothing else of the page changes. Frontmatter is never touched.
 func (s *VaultService) Move(ctx context.Context, req memhost.MoveRequest) (out memhost.MoveResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: "mv", Paths: memhost.Paths(out.To), Removed: memhost.Paths(out.From), Note: fmt.Sprintf("mv: %s -> %s", out.From, out.To), Result: &out}
+		c := memhost.Change{Op: api.OpMove.Name, Paths: memhost.Paths(out.To), Removed: memhost.Paths(out.From), Note: fmt.Sprintf("mv: %s -> %s", out.From, out.To), Result: &out}
 		for _, u := range out.Updated {
 			c.Paths = append(c.Paths, u.Path)
 		}
@@ -196,7 +197,7 @@ func (s *VaultService) Move(ctx context.Context, req memhost.MoveRequest) (out m
 		return memhost.MoveResponse{}, err
 	}
 	resp := memhost.MoveResponse{From: from, To: to, Updated: []memhost.LinkUpdate{}}
-	rq := once.Request{Op: "mv", ID: req.RequestID, Resp: &resp}
+	rq := once.Request{Op: api.OpMove.Name, ID: req.RequestID, Resp: &resp}
 	var landed *requests.Record
 	if err := s.k.Notebook().RenameGuarded(ctx, from, to, s.k.Once().Guard(rq, from, to, &landed)); err != nil {
 		return memhost.MoveResponse{}, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
@@ -35,7 +36,7 @@ func (s *VaultService) SetRollupSummarizer(sum RollupSummarizer) { s.summarizer.
 // is left as it is, every time: the answer says it is kept, and why.
 func (s *VaultService) Rollup(ctx context.Context, req memhost.RollupRequest) (out memhost.RollupResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: "rollup", Note: "rollup: " + out.Path, Result: &out}
+		c := memhost.Change{Op: api.OpRollup.Name, Note: "rollup: " + out.Path, Result: &out}
 		if out.Changed {
 			c.Paths = memhost.Paths(out.Path)
 		}
@@ -162,7 +163,7 @@ func (s *VaultService) dailyLogs() ([]dailyLog, error) {
 // and searchable, and a rollup written again still reads them.
 func (s *VaultService) Prune(ctx context.Context, req memhost.PruneRequest) (out memhost.PruneResponse, err error) {
 	defer s.k.Wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: "prune", Result: &out}
+		c := memhost.Change{Op: api.OpPrune.Name, Result: &out}
 		if req.DryRun {
 			return c
 		}
