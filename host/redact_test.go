@@ -85,8 +85,12 @@ func TestSecretsRedactedOnEveryWritePath(t *testing.T) {
 	if red := in.Files[0].Redacted; len(red) != 2 || red[0].Field != "line 1 content" || red[1].Field != "line 2 metadata" {
 		t.Fatalf("ingest redactions: %+v", red)
 	}
-	if _, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "ci", Attribute: "deploy key", Value: sampleGitHub}); err != nil {
+	fa, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "ci", Attribute: "deploy key", Value: sampleGitHub, Source: "pasted AWS=" + sampleAWS})
+	if err != nil {
 		t.Fatalf("fact add: %v", err)
+	}
+	if red := fa.Redacted; len(red) != 2 || red[0].Field != "value" || red[0].Rule != "github-pat" || red[1].Field != "source" || red[1].Rule != "aws-access-token" {
+		t.Fatalf("fact add redactions: %+v", red)
 	}
 	sv, err := h.SavePage(ctx, memhost.SavePageRequest{Path: "lists/env.md", Text: "# Env\n\n- SLACK=" + sampleSlack})
 	if err != nil {

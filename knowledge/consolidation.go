@@ -68,14 +68,14 @@ type ConsolidationStatus struct {
 
 // FactAddRequest adds a fact about an entity.
 type FactAddRequest struct {
-	Entity     string  `json:"entity"` // a name ("Sarah Chen"), its slug, title or an alias
-	Attribute  string  `json:"attribute"`
-	Value      string  `json:"value"`
-	Source     string  `json:"source,omitempty"`     // "SESSION turn TURN", "PATH line N", or free text
-	Confidence float64 `json:"confidence,omitempty"` // 0..1; 0 means 1
+	Entity     string  `json:"entity" jsonschema:"a name, e.g. Sarah Chen"` // a name ("Sarah Chen"), its slug, title or an alias
+	Attribute  string  `json:"attribute" jsonschema:"short, lower-case, e.g. works at"`
+	Value      string  `json:"value" jsonschema:"one line; an entity as [[slug]]"`
+	Source     string  `json:"source,omitempty" jsonschema:"e.g. SESSION turn TURN"` // "SESSION turn TURN", "PATH line N", or free text
+	Confidence float64 `json:"confidence,omitempty"`                                 // 0 means 1
 	// Keep adds the value beside the attribute's current values (an
 	// attribute with several values) instead of superseding them.
-	Keep bool `json:"keep,omitempty"`
+	Keep bool `json:"keep,omitempty" jsonschema:"keep the current values too"`
 	// RequestID, when set, makes the write idempotent: a run with the id
 	// of one that landed writes nothing and answers as it did.
 	RequestID string `json:"requestId,omitempty"`
@@ -83,11 +83,14 @@ type FactAddRequest struct {
 
 // FactAddResponse says what fact add did.
 type FactAddResponse struct {
-	Path      string `json:"path"`
-	Entity    string `json:"entity"` // the slug
-	Created   bool   `json:"created"`
-	Fact      Fact   `json:"fact"`
-	Confirmed bool   `json:"confirmed"` // the value was already current: only its dates changed
+	Path string `json:"path"`
+	// Redacted lists the secrets replaced in the value and the source
+	// before they were stored (the secrets policy redact).
+	Redacted  []Redaction `json:"redacted,omitempty"`
+	Entity    string      `json:"entity"` // the slug
+	Created   bool        `json:"created"`
+	Fact      Fact        `json:"fact"`
+	Confirmed bool        `json:"confirmed"` // the value was already current: only its dates changed
 	// Stale: nothing was written; Fact is the current value, confirmed
 	// after the day of the fact given (consolidation only).
 	Stale      bool      `json:"stale,omitempty"`
@@ -107,8 +110,8 @@ type NearDup struct {
 
 // FactsRequest lists facts.
 type FactsRequest struct {
-	Entity  string `json:"entity,omitempty"`  // "" for every entity
-	History bool   `json:"history,omitempty"` // also superseded, forgotten and retired facts
+	Entity  string `json:"entity,omitempty" jsonschema:"name, slug or alias; default all"`      // "" for every entity
+	History bool   `json:"history,omitempty" jsonschema:"also superseded and forgotten values"` // also superseded, forgotten and retired facts
 }
 
 // FactsResponse holds facts in page order.

@@ -14,6 +14,7 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
+	"github.com/memhost/memhost/host/secrets"
 	"github.com/memhost/memhost/index/factrows"
 	"github.com/memhost/memhost/index/ftstext"
 	"github.com/memhost/memhost/knowledge"
@@ -42,6 +43,17 @@ func (s *FactService) FactAdd(ctx context.Context, req knowledge.FactAddRequest)
 	return s.factAdd(ctx, req, addOptions{})
 }
 
+// sourceMarkers writes the redaction markers of a fact's source in
+// parentheses: a source holds no brackets (facts.CheckSource), and the
+// marker's would make the fact unwritable.
+func sourceMarkers(text string, red []knowledge.Redaction) string {
+	for _, r := range red {
+		m := secrets.Marker(secrets.Finding{Rule: r.Rule, Fingerprint: r.Fingerprint})
+		text = strings.ReplaceAll(text, m, "("+m[1:len(m)-1]+")")
+	}
+	return text
+}
+
 // addOptions are what consolidation sets that fact add does not.
 type addOptions struct {
 	day         string // the fact's date; "" for today
@@ -49,15 +61,21 @@ type addOptions struct {
 }
 
 func (s *FactService) factAdd(ctx context.Context, req knowledge.FactAddRequest, opt addOptions) (knowledge.FactAddResponse, error) {
-	// A secret in a value or a source is redacted as in any write (the
-	// response has no field to say so: knowledge's types are the root's
-	// leaf and name none of its types).
-	for _, f := range []*string{&req.Value, &req.Source} {
-		red, _, err := s.k.Redact("value", *f)
+	// A secret in a value or a source is redacted as in any write, and
+	// the response says so.
+	var redacted []knowledge.Redaction
+	for _, f := range []struct {
+		name string
+		text *string
+	}{{"value", &req.Value}, {"source", &req.Source}} {
+		text, red, err := s.k.Redact(f.name, *f.text)
 		if err != nil {
 			return knowledge.FactAddResponse{}, err
 		}
-		*f = red
+		if f.name == "source" {
+			text = sourceMarkers(text, red)
+		}
+		*f.text, redacted = text, append(redacted, red...)
 	}
 	if err := facts.CheckAttribute(req.Attribute); err != nil {
 		return knowledge.FactAddResponse{}, fault.BadInputf("attribute", "attribute %q: %v", notebook.Shorten(req.Attribute, 60), err)
@@ -83,7 +101,7 @@ func (s *FactService) factAdd(ctx context.Context, req knowledge.FactAddRequest,
 	if day == "" {
 		day = s.k.Now().In(s.k.Location()).Format(facts.Date)
 	}
-	resp := knowledge.FactAddResponse{Path: rel, Entity: slug, Superseded: []knowledge.Fact{}}
+	resp := knowledge.FactAddResponse{Path: rel, Entity: slug, Superseded: []knowledge.Fact{}, Redacted: redacted}
 
 	// Near-duplicates: embedded before the page is locked (a provider
 	// may take seconds to start); their ids are checked again under the

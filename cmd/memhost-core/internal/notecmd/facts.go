@@ -107,6 +107,7 @@ func (a cmds) factAdd(ctx context.Context, cmd *cli.Command) error {
 			return err
 		}
 		a.Warn(resp.Warnings...)
+		a.Redacted(resp.Redacted)
 		return a.Out(cmd, resp, func(w io.Writer) {
 			f := resp.Fact
 			switch {
