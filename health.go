@@ -57,6 +57,10 @@ type HealthRequest struct {
 	// NoHistory leaves the report out of health/history/: GET /api/health
 	// sets it, so that a monitor polling it does not fill the history.
 	NoHistory bool `json:"noHistory,omitempty"`
+	// NoReport writes the report nowhere (ReportPath is empty): GET
+	// /api/health sets it, so that a GET, which any web page can make a
+	// browser send, writes no file.
+	NoReport bool `json:"noReport,omitempty"`
 }
 
 // HealthResponse is the report (seed 004 §6.2), what a repair did, and
@@ -70,7 +74,7 @@ type HealthResponse struct {
 // HealthHistoryRequest asks for the reports kept in health/history/,
 // newest first: at most Limit (0 is 48).
 type HealthHistoryRequest struct {
-	Limit int `json:"limit,omitempty"`
+	Limit int `json:"limit,omitempty" jsonschema:"default 48"`
 }
 
 // Check refuses a negative limit.

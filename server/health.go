@@ -8,8 +8,7 @@ import (
 )
 
 // A health check is heavy: every page stat'ed, the index's integrity
-// checked, the provider probed with five embeddings, the report written
-// (health/latest-report.md, as every check writes it). GET /api/health is
+// checked, the provider probed with five embeddings. GET /api/health is
 // what monitors poll, and what a browser too old to say where a request
 // comes from would send for any page's images; so its checks run one at
 // a time: a GET that comes while one runs waits for it and answers its
@@ -63,8 +62,9 @@ func (s *Server) runHealth(run *healthRun) {
 	check := s.healthCheck
 	if check == nil {
 		check = func(ctx context.Context) (memhost.HealthResponse, error) {
-			// Monitors poll: their checks are not kept in the history.
-			return s.h.Health(ctx, memhost.HealthRequest{NoHistory: true})
+			// Monitors poll: their checks are not kept in the history,
+			// and a GET writes no report file.
+			return s.h.Health(ctx, memhost.HealthRequest{NoHistory: true, NoReport: true})
 		}
 	}
 	run.resp, run.err = check(ctx)

@@ -4,10 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -44,8 +47,12 @@ func TestHealthStatusCodes(t *testing.T) {
 		}
 		return code, resp
 	}
-	if code, resp := get(); code != http.StatusOK || resp.Overall != health.Healthy {
-		t.Fatalf("healthy home: %d %s %+v", code, resp.Overall, resp.Checks)
+	if code, resp := get(); code != http.StatusOK || resp.Overall != health.Healthy || resp.ReportPath != "" {
+		t.Fatalf("healthy home: %d %s %q %+v", code, resp.Overall, resp.ReportPath, resp.Checks)
+	}
+	// A GET, which any page can make a browser send, writes no file.
+	if _, err := os.Stat(filepath.Join(home, "health", "latest-report.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("GET /api/health wrote the report: %v", err)
 	}
 	db, err := sql.Open("sqlite3", "file:"+filepath.Join(home, "brain", "memory.db")+"?_busy_timeout=5000")
 	if err != nil {

@@ -58,6 +58,9 @@ func (hs *HealthService) Health(ctx context.Context, req memhost.HealthRequest) 
 	if !req.NoHistory {
 		hs.saveHistory(resp.HealthReport)
 	}
+	if req.NoReport {
+		return resp, nil
+	}
 	md := Markdown(resp.HealthReport, resp.Repairs)
 	if req.IntoNotebook {
 		err := hs.k.Notebook().Update(ctx, HeartbeatPage, func([]byte, bool) ([]byte, error) { return []byte(md), nil })
