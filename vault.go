@@ -8,8 +8,8 @@ import (
 // LinksRequest asks for a page's links, or (Unresolved) for every link in
 // the notebook that finds no page.
 type LinksRequest struct {
-	Path       string `json:"path,omitempty"`
-	Unresolved bool   `json:"unresolved,omitempty"`
+	Path       string `json:"path,omitempty" jsonschema:"page path or wikilink name"`
+	Unresolved bool   `json:"unresolved,omitempty" jsonschema:"also the notebook's broken links"`
 }
 
 // LinksResponse lists a page's out links and back links, with its
@@ -42,7 +42,7 @@ type LinkInfo struct {
 // MoveRequest renames a page.
 type MoveRequest struct {
 	From string `json:"from"`
-	To   string `json:"to"`
+	To   string `json:"to" jsonschema:"not an existing page"`
 	// RequestID, when set, makes the write idempotent: a run with the id
 	// of one that landed writes nothing and answers as it did.
 	RequestID string `json:"requestId,omitempty"`
@@ -66,8 +66,12 @@ type LinkUpdate struct {
 
 // RollupRequest asks for the rollup of a week or a month.
 type RollupRequest struct {
-	Period string `json:"period"`         // week | month
-	Date   string `json:"date,omitempty"` // a day, 2026-W47 or 2026-11; "" is today's week or month
+	Period string `json:"period"`                                                                          // week | month
+	Date   string `json:"date,omitempty" jsonschema:"a day, 2026-W09 or 2026-02; default the current one"` // a day, 2026-W47 or 2026-11; "" is today's week or month
+	// Summarize has the generator plugin write a summary section above
+	// the logs (memory.generator); without one the rollup fails as
+	// unavailable, writing nothing.
+	Summarize bool `json:"summarize,omitempty"`
 }
 
 // RollupResponse says which page was written from which logs.
@@ -79,8 +83,9 @@ type RollupResponse struct {
 	Logs    []string `json:"logs"`   // the daily logs rolled up
 	Entries int      `json:"entries"`
 	Created bool     `json:"created"`
-	Changed bool     `json:"changed"` // false: the page already held this rollup
-	Summary bool     `json:"summary"` // a summarizer wrote a summary
+	Changed bool     `json:"changed"`         // false: the page already held this rollup
+	Summary bool     `json:"summary"`         // the generator wrote a summary (Summarize)
+	Model   string   `json:"model,omitempty"` // the generator's model that wrote it
 	// Kept: the page is a person's (edited since memhost wrote it, or not
 	// a rollup memhost wrote) and was left as it is; Why says which.
 	Kept bool   `json:"kept,omitempty"`
@@ -94,8 +99,8 @@ type RollupResponse struct {
 // days.
 type PruneRequest struct {
 	OlderThanDays int  `json:"olderThanDays"`
-	Delete        bool `json:"delete,omitempty"` // delete instead of archiving (archived logs too)
-	DryRun        bool `json:"dryRun,omitempty"` // say what would be done, change nothing
+	Delete        bool `json:"delete,omitempty"`                                       // delete instead of archiving (archived logs too)
+	DryRun        bool `json:"dryRun,omitempty" jsonschema:"only say what would move"` // say what would be done, change nothing
 }
 
 // PruneResponse says what was (or, dry, would be) archived or deleted.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -283,5 +284,47 @@ func TestPluginsListsGenerators(t *testing.T) {
 	st, err := h.PluginStatus(ctx, memhost.PluginStatusRequest{})
 	if err != nil || st.Generator.Plugin != "openai" || st.Generator.State != "ready" || st.Generator.PingError != "" || st.Generator.SHA256 == "" {
 		t.Errorf("PluginStatus.Generator = %+v, %v", st.Generator, err)
+	}
+}
+
+// TestRollupSummarize: a rollup asked to summarize puts the generator's
+// summary above the logs (a heading in it written as text), names the
+// model, and prune still finds every log held; without a generator it is
+// unavailable and writes nothing.
+func TestRollupSummarize(t *testing.T) {
+	ctx := context.Background()
+	bare := openHost(t, t.TempDir(), nil)
+	writePage(t, bare, "daily/2026-02-24.md", "# 2026-02-24\n\n## Deploy\n\nShipped the billing service.\n")
+	if _, err := bare.Rollup(ctx, memhost.RollupRequest{Period: "week", Date: "2026-02-24", Summarize: true}); fault.KindOf(err) != fault.Unavailable {
+		t.Fatalf("summarize without a generator: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(bare.NotebookDir(), "daily", "rollups", "2026-W09.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a failed summary wrote the page: %v", err)
+	}
+
+	srv := fakeopenai.New(genKey, "deepseek-chat")
+	defer srv.Close()
+	h := generatorHost(t, srv, nil)
+	writePage(t, h, "daily/2026-02-24.md", "# 2026-02-24\n\n## Deploy\n\nShipped the billing service.\n")
+	writePage(t, h, "daily/2026-02-26.md", "# 2026-02-26\n\n## Review\n\nSarah reviewed the backups.\n")
+	srv.Push(fakellm.Reply{Content: "- Billing shipped on Tuesday.\n## Not a heading\n- Sarah reviewed backups."})
+	resp, err := h.Rollup(ctx, memhost.RollupRequest{Period: "week", Date: "2026-02-24", Summarize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Summary || resp.Model != "deepseek-chat" || !resp.Created {
+		t.Fatalf("Rollup = %+v", resp)
+	}
+	page := readPage(t, h, resp.Path)
+	if !strings.Contains(page, "## Summary\n\n- Billing shipped on Tuesday.\n\\## Not a heading\n") || !strings.Contains(page, "Shipped the billing service.") {
+		t.Fatalf("the rollup page:\n%s", page)
+	}
+	reqs := srv.Requests()
+	if prompt := reqs[len(reqs)-1].Messages[1].Content; !strings.Contains(prompt, "Sarah reviewed the backups.") || !strings.Contains(prompt, "Shipped the billing service.") {
+		t.Errorf("the summary prompt lacks the logs:\n%s", prompt)
+	}
+	pr, err := h.Prune(ctx, memhost.PruneRequest{OlderThanDays: 1})
+	if err != nil || len(pr.Archived) != 2 {
+		t.Fatalf("prune after a summarized rollup: %+v %v", pr, err)
 	}
 }

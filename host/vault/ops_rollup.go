@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/memhost/memhost"
@@ -14,23 +15,56 @@ import (
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
+	"github.com/memhost/memhost/sdk"
 )
 
-// RollupSummarizer writes the summary of a rollup from its daily logs: the
-// seam for a generator plugin (seed 002). Without one a rollup holds the
-// logs' entries alone, grouped by day and section.
-type RollupSummarizer interface {
-	SummarizeRollup(ctx context.Context, p Period, days []Day) (string, error)
-}
+// rollupSummarizer asks the generator for a rollup's summary section.
+const rollupSummarizer = `You write the summary of a person's daily logs over a week or a month, for the top of a page that keeps the logs themselves below it. ` +
+	`Keep what they will look for later: decisions and their reasons, what was done and learnt, people, names, numbers, dates and open tasks. ` +
+	`Write at most 10 short markdown bullet points, with no heading and no preamble.`
 
-// SetRollupSummarizer has rollups written with s's summary (nil: none).
-func (s *VaultService) SetRollupSummarizer(sum RollupSummarizer) { s.summarizer.Store(&sum) }
+// Rollup summary budgets: the logs' text sent (about 24,000 tokens, the
+// compaction summary's input when the model's context is unknown) and the
+// summary's tokens.
+const (
+	rollupSummaryInput  = 96000 // characters
+	rollupSummaryOutput = 1024
+)
+
+// summarize has the generator write the summary of p's days. A heading in
+// its answer is written as text: the summary is one section.
+func (s *VaultService) summarize(ctx context.Context, p Period, days []Day) (summary, model string, err error) {
+	g, release, err := s.k.Generator(ctx)
+	defer release()
+	if err != nil {
+		return "", "", err
+	}
+	logs := Render(p, days, "")
+	if len(logs) > rollupSummaryInput {
+		logs = logs[:rollupSummaryInput]
+	}
+	resp, err := g.Complete(ctx, sdk.CompleteRequest{MaxTokens: rollupSummaryOutput, Messages: []sdk.Message{
+		{Role: "system", Content: rollupSummarizer}, {Role: "user", Content: logs}}})
+	if err != nil {
+		if fault.KindOf(err) == fault.Internal {
+			err = fault.Errorf(fault.Unavailable, "generator", "%w", err)
+		}
+		return "", "", err
+	}
+	lines := strings.Split(strings.TrimSpace(resp.Text), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), "#") {
+			lines[i] = "\\" + strings.TrimLeft(l, " ")
+		}
+	}
+	return strings.Join(lines, "\n"), resp.Model, nil
+}
 
 // Rollup writes the rollup page of a week (daily/rollups/2026-W47.md) or a
 // month (daily/rollups/2026-11.md) from the daily logs of its days, in
 // daily/ and daily/archive/: each day an H2, each of its sections an H3
-// with its text (see Render), after a summary when a summarizer is
-// set. Running it again over the same logs writes the same bytes; a page
+// with its text (see Render), after a summary the generator writes when
+// req.Summarize asks for one. Running it again over the same logs writes the same bytes; a page
 // that exists keeps its frontmatter as it is. A page that is a person's
 // (its body edited since memhost wrote it, or not a rollup memhost wrote)
 // is left as it is, every time: the answer says it is kept, and why.
@@ -83,9 +117,9 @@ func (s *VaultService) Rollup(ctx context.Context, req memhost.RollupRequest) (o
 		}
 	}
 	summary := ""
-	if s := s.summarizer.Load(); s != nil && *s != nil {
-		if summary, err = (*s).SummarizeRollup(ctx, p, days); err != nil {
-			return memhost.RollupResponse{}, fmt.Errorf("rollup %s: summary: %w", p.Name, err)
+	if req.Summarize {
+		if summary, resp.Model, err = s.summarize(ctx, p, days); err != nil {
+			return memhost.RollupResponse{}, err
 		}
 		resp.Summary = summary != ""
 	}

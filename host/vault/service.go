@@ -2,7 +2,6 @@ package vault
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 
 	"github.com/memhost/memhost"
@@ -10,6 +9,7 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/index"
+	"github.com/memhost/memhost/sdk"
 )
 
 // Kernel is what the VaultService uses of the Host.
@@ -24,14 +24,16 @@ type Kernel interface {
 	IndexWritten(ctx context.Context, rels ...string) []string
 	PageExists(rel string) bool
 	Wrote(err *error, change func() memhost.Change)
+	// Generator is the configured generator plugin, held until release
+	// (a rollup's summary).
+	Generator(ctx context.Context) (sdk.Generator, func(), error)
 }
 
 // VaultService runs the operations on the notebook as a vault of linked
 // pages: links, mv (rewriting the links to a moved page), rollup and
 // prune of the daily logs. The Host embeds it.
 type VaultService struct {
-	k          Kernel
-	summarizer atomic.Pointer[RollupSummarizer] // see SetRollupSummarizer
+	k Kernel
 	// The unresolved links of one vault generation, and the notebook's
 	// attachments (ops_unresolved.go).
 	unresolved      unresolvedCache

@@ -45,14 +45,16 @@ func vaultCommands(a cmds) []*cli.Command {
 			Usage: "write the week's or month's rollup page (daily/rollups/) from the daily logs; again rewrites the same page",
 			Description: "DATE is a day (the week or month holding it), a week (2026-W47) or a month (2026-11);\n" +
 				"without it, the current week or month. A rollup page a person edited since memhost wrote it\n" +
-				"is theirs: it is kept as it is, and said so.\n\n" +
+				"is theirs: it is kept as it is, and said so. With --summarize the generator plugin\n" +
+				"(memory.generator) writes a summary section above the logs.\n\n" +
 				"Examples:\n" +
 				"  memhost rollup --week 2026-W47\n" +
-				"  memhost rollup --month 2026-11",
+				"  memhost rollup --month 2026-11 --summarize",
 			ArgsUsage: "[DATE]",
 			Flags: []cli.Flag{
 				&cli.BoolFlag{Name: "week", Usage: "roll up an ISO week (Monday to Sunday): daily/rollups/YYYY-Www.md"},
 				&cli.BoolFlag{Name: "month", Usage: "roll up a month: daily/rollups/YYYY-MM.md"},
+				&cli.BoolFlag{Name: "summarize", Usage: "have the generator plugin write a summary section above the logs"},
 			},
 			Action: a.rollup,
 		},
@@ -176,7 +178,7 @@ func (a cmds) mv(ctx context.Context, cmd *cli.Command) error {
 }
 
 func (a cmds) rollup(ctx context.Context, cmd *cli.Command) error {
-	req := mh.RollupRequest{}
+	req := mh.RollupRequest{Summarize: cmd.Bool("summarize")}
 	switch week, month := cmd.Bool("week"), cmd.Bool("month"); {
 	case week == month:
 		return cmdapp.Usagef("give one of --week or --month")
@@ -213,7 +215,11 @@ func (a cmds) rollup(ctx context.Context, cmd *cli.Command) error {
 				fmt.Fprintf(w, "kept %s as it is (%s): not rewritten from %s to %s, %s, %s\n", resp.Path, resp.Why, resp.From, resp.To, cmdapp.Plural(len(resp.Logs), "daily log"), entries)
 				return
 			}
-			fmt.Fprintf(w, "%s %s: %s to %s, %s, %s\n", verb, resp.Path, resp.From, resp.To, cmdapp.Plural(len(resp.Logs), "daily log"), entries)
+			summary := ""
+			if resp.Summary {
+				summary = ", summary by " + resp.Model
+			}
+			fmt.Fprintf(w, "%s %s: %s to %s, %s, %s%s\n", verb, resp.Path, resp.From, resp.To, cmdapp.Plural(len(resp.Logs), "daily log"), entries, summary)
 		})
 	})
 }
