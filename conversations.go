@@ -107,7 +107,7 @@ type SessionCompactRequest struct {
 	// Summary must then be empty.
 	Summarize bool `json:"summarize,omitempty"`
 	// Facts also extracts the facts of the conversations not yet
-	// consolidated (Consolidate) once the entry is written: seed 004's
+	// consolidated (Consolidate) once the entry is written: the whole
 	// compaction in one call (summarise, keep the turns indexed, extract
 	// facts, write the checkpoint).
 	Facts bool `json:"facts,omitempty"`

@@ -17,7 +17,7 @@ type HealthCheck struct {
 	Metadata  map[string]any `json:"metadata,omitempty"`
 }
 
-// Metrics are the figures behind the checks (seed 004 §6.2).
+// HealthMetrics are the figures behind the checks.
 type HealthMetrics struct {
 	Files            int      `json:"files"`
 	Chunks           int      `json:"chunks"`
@@ -63,7 +63,7 @@ type HealthRequest struct {
 	NoReport bool `json:"noReport,omitempty"`
 }
 
-// HealthResponse is the report (seed 004 §6.2), what a repair did, and
+// HealthResponse is the report (HealthReport), what a repair did, and
 // where the report's markdown was written.
 type HealthResponse struct {
 	HealthReport

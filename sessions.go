@@ -88,8 +88,8 @@ type SessionSummary struct {
 	SizeBytes   int64  `json:"sizeBytes"`
 }
 
-// Turn is one line of a transcript, in seed 002's format. Speaker is kept
-// when a transcript names who spoke.
+// Turn is one line of a transcript, in memhost's JSONL format. Speaker is
+// kept when a transcript names who spoke.
 type Turn struct {
 	ID         string          `json:"id"`
 	Type       string          `json:"type"` // message | tool_call | tool_result | compaction
@@ -99,9 +99,9 @@ type Turn struct {
 	Timestamp  string          `json:"timestamp,omitempty"`
 	TokenCount int             `json:"tokenCount,omitempty"`
 	Metadata   json.RawMessage `json:"metadata,omitempty"`
-	// Channel and SourceID say where the turn came from (seed 004 §2.2):
-	// the channel ("whatsapp", "telegram", "cli") and the chat, contact
-	// or jid in it ("919876543210"); "" when the caller did not say.
+	// Channel and SourceID say where the turn came from: the channel
+	// ("whatsapp", "telegram", "cli") and the chat, contact or jid in it
+	// ("919876543210"); "" when the caller did not say.
 	Channel  string `json:"channel,omitempty"`
 	SourceID string `json:"sourceId,omitempty"`
 }

@@ -169,7 +169,7 @@ func BenchmarkNotebook(b *testing.B) {
 // content-word queries fused by RRF. It also reports how fast the queue
 // is embedded through the plugin process. With MEMHOST_BENCH_LARGE=1 it
 // also runs 100,000 pages (1.1M chunks; ~5-10 minutes of setup and 4 GB of
-// disk), for issue 30's aim at a million chunks. MEMHOST_BENCH_HOME=dir
+// disk), to measure a home near a million chunks. MEMHOST_BENCH_HOME=dir
 // keeps each size's home (index and all) in dir, so that a second run
 // skips the setup.
 func BenchmarkHybrid(b *testing.B) {

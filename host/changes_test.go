@@ -16,8 +16,8 @@ import (
 // A move, a prune and an episode log publish exactly the paths they changed, and
 // federation commits exactly those, with a message saying what happened:
 // an unrelated file left dirty in the repository stays out of their
-// commits (issue 27: both used to commit everything with a bare "mv" or
-// "prune").
+// commits (a move and a prune used to commit everything with a bare "mv"
+// or "prune").
 func TestWritesCommitExactlyTheirPaths(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

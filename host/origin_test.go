@@ -13,9 +13,9 @@ import (
 	"github.com/memhost/memhost/host/fault"
 )
 
-// TestTurnOrigin: a turn's channel and source id (seed 004 §2.2) are kept
-// in the JSONL, come back in conversation-search's results and filter
-// them; a bad one is refused, naming its field, with nothing written.
+// TestTurnOrigin: a turn's channel and source id are kept in the JSONL,
+// come back in conversation-search's results and filter them; a bad one
+// is refused, naming its field, with nothing written.
 func TestTurnOrigin(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

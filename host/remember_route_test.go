@@ -11,8 +11,8 @@ import (
 // TestRememberRoutes: where realistic sentences land, page and section,
 // in a notebook that already has people on its contacts page and sections
 // on its shopping list. A fact never lands in a section it has nothing to
-// do with (issue 25: "The VPN config lives in vault/vpn" landed in the
-// last person's section of contacts.md).
+// do with ("The VPN config lives in vault/vpn" once landed in the last
+// person's section of contacts.md).
 func TestRememberRoutes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

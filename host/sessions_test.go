@@ -44,7 +44,7 @@ func TestSessionAppendAndSearch(t *testing.T) {
 			t.Errorf("turn %+v", resp.Turn)
 		}
 	}
-	// Durable and in seed 002's format.
+	// Durable and in memhost's JSONL format.
 	data, err := os.ReadFile(filepath.Join(h.Home(), "sessions", "s1.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -193,8 +193,8 @@ func TestCompactionCycle(t *testing.T) {
 }
 
 // TestFlushByMessages: a chat of short messages, far from the token
-// threshold, gets a flush every flushEveryMessages messages (seed 004 §7),
-// counted from the last flush.
+// threshold, gets a flush every flushEveryMessages messages, counted from
+// the last flush.
 func TestFlushByMessages(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -14,12 +14,13 @@ import (
 	"github.com/memhost/memhost/host/health"
 )
 
-// TestManyWritersAcrossHosts is issue 13's concurrency harness: 20 writers
-// of every kind (remember, section writes, daily log, session appends,
-// ingest of the same and of different transcripts) at once on one home,
-// spread over four Hosts as over four processes (each with its own index
-// handle and indexer lock), with a watcher, syncs, rebuilds and recalls
-// running meanwhile. Afterwards every write is on disk exactly once and
+// TestManyWritersAcrossHosts is the concurrency harness
+// (docs/design-notes.md, "Writes and concurrency"): 20 writers of every
+// kind (remember, section writes, daily log, session appends, ingest of
+// the same and of different transcripts) at once on one home, spread over
+// four Hosts as over four processes (each with its own index handle and
+// indexer lock), with a watcher, syncs, rebuilds and recalls running
+// meanwhile. Afterwards every write is on disk exactly once and
 // indexed exactly once, and no caller saw an error — SQLITE_BUSY and
 // "database is locked" included.
 func TestManyWritersAcrossHosts(t *testing.T) {

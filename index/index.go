@@ -46,7 +46,7 @@ const DriverName = "sqlite3_memhost"
 // as far as its build's SQLITE_MAX_MMAP_SIZE allows (2 GB unless, as in
 // the Makefile, the build sets more). Past the map each page is a system
 // call: at 1.1M chunks (2.8 GB, vectors last) hybrid recall's p50 was 25.1
-// ms, 20.5 mapped whole (medians of 3; docs/benchmarks.md, issue 30).
+// ms, 20.5 mapped whole (medians of 3; docs/benchmarks.md).
 const mmapSize int64 = 1 << 36
 
 // persistWAL is SQLITE_FCNTL_PERSIST_WAL. With it, closing the last

@@ -13,8 +13,8 @@ import (
 )
 
 // A move and a prune tell MCP subscribers of every page they changed:
-// the write events carry the paths each write published (issue 27: the
-// events used to carry only result.path, which neither response has).
+// the write events carry the paths each write published (the events
+// used to carry only result.path, which neither response has).
 func TestWriteEventsNameEveryPage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

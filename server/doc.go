@@ -10,8 +10,8 @@
 //   - /api/v1/<operation>: one POST endpoint per host operation, the
 //     request and response being the host's XRequest and XResponse as
 //     JSON. The CLI forwards every command through these (Client).
-//   - /api/debug/...: seed 001 §10's debug and admin endpoints, with that
-//     document's JSON shapes (package server/debug).
+//   - /api/debug/...: debug and admin endpoints for the dashboard and
+//     end-to-end tests (package server/debug).
 //   - /api/v1/events: server-sent events (syncs, embedding runs, page
 //     writes, rebuilds).
 //

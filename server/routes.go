@@ -43,10 +43,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/v1/server/stop", s.stop)
 	mux.HandleFunc("GET /api/v1/events", s.streamEvents)
 
-	// Seed 004 §6: for container health checks and monitors.
+	// For container health checks and monitors.
 	mux.HandleFunc("GET /api/health", s.health)
 
-	// Seed 001 §10: debug and admin endpoints.
+	// Debug and admin endpoints (docs/api.md, "The debug API").
 	mux.HandleFunc("GET /api/debug/memory/status", s.debugAPI().Status)
 	mux.HandleFunc("GET /api/debug/memory/search", s.debugAPI().Search)
 	mux.HandleFunc("GET /api/debug/memory/files", s.debugAPI().Files)
@@ -66,7 +66,7 @@ func (s *Server) Handler() http.Handler {
 		mux.Handle("/mcp", s.mcp)
 	}
 
-	// The dashboard (issue 15): GET / and everything under /ui/, with the
+	// The dashboard: GET / and everything under /ui/, with the
 	// API's auth (docs/api.md, "The dashboard").
 	dash := dashboard.New(h)
 	mux.Handle("/{$}", dash)

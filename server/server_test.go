@@ -380,8 +380,8 @@ func TestAuthToken(t *testing.T) {
 }
 
 // TestEventsAndDebug: the event stream reports writes and syncs of edits
-// made behind memhost's back; seed 001's debug endpoints answer in its
-// shapes; a rebuild runs as a job.
+// made behind memhost's back; the debug endpoints answer in the shapes
+// of docs/api.md; a rebuild runs as a job.
 func TestEventsAndDebug(t *testing.T) {
 	home := t.TempDir()
 	r := start(t, home, "127.0.0.1:0", "memory:\n  sync:\n    watchDebounceMs: 50\n")

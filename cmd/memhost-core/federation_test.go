@@ -50,11 +50,10 @@ func notebookFiles(t *testing.T, home string) map[string]string {
 	return m
 }
 
-// TestFederatedServersConverge is issue 17's "done when": two homes, each
-// with memhost serve running and federation on, converge after
-// concurrent remembers, daily logs, transcript turns and editor edits on
-// both sides, with nothing lost or duplicated, each able to recall what
-// the other remembered.
+// TestFederatedServersConverge: two homes, each with memhost serve
+// running and federation on, converge after concurrent remembers, daily
+// logs, transcript turns and editor edits on both sides, with nothing
+// lost or duplicated, each able to recall what the other remembered.
 func TestFederatedServersConverge(t *testing.T) {
 	t.Parallel() // a home and processes of its own
 	if _, err := exec.LookPath("git"); err != nil {

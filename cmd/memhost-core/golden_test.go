@@ -709,7 +709,7 @@ func goldenSessions(t *testing.T) {
 	g.run("conversation-search", "release", "--session", "work-1", "--max-results", "2")
 	g.run("files")
 	g.run("status")
-	// Where turns came from (seed 004 §2.2): kept, shown and filtered on.
+	// Where turns came from (channel, source): kept, shown and filtered on.
 	g.run("session", "append", "--session", "wa-ann", "--role", "user", "--channel", "whatsapp", "--source", "919876543210", "Running late, start the rollback without me")
 	g.run("session", "append", "--session", "tg-bob", "--role", "user", "--channel", "telegram", "--source", "-100200300", "Is the rollback done?")
 	g.run("conversation-search", "--channel", "whatsapp", "rollback")

@@ -1,5 +1,5 @@
-// Package archive writes and reads memhost export files (seed 002's
-// export/import for backup): a gzip-compressed tar of the home's source of
+// Package archive writes and reads memhost export files (export and
+// import, for backup): a gzip-compressed tar of the home's source of
 // truth — notebook/, sessions/ and config.yaml — and, last, manifest.json
 // listing every file with its size and SHA-256. The index is never in
 // it: it is rebuilt from the files on import.

@@ -157,8 +157,8 @@ func (b *BrowseService) SavePage(ctx context.Context, req memhost.SavePageReques
 	return out, nil
 }
 
-// StandardFolders are the notebook's folders of seed 001 §3, in the
-// order the dashboard shows them.
+// StandardFolders are the notebook's standard folders, in the order the
+// dashboard shows them.
 var StandardFolders = []string{"lists", "reference", "knowledge", "daily"}
 
 // Pages lists the notebook's folders and markdown pages. Hidden files and

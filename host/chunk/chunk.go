@@ -26,7 +26,8 @@ type Options struct {
 	OverlapTokens int // default 80; must be less than MaxTokens
 }
 
-// DefaultOptions are seed 000's values.
+// DefaultOptions are the defaults of memory.chunking, and what Split
+// uses when MaxTokens is not set.
 func DefaultOptions() Options { return Options{MaxTokens: 400, OverlapTokens: 80} }
 
 // Chunk is one piece of a page.

@@ -1,10 +1,11 @@
 // Package config reads $MEMHOST_HOME/config.yaml.
 //
-// Every key is optional; Default holds the values of seed 000's memory:
-// block. Unknown keys, keys given twice and values of the wrong type are
-// reported with the key's dotted name and line. Environment variables override the file: each
-// key has one, MEMHOST_ followed by its dotted name in upper case with dots
-// as underscores (memory.search.maxResults → MEMHOST_MEMORY_SEARCH_MAXRESULTS).
+// Every key is optional; Default holds every key's default. Unknown keys,
+// keys given twice and values of the wrong type are reported with the
+// key's dotted name and line. Environment variables override the file:
+// each key has one, MEMHOST_ followed by its dotted name in upper case
+// with dots as underscores (memory.search.maxResults →
+// MEMHOST_MEMORY_SEARCH_MAXRESULTS).
 package config
 
 import (
@@ -39,7 +40,7 @@ type Config struct {
 // starts.
 type Server struct {
 	// Listen is the TCP address of the HTTP API and dashboard. Default
-	// "127.0.0.1:4321" (seed 001's port); port 0 picks a free one; ""
+	// "127.0.0.1:4321" (DefaultListen); port 0 picks a free one; ""
 	// listens on the unix socket in the home only. An address that is not
 	// loopback requires a bearer token.
 	Listen string `yaml:"listen"`
@@ -49,10 +50,11 @@ type Server struct {
 	TokenFile string `yaml:"tokenFile"`
 }
 
-// DefaultListen is seed 001's address of the dashboard and debug API.
+// DefaultListen is the default TCP address of the HTTP API, the
+// dashboard and the debug API.
 const DefaultListen = "127.0.0.1:4321"
 
-// Memory is seed 000's memory: block.
+// Memory is config.yaml's memory: block.
 type Memory struct {
 	// NotebookDir is the notebook: absolute, or relative to the home and
 	// inside it (".." may not lead out). Default "notebook".
@@ -92,7 +94,7 @@ const (
 )
 
 // Episodes configures the episode logs: a notebook page a day written
-// from the transcripts (seed 004 §2.2).
+// from the transcripts (docs/design-notes.md, "Episode logs").
 type Episodes struct {
 	// Folder holds the pages, relative to the notebook and inside it.
 	// Default "episodes".
@@ -103,21 +105,21 @@ type Episodes struct {
 	EveryMin int `yaml:"everyMin"`
 }
 
-// Compaction holds seed 002's thresholds for an agent's working context.
+// Compaction holds the thresholds for an agent's working context.
 type Compaction struct {
 	ContextWindow       int `yaml:"contextWindow"`       // default 100000 tokens
 	ReserveTokens       int `yaml:"reserveTokens"`       // default 4000, kept for the response
 	SoftThresholdTokens int `yaml:"softThresholdTokens"` // default 10000: flush this far before the limit
 	KeepRecentTokens    int `yaml:"keepRecentTokens"`    // default 20000 left out of a compaction
 	// FlushEveryMessages makes a flush due every this many messages too,
-	// whatever their tokens (seed 004 §7, OpenClaw #5457: a flush on one
-	// threshold alone is missed): a long chat of short messages still
-	// saves its durable memories. 0 is off. Default 50.
+	// whatever their tokens (OpenClaw #5457: a flush on one threshold
+	// alone is missed): a long chat of short messages still saves its
+	// durable memories. 0 is off. Default 50.
 	FlushEveryMessages int    `yaml:"flushEveryMessages"`
 	FlushPrompt        string `yaml:"flushPrompt"` // what the agent is told when a flush is due
 }
 
-// DefaultFlushPrompt is seed 000's pre-compaction prompt.
+// DefaultFlushPrompt is the default of memory.compaction.flushPrompt.
 const DefaultFlushPrompt = "Session nearing compaction. Write any durable memories to your notebook or daily log now. After compaction, only your notebook and recent daily logs will be available."
 
 // Embedding chooses the embeddings provider plugin and tunes the

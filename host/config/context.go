@@ -8,11 +8,11 @@ import (
 )
 
 // Context shapes the memory context of `memhost context --query` and a
-// session's working memory (`memhost context --session`), seed 004 §2.1
-// and §5.1.
+// session's working memory (`memhost context --session`).
 type Context struct {
-	// Budget is the memory context's tokens. Default 5000 (004 §2.1:
-	// "memory context (retrieved)").
+	// Budget is the memory context's tokens, its share of the working
+	// context beside the notebook's block, the checkpoint and the recent
+	// turns. Default 5000.
 	Budget int `yaml:"budget"`
 	// PerTier is how many items a tier may give. Default DefaultPerTier.
 	PerTier int `yaml:"perTier"`
@@ -31,7 +31,7 @@ type Skills struct {
 	MinObservations int `yaml:"minObservations"`
 }
 
-// Working holds the budgets of a session's working memory (004 §2.1).
+// Working holds the budgets of a session's working memory.
 type Working struct {
 	SystemTokens     int `yaml:"systemTokens"`     // the notebook's block; default 5000
 	CheckpointTokens int `yaml:"checkpointTokens"` // the last summary; default 3000
@@ -52,7 +52,7 @@ type Working struct {
 // leaves a crowded home a quarter of the budget (docs/benchmarks.md).
 const DefaultPerTier = 20
 
-// DefaultContext returns seed 004's budgets.
+// DefaultContext returns the budgets' defaults.
 func DefaultContext() Context {
 	return Context{Budget: 5000, PerTier: DefaultPerTier, Working: Working{SystemTokens: 5000, CheckpointTokens: 3000, RecentTokens: 40000, CompactAt: 35000}}
 }

@@ -12,9 +12,9 @@ import (
 )
 
 // Federation configures sharing the home with other machines through git
-// (seed 003; `memhost git init`, `memhost sync --remote`, the loop of
-// `memhost serve`). Commits are made once the home is a memhost
-// repository, with or without a remote.
+// (`memhost git init`, `memhost sync --remote`, the loop of `memhost
+// serve`). Commits are made once the home is a memhost repository, with
+// or without a remote.
 type Federation struct {
 	// Remote is the git repository the home syncs with: a URL or a path.
 	// Default "": no syncing (changes are still committed).

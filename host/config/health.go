@@ -5,22 +5,22 @@ import (
 	"net/url"
 )
 
-// Health holds the thresholds of `memhost health` (seed 004 §6.3). A
-// figure above its Warn threshold makes the check warn (DEGRADED), above
-// its Fail threshold fail (UNHEALTHY); a Fail of 0 never fails.
+// Health holds the thresholds of `memhost health`. A figure above its
+// Warn threshold makes the check warn (DEGRADED), above its Fail
+// threshold fail (UNHEALTHY); a Fail of 0 never fails.
 type Health struct {
 	// PendingWarn and PendingFail bound the chunks waiting in a stuck
 	// embedding queue (its provider cannot embed, or its worker fails or
 	// makes no progress for StaleGraceMinutes): a stuck queue warns, and
 	// fails above PendingFail. A queue being worked through, or left for
-	// the next search, passes however long. Defaults 5 and 20 (seed:
-	// 0-5 healthy, 6-20 degraded, >20 unhealthy). Any dead chunk fails
-	// the check.
+	// the next search, passes however long. Defaults 5 and 20 (0-5
+	// healthy, 6-20 degraded, >20 unhealthy). Any dead chunk fails the
+	// check.
 	PendingWarn int `yaml:"pendingWarn"`
 	PendingFail int `yaml:"pendingFail"`
 	// DeadAfterFailures is how often embedding a chunk may fail before it
 	// is dead: kept, reported, and no longer retried until `memhost health
-	// --repair`. Default 5 (seed 004 §4: max_retries).
+	// --repair`. Default 5.
 	DeadAfterFailures int `yaml:"deadAfterFailures"`
 	// LatencyWarnMs and LatencyFailMs bound the provider's p95 latency
 	// embedding a short query. Defaults 2000 and 10000.
@@ -46,8 +46,8 @@ type Health struct {
 	StaleGraceMinutes int `yaml:"staleGraceMinutes"`
 	// MinCacheHitRate warns when the embedding cache's hit rate is below
 	// it (0..1). Default 0, off: the cache is keyed by chunk content, so
-	// new content always misses; seed 004's 80% fits a cache of repeated
-	// content.
+	// new content always misses; a floor such as 80% fits only a cache of
+	// repeated content.
 	MinCacheHitRate float64 `yaml:"minCacheHitRate"`
 	// EveryMin: while the home is watched (memhost serve), the check runs
 	// this often, its report kept in health/history/ and its changes
@@ -60,9 +60,9 @@ type Health struct {
 	Alerts Alerts `yaml:"alerts"`
 }
 
-// Alerts are the sinks of health alerts (seed 004 §6.4): a failing check
-// is sent at once, warnings once an hour, the day's summary once a day.
-// With neither sink nothing is sent (the history is still kept).
+// Alerts are the sinks of health alerts: a failing check is sent at once,
+// warnings once an hour, the day's summary once a day. With neither sink
+// nothing is sent (the history is still kept).
 type Alerts struct {
 	// Command is run, never through a shell, with an alert's JSON on its
 	// stdin: argv[0] and its arguments. Default none.
@@ -74,7 +74,7 @@ type Alerts struct {
 	TimeoutMs int `yaml:"timeoutMs"`
 }
 
-// DefaultHealth returns seed 004's thresholds.
+// DefaultHealth returns the thresholds' defaults.
 func DefaultHealth() Health {
 	return Health{PendingWarn: 5, PendingFail: 20, DeadAfterFailures: 5, LatencyWarnMs: 2000, LatencyFailMs: 10000,
 		DriftWarn: 0, DriftFail: 10, DatabaseWarnMB: 200, DatabaseFailMB: 500, VaultWarnMB: 1024, VaultFailMB: 0,

@@ -28,10 +28,10 @@ const (
 )
 
 // Render is the episode log of day (YYYY-MM-DD) holding ss, in the order
-// given, with times in loc: seed 004 §2.2's frontmatter (date, channels,
-// sessions, total_messages) with generatedKey and hashKey added, then a
-// section per session ("## Session: whatsapp/919876543210 (10:32 - 11:15)",
-// the session id when its turns name no channel) and a "### User (10:32)"
+// given, with times in loc: frontmatter (date, channels, sessions,
+// total_messages, then generatedKey and hashKey), then a section per
+// session ("## Session: whatsapp/919876543210 (10:32 - 11:15)", the
+// session id when its turns name no channel) and a "### User (10:32)"
 // heading per turn. The same sessions give the same bytes.
 func Render(day string, loc *time.Location, ss []Session) []byte {
 	var channels []string

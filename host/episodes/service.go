@@ -1,7 +1,7 @@
-// Package episodes writes the episode logs of seed 004 §2.2: a notebook
-// page a day (memory.episodes.folder, default "episodes/YYYY-MM-DD.md")
-// generated from the transcripts, a section per session and a heading per
-// message, for people to read. The transcripts stay the truth: a page is
+// Package episodes writes the episode logs: a notebook page a day
+// (memory.episodes.folder, default "episodes/YYYY-MM-DD.md") generated
+// from the transcripts, a section per session and a heading per message,
+// for people to read. The transcripts stay the truth: a page is
 // written again from them when a session ends (the Claude Code hooks) or
 // when asked (the Episodes operation), and the same transcripts give the
 // same bytes, so a retry or a second run writes nothing.

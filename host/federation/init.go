@@ -1,8 +1,8 @@
-// Package federation shares one memhost home between machines through git
-// (seed 003): every change memhost makes is committed (batched), a sync
-// fetches the remote branch, merges it by memhost's rules (markdown line
-// by line against the merge base, transcripts by union of entries, what
-// cannot merge kept on both sides), updates the work tree, and pushes.
+// Package federation shares one memhost home between machines through
+// git: every change memhost makes is committed (batched), a sync fetches
+// the remote branch, merges it by memhost's rules (markdown line by line
+// against the merge base, transcripts by union of entries, what cannot
+// merge kept on both sides), updates the work tree, and pushes.
 // The index is derived on each machine and never committed; only the
 // notebook's pages and the transcripts are shared, whatever the remote
 // sends (shared.go).

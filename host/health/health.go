@@ -1,6 +1,6 @@
-// Package health turns facts gathered about a memhost home into seed 004's
-// health report: checks that pass, warn or fail, each with a message, and
-// an overall HEALTHY (every check passes), DEGRADED (one warns) or
+// Package health turns facts gathered about a memhost home into a health
+// report: checks that pass, warn or fail, each with a message, and an
+// overall HEALTHY (every check passes), DEGRADED (one warns) or
 // UNHEALTHY (one fails). It does no I/O: package host gathers the Facts,
 // Evaluate applies the thresholds of config.Health, Markdown writes the
 // report for people (health/latest-report.md, HEARTBEAT.md).

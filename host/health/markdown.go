@@ -8,8 +8,8 @@ import (
 )
 
 // Markdown is the report as health/latest-report.md (and HEARTBEAT.md)
-// holds it: YAML frontmatter with the time and state of the run (seed 004
-// §6.1), then a checklist, ticked for checks that pass.
+// holds it: YAML frontmatter with the time and state of the run, then a
+// checklist, ticked for checks that pass.
 func Markdown(r memhost.HealthReport, repairs []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "---\nlast_run: %s\nlast_status: %s\n---\n\n", r.Timestamp, r.Overall)

@@ -9,7 +9,7 @@ import (
 )
 
 // Tags are a page's tags: the "tags" list of its YAML frontmatter, as
-// Obsidian reads them (seed 003's pages carry them so).
+// Obsidian reads them.
 
 var tagName = regexp.MustCompile(`^[\p{Ll}\p{Lo}\d][\p{Ll}\p{Lo}\d_/-]*$`)
 

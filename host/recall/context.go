@@ -33,16 +33,16 @@ type candidate struct {
 	meta sessions.Meta // a turn's
 }
 
-// MemoryContext assembles the memory context of seed 004 §5.1 for
-// req.Query: each tier asked for is searched (facts; episodes: transcript
-// turns and daily logs; skills: pages under skills/; the other notebook
-// pages), its items over the min score kept, decayed by age when a
-// half-life is set, at most PerTier of each; then the items fill the
-// budget in tier order (facts > episodes > skills > notebook) and, in a
-// tier, best first. An item already in (the same text) is not repeated;
-// one too long for what is left of the budget is passed over for shorter
-// ones (Left counts them). The text is empty when no item is in it. One
-// query vector serves every tier.
+// MemoryContext assembles the memory context for req.Query: each tier
+// asked for is searched (facts; episodes: transcript turns and daily
+// logs; skills: pages under skills/; the other notebook pages), its items
+// over the min score kept, decayed by age when a half-life is set, at
+// most PerTier of each; then the items fill the budget in tier order
+// (facts > episodes > skills > notebook) and, in a tier, best first. An
+// item already in (the same text) is not repeated; one too long for what
+// is left of the budget is passed over for shorter ones (Left counts
+// them). The text is empty when no item is in it. One query vector serves
+// every tier.
 func (s *RecallService) MemoryContext(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error) {
 	resp := memhost.ContextResponse{Mode: memhost.ModeKeyword, Files: []memhost.ContextFile{}}
 	cfg := s.k.Config().Memory

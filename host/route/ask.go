@@ -14,11 +14,11 @@ import (
 	"github.com/memhost/memhost/sdk"
 )
 
-// Remember's auto routing (seed 003's librarian, "Libby"): the generator
-// chooses the category, page, section and tags of a remembered text from
-// those the notebook has. The rules of route.Route stay the default,
-// and the fallback when no generator is configured or its answer cannot
-// be used; the response then says so in a warning.
+// Remember's auto routing (`remember --auto`): the generator, prompted as
+// a librarian, chooses the category, page, section and tags of a
+// remembered text from those the notebook has. The rules of route.Route
+// stay the default, and the fallback when no generator is configured or
+// its answer cannot be used; the response then says so in a warning.
 
 // Routing says who chose where remember wrote.
 const (

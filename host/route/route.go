@@ -1,7 +1,7 @@
 // Package route decides where remember writes a text that names no page:
-// the rules of seed 000 (a phone number or a person's name goes to the
-// contacts, a to-do to the lists, ...) over the pages a notebook holds. It
-// imports host/notebook.
+// fixed rules (a phone number or a person's name goes to the contacts, a
+// to-do to the lists, ...; README.md, "Where `remember` writes") over the
+// pages a notebook holds. It imports host/notebook.
 package route
 
 import (

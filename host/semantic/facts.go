@@ -22,8 +22,7 @@ import (
 )
 
 // NearDuplicate is the cosine similarity at or above which a new fact
-// restates a current fact of the same entity (seed 004 §2.3) and
-// supersedes it.
+// restates a current fact of the same entity and supersedes it.
 const NearDuplicate = 0.85
 
 // FactAdd adds a fact to its entity's page (knowledge/entities/SLUG.md,

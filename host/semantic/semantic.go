@@ -1,4 +1,4 @@
-// Package semantic is the semantic tier of seed 004: the fact operations
+// Package semantic is the semantic tier of memory: the fact operations
 // (fact add and forget, facts, entities, relations, and the current facts
 // that reach the context block) over the entity pages of the notebook and
 // the index's fact tables, and the consolidation that fills them from the

@@ -66,8 +66,8 @@ func (s *Store) Check(session string, incoming int, c config.Compaction) (memhos
 	if incoming > 0 {
 		resp.Messages++
 	}
-	// Two triggers (seed 004 §7): the tokens, once per compaction cycle,
-	// and the messages since the last flush.
+	// Two triggers: the tokens, once per compaction cycle, and the
+	// messages since the last flush.
 	byTokens := resp.Total >= resp.FlushAt && !resp.AlreadyFlushed
 	byMessages := resp.FlushEvery > 0 && resp.Messages >= resp.FlushEvery
 	if byTokens || byMessages {

@@ -1,5 +1,5 @@
 // Package sessions keeps conversation transcripts: sessions/ID.jsonl in the
-// home, one JSON turn per line in seed 002's format, only ever appended to.
+// home, one JSON turn per line (memhost.Turn), only ever appended to.
 // It writes turns (whole lines, flushed to disk, one writer at a time per
 // file), imports transcripts of other formats (Claude Code's), reads a
 // transcript's working context for compaction, records flush receipts,

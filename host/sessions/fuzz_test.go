@@ -126,7 +126,7 @@ func FuzzClaudeTurns(f *testing.F) {
 	})
 }
 
-// memhostLines are seed 002's JSONL lines.
+// memhostLines are lines of memhost's JSONL format.
 var memhostLines = []string{
 	`{"id": "D1:1", "type": "message", "role": "user", "speaker": "Caroline", "content": "Did you go hiking at the lake last weekend?", "timestamp": "2023-05-08T13:56:00"}`,
 	`{"id": "D1:2", "type": "message", "role": "assistant", "speaker": "Melanie", "content": "Yes! We camped two nights.", "timestamp": "2023-05-08T13:57:00"}`,

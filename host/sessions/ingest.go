@@ -24,7 +24,7 @@ import (
 // Transcript formats Import reads.
 const (
 	FormatAuto       = "auto"
-	FormatMemhost    = "memhost"     // seed 002's JSONL, as Append writes it
+	FormatMemhost    = "memhost"     // memhost's JSONL, as Append writes it
 	FormatClaudeCode = "claude-code" // ~/.claude/projects/<project>/<id>.jsonl
 )
 

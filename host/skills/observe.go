@@ -1,5 +1,5 @@
-// Package skills is procedural memory (seed 004 §2.4): the tool sequences
-// agents run, observed in the transcripts, and the skill pages
+// Package skills is procedural memory: the tool sequences agents run,
+// observed in the transcripts, and the skill pages
 // (skills/learned/<slug>.md, markdown with YAML frontmatter) memhost
 // proposes once a sequence was seen often enough. The transcripts and the
 // pages are the truth: observations are read from the transcripts each

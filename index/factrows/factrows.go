@@ -15,16 +15,15 @@ import (
 	"github.com/memhost/memhost/knowledge"
 )
 
-// The semantic tier's tables (seed 004 §2.3), derived from the entity
-// pages of the notebook (knowledge/entities/*.md) like chunks are from
-// every page: an Update whose Entity is set fills them, and removing the
-// file's row removes its rows. Seed 004's columns are kept, with these
-// changes: ids are the facts' own (the block ids on the pages) in fact_id
-// and superseded_by; source_episode_id is source (as the page says it) and
-// its parts (source_session, source_turn, or source_path and
-// source_line), since memhost's episodes are transcript turns and page
-// lines, not rows; file_path and line say where the fact is written;
-// status says whether it is current. The embedding column stays empty:
+// The semantic tier's tables, derived from the entity pages of the
+// notebook (knowledge/entities/*.md) like chunks are from every page: an
+// Update whose Entity is set fills them, and removing the file's row
+// removes its rows. Ids are the facts' own (the block ids on the pages) in
+// fact_id and superseded_by; a fact's episode is source (as the page says
+// it) and its parts (source_session, source_turn, or source_path and
+// source_line), not an episode row's id, since memhost's episodes are
+// transcript turns and page lines, not rows; file_path and line say where
+// the fact is written; status says whether it is current. The embedding column stays empty:
 // near-duplicates are found by embedding the few current facts of one
 // entity when a fact is added.
 var Schema = []string{

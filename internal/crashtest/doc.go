@@ -1,7 +1,8 @@
-// Package crashtest holds the crash harness (issue 13): a seeded test that
-// kills the memhost binaries with SIGKILL at random points of ingest,
-// append, remember, write, daily-log, sync, rebuild, embed and serve, and
-// after each kill checks what a crash must never cost: an acknowledged
+// Package crashtest holds the crash harness (docs/design-notes.md, "Crash
+// safety"): a seeded test that kills the memhost binaries with SIGKILL at
+// random points of ingest, append, remember, write, daily-log, sync,
+// rebuild, embed and serve, and after each kill checks what a crash must
+// never cost: an acknowledged
 // write lost or doubled, a torn transcript line left behind once memhost
 // touched the file again, an index that disagrees with the files after a
 // sync, or files left behind after health --repair. In the serve rounds the

@@ -1,6 +1,6 @@
-// Package origin checks where a turn came from (seed 004 §2.2): its
-// channel ("whatsapp", "telegram", "cli") and its source id in that
-// channel (a chat, a contact, a jid). Requests check them on both sides
+// Package origin checks where a turn came from: its channel ("whatsapp",
+// "telegram", "cli") and its source id in that channel (a chat, a
+// contact, a jid). Requests check them on both sides
 // of the wire, so it is a leaf the root package may import.
 package origin
 

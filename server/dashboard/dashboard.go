@@ -1,8 +1,7 @@
-// Package dashboard is memhost's web dashboard (issue 15; seeds 000
-// "Dashboard Interface" and 001 §8): the notebook card, the notebook
-// browser, page view and edit, grouped memory search, conversations and
-// settings, served by `memhost serve` beside the API and under the same
-// auth (server/auth.go).
+// Package dashboard is memhost's web dashboard (README.md, "Dashboard"):
+// the notebook card, the notebook browser, page view and edit, grouped
+// memory search, conversations and settings, served by `memhost serve`
+// beside the API and under the same auth (server/auth.go).
 //
 // Pages are Go html/template, rendered on the server; a small script of our
 // own (static/app.js, no library, no build step) adds search as you type,
@@ -405,7 +404,7 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 	if err != nil {
 		return b, err
 	}
-	// One row per top-level folder (seed 001 §8.1), its subfolders' pages
+	// One row per top-level folder, its subfolders' pages
 	// counted in it; pages at the top make a row of their own.
 	byTop := map[string]*folderCard{}
 	var order []string

@@ -7,11 +7,11 @@ import (
 	"github.com/memhost/memhost"
 )
 
-// The home screen's git federation card (seed 003, issue 17): the remote,
-// the branch, the last successful sync, failed syncs and their error, and
-// the merges that kept both sides of a page (the page and its sibling,
-// linked, with what to do about them). Only a home that is a memhost git
-// repository has the card.
+// The home screen's git federation card (docs/design-notes.md, "Git
+// federation"): the remote, the branch, the last successful sync, failed
+// syncs and their error, and the merges that kept both sides of a page
+// (the page and its sibling, linked, with what to do about them). Only a
+// home that is a memhost git repository has the card.
 
 // fedCard is what the card shows.
 type fedCard struct {

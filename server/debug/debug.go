@@ -55,9 +55,9 @@ type API struct {
 // New returns the debug API over d.
 func New(d Deps) *API { return &API{d: d, jobs: map[string]*Job{}} }
 
-// Seed 001 §10's debug API, with that document's JSON shapes. Where the
-// seed names a field memhost has no figure for, the field is left out
-// rather than filled with a guess (docs/api.md says which).
+// The debug API answers in the JSON shapes of docs/api.md, "The debug
+// API". Where a shape names a field memhost has no figure for, the field
+// is left out rather than filled with a guess (docs/api.md says which).
 
 // Status is GET /api/debug/memory/status.
 func (a *API) Status(w http.ResponseWriter, r *http.Request) {
@@ -105,7 +105,8 @@ func (a *API) Status(w http.ResponseWriter, r *http.Request) {
 	a.d.WriteJSON(w, http.StatusOK, out)
 }
 
-// SeedResult is a search result as seed 001 §10 shows it.
+// SeedResult is a search result in the debug API's shape (docs/api.md,
+// "GET /api/debug/memory/search").
 type SeedResult struct {
 	FilePath string        `json:"filePath"`
 	Heading  *string       `json:"heading"`
@@ -130,7 +131,7 @@ func seedResults(rs []memhost.Result) []SeedResult {
 }
 
 // Search is GET /api/debug/memory/search?q=&sources=&maxResults=&minScore=.
-// Without sources every group is searched (the seed's default).
+// Without sources every group is searched.
 func (a *API) Search(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	req := memhost.RecallRequest{Query: q.Get("q"), Sources: host.Sources}
@@ -193,7 +194,7 @@ type Job struct {
 	sync      *memhost.SyncResult // memhost's own figures
 }
 
-// RebuildResult is seed 001's rebuild result plus memhost's SyncResult.
+// RebuildResult is the debug API's rebuild result plus memhost's SyncResult.
 // Vectors are not computed by the rebuild itself (the embedding worker
 // fills them afterwards, mostly from the cache), so embeddingsComputed is
 // not reported.
@@ -460,7 +461,8 @@ func (a *API) DeletePage(w http.ResponseWriter, r *http.Request) {
 }
 
 // renameField gives an error about the host request's field from the name
-// the debug request calls it (the seed's "content" is the host's "text").
+// the debug request calls it (the debug API's "content" is the host's
+// "text").
 func renameField(err error, from, to string) error {
 	if fault.FieldOf(err) != from {
 		return err

@@ -1,9 +1,9 @@
 // Package alert routes the changes of the scheduled health check to the
-// home owner's sinks by severity (seed 004 §6.4): a failing check at
-// once (critical), warnings in one message an hour, and a digest of the
-// day once a day (info). An alert is a change: a check that keeps its
-// status and message is never alerted again, one that passes again is
-// alerted once as resolved, at the severity of what it resolves.
+// home owner's sinks by severity: a failing check at once (critical),
+// warnings in one message an hour, and a digest of the day once a day
+// (info). An alert is a change: a check that keeps its status and message
+// is never alerted again, one that passes again is alerted once as
+// resolved, at the severity of what it resolves.
 //
 // What was alerted, what waits for its batch and what a sink has not yet
 // taken is kept in health/alerts.json in the home, replaced atomically

@@ -20,8 +20,8 @@ import (
 // SyncRemoteFlag is memhost sync's --remote.
 var SyncRemoteFlag = &cli.BoolFlag{Name: "remote", Usage: "fetch federation.remote, merge it, push, and re-index what the merge changed (needs memhost git init)"}
 
-// federationCommands are git federation's commands (seed 003) and export
-// and import (seed 002).
+// federationCommands are git federation's commands and export and
+// import.
 func federationCommands(a cmds) []*cli.Command {
 	return []*cli.Command{
 		{
