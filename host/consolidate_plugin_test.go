@@ -26,6 +26,13 @@ import (
 // with opts: consolidation goes through go-plugin, not SetGenerator.
 func pluginHome(t *testing.T, name string, opts map[string]string, c *clock, edit func(*config.Config)) *Host {
 	t.Helper()
+	return pluginHomeWith(t, name, opts, c, edit, Options{})
+}
+
+// pluginHomeWith is pluginHome with more of the Host's options (its Home,
+// Config and Now are pluginHome's).
+func pluginHomeWith(t *testing.T, name string, opts map[string]string, c *clock, edit func(*config.Config), o Options) *Host {
+	t.Helper()
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, "plugins"), 0o755)
 	b, err := os.ReadFile(generatorBinary(t, name))
@@ -39,7 +46,8 @@ func pluginHome(t *testing.T, name string, opts map[string]string, c *clock, edi
 	if edit != nil {
 		edit(&cfg)
 	}
-	h, err := Open(context.Background(), Options{Home: home, Config: cfg, Now: c.now})
+	o.Home, o.Config, o.Now = home, cfg, c.now
+	h, err := Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,9 +265,9 @@ func TestConsolidateOnSchedule(t *testing.T) {
 	})
 	t.Setenv("MEMHOST_TEST_GEN_KEY", genKey)
 	c := &clock{t: time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)}
-	h := pluginHome(t, "openai", map[string]string{"url": srv.Base(), "model": "deepseek-chat", "apiKeyEnv": "MEMHOST_TEST_GEN_KEY"}, c,
-		func(cfg *config.Config) { cfg.Memory.Generator.ConsolidateEveryMin = 2 })
-	h.SetScheduleUnit(20 * time.Millisecond) // a "minute"
+	h := pluginHomeWith(t, "openai", map[string]string{"url": srv.Base(), "model": "deepseek-chat", "apiKeyEnv": "MEMHOST_TEST_GEN_KEY"}, c,
+		func(cfg *config.Config) { cfg.Memory.Generator.ConsolidateEveryMin = 2 },
+		Options{ScheduleMinute: 20 * time.Millisecond}) // a "minute"
 	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "Bob prefers green tea."}); err != nil {
 		t.Fatal(err)
 	}

@@ -149,12 +149,11 @@ func TestEpisodesOnSchedule(t *testing.T) {
 	cfg := config.Default()
 	cfg.Timezone = "UTC"
 	cfg.Memory.Episodes.EveryMin = 2
-	h, err := Open(ctx, Options{Home: t.TempDir(), Config: cfg, Now: c.now})
+	h, err := Open(ctx, Options{Home: t.TempDir(), Config: cfg, Now: c.now, ScheduleMinute: 10 * time.Millisecond}) // a "minute"
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close() })
-	h.SetEpisodeScheduleUnit(10 * time.Millisecond) // a "minute"
 	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "wa-ada", Role: "user", Text: "Running late, start without me.", Channel: "whatsapp", SourceID: "919876543210"}); err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,10 @@ func TestHealthSchedule(t *testing.T) {
 	cfg.Health.DriftFail = 1
 	cfg.Health.KeepDays = 1
 	cfg.Health.Alerts.Webhook = srv.URL
-	h, err := Open(ctx, Options{Home: t.TempDir(), Config: cfg, Now: c.now})
+	waits := make(chan time.Duration, 10)
+	fire := make(chan time.Time)
+	h, err := Open(ctx, Options{Home: t.TempDir(), Config: cfg, Now: c.now,
+		HealthTimer: func(d time.Duration) <-chan time.Time { waits <- d; return fire }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +60,6 @@ func TestHealthSchedule(t *testing.T) {
 	}
 	mustExec(t, rawDB(t, h), `DELETE FROM chunks_fts`) // drift: index-drift fails
 
-	waits := make(chan time.Duration, 10)
-	fire := make(chan time.Time)
-	h.SetTimer(func(d time.Duration) <-chan time.Time { waits <- d; return fire })
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- h.Watch(wctx, WatchRequest{}) }()

@@ -89,6 +89,13 @@ type Options struct {
 	// embedded without blocking the caller (the CLI starts `memhost embed`
 	// detached).
 	Background func() error
+	// ScheduleMinute is the length of a minute of the schedules counted in
+	// minutes (consolidation's, the episode logs'); 0 is a minute. Tests
+	// shorten it.
+	ScheduleMinute time.Duration
+	// HealthTimer replaces time.After as the health schedule's timer;
+	// tests fire it themselves.
+	HealthTimer func(time.Duration) <-chan time.Time
 }
 
 // Host is one open memhost home.
@@ -212,11 +219,11 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.providers.ModelMissing})
 	h.RecallService = recall.New(kernel{h})
 	h.BrowseService = browse.New(kernel{h})
-	h.FactService = semantic.New(kernel{h})
+	h.FactService = semantic.New(kernel{h}, opts.ScheduleMinute)
 	h.VaultService = vault.New(kernel{h})
-	h.HealthService = health.New(kernel{h})
+	h.HealthService = health.New(kernel{h}, opts.HealthTimer)
 	h.SessionService = conversations.New(kernel{h})
-	h.EpisodeService = episodes.New(kernel{h})
+	h.EpisodeService = episodes.New(kernel{h}, opts.ScheduleMinute)
 	h.FederationService = federated.New(kernel{h})
 	h.SkillService = skills.New(kernel{h})
 	// Git federation (a no-op until the home is a memhost repository

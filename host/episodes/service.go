@@ -62,12 +62,11 @@ type EpisodeService struct {
 	unit time.Duration
 }
 
-// New returns the service over k.
-func New(k Kernel) *EpisodeService { return &EpisodeService{k: k} }
-
-// SetEpisodeScheduleUnit makes RunSchedule's minute d (tests); call it before
-// the schedule starts.
-func (es *EpisodeService) SetEpisodeScheduleUnit(d time.Duration) { es.unit = d }
+// New returns the service over k; minute is the length of RunSchedule's
+// minute (tests shorten it; 0 is a minute).
+func New(k Kernel, minute time.Duration) *EpisodeService {
+	return &EpisodeService{k: k, unit: minute}
+}
 
 // RunSchedule writes today's and yesterday's episode logs every
 // memory.episodes.everyMin minutes (a session crossing midnight ends

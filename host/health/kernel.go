@@ -52,5 +52,8 @@ type HealthService struct {
 	after func(time.Duration) <-chan time.Time // the schedule's timer; nil is time.After
 }
 
-// New returns the service over k.
-func New(k Kernel) *HealthService { return &HealthService{k: k} }
+// New returns the service over k. after is the schedule's timer (tests
+// fire it themselves); nil is time.After.
+func New(k Kernel, after func(time.Duration) <-chan time.Time) *HealthService {
+	return &HealthService{k: k, after: after}
+}

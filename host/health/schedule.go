@@ -10,10 +10,6 @@ import (
 	"github.com/memhost/memhost/host/schedule"
 )
 
-// SetTimer replaces time.After as the schedule's timer (tests fire it
-// themselves). Call it before Watch.
-func (hs *HealthService) SetTimer(after func(time.Duration) <-chan time.Time) { hs.after = after }
-
 // RunSchedule (run by Watch: memhost serve and memhost watch) checks the
 // home every health.everyMin minutes until ctx ends, reading the
 // configuration again each time, so a change applies from the next

@@ -53,13 +53,12 @@ type FactService struct {
 	k   Kernel
 	gen atomic.Pointer[generatorBox] // consolidation's text model (SetGenerator)
 	// consolidateUnit is the consolidation schedule's minute; 0 is a
-	// minute (tests shorten it with SetScheduleUnit before Watch).
+	// minute (tests shorten it).
 	consolidateUnit time.Duration
 }
 
-// New returns the service over k.
-func New(k Kernel) *FactService { return &FactService{k: k} }
-
-// SetScheduleUnit sets the length of the consolidation schedule's minute
-// (tests shorten it; 0 is a minute).
-func (s *FactService) SetScheduleUnit(d time.Duration) { s.consolidateUnit = d }
+// New returns the service over k; minute is the length of the
+// consolidation schedule's minute (tests shorten it; 0 is a minute).
+func New(k Kernel, minute time.Duration) *FactService {
+	return &FactService{k: k, consolidateUnit: minute}
+}
