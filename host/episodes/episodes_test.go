@@ -83,7 +83,7 @@ func newHome(t testing.TB, zone string) (*EpisodeService, *fakeKernel) {
 	t.Cleanup(func() { nb.Close() })
 	now := time.Date(2026, 2, 13, 18, 0, 0, 0, loc)
 	k := &fakeKernel{store: &sessions.Store{Dir: dir, Now: func() time.Time { return now }}, nb: nb, cfg: config.Default(), loc: loc, now: now}
-	return New(k), k
+	return New(k, 0), k
 }
 
 func (k *fakeKernel) read(t *testing.T, rel string) string {
