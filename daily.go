@@ -2,7 +2,7 @@ package memhost
 
 // DailyLogRequest appends an entry to today's daily log.
 type DailyLogRequest struct {
-	Text string `json:"text"`
+	Text string `json:"text" jsonschema:"its first line is the heading"`
 	// RequestID, when set, makes the write idempotent: a run with the id
 	// of one that landed writes nothing and answers as it did.
 	RequestID string `json:"requestId,omitempty"`

@@ -4,8 +4,8 @@ package memhost
 // (memory.episodes.folder/YYYY-MM-DD.md): of Date, or of each day from
 // Since to Until (both YYYY-MM-DD, at most 366 days); none given: today.
 type EpisodesRequest struct {
-	Date  string `json:"date,omitempty"`
-	Since string `json:"since,omitempty"`
+	Date  string `json:"date,omitempty" jsonschema:"YYYY-MM-DD; default today"`
+	Since string `json:"since,omitempty" jsonschema:"a range of days instead"`
 	Until string `json:"until,omitempty"`
 }
 

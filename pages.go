@@ -2,9 +2,9 @@ package memhost
 
 // GetRequest reads a page or a range of its lines (memory_get).
 type GetRequest struct {
-	Path      string `json:"path"`
-	StartLine int    `json:"startLine,omitempty"` // 1-based; 0 means 1
-	Lines     int    `json:"lines,omitempty"`     // 0 means to the end
+	Path      string `json:"path" jsonschema:"e.g. reference/contacts.md"`
+	StartLine int    `json:"startLine,omitempty" jsonschema:"1-based"` // 0 means 1
+	Lines     int    `json:"lines,omitempty"`                          // 0 means to the end
 }
 
 // GetResponse is the text read.
@@ -18,9 +18,9 @@ type GetResponse struct {
 // WriteRequest appends to a page or an H2 section, or replaces the section
 // (the whole page when no section is given) (notebook_write).
 type WriteRequest struct {
-	Path    string `json:"path"`
+	Path    string `json:"path" jsonschema:"e.g. knowledge/projects.md; made when missing"`
 	Text    string `json:"text"`
-	Section string `json:"section,omitempty"`
+	Section string `json:"section,omitempty" jsonschema:"H2 section, made when missing; default the whole page"`
 	Replace bool   `json:"replace,omitempty"`
 	// RequestID, when set, makes the write idempotent: a run with the id
 	// of one that landed writes nothing and answers as it did.

@@ -3,31 +3,30 @@ package memhost
 // ContextRequest asks for the block an agent puts in its system prompt.
 // With no Query and no Session it is the notebook's block (reference
 // pages, recent daily logs, facts of the most-mentioned entities). With a
-// Query it is the memory context of seed 004 §5.1: the memory tiers
-// searched for it and assembled within Budget tokens, facts first, then
-// episodes, skills and notebook pages, each item once with where it came
-// from. With a Session it is that session's working memory (004 §2.1):
-// the notebook's block, the memory context for the Query (default: the
-// session's last user turn), the last summary checkpoint and the most
-// recent turns that fit.
+// Query it is the memory context: the memory tiers searched for it and
+// assembled within Budget tokens, facts first, then episodes, skills and
+// notebook pages, each item once with where it came from. With a Session
+// it is that session's working memory: the notebook's block, the memory
+// context for the Query (default: the session's last user turn), the last
+// summary checkpoint and the most recent turns that fit.
 type ContextRequest struct {
 	Query   string `json:"query,omitempty"`
 	Session string `json:"session,omitempty"`
 	// Budget is the memory context's tokens; 0: memory.context.budget.
-	Budget int `json:"budget,omitempty"`
+	Budget int `json:"budget,omitempty" jsonschema:"tokens"`
 	// Tiers are the tiers searched (ContextTiers); empty: all.
 	Tiers    []string `json:"tiers,omitempty"`
-	PerTier  int      `json:"perTier,omitempty"`  // items a tier may give; 0: memory.context.perTier
+	PerTier  int      `json:"perTier,omitempty"`  // 0: memory.context.perTier
 	MinScore *float64 `json:"minScore,omitempty"` // nil: memory.search.minScore
 	// HalfLife turns on time decay: an item's score halves with every
 	// HalfLife of age ("30d", "12h"); "" is memory.context.halfLife (off
 	// by default). Items with no time (notebook pages) keep theirs.
-	HalfLife string `json:"halfLife,omitempty"`
+	HalfLife string `json:"halfLife,omitempty" jsonschema:"e.g. 30d: a score halves every half-life of age"`
 	// Filters: episodes of one channel (and source in it), facts of one
 	// entity (a slug).
-	Channel  string `json:"channel,omitempty"`
-	SourceID string `json:"sourceId,omitempty"`
-	Entity   string `json:"entity,omitempty"`
+	Channel  string `json:"channel,omitempty" jsonschema:"only episodes of this channel"`
+	SourceID string `json:"sourceId,omitempty" jsonschema:"and of this chat in it"`
+	Entity   string `json:"entity,omitempty" jsonschema:"only facts of this entity slug"`
 	// NotSession leaves that session's turns out of the episodes (a
 	// session's working memory holds them already).
 	NotSession string `json:"notSession,omitempty"`
@@ -102,8 +101,8 @@ type WorkingContext struct {
 	TurnTokens int    `json:"turnTokens"`
 	Dropped    int    `json:"dropped"`
 	// CompactionDue is set when the recent turns exceed
-	// memory.context.working.compactAt tokens (004: 35,000): summarise the
-	// oldest half (session compact --summarize).
+	// memory.context.working.compactAt tokens (default 35,000): summarise
+	// the oldest half (session compact --summarize).
 	CompactionDue bool `json:"compactionDue"`
 	Tokens        int  `json:"tokens"` // all of it
 }

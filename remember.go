@@ -4,13 +4,13 @@ import "fmt"
 
 // RememberRequest stores a fact, preference, contact or list item.
 type RememberRequest struct {
-	Text     string `json:"text"`
-	Category string `json:"category,omitempty"` // lists | reference | knowledge; "" routes by content
-	File     string `json:"file,omitempty"`     // page name within the category, e.g. "contacts"
-	Section  string `json:"section,omitempty"`  // H2 section to add under
+	Text     string `json:"text" jsonschema:"one short self-contained sentence"`
+	Category string `json:"category,omitempty"`                                              // lists | reference | knowledge; "" routes by content
+	File     string `json:"file,omitempty" jsonschema:"page in the category, e.g. contacts"` // page name within the category, e.g. "contacts"
+	Section  string `json:"section,omitempty" jsonschema:"H2 section, e.g. a person's name"` // H2 section to add under
 	// Auto has the generator choose category, page, section and tags
 	// (autoroute.go); the rules route when it cannot.
-	Auto bool `json:"auto,omitempty"`
+	Auto bool `json:"auto,omitempty" jsonschema:"let the generator model route it"`
 	// RequestID, when set, makes the write idempotent: a run with the id
 	// of one that landed writes nothing and answers as it did.
 	RequestID string `json:"requestId,omitempty"`

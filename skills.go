@@ -1,7 +1,7 @@
 package memhost
 
-// Skill is a tool sequence agents repeat (seed 004 §2.4): a learned skill
-// page (skills/learned/<slug>.md) once it was seen
+// Skill is a tool sequence agents repeat: a learned skill page
+// (skills/learned/<slug>.md) once it was seen
 // memory.skills.minObservations times, a candidate before. Its counts come
 // from the transcripts; its status from the page, set by a person or an
 // agent (SkillReview).
@@ -48,7 +48,7 @@ type SkillsResponse struct {
 
 // SkillReviewRequest accepts or rejects a skill page.
 type SkillReviewRequest struct {
-	Slug   string `json:"slug"`
+	Slug   string `json:"slug" jsonschema:"as skills lists it"`
 	Status string `json:"status"` // accepted | rejected | proposed
 }
 

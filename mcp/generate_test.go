@@ -15,7 +15,7 @@ func TestRememberAuto(t *testing.T) {
 	h := openHome(t)
 	cs := connect(t, mcp.New(h, mcp.Options{}), nil)
 	var rem memhost.RememberResponse
-	res := call(t, cs, "remember", map[string]any{"content": "Sarah Chen - Phone: 555-1234", "auto": true})
+	res := call(t, cs, "remember", map[string]any{"text": "Sarah Chen - Phone: 555-1234", "auto": true})
 	structured(t, res, &rem)
 	if rem.Path != "reference/contacts.md" || rem.Routing != host.RoutedByRules || len(rem.Warnings) != 1 ||
 		!strings.Contains(rem.Warnings[0], "no generator configured") || !strings.HasSuffix(text(res), "Chosen by the rules.") {

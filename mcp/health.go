@@ -1,32 +1,25 @@
 package mcp
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 )
 
-// HealthHistoryArgs are health_history's arguments.
-type HealthHistoryArgs struct {
-	Limit int `json:"limit,omitempty" jsonschema:"at most this many reports, newest first; default 48"`
-}
-
-// addHealthTools registers health_history (reading), which calls
-// host.HealthHistory.
-func (s *srv) addHealthTools(read *mcpsdk.ToolAnnotations) {
-	add(s, &mcpsdk.Tool{Name: "health_history", Title: "Health history", Annotations: read,
-		Description: "The memory home's kept health reports, newest first: when each check ran, the overall state " +
-			"(HEALTHY, DEGRADED, UNHEALTHY) and every check's status and message. The server checks the home every 30 minutes " +
-			"by default; use it to see since when something is wrong, or whether a problem came back."},
-		nil, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a HealthHistoryArgs) (memhost.HealthHistoryResponse, string, error) {
-			r, err := s.ops.HealthHistory(ctx, memhost.HealthHistoryRequest{Limit: a.Limit})
-			return r, renderHealthHistory(r), about("limit", err)
-		})
+// addHealthTools registers health_history, which runs host.HealthHistory.
+func (s *srv) addHealthTools() {
+	addTool(s, api.OpHealthHistory, tool[memhost.HealthHistoryRequest, memhost.HealthHistoryResponse]{
+		name: "health_history", title: "Health history",
+		description: "Health reports of the memory home, newest first: since when something is wrong, or whether it came back.",
+		reword:      func(_ memhost.HealthHistoryRequest, err error) error { return about("limit", err) },
+		done: func(_ *mcpsdk.CallToolRequest, _ memhost.HealthHistoryRequest, r memhost.HealthHistoryResponse) string {
+			return renderHealthHistory(r)
+		},
+	})
 }
 
 func renderHealthHistory(r memhost.HealthHistoryResponse) string {

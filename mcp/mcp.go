@@ -1,11 +1,17 @@
 // Package mcp serves a memhost home over the Model Context Protocol: the
-// host operations an agent needs as tools (memory_search, memory_get,
-// remember, notebook_write, daily_log, conversation_search, context,
-// memory_status, episodes, and vault.go's links, mv, rollup, prune), every notebook page as a resource
+// operations an agent needs as tools, every notebook page as a resource
 // (memhost://notebook/<path>, markdown), and two prompts
 // (pre-compaction-flush, session-start). It is built on the official Go
 // SDK; the transport (stdio for `memhost mcp`, streamable HTTP under
 // `memhost serve`) is the caller's.
+//
+// Each tool runs an operation of the API's table (package api): its
+// arguments are the operation's request, described by the request's
+// jsonschema tags, less the fields a model does not give; it is read-only,
+// and served by a read-only server, when the operation does not write.
+// tools/list is the one list of the tools. The tools' descriptions and
+// schemas are what every client pays for in each session, so they are
+// short and list no output schema (TestToolsListBudget holds the size).
 //
 // Bad arguments are tool errors a model can act on (IsError results with a
 // message naming the argument, and for a missing page the pages of its
@@ -13,7 +19,7 @@
 // are paths inside the notebook, checked by the host as the CLI's are.
 //
 // Concurrency: the *mcpsdk.Server New returns may serve many sessions at
-// once; its handlers call Ops concurrently, which *host.Host and
+// once; its handlers call the api.API concurrently, which *host.Host and
 // *client.Client allow.
 package mcp
 
@@ -24,43 +30,14 @@ import (
 
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/internal/version"
-	"github.com/memhost/memhost/knowledge"
 )
 
-// Ops is what the MCP server calls: a *host.Host opened in this process or
-// a *client.Client forwarding to the home's running server.
-type Ops interface {
-	Recall(context.Context, memhost.RecallRequest) (memhost.RecallResponse, error)
-	Get(context.Context, memhost.GetRequest) (memhost.GetResponse, error)
-	Remember(context.Context, memhost.RememberRequest) (memhost.RememberResponse, error)
-	Write(context.Context, memhost.WriteRequest) (memhost.WriteResponse, error)
-	DailyLog(context.Context, memhost.DailyLogRequest) (memhost.DailyLogResponse, error)
-	ConversationSearch(context.Context, memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error)
-	Context(context.Context, memhost.ContextRequest) (memhost.ContextResponse, error)
-	Status(context.Context, memhost.StatusRequest) (memhost.StatusResponse, error)
-	Files(context.Context, memhost.FilesRequest) (memhost.FilesResponse, error)
-	Facts(context.Context, knowledge.FactsRequest) (knowledge.FactsResponse, error)       // facts.go
-	FactAdd(context.Context, knowledge.FactAddRequest) (knowledge.FactAddResponse, error) // facts.go
-	Links(context.Context, memhost.LinksRequest) (memhost.LinksResponse, error)           // vault.go
-	Move(context.Context, memhost.MoveRequest) (memhost.MoveResponse, error)              // vault.go
-	Rollup(context.Context, memhost.RollupRequest) (memhost.RollupResponse, error)        // vault.go
-	Prune(context.Context, memhost.PruneRequest) (memhost.PruneResponse, error)           // vault.go
-	Skills(context.Context, memhost.SkillsRequest) (memhost.SkillsResponse, error)        // skills.go
-	SkillLearn(context.Context, memhost.SkillLearnRequest) (memhost.SkillsResponse, error)
-	SkillReview(context.Context, memhost.SkillReviewRequest) (memhost.SkillReviewResponse, error)
-	Episodes(context.Context, memhost.EpisodesRequest) (memhost.EpisodesResponse, error)
-	HealthHistory(context.Context, memhost.HealthHistoryRequest) (memhost.HealthHistoryResponse, error) // health.go
-}
-
-var _ Ops = (*host.Host)(nil)
-
-// MaxContentBytes bounds the text one tool call writes (remember's and
-// notebook_write's content, daily_log's entry) and the text memory_get
-// returns at once: 1 MB.
+// MaxContentBytes bounds the text one tool call writes (the text of
+// remember, notebook_write and daily_log) and the text memory_get returns
+// at once: 1 MB.
 const MaxContentBytes = 1 << 20
 
 // Change is a notebook page that changed: written, edited on disk, or
@@ -70,10 +47,11 @@ type Change struct {
 	Removed bool
 }
 
-// Options configure New. The zero value serves every tool.
+// Options configure New. The zero value serves every tool, and notifies
+// no page changes.
 type Options struct {
-	// ReadOnly serves only the tools that read (memory_search, memory_get,
-	// conversation_search, context, memory_status, facts, links).
+	// ReadOnly serves only the tools whose operation does not write
+	// (api.OpInfo.Write).
 	ReadOnly bool
 	// FlushPrompt returns the text of the pre-compaction-flush prompt
 	// (memory.compaction.flushPrompt); nil means config.DefaultFlushPrompt.
@@ -82,10 +60,10 @@ type Options struct {
 	// Context, and calls fn for each page changed by anyone (the server's
 	// events under memhost serve); it returns when Context ends or its
 	// source closes. Resource subscribers are notified of each change, and
-	// every client when pages come or go. Changes must report the writes of
-	// this server's own tools too (under memhost serve they are the Host's
-	// writes, published as any write is); without it, only those writes
-	// are notified.
+	// every client when pages come or go. Changes reports the writes of
+	// this server's own tools as any other: they are the Host's writes,
+	// published on its change bus (a Relay hands them on) and in the
+	// server's events. Nil: no notifications.
 	Changes func(ctx context.Context, fn func(Change)) error
 	// Context bounds Changes; nil means context.Background().
 	Context context.Context
@@ -93,9 +71,11 @@ type Options struct {
 	Log *slog.Logger
 }
 
-// New returns the MCP server of ops. Connect it to a transport with Run
-// (stdio) or mcpsdk.NewStreamableHTTPHandler.
-func New(ops Ops, opts Options) *mcpsdk.Server {
+// New returns the MCP server of a: a *host.Host opened in this process, a
+// *client.Client forwarding to the home's running server, or any api.API.
+// Connect it to a transport with Run (stdio) or
+// mcpsdk.NewStreamableHTTPHandler.
+func New(a api.API, opts Options) *mcpsdk.Server {
 	if opts.FlushPrompt == nil {
 		opts.FlushPrompt = func() string { return config.DefaultFlushPrompt }
 	}
@@ -105,7 +85,7 @@ func New(ops Ops, opts Options) *mcpsdk.Server {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &srv{ops: ops, opts: opts, pages: map[string]bool{}, stored: map[string][]stored{}}
+	s := &srv{api: a, opts: opts, pages: map[string]bool{}, stored: map[string][]stored{}}
 	s.sdk = mcpsdk.NewServer(&mcpsdk.Implementation{Name: "memhost", Title: "memhost memory", Version: version.String()},
 		&mcpsdk.ServerOptions{
 			Instructions: instructions,
@@ -136,7 +116,7 @@ Search before you answer from memory (memory_search), read a page or lines of it
 
 // srv holds the state behind one *mcpsdk.Server.
 type srv struct {
-	ops  Ops
+	api  api.API
 	opts Options
 	sdk  *mcpsdk.Server
 

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,14 @@ func openHome(t *testing.T) *host.Host {
 		}
 	}
 	return h
+}
+
+// hostChanges is an Options.Changes of h's writes, as memhost mcp gives
+// without a server: its change bus through a Relay.
+func hostChanges(t *testing.T, h *host.Host) func(context.Context, func(mcp.Change)) error {
+	r := new(mcp.Relay)
+	t.Cleanup(h.Subscribe(r.Publish))
+	return r.Changes
 }
 
 // connect serves srv over the in-memory transport and returns a client
@@ -106,36 +115,46 @@ var (
 	destructive = []string{"mv", "notebook_write", "prune", "rollup", "skill_review"}
 )
 
+// TestListTools: every tool has a description, annotations and an input
+// schema, and no output schema (TestToolsListBudget says why); a read-only
+// server serves exactly the tools whose readOnlyHint is true.
 func TestListTools(t *testing.T) {
-	for _, readOnly := range []bool{false, true} {
+	tools := func(readOnly bool) map[string]*mcpsdk.Tool {
 		cs := connect(t, mcp.New(openHome(t), mcp.Options{ReadOnly: readOnly}), nil)
 		res, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got []string
+		m := map[string]*mcpsdk.Tool{}
 		for _, tool := range res.Tools {
-			got = append(got, tool.Name)
-			a := tool.Annotations
-			if a == nil || tool.Description == "" || tool.InputSchema == nil || tool.OutputSchema == nil {
-				t.Fatalf("%s: annotations, description and schemas are required: %+v", tool.Name, tool)
-			}
-			if want := slices.Contains(readTools, tool.Name); a.ReadOnlyHint != want {
-				t.Errorf("%s: readOnlyHint = %v, want %v", tool.Name, a.ReadOnlyHint, want)
-			}
-			if !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint != slices.Contains(destructive, tool.Name)) {
-				t.Errorf("%s: destructiveHint = %v", tool.Name, a.DestructiveHint)
-			}
+			m[tool.Name] = tool
 		}
-		slices.Sort(got)
-		want := readTools
-		if !readOnly {
-			want = append(slices.Clone(readTools), writeTools...)
-			slices.Sort(want)
+		return m
+	}
+	all, ro := tools(false), tools(true)
+	if got, want := slices.Sorted(maps.Keys(all)), slices.Sorted(slices.Values(append(slices.Clone(readTools), writeTools...))); !slices.Equal(got, want) {
+		t.Fatalf("tools %v, want %v", got, want)
+	}
+	for name, tool := range all {
+		a := tool.Annotations
+		if a == nil || tool.Description == "" || tool.InputSchema == nil || tool.OutputSchema != nil {
+			t.Fatalf("%s: want annotations, a description, an input schema and no output schema: %+v", name, tool)
 		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("read-only %v: tools %v, want %v", readOnly, got, want)
+		if want := slices.Contains(readTools, name); a.ReadOnlyHint != want {
+			t.Errorf("%s: readOnlyHint = %v, want %v", name, a.ReadOnlyHint, want)
 		}
+		if !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint != slices.Contains(destructive, name)) {
+			t.Errorf("%s: destructiveHint = %v", name, a.DestructiveHint)
+		}
+		if a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("%s: openWorldHint = %v, want false", name, a.OpenWorldHint)
+		}
+		if _, served := ro[name]; served != a.ReadOnlyHint {
+			t.Errorf("%s: served read-only %v, readOnlyHint %v", name, served, a.ReadOnlyHint)
+		}
+	}
+	if len(ro) != len(readTools) {
+		t.Errorf("read-only: %d tools, want %d", len(ro), len(readTools))
 	}
 }
 
@@ -144,17 +163,17 @@ func TestCallEachTool(t *testing.T) {
 	cs := connect(t, mcp.New(h, mcp.Options{}), nil)
 
 	var rem memhost.RememberResponse
-	structured(t, call(t, cs, "remember", map[string]any{"content": "Bob's birthday is on 3 March", "category": "reference", "file": "contacts", "section": "Bob"}), &rem)
+	structured(t, call(t, cs, "remember", map[string]any{"text": "Bob's birthday is on 3 March", "category": "reference", "file": "contacts", "section": "Bob"}), &rem)
 	if rem.Path != "reference/contacts.md" || rem.Duplicate || rem.Lines.Start == 0 {
 		t.Fatalf("remember: %+v", rem)
 	}
-	res := call(t, cs, "remember", map[string]any{"content": "Bob's birthday is on 3 March", "category": "reference", "file": "contacts", "section": "Bob"})
+	res := call(t, cs, "remember", map[string]any{"text": "Bob's birthday is on 3 March", "category": "reference", "file": "contacts", "section": "Bob"})
 	structured(t, res, &rem)
 	if !rem.Duplicate || text(res) != "Already remembered: reference/contacts.md § Bob (line 8); nothing written." {
 		t.Fatalf("remember again: %+v %q", rem, text(res))
 	}
 	// A text with no section of its own: the message still names the one it went to.
-	res = call(t, cs, "remember", map[string]any{"content": "The spare key is under the mat", "category": "reference", "file": "contacts"})
+	res = call(t, cs, "remember", map[string]any{"text": "The spare key is under the mat", "category": "reference", "file": "contacts"})
 	if got := text(res); got != "Remembered in reference/contacts.md § Notes (new section, line 11)." {
 		t.Fatalf("remember without a section: %q", got)
 	}
@@ -180,17 +199,17 @@ func TestCallEachTool(t *testing.T) {
 	}
 
 	var wr memhost.WriteResponse
-	structured(t, call(t, cs, "notebook_write", map[string]any{"page": "knowledge/projects", "content": "memhost speaks MCP", "section": "memhost"}), &wr)
+	structured(t, call(t, cs, "notebook_write", map[string]any{"path": "knowledge/projects", "text": "memhost speaks MCP", "section": "memhost"}), &wr)
 	if wr.Path != "knowledge/projects.md" || !wr.Created {
 		t.Fatalf("notebook_write: %+v", wr)
 	}
-	structured(t, call(t, cs, "notebook_write", map[string]any{"page": "knowledge/projects.md", "content": "replaced", "replace": true}), &wr)
+	structured(t, call(t, cs, "notebook_write", map[string]any{"path": "knowledge/projects.md", "text": "replaced", "replace": true}), &wr)
 	if b, _ := os.ReadFile(filepath.Join(h.NotebookDir(), "knowledge/projects.md")); string(b) != "replaced\n" {
 		t.Fatalf("after replace: %q", b)
 	}
 
 	var dl memhost.DailyLogResponse
-	structured(t, call(t, cs, "daily_log", map[string]any{"entry": "Shipped the MCP server\nwith tests"}), &dl)
+	structured(t, call(t, cs, "daily_log", map[string]any{"text": "Shipped the MCP server\nwith tests"}), &dl)
 	if !strings.HasPrefix(dl.Path, "daily/") || !strings.Contains(dl.Heading, "Shipped the MCP server") {
 		t.Fatalf("daily_log: %+v", dl)
 	}
@@ -243,17 +262,19 @@ func TestBadInput(t *testing.T) {
 		{"min score out of range", "memory_search", map[string]any{"query": "x", "minScore": 2}, []string{"minScore"}},
 		{"unknown argument", "memory_get", map[string]any{"path": "a.md", "pathh": "b"}, []string{"pathh"}},
 		{"dot-dot path", "memory_get", map[string]any{"path": "../config.yaml"}, []string{"outside", "inside the notebook"}},
-		{"absolute path", "notebook_write", map[string]any{"page": "/etc/passwd", "content": "x"}, []string{"outside"}},
-		{"dot-dot write", "notebook_write", map[string]any{"page": "lists/../../x.md", "content": "x"}, []string{"outside"}},
+		{"absolute path", "notebook_write", map[string]any{"path": "/etc/passwd", "text": "x"}, []string{"outside"}},
+		{"dot-dot write", "notebook_write", map[string]any{"path": "lists/../../x.md", "text": "x"}, []string{"outside"}},
 		{"missing page", "memory_get", map[string]any{"path": "reference/x.md"}, []string{"reference/x.md", "pages in reference/: contacts.md, preferences.md"}},
 		{"missing folder", "memory_get", map[string]any{"path": "nowhere/x"}, []string{"nowhere/x.md", "lists/", "reference/"}},
 		{"past the end", "memory_get", map[string]any{"path": "lists/shopping.md", "startLine": 90}, []string{"startLine", "past the end"}},
-		{"10 MB content", "remember", map[string]any{"content": big}, []string{"content", "1 MB"}},
-		{"10 MB write", "notebook_write", map[string]any{"page": "a.md", "content": big}, []string{"content", "1 MB"}},
-		{"10 MB entry", "daily_log", map[string]any{"entry": big}, []string{"entry", "1 MB"}},
-		{"empty content", "remember", map[string]any{"content": ""}, []string{"content"}},
-		{"unknown category", "remember", map[string]any{"content": "x", "category": "misc"}, []string{"category"}},
-		{"file as a path", "remember", map[string]any{"content": "x", "file": "../x"}, []string{"file"}},
+		{"10 MB text", "remember", map[string]any{"text": big}, []string{"text", "1 MB"}},
+		{"10 MB write", "notebook_write", map[string]any{"path": "a.md", "text": big}, []string{"text", "1 MB"}},
+		{"10 MB entry", "daily_log", map[string]any{"text": big}, []string{"text", "1 MB"}},
+		{"empty text", "remember", map[string]any{"text": ""}, []string{"text"}},
+		{"a request id", "remember", map[string]any{"text": "x", "requestId": "r1"}, []string{"requestId"}},
+		{"a hidden field", "context", map[string]any{"notSession": "s1"}, []string{"notSession"}},
+		{"unknown category", "remember", map[string]any{"text": "x", "category": "misc"}, []string{"category"}},
+		{"file as a path", "remember", map[string]any{"text": "x", "file": "../x"}, []string{"file"}},
 		{"unknown session", "conversation_search", map[string]any{"query": "x", "session": "nope"}, []string{"session", "nope"}},
 		{"bad date", "conversation_search", map[string]any{"query": "x", "since": "yesterday"}, []string{"since"}},
 		{"unknown tier", "context", map[string]any{"query": "x", "tiers": []string{"dreams"}}, []string{"tiers"}},
@@ -281,7 +302,7 @@ func TestBadInput(t *testing.T) {
 
 func TestReadOnlyRefusesWrites(t *testing.T) {
 	cs := connect(t, mcp.New(openHome(t), mcp.Options{ReadOnly: true}), nil)
-	_, err := cs.CallTool(context.Background(), &mcpsdk.CallToolParams{Name: "remember", Arguments: map[string]any{"content": "x"}})
+	_, err := cs.CallTool(context.Background(), &mcpsdk.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "x"}})
 	if err == nil {
 		t.Fatal("remember served in read-only mode")
 	}
@@ -291,7 +312,7 @@ func TestResources(t *testing.T) {
 	h := openHome(t)
 	updated := make(chan string, 16)
 	listChanged := make(chan struct{}, 16)
-	cs := connect(t, mcp.New(h, mcp.Options{}), &mcpsdk.ClientOptions{
+	cs := connect(t, mcp.New(h, mcp.Options{Changes: hostChanges(t, h), Context: t.Context()}), &mcpsdk.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, r *mcpsdk.ResourceUpdatedNotificationRequest) {
 			updated <- r.Params.URI
 		},
@@ -338,7 +359,7 @@ func TestResources(t *testing.T) {
 	if err := cs.Subscribe(ctx, &mcpsdk.SubscribeParams{URI: "memhost://notebook/reference/contacts.md"}); err != nil {
 		t.Fatal(err)
 	}
-	call(t, cs, "remember", map[string]any{"content": "Carol's email is carol@example.com", "category": "reference", "file": "contacts"})
+	call(t, cs, "remember", map[string]any{"text": "Carol's email is carol@example.com", "category": "reference", "file": "contacts"})
 	select {
 	case uri := <-updated:
 		if uri != "memhost://notebook/reference/contacts.md" {
@@ -347,7 +368,7 @@ func TestResources(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no resources/updated after remember")
 	}
-	call(t, cs, "notebook_write", map[string]any{"page": "knowledge/new page.md", "content": "fresh"})
+	call(t, cs, "notebook_write", map[string]any{"path": "knowledge/new page.md", "text": "fresh"})
 	select {
 	case <-listChanged:
 	case <-time.After(5 * time.Second):
@@ -421,8 +442,8 @@ func TestPrompts(t *testing.T) {
 	if got := get("pre-compaction-flush"); got != "Flush now.\n\nNothing has been stored through memhost in this session yet." {
 		t.Fatalf("flush before writes: %q", got)
 	}
-	call(t, cs, "remember", map[string]any{"content": "Dana prefers mornings", "category": "reference", "file": "preferences"})
-	call(t, cs, "daily_log", map[string]any{"entry": "Met Dana"})
+	call(t, cs, "remember", map[string]any{"text": "Dana prefers mornings", "category": "reference", "file": "preferences"})
+	call(t, cs, "daily_log", map[string]any{"text": "Met Dana"})
 	got := get("pre-compaction-flush")
 	for _, w := range []string{"Flush now.", "remember → reference/preferences.md", "Dana prefers mornings", "daily_log → daily/", "Met Dana"} {
 		if !strings.Contains(got, w) {

@@ -26,8 +26,8 @@ const (
 	maxSessions = 64 // sessions remembered (an arbitrary one is forgotten past it)
 )
 
-// wrote records a successful write of a session and, without
-// Options.Changes, tells the clients (resources/updated).
+// wrote records a successful write of a session, for its
+// pre-compaction-flush prompt.
 func (s *srv) wrote(req *mcpsdk.CallToolRequest, st stored) {
 	id := sessionID(req.Session)
 	s.mu.Lock()
@@ -43,9 +43,6 @@ func (s *srv) wrote(req *mcpsdk.CallToolRequest, st stored) {
 	}
 	s.stored[id] = list
 	s.mu.Unlock()
-	if s.opts.Changes == nil { // else the change comes back through Changes
-		s.changed(Change{Path: st.Path})
-	}
 }
 
 func sessionID(ss *mcpsdk.ServerSession) string {
@@ -98,7 +95,7 @@ func (s *srv) flushPrompt(_ context.Context, req *mcpsdk.GetPromptRequest) (*mcp
 
 // sessionStart is host.Context's block.
 func (s *srv) sessionStart(ctx context.Context, _ *mcpsdk.GetPromptRequest) (*mcpsdk.GetPromptResult, error) {
-	c, err := s.ops.Context(ctx, memhost.ContextRequest{})
+	c, err := s.api.Context(ctx, memhost.ContextRequest{})
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,16 @@ func pageOf(uri string) (string, bool) {
 
 const markdown = "text/markdown"
 
+// stateDeleted is the state of an indexed file deleted since the last
+// sync: host/indexer.StateDeleted (TestHostConstants holds them equal).
+const stateDeleted = "deleted"
+
+// isPage reports whether an indexed file is a notebook page on disk (not a
+// transcript, not deleted).
+func isPage(f memhost.FileInfo) bool {
+	return strings.HasSuffix(f.Path, ".md") && f.State != stateDeleted
+}
+
 // The resources are the notebook's pages: each registered with the SDK
 // (so that resources/list holds them and a page coming or going sends
 // notifications/resources/list_changed), kept in step with the notebook
@@ -67,7 +77,7 @@ func (s *srv) addResources() {
 // refreshPages registers the pages that exist and drops those that no
 // longer do.
 func (s *srv) refreshPages(ctx context.Context) error {
-	files, err := s.ops.Files(ctx, memhost.FilesRequest{})
+	files, err := s.api.Files(ctx, memhost.FilesRequest{})
 	if err != nil {
 		return fmt.Errorf("listing the notebook's pages: %v", err)
 	}
@@ -113,7 +123,7 @@ func (s *srv) readPage(ctx context.Context, req *mcpsdk.ReadResourceRequest) (*m
 	if !ok {
 		return nil, mcpsdk.ResourceNotFoundError(uri)
 	}
-	r, err := s.ops.Get(ctx, memhost.GetRequest{Path: p})
+	r, err := s.api.Get(ctx, memhost.GetRequest{Path: p})
 	switch fault.KindOf(err) {
 	case "":
 	case fault.NotFound, fault.Outside, fault.BadInput:

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -9,49 +8,38 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 )
 
-// SkillReviewArgs are skill_review's arguments.
-type SkillReviewArgs struct {
-	Slug   string `json:"slug" jsonschema:"the skill's slug, as skills lists it (e.g. read-edit-bash)"`
-	Status string `json:"status" jsonschema:"accepted, rejected (it leaves the memory context) or proposed"`
-}
+// addSkillTools registers skills, skill_learn and skill_review, which run
+// host.Skills, SkillLearn and SkillReview.
+func (s *srv) addSkillTools() {
+	addTool(s, api.OpSkills, tool[memhost.SkillsRequest, memhost.SkillsResponse]{
+		name: "skills", title: "Learned skills",
+		description: "Learned skills: the tool sequences agents repeat, with counts and success rates, and candidates.",
+		done: func(_ *mcpsdk.CallToolRequest, _ memhost.SkillsRequest, r memhost.SkillsResponse) string {
+			return renderSkills(r)
+		},
+	})
 
-// addSkillTools registers skills (reading) and, unless read-only,
-// skill_learn and skill_review.
-func (s *srv) addSkillTools(read *mcpsdk.ToolAnnotations) {
-	add(s, &mcpsdk.Tool{Name: "skills", Title: "Learned skills", Annotations: read,
-		Description: "Procedural memory: the tool sequences agents repeat across sessions, with how often each was seen and how often it ended without a failed tool. " +
-			"skills are the skill pages (skills/learned/<slug>.md: proposed, accepted or rejected); candidates are sequences not yet seen often enough."},
-		nil, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, _ NoArgs) (memhost.SkillsResponse, string, error) {
-			r, err := s.ops.Skills(ctx, memhost.SkillsRequest{})
-			return r, renderSkills(r), err
-		})
-	if s.opts.ReadOnly {
-		return
-	}
-	no := new(bool)
-	add(s, &mcpsdk.Tool{Name: "skill_learn", Title: "Learn skills",
-		Annotations: &mcpsdk.ToolAnnotations{DestructiveHint: no, IdempotentHint: true, OpenWorldHint: no},
-		Description: "Write a proposed skill page for each tool sequence seen often enough, and bring the counts on the existing pages up to date. Running it again changes nothing."},
-		nil, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, _ NoArgs) (memhost.SkillsResponse, string, error) {
-			r, err := s.ops.SkillLearn(ctx, memhost.SkillLearnRequest{})
-			return r, "wrote " + fmt.Sprint(len(r.Written)) + " pages\n" + renderSkills(r), err
-		})
-	yes := new(bool)
-	*yes = true
-	add(s, &mcpsdk.Tool{Name: "skill_review", Title: "Accept or reject a skill",
-		Annotations: &mcpsdk.ToolAnnotations{DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
-		Description: "Accept or reject a proposed skill (its page's status); a rejected skill leaves the memory context."},
-		func(sc *jsonschema.Schema) {
+	addTool(s, api.OpSkillLearn, tool[memhost.SkillLearnRequest, memhost.SkillsResponse]{
+		name: "skill_learn", title: "Learn skills", idempotent: true,
+		description: "Propose a skill page for each tool sequence seen often enough, and update the counts.",
+		done: func(_ *mcpsdk.CallToolRequest, _ memhost.SkillLearnRequest, r memhost.SkillsResponse) string {
+			return "wrote " + fmt.Sprint(len(r.Written)) + " pages\n" + renderSkills(r)
+		},
+	})
+
+	addTool(s, api.OpSkillReview, tool[memhost.SkillReviewRequest, memhost.SkillReviewResponse]{
+		name: "skill_review", title: "Accept or reject a skill", destructive: true, idempotent: true,
+		description: "Accept or reject a proposed skill; a rejected one leaves the memory context.",
+		schema: func(sc *jsonschema.Schema) {
 			sc.Properties["status"].Enum = []any{memhost.SkillAccepted, memhost.SkillRejected, memhost.SkillProposed}
-		}, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a SkillReviewArgs) (memhost.SkillReviewResponse, string, error) {
-			r, err := s.ops.SkillReview(ctx, memhost.SkillReviewRequest{Slug: a.Slug, Status: a.Status})
-			return r, r.Skill.Slug + ": " + r.Skill.Status, err
-		})
+		},
+		done: func(_ *mcpsdk.CallToolRequest, _ memhost.SkillReviewRequest, r memhost.SkillReviewResponse) string {
+			return r.Skill.Slug + ": " + r.Skill.Status
+		},
+	})
 }
 
 // renderSkills is the skills as text, one a line.

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path"
@@ -11,152 +10,67 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/fault"
 )
 
-// The vault's tools: links (reading), and mv, rollup and prune (writing,
-// not served read-only). They call host.Links, Move, Rollup and Prune.
-
-// LinksArgs are links' arguments.
-type LinksArgs struct {
-	Page       string `json:"page,omitempty" jsonschema:"the page: a path inside the notebook (knowledge/postgres.md; .md may be left out) or a name as a wikilink gives it (\"Project Alpha\"); required unless unresolved is true"`
-	Unresolved bool   `json:"unresolved,omitempty" jsonschema:"also list every link in the notebook that finds no page (broken links), with the page and line holding it"`
-}
-
-// MoveArgs are mv's arguments.
-type MoveArgs struct {
-	From string `json:"from" jsonschema:"the page to rename, a path inside the notebook (e.g. knowledge/staging-db.md)"`
-	To   string `json:"to" jsonschema:"its new path inside the notebook (e.g. knowledge/databases/staging.md); folders are made; must not be an existing page"`
-}
-
-// RollupArgs are rollup's arguments.
-type RollupArgs struct {
-	Period string `json:"period" jsonschema:"week or month"`
-	Date   string `json:"date,omitempty" jsonschema:"which week or month: a day in it (2026-02-24), a week (2026-W09) or a month (2026-02); default: the current one"`
-}
-
-// PruneArgs are prune's arguments.
-type PruneArgs struct {
-	OlderThanDays int  `json:"olderThanDays" jsonschema:"archive the daily logs of days more than this many days ago (e.g. 90)"`
-	DryRun        bool `json:"dryRun,omitempty" jsonschema:"only say which logs would be archived; change nothing"`
-}
-
-// addVaultTools registers links and, unless read-only, mv, rollup and
-// prune.
-func (s *srv) addVaultTools(read *mcpsdk.ToolAnnotations) {
-	add(s, &mcpsdk.Tool{Name: "links", Title: "Links of a page", Annotations: read,
-		Description: "The wikilinks ([[page]], [[page#heading|alias]]) of a notebook page: its out links, each with the page it resolves to (or none), " +
-			"and its back links, the pages that link to it; with its frontmatter title, aliases and tags. " +
-			"Use it to follow what a page is connected to, or to see which pages refer to one before you rename or rewrite it. " +
-			"With unresolved: true it also lists every link in the notebook that finds no page (broken links, pages still to write); " +
-			"page may then be left out."},
-		nil, map[string]string{"path": "page"},
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a LinksArgs) (memhost.LinksResponse, string, error) {
-			if strings.TrimSpace(a.Page) == "" && !a.Unresolved {
-				return memhost.LinksResponse{}, "", fault.BadInputf("page", "page: give a page (e.g. knowledge/postgres.md), or unresolved: true for the broken links of the whole notebook")
+// addVaultTools registers links, mv, rollup and prune, which run
+// host.Links, Move, Rollup and Prune.
+func (s *srv) addVaultTools() {
+	addTool(s, api.OpLinks, tool[memhost.LinksRequest, memhost.LinksResponse]{
+		name: "links", title: "Links of a page",
+		description: "A page's wikilinks, out and back: to follow its connections, or before renaming or rewriting it.",
+		prepare: func(r *memhost.LinksRequest) error {
+			if strings.TrimSpace(r.Path) == "" && !r.Unresolved {
+				return fault.BadInputf("path", "path: give a page (e.g. knowledge/postgres.md), or unresolved: true for the broken links of the whole notebook")
 			}
-			r, err := s.ops.Links(ctx, memhost.LinksRequest{Path: a.Page, Unresolved: a.Unresolved})
-			return r, renderLinks(r), about("page", err)
-		})
+			return nil
+		},
+		reword: func(_ memhost.LinksRequest, err error) error { return about("path", err) },
+		page:   func(r memhost.LinksRequest) string { return r.Path },
+		done: func(_ *mcpsdk.CallToolRequest, _ memhost.LinksRequest, r memhost.LinksResponse) string {
+			return renderLinks(r)
+		},
+	})
 
-	if s.opts.ReadOnly {
-		return
-	}
-	yes, no := ptr(true), ptr(false)
-
-	add(s, &mcpsdk.Tool{Name: "mv", Title: "Rename a page",
-		Annotations: &mcpsdk.ToolAnnotations{DestructiveHint: yes, IdempotentHint: false, OpenWorldHint: no},
-		Description: "Rename (move) a notebook page, never over an existing one, and rewrite the wikilinks to it in every page so they still find it: " +
-			"the page part of each link changes, its #heading and |alias stay, nothing else of any page changes, frontmatter included. " +
-			"Use it instead of writing a copy and deleting the original, which would leave the links to the old name broken. " +
-			"Returns the new path and the pages whose links were updated."},
-		func(sc *jsonschema.Schema) {
-			sc.Properties["from"].MinLength, sc.Properties["to"].MinLength = ptr(1), ptr(1)
-		}, nil,
-		func(ctx context.Context, req *mcpsdk.CallToolRequest, a MoveArgs) (memhost.MoveResponse, string, error) {
-			r, err := s.ops.Move(ctx, memhost.MoveRequest{From: a.From, To: a.To, RequestID: requestID(req)})
+	addTool(s, api.OpMove, tool[memhost.MoveRequest, memhost.MoveResponse]{
+		name: "mv", title: "Rename a page", destructive: true,
+		description: "Rename a page and update every wikilink to it. Use it instead of copying and deleting.",
+		schema:      func(sc *jsonschema.Schema) { notEmpty(sc, "from", "to") },
+		requestID:   func(r *memhost.MoveRequest) *string { return &r.RequestID },
+		reword: func(_ memhost.MoveRequest, err error) error {
 			if fault.KindOf(err) == fault.Conflict && fault.FieldOf(err) == "to" {
 				// Not a race to retry: the name is taken.
-				return r, "", &fault.Error{Kind: fault.BadInput, Field: "to", Message: err.Error() + "; choose another name, or read that page first"}
+				return &fault.Error{Kind: fault.BadInput, Field: "to", Message: err.Error() + "; choose another name, or read that page first"}
 			}
-			if err != nil {
-				return r, "", about("from", err)
-			}
-			s.touched(Change{Path: r.From, Removed: true}, Change{Path: r.To})
-			for _, u := range r.Updated {
-				s.touched(Change{Path: u.Path})
-			}
-			return r, renderMove(r), nil
-		})
+			return about("from", err)
+		},
+		page: func(r memhost.MoveRequest) string { return r.From },
+		done: func(_ *mcpsdk.CallToolRequest, _ memhost.MoveRequest, r memhost.MoveResponse) string {
+			return renderMove(r)
+		},
+	})
 
-	add(s, &mcpsdk.Tool{Name: "rollup", Title: "Roll up daily logs",
-		Annotations: &mcpsdk.ToolAnnotations{DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
-		Description: "Write the rollup page of a week (daily/rollups/2026-W09.md) or a month (daily/rollups/2026-02.md) from the daily logs of its days: " +
-			"each day a heading, each log entry under it (with a summary first when a generator plugin is configured). " +
-			"Use it at the end of a week or month to have one page to read instead of many daily logs, and before prune, which archives only logs a rollup holds. " +
-			"The page is regenerated from the logs each time (the same logs give the same page; its frontmatter is kept), " +
-			"except a page a person edited since, which is theirs: it is left as it is and reported as kept, with why. " +
-			"Returns the page, the logs rolled up and how many entries."},
-		func(sc *jsonschema.Schema) {
-			sc.Properties["period"].Enum = []any{"week", "month"}
-		}, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a RollupArgs) (memhost.RollupResponse, string, error) {
-			r, err := s.ops.Rollup(ctx, memhost.RollupRequest{Period: a.Period, Date: a.Date})
-			if err != nil {
-				return r, "", err
-			}
-			if r.Changed {
-				s.touched(Change{Path: r.Path})
-			}
-			return r, renderRollup(r), nil
-		})
+	addTool(s, api.OpRollup, tool[memhost.RollupRequest, memhost.RollupResponse]{
+		name: "rollup", title: "Roll up daily logs", destructive: true, idempotent: true,
+		description: "Write a week's or month's rollup page from its daily logs (one page to read, not many); a page a person edited is kept. Run it before prune.",
+		schema:      func(sc *jsonschema.Schema) { sc.Properties["period"].Enum = []any{"week", "month"} },
+		done: func(_ *mcpsdk.CallToolRequest, _ memhost.RollupRequest, r memhost.RollupResponse) string {
+			return renderRollup(r)
+		},
+	})
 
-	add(s, &mcpsdk.Tool{Name: "prune", Title: "Archive old daily logs",
-		Annotations: &mcpsdk.ToolAnnotations{DestructiveHint: yes, IdempotentHint: true, OpenWorldHint: no},
-		Description: "Move the daily logs older than olderThanDays days from daily/ into daily/archive/, where they stay searchable. " +
-			"It archives only logs held, as they are now, by their week's or month's rollup: when a log has no up-to-date rollup it archives nothing and names the rollups to write first (with the rollup tool). " +
-			"A log whose rollup a person edited so that it no longer holds the log's text stays in daily/ and is reported as kept, with why. " +
-			"Use it when the daily logs pile up, after rolling them up; try dryRun: true first to see what would move. " +
-			"This tool never deletes a log (a person can, with memhost prune --delete)."},
-		func(sc *jsonschema.Schema) {
-			sc.Properties["olderThanDays"].Minimum = ptr(1.0)
-		}, nil,
-		func(ctx context.Context, _ *mcpsdk.CallToolRequest, a PruneArgs) (memhost.PruneResponse, string, error) {
-			r, err := s.ops.Prune(ctx, memhost.PruneRequest{OlderThanDays: a.OlderThanDays, DryRun: a.DryRun})
-			if err != nil {
-				return r, "", rollupsFirst(err)
-			}
-			if !r.DryRun {
-				for _, l := range r.Archived {
-					s.touched(Change{Path: l.From, Removed: true}, Change{Path: l.To})
-				}
-			}
-			return r, renderPrune(r), nil
-		})
-}
-
-// touched tells the clients of pages a vault tool changed, unless
-// Options.Changes reports them (as it does every write under memhost serve).
-func (s *srv) touched(cs ...Change) {
-	if s.opts.Changes != nil {
-		return
-	}
-	for _, c := range cs {
-		s.changed(c)
-	}
-}
-
-// about names arg in an error about a page path that names no argument
-// (the notebook's "path is outside the notebook: ../x.md").
-func about(arg string, err error) error {
-	if err == nil || fault.FieldOf(err) != "" {
-		return err
-	}
-	switch k := fault.KindOf(err); k {
-	case fault.BadInput, fault.Outside:
-		return &fault.Error{Kind: k, Field: arg, Message: err.Error(), Err: err}
-	}
-	return err
+	addTool(s, api.OpPrune, tool[memhost.PruneRequest, memhost.PruneResponse]{
+		name: "prune", title: "Archive old daily logs", destructive: true, idempotent: true,
+		description: "Move old daily logs into daily/archive/, still searchable: only logs a rollup holds, else it names the rollups to write first.",
+		// Deleting logs is for a person (memhost prune --delete).
+		hide:   []string{"delete"},
+		schema: func(sc *jsonschema.Schema) { atLeast(sc, "olderThanDays", 1) },
+		reword: func(_ memhost.PruneRequest, err error) error { return rollupsFirst(err) },
+		done: func(_ *mcpsdk.CallToolRequest, _ memhost.PruneRequest, r memhost.PruneResponse) string {
+			return renderPrune(r)
+		},
+	})
 }
 
 // rollupsFirst rewords prune's refusal (a *memhost.RollupsMissingError, in

@@ -62,7 +62,7 @@ func TestVaultTools(t *testing.T) {
 
 	// links: out (one resolved, one not), unresolved, back.
 	var lr memhost.LinksResponse
-	res := call(t, cs, "links", map[string]any{"page": "knowledge/postgres.md", "unresolved": true})
+	res := call(t, cs, "links", map[string]any{"path": "knowledge/postgres.md", "unresolved": true})
 	structured(t, res, &lr)
 	if lr.Path != "knowledge/postgres.md" || len(lr.Out) != 2 || lr.Out[0].Page != "knowledge/staging-db.md" || lr.Out[1].Resolved ||
 		len(lr.Unresolved) != 1 || lr.Unresolved[0].Target != "Runbook" || !slices.Equal(lr.Tags, []string{"database"}) {
@@ -75,7 +75,7 @@ func TestVaultTools(t *testing.T) {
 		}
 	}
 	lr = memhost.LinksResponse{}
-	structured(t, call(t, cs, "links", map[string]any{"page": "knowledge/staging-db"}), &lr)
+	structured(t, call(t, cs, "links", map[string]any{"path": "knowledge/staging-db"}), &lr)
 	if len(lr.Back) != 1 || lr.Back[0].Page != "knowledge/postgres.md" || lr.Unresolved != nil {
 		t.Fatalf("back links: %+v", lr)
 	}
@@ -100,7 +100,7 @@ func TestVaultTools(t *testing.T) {
 	if strings.Contains(string(page), "[[staging-db]]") || !strings.HasPrefix(string(page), "---\ntags: [database]\naliases: [PG]\n---\n") {
 		t.Fatalf("postgres.md after mv:\n%s", page)
 	}
-	structured(t, call(t, cs, "links", map[string]any{"page": "knowledge/databases/staging.md"}), &lr)
+	structured(t, call(t, cs, "links", map[string]any{"path": "knowledge/databases/staging.md"}), &lr)
 	if len(lr.Back) != 1 || lr.Back[0].Page != "knowledge/postgres.md" {
 		t.Fatalf("back links after mv: %+v", lr)
 	}
@@ -169,10 +169,10 @@ func TestVaultTools(t *testing.T) {
 		args map[string]any
 		want []string
 	}{
-		{"links", map[string]any{}, []string{"page", "unresolved"}},
-		{"links", map[string]any{"page": "../config.yaml"}, []string{"page: ", "outside"}},
+		{"links", map[string]any{}, []string{"path", "unresolved"}},
+		{"links", map[string]any{"path": "../config.yaml"}, []string{"path is outside", "inside the notebook"}},
 		{"mv", map[string]any{"from": "/etc/passwd", "to": "knowledge/x.md"}, []string{"from: ", "outside"}},
-		{"links", map[string]any{"page": "knowledge/nope.md"}, []string{"knowledge/nope.md", "pages in knowledge/"}},
+		{"links", map[string]any{"path": "knowledge/nope.md"}, []string{"knowledge/nope.md", "pages in knowledge/"}},
 		{"mv", map[string]any{"from": "knowledge/postgres.md"}, []string{"missing argument: to"}},
 		{"mv", map[string]any{"from": "knowledge/postgres.md", "to": "../postgres.md"}, []string{"to", "outside"}},
 		{"mv", map[string]any{"from": "knowledge/postgres.md", "to": "reference/contacts.md"}, []string{"to: ", "reference/contacts.md", "choose another name"}},
@@ -198,7 +198,7 @@ func TestVaultTools(t *testing.T) {
 	// Read-only: links is served, the writing tools are not.
 	ro := connect(t, mcp.New(h, mcp.Options{ReadOnly: true}), nil)
 	lr = memhost.LinksResponse{}
-	structured(t, call(t, ro, "links", map[string]any{"page": "knowledge/postgres.md"}), &lr)
+	structured(t, call(t, ro, "links", map[string]any{"path": "knowledge/postgres.md"}), &lr)
 	if len(lr.Out) != 2 {
 		t.Fatalf("read-only links: %+v", lr)
 	}
@@ -283,7 +283,7 @@ func TestVaultToolsThroughServer(t *testing.T) {
 	cs := connect(t, mcp.New(c, mcp.Options{}), nil)
 
 	var lr memhost.LinksResponse
-	structured(t, call(t, cs, "links", map[string]any{"page": "knowledge/staging-db.md"}), &lr)
+	structured(t, call(t, cs, "links", map[string]any{"path": "knowledge/staging-db.md"}), &lr)
 	if len(lr.Back) != 1 || lr.Back[0].Page != "knowledge/postgres.md" {
 		t.Fatalf("links: %+v", lr)
 	}

@@ -2,8 +2,15 @@
 # mcp-inspector.sh: memhost's MCP server checked by an independent client,
 # the MCP Inspector's CLI (npm @modelcontextprotocol/inspector, pinned),
 # over stdio (`memhost mcp`) and over streamable HTTP (`memhost serve`,
-# /mcp): tools/list (with the Inspector's --strict schema checks), remember
-# then memory_search finding it, resources/read of the page written.
+# /mcp): tools/list, with the Inspector's --strict schema checks, its size
+# and its tools; remember then memory_search finding it, resources/read of
+# the page written, links.
+#
+# tools/list is what every client hands the model in every session, so it
+# fails with any --strict finding (warnings too), above BUDGET characters
+# (of its JSON result, as the Inspector receives it), or when its tools
+# are not TOOLS (mcp's TestInspectorScript holds TOOLS and BUDGET to the
+# server's tools and to its own budget test).
 #
 # The Inspector is installed into bin/npm (not committed). Without npm, or
 # when the registry cannot be reached, it says so and exits 0: a skip, not
@@ -12,6 +19,8 @@
 set -eu
 
 VERSION=2.12.0
+BUDGET=12000
+TOOLS="context conversation_search daily_log episodes fact_add facts health_history links memory_get memory_search memory_status mv notebook_write prune remember rollup skill_learn skill_review skills"
 BIN=$(cd "${1:-bin}" && pwd)
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PREFIX="$ROOT/bin/npm"
@@ -47,17 +56,26 @@ check() {
 	name=$1
 	shift
 	insp() { timeout 60 "$INSPECTOR" --cli "$@"; }
-	insp "$@" --method tools/list --strict >"$OUT/tools.json" 2>"$OUT/strict.txt" ||
+	# --format json: the result and the --strict findings in one envelope.
+	insp "$@" --method tools/list --strict --format json >"$OUT/tools.json" 2>"$OUT/strict.txt" ||
 		fail "$name: tools/list: $(cat "$OUT/strict.txt")"
-	n=0
-	for tool in memory_search memory_get remember notebook_write daily_log conversation_search context memory_status \
-		facts fact_add links mv rollup prune; do
-		grep -q "\"name\": \"$tool\"" "$OUT/tools.json" || fail "$name: tools/list lacks $tool"
-		n=$((n + 1))
-	done
-	echo "mcp-inspector: $name: tools/list: $n tools ($(tail -n 1 "$OUT/strict.txt"))"
+	node -e '
+		const env = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		const findings = (env.schemaFindings || []).reduce((n, r) => n + r.findings.length, 0);
+		const names = env.result.tools.map((t) => t.name).sort().join(" ");
+		console.log(JSON.stringify(env.result).length, findings, env.result.tools.length, names);
+	' "$OUT/tools.json" >"$OUT/measure.txt" || fail "$name: tools/list: cannot read the answer: $(head -c 500 "$OUT/tools.json")"
+	read -r chars findings ntools names <"$OUT/measure.txt"
+	echo "mcp-inspector: $name: tools/list: $ntools tools, $chars characters (budget $BUDGET), $findings --strict findings"
+	[ "$findings" -eq 0 ] || fail "$name: tools/list: $findings --strict findings:
+$(cat "$OUT/strict.txt")"
+	[ "$chars" -le "$BUDGET" ] || fail "$name: tools/list is $chars characters, over the budget of $BUDGET"
+	[ "$names" = "$TOOLS" ] || fail "$name: tools/list has the tools
+  $names
+want
+  $TOOLS"
 	fact="The $name test phrase is quokka-$$"
-	insp "$@" --method tools/call --tool-name remember --tool-arg "content=$fact" category=knowledge file=inspector \
+	insp "$@" --method tools/call --tool-name remember --tool-arg "text=$fact" category=knowledge file=inspector \
 		>"$OUT/remember.json" || fail "$name: remember: $(cat "$OUT/remember.json")"
 	grep -q '"path": "knowledge/inspector.md"' "$OUT/remember.json" || fail "$name: remember: $(cat "$OUT/remember.json")"
 	insp "$@" --method tools/call --tool-name memory_search --tool-arg "query=quokka-$$ $name" >"$OUT/search.json" ||
@@ -68,7 +86,7 @@ check() {
 		fail "$name: resources/read: $(cat "$OUT/read.json")"
 	grep -q "$fact" "$OUT/read.json" || fail "$name: resources/read: $(cat "$OUT/read.json")"
 	echo "mcp-inspector: $name: resources/read memhost://notebook/knowledge/inspector.md"
-	insp "$@" --method tools/call --tool-name links --tool-arg page=knowledge/inspector.md unresolved=true >"$OUT/links.json" ||
+	insp "$@" --method tools/call --tool-name links --tool-arg path=knowledge/inspector.md unresolved=true >"$OUT/links.json" ||
 		fail "$name: links: $(cat "$OUT/links.json")"
 	grep -q '"path": "knowledge/inspector.md"' "$OUT/links.json" && grep -q '"unresolved": \[\]' "$OUT/links.json" ||
 		fail "$name: links: $(cat "$OUT/links.json")"

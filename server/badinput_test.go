@@ -204,11 +204,11 @@ func TestMCPLoneSurrogate(t *testing.T) {
 	}
 	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	call := func(id int, content string) string {
-		_, body, _ := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"remember","arguments":{"content":%s,"category":"reference","file":"k"}}}`, id, content))
+		_, body, _ := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"remember","arguments":{"text":%s,"category":"reference","file":"k"}}}`, id, content))
 		return body
 	}
 	body = call(2, `"kumquat \ud800 pie"`)
-	if !strings.Contains(body, `"id":2`) || !strings.Contains(body, `"code":-32602`) || !strings.Contains(body, `params.arguments.content holds \\ud800`) {
+	if !strings.Contains(body, `"id":2`) || !strings.Contains(body, `"code":-32602`) || !strings.Contains(body, `params.arguments.text holds \\ud800`) {
 		t.Errorf("a lone surrogate: %s", body)
 	}
 	if pages := pagesIn(t, home); len(pages) != 0 {

@@ -93,9 +93,9 @@ func TestConfigBrokenEverywhere(t *testing.T) {
 		name string
 		args map[string]any
 	}{
-		{"remember", map[string]any{"content": "durian", "category": "reference", "file": "fruit"}},
-		{"notebook_write", map[string]any{"page": "lists/new.md", "content": "new\n"}},
-		{"daily_log", map[string]any{"entry": "durian"}},
+		{"remember", map[string]any{"text": "durian", "category": "reference", "file": "fruit"}},
+		{"notebook_write", map[string]any{"path": "lists/new.md", "text": "new\n"}},
+		{"daily_log", map[string]any{"text": "durian"}},
 		{"mv", map[string]any{"from": "lists/keep.md", "to": "lists/moved.md"}},
 		{"memory_search", map[string]any{"query": "kumquat"}},
 		{"memory_get", map[string]any{"path": "lists/keep.md"}},
@@ -139,7 +139,7 @@ func TestConfigBrokenEverywhere(t *testing.T) {
 	if code, body, _ := do(t, "GET", u+"/ui/page/lists/keep.md", ``); code != 200 || !strings.Contains(body, "kumquat") {
 		t.Errorf("a dashboard page once config.yaml is fixed: %d %.200s", code, body)
 	}
-	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "remember", Arguments: map[string]any{"content": "durian", "category": "reference", "file": "fruit"}})
+	res, err := cs.CallTool(ctx, &mcpsdk.CallToolParams{Name: "remember", Arguments: map[string]any{"text": "durian", "category": "reference", "file": "fruit"}})
 	if err != nil || res.IsError {
 		t.Errorf("remember over MCP once config.yaml is fixed: %+v, %v", res, err)
 	}

@@ -34,7 +34,7 @@ func TestMCPResentCallWritesOnce(t *testing.T) {
 	}
 	post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	call := func(id int) string {
-		code, body, _ := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"notebook_write","arguments":{"page":"knowledge/w.md","content":"- resent line"}}}`, id))
+		code, body, _ := post(sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"notebook_write","arguments":{"path":"knowledge/w.md","text":"- resent line"}}}`, id))
 		if code != 200 || !strings.Contains(body, `"result"`) {
 			t.Fatalf("call %d: %d %s", id, code, body)
 		}

@@ -142,8 +142,8 @@ func TestMCPStdioMalformed(t *testing.T) {
 		{"too deep", `{"jsonrpc":"2.0","id":14,"method":"tools/list","params":` + deep + `}`, -32600, "14", "invalid request"},
 		{"too long", `{"jsonrpc":"2.0","id":15,"method":"tools/list","params":{"x":"` + strings.Repeat("a", 17<<20) + `"}}`, -32600, "null", "over 16 MB"},
 		// encoding/json would store U+FFFD in its place, silently.
-		{"lone surrogate in a tool's arguments", `{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"remember","arguments":{"content":"kumquat \ud800 pie"}}}`,
-			-32602, "16", `params.arguments.content holds \ud800`},
+		{"lone surrogate in a tool's arguments", `{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"remember","arguments":{"text":"kumquat \ud800 pie"}}}`,
+			-32602, "16", `params.arguments.text holds \ud800`},
 		{"lone surrogate in the method", `{"jsonrpc":"2.0","id":17,"method":"tools/\udc00"}`, -32600, "17", `method holds \udc00`},
 	}
 	for i, tt := range tests {
@@ -197,15 +197,15 @@ func TestMCPStdioResentCallWritesOnce(t *testing.T) {
 		return string(l.Result)
 	}
 	p := start()
-	first := call(p, 5, "daily_log", `{"entry":"resent entry"}`)
-	if again := call(p, 5, "daily_log", `{"entry":"resent entry"}`); again != first {
+	first := call(p, 5, "daily_log", `{"text":"resent entry"}`)
+	if again := call(p, 5, "daily_log", `{"text":"resent entry"}`); again != first {
 		t.Fatalf("the resent call answered %s, the first %s", again, first)
 	}
-	call(p, 6, "notebook_write", `{"page":"knowledge/w.md","content":"- resent line"}`)
-	call(p, 6, "notebook_write", `{"page":"knowledge/w.md","content":"- resent line"}`)
-	call(p, 7, "daily_log", `{"entry":"resent entry"}`) // a new call
+	call(p, 6, "notebook_write", `{"path":"knowledge/w.md","text":"- resent line"}`)
+	call(p, 6, "notebook_write", `{"path":"knowledge/w.md","text":"- resent line"}`)
+	call(p, 7, "daily_log", `{"text":"resent entry"}`) // a new call
 	q := start()
-	call(q, 5, "daily_log", `{"entry":"other session entry"}`)
+	call(q, 5, "daily_log", `{"text":"other session entry"}`)
 	count := func(glob, s string) int {
 		files, _ := filepath.Glob(filepath.Join(home, "notebook", glob))
 		n := 0

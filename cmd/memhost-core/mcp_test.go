@@ -90,7 +90,7 @@ func TestBinaryMCPStdio(t *testing.T) {
 		t.Fatalf("tools: %v", got)
 	}
 	var rem mh.RememberResponse
-	mcpCall(t, cs, "remember", map[string]any{"content": "The wifi password is kumquat-42", "category": "reference", "file": "home"}, &rem)
+	mcpCall(t, cs, "remember", map[string]any{"text": "The wifi password is kumquat-42", "category": "reference", "file": "home"}, &rem)
 	if rem.Path != "reference/home.md" {
 		t.Fatalf("remember: %+v", rem)
 	}
@@ -140,7 +140,7 @@ func TestBinaryMCPServe(t *testing.T) {
 	// stdio, forwarded: the server counts the calls.
 	cs, _ := mcpStdio(t, home, nil)
 	before, _ := serveInfo(t, home)
-	mcpCall(t, cs, "remember", map[string]any{"content": "Grace's phone is 555-0199", "category": "reference", "file": "contacts", "section": "Grace"}, nil)
+	mcpCall(t, cs, "remember", map[string]any{"text": "Grace's phone is 555-0199", "category": "reference", "file": "contacts", "section": "Grace"}, nil)
 	after, _ := serveInfo(t, home)
 	if after.Requests-before.Requests < 2 {
 		t.Errorf("the server answered %d requests for remember over stdio", after.Requests-before.Requests)

@@ -91,3 +91,40 @@ func TestSecretsRedactedThroughEveryTransport(t *testing.T) {
 		})
 	}
 }
+
+// TestMCPRedacts: MCP's writes (memhost mcp, in its own process) redact
+// a pasted secret and their answers say what was redacted; no file of the
+// home holds it afterwards.
+func TestMCPRedacts(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	cs, _ := mcpStdio(t, home, nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"remember", map[string]any{"text": "the CI key is " + transportAWS, "category": "reference", "file": "ci"}},
+		{"notebook_write", map[string]any{"path": "knowledge/env.md", "text": "TOKEN=" + transportGitHub}},
+		{"daily_log", map[string]any{"text": "rotated " + transportAWS}},
+		{"fact_add", map[string]any{"entity": "CI", "attribute": "deploy key", "value": transportGitHub}},
+	} {
+		var resp struct {
+			Redacted []struct{ Rule string } `json:"redacted"`
+		}
+		mcpCall(t, cs, c.tool, c.args, &resp)
+		if len(resp.Redacted) != 1 || resp.Redacted[0].Rule == "" {
+			t.Errorf("%s: redacted %+v", c.tool, resp.Redacted)
+		}
+	}
+	cs.Close()
+	for _, secret := range []string{transportAWS, transportGitHub} {
+		filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), secret) {
+					t.Errorf("%s holds %.8s…", strings.TrimPrefix(p, home), secret)
+				}
+			}
+			return nil
+		})
+	}
+}

@@ -138,9 +138,9 @@ func TestServerDiesAfterWrite(t *testing.T) {
 	// stdio MCP: the tool call the server died under runs again in the
 	// MCP process.
 	for _, tool := range []struct{ name, args, pattern, text string }{
-		{"notebook_write", `{"page":"knowledge/mcp.md","content":"entry-mw-1 over mcp"}`, "notebook/knowledge/mcp.md", "entry-mw-1"},
-		{"daily_log", `{"entry":"entry-md-1 over mcp"}`, "notebook/daily/*.md", "entry-md-1"},
-		{"remember", `{"content":"entry-mr-1 over mcp","category":"knowledge","file":"mcp-rules"}`, "notebook/knowledge/mcp-rules.md", "entry-mr-1"},
+		{"notebook_write", `{"path":"knowledge/mcp.md","text":"entry-mw-1 over mcp"}`, "notebook/knowledge/mcp.md", "entry-mw-1"},
+		{"daily_log", `{"text":"entry-md-1 over mcp"}`, "notebook/daily/*.md", "entry-md-1"},
+		{"remember", `{"text":"entry-mr-1 over mcp","category":"knowledge","file":"mcp-rules"}`, "notebook/knowledge/mcp-rules.md", "entry-mr-1"},
 	} {
 		t.Run("mcp-"+tool.name, func(t *testing.T) {
 			srv := h.dyingServer()

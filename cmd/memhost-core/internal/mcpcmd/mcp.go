@@ -20,29 +20,24 @@ import (
 	"github.com/memhost/memhost/server/client"
 )
 
-var (
-	_ mcp.Ops = (*host.Host)(nil)
-	_ mcp.Ops = (*client.Client)(nil)
-	_ mcp.Ops = (*mcpOps)(nil)
-)
+var _ api.API = (*mcpOps)(nil)
 
 func mcpCommand(a cmds) *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
 		Usage: "serve memhost's memory to an MCP client over stdio (claude mcp add memhost -- memhost mcp)",
 		Description: "memhost mcp speaks the Model Context Protocol on stdin and stdout, for agent runtimes\n" +
-			"(Claude Code, Claude Desktop, Cursor) that start it as a subprocess. Its tools are memory_search,\n" +
-			"memory_get, remember, notebook_write, daily_log, conversation_search, context, memory_status,\n" +
-			"facts, fact_add, links, mv, rollup, prune and episodes;\n" +
-			"every notebook page is a resource (memhost://notebook/<path>); its prompts are session-start and\n" +
-			"pre-compaction-flush. It runs the calls through the home's memhost serve when one runs, else in\n" +
-			"this process. Nothing but the protocol goes to stdout; warnings go to stderr.\n\n" +
+			"(Claude Code, Claude Desktop, Cursor) that start it as a subprocess. Its tools search, read and\n" +
+			"write the memory (tools/list gives them); every notebook page is a resource\n" +
+			"(memhost://notebook/<path>); its prompts are session-start and pre-compaction-flush. It runs\n" +
+			"the calls through the home's memhost serve when one runs, else in this process. Nothing but\n" +
+			"the protocol goes to stdout; warnings go to stderr.\n\n" +
 			"Examples:\n" +
 			"  claude mcp add memhost -- memhost mcp\n" +
 			"  memhost mcp --read-only            only the tools that read",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "read-only", Usage: "serve only the tools that read (memory_search, memory_get, conversation_search, context, memory_status, facts, links)"},
+			&cli.BoolFlag{Name: "read-only", Usage: "serve only the tools that read (their readOnlyHint is true)"},
 		},
 		Action: a.mcp,
 	}
@@ -61,7 +56,11 @@ func (a cmds) mcp(ctx context.Context, cmd *cli.Command) error {
 	o := &mcpOps{a: a, cmd: cmd, log: log}
 	o.Func = o.either
 	defer o.close()
-	opts := mcp.Options{ReadOnly: cmd.Bool("read-only"), Log: log, Context: ctx,
+	o.start(ctx)
+	// The page notifications end with the session, before the Host closes.
+	notify, stop := context.WithCancel(ctx)
+	defer stop()
+	opts := mcp.Options{ReadOnly: cmd.Bool("read-only"), Log: log, Context: notify, Changes: o.changes,
 		FlushPrompt: func() string {
 			cfg, err := a.Config(cmd)
 			if err != nil {
@@ -69,13 +68,6 @@ func (a cmds) mcp(ctx context.Context, cmd *cli.Command) error {
 			}
 			return cfg.Memory.Compaction.FlushPrompt
 		}}
-	if c := o.start(ctx); c != nil {
-		// Page changes come from the server's events: writes of any client
-		// and edits on disk.
-		opts.Changes = func(ctx context.Context, fn func(mcp.Change)) error {
-			return c.Events(ctx, func(ev server.Event) { server.PageChanges(ev, fn) })
-		}
-	}
 	srv := mcp.New(o, opts)
 	t := &stdioTransport{in: a.IO.Stdin, out: a.IO.Stdout} // mcp_stdio.go
 	err := srv.Run(ctx, t)
@@ -95,36 +87,46 @@ type mcpOps struct {
 	cmd      *cli.Command
 	log      *slog.Logger
 
-	mu     sync.Mutex
-	client *client.Client // nil: none runs, or it went
-	h      *host.Host     // opened at the first call without a server
+	// pages relays the writes of h to the MCP server's page
+	// notifications; h is subscribed to it from when it opens.
+	pages mcp.Relay
+
+	mu          sync.Mutex
+	client      *client.Client // nil: none runs, or it went
+	h           *host.Host     // opened at the first call without a server
+	unsubscribe func()         // h's subscription of pages, when it has one
 }
 
-// start dials the home's server (or takes the relaying server's Host) and
-// returns its client, nil when the calls run in this process.
-func (o *mcpOps) start(ctx context.Context) *client.Client {
+// start takes the relaying server's Host, or dials the home's server to
+// run the calls through; without either, they run in this process.
+func (o *mcpOps) start(ctx context.Context) {
 	if o.a.IO.Shared != nil {
 		o.h = o.a.IO.Shared
-		return nil
+		if o.a.IO.Follow == nil { // else its server's events tell its writes
+			o.unsubscribe = o.h.Subscribe(o.pages.Publish)
+		}
+		return
 	}
 	c, err := o.a.Dial(o.cmd)
 	if err != nil {
 		if !errors.Is(err, client.ErrNoServer) {
 			o.log.Warn("cannot use the home's server; running in this process", "err", err)
 		}
-		return nil
+		return
 	}
 	if _, err := c.Info(ctx); err != nil {
 		c.Close()
-		return nil
+		return
 	}
 	o.client = c
-	return c
 }
 
 func (o *mcpOps) close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.unsubscribe != nil {
+		o.unsubscribe()
+	}
 	if o.client != nil {
 		o.client.Close()
 	}
@@ -162,9 +164,38 @@ func (o *mcpOps) local(ctx context.Context) (*host.Host, error) {
 		if err != nil {
 			return nil, err
 		}
-		o.h = h
+		// Subscribed before any call can write on it: every write is told.
+		o.h, o.unsubscribe = h, h.Subscribe(o.pages.Publish)
 	}
 	return o.h, nil
+}
+
+// changes is the MCP server's Options.Changes: the events of the server
+// the calls go through (its writes, any client's, edits on disk), or of
+// the relaying server whose Host they run on, and the writes of the Host
+// this process opens, the change bus's, once calls run here.
+func (o *mcpOps) changes(ctx context.Context, fn func(mcp.Change)) error {
+	follow := o.a.IO.Follow
+	if c := o.through(); c != nil {
+		follow = c.Events
+	}
+	done := make(chan struct{})
+	if follow != nil {
+		go func() {
+			defer close(done)
+			err := follow(ctx, func(ev server.Event) { server.PageChanges(ev, fn) })
+			// A server that stopped is no failure: the calls go on here,
+			// and so do their notifications.
+			if err != nil && ctx.Err() == nil && !cmdapp.FallBack(err) {
+				o.log.Warn("the server's page change notifications stopped", "err", err)
+			}
+		}()
+	} else {
+		close(done)
+	}
+	err := o.pages.Changes(ctx, fn)
+	<-done
+	return err
 }
 
 // either runs op on the server's client while one runs, else (or from
