@@ -1,9 +1,9 @@
 # memhost. Targets: build (bin/memhost and every plugin of the repo beside
 # it), demo (build, then the main job on a fresh home), test (vet, gofmt,
-# every test with -race on a year's last minutes, the README's walkthroughs
+# every test with -race on a year's last minutes, the docs' walkthroughs
 # replayed, llama.cpp linked at every CPU level, the suite on two DST
 # changes: test-dates, cpu-levels,
-# readme-tour, readme-federation), fuzz (every fuzz target for FUZZTIME each), bench
+# readme-tour, readme-federation, readme-guide), fuzz (every fuzz target for FUZZTIME each), bench
 # (figures for docs/benchmarks.md), crash (CRASH_KILLS SIGKILLs, then the
 # checks after each), proto (regenerate sdk/proto with pinned tools).
 GO   ?= go
@@ -36,7 +36,7 @@ PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 TOOLS := $(CURDIR)/bin/tools
 
-.PHONY: build demo test test-dates fuzz crash bench proto fmt clean screenshots readme-federation readme-tour
+.PHONY: build demo test test-dates fuzz crash bench proto fmt clean screenshots readme-federation readme-tour readme-guide
 
 # llama.cpp's CPU kernels are compiled for one CPU level, chosen here:
 # ggml's cgo flags give none, i.e. SSE2 only, 9x slower on these machines,
@@ -120,11 +120,17 @@ need-git:
 demo: build-core
 	./scripts/demo.sh
 
-# The README's git federation walkthroughs replayed as written, on temporary
-# homes with two servers (~15 s); exits 2 without running when 127.0.0.1:4321
-# is taken, since the walkthrough's first server listens there.
+# The git federation walkthroughs of docs/guide/federation.md replayed as
+# written, on temporary homes with two servers (~15 s); exits 2 without
+# running when 127.0.0.1:4321 is taken, since the walkthrough's first server
+# listens there.
 readme-federation: build-core need-git
 	./scripts/readme-federation.sh
+
+# The commands of every other docs/guide page replayed as written, a page on
+# a fresh home with keyword search only (~30 s); exits 2 like the above.
+readme-guide: build-core need-git
+	./scripts/readme-guide.sh
 
 # The README's tour and its server example replayed as written, for a new
 # user on an offline machine with the model file at hand (~5 s): needs the
@@ -162,9 +168,10 @@ test: build-core build-local need-git cpu-levels
 	$(LOCAL) $(GO) test ./...
 	$(LOCAL) $(GO) test -race ./...
 	$(MAKE) --no-print-directory mcp-inspector
-	@# The README's walkthroughs as written (skipped, saying why, when
+	@# The docs' walkthroughs as written (skipped, saying why, when
 	@# 127.0.0.1:4321 is taken), then the suite on the two DST changes.
 	./scripts/readme-federation.sh || [ $$? -eq 2 ]
+	./scripts/readme-guide.sh || [ $$? -eq 2 ]
 	./scripts/readme-tour.sh $(TOUR_MODEL) || [ $$? -eq 2 ]
 	./scripts/test-dates.sh --days=dst
 
@@ -238,7 +245,7 @@ fmt:
 clean:
 	rm -rf bin
 
-# The dashboard's screenshots in docs/screenshots (README, "Dashboard"):
+# The dashboard's screenshots in docs/screenshots (docs/guide/dashboard.md):
 # each screen at desktop and phone width, taken by its browser tests.
 screenshots:
 	./scripts/chromium.sh

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Replays the README's git federation walkthroughs as written: every fenced
-# block of the section "Sharing a home between machines" up to its test
-# notes, command by command, in a fresh folder standing for /tmp/demo, with
+# Replays the git federation walkthroughs of docs/guide/federation.md as
+# written: every fenced block of the page up to its test notes, command
+# by command, in a fresh folder standing for /tmp/demo, with
 # the binaries make build-core leaves in bin/. It fails when a command fails (but
 # `health`, which exits 1 when degraded) or prints something else than the
-# README shows. Compared: the lines, in any order (which server merges first
+# page shows. Compared: the lines, in any order (which server merges first
 # decides where lines land), each line's words in any order; hashes, pids,
 # ports other than 4321, dates, times and durations are left out. A "..."
-# line in the README stands for any other lines. Commands after a `sleep`
+# line in the page stands for any other lines. Commands after a `sleep`
 # are retried until they print what is shown (60 s), instead of sleeping.
 #
 # The reading and comparing are scripts/lib/readme-replay.sh's.
@@ -17,7 +17,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
-readme=$repo/README.md
+readme=$repo/docs/guide/federation.md
 # shellcheck source=scripts/lib/readme-replay.sh
 . "$repo/scripts/lib/readme-replay.sh"
 replay_name=readme-federation
@@ -57,5 +57,5 @@ replay_sed=(
 	-e 's/[0-9]+ ms\b/N ms/g'
 	-e 's/memhost: [0-9]+ changes?/memhost: N changes/g'
 )
-replay "$readme" '^## Sharing a home between machines' '^`make test` runs the same' || exit 1
-echo "$replay_name: $replay_steps steps replayed as the README shows them"
+replay "$readme" '^# Sharing a home between machines' '^`make test` runs the same' || exit 1
+echo "$replay_name: $replay_steps steps replayed as docs/guide/federation.md shows them"

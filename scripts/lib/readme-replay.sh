@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# Sourced by the scripts that replay a walkthrough of the README as written
-# (scripts/readme-tour.sh, scripts/readme-federation.sh): it reads the
-# fenced blocks of one section, runs each "$ command" line and compares
-# what it prints with the lines under it in the README.
+# Sourced by the scripts that replay the docs' walkthroughs as written
+# (scripts/readme-tour.sh: the README's; scripts/readme-federation.sh and
+# scripts/readme-guide.sh: docs/guide's pages): it reads the fenced blocks
+# of one section of a markdown file, runs each "$ command" line and
+# compares what it prints with the lines under it in the file.
 #
 # What a block holds: "$ command" lines, each followed by what it prints.
 # A command whose quotes are still open at the end of its line goes on
@@ -12,7 +13,12 @@
 # output are not compared. A "..." line in the README stands for any other
 # lines. `export NAME=VALUE` sets the variable for the next commands; after
 # a `sleep N`, the commands of the block are retried until they print what
-# is shown (60 s) instead of sleeping.
+# is shown (60 s) instead of sleeping. A block after a line
+# "<!-- not replayed: WHY -->" is left out (WHY says what it needs that a
+# replay has not: a browser, a second machine, a model).
+#
+# REPLAY_RECORD=1 in the environment runs every command without comparing
+# and prints what each printed: the real output to paste into the file.
 #
 # The script that sources it sets:
 #   replay_name       its name, for messages
@@ -59,8 +65,9 @@ replay_blocks() {
 	awk -v start="$2" -v end="$3" '
 		!on && $0 ~ start { on = 1; next }
 		on && !fence && $0 ~ end { exit }
-		on && /^```/ { if (fence) print "@@"; fence = !fence; next }
-		on && fence { print }
+		on && !fence && /^<!-- not replayed/ { skip = 1; next }
+		on && /^```/ { if (fence && !skip) print "@@"; if (fence) skip = 0; fence = !fence; next }
+		on && fence && !skip { print }
 	' "$1"
 }
 
@@ -100,8 +107,8 @@ replay_matches() {
 }
 
 replay_fail() {
-	printf '%s: FAILED at\n  $ %s\n%s\n--- the README shows:\n%s\n--- it printed (exit %s):\n%s\n' \
-		"$replay_name" "$replay_cmd" "$1" "$replay_expected" "$replay_rc" "$replay_output" >&2
+	printf '%s: FAILED at\n  $ %s\n%s\n--- %s shows:\n%s\n--- it printed (exit %s):\n%s\n' \
+		"$replay_name" "$replay_cmd" "$1" "${replay_file#"$repo/"}" "$replay_expected" "$replay_rc" "$replay_output" >&2
 	return 1
 }
 
@@ -126,6 +133,7 @@ replay_step() {
 		replay_output=$(bash -c "$run" 2>&1)
 		replay_rc=$?
 		[ -n "$replay_real" ] && replay_output=${replay_output//"$replay_real"/"$replay_shown"}
+		[ "${REPLAY_RECORD:-}" = 1 ] && break
 		if [ "$replay_rc" -ne 0 ] && [[ ! $replay_cmd =~ $replay_may_fail ]]; then
 			[ "$replay_retry" = 1 ] && [ $SECONDS -lt $deadline ] && { sleep 1; continue; }
 			replay_fail "the command failed"
@@ -145,6 +153,7 @@ replay_step() {
 # replay README START END: see the top of the file.
 replay() {
 	local blocks line comment="" blank=1
+	replay_file=$1
 	blocks=$(replay_blocks "$@")
 	if [ -z "$blocks" ]; then
 		echo "$replay_name: no walkthrough found in $1" >&2
