@@ -23,6 +23,12 @@ func (r *Repo) MergeText(ctx context.Context, tmp string, base, ours, theirs []b
 		return nil, false, err
 	}
 	defer os.RemoveAll(dir)
+	// git runs in the repository's folder: the files are named from the
+	// root (tmp may be relative to this process's, as a home given as
+	// --home b is).
+	if dir, err = filepath.Abs(dir); err != nil {
+		return nil, false, err
+	}
 	files := [3]string{filepath.Join(dir, "ours"), filepath.Join(dir, "base"), filepath.Join(dir, "theirs")}
 	for i, data := range [][]byte{ours, base, theirs} {
 		if err := os.WriteFile(files[i], data, 0o600); err != nil {
