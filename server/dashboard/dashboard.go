@@ -737,6 +737,14 @@ func (d *Dashboard) searchData(ctx context.Context, q string, withSessions, tier
 		}
 		b.Groups = append(b.Groups, g)
 	}
+	if len(resp.Results.Facts) > 0 { // as recall answers: only when some match
+		facts := make([]memhost.Result, len(resp.Results.Facts))
+		for i, f := range resp.Results.Facts {
+			facts[i] = memhost.Result{Path: f.Path, Heading: f.Entity, Snippet: f.Attribute + ": " + f.Value,
+				Lines: memhost.Lines{Start: f.Line, End: f.Line}, Score: f.Score}
+		}
+		group("FACTS", facts)
+	}
 	group("NOTEBOOK", resp.Results.Notebook)
 	group("DAILY", resp.Results.Daily)
 	if withSessions {

@@ -316,6 +316,24 @@ team lead:: yes
 Met at the conference.
 `
 
+// TestSearchShowsFacts: the dashboard's search shows the FACTS group
+// recall answers with, first, each fact linking to its line of the
+// entity's page.
+func TestSearchShowsFacts(t *testing.T) {
+	d := dashboard.New(openHome(t, map[string]string{"knowledge/entities/sarah-chen.md": sarahChen}, noon))
+	code, body := fetchUI(t, d, "/ui/search?q=sarah+works+at")
+	checkPage(t, "/ui/search", code, body)
+	facts := strings.Index(body, `data-group="FACTS"`)
+	notebook := strings.Index(body, `data-group="NOTEBOOK"`)
+	if facts < 0 || notebook < facts {
+		t.Fatalf("no FACTS group before NOTEBOOK:\n%s", body)
+	}
+	group := body[facts:notebook]
+	if !strings.Contains(group, "</mark>: [[acme-corp]]") || !strings.Contains(group, `href="/ui/page/knowledge/entities/sarah-chen.md#L`) {
+		t.Errorf("the FACTS group:\n%s", group)
+	}
+}
+
 // view is the rendered page alone (not the source below it).
 func view(t *testing.T, body string) string {
 	t.Helper()
