@@ -5,15 +5,15 @@ import "github.com/memhost/memhost/knowledge"
 // RecallRequest is a search of the notebook.
 type RecallRequest struct {
 	Query      string   `json:"query"`
-	MaxResults int      `json:"maxResults,omitempty"` // 0: memory.search.maxResults
-	MinScore   *float64 `json:"minScore,omitempty"`   // nil: memory.search.minScore
-	Sources    []string `json:"sources,omitempty"`    // empty: notebook and daily
+	MaxResults int      `json:"maxResults,omitempty"`                                   // 0: memory.search.maxResults
+	MinScore   *float64 `json:"minScore,omitempty"`                                     // nil: memory.search.minScore
+	Sources    []string `json:"sources,omitempty" jsonschema:"default notebook, daily"` // empty: notebook and daily
 	// Filters, applied inside both the keyword and the vector search:
 	// pages having every tag in Tags (frontmatter tags and inline #tags;
 	// "project" also matches "project/alpha"), and pages under Path (a
 	// folder such as "knowledge/", or one page).
-	Tags []string `json:"tags,omitempty"`
-	Path string   `json:"path,omitempty"`
+	Tags []string `json:"tags,omitempty" jsonschema:"only pages having all these tags"`
+	Path string   `json:"path,omitempty" jsonschema:"only pages under this folder (knowledge/) or this page"`
 }
 
 // RecallResponse holds results grouped by source, best first in each group.
@@ -61,14 +61,19 @@ type Timing struct {
 // ConversationSearchRequest searches transcripts.
 type ConversationSearchRequest struct {
 	Query      string `json:"query"`
-	Session    string `json:"session,omitempty"`    // only this session
-	Since      string `json:"since,omitempty"`      // YYYY-MM-DD or RFC 3339: turns at or after
-	Until      string `json:"until,omitempty"`      // YYYY-MM-DD (whole day) or RFC 3339: turns at or before
-	MaxResults int    `json:"maxResults,omitempty"` // default 10
+	Session    string `json:"session,omitempty"`                                   // only this session
+	Since      string `json:"since,omitempty" jsonschema:"YYYY-MM-DD or RFC 3339"` // YYYY-MM-DD or RFC 3339: turns at or after
+	Until      string `json:"until,omitempty" jsonschema:"YYYY-MM-DD or RFC 3339"` // YYYY-MM-DD (whole day) or RFC 3339: turns at or before
+	MaxResults int    `json:"maxResults,omitempty"`                                // default 10
 	// Channel and SourceID keep only turns of that channel, and of that
 	// source in it (Turn.Channel); "" for any.
-	Channel  string `json:"channel,omitempty"`
-	SourceID string `json:"sourceId,omitempty"`
+	Channel  string `json:"channel,omitempty" jsonschema:"e.g. whatsapp, cli"`
+	SourceID string `json:"sourceId,omitempty" jsonschema:"a chat or contact of the channel"`
+	// AsOf is the reference time of the query's relative time words
+	// ("last Saturday", "two weeks ago", "in March"): YYYY-MM-DD or RFC
+	// 3339; "" is now. Turns of the window such words name are favoured,
+	// not filtered (ConversationSearchResponse.Window).
+	AsOf string `json:"asOf,omitempty" jsonschema:"YYYY-MM-DD or RFC 3339; the reference time of relative dates in the query (default now)"`
 }
 
 // TurnResult is a transcript chunk found: its session, turn ids, who spoke
@@ -96,6 +101,18 @@ type ConversationSearchResponse struct {
 	Reason  string       `json:"reason"`
 	Results []TurnResult `json:"results"`
 	Timing  Timing       `json:"timing"`
+	// Window is the days the query's time words named, resolved against
+	// the request's AsOf; nil when it names none.
+	Window *TimeWindow `json:"window,omitempty"`
+}
+
+// TimeWindow is the days a phrase of a query names ("last Saturday"):
+// from the start of Since's day to the end of Until's, RFC 3339 in the
+// home's zone.
+type TimeWindow struct {
+	Since  string `json:"since"`
+	Until  string `json:"until"`
+	Phrase string `json:"phrase"`
 }
 
 // Search modes.

@@ -308,10 +308,37 @@ func evidenceRecall(evidence, ranked []string, k int) float64 {
 // evalQueryTimeoutMs is how long a question waits for its vector.
 const evalQueryTimeoutMs = 120_000
 
-// evalHome makes a temporary home holding one conversation's sessions,
-// indexed and embedded, with h's provider settings and models; cleanup
-// closes it and removes it.
+// evalHome makes a temporary home holding one conversation's sessions
+// (the .jsonl files of src), indexed and embedded, with h's provider
+// settings and models; cleanup closes it and removes it.
 func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, home string, cleanup func(), turns int, err error) {
+	copySessions := func(home string) error {
+		entries, err := os.ReadDir(src)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".jsonl") {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(home, "sessions", e.Name()), b, 0o600); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return newEvalHome(ctx, h, copySessions, nil)
+}
+
+// newEvalHome makes a temporary home whose sessions/ folder write fills
+// (write may also lay other folders, such as cache/), derived from h with
+// the eval's settings and then edit's (nil: none), indexed and embedded;
+// cleanup closes it and removes it.
+func newEvalHome(ctx context.Context, h *host.Host, write func(home string) error, edit func(*config.Config)) (sub *host.Host, home string, cleanup func(), turns int, err error) {
 	home, err = os.MkdirTemp("", "memhost-eval-")
 	if err != nil {
 		return nil, "", nil, 0, err
@@ -321,24 +348,11 @@ func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, ho
 			os.RemoveAll(home)
 		}
 	}()
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return nil, "", nil, 0, err
-	}
 	if err := os.MkdirAll(filepath.Join(home, "sessions"), 0o700); err != nil {
 		return nil, "", nil, 0, err
 	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".jsonl") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			return nil, "", nil, 0, err
-		}
-		if err := os.WriteFile(filepath.Join(home, "sessions", e.Name()), b, 0o600); err != nil {
-			return nil, "", nil, 0, err
-		}
+	if err := write(home); err != nil {
+		return nil, "", nil, 0, err
 	}
 	sub, err = h.Derive(ctx, home, func(cfg *config.Config) {
 		cfg.Memory.NotebookDir = filepath.Join(home, "notebook")
@@ -349,6 +363,9 @@ func evalHome(ctx context.Context, h *host.Host, src string) (sub *host.Host, ho
 		// embedding may take longer than a recall's 5 s, and the question
 		// would be answered by keyword alone. The eval measures the order.
 		cfg.Memory.Embedding.QueryTimeoutMs = evalQueryTimeoutMs
+		if edit != nil {
+			edit(cfg)
+		}
 	})
 	if err != nil {
 		return nil, "", nil, 0, err

@@ -21,6 +21,7 @@ import (
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/search"
 	"github.com/memhost/memhost/host/sessions"
+	"github.com/memhost/memhost/host/timewindow"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/index/ftstext"
 	"github.com/memhost/memhost/index/vaultrows"
@@ -260,7 +261,10 @@ func (qv *queryVector) release() {
 }
 
 // ConversationSearch searches the transcripts, hybrid when a provider is
-// ready and keyword-only otherwise, like Recall.
+// ready and keyword-only otherwise, like Recall. Time words in the query
+// ("last Saturday", "in March") name a window, resolved against
+// req.AsOf (now when empty) in the home's zone: its turns are lifted by
+// search.WindowWeight, and the response says which window it read.
 func (s *RecallService) ConversationSearch(ctx context.Context, req memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error) {
 	start := time.Now()
 	resp := memhost.ConversationSearchResponse{Query: req.Query, Mode: memhost.ModeKeyword, Results: []memhost.TurnResult{}}
@@ -296,13 +300,25 @@ func (s *RecallService) ConversationSearch(ctx context.Context, req memhost.Conv
 	if err := origin.Check(req.Channel, req.SourceID); err != nil {
 		return resp, err
 	}
+	asOf := s.k.Now()
+	if req.AsOf != "" {
+		if asOf, err = sessions.ParseWhen(req.AsOf, false, s.k.Location()); err != nil {
+			return resp, fault.BadInputf("asOf", "as of %q: %v", req.AsOf, err)
+		}
+	}
+	window, windowed := timewindow.Find(req.Query, asOf.In(s.k.Location()))
+	if windowed {
+		resp.Window = &memhost.TimeWindow{Since: window.Since.Format(time.RFC3339), Until: window.Until.Format(time.RFC3339), Phrase: window.Phrase}
+	}
 	if err := s.k.WithIndex(ctx, func() error { return s.k.SyncBeforeSearch(ctx) }); err != nil {
 		return resp, err
 	}
 	resp.Timing.SyncMs = ms(time.Since(start))
 	n := max(50, 4*limit)
-	if !since.IsZero() || !until.IsZero() || req.Channel != "" {
-		n = max(200, 20*limit) // dates and channels filter after ranking
+	if !since.IsZero() || !until.IsZero() || req.Channel != "" || windowed {
+		// Dates and channels filter after ranking; a window lifts turns
+		// the words alone may have ranked low.
+		n = max(200, 20*limit)
 	}
 	var ranked []search.Scored
 	err = s.k.WithIndex(ctx, func() (err error) {
@@ -313,6 +329,12 @@ func (s *RecallService) ConversationSearch(ctx context.Context, req memhost.Conv
 	})
 	if err != nil {
 		return resp, err
+	}
+	if windowed {
+		ranked = search.ByWindow(ranked, func(h index.Hit) bool {
+			t, ok := sessions.TurnTime(sessions.ParseMeta(h.Meta).Timestamp, s.k.Location())
+			return ok && window.Contains(t)
+		}, search.WindowWeight)
 	}
 	terms := ftstext.Terms(req.Query)
 	minScore := s.k.Config().Memory.Search.MinScore

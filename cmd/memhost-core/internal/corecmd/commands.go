@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -20,7 +18,6 @@ import (
 	"github.com/memhost/memhost/cmd/memhost-core/internal/notecmd"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/episodes"
-	"github.com/memhost/memhost/host/eval"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/clock"
 	"github.com/memhost/memhost/modelstore"
@@ -772,12 +769,15 @@ func (a cmds) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 		resp, err := h.ConversationSearch(ctx, mh.ConversationSearchRequest{
 			Query: strings.Join(cmd.Args().Slice(), " "), Session: cmd.String("session"),
 			Since: cmd.String("since"), Until: cmd.String("until"), MaxResults: cmd.Int("max-results"),
-			Channel: cmd.String("channel"), SourceID: cmd.String("source"),
+			Channel: cmd.String("channel"), SourceID: cmd.String("source"), AsOf: cmd.String("as-of"),
 		})
 		if err != nil {
 			return err
 		}
 		return a.Out(cmd, resp, func(w io.Writer) {
+			if resp.Window != nil {
+				fmt.Fprintf(w, "window: %q, %s to %s (turns then are favoured)\n", resp.Window.Phrase, resp.Window.Since[:10], resp.Window.Until[:10])
+			}
 			fmt.Fprintf(w, "SESSIONS (%d)\n", len(resp.Results))
 			for _, r := range resp.Results {
 				who := r.Speaker
@@ -794,88 +794,6 @@ func (a cmds) conversationSearch(ctx context.Context, cmd *cli.Command) error {
 				why = ": " + resp.Reason
 			}
 			fmt.Fprintf(w, "(%s search%s; %.0f ms)\n", resp.Mode, why, resp.Timing.TotalMs)
-		})
-	})
-}
-
-func (a cmds) eval(ctx context.Context, cmd *cli.Command) error {
-	dir, err := cmdapp.OnePath(cmd)
-	if err != nil {
-		return cmdapp.Usagef("eval takes one DIR (with queries.jsonl and sessions/)")
-	}
-	var ks []int
-	for _, f := range strings.Split(cmd.String("k"), ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || k < 1 {
-			return cmdapp.Usagef("--k %q: want cut-offs such as 5,10,25,50", cmd.String("k"))
-		}
-		ks = append(ks, k)
-	}
-	return a.WithHost(ctx, cmd, func(h *host.Host) error {
-		resp, err := eval.Run(ctx, h, eval.Request{Dir: dir, K: ks, Mixed: cmd.Bool("mixed")})
-		if err != nil {
-			return err
-		}
-		return a.Out(cmd, resp, func(w io.Writer) {
-			mode := resp.Mode
-			if resp.Reason != "" {
-				mode += " (" + resp.Reason + ")"
-			}
-			fmt.Fprintf(w, "%d questions, %d turns, %s search, model %s, %.1f s\n", resp.Queries, resp.Turns, mode, resp.Model, resp.DurationMs/1000)
-			keys := make([]string, 0, len(ks))
-			for _, k := range ks {
-				keys = append(keys, strconv.Itoa(k))
-			}
-			if resp.KeywordOnly > 0 {
-				fmt.Fprintf(w, "warning: %d questions were answered by keyword alone (the provider failed on the way): these are not hybrid figures\n", resp.KeywordOnly)
-			}
-			if resp.Mixed != nil {
-				fmt.Fprintf(w, "mixed: each home also held the other conversations' turns as daily-log pages (%d pages, %d chunks over all homes)\n", resp.Mixed.DailyPages, resp.Mixed.DailyChunks)
-			}
-			fmt.Fprintf(w, "%-10s", "")
-			head := func(prefix string) {
-				for _, k := range keys {
-					fmt.Fprintf(w, "  %-7s", prefix+"R@"+k)
-				}
-			}
-			if resp.Mixed != nil {
-				head("")
-				fmt.Fprint(w, "  |")
-				head("m")
-			} else {
-				head("")
-			}
-			fmt.Fprintln(w)
-			cells := func(m map[string]float64) {
-				for _, k := range keys {
-					fmt.Fprintf(w, "  %5.1f  ", 100*m[k])
-				}
-			}
-			clean := &eval.Figures{Recall: resp.Recall, ByCategory: resp.ByCategory, ByConversation: resp.ByConversation}
-			row := func(name string, of func(*eval.Figures) map[string]float64) {
-				fmt.Fprintf(w, "%-10s", name)
-				cells(of(clean))
-				if resp.Mixed != nil {
-					fmt.Fprint(w, "  |")
-					cells(of(resp.Mixed))
-				}
-				fmt.Fprintln(w)
-			}
-			row("all", func(f *eval.Figures) map[string]float64 { return f.Recall })
-			for _, c := range slices.Sorted(maps.Keys(resp.ByCategory)) {
-				row("cat "+c, func(f *eval.Figures) map[string]float64 { return f.ByCategory[c] })
-			}
-			for _, c := range slices.Sorted(maps.Keys(resp.ByConversation)) {
-				row(c, func(f *eval.Figures) map[string]float64 { return f.ByConversation[c] })
-			}
-			printContext := func(name string, c eval.ContextFigures) {
-				fmt.Fprintf(w, "%s: %.1f%% of the evidence turns in the memory context (budget %d, %d a tier), %.1f turns and %.0f tokens on average\n",
-					name, 100*c.Recall, c.Budget, c.PerTier, c.Turns, c.Tokens)
-			}
-			printContext("context", resp.Context)
-			if resp.Mixed != nil {
-				printContext("mixed context", resp.Mixed.Context)
-			}
 		})
 	})
 }
