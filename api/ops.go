@@ -18,8 +18,9 @@ import (
 // API interface, Ops, and Func's methods, through which the server's
 // client, the MCP server's forwarding and every middleware run — and the
 // apitest fake (TestGeneratedFilesAreFresh fails while they are stale).
-// The HTTP routes (server/routes.go) and the docs' route index
-// (TestAPIDocRoutes) come from Ops.
+// The HTTP routes (server/routes.go) and docs/api.md's operation index
+// (TestAPIIndex; TestAPIDocRoutes holds each operation to its section)
+// come from Ops.
 //
 // Adding an operation touches five files: its request and response types
 // and the method that runs it (host/<feature>.go, or the service's); its

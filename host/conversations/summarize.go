@@ -11,9 +11,8 @@ import (
 	"github.com/memhost/memhost/sdk"
 )
 
-// Compaction summaries written by the generator (seed 002: "summarize
-// older entries via DeepSeek"; seed 004 §2.1: the oldest turns into ~500
-// tokens by a fast model).
+// Compaction summaries written by the generator: the oldest turns into a
+// few hundred tokens by a fast model.
 
 const summarizer = `You write the compaction summary of a conversation between a user and an AI assistant. ` +
 	`The summary replaces these turns in the assistant's working context, so keep what the assistant will need: ` +

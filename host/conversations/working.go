@@ -12,7 +12,7 @@ import (
 	"github.com/memhost/memhost/host/sessions"
 )
 
-// Working assembles a session's working memory (seed 004 §2.1) within the
+// Working assembles a session's working memory within the
 // budgets of memory.context.working: the notebook's block, the memory
 // context for req.Query (the session's last user turn when it is empty;
 // none when there is neither), the last compaction's summary, then the
