@@ -15,6 +15,9 @@ type EpisodesResponse struct {
 	Warnings []string     `json:"warnings,omitempty"` // the pages are written; the index could not be updated
 }
 
+// EpisodeWritten is the State of a day whose page a request wrote.
+const EpisodeWritten = "written"
+
 // EpisodeDay is one day's episode log. State is written, unchanged, kept
 // (a person edited the page: left as it is) or empty (no conversation
 // that day, no page).

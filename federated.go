@@ -43,6 +43,10 @@ type ImportResponse struct {
 	// "left out" (not asked for), or "" (none in the archive).
 	Config  string `json:"config,omitempty"`
 	Indexed int    `json:"indexed"`
+	// Changed are the index paths the import wrote and ChangedFiles the
+	// home's other files (not part of the answer's JSON).
+	Changed      []string `json:"-"`
+	ChangedFiles []string `json:"-"`
 	// Warnings are troubles after the files were written (the index could
 	// not be updated): what was imported is stored.
 	Warnings []string `json:"warnings,omitempty"`
@@ -80,6 +84,9 @@ type FedSyncResponse struct {
 	// HeldBack are the shared files not committed or pushed because they
 	// hold a secret (the rest is synced).
 	HeldBack []HeldBack `json:"heldBack,omitempty"`
+	// Gone are the Paths the merge deleted (not part of the answer's
+	// JSON): what the sync changed is Paths, less Gone, and Gone removed.
+	Gone []string `json:"-"`
 }
 
 // FederationStatus is the federation part of status and health.

@@ -49,4 +49,7 @@ type SecretsRedactResponse struct {
 	// Warnings are troubles after the files were rewritten (the index
 	// could not be updated): what was rewritten is stored.
 	Warnings []string `json:"warnings,omitempty"`
+	// Changed are the index paths of Files (not part of the answer's
+	// JSON).
+	Changed []string `json:"-"`
 }

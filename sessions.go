@@ -105,3 +105,7 @@ type Turn struct {
 	Channel  string `json:"channel,omitempty"`
 	SourceID string `json:"sourceId,omitempty"`
 }
+
+// SessionPath is the index path of a session's transcript:
+// "sessions/ID.jsonl".
+func SessionPath(id string) string { return "sessions/" + id + ".jsonl" }

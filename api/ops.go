@@ -22,10 +22,17 @@ import (
 // (TestAPIIndex; TestAPIDocRoutes holds each operation to its section)
 // come from Ops.
 //
+// Each line names the operation, says whether it writes, the API method
+// that runs it and, for a write, the function in changes.go that says what
+// it changed (nil for a read; the generator refuses a write without one):
+// the host runs every operation through one middleware chain, which
+// publishes each write's Change (host.Host.Subscribe).
+//
 // Adding an operation touches five files: its request and response types
 // and the method that runs it (host/<feature>.go, or the service's); its
-// line here; its CLI command, if it has one; its section in docs/api.md (a
-// forgotten one fails TestAPIDocRoutes). Then go generate ./api.
+// line here (and, for a write, its function in changes.go); its CLI
+// command, if it has one; its section in docs/api.md (a forgotten one
+// fails TestAPIDocRoutes). Then go generate ./api.
 
 // OpInfo describes one operation.
 type OpInfo struct {
@@ -44,11 +51,17 @@ type OpInfo struct {
 // Path is the operation's HTTP path: POST, JSON request, JSON response.
 func (o OpInfo) Path() string { return "/api/v1/" + o.Name }
 
-// An Op is an operation with its request and response types and the API
-// method that runs it.
+// An Op is an operation with its request and response types, the API
+// method that runs it and, for a write, what it changed (changes.go).
 type Op[Req, Resp any] struct {
 	OpInfo
 	Run func(API, context.Context, Req) (Resp, error)
+	// Change says what a write changed, from its request and response:
+	// the paths, files and note of the Change the host publishes once the
+	// write returns (Op and Result are the host's to fill). Every write
+	// has one (the generator refuses a table where one has not); a read
+	// has none.
+	Change func(Req, Resp) memhost.Change
 }
 
 // Operation is an Op of any types, as the table holds them.
@@ -64,6 +77,10 @@ type Operation interface {
 	// NewResponse returns a pointer to a new value of the operation's
 	// response type, for a forwarder to decode an answer into.
 	NewResponse() any
+	// Changed is what the write changed, from its request and its
+	// response (a value or a pointer to one); false for a read or for
+	// values of other types.
+	Changed(req, resp any) (memhost.Change, bool)
 }
 
 // Info describes the operation.
@@ -89,6 +106,26 @@ func (o Op[Req, Resp]) Invoke(ctx context.Context, a API, req any) (any, error) 
 
 // NewResponse returns a new *Resp.
 func (o Op[Req, Resp]) NewResponse() any { return new(Resp) }
+
+// Changed runs o.Change.
+func (o Op[Req, Resp]) Changed(req, resp any) (memhost.Change, bool) {
+	if o.Change == nil {
+		return memhost.Change{}, false
+	}
+	q, ok := req.(Req)
+	if !ok {
+		return memhost.Change{}, false
+	}
+	switch r := resp.(type) {
+	case Resp:
+		return o.Change(q, r), true
+	case *Resp:
+		if r != nil {
+			return o.Change(q, *r), true
+		}
+	}
+	return memhost.Change{}, false
+}
 
 // Func is an API that runs every operation by calling itself with the
 // operation and its request: a forwarder (the server's client posts it,
@@ -135,53 +172,53 @@ func chain(ctx context.Context, a API, op Operation, req any, mws []Middleware) 
 
 // The operations.
 var (
-	OpInit               = Op[memhost.InitRequest, memhost.InitResponse]{OpInfo{Name: "init", Write: true}, API.Init}
-	OpRemember           = Op[memhost.RememberRequest, memhost.RememberResponse]{OpInfo{Name: "remember", Write: true}, API.Remember}
-	OpDailyLog           = Op[memhost.DailyLogRequest, memhost.DailyLogResponse]{OpInfo{Name: "daily-log", Write: true}, API.DailyLog}
-	OpGet                = Op[memhost.GetRequest, memhost.GetResponse]{OpInfo{Name: "get"}, API.Get}
-	OpWrite              = Op[memhost.WriteRequest, memhost.WriteResponse]{OpInfo{Name: "write", Write: true}, API.Write}
-	OpRemove             = Op[memhost.RemoveRequest, memhost.RemoveResponse]{OpInfo{Name: "rm", Write: true}, API.Remove}
-	OpRecall             = Op[memhost.RecallRequest, memhost.RecallResponse]{OpInfo{Name: "recall"}, API.Recall}
-	OpContext            = Op[memhost.ContextRequest, memhost.ContextResponse]{OpInfo{Name: "context"}, API.Context}
-	OpConversationSearch = Op[memhost.ConversationSearchRequest, memhost.ConversationSearchResponse]{OpInfo{Name: "conversation-search"}, API.ConversationSearch}
-	OpStatus             = Op[memhost.StatusRequest, memhost.StatusResponse]{OpInfo{Name: "status"}, API.Status}
-	OpFiles              = Op[memhost.FilesRequest, memhost.FilesResponse]{OpInfo{Name: "files"}, API.Files}
-	OpSync               = Op[memhost.SyncRequest, memhost.SyncResult]{OpInfo{Name: "sync"}, API.Sync}
-	OpRebuild            = Op[memhost.RebuildRequest, memhost.SyncResult]{OpInfo{Name: "rebuild"}, API.Rebuild}
-	OpEmbed              = Op[memhost.EmbedRequest, memhost.EmbedResult]{OpInfo{Name: "embed"}, API.Embed}
-	OpSessions           = Op[memhost.SessionsRequest, memhost.SessionsResponse]{OpInfo{Name: "sessions"}, API.Sessions}
-	OpSessionAppend      = Op[memhost.SessionAppendRequest, memhost.SessionAppendResponse]{OpInfo{Name: "session/append", Write: true}, API.SessionAppend}
-	OpIngest             = Op[memhost.IngestRequest, memhost.IngestResponse]{OpInfo{Name: "session/ingest", Write: true, SocketOnly: true}, API.Ingest}
-	OpSessionTokens      = Op[memhost.SessionTokensRequest, memhost.SessionTokens]{OpInfo{Name: "session/tokens"}, API.SessionTokens}
-	OpSessionCheck       = Op[memhost.SessionCheckRequest, memhost.SessionCheck]{OpInfo{Name: "session/check"}, API.SessionCheck}
-	OpSessionCompact     = Op[memhost.SessionCompactRequest, memhost.SessionCompactResponse]{OpInfo{Name: "session/compact", Write: true}, API.SessionCompact}
-	OpHook               = Op[memhost.HookRequest, memhost.HookResponse]{OpInfo{Name: "hook", Write: true, SocketOnly: true}, API.Hook}
-	OpEpisodes           = Op[memhost.EpisodesRequest, memhost.EpisodesResponse]{OpInfo{Name: "episodes", Write: true}, API.Episodes}
-	OpPlugins            = Op[memhost.PluginsRequest, memhost.PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins}
-	OpUsePlugin          = Op[memhost.UsePluginRequest, memhost.UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin}
-	OpPluginStatus       = Op[memhost.PluginStatusRequest, memhost.PluginStatusResponse]{OpInfo{Name: "plugins/status"}, API.PluginStatus}
-	OpModels             = Op[memhost.ModelsRequest, memhost.ModelsResponse]{OpInfo{Name: "models"}, API.Models}
-	OpPullModel          = Op[memhost.PullModelRequest, memhost.PullResponse]{OpInfo{Name: "models/pull", Write: true}, API.PullModel}
-	OpRemoveModel        = Op[memhost.RemoveModelRequest, memhost.RemoveModelResponse]{OpInfo{Name: "models/rm", Write: true}, API.RemoveModel}
-	OpHealth             = Op[memhost.HealthRequest, memhost.HealthResponse]{OpInfo{Name: "health"}, API.Health}
-	OpHealthHistory      = Op[memhost.HealthHistoryRequest, memhost.HealthHistoryResponse]{OpInfo{Name: "health/history"}, API.HealthHistory}
-	OpLinks              = Op[memhost.LinksRequest, memhost.LinksResponse]{OpInfo{Name: "links"}, API.Links}
-	OpMove               = Op[memhost.MoveRequest, memhost.MoveResponse]{OpInfo{Name: "mv", Write: true}, API.Move}
-	OpRollup             = Op[memhost.RollupRequest, memhost.RollupResponse]{OpInfo{Name: "rollup", Write: true}, API.Rollup}
-	OpPrune              = Op[memhost.PruneRequest, memhost.PruneResponse]{OpInfo{Name: "prune", Write: true}, API.Prune}
-	OpFactAdd            = Op[knowledge.FactAddRequest, knowledge.FactAddResponse]{OpInfo{Name: "fact/add", Write: true}, API.FactAdd}
-	OpFactForget         = Op[knowledge.FactForgetRequest, knowledge.FactForgetResponse]{OpInfo{Name: "fact/forget", Write: true}, API.FactForget}
-	OpFacts              = Op[knowledge.FactsRequest, knowledge.FactsResponse]{OpInfo{Name: "facts"}, API.Facts}
-	OpEntities           = Op[knowledge.EntitiesRequest, knowledge.EntitiesResponse]{OpInfo{Name: "entities"}, API.Entities}
-	OpRelations          = Op[knowledge.RelationsRequest, knowledge.RelationsResponse]{OpInfo{Name: "relations"}, API.Relations}
-	OpConsolidate        = Op[knowledge.ConsolidateRequest, knowledge.ConsolidateResponse]{OpInfo{Name: "consolidate", Write: true}, API.Consolidate}
-	OpSkills             = Op[memhost.SkillsRequest, memhost.SkillsResponse]{OpInfo{Name: "skills"}, API.Skills}
-	OpSkillLearn         = Op[memhost.SkillLearnRequest, memhost.SkillsResponse]{OpInfo{Name: "skills/learn", Write: true}, API.SkillLearn}
-	OpSkillReview        = Op[memhost.SkillReviewRequest, memhost.SkillReviewResponse]{OpInfo{Name: "skills/review", Write: true}, API.SkillReview}
-	OpGitInit            = Op[memhost.GitInitRequest, memhost.GitInitResponse]{OpInfo{Name: "git/init", Write: true, SocketOnly: true}, API.GitInit}
-	OpFedSync            = Op[memhost.FedSyncRequest, memhost.FedSyncResponse]{OpInfo{Name: "git/sync", Write: true}, API.FedSync}
-	OpExport             = Op[memhost.ExportRequest, memhost.ExportResponse]{OpInfo{Name: "export", SocketOnly: true}, API.Export}
-	OpImport             = Op[memhost.ImportRequest, memhost.ImportResponse]{OpInfo{Name: "import", Write: true, SocketOnly: true}, API.Import}
-	OpSecretsScan        = Op[memhost.SecretsScanRequest, memhost.SecretsScanResponse]{OpInfo{Name: "secrets/scan"}, API.SecretsScan}
-	OpSecretsRedact      = Op[memhost.SecretsRedactRequest, memhost.SecretsRedactResponse]{OpInfo{Name: "secrets/redact", Write: true}, API.SecretsRedact}
+	OpInit               = Op[memhost.InitRequest, memhost.InitResponse]{OpInfo{Name: "init", Write: true}, API.Init, initChanged}
+	OpRemember           = Op[memhost.RememberRequest, memhost.RememberResponse]{OpInfo{Name: "remember", Write: true}, API.Remember, rememberChanged}
+	OpDailyLog           = Op[memhost.DailyLogRequest, memhost.DailyLogResponse]{OpInfo{Name: "daily-log", Write: true}, API.DailyLog, dailyLogChanged}
+	OpGet                = Op[memhost.GetRequest, memhost.GetResponse]{OpInfo{Name: "get"}, API.Get, nil}
+	OpWrite              = Op[memhost.WriteRequest, memhost.WriteResponse]{OpInfo{Name: "write", Write: true}, API.Write, writeChanged}
+	OpRemove             = Op[memhost.RemoveRequest, memhost.RemoveResponse]{OpInfo{Name: "rm", Write: true}, API.Remove, removeChanged}
+	OpRecall             = Op[memhost.RecallRequest, memhost.RecallResponse]{OpInfo{Name: "recall"}, API.Recall, nil}
+	OpContext            = Op[memhost.ContextRequest, memhost.ContextResponse]{OpInfo{Name: "context"}, API.Context, nil}
+	OpConversationSearch = Op[memhost.ConversationSearchRequest, memhost.ConversationSearchResponse]{OpInfo{Name: "conversation-search"}, API.ConversationSearch, nil}
+	OpStatus             = Op[memhost.StatusRequest, memhost.StatusResponse]{OpInfo{Name: "status"}, API.Status, nil}
+	OpFiles              = Op[memhost.FilesRequest, memhost.FilesResponse]{OpInfo{Name: "files"}, API.Files, nil}
+	OpSync               = Op[memhost.SyncRequest, memhost.SyncResult]{OpInfo{Name: "sync"}, API.Sync, nil}
+	OpRebuild            = Op[memhost.RebuildRequest, memhost.SyncResult]{OpInfo{Name: "rebuild"}, API.Rebuild, nil}
+	OpEmbed              = Op[memhost.EmbedRequest, memhost.EmbedResult]{OpInfo{Name: "embed"}, API.Embed, nil}
+	OpSessions           = Op[memhost.SessionsRequest, memhost.SessionsResponse]{OpInfo{Name: "sessions"}, API.Sessions, nil}
+	OpSessionAppend      = Op[memhost.SessionAppendRequest, memhost.SessionAppendResponse]{OpInfo{Name: "session/append", Write: true}, API.SessionAppend, sessionAppendChanged}
+	OpIngest             = Op[memhost.IngestRequest, memhost.IngestResponse]{OpInfo{Name: "session/ingest", Write: true, SocketOnly: true}, API.Ingest, ingestChanged}
+	OpSessionTokens      = Op[memhost.SessionTokensRequest, memhost.SessionTokens]{OpInfo{Name: "session/tokens"}, API.SessionTokens, nil}
+	OpSessionCheck       = Op[memhost.SessionCheckRequest, memhost.SessionCheck]{OpInfo{Name: "session/check"}, API.SessionCheck, nil}
+	OpSessionCompact     = Op[memhost.SessionCompactRequest, memhost.SessionCompactResponse]{OpInfo{Name: "session/compact", Write: true}, API.SessionCompact, sessionCompactChanged}
+	OpHook               = Op[memhost.HookRequest, memhost.HookResponse]{OpInfo{Name: "hook", Write: true, SocketOnly: true}, API.Hook, hookChanged}
+	OpEpisodes           = Op[memhost.EpisodesRequest, memhost.EpisodesResponse]{OpInfo{Name: "episodes", Write: true}, API.Episodes, episodesChanged}
+	OpPlugins            = Op[memhost.PluginsRequest, memhost.PluginsResponse]{OpInfo{Name: "plugins"}, API.Plugins, nil}
+	OpUsePlugin          = Op[memhost.UsePluginRequest, memhost.UseResponse]{OpInfo{Name: "plugins/use", Write: true, SocketOnly: true}, API.UsePlugin, usePluginChanged}
+	OpPluginStatus       = Op[memhost.PluginStatusRequest, memhost.PluginStatusResponse]{OpInfo{Name: "plugins/status"}, API.PluginStatus, nil}
+	OpModels             = Op[memhost.ModelsRequest, memhost.ModelsResponse]{OpInfo{Name: "models"}, API.Models, nil}
+	OpPullModel          = Op[memhost.PullModelRequest, memhost.PullResponse]{OpInfo{Name: "models/pull", Write: true}, API.PullModel, pullModelChanged}
+	OpRemoveModel        = Op[memhost.RemoveModelRequest, memhost.RemoveModelResponse]{OpInfo{Name: "models/rm", Write: true}, API.RemoveModel, removeModelChanged}
+	OpHealth             = Op[memhost.HealthRequest, memhost.HealthResponse]{OpInfo{Name: "health"}, API.Health, nil}
+	OpHealthHistory      = Op[memhost.HealthHistoryRequest, memhost.HealthHistoryResponse]{OpInfo{Name: "health/history"}, API.HealthHistory, nil}
+	OpLinks              = Op[memhost.LinksRequest, memhost.LinksResponse]{OpInfo{Name: "links"}, API.Links, nil}
+	OpMove               = Op[memhost.MoveRequest, memhost.MoveResponse]{OpInfo{Name: "mv", Write: true}, API.Move, moveChanged}
+	OpRollup             = Op[memhost.RollupRequest, memhost.RollupResponse]{OpInfo{Name: "rollup", Write: true}, API.Rollup, rollupChanged}
+	OpPrune              = Op[memhost.PruneRequest, memhost.PruneResponse]{OpInfo{Name: "prune", Write: true}, API.Prune, pruneChanged}
+	OpFactAdd            = Op[knowledge.FactAddRequest, knowledge.FactAddResponse]{OpInfo{Name: "fact/add", Write: true}, API.FactAdd, factAddChanged}
+	OpFactForget         = Op[knowledge.FactForgetRequest, knowledge.FactForgetResponse]{OpInfo{Name: "fact/forget", Write: true}, API.FactForget, factForgetChanged}
+	OpFacts              = Op[knowledge.FactsRequest, knowledge.FactsResponse]{OpInfo{Name: "facts"}, API.Facts, nil}
+	OpEntities           = Op[knowledge.EntitiesRequest, knowledge.EntitiesResponse]{OpInfo{Name: "entities"}, API.Entities, nil}
+	OpRelations          = Op[knowledge.RelationsRequest, knowledge.RelationsResponse]{OpInfo{Name: "relations"}, API.Relations, nil}
+	OpConsolidate        = Op[knowledge.ConsolidateRequest, knowledge.ConsolidateResponse]{OpInfo{Name: "consolidate", Write: true}, API.Consolidate, consolidateChanged}
+	OpSkills             = Op[memhost.SkillsRequest, memhost.SkillsResponse]{OpInfo{Name: "skills"}, API.Skills, nil}
+	OpSkillLearn         = Op[memhost.SkillLearnRequest, memhost.SkillsResponse]{OpInfo{Name: "skills/learn", Write: true}, API.SkillLearn, skillLearnChanged}
+	OpSkillReview        = Op[memhost.SkillReviewRequest, memhost.SkillReviewResponse]{OpInfo{Name: "skills/review", Write: true}, API.SkillReview, skillReviewChanged}
+	OpGitInit            = Op[memhost.GitInitRequest, memhost.GitInitResponse]{OpInfo{Name: "git/init", Write: true, SocketOnly: true}, API.GitInit, gitInitChanged}
+	OpFedSync            = Op[memhost.FedSyncRequest, memhost.FedSyncResponse]{OpInfo{Name: "git/sync", Write: true}, API.FedSync, fedSyncChanged}
+	OpExport             = Op[memhost.ExportRequest, memhost.ExportResponse]{OpInfo{Name: "export", SocketOnly: true}, API.Export, nil}
+	OpImport             = Op[memhost.ImportRequest, memhost.ImportResponse]{OpInfo{Name: "import", Write: true, SocketOnly: true}, API.Import, importChanged}
+	OpSecretsScan        = Op[memhost.SecretsScanRequest, memhost.SecretsScanResponse]{OpInfo{Name: "secrets/scan"}, API.SecretsScan, nil}
+	OpSecretsRedact      = Op[memhost.SecretsRedactRequest, memhost.SecretsRedactResponse]{OpInfo{Name: "secrets/redact", Write: true}, API.SecretsRedact, secretsRedactChanged}
 )

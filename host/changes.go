@@ -1,10 +1,11 @@
 package host
 
 import (
-	"strings"
+	"context"
 	"sync"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 )
 
 // changeBus hands the Change of each successful write to its subscribers,
@@ -15,12 +16,13 @@ type changeBus struct {
 	subs map[int]func(memhost.Change)
 }
 
-// Subscribe has fn called with the Change of every write that succeeds
-// (init, remember, daily-log, write, rm, session-append, session-ingest,
-// session-compact, mv, rollup, prune, fact-add, fact-forget, consolidate,
-// import, episodes), whoever made it: federation commits its paths, a server puts it
-// on its event stream. fn runs in the writer's goroutine before the write
-// returns, so it must be quick. cancel stops it.
+// Subscribe has fn called with the Change of every write that changed
+// something, whoever made it: each operation the table marks Write, as its
+// change function in api/changes.go words it (Op is the operation's name,
+// Result its response), and the dashboard's page editor (browse.SavePage).
+// Federation commits its paths; a server puts it on its event stream; MCP
+// tells resource subscribers. fn runs in the writer's goroutine before the
+// write returns, so it must be quick. cancel stops it.
 func (h *Host) Subscribe(fn func(memhost.Change)) (cancel func()) {
 	b := &h.changes
 	b.mu.Lock()
@@ -38,26 +40,44 @@ func (h *Host) Subscribe(fn func(memhost.Change)) (cancel func()) {
 	}
 }
 
-// wrote publishes the Change that change describes, unless the write
-// failed (*err). Each write says itself what it changed: no subscriber
-// looks into another operation's response.
-func (h *Host) wrote(err *error, change func() memhost.Change) {
-	if *err != nil {
+// publishing is the middleware that publishes what each write changed:
+// the one place a Change is made from an operation (api.Operation.Changed).
+func (h *Host) publishing(ctx context.Context, op api.Operation, req any, next func(context.Context) (any, error)) (any, error) {
+	resp, err := next(ctx)
+	h.publish(op, req, resp, err)
+	return resp, err
+}
+
+// publish publishes the Change of op run with req, which answered resp
+// and err: after a success, unless it names nothing; after a failure,
+// only the paths that landed before it (a merge whose push failed, the
+// files an import wrote before the one it failed on). A caller that runs
+// an operation's code outside the chain (a schedule, a session's end)
+// publishes with it.
+func (h *Host) publish(op api.Operation, req, resp any, err error) {
+	c, ok := op.Changed(req, resp)
+	if !ok {
 		return
 	}
-	c := change()
+	if err != nil {
+		c = memhost.Change{Paths: c.Paths, Removed: c.Removed, Note: c.Note}
+		if len(c.Paths)+len(c.Removed) == 0 {
+			return
+		}
+	}
+	if len(c.Paths)+len(c.Removed)+len(c.Files) == 0 && c.Note == "" {
+		return
+	}
+	c.Op, c.Result = op.Info().Name, resp
+	h.broadcast(c)
+}
+
+// broadcast hands c to every subscriber.
+func (h *Host) broadcast(c memhost.Change) {
 	b := &h.changes
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	for _, fn := range b.subs {
 		fn(c)
 	}
-}
-
-// section names a page's section in a change's note: "reference/x.md ## Sarah".
-func section(path, heading string) string {
-	if s := strings.TrimSpace(strings.TrimLeft(heading, "#")); s != "" {
-		return path + " ## " + s
-	}
-	return path
 }

@@ -20,10 +20,8 @@ const maxHeadingRunes = 80
 // "# Daily Log — YYYY-MM-DD" title. Nothing of the text is dropped: a first
 // line over 80 characters is shortened in the heading and written whole
 // below it.
-func (h *Host) DailyLog(ctx context.Context, req memhost.DailyLogRequest) (out memhost.DailyLogResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpDailyLog.Name, Paths: memhost.Paths(out.Path), Note: "daily-log: " + section(out.Path, out.Heading), Result: &out}
-	})
+func (o hostOps) DailyLog(ctx context.Context, req memhost.DailyLogRequest) (out memhost.DailyLogResponse, err error) {
+	h := o.h
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
 		return memhost.DailyLogResponse{}, err

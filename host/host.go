@@ -32,6 +32,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/conversations"
@@ -132,7 +133,21 @@ type Host struct {
 	// below); its helpers are the kernel's, not the Host's API.
 	providers *providers.ProviderService
 
-	// The feature services: their operations are the Host's by promotion.
+	// API runs every operation through the middleware chain (Open:
+	// publishing, changes.go) to impl. Its methods are the Host's
+	// operations: they shadow impl's, so no caller reaches an operation
+	// around the chain.
+	api.API
+	impl
+}
+
+// impl is the Host's operations, unwrapped: the Host's own (hostOps) and
+// the feature services'. Each operation is defined once among them (two
+// would make its name ambiguous and impl no api.API: a compile error in
+// Open). The services' other methods (their loops and hooks) are the
+// Host's by promotion.
+type impl struct {
+	hostOps
 	*browse.BrowseService
 	*semantic.FactService
 	*vault.VaultService
@@ -143,6 +158,10 @@ type Host struct {
 	*recall.RecallService
 	*skills.SkillService
 }
+
+// hostOps holds the operations the Host runs itself (pages, indexing,
+// plugins and models, secrets), reached only through the chain.
+type hostOps struct{ h *Host }
 
 // Folders of a home, made by Open.
 var homeDirs = []string{"sessions", "brain", "cache", "models", "plugins"}
@@ -226,6 +245,8 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.EpisodeService = episodes.New(kernel{h}, opts.ScheduleMinute)
 	h.FederationService = federated.New(kernel{h})
 	h.SkillService = skills.New(kernel{h})
+	h.hostOps = hostOps{h}
+	h.API = api.Wrap(&h.impl, h.publishing)
 	// Git federation (a no-op until the home is a memhost repository
 	// with a remote), consolidation on a schedule
 	// (memory.generator.consolidateEveryMin), the episode logs'

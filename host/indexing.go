@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/fault"
@@ -26,9 +25,8 @@ const MaxPageBytes = indexer.MaxPageBytes
 // Init writes config.yaml with every default, commented, when the home has
 // none (a file that exists is kept as it is; the Host was opened with
 // it), and indexes the notebook. It is safe to run again.
-func (h *Host) Init(ctx context.Context, _ memhost.InitRequest) (out memhost.InitResponse, err error) {
-	// Init writes config.yaml, which is not shared: no path changed.
-	defer h.wrote(&err, func() memhost.Change { return memhost.Change{Op: api.OpInit.Name, Result: &out} })
+func (o hostOps) Init(ctx context.Context, _ memhost.InitRequest) (out memhost.InitResponse, err error) {
+	h := o.h
 	path := filepath.Join(h.home, config.FileName)
 	resp := memhost.InitResponse{Home: h.home, Notebook: h.notebook.Root(), Config: path}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
@@ -51,7 +49,8 @@ func (h *Host) Init(ctx context.Context, _ memhost.InitRequest) (out memhost.Ini
 // Sync brings the index in step with the notebook and the sessions folder:
 // new and edited files are indexed, deleted ones removed. Unchanged files
 // cost one stat each.
-func (h *Host) Sync(ctx context.Context, _ memhost.SyncRequest) (res memhost.SyncResult, err error) {
+func (o hostOps) Sync(ctx context.Context, _ memhost.SyncRequest) (res memhost.SyncResult, err error) {
+	h := o.h
 	err = h.withIndex(ctx, func() (err error) {
 		res, err = h.indexer.Sync(ctx)
 		return err
@@ -61,7 +60,8 @@ func (h *Host) Sync(ctx context.Context, _ memhost.SyncRequest) (res memhost.Syn
 
 // Rebuild builds a new index beside the old one and swaps it in; if
 // anything fails the old index stays as it was.
-func (h *Host) Rebuild(ctx context.Context, _ memhost.RebuildRequest) (memhost.SyncResult, error) {
+func (o hostOps) Rebuild(ctx context.Context, _ memhost.RebuildRequest) (memhost.SyncResult, error) {
+	h := o.h
 	res, err := h.indexer.Rebuild(ctx)
 	if err == nil {
 		h.queue.Kick() // a running worker embeds the new index's chunks (from the cache) now, not at the next sync
@@ -71,7 +71,8 @@ func (h *Host) Rebuild(ctx context.Context, _ memhost.RebuildRequest) (memhost.S
 
 // Files compares the index with the files on disk, hashing only those
 // whose size or time changed.
-func (h *Host) Files(ctx context.Context, _ memhost.FilesRequest) (memhost.FilesResponse, error) {
+func (o hostOps) Files(ctx context.Context, _ memhost.FilesRequest) (memhost.FilesResponse, error) {
+	h := o.h
 	return h.indexer.Files(ctx)
 }
 
@@ -114,7 +115,8 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 }
 
 // Embed works through the embedding queue (see embedq.Queue.Run).
-func (h *Host) Embed(ctx context.Context, req memhost.EmbedRequest) (memhost.EmbedResult, error) {
+func (o hostOps) Embed(ctx context.Context, req memhost.EmbedRequest) (memhost.EmbedResult, error) {
+	h := o.h
 	if req.Sync {
 		if _, err := h.indexer.Sync(ctx); err != nil {
 			return memhost.EmbedResult{}, err
@@ -136,7 +138,8 @@ func (h *Host) Embed(ctx context.Context, req memhost.EmbedRequest) (memhost.Emb
 
 // Status reports the index without changing it: stale pages are counted,
 // not indexed.
-func (h *Host) Status(ctx context.Context, _ memhost.StatusRequest) (memhost.StatusResponse, error) {
+func (o hostOps) Status(ctx context.Context, _ memhost.StatusRequest) (memhost.StatusResponse, error) {
+	h := o.h
 	resp, installed, err := h.summary(ctx)
 	if err != nil {
 		return resp, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/indexer"
@@ -88,8 +89,11 @@ func (k kernel) IndexWritten(ctx context.Context, rels ...string) []string {
 // PageExists reports whether the notebook holds the page.
 func (k kernel) PageExists(rel string) bool { return k.h.pageExists(rel) }
 
-// Wrote publishes a write's Change on the change bus, unless it failed.
-func (k kernel) Wrote(err *error, change func() memhost.Change) { k.h.wrote(err, change) }
+// Publish publishes what op, run outside the chain, changed.
+func (k kernel) Publish(op api.Operation, req, resp any, err error) { k.h.publish(op, req, resp, err) }
+
+// PublishChange publishes a write made outside the operations.
+func (k kernel) PublishChange(c memhost.Change) { k.h.broadcast(c) }
 
 // ModelsDir is the folder of downloaded models.
 func (k kernel) ModelsDir() string { return k.h.providers.ModelStore().Dir }
@@ -101,7 +105,7 @@ func (k kernel) Generator(ctx context.Context) (sdk.Generator, func(), error) {
 
 // Consolidate extracts facts from the episodes not yet consolidated.
 func (k kernel) Consolidate(ctx context.Context, req knowledge.ConsolidateRequest) (knowledge.ConsolidateResponse, error) {
-	return k.h.FactService.Consolidate(ctx, req)
+	return k.h.Consolidate(ctx, req) // through the chain: it publishes
 }
 
 // CheckContext checks a context request's memory settings.

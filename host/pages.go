@@ -15,7 +15,8 @@ import (
 )
 
 // Get reads a page.
-func (h *Host) Get(ctx context.Context, req memhost.GetRequest) (memhost.GetResponse, error) {
+func (o hostOps) Get(ctx context.Context, req memhost.GetRequest) (memhost.GetResponse, error) {
+	h := o.h
 	rel, err := h.notebook.Clean(req.Path)
 	if err != nil {
 		return memhost.GetResponse{}, err
@@ -45,10 +46,8 @@ func (h *Host) Get(ctx context.Context, req memhost.GetRequest) (memhost.GetResp
 
 // Write writes to a page, creating it and its folders when missing, and
 // indexes it before returning.
-func (h *Host) Write(ctx context.Context, req memhost.WriteRequest) (out memhost.WriteResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpWrite.Name, Paths: memhost.Paths(out.Path), Note: "write: " + section(out.Path, out.Section), Result: &out}
-	})
+func (o hostOps) Write(ctx context.Context, req memhost.WriteRequest) (out memhost.WriteResponse, err error) {
+	h := o.h
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
 		return memhost.WriteResponse{}, err
@@ -94,10 +93,8 @@ func (h *Host) Write(ctx context.Context, req memhost.WriteRequest) (out memhost
 }
 
 // Remove deletes a page and drops it from the index.
-func (h *Host) Remove(ctx context.Context, req memhost.RemoveRequest) (out memhost.RemoveResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpRemove.Name, Removed: memhost.Paths(out.Path), Note: "rm: " + out.Path, Result: &out}
-	})
+func (o hostOps) Remove(ctx context.Context, req memhost.RemoveRequest) (out memhost.RemoveResponse, err error) {
+	h := o.h
 	rel, err := h.notebook.Clean(req.Path)
 	if err != nil {
 		return memhost.RemoveResponse{}, err
@@ -116,7 +113,8 @@ func (h *Host) Remove(ctx context.Context, req memhost.RemoveRequest) (out memho
 // then the current facts of the most-mentioned entities (contextFacts).
 // With a query it is the memory context instead (recall.MemoryContext),
 // with a session that session's working memory (SessionService.Working).
-func (h *Host) Context(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error) {
+func (o hostOps) Context(ctx context.Context, req memhost.ContextRequest) (memhost.ContextResponse, error) {
+	h := o.h
 	switch {
 	case req.Session != "":
 		return h.SessionService.Working(ctx, req)

@@ -7,7 +7,8 @@ import (
 )
 
 // PluginStatus reports the active provider and what search does with it.
-func (h *Host) PluginStatus(ctx context.Context, _ memhost.PluginStatusRequest) (memhost.PluginStatusResponse, error) {
+func (o hostOps) PluginStatus(ctx context.Context, _ memhost.PluginStatusRequest) (memhost.PluginStatusResponse, error) {
+	h := o.h
 	var resp memhost.PluginStatusResponse
 	st, err := h.Status(ctx, memhost.StatusRequest{})
 	if err != nil {
@@ -21,26 +22,31 @@ func (h *Host) PluginStatus(ctx context.Context, _ memhost.PluginStatusRequest) 
 }
 
 // Plugins: see providers.ProviderService.Plugins.
-func (h *Host) Plugins(ctx context.Context, req memhost.PluginsRequest) (memhost.PluginsResponse, error) {
+func (o hostOps) Plugins(ctx context.Context, req memhost.PluginsRequest) (memhost.PluginsResponse, error) {
+	h := o.h
 	return h.providers.Plugins(ctx, req)
 }
 
 // UsePlugin: see providers.ProviderService.UsePlugin.
-func (h *Host) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (memhost.UseResponse, error) {
+func (o hostOps) UsePlugin(ctx context.Context, req memhost.UsePluginRequest) (memhost.UseResponse, error) {
+	h := o.h
 	return h.providers.UsePlugin(ctx, req)
 }
 
 // Models: see providers.ProviderService.Models.
-func (h *Host) Models(ctx context.Context, req memhost.ModelsRequest) (memhost.ModelsResponse, error) {
+func (o hostOps) Models(ctx context.Context, req memhost.ModelsRequest) (memhost.ModelsResponse, error) {
+	h := o.h
 	return h.providers.Models(ctx, req)
 }
 
 // PullModel: see providers.ProviderService.PullModel.
-func (h *Host) PullModel(ctx context.Context, req memhost.PullModelRequest) (memhost.PullResponse, error) {
+func (o hostOps) PullModel(ctx context.Context, req memhost.PullModelRequest) (memhost.PullResponse, error) {
+	h := o.h
 	return h.providers.PullModel(ctx, req)
 }
 
 // RemoveModel: see providers.ProviderService.RemoveModel.
-func (h *Host) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
+func (o hostOps) RemoveModel(ctx context.Context, req memhost.RemoveModelRequest) (memhost.RemoveModelResponse, error) {
+	h := o.h
 	return h.providers.RemoveModel(ctx, req)
 }

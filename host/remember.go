@@ -24,14 +24,8 @@ const (
 // Remember routes text to a page (see Route), appends it as a list item
 // under the section, and indexes the page before returning. Text already on
 // the page (ignoring case, spacing and list markers) is not added again.
-func (h *Host) Remember(ctx context.Context, req memhost.RememberRequest) (out memhost.RememberResponse, err error) {
-	defer h.wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: api.OpRemember.Name, Note: "remember: " + section(out.Path, out.Section), Result: &out}
-		if !out.Duplicate {
-			c.Paths = memhost.Paths(out.Path)
-		}
-		return c
-	})
+func (o hostOps) Remember(ctx context.Context, req memhost.RememberRequest) (out memhost.RememberResponse, err error) {
+	h := o.h
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
 		return memhost.RememberResponse{}, err

@@ -79,7 +79,8 @@ func findings(rel string, found []secrets.Finding) []memhost.SecretFinding {
 // SecretsScan lists the secrets in the home's pages and transcripts and,
 // with req.History, in every version of them the home's git history
 // holds. The secrets themselves are never in the answer.
-func (h *Host) SecretsScan(ctx context.Context, req memhost.SecretsScanRequest) (memhost.SecretsScanResponse, error) {
+func (o hostOps) SecretsScan(ctx context.Context, req memhost.SecretsScanRequest) (memhost.SecretsScanResponse, error) {
+	h := o.h
 	start := time.Now()
 	resp := memhost.SecretsScanResponse{Findings: []memhost.SecretFinding{}}
 	s, err := h.secrets.scanner()
@@ -176,15 +177,13 @@ func (h *Host) scanHistory(ctx context.Context, s *secrets.Scanner, resp *memhos
 // transcripts under their own (sessions.Store.Rewrite), every other byte
 // kept. Run again it finds nothing and writes nothing. The git history
 // is not rewritten (SecretsScan with History lists what it holds).
-func (h *Host) SecretsRedact(ctx context.Context, req memhost.SecretsRedactRequest) (out memhost.SecretsRedactResponse, err error) {
+func (o hostOps) SecretsRedact(ctx context.Context, req memhost.SecretsRedactRequest) (out memhost.SecretsRedactResponse, err error) {
+	h := o.h
 	rq := once.Request{Op: api.OpSecretsRedact.Name, ID: req.RequestID, Resp: &out}
 	if replayed, err := h.once.Answered(rq); err != nil || replayed {
 		return out, err
 	}
 	var changed []string // index paths
-	defer h.wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpSecretsRedact.Name, Paths: changed, Note: fmt.Sprintf("secrets/redact: %d files", len(out.Files)), Result: &out}
-	})
 	defer func() {
 		if err == nil { // the files are rewritten: a journal that fails only loses the replay
 			if aerr := h.once.Answer(rq); aerr != nil {
@@ -250,7 +249,7 @@ func (h *Host) SecretsRedact(ctx context.Context, req memhost.SecretsRedactReque
 			out.Warnings = append(out.Warnings, fmt.Sprintf("the files are rewritten; indexing them failed (the next sync retries): %v", err))
 		}
 	}
-	out.Indexed = len(changed)
+	out.Indexed, out.Changed = len(changed), changed
 	return out, nil
 }
 

@@ -20,6 +20,9 @@ type ConsolidateResponse struct {
 	// Warnings are troubles after writes (a page written but not indexed
 	// yet): what was written is stored.
 	Warnings []string `json:"warnings,omitempty"`
+	// Written are the pages the facts were written to, once each, in
+	// order: what the run changed (not part of the answer's JSON).
+	Written []string `json:"-"`
 }
 
 // ConsolidatedFact is one fact the generator found, as fact add applied it.

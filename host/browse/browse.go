@@ -37,7 +37,8 @@ type Kernel interface {
 	Sessions() *sessions.Store
 	ModelsDir() string
 	IndexWritten(ctx context.Context, rels ...string) []string
-	Wrote(err *error, change func() memhost.Change)
+	// PublishChange publishes a write made outside the operations.
+	PublishChange(memhost.Change)
 }
 
 // BrowseService runs the operations.
@@ -109,9 +110,11 @@ var ErrPageChanged = errors.New("changed on disk since it was opened")
 // ("write" on the change bus). Saving the text the page already holds succeeds
 // and writes nothing.
 func (b *BrowseService) SavePage(ctx context.Context, req memhost.SavePageRequest) (out memhost.SavePageResponse, err error) {
-	defer b.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpWrite.Name, Paths: memhost.Paths(out.Path), Note: "write: " + out.Path, Result: &out}
-	})
+	defer func() {
+		if err == nil {
+			b.k.PublishChange(memhost.Change{Op: api.OpWrite.Name, Paths: memhost.Paths(out.Path), Note: "write: " + out.Path, Result: &out})
+		}
+	}()
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
 		return memhost.SavePageResponse{}, err

@@ -21,9 +21,6 @@ import (
 // indexes the transcript before returning. Transcripts are only ever
 // appended to. A turn that ends the session (End) writes its episode logs.
 func (cs *SessionService) SessionAppend(ctx context.Context, req memhost.SessionAppendRequest) (out memhost.SessionAppendResponse, err error) {
-	defer cs.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpSessionAppend.Name, Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("session/append: %s turn %s", out.Path, out.Turn.ID), Result: &out}
-	})
 	if !sessions.ValidID(req.Session) {
 		return memhost.SessionAppendResponse{}, fault.BadInputf("session", "session id %q: use letters, digits, '.', '_' and '-' (at most 128)", req.Session)
 	}
@@ -71,18 +68,6 @@ func (cs *SessionService) Sessions(ctx context.Context, _ memhost.SessionsReques
 // Ingest imports transcripts into sessions/ (see sessions.Store.Import)
 // and indexes each one that grew.
 func (cs *SessionService) Ingest(ctx context.Context, req memhost.IngestRequest) (out memhost.IngestResponse, err error) {
-	defer cs.k.Wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: api.OpIngest.Name, Result: &out}
-		var names []string
-		for _, f := range out.Files {
-			if f.Added > 0 {
-				names = append(names, fmt.Sprintf("%s (+%d turns)", f.Session, f.Added))
-				c.Paths = append(c.Paths, sessions.Path(f.Session))
-			}
-		}
-		c.Note = "session/ingest: " + strings.Join(names, ", ")
-		return c
-	})
 	if err := sessions.CheckFormat(req.Format); err != nil {
 		return memhost.IngestResponse{}, err
 	}
@@ -119,9 +104,6 @@ func (cs *SessionService) SessionCheck(ctx context.Context, req memhost.SessionC
 // SessionCompact appends a compaction entry (see sessions.Store.Compact)
 // and indexes it: the summary is searchable, the turns stay.
 func (cs *SessionService) SessionCompact(ctx context.Context, req memhost.SessionCompactRequest) (out memhost.SessionCompactResponse, err error) {
-	defer cs.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpSessionCompact.Name, Paths: memhost.Paths(sessions.Path(out.Session)), Note: "session/compact: " + out.Session, Result: &out}
-	})
 	var model, through string
 	if req.Summarize {
 		if strings.TrimSpace(req.Summary) != "" {
@@ -257,7 +239,9 @@ func (cs *SessionService) ingestHook(ctx context.Context, path string) (string, 
 	if !filepath.IsAbs(path) {
 		return "", fault.BadInputf("payload", "transcript_path %q is not absolute", path)
 	}
-	r, err := cs.Ingest(ctx, memhost.IngestRequest{Paths: []string{path}, Format: sessions.FormatClaudeCode})
+	req := memhost.IngestRequest{Paths: []string{path}, Format: sessions.FormatClaudeCode}
+	r, err := cs.Ingest(ctx, req)
+	cs.k.Publish(api.OpIngest, req, r, err)
 	if err != nil {
 		return "", err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/sessions"
 	"github.com/memhost/memhost/knowledge"
@@ -23,7 +24,9 @@ type Kernel interface {
 	Config() *config.Config
 	Location() *time.Location
 	IndexWritten(ctx context.Context, rels ...string) []string
-	Wrote(err *error, change func() memhost.Change)
+	// Publish publishes what op, run with req outside the operation
+	// chain (by a schedule, a hook or another operation), changed.
+	Publish(op api.Operation, req, resp any, err error)
 	// Generator is the configured generator plugin, held until release.
 	Generator(ctx context.Context) (sdk.Generator, func(), error)
 	// Context is the Context operation: the block an agent puts in its

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
@@ -46,12 +47,26 @@ func (k *fakeKernel) IndexWritten(_ context.Context, rels ...string) []string {
 	return nil
 }
 func (k *fakeKernel) Log() *slog.Logger { return slog.New(slog.DiscardHandler) }
-func (k *fakeKernel) Wrote(err *error, change func() memhost.Change) {
+
+// Publish records what the host would publish: the op's Change, after
+// a success that changed something.
+func (k *fakeKernel) Publish(op api.Operation, req, resp any, err error) {
+	c, ok := op.Changed(req, resp)
+	if !ok || err != nil || len(c.Paths) == 0 {
+		return
+	}
+	c.Op = op.Info().Name
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if *err == nil {
-		k.changes = append(k.changes, change())
-	}
+	k.changes = append(k.changes, c)
+}
+
+// runEpisodes runs the Episodes operation as the host's chain does:
+// then publishes what it changed.
+func runEpisodes(es *EpisodeService, ctx context.Context, req memhost.EpisodesRequest) (memhost.EpisodesResponse, error) {
+	resp, err := es.Episodes(ctx, req)
+	es.k.Publish(api.OpEpisodes, req, resp, err)
+	return resp, err
 }
 
 // newHome copies testdata/sessions into a new home; times in zone.
@@ -108,7 +123,7 @@ func states(r memhost.EpisodesResponse) string {
 // compaction left out, a heading inside a turn escaped.
 func TestEpisodesGolden(t *testing.T) {
 	es, k := newHome(t, "UTC")
-	r, err := es.Episodes(context.Background(), memhost.EpisodesRequest{Date: "2026-02-13"})
+	r, err := runEpisodes(es, context.Background(), memhost.EpisodesRequest{Date: "2026-02-13"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,11 +161,11 @@ func TestEpisodesGolden(t *testing.T) {
 func TestEpisodesIdempotent(t *testing.T) {
 	ctx := context.Background()
 	es, k := newHome(t, "UTC")
-	if _, err := es.Episodes(ctx, memhost.EpisodesRequest{Date: "2026-02-13"}); err != nil {
+	if _, err := runEpisodes(es, ctx, memhost.EpisodesRequest{Date: "2026-02-13"}); err != nil {
 		t.Fatal(err)
 	}
 	first := k.read(t, "episodes/2026-02-13.md")
-	r, err := es.Episodes(ctx, memhost.EpisodesRequest{Since: "2026-02-13", Until: "2026-02-13"})
+	r, err := runEpisodes(es, ctx, memhost.EpisodesRequest{Since: "2026-02-13", Until: "2026-02-13"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +180,7 @@ func TestEpisodesIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if _, err := es.Episodes(ctx, memhost.EpisodesRequest{}); err != nil { // today: 2026-02-13
+		if _, err := runEpisodes(es, ctx, memhost.EpisodesRequest{}); err != nil { // today: 2026-02-13
 			t.Fatal(err)
 		}
 	}
@@ -186,7 +201,7 @@ func TestEpisodesIdempotent(t *testing.T) {
 func TestEpisodesKeepEdited(t *testing.T) {
 	ctx := context.Background()
 	es, k := newHome(t, "UTC")
-	if _, err := es.Episodes(ctx, memhost.EpisodesRequest{Date: "2026-02-13"}); err != nil {
+	if _, err := runEpisodes(es, ctx, memhost.EpisodesRequest{Date: "2026-02-13"}); err != nil {
 		t.Fatal(err)
 	}
 	abs := k.nb.Abs("episodes/2026-02-13.md")
@@ -201,7 +216,7 @@ func TestEpisodesKeepEdited(t *testing.T) {
 	if _, err := k.store.Append(ctx, "wa-ada", memhost.Turn{ID: "w5", Type: "message", Role: "assistant", Content: "Phase 4 started."}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := es.Episodes(ctx, memhost.EpisodesRequest{Since: "2026-02-12", Until: "2026-02-15"})
+	r, err := runEpisodes(es, ctx, memhost.EpisodesRequest{Since: "2026-02-12", Until: "2026-02-15"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +242,7 @@ func TestEpisodesKeepEdited(t *testing.T) {
 // and Bob's message of 22:10 UTC on the 12th is the 13th's.
 func TestEpisodesTimeZone(t *testing.T) {
 	es, k := newHome(t, "Asia/Tokyo")
-	if _, err := es.Episodes(context.Background(), memhost.EpisodesRequest{Since: "2026-02-13", Until: "2026-02-14"}); err != nil {
+	if _, err := runEpisodes(es, context.Background(), memhost.EpisodesRequest{Since: "2026-02-13", Until: "2026-02-14"}); err != nil {
 		t.Fatal(err)
 	}
 	for rel, wants := range map[string][]string{
@@ -255,7 +270,7 @@ func TestEpisodesBadInput(t *testing.T) {
 		{memhost.EpisodesRequest{Since: "2026-02-10", Until: "2026-02-01"}, "until"},
 		{memhost.EpisodesRequest{Since: "2025-01-01", Until: "2026-02-01"}, "until"},
 	} {
-		_, err := es.Episodes(context.Background(), tc.req)
+		_, err := runEpisodes(es, context.Background(), tc.req)
 		if fault.KindOf(err) != fault.BadInput || fault.FieldOf(err) != tc.field {
 			t.Errorf("%+v: got %v, want a bad-input error about %s", tc.req, err, tc.field)
 		}
@@ -274,7 +289,7 @@ func TestDayStatus(t *testing.T) {
 	if st.State != Written || st.Messages != 6 || !st.Newest.Equal(time.Date(2026, 2, 13, 23, 50, 0, 0, time.UTC)) {
 		t.Fatalf("before: %+v", st)
 	}
-	es.Episodes(ctx, memhost.EpisodesRequest{Date: "2026-02-13"})
+	runEpisodes(es, ctx, memhost.EpisodesRequest{Date: "2026-02-13"})
 	if st, _ = es.DayStatus(ctx, "2026-02-13"); st.State != Unchanged {
 		t.Fatalf("after: %+v", st)
 	}
@@ -325,7 +340,7 @@ func TestEpisodesConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 5 {
-				if _, err := es.Episodes(ctx, memhost.EpisodesRequest{Date: "2026-02-13"}); err != nil {
+				if _, err := runEpisodes(es, ctx, memhost.EpisodesRequest{Date: "2026-02-13"}); err != nil {
 					errs <- err
 					return
 				}
@@ -337,7 +352,7 @@ func TestEpisodesConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if _, err := es.Episodes(ctx, memhost.EpisodesRequest{Date: "2026-02-13"}); err != nil {
+	if _, err := runEpisodes(es, ctx, memhost.EpisodesRequest{Date: "2026-02-13"}); err != nil {
 		t.Fatal(err)
 	}
 	page := k.read(t, "episodes/2026-02-13.md")
@@ -355,7 +370,7 @@ func TestEpisodesConcurrent(t *testing.T) {
 func TestEpisodesFolder(t *testing.T) {
 	es, k := newHome(t, "UTC")
 	k.cfg.Memory.Episodes.Folder = "journal/chats"
-	r, err := es.Episodes(context.Background(), memhost.EpisodesRequest{Date: "2026-02-13"})
+	r, err := runEpisodes(es, context.Background(), memhost.EpisodesRequest{Date: "2026-02-13"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,9 @@ type Kernel interface {
 	Location() *time.Location
 	Now() time.Time
 	IndexWritten(ctx context.Context, rels ...string) []string
-	Wrote(err *error, change func() memhost.Change)
+	// Publish publishes what op, run with req outside the operation
+	// chain (by a schedule, a hook or another operation), changed.
+	Publish(op api.Operation, req, resp any, err error)
 	Log() *slog.Logger
 }
 
@@ -77,7 +79,7 @@ func (es *EpisodeService) RunSchedule(ctx context.Context) {
 	schedule.Every(ctx, es.unit, nil, func() int { return es.k.Config().Memory.Episodes.EveryMin }, func(ctx context.Context) {
 		now := es.k.Now().In(es.k.Location())
 		days := []string{now.AddDate(0, 0, -1).Format(time.DateOnly), now.Format(time.DateOnly)}
-		if _, err := es.write(ctx, days); err != nil && ctx.Err() == nil {
+		if _, err := es.published(ctx, days); err != nil && ctx.Err() == nil {
 			es.k.Log().Warn("scheduled episode logs not written", "err", err)
 		}
 	})
@@ -85,7 +87,7 @@ func (es *EpisodeService) RunSchedule(ctx context.Context) {
 
 // The states of a day's page (memhost.EpisodeDay.State).
 const (
-	Written   = "written"
+	Written   = memhost.EpisodeWritten
 	Unchanged = "unchanged"
 	Kept      = "kept"
 	Empty     = "empty"
@@ -119,7 +121,16 @@ func (es *EpisodeService) SessionEnded(ctx context.Context, session string) (mem
 		}
 	}
 	sort.Strings(days)
-	return es.write(ctx, days)
+	return es.published(ctx, days)
+}
+
+// published writes the pages of days outside the Episodes operation (a
+// schedule, a session's end) and publishes what it wrote, as the
+// operation would.
+func (es *EpisodeService) published(ctx context.Context, days []string) (memhost.EpisodesResponse, error) {
+	resp, err := es.write(ctx, days)
+	es.k.Publish(api.OpEpisodes, memhost.EpisodesRequest{}, resp, err)
+	return resp, err
 }
 
 // Status is what health judges of a day's episode log.
@@ -208,16 +219,9 @@ func (es *EpisodeService) page(day string) string {
 	return path.Join(es.k.Config().Memory.Episodes.Folder, day+".md")
 }
 
-// write writes the pages of days and publishes those written.
+// write writes the pages of days.
 func (es *EpisodeService) write(ctx context.Context, days []string) (resp memhost.EpisodesResponse, err error) {
 	var written []string
-	defer func() {
-		if len(written) > 0 {
-			es.k.Wrote(&err, func() memhost.Change {
-				return memhost.Change{Op: api.OpEpisodes.Name, Paths: written, Note: "episodes: " + strings.Join(written, ", "), Result: &resp}
-			})
-		}
-	}()
 	loc := es.k.Location()
 	byDay, seen, err := es.collect(ctx, days)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/archive"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
@@ -142,11 +141,7 @@ func (fd *FederationService) Import(ctx context.Context, req memhost.ImportReque
 			items = append(items, item{af.Path, filepath.Join(fd.k.Sessions().Dir, rest), ip})
 		}
 	}
-	var changed, files []string // index paths; other files of the home
-	defer fd.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpImport.Name, Paths: changed, Files: files, Result: &out,
-			Note: fmt.Sprintf("import: %s (%d added, %d merged)", filepath.Base(out.Path), len(out.Added), len(out.Merged))}
-	})
+	var files []string // the home's files that are not index paths
 	repo := &gitrepo.Repo{Dir: absHome(fd.k.Home())}
 	var reindex []string
 	for _, it := range items {
@@ -254,8 +249,7 @@ func (fd *FederationService) Import(ctx context.Context, req memhost.ImportReque
 			out.Warnings = append(out.Warnings, fmt.Sprintf("the files are imported; indexing them failed (the next sync retries): %v", err))
 		}
 	}
-	out.Indexed = len(reindex)
-	changed = reindex
+	out.Indexed, out.Changed, out.ChangedFiles = len(reindex), reindex, files
 	return out, nil
 }
 

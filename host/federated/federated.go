@@ -177,6 +177,7 @@ func (fd *FederationService) GitInit(ctx context.Context, req memhost.GitInitReq
 	fd.k.EditConfig(func(c *config.Config) { c.Federation.Remote, c.Federation.Branch = req.Remote, req.Branch })
 	resp.Remote = req.Remote
 	s, err := fd.FedSync(ctx, memhost.FedSyncRequest{})
+	fd.k.Publish(api.OpFedSync, memhost.FedSyncRequest{}, s, err)
 	if err != nil {
 		resp.SyncError = err.Error()
 	}
@@ -238,28 +239,22 @@ func (fd *FederationService) FedSync(ctx context.Context, _ memhost.FedSyncReque
 			serr = errors.Join(serr, fmt.Errorf("re-index after the merge: %w", err))
 		}
 		resp.Indexed = len(paths)
-		fd.merged(paths, &resp)
+		resp.Gone = fd.gone(paths)
 	}
 	resp.HeldBack = f.repo.ReadState().HeldBack
 	resp.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 	return resp, gitFault(serr)
 }
 
-// merged publishes the pages and transcripts a merge brought (or
-// deleted), as a write does, for MCP's resource subscribers and the
-// dashboard; a push that failed after it does not undo the merge. Note
-// leaves the change uncommitted: the merge is its own commit.
-func (fd *FederationService) merged(paths []string, resp *memhost.FedSyncResponse) {
-	c := memhost.Change{Op: api.OpFedSync.Name, Note: fmt.Sprintf("%s: %d files merged", api.OpFedSync.Name, len(paths)), Result: resp}
+// gone are the paths a merge deleted.
+func (fd *FederationService) gone(paths []string) []string {
+	var out []string
 	for _, p := range paths {
 		if _, err := os.Lstat(fd.k.Indexer().AbsPath(p)); errors.Is(err, fs.ErrNotExist) {
-			c.Removed = append(c.Removed, p)
-		} else {
-			c.Paths = append(c.Paths, p)
+			out = append(out, p)
 		}
 	}
-	var landed error
-	fd.k.Wrote(&landed, func() memhost.Change { return c })
+	return out
 }
 
 // indexPaths are the index paths of home-relative files, leaving out
@@ -408,6 +403,7 @@ func (fd *FederationService) RunLoop(ctx context.Context, onGitSync func(memhost
 			continue
 		}
 		res, err := fd.FedSync(ctx, memhost.FedSyncRequest{})
+		fd.k.Publish(api.OpFedSync, memhost.FedSyncRequest{}, res, err)
 		if ctx.Err() != nil {
 			return
 		}

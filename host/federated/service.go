@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
@@ -35,7 +36,9 @@ type Kernel interface {
 	RecheckConfig()
 	Log() *slog.Logger
 	Now() time.Time
-	Wrote(err *error, change func() memhost.Change)
+	// Publish publishes what op, run with req outside the operation
+	// chain (by a schedule, a hook or another operation), changed.
+	Publish(op api.Operation, req, resp any, err error)
 }
 
 // FederationService runs git federation and archives for a home.

@@ -18,8 +18,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
@@ -99,14 +97,7 @@ const (
 // then confirmed, not added twice).
 func (s *FactService) Consolidate(ctx context.Context, req knowledge.ConsolidateRequest) (out knowledge.ConsolidateResponse, err error) {
 	var written []string // the pages fact add wrote, in order, once each
-	defer func() {
-		if len(out.Applied) > 0 { // a run that wrote nothing is not a write
-			s.k.Wrote(&err, func() memhost.Change {
-				return memhost.Change{Op: api.OpConsolidate.Name, Paths: written, Result: &out,
-					Note: fmt.Sprintf("consolidate: %d facts from %d episodes", len(out.Applied), out.Episodes)}
-			})
-		}
-	}()
+	defer func() { out.Written = written }()
 	resp := knowledge.ConsolidateResponse{Applied: []knowledge.ConsolidatedFact{}, Skipped: []knowledge.SkippedBatch{}}
 	var since time.Time
 	if req.Since != "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/schedule"
@@ -58,6 +59,7 @@ func (s *FactService) scheduledConsolidation(ctx context.Context) {
 		return
 	}
 	res, err := s.Consolidate(ctx, knowledge.ConsolidateRequest{})
+	s.k.Publish(api.OpConsolidate, knowledge.ConsolidateRequest{}, res, err)
 	switch {
 	case ctx.Err() != nil:
 	case err != nil && errors.Is(err, generate.ErrNoGenerator):

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/host/fault"
@@ -32,13 +31,6 @@ const NearDuplicate = 0.85
 // embedding has a cosine similarity of NearDuplicate or more with the new
 // one's, when an embeddings provider is ready.
 func (s *FactService) FactAdd(ctx context.Context, req knowledge.FactAddRequest) (out knowledge.FactAddResponse, err error) {
-	defer s.k.Wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: api.OpFactAdd.Name, Note: fmt.Sprintf("fact/add: %s %s", out.Path, out.Fact.ID), Result: &out}
-		if !out.Stale {
-			c.Paths = memhost.Paths(out.Path)
-		}
-		return c
-	})
 	return s.factAdd(ctx, req, addOptions{})
 }
 
@@ -279,9 +271,6 @@ func (s *FactService) Facts(ctx context.Context, req knowledge.FactsRequest) (kn
 // today's date: the line stays as the audit trail, and the fact is no
 // longer current (recall, context and facts leave it out).
 func (s *FactService) FactForget(ctx context.Context, req knowledge.FactForgetRequest) (out knowledge.FactForgetResponse, err error) {
-	defer s.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpFactForget.Name, Paths: memhost.Paths(out.Path), Note: fmt.Sprintf("fact/forget: %s (%d)", out.Path, len(out.Forgotten)), Result: &out}
-	})
 	var slug string
 	switch {
 	case req.ID != "" && req.Attribute == "":

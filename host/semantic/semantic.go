@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/notebook"
@@ -43,7 +44,9 @@ type Kernel interface {
 	SyncBeforeSearch(ctx context.Context) error
 	IndexWritten(ctx context.Context, rels ...string) []string
 	PageExists(rel string) bool
-	Wrote(err *error, change func() memhost.Change)
+	// Publish publishes what op, run with req outside the operation
+	// chain (by a schedule, a hook or another operation), changed.
+	Publish(op api.Operation, req, resp any, err error)
 	// Generator is the configured generator plugin, held until release.
 	Generator(ctx context.Context) (sdk.Generator, func(), error)
 }

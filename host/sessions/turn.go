@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/memhost/memhost"
 )
 
 // Source is the result group of transcripts in the index.
@@ -66,7 +68,7 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 func ValidID(id string) bool { return idPattern.MatchString(id) }
 
 // Path is the index path of a session's transcript: "sessions/ID.jsonl".
-func Path(id string) string { return "sessions/" + id + ".jsonl" }
+func Path(id string) string { return memhost.SessionPath(id) }
 
 // IsPath reports whether an index path names a transcript.
 func IsPath(rel string) bool {

@@ -20,7 +20,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
@@ -38,7 +37,6 @@ type Kernel interface {
 	Config() *config.Config
 	Now() time.Time
 	Location() *time.Location
-	Wrote(err *error, change func() memhost.Change)
 	IndexWritten(ctx context.Context, rels ...string) []string
 }
 
@@ -210,9 +208,6 @@ func (s *SkillService) list(ctx context.Context, written []string) (memhost.Skil
 // again over the same transcripts, it writes nothing.
 func (s *SkillService) SkillLearn(ctx context.Context, _ memhost.SkillLearnRequest) (resp memhost.SkillsResponse, err error) {
 	var written []string
-	defer s.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpSkillLearn.Name, Paths: written, Note: "skills/learn: " + strings.Join(written, ", "), Result: &resp}
-	})
 	pats, err := s.patterns(ctx)
 	if err != nil {
 		return resp, err
@@ -322,9 +317,6 @@ func (s *SkillService) SkillReview(ctx context.Context, req memhost.SkillReviewR
 		return resp, fault.BadInputf("slug", "slug %q: a skill's slug is lowercase letters, digits and '-'", req.Slug)
 	}
 	rel := path.Join(Dir, req.Slug+".md")
-	defer s.k.Wrote(&err, func() memhost.Change {
-		return memhost.Change{Op: api.OpSkillReview.Name, Paths: memhost.Paths(rel), Note: "skills/review: " + req.Slug + " " + req.Status, Result: &resp}
-	})
 	err = s.k.Notebook().Update(ctx, rel, func(old []byte, exists bool) ([]byte, error) {
 		if !exists {
 			return nil, fault.Errorf(fault.NotFound, "slug", "no skill %q (no %s; memhost skills lists them)", req.Slug, rel)

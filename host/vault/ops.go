@@ -3,7 +3,6 @@ package vault
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path"
 	"slices"
 	"sort"
@@ -174,13 +173,6 @@ func (s *VaultService) Links(ctx context.Context, req memhost.LinksRequest) (mem
 // style it was written (linkText); its #heading, |alias or text stay, and
 // nothing else of the page changes. Frontmatter is never touched.
 func (s *VaultService) Move(ctx context.Context, req memhost.MoveRequest) (out memhost.MoveResponse, err error) {
-	defer s.k.Wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: api.OpMove.Name, Paths: memhost.Paths(out.To), Removed: memhost.Paths(out.From), Note: fmt.Sprintf("mv: %s -> %s", out.From, out.To), Result: &out}
-		for _, u := range out.Updated {
-			c.Paths = append(c.Paths, u.Path)
-		}
-		return c
-	})
 	from, err := s.k.Notebook().Clean(req.From)
 	if err != nil {
 		return memhost.MoveResponse{}, err

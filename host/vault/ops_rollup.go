@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
@@ -69,13 +68,6 @@ func (s *VaultService) summarize(ctx context.Context, p Period, days []Day) (sum
 // (its body edited since memhost wrote it, or not a rollup memhost wrote)
 // is left as it is, every time: the answer says it is kept, and why.
 func (s *VaultService) Rollup(ctx context.Context, req memhost.RollupRequest) (out memhost.RollupResponse, err error) {
-	defer s.k.Wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: api.OpRollup.Name, Note: "rollup: " + out.Path, Result: &out}
-		if out.Changed {
-			c.Paths = memhost.Paths(out.Path)
-		}
-		return c
-	})
 	today := s.k.Now().In(s.k.Location())
 	p, err := ParsePeriod(req.Period, req.Date, today)
 	if err != nil {
@@ -196,19 +188,6 @@ func (s *VaultService) dailyLogs() ([]dailyLog, error) {
 // and nothing is pruned. Archived logs are still pages: they stay indexed
 // and searchable, and a rollup written again still reads them.
 func (s *VaultService) Prune(ctx context.Context, req memhost.PruneRequest) (out memhost.PruneResponse, err error) {
-	defer s.k.Wrote(&err, func() memhost.Change {
-		c := memhost.Change{Op: api.OpPrune.Name, Result: &out}
-		if req.DryRun {
-			return c
-		}
-		for _, a := range out.Archived {
-			c.Paths = append(c.Paths, a.To)
-			c.Removed = append(c.Removed, a.From)
-		}
-		c.Removed = append(c.Removed, out.Deleted...)
-		c.Note = fmt.Sprintf("prune: %d archived, %d deleted (before %s)", len(out.Archived), len(out.Deleted), out.Before)
-		return c
-	})
 	if req.OlderThanDays < 1 {
 		return memhost.PruneResponse{}, fault.BadInputf("olderThanDays", "the age must be at least 1 day, got %d", req.OlderThanDays)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
@@ -23,7 +22,6 @@ type Kernel interface {
 	WithIndex(ctx context.Context, fn func() error) error
 	IndexWritten(ctx context.Context, rels ...string) []string
 	PageExists(rel string) bool
-	Wrote(err *error, change func() memhost.Change)
 	// Generator is the configured generator plugin, held until release
 	// (a rollup's summary).
 	Generator(ctx context.Context) (sdk.Generator, func(), error)

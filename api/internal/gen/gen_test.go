@@ -34,9 +34,12 @@ func TestGeneratedFilesAreFresh(t *testing.T) {
 // is an error naming it, not an operation left out.
 func TestGenerateRefusesABadTable(t *testing.T) {
 	for name, line := range map[string]string{
-		"no method":      `OpX = Op[int, int]{OpInfo{Name: "x"}, nil}`,
-		"no name":        `OpX = Op[int, int]{OpInfo{Write: true}, API.X}`,
-		"duplicate name": `OpX = Op[int, int]{OpInfo{Name: "x"}, API.X}; OpY = Op[int, int]{OpInfo{Name: "x"}, API.Y}`,
+		"no method":            `OpX = Op[int, int]{OpInfo{Name: "x"}, nil, nil}`,
+		"no name":              `OpX = Op[int, int]{OpInfo{Write: true}, API.X, nil}`,
+		"duplicate name":       `OpX = Op[int, int]{OpInfo{Name: "x"}, API.X, nil}; OpY = Op[int, int]{OpInfo{Name: "x"}, API.Y, nil}`,
+		"write without change": `OpX = Op[int, int]{OpInfo{Name: "x", Write: true}, API.X, nil}`,
+		"two fields":           `OpX = Op[int, int]{OpInfo{Name: "x"}, API.X}`,
+		"read with change":     `OpX = Op[int, int]{OpInfo{Name: "x"}, API.X, xChanged}`,
 	} {
 		dir := t.TempDir()
 		src := "package api\n\nvar (\n\t" + line + "\n)\n"

@@ -118,7 +118,9 @@ func Generate(dir string) (map[string][]byte, error) {
 	return map[string][]byte{"api_gen.go": apiSrc, "apitest/fake_gen.go": fakeSrc}, nil
 }
 
-// readOp reads Op[Req, Resp]{OpInfo{Name: …}, API.Method}.
+// readOp reads Op[Req, Resp]{OpInfo{Name: …}, API.Method, nil} (a read)
+// or Op[Req, Resp]{OpInfo{Name: …, Write: true}, API.Method, change} (a
+// write).
 func readOp(fset *token.FileSet, v ast.Expr) (op, bool, error) {
 	cl, ok := v.(*ast.CompositeLit)
 	if !ok {
@@ -133,8 +135,8 @@ func readOp(fset *token.FileSet, v ast.Expr) (op, bool, error) {
 	}
 	var o op
 	o.Req, o.Resp = expr(fset, il.Indices[0]), expr(fset, il.Indices[1])
-	if len(cl.Elts) != 2 {
-		return o, false, fmt.Errorf("an Op is {OpInfo{…}, API.Method}")
+	if len(cl.Elts) != 3 {
+		return o, false, fmt.Errorf("an Op is {OpInfo{…}, API.Method, change} (change nil for a read)")
 	}
 	info, ok := cl.Elts[0].(*ast.CompositeLit)
 	if !ok {
@@ -163,6 +165,14 @@ func readOp(fset *token.FileSet, v ast.Expr) (op, bool, error) {
 	o.Method = sel.Sel.Name
 	if o.Name == "" {
 		return o, false, fmt.Errorf("an Op needs a Name")
+	}
+	// A write says what it changed (the Change the host publishes); a
+	// read changes nothing.
+	switch change := expr(fset, cl.Elts[2]); {
+	case o.Write && change == "nil":
+		return o, false, fmt.Errorf("%s writes: its Op's third field is the function saying what it changed, not nil", o.Name)
+	case !o.Write && change != "nil":
+		return o, false, fmt.Errorf("%s is a read: its Op's third field is nil, not %s", o.Name, change)
 	}
 	return o, true, nil
 }
