@@ -565,3 +565,27 @@ func TestUnreachableRemote(t *testing.T) {
 		t.Fatalf("got %+v, state %+v", res, a.ReadState())
 	}
 }
+
+// A git killed in the middle of moving refs/memhost/seen (memhost killed
+// mid-sync) leaves its lock file; the next sync takes a stale one for
+// the dead git's and merges (it failed with "cannot lock ref
+// 'refs/memhost/seen': ... File exists").
+func TestStaleSeenRefLockRecovers(t *testing.T) {
+	t.Parallel()
+	remote := newBare(t)
+	a := newHome(t, "a", map[string]string{"notebook/x.md": "# X\n- one\n"})
+	sync1(t, a, remote)
+	b := newHome(t, "b", nil)
+	sync1(t, b, remote)
+	appendTo(t, a.Dir, "notebook/x.md", "- from a\n")
+	a.CommitAll(context.Background(), "a")
+	sync1(t, a, remote)
+	write(t, b.Dir, ".git/refs/memhost/seen.lock", "")
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(filepath.Join(b.Dir, ".git/refs/memhost/seen.lock"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	sync1(t, b, remote)
+	mustContain(t, read(t, b.Dir, "notebook/x.md"), "- from a")
+	sameTrees(t, a, b)
+}

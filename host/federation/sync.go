@@ -189,6 +189,17 @@ func (r *Repo) checkHistory(ctx context.Context, theirs string) error {
 		Message: fmt.Sprintf("%v: commit %s merged earlier is no longer in it; nothing merged or pushed, local memory kept (the remote's new history is at %s)", ErrRewritten, seen[:12], keep)}
 }
 
+// markSeen moves seenRef to theirs, merged. A git of a killed memhost may
+// still hold the ref's lock, or have died leaving it: wait for it to end,
+// or to go stale (gitrepo.WaitLock), first.
+func (r *Repo) markSeen(ctx context.Context, theirs string) error {
+	if _, _, err := r.g().WaitLock(ctx, filepath.Join(r.g().GitDir(), filepath.FromSlash(seenRef)+".lock")); err != nil {
+		return err
+	}
+	_, err := r.Git(ctx, "update-ref", seenRef, theirs)
+	return err
+}
+
 // mergeIn merges theirs into HEAD and updates the work tree.
 func (r *Repo) mergeIn(ctx context.Context, opts SyncOptions, theirs string, res *memhost.GitSyncResult) error {
 	for attempt := 1; ; attempt++ {
@@ -221,13 +232,11 @@ func (r *Repo) mergeIn(ctx context.Context, opts SyncOptions, theirs string, res
 			}
 		}
 		if target == "" {
-			_, err = r.Git(ctx, "update-ref", seenRef, theirs)
-			return err
+			return r.markSeen(ctx, theirs)
 		}
 		err = r.apply(ctx, opts, head, target)
 		if err == nil {
-			_, err = r.Git(ctx, "update-ref", seenRef, theirs)
-			return err
+			return r.markSeen(ctx, theirs)
 		}
 		if !errors.Is(err, gitrepo.ErrDirty) || attempt == 5 {
 			return err
