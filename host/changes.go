@@ -51,7 +51,7 @@ func (h *Host) publishing(ctx context.Context, op api.Operation, req any, next f
 // publish publishes the Change of op run with req, which answered resp
 // and err: after a success, unless it names nothing; after a failure,
 // only the paths that landed before it (a merge whose push failed, the
-// files an import wrote before the one it failed on). A caller that runs
+// episode logs written before the one that failed). A caller that runs
 // an operation's code outside the chain (a schedule, a session's end)
 // publishes with it.
 func (h *Host) publish(op api.Operation, req, resp any, err error) {
