@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/internal/jsoncheck"
 	"github.com/memhost/memhost/internal/origin"
 )

@@ -1,6 +1,6 @@
 package memhost
 
-import "github.com/memhost/memhost/host/fault"
+import "github.com/memhost/memhost/fault"
 
 // Status is a check's outcome.
 type HealthStatus string

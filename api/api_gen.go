@@ -19,15 +19,20 @@ type API interface {
 	Get(context.Context, memhost.GetRequest) (memhost.GetResponse, error)
 	Write(context.Context, memhost.WriteRequest) (memhost.WriteResponse, error)
 	Remove(context.Context, memhost.RemoveRequest) (memhost.RemoveResponse, error)
+	Page(context.Context, memhost.PageRequest) (memhost.PageResponse, error)
+	SavePage(context.Context, memhost.SavePageRequest) (memhost.SavePageResponse, error)
+	Pages(context.Context, memhost.PagesRequest) (memhost.PagesResponse, error)
 	Recall(context.Context, memhost.RecallRequest) (memhost.RecallResponse, error)
 	Context(context.Context, memhost.ContextRequest) (memhost.ContextResponse, error)
 	ConversationSearch(context.Context, memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error)
 	Status(context.Context, memhost.StatusRequest) (memhost.StatusResponse, error)
 	Files(context.Context, memhost.FilesRequest) (memhost.FilesResponse, error)
+	Storage(context.Context, memhost.StorageRequest) (memhost.StorageResponse, error)
 	Sync(context.Context, memhost.SyncRequest) (memhost.SyncResult, error)
 	Rebuild(context.Context, memhost.RebuildRequest) (memhost.SyncResult, error)
 	Embed(context.Context, memhost.EmbedRequest) (memhost.EmbedResult, error)
 	Sessions(context.Context, memhost.SessionsRequest) (memhost.SessionsResponse, error)
+	Transcript(context.Context, memhost.TranscriptRequest) (memhost.TranscriptResponse, error)
 	SessionAppend(context.Context, memhost.SessionAppendRequest) (memhost.SessionAppendResponse, error)
 	Ingest(context.Context, memhost.IngestRequest) (memhost.IngestResponse, error)
 	SessionTokens(context.Context, memhost.SessionTokensRequest) (memhost.SessionTokens, error)
@@ -72,15 +77,20 @@ var Ops = []Operation{
 	OpGet,
 	OpWrite,
 	OpRemove,
+	OpPage,
+	OpSavePage,
+	OpPages,
 	OpRecall,
 	OpContext,
 	OpConversationSearch,
 	OpStatus,
 	OpFiles,
+	OpStorage,
 	OpSync,
 	OpRebuild,
 	OpEmbed,
 	OpSessions,
+	OpTranscript,
 	OpSessionAppend,
 	OpIngest,
 	OpSessionTokens,
@@ -147,6 +157,21 @@ func (f Func) Remove(ctx context.Context, req memhost.RemoveRequest) (memhost.Re
 	return invoke(ctx, f, OpRemove, req)
 }
 
+// Page runs OpPage through f.
+func (f Func) Page(ctx context.Context, req memhost.PageRequest) (memhost.PageResponse, error) {
+	return invoke(ctx, f, OpPage, req)
+}
+
+// SavePage runs OpSavePage through f.
+func (f Func) SavePage(ctx context.Context, req memhost.SavePageRequest) (memhost.SavePageResponse, error) {
+	return invoke(ctx, f, OpSavePage, req)
+}
+
+// Pages runs OpPages through f.
+func (f Func) Pages(ctx context.Context, req memhost.PagesRequest) (memhost.PagesResponse, error) {
+	return invoke(ctx, f, OpPages, req)
+}
+
 // Recall runs OpRecall through f.
 func (f Func) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.RecallResponse, error) {
 	return invoke(ctx, f, OpRecall, req)
@@ -172,6 +197,11 @@ func (f Func) Files(ctx context.Context, req memhost.FilesRequest) (memhost.File
 	return invoke(ctx, f, OpFiles, req)
 }
 
+// Storage runs OpStorage through f.
+func (f Func) Storage(ctx context.Context, req memhost.StorageRequest) (memhost.StorageResponse, error) {
+	return invoke(ctx, f, OpStorage, req)
+}
+
 // Sync runs OpSync through f.
 func (f Func) Sync(ctx context.Context, req memhost.SyncRequest) (memhost.SyncResult, error) {
 	return invoke(ctx, f, OpSync, req)
@@ -190,6 +220,11 @@ func (f Func) Embed(ctx context.Context, req memhost.EmbedRequest) (memhost.Embe
 // Sessions runs OpSessions through f.
 func (f Func) Sessions(ctx context.Context, req memhost.SessionsRequest) (memhost.SessionsResponse, error) {
 	return invoke(ctx, f, OpSessions, req)
+}
+
+// Transcript runs OpTranscript through f.
+func (f Func) Transcript(ctx context.Context, req memhost.TranscriptRequest) (memhost.TranscriptResponse, error) {
+	return invoke(ctx, f, OpTranscript, req)
 }
 
 // SessionAppend runs OpSessionAppend through f.

@@ -41,6 +41,10 @@ func removeChanged(_ memhost.RemoveRequest, r memhost.RemoveResponse) memhost.Ch
 	return memhost.Change{Removed: memhost.Paths(r.Path), Note: "rm: " + r.Path}
 }
 
+func savePageChanged(_ memhost.SavePageRequest, r memhost.SavePageResponse) memhost.Change {
+	return memhost.Change{Paths: memhost.Paths(r.Path), Note: "page/save: " + r.Path}
+}
+
 func sessionAppendChanged(_ memhost.SessionAppendRequest, r memhost.SessionAppendResponse) memhost.Change {
 	return memhost.Change{Paths: memhost.Paths(r.Path), Note: fmt.Sprintf("session/append: %s turn %s", r.Path, r.Turn.ID)}
 }

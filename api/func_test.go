@@ -10,7 +10,7 @@ import (
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/api/apitest"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/knowledge"
 )
 

@@ -7,7 +7,7 @@ import (
 	"context"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/knowledge"
 )
 
@@ -178,15 +178,20 @@ var (
 	OpGet                = Op[memhost.GetRequest, memhost.GetResponse]{OpInfo{Name: "get"}, API.Get, nil}
 	OpWrite              = Op[memhost.WriteRequest, memhost.WriteResponse]{OpInfo{Name: "write", Write: true}, API.Write, writeChanged}
 	OpRemove             = Op[memhost.RemoveRequest, memhost.RemoveResponse]{OpInfo{Name: "rm", Write: true}, API.Remove, removeChanged}
+	OpPage               = Op[memhost.PageRequest, memhost.PageResponse]{OpInfo{Name: "page"}, API.Page, nil}
+	OpSavePage           = Op[memhost.SavePageRequest, memhost.SavePageResponse]{OpInfo{Name: "page/save", Write: true}, API.SavePage, savePageChanged}
+	OpPages              = Op[memhost.PagesRequest, memhost.PagesResponse]{OpInfo{Name: "pages"}, API.Pages, nil}
 	OpRecall             = Op[memhost.RecallRequest, memhost.RecallResponse]{OpInfo{Name: "recall"}, API.Recall, nil}
 	OpContext            = Op[memhost.ContextRequest, memhost.ContextResponse]{OpInfo{Name: "context"}, API.Context, nil}
 	OpConversationSearch = Op[memhost.ConversationSearchRequest, memhost.ConversationSearchResponse]{OpInfo{Name: "conversation-search"}, API.ConversationSearch, nil}
 	OpStatus             = Op[memhost.StatusRequest, memhost.StatusResponse]{OpInfo{Name: "status"}, API.Status, nil}
 	OpFiles              = Op[memhost.FilesRequest, memhost.FilesResponse]{OpInfo{Name: "files"}, API.Files, nil}
+	OpStorage            = Op[memhost.StorageRequest, memhost.StorageResponse]{OpInfo{Name: "storage"}, API.Storage, nil}
 	OpSync               = Op[memhost.SyncRequest, memhost.SyncResult]{OpInfo{Name: "sync"}, API.Sync, nil}
 	OpRebuild            = Op[memhost.RebuildRequest, memhost.SyncResult]{OpInfo{Name: "rebuild"}, API.Rebuild, nil}
 	OpEmbed              = Op[memhost.EmbedRequest, memhost.EmbedResult]{OpInfo{Name: "embed"}, API.Embed, nil}
 	OpSessions           = Op[memhost.SessionsRequest, memhost.SessionsResponse]{OpInfo{Name: "sessions"}, API.Sessions, nil}
+	OpTranscript         = Op[memhost.TranscriptRequest, memhost.TranscriptResponse]{OpInfo{Name: "transcript"}, API.Transcript, nil}
 	OpSessionAppend      = Op[memhost.SessionAppendRequest, memhost.SessionAppendResponse]{OpInfo{Name: "session/append", Write: true}, API.SessionAppend, sessionAppendChanged}
 	OpIngest             = Op[memhost.IngestRequest, memhost.IngestResponse]{OpInfo{Name: "session/ingest", Write: true, SocketOnly: true}, API.Ingest, ingestChanged}
 	OpSessionTokens      = Op[memhost.SessionTokensRequest, memhost.SessionTokens]{OpInfo{Name: "session/tokens"}, API.SessionTokens, nil}

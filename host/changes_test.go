@@ -48,7 +48,7 @@ func TestWritesCommitExactlyTheirPaths(t *testing.T) {
 	}
 	flush := func() {
 		t.Helper()
-		if err := h.FlushCommits(ctx); err != nil {
+		if err := h.impl.FlushCommits(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/knowledge"
 )
 
@@ -110,6 +110,16 @@ func TestHostConcurrentUse(t *testing.T) {
 		check("write tmp", err)
 		_, err = h.Remove(ctx, memhost.RemoveRequest{Path: rel})
 		check("rm", err)
+	})
+	run(func(i int) {
+		// The editor's save, conditional on the page it read.
+		rel := fmt.Sprintf("lists/edited-%d.md", i)
+		_, err := h.SavePage(ctx, memhost.SavePageRequest{Path: rel, Text: "# Edited\nfirst"})
+		check("page/save", err)
+		p, err := h.Page(ctx, memhost.PageRequest{Path: rel})
+		check("page", err)
+		_, err = h.SavePage(ctx, memhost.SavePageRequest{Path: rel, Text: "# Edited\nsecond", BaseHash: p.Hash})
+		check("page/save", err)
 	})
 	for s := range 3 {
 		run(func(i int) {
@@ -234,7 +244,7 @@ func TestHostConcurrentUse(t *testing.T) {
 			t.Errorf("the write %s was not run", in.Name)
 		}
 	}
-	for _, name := range []string{"remember", "write", "daily-log", "rm", "session/append", "session/compact", "fact/add", "fact/forget", "mv"} {
+	for _, name := range []string{"remember", "write", "daily-log", "rm", "session/append", "session/compact", "fact/add", "fact/forget", "mv", "page/save", "plugins/use"} {
 		if _, ok := published.Load(name); !ok {
 			t.Errorf("%s ran and published no change", name)
 		}

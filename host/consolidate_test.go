@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/semantic"
 	"github.com/memhost/memhost/knowledge"
@@ -94,7 +94,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 	if _, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{}); err != generate.ErrNoGenerator || fault.KindOf(err) != fault.Unavailable {
 		t.Fatalf("without a generator: %v", err)
 	}
-	h.SetGenerator(g)
+	h.impl.SetGenerator(g)
 	res, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +174,7 @@ func TestConsolidateSupersedesWithHistory(t *testing.T) {
 		t.Fatalf("the second run changed the page:\n%s", after)
 	}
 	// --since leaves older episodes out.
-	h.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
+	h.impl.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
 		return `{"facts": [], "relations": []}`, nil
 	}})
 	res, err = h.Consolidate(ctx, knowledge.ConsolidateRequest{Since: "2026-11-24"})
@@ -206,7 +206,7 @@ func TestConsolidateOldEpisodeDoesNotUndoNewerFact(t *testing.T) {
 	if _, err := h.FactAdd(ctx, knowledge.FactAddRequest{Entity: "Sarah", Attribute: "works at", Value: "[[acme-corp]]"}); err != nil {
 		t.Fatal(err)
 	}
-	h.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
+	h.impl.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
 		return `{"facts": [], "relations": [{"from": "Sarah", "relation": "works at", "to": "TechFlow", "episode": "e1"}]}`, nil
 	}})
 	res, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})
@@ -229,7 +229,7 @@ func TestConsolidateStopsKeepingWhatWasWritten(t *testing.T) {
 	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "a", Role: "user", Text: "Ann lives in Oslo"})
 	h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "b", Role: "user", Text: "Ben lives in Rome"})
 	down := true
-	h.SetGenerator(&scriptedGenerator{answer: func(ep string, _ int) (string, error) {
+	h.impl.SetGenerator(&scriptedGenerator{answer: func(ep string, _ int) (string, error) {
 		if strings.Contains(ep, "Ben") && down {
 			return "", fmt.Errorf("HTTP 500 from the model server")
 		}
@@ -274,7 +274,7 @@ func TestCompactWithFacts(t *testing.T) {
 	if err != nil || r.RemovedCount == 0 || r.Consolidated != nil || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "facts were not extracted") {
 		t.Fatalf("compact with facts, no generator: %+v, %v", r, err)
 	}
-	h.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
+	h.impl.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
 		return `{"facts": [{"entity": "Sarah Chen", "attribute": "works at", "value": "TechFlow", "episode": "e1"}], "relations": []}`, nil
 	}})
 	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s", Role: "user", Text: "One more thing."}); err != nil {

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 )
 
 // TestConversationSearchWindow: time words of the query, resolved

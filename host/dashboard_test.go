@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // TestSavePage: a save is conditional on the page's hash; a page changed,
@@ -65,7 +65,7 @@ func TestSavePage(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(h.NotebookDir()), "outside.md")); err == nil {
 		t.Error("a save wrote outside the notebook")
 	}
-	if strings.Join(writes, ",") != "write,write" {
+	if strings.Join(writes, ",") != "page/save,page/save" {
 		t.Errorf("writes published: %q", writes)
 	}
 	// The index has the saved text.

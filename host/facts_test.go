@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/facts"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/semantic"
 	"github.com/memhost/memhost/index/factrows"
@@ -372,7 +372,7 @@ func TestFactsConcurrentUse(t *testing.T) {
 	}
 	for range 3 {
 		wg.Add(2)
-		go func() { defer wg.Done(); h.SetGenerator(gen) }()
+		go func() { defer wg.Done(); h.impl.SetGenerator(gen) }()
 		go func() {
 			defer wg.Done()
 			_, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})

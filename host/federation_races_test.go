@@ -56,7 +56,7 @@ func TestLoopReportsIndexPaths(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		a.RunLoop(lctx, func(r memhost.SyncResult) {
+		a.impl.RunLoop(lctx, func(r memhost.SyncResult) {
 			select {
 			case got <- r:
 			default:

@@ -133,7 +133,7 @@ func TestFedSyncIndexesWhatChanged(t *testing.T) {
 	if len(changes) != 1 || changes[0].Op != "git/sync" || !slices.Equal(changes[0].Paths, []string{rem.Path}) {
 		t.Fatalf("b's sync published %+v, want one git/sync change of %s", changes, rem.Path)
 	}
-	if err := b.FlushCommits(ctx); err != nil {
+	if err := b.impl.FlushCommits(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if log := gitOut(t, b.Home(), "log", "--format=%s", "-3"); strings.Contains(log, "git/sync") {
@@ -142,7 +142,7 @@ func TestFedSyncIndexesWhatChanged(t *testing.T) {
 	if got := found(t, b, "quokkas"); len(got) == 0 {
 		t.Fatal("b does not find a's fact after the sync")
 	}
-	if st := b.FederationSummary(ctx); st == nil || st.State.LastSuccess == "" || st.Remote != remote {
+	if st := b.impl.FederationSummary(ctx); st == nil || st.State.LastSuccess == "" || st.Remote != remote {
 		t.Fatalf("status %+v", st)
 	}
 }
@@ -251,7 +251,7 @@ func BenchmarkRememberCommit(b *testing.B) {
 					if _, err := h.Remember(ctx, memhost.RememberRequest{Text: fmt.Sprintf("benchmark fact %d", i), Category: "knowledge"}); err != nil {
 						b.Fatal(err)
 					}
-					if err := h.FlushCommits(ctx); err != nil {
+					if err := h.impl.FlushCommits(ctx); err != nil {
 						b.Fatal(err)
 					}
 				}

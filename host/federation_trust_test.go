@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/federation"
 )
 

@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/internal/fakellm"
 	"github.com/memhost/memhost/internal/fakeopenai"

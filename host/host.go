@@ -33,12 +33,12 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/conversations"
 	"github.com/memhost/memhost/host/embedq"
 	"github.com/memhost/memhost/host/episodes"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federated"
 	"github.com/memhost/memhost/host/health"
 	"github.com/memhost/memhost/host/indexer"
@@ -134,18 +134,19 @@ type Host struct {
 	providers *providers.ProviderService
 
 	// API runs every operation through the middleware chain (Open:
-	// publishing, changes.go) to impl. Its methods are the Host's
-	// operations: they shadow impl's, so no caller reaches an operation
-	// around the chain.
+	// refusing while config.yaml is broken, then publishing, changes.go)
+	// to impl. Its methods are the Host's operations: they shadow impl's,
+	// so no caller reaches an operation around the chain.
 	api.API
-	impl
+	impl impl // the operations and the services; reached by Host code only
 }
 
 // impl is the Host's operations, unwrapped: the Host's own (hostOps) and
 // the feature services'. Each operation is defined once among them (two
 // would make its name ambiguous and impl no api.API: a compile error in
 // Open). The services' other methods (their loops and hooks) are the
-// Host's by promotion.
+// Host's code's to call (h.impl.RunLoop), not the Host's API: impl is a
+// field of the Host, not embedded.
 type impl struct {
 	hostOps
 	*browse.BrowseService
@@ -236,28 +237,28 @@ func Open(ctx context.Context, opts Options) (*Host, error) {
 	h.queue = embedq.New(embedq.Options{Vectors: h.vecs, Registry: h.reg, Config: h.config,
 		CachePath: filepath.Join(h.home, "cache", "embeddings.db"), LockPath: filepath.Join(h.home, "brain", "embed.lock"),
 		Log: h.log, Background: opts.Background, Now: h.now, ModelMissing: h.providers.ModelMissing})
-	h.RecallService = recall.New(kernel{h})
-	h.BrowseService = browse.New(kernel{h})
-	h.FactService = semantic.New(kernel{h}, opts.ScheduleMinute)
-	h.VaultService = vault.New(kernel{h})
-	h.HealthService = health.New(kernel{h}, opts.HealthTimer)
-	h.SessionService = conversations.New(kernel{h})
-	h.EpisodeService = episodes.New(kernel{h}, opts.ScheduleMinute)
-	h.FederationService = federated.New(kernel{h})
-	h.SkillService = skills.New(kernel{h})
-	h.hostOps = hostOps{h}
-	h.API = api.Wrap(&h.impl, h.publishing)
+	h.impl.RecallService = recall.New(kernel{h})
+	h.impl.BrowseService = browse.New(kernel{h})
+	h.impl.FactService = semantic.New(kernel{h}, opts.ScheduleMinute)
+	h.impl.VaultService = vault.New(kernel{h})
+	h.impl.HealthService = health.New(kernel{h}, opts.HealthTimer)
+	h.impl.SessionService = conversations.New(kernel{h})
+	h.impl.EpisodeService = episodes.New(kernel{h}, opts.ScheduleMinute)
+	h.impl.FederationService = federated.New(kernel{h})
+	h.impl.SkillService = skills.New(kernel{h})
+	h.impl.hostOps = hostOps{h}
+	h.API = api.Wrap(&h.impl, h.refusing, h.publishing)
 	// Git federation (a no-op until the home is a memhost repository
 	// with a remote), consolidation on a schedule
 	// (memory.generator.consolidateEveryMin), the episode logs'
 	// (memory.episodes.everyMin) and the health check (health.everyMin)
 	// run while the home is watched.
-	h.loops.add("git-sync", func(ctx context.Context, req WatchRequest) { h.FederationService.RunLoop(ctx, req.OnGitSync) })
-	h.loops.add("consolidate", func(ctx context.Context, _ WatchRequest) { h.FactService.RunSchedule(ctx) })
-	h.loops.add("episodes", func(ctx context.Context, _ WatchRequest) { h.EpisodeService.RunSchedule(ctx) })
-	h.loops.add("health", func(ctx context.Context, _ WatchRequest) { h.HealthService.RunSchedule(ctx) })
-	h.Subscribe(h.FederationService.Note) // commits nothing until the home is a memhost repository
-	h.OpenFederation()
+	h.loops.add("git-sync", func(ctx context.Context, req WatchRequest) { h.impl.FederationService.RunLoop(ctx, req.OnGitSync) })
+	h.loops.add("consolidate", func(ctx context.Context, _ WatchRequest) { h.impl.FactService.RunSchedule(ctx) })
+	h.loops.add("episodes", func(ctx context.Context, _ WatchRequest) { h.impl.EpisodeService.RunSchedule(ctx) })
+	h.loops.add("health", func(ctx context.Context, _ WatchRequest) { h.impl.HealthService.RunSchedule(ctx) })
+	h.Subscribe(h.impl.FederationService.Note) // commits nothing until the home is a memhost repository
+	h.impl.OpenFederation()
 	opened = true
 	return h, nil
 }
@@ -293,7 +294,7 @@ func (h *Host) Close() error {
 	if h.closed.Swap(true) {
 		return nil
 	}
-	ferr := h.CloseFederation()
+	ferr := h.impl.CloseFederation()
 	qerr := h.queue.Close()
 	h.reg.Close()
 	h.gens.Close()
@@ -325,6 +326,19 @@ func (h *Host) ConfigError() error {
 		return fault.Errorf(fault.Unavailable, "config", "%w", err)
 	}
 	return nil
+}
+
+// refusing is the chain's first middleware: while config.yaml cannot be
+// used (ConfigError), every operation answers that error, in every
+// transport (the server, the CLI and stdio MCP in-process, the
+// dashboard), rather than act with settings the file no longer holds.
+// The server and MCP refuse their endpoints that are not operations
+// (health, debug, resources) themselves.
+func (h *Host) refusing(ctx context.Context, _ api.Operation, _ any, next func(context.Context) (any, error)) (any, error) {
+	if err := h.ConfigError(); err != nil {
+		return nil, err
+	}
+	return next(ctx)
 }
 
 // config is the configuration snapshot in force (see config.Live). It must

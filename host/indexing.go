@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/indexer"
 )
 
@@ -105,7 +105,7 @@ func (h *Host) Watch(ctx context.Context, req WatchRequest) error {
 	// with the watcher.
 	defer h.loops.start(ctx, req)()
 	onSync := func(r memhost.SyncResult) {
-		h.FederationService.Edited(r)
+		h.impl.FederationService.Edited(r)
 		h.watch.synced(h.now())
 		if req.OnSync != nil {
 			req.OnSync(r)
@@ -138,10 +138,10 @@ func (o hostOps) Embed(ctx context.Context, req memhost.EmbedRequest) (memhost.E
 
 // Status reports the index without changing it: stale pages are counted,
 // not indexed.
-func (o hostOps) Status(ctx context.Context, _ memhost.StatusRequest) (memhost.StatusResponse, error) {
+func (o hostOps) Status(ctx context.Context, req memhost.StatusRequest) (memhost.StatusResponse, error) {
 	h := o.h
 	resp, installed, err := h.summary(ctx)
-	if err != nil {
+	if err != nil || req.Quick {
 		return resp, err
 	}
 	files, err := h.indexer.Files(ctx)
@@ -169,13 +169,13 @@ func (o hostOps) Status(ctx context.Context, _ memhost.StatusRequest) (memhost.S
 	if resp.Flushes = len(rs); len(rs) > 0 {
 		resp.LastFlush = &rs[len(rs)-1]
 	}
-	unresolved, err := h.UnresolvedLinks(ctx)
+	unresolved, err := h.impl.UnresolvedLinks(ctx)
 	if err != nil {
 		return resp, err
 	}
 	resp.UnresolvedLinks = len(unresolved)
-	resp.Federation = h.FederationSummary(ctx)
-	resp.Generator = h.ConsolidationState()
+	resp.Federation = h.impl.FederationSummary(ctx)
+	resp.Generator = h.impl.ConsolidationState()
 	return resp, nil
 }
 
@@ -206,12 +206,11 @@ func (h *Host) searchMode(ctx context.Context, resp *memhost.StatusResponse) (mo
 	return memhost.ModeHybrid, "", true
 }
 
-// IndexSummary is Status without what costs a look at every page (Stale
-// and Unindexable stay 0): what the dashboard's home shows on each paint,
-// at 10k pages in a few milliseconds rather than tens.
-func (h *Host) IndexSummary(ctx context.Context) (memhost.StatusResponse, error) {
-	resp, _, err := h.summary(ctx)
-	return resp, err
+// FederationSummary is the federation part of Status on its own (nil when
+// the home is not a repository): the dashboard's sync card, read beside
+// a quick Status (it runs a git process).
+func (h *Host) FederationSummary(ctx context.Context) *memhost.FederationStatus {
+	return h.impl.FederationSummary(ctx)
 }
 
 // summary is the index's counts and the search mode, and whether the

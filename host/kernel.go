@@ -92,9 +92,6 @@ func (k kernel) PageExists(rel string) bool { return k.h.pageExists(rel) }
 // Publish publishes what op, run outside the chain, changed.
 func (k kernel) Publish(op api.Operation, req, resp any, err error) { k.h.publish(op, req, resp, err) }
 
-// PublishChange publishes a write made outside the operations.
-func (k kernel) PublishChange(c memhost.Change) { k.h.broadcast(c) }
-
 // ModelsDir is the folder of downloaded models.
 func (k kernel) ModelsDir() string { return k.h.providers.ModelStore().Dir }
 
@@ -110,7 +107,7 @@ func (k kernel) Consolidate(ctx context.Context, req knowledge.ConsolidateReques
 
 // CheckContext checks a context request's memory settings.
 func (k kernel) CheckContext(req memhost.ContextRequest) error {
-	return k.h.RecallService.CheckContext(req)
+	return k.h.impl.RecallService.CheckContext(req)
 }
 
 // Context is the Context operation.
@@ -126,5 +123,5 @@ func (k kernel) Path(p string) string { return k.h.path(p) }
 
 // SearchFacts is recall's FACTS group (the facts service).
 func (k kernel) SearchFacts(ctx context.Context, query string, limit int, minScore float64) ([]knowledge.FactRow, error) {
-	return k.h.FactService.SearchFacts(ctx, query, limit, minScore)
+	return k.h.impl.FactService.SearchFacts(ctx, query, limit, minScore)
 }

@@ -25,8 +25,8 @@ func (k kernel) WatcherFacts() health.Watcher { return k.h.watch.facts() }
 // MoreChecks are the checks other features judge: the vault's links and,
 // in a memhost git repository, federation's.
 func (k kernel) MoreChecks(ctx context.Context) []memhost.HealthCheck {
-	checks := []memhost.HealthCheck{k.h.LinksCheck(ctx), k.h.privacyCheck(), k.h.secretsCheck(ctx)}
-	if c, ok := k.h.FederationCheck(ctx); ok {
+	checks := []memhost.HealthCheck{k.h.impl.LinksCheck(ctx), k.h.privacyCheck(), k.h.secretsCheck(ctx)}
+	if c, ok := k.h.impl.FederationCheck(ctx); ok {
 		checks = append(checks, c)
 	}
 	return checks
@@ -36,7 +36,7 @@ func (k kernel) MoreChecks(ctx context.Context) []memhost.HealthCheck {
 // session-end and stop hooks): the transcript is stored by then, so
 // trouble with a page is logged, not the hook's failure.
 func (k kernel) SessionEnded(ctx context.Context, session string) {
-	r, err := k.h.EpisodeService.SessionEnded(ctx, session)
+	r, err := k.h.impl.EpisodeService.SessionEnded(ctx, session)
 	if err != nil {
 		k.h.log.Warn("episode log not written", "session", session, "err", err)
 	}
@@ -48,7 +48,7 @@ func (k kernel) SessionEnded(ctx context.Context, session string) {
 // EpisodeFacts is today's episode log beside today's conversations.
 func (k kernel) EpisodeFacts(ctx context.Context) health.Episodes {
 	day := k.h.Now().Format(time.DateOnly)
-	st, err := k.h.EpisodeService.DayStatus(ctx, day)
+	st, err := k.h.impl.EpisodeService.DayStatus(ctx, day)
 	e := health.Episodes{Path: st.Path, Messages: st.Messages, Newest: st.Newest, Exists: st.Exists, State: st.State}
 	if err != nil {
 		e.Err = err.Error()

@@ -12,9 +12,9 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/knowledge"

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 )
 
 // TestTurnOrigin: a turn's channel and source id are kept in the JSONL,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/once"
@@ -117,13 +117,13 @@ func (o hostOps) Context(ctx context.Context, req memhost.ContextRequest) (memho
 	h := o.h
 	switch {
 	case req.Session != "":
-		return h.SessionService.Working(ctx, req)
+		return h.impl.SessionService.Working(ctx, req)
 	case req.Query != "" || req.Memory():
-		return h.RecallService.MemoryContext(ctx, req) // settings without a query: the query is missing
+		return h.impl.RecallService.MemoryContext(ctx, req) // settings without a query: the query is missing
 	}
 	b, err := prompt.Build(h.notebook, h.config().Memory.Prompt, h.now().In(h.loc()))
 	if err != nil {
 		return b, err
 	}
-	return h.ContextFacts(ctx, b)
+	return h.impl.ContextFacts(ctx, b)
 }

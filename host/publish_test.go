@@ -2,11 +2,17 @@ package host
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/knowledge"
 )
 
@@ -32,6 +38,14 @@ var publishOps = []struct {
 	}},
 	{"rm", "knowledge/doomed.md", func(ctx context.Context, h *Host) error {
 		_, err := h.Remove(ctx, memhost.RemoveRequest{Path: "knowledge/doomed.md"})
+		return err
+	}},
+	{"page/save", "knowledge/base.md", func(ctx context.Context, h *Host) error {
+		p, err := h.Page(ctx, memhost.PageRequest{Path: "knowledge/base.md"})
+		if err != nil {
+			return err
+		}
+		_, err = h.SavePage(ctx, memhost.SavePageRequest{Path: "knowledge/base.md", Text: p.Text + "\n- saved whole", BaseHash: p.Hash})
 		return err
 	}},
 	{"mv", "knowledge/moving.md", func(ctx context.Context, h *Host) error {
@@ -61,6 +75,67 @@ var publishOps = []struct {
 		_, err := h.RemoveModel(ctx, memhost.RemoveModelRequest{Name: "old-model"})
 		return err
 	}},
+	{"session/ingest", "sessions/claude-4f35e220-c435.jsonl", func(ctx context.Context, h *Host) error {
+		_, err := h.Ingest(ctx, memhost.IngestRequest{Paths: []string{claudeTranscript(h.Home())}})
+		return err
+	}},
+	{"session/compact", "sessions/s3.jsonl", func(ctx context.Context, h *Host) error {
+		// The first turn alone passes memory.compaction.keepRecentTokens.
+		for _, text := range []string{strings.Repeat("the first turn ", 7000), "the second turn"} {
+			if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s3", Role: "user", Text: text}); err != nil {
+				return err
+			}
+		}
+		_, err := h.SessionCompact(ctx, memhost.SessionCompactRequest{Session: "s3", Summary: "two turns"})
+		return err
+	}},
+	{"import", "knowledge/imported.md", func(ctx context.Context, h *Host) error {
+		other, err := Open(ctx, Options{Home: filepath.Join(h.Home(), "..", "other"), Config: config.Default()})
+		if err != nil {
+			return err
+		}
+		defer other.Close()
+		if _, err := other.Write(ctx, memhost.WriteRequest{Path: "knowledge/imported.md", Text: "# Imported\n"}); err != nil {
+			return err
+		}
+		file := filepath.Join(h.Home(), "..", "other.tar.gz")
+		if _, err := other.Export(ctx, memhost.ExportRequest{Path: file}); err != nil {
+			return err
+		}
+		_, err = h.Import(ctx, memhost.ImportRequest{Path: file})
+		return err
+	}},
+	{"skills/learn", "skills/learned/read-edit.md", func(ctx context.Context, h *Host) error {
+		learnable(ctx, h)
+		_, err := h.SkillLearn(ctx, memhost.SkillLearnRequest{})
+		return err
+	}},
+	{"skills/review", "skills/learned/read-edit.md", func(ctx context.Context, h *Host) error {
+		learnable(ctx, h)
+		if _, err := h.SkillLearn(ctx, memhost.SkillLearnRequest{}); err != nil {
+			return err
+		}
+		_, err := h.SkillReview(ctx, memhost.SkillReviewRequest{Slug: "read-edit", Status: memhost.SkillAccepted})
+		return err
+	}},
+	{"consolidate", "", func(ctx context.Context, h *Host) error {
+		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s4", Role: "user", Text: "Sarah Chen is an engineer."}); err != nil {
+			return err
+		}
+		h.impl.SetGenerator(&scriptedGenerator{answer: func(string, int) (string, error) {
+			return `{"facts": [{"entity": "Sarah Chen", "attribute": "role", "value": "engineer", "episode": "e1"}], "relations": []}`, nil
+		}})
+		_, err := h.Consolidate(ctx, knowledge.ConsolidateRequest{})
+		return err
+	}},
+	{"models/pull", "", func(ctx context.Context, h *Host) error {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Write([]byte("GGUF, a tiny model file"))
+		}))
+		defer srv.Close()
+		_, err := h.PullModel(ctx, memhost.PullModelRequest{Model: srv.URL + "/tiny.gguf"})
+		return err
+	}},
 	{"episodes", "", func(ctx context.Context, h *Host) error {
 		if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s2", Role: "user", Text: "today's talk"}); err != nil {
 			return err
@@ -78,19 +153,12 @@ func TestEveryWritePublishes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	elsewhere := map[string]string{
-		"prune":           "TestWritesCommitExactlyTheirPaths",
-		"rollup":          "TestWritesCommitExactlyTheirPaths (its commit)",
-		"git/sync":        "TestFedSyncIndexesWhatChanged",
-		"git/init":        "TestWritesCommitExactlyTheirPaths (runs it; a note only)",
-		"session/ingest":  "not driven: needs a transcript file (the hook and import tests ingest)",
-		"hook":            "publishes nothing itself: its ingest does",
-		"session/compact": "not driven: needs a transcript past memory.compaction.keepRecentTokens",
-		"import":          "not driven: needs an archive",
-		"consolidate":     "not driven: needs a generator plugin",
-		"skills/learn":    "not driven: needs transcripts with tool calls",
-		"skills/review":   "not driven: needs a learned skill",
-		"models/pull":     "not driven: needs a model server",
-		"plugins/use":     "not driven: needs a plugin binary",
+		"prune":       "TestWritesCommitExactlyTheirPaths",
+		"rollup":      "TestWritesCommitExactlyTheirPaths (its commit)",
+		"git/sync":    "TestFedSyncIndexesWhatChanged",
+		"git/init":    "TestWritesCommitExactlyTheirPaths (runs it; a note only)",
+		"hook":        "publishes nothing itself: its ingest does",
+		"plugins/use": "not driven: needs a plugin binary",
 	}
 	driven := map[string]bool{}
 	for _, p := range publishOps {
@@ -100,6 +168,9 @@ func TestEveryWritePublishes(t *testing.T) {
 		in := op.Info()
 		if !in.Write {
 			continue
+		}
+		if driven[in.Name] && elsewhere[in.Name] != "" {
+			t.Errorf("the write %s is driven here and named in the elsewhere list", in.Name)
 		}
 		if !driven[in.Name] && elsewhere[in.Name] == "" {
 			t.Errorf("the write %s is not driven by TestEveryWritePublishes nor named in its elsewhere list", in.Name)
@@ -128,6 +199,27 @@ func TestEveryWritePublishes(t *testing.T) {
 				t.Errorf("%s published %+v, not naming %s", p.op, c, p.path)
 			}
 		})
+	}
+}
+
+// claudeTranscript writes a Claude Code transcript of two turns beside
+// home and returns its path.
+func claudeTranscript(home string) string {
+	path := filepath.Join(home, "..", "4f35e220-c435.jsonl")
+	os.WriteFile(path, []byte(`{"sessionId":"x","type":"user","message":{"role":"user","content":"a task"},"uuid":"u1","timestamp":"2025-05-26T08:00:00.000Z"}
+{"sessionId":"x","type":"assistant","message":{"role":"assistant","content":"done"},"uuid":"a1","timestamp":"2025-05-26T08:00:30.000Z"}
+`), 0o644)
+	return path
+}
+
+// learnable appends three sessions that run the same tools, a skill to
+// learn ("read-edit").
+func learnable(ctx context.Context, h *Host) {
+	for _, s := range []string{"t1", "t2", "t3"} {
+		h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: s, Role: "user", Text: "fix the build"})
+		for _, tool := range []string{"Read", "Edit"} {
+			h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: s, Role: "tool", Text: "called " + tool, Meta: []byte(`{"tool":"` + tool + `"}`)})
+		}
 	}
 }
 

@@ -187,7 +187,7 @@ func TestSecretsScanAndRedact(t *testing.T) {
 	if _, err := h.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "assistant", Text: "noted"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.FlushCommits(ctx); err != nil {
+	if err := h.impl.FlushCommits(ctx); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := h.SecretsScan(ctx, memhost.SecretsScanRequest{History: true})

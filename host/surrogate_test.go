@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // TestLoneSurrogatesRefused: a turn's meta and a hook's input are JSON a

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // guard runs f and fails the test if it does not return within a generous

@@ -72,7 +72,7 @@ func BenchmarkVault10k(b *testing.B) {
 	// notebook for attachments and resolves every link.
 	b.Run("status-resolving", func(b *testing.B) {
 		for b.Loop() {
-			h.ForgetKept()
+			h.impl.ForgetKept()
 			st, err := h.Status(ctx, memhost.StatusRequest{})
 			if err != nil || st.UnresolvedLinks != 10000 {
 				b.Fatalf("%d, %v", st.UnresolvedLinks, err)
@@ -83,8 +83,8 @@ func BenchmarkVault10k(b *testing.B) {
 	// before the count was kept), and kept (nothing changed since).
 	b.Run("count-resolved", func(b *testing.B) {
 		for b.Loop() {
-			h.ForgetKept()
-			list, err := h.UnresolvedLinks(ctx)
+			h.impl.ForgetKept()
+			list, err := h.impl.UnresolvedLinks(ctx)
 			if err != nil || len(list) != 10000 {
 				b.Fatalf("%d, %v", len(list), err)
 			}
@@ -92,7 +92,7 @@ func BenchmarkVault10k(b *testing.B) {
 	})
 	b.Run("count-kept", func(b *testing.B) {
 		for b.Loop() {
-			list, err := h.UnresolvedLinks(ctx)
+			list, err := h.impl.UnresolvedLinks(ctx)
 			if err != nil || len(list) != 10000 {
 				b.Fatalf("%d, %v", len(list), err)
 			}

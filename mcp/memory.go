@@ -9,7 +9,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // The groups memory_search searches: host.SourceNotebook, SourceDaily and

@@ -10,7 +10,7 @@ import (
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // URIPrefix begins the URI of every notebook page:

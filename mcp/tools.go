@@ -13,7 +13,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // A tool is an operation of the API shown to models: its arguments are

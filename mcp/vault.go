@@ -11,7 +11,7 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // addVaultTools registers links, mv, rollup and prune, which run

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // TestTimeoutIsNotCanceled: an operation that runs out of its own time on

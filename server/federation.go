@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/server/wire"
 )
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // seedPages writes notebook pages and a transcript into a home before its

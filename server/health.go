@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // A health check is heavy: every page stat'ed, the index's integrity

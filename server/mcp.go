@@ -59,7 +59,8 @@ func NewMCPHandler(h *host.Host, s *Server, opts mcp.Options) http.Handler {
 
 // refuseWithoutConfig answers every tool call, resource read and prompt
 // with the Host's ConfigError while config.yaml cannot be used, as the API
-// answers every operation then (routes.go, needsConfig), rather than act
+// answers every operation then (routes.go, needsConfig; the Host's chain,
+// host.refusing, for the operations a tool runs), rather than act
 // with settings the file no longer holds: a tool call with a tool error,
 // which the model reads and can pass on; a resource read or a prompt with
 // JSON-RPC's error. The handshake, the lists, ping and subscriptions still

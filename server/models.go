@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/auth"
 )

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 )
 
 // openWith opens home with cfg as the configuration (no config.yaml, so

@@ -101,7 +101,9 @@ func (s *Server) common(next http.Handler) http.Handler {
 }
 
 // needsConfig reports whether a request is refused here while config.yaml
-// cannot be used: the API's operations, health and debug endpoints are;
+// cannot be used: the API's operations (which the Host's chain refuses
+// too, in every transport: host.refusing; here before a body is read),
+// health and debug endpoints are;
 // the server's own endpoints (which server runs, stop it) and the event
 // stream are not. The dashboard and MCP refuse with the same error in
 // their own forms: every dashboard page and call but its static files

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/auth"

@@ -17,8 +17,8 @@ import (
 	"github.com/memhost/memhost/api"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/jsoncheck"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/bodylimit"

@@ -20,15 +20,20 @@ type Fake struct {
 	GetFn                func(context.Context, memhost.GetRequest) (memhost.GetResponse, error)
 	WriteFn              func(context.Context, memhost.WriteRequest) (memhost.WriteResponse, error)
 	RemoveFn             func(context.Context, memhost.RemoveRequest) (memhost.RemoveResponse, error)
+	PageFn               func(context.Context, memhost.PageRequest) (memhost.PageResponse, error)
+	SavePageFn           func(context.Context, memhost.SavePageRequest) (memhost.SavePageResponse, error)
+	PagesFn              func(context.Context, memhost.PagesRequest) (memhost.PagesResponse, error)
 	RecallFn             func(context.Context, memhost.RecallRequest) (memhost.RecallResponse, error)
 	ContextFn            func(context.Context, memhost.ContextRequest) (memhost.ContextResponse, error)
 	ConversationSearchFn func(context.Context, memhost.ConversationSearchRequest) (memhost.ConversationSearchResponse, error)
 	StatusFn             func(context.Context, memhost.StatusRequest) (memhost.StatusResponse, error)
 	FilesFn              func(context.Context, memhost.FilesRequest) (memhost.FilesResponse, error)
+	StorageFn            func(context.Context, memhost.StorageRequest) (memhost.StorageResponse, error)
 	SyncFn               func(context.Context, memhost.SyncRequest) (memhost.SyncResult, error)
 	RebuildFn            func(context.Context, memhost.RebuildRequest) (memhost.SyncResult, error)
 	EmbedFn              func(context.Context, memhost.EmbedRequest) (memhost.EmbedResult, error)
 	SessionsFn           func(context.Context, memhost.SessionsRequest) (memhost.SessionsResponse, error)
+	TranscriptFn         func(context.Context, memhost.TranscriptRequest) (memhost.TranscriptResponse, error)
 	SessionAppendFn      func(context.Context, memhost.SessionAppendRequest) (memhost.SessionAppendResponse, error)
 	IngestFn             func(context.Context, memhost.IngestRequest) (memhost.IngestResponse, error)
 	SessionTokensFn      func(context.Context, memhost.SessionTokensRequest) (memhost.SessionTokens, error)
@@ -121,6 +126,33 @@ func (f *Fake) Remove(ctx context.Context, req memhost.RemoveRequest) (memhost.R
 	return f.RemoveFn(ctx, req)
 }
 
+// Page calls f.PageFn.
+func (f *Fake) Page(ctx context.Context, req memhost.PageRequest) (memhost.PageResponse, error) {
+	if f.PageFn == nil {
+		var zero memhost.PageResponse
+		return zero, notSet(api.OpPage)
+	}
+	return f.PageFn(ctx, req)
+}
+
+// SavePage calls f.SavePageFn.
+func (f *Fake) SavePage(ctx context.Context, req memhost.SavePageRequest) (memhost.SavePageResponse, error) {
+	if f.SavePageFn == nil {
+		var zero memhost.SavePageResponse
+		return zero, notSet(api.OpSavePage)
+	}
+	return f.SavePageFn(ctx, req)
+}
+
+// Pages calls f.PagesFn.
+func (f *Fake) Pages(ctx context.Context, req memhost.PagesRequest) (memhost.PagesResponse, error) {
+	if f.PagesFn == nil {
+		var zero memhost.PagesResponse
+		return zero, notSet(api.OpPages)
+	}
+	return f.PagesFn(ctx, req)
+}
+
 // Recall calls f.RecallFn.
 func (f *Fake) Recall(ctx context.Context, req memhost.RecallRequest) (memhost.RecallResponse, error) {
 	if f.RecallFn == nil {
@@ -166,6 +198,15 @@ func (f *Fake) Files(ctx context.Context, req memhost.FilesRequest) (memhost.Fil
 	return f.FilesFn(ctx, req)
 }
 
+// Storage calls f.StorageFn.
+func (f *Fake) Storage(ctx context.Context, req memhost.StorageRequest) (memhost.StorageResponse, error) {
+	if f.StorageFn == nil {
+		var zero memhost.StorageResponse
+		return zero, notSet(api.OpStorage)
+	}
+	return f.StorageFn(ctx, req)
+}
+
 // Sync calls f.SyncFn.
 func (f *Fake) Sync(ctx context.Context, req memhost.SyncRequest) (memhost.SyncResult, error) {
 	if f.SyncFn == nil {
@@ -200,6 +241,15 @@ func (f *Fake) Sessions(ctx context.Context, req memhost.SessionsRequest) (memho
 		return zero, notSet(api.OpSessions)
 	}
 	return f.SessionsFn(ctx, req)
+}
+
+// Transcript calls f.TranscriptFn.
+func (f *Fake) Transcript(ctx context.Context, req memhost.TranscriptRequest) (memhost.TranscriptResponse, error) {
+	if f.TranscriptFn == nil {
+		var zero memhost.TranscriptResponse
+		return zero, notSet(api.OpTranscript)
+	}
+	return f.TranscriptFn(ctx, req)
 }
 
 // SessionAppend calls f.SessionAppendFn.

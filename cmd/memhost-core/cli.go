@@ -14,8 +14,8 @@ import (
 	"github.com/memhost/memhost/cmd/memhost-core/internal/mcpcmd"
 	"github.com/memhost/memhost/cmd/memhost-core/internal/notecmd"
 	"github.com/memhost/memhost/cmd/memhost-core/internal/servecmd"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/clock"
 )
 

@@ -3,7 +3,7 @@
 // page read whole with the hash a save is conditional on, a save that
 // refuses to overwrite a page changed since it was read, the notebook's
 // folders and pages with sizes and times, a session's transcript, and the
-// storage the home uses. It imports memhost, host/fault, host/notebook and
+// storage the home uses. It imports memhost, fault, host/notebook and
 // host/sessions; the Host embeds its BrowseService.
 package browse
 
@@ -22,8 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/api"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/sessions"
 )
@@ -37,8 +36,6 @@ type Kernel interface {
 	Sessions() *sessions.Store
 	ModelsDir() string
 	IndexWritten(ctx context.Context, rels ...string) []string
-	// PublishChange publishes a write made outside the operations.
-	PublishChange(memhost.Change)
 }
 
 // BrowseService runs the operations.
@@ -106,15 +103,9 @@ var ErrPageChanged = errors.New("changed on disk since it was opened")
 
 // SavePage writes a page whole, atomically and under the notebook's lock,
 // unless it changed since it was read: then it fails with a conflict on
-// field "baseHash" and the page is untouched. It is a write like Write
-// ("write" on the change bus). Saving the text the page already holds succeeds
+// field "baseHash" and the page is untouched. Saving the text the page already holds succeeds
 // and writes nothing.
 func (b *BrowseService) SavePage(ctx context.Context, req memhost.SavePageRequest) (out memhost.SavePageResponse, err error) {
-	defer func() {
-		if err == nil {
-			b.k.PublishChange(memhost.Change{Op: api.OpWrite.Name, Paths: memhost.Paths(out.Path), Note: "write: " + out.Path, Result: &out})
-		}
-	}()
 	text, err := notebook.CleanText(req.Text)
 	if err != nil {
 		return memhost.SavePageResponse{}, err

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/chunk"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/sdk"
 )
 

@@ -7,8 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/chunk"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/sessions"
 )
 

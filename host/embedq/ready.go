@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/index/vectors"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"

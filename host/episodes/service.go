@@ -33,8 +33,8 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/schedule"
 	"github.com/memhost/memhost/host/sessions"

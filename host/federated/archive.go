@@ -13,9 +13,9 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/archive"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation/filemerge"
 	"github.com/memhost/memhost/host/federation/gitrepo"
 	"github.com/memhost/memhost/host/notebook"

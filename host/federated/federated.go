@@ -13,8 +13,8 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/federation"
 	"github.com/memhost/memhost/host/federation/gitrepo"
 	"github.com/memhost/memhost/host/health"

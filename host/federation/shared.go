@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/federation/gitrepo"
 	"github.com/memhost/memhost/host/federation/worktree"
 	"github.com/memhost/memhost/internal/fsx"

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/federation/filemerge"
 	"github.com/memhost/memhost/host/federation/gitrepo"
 )

@@ -1,6 +1,6 @@
 // Package generate holds what every user of the text generator shares:
 // ErrNoGenerator, and CompleteJSON, which asks for an answer following a
-// JSON schema and checks it. It imports host/fault, registry and sdk.
+// JSON schema and checks it. It imports fault, registry and sdk.
 package generate
 
 import (
@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )

@@ -51,7 +51,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/internal/fsx"
 )
 

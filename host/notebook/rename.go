@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // ErrExists means a page is already where a rename would put one.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/markdown"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // ErrEmptyText means a text to write holds nothing but white space.

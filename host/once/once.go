@@ -3,14 +3,14 @@
 // under the notebook's lock before its page is renamed into place, and a
 // run of the same request id that finds its write landed writes nothing
 // and answers as the first run did. It imports host/notebook,
-// host/requests and host/fault.
+// host/requests and fault.
 package once
 
 import (
 	"context"
 	"encoding/json"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/host/requests"
 )

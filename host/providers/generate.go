@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"

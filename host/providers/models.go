@@ -11,8 +11,8 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/embedq"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/once"
 	"github.com/memhost/memhost/host/requests"
 	"github.com/memhost/memhost/modelstore"

@@ -6,8 +6,8 @@ import (
 	"unicode"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/registry"
 	"github.com/memhost/memhost/sdk"
 )

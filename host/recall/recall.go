@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/host/embedq"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/indexer"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/notebook"

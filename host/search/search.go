@@ -12,8 +12,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/index"
 	"github.com/memhost/memhost/index/ftstext"
 	"github.com/memhost/memhost/index/vaultrows"

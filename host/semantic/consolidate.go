@@ -18,8 +18,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/facts"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/markdown"
 	"github.com/memhost/memhost/host/sessions"

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/memhost/memhost/api"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/generate"
 	"github.com/memhost/memhost/host/schedule"
 	"github.com/memhost/memhost/knowledge"

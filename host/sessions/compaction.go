@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/chunk"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 )
 
 // TurnTokens is a turn's tokens: its own count when it has one, else the

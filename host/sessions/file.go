@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/internal/fsx"
 )
 

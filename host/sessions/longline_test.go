@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // A line longer than MaxLine is skipped, handed to fn as a nil line (so

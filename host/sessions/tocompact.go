@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // Pending is what a compaction of a session would replace now.

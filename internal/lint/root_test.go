@@ -13,7 +13,7 @@ import (
 // each a leaf: TestRootImportsNothingOfOurs checks that they import
 // nothing of ours but each other (origin returns fault's errors).
 var rootMayImport = map[string]string{
-	"github.com/memhost/memhost/host/fault":         "the error kinds the requests' Check methods return",
+	"github.com/memhost/memhost/fault":              "the error kinds the requests' Check methods return",
 	"github.com/memhost/memhost/internal/jsoncheck": "the JSON checks those Check methods share with the server",
 	"github.com/memhost/memhost/internal/origin":    "a turn's channel and source id, which Check methods check",
 	"github.com/memhost/memhost/knowledge":          "the semantic tier's types (facts, consolidation), which recall, status and sessions carry",

@@ -2,7 +2,7 @@
 // listener's guard (what browsers say of a request's origin, bearer token,
 // loopback Host and Origin checks, the dashboard's key), the API's token
 // file, and the routes served on the unix socket only. It may import
-// host/fault and server/wire; nothing of server.
+// fault and server/wire; nothing of server.
 package auth
 
 import (
@@ -17,7 +17,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/wire"
 )

@@ -1,7 +1,7 @@
 // Package bodylimit bounds the request bodies a server holds: one body
 // (MaxBody, 413 over it) and all bodies in flight together (a Room, which
 // a body waits for or, without a Content-Length, is refused for). It may
-// import host/fault and server/wire; nothing of server.
+// import fault and server/wire; nothing of server.
 package bodylimit
 
 import (
@@ -12,7 +12,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/server/wire"
 )
 

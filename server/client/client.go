@@ -18,7 +18,7 @@ import (
 	"github.com/memhost/memhost/api"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/server/state"

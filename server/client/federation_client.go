@@ -8,7 +8,7 @@ import (
 	"net/http"
 
 	"github.com/memhost/memhost"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/server/wire"
 )
 

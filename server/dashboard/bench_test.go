@@ -105,7 +105,7 @@ func BenchmarkDashboard(b *testing.B) {
 			if _, err := h.Embed(ctx, memhost.EmbedRequest{}); err != nil {
 				b.Fatal(err)
 			}
-			st, _ := h.IndexSummary(ctx)
+			st, _ := h.Status(ctx, memhost.StatusRequest{Quick: true})
 			if st.Mode == memhost.ModeHybrid {
 				break
 			}

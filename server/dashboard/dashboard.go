@@ -38,10 +38,10 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/facts"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/server/dashboard/pagehtml"
 )
 
@@ -387,7 +387,7 @@ func (d *Dashboard) homeData(ctx context.Context) (homeBody, error) {
 	summary := make(chan error, 1)
 	go func() {
 		var err error
-		b.Status, err = d.h.IndexSummary(ctx)
+		b.Status, err = d.h.Status(ctx, memhost.StatusRequest{Quick: true})
 		summary <- err
 	}()
 	// The git sync card (a git process) runs beside them too.

@@ -2,7 +2,7 @@
 // folder and what they say: serve.lock (one server per home), serve.json
 // (Info: pid, version, addresses), the socket, log and token paths, and
 // who holds a home's lock or a TCP address. It may import internal/fsx,
-// internal/sockpath, host/fault and server/wire; nothing of server.
+// internal/sockpath, fault and server/wire; nothing of server.
 package state
 
 import (
@@ -17,7 +17,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/internal/fsx"
 	"github.com/memhost/memhost/internal/sockpath"
 	"github.com/memhost/memhost/server/wire"

@@ -1,7 +1,7 @@
 // Package wire is the HTTP API's wire form of errors and answers: the
 // status of each error kind, the {"error": ...} body, and JSON responses,
 // for the server to send and its clients to read back. It may import host
-// and host/fault, host/notebook; nothing of server.
+// and fault, host/notebook; nothing of server.
 package wire
 
 import (
@@ -13,8 +13,8 @@ import (
 	"strings"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/internal/clock"
 )

@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/internal/fsx"
 )
 

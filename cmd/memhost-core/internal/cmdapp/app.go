@@ -26,9 +26,9 @@ import (
 
 	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/api"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/config"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/host/notebook"
 	"github.com/memhost/memhost/modelstore"
 	"github.com/memhost/memhost/server"

@@ -12,7 +12,7 @@ import (
 
 	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host/federated"
 	"github.com/memhost/memhost/modelstore"
 )

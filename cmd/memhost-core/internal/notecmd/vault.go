@@ -12,7 +12,7 @@ import (
 
 	mh "github.com/memhost/memhost"
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
-	"github.com/memhost/memhost/host/fault"
+	"github.com/memhost/memhost/fault"
 )
 
 // vaultCommands are the commands of the Obsidian vault and of the notebook

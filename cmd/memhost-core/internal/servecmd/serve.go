@@ -17,8 +17,8 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
+	"github.com/memhost/memhost/fault"
 	"github.com/memhost/memhost/host"
-	"github.com/memhost/memhost/host/fault"
 	"github.com/memhost/memhost/internal/relay"
 	"github.com/memhost/memhost/internal/version"
 	"github.com/memhost/memhost/mcp"
