@@ -65,7 +65,6 @@ var layeringDebt = map[string]string{
 	"server -> host":                                      "the server holds the *host.Host it serves",
 	"server -> host/config":                               "the server rereads config.yaml",
 	"server -> host/health":                               "GET /api/health's status code by health's words",
-	"server/dashboard -> host":                            "the dashboard calls the Host's page and settings methods outside the table",
 	"server/dashboard -> host/browse":                     "the dashboard's page listing types",
 	"server/dashboard -> host/facts":                      "fact pages' rendering",
 	"server/dashboard/pagehtml -> host/markdown":          "the one markdown reader (headings, frontmatter, fences)",

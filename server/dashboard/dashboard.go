@@ -38,8 +38,8 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/fault"
-	"github.com/memhost/memhost/host"
 	"github.com/memhost/memhost/host/browse"
 	"github.com/memhost/memhost/host/facts"
 	"github.com/memhost/memhost/server/dashboard/pagehtml"
@@ -59,9 +59,21 @@ const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 // maxBody bounds a dashboard request body (a page's text).
 const maxBody = 16 << 20
 
+// Host is what the dashboard uses of the home it shows: its operations
+// (every read and write of the notebook, the sessions, the plugins), and
+// five reads of the core that are not operations. *host.Host is one.
+type Host interface {
+	api.API
+	ConfigError() error
+	FederationSummary(context.Context) *memhost.FederationStatus
+	Home() string
+	NotebookDir() string
+	Now() time.Time
+}
+
 // Dashboard serves the dashboard of one Host.
 type Dashboard struct {
-	h    *host.Host
+	h    Host
 	tmpl *template.Template
 	md   goldmark.Markdown
 	mux  *http.ServeMux
@@ -76,7 +88,7 @@ type Dashboard struct {
 }
 
 // New returns the dashboard of h.
-func New(h *host.Host) *Dashboard {
+func New(h Host) *Dashboard {
 	d := &Dashboard{h: h, now: h.Now}
 	d.md = pagehtml.NewMarkdown(d.resolve)
 	fm := template.FuncMap{
