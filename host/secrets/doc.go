@@ -12,11 +12,14 @@
 // "gitleaks:allow" comment exempts nothing (in what an agent writes it
 // would be a way to keep a secret), secrets are not searched for inside
 // base64 or hex (a decoded secret has no bytes of its own to point at),
-// and the findings of several rules on the same bytes are merged.
+// and the findings of several rules on the same bytes are merged. One
+// rule of memhost's own is added in gitleaks' format (urlPasswordRule): a
+// password in a URL's user information ("postgres://app:hunter2@db/"),
+// which no default rule knows; a placeholder there ("${DB_PASSWORD}",
+// "****") is not a secret.
 //
-// What the rules do not know is not found: a password in a URL
-// ("postgres://app:hunter2@db/") or a short or low-entropy password
-// ("password: Tr0ub4dor&3") passes, and the generic rule does not see a
+// What the rules do not know is not found: a short or low-entropy
+// password in prose ("password: Tr0ub4dor&3") passes, and the generic rule does not see a
 // value inside escaped quotes (`password = \"...\"` in the text of a
 // JSON document): scan the decoded string instead.
 //

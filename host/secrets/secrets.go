@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/rs/zerolog"
+	"github.com/spf13/viper"
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
@@ -55,6 +56,42 @@ var (
 	quiet sync.Once
 )
 
+// urlPasswordRule is memhost's one rule beside gitleaks' defaults, in
+// gitleaks' own format: a password in a URL's user information
+// ("postgres://app:hunter2@db/"), which no default rule knows, and which
+// is how a database's or a broker's password is most often pasted. The
+// password is the secret (the marker keeps the scheme, the user and the
+// host); placeholders ("${DB_PASSWORD}", "password", "****", "<pass>")
+// are not secrets.
+const urlPasswordRule = `
+[[rules]]
+id = "url-password"
+description = "A password in a URL's user information (scheme://user:password@host)."
+regex = '''(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@'"<>]{0,64}:([^\s/:@'"<>]{4,128})@[a-z0-9\[]'''
+secretGroup = 1
+keywords = ["://"]
+[[rules.allowlists]]
+regexes = ['''(?i)^(\*+|x+|\.+|password|passwd|pass|pwd|secret|changeme|example|redacted|\$\{[^}]*\}|\$\(.*\)|\$[a-z_][a-z0-9_]*|<[^>]*>|\{\{.*\}\}|%[a-z_]+%)$''']
+`
+
+// defaultDetector is gitleaks' detector with its default rules and
+// urlPasswordRule, read as gitleaks reads a configuration file.
+func defaultDetector() (*detect.Detector, error) {
+	viper.SetConfigType("toml")
+	if err := viper.ReadConfig(strings.NewReader(config.DefaultConfig + urlPasswordRule)); err != nil {
+		return nil, err
+	}
+	var vc config.ViperConfig
+	if err := viper.Unmarshal(&vc); err != nil {
+		return nil, err
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		return nil, err
+	}
+	return detect.NewDetector(cfg), nil
+}
+
 // New compiles gitleaks' default rule set into a Scanner. It is expensive
 // (about 50 ms and 25 MB allocated, 14 MB of it kept: see doc.go), so
 // build one Scanner per process and share it. Its only error is gitleaks
@@ -62,7 +99,7 @@ var (
 func New() (*Scanner, error) {
 	quiet.Do(func() { logging.Logger = zerolog.Nop() })
 	newMu.Lock()
-	d, err := detect.NewDetectorDefaultConfig()
+	d, err := defaultDetector()
 	newMu.Unlock()
 	if err != nil {
 		return nil, fmt.Errorf("secrets: gitleaks default rules: %w", err)

@@ -70,6 +70,10 @@ var samples = []sample{
 	{"password assignment", "db password = \"" + genericPwd + "\"\n", "generic-api-key", genericPwd},
 	{"rsa private key", "Here is the deploy key:\n\n" + rsaKey + "\n\nKeep it safe.\n", "private-key", rsaKey},
 	{"pkcs8 private key", pkcs8Key, "private-key", pkcs8Key},
+	// memhost's own rule (urlPasswordRule): gitleaks has none for a URL's
+	// user information.
+	{"url password", "the staging DB is postgres://app:hunter2x@db.staging.internal:5432/prod", "url-password", "hunter2x"},
+	{"url password, quoted", `DATABASE_URL="mysql://root:S3cr3t!pw@10.0.0.5/app"`, "url-password", "S3cr3t!pw"},
 }
 
 func TestScanFindsSecrets(t *testing.T) {
@@ -125,6 +129,11 @@ func TestScanIgnoresOrdinaryText(t *testing.T) {
 		"const apiVersion = \"v1\"\nvar keyName = \"primary\"",
 		"The API key rotation happens monthly; tokens expire after 30 days.",
 		"password: ${DB_PASSWORD}\napi_key: {{ .Values.apiKey }}",
+		// URLs whose user information holds no password, or a placeholder.
+		"DATABASE_URL=postgres://app:${DB_PASSWORD}@db/prod",
+		"postgres://user:password@localhost/db and https://admin:****@host/ and redis://:<password>@cache:6379",
+		"git clone ssh://git@github.com/ada/notes.git or https://ada@example.com/login",
+		"see https://example.com/a:b@c and http://localhost:8080/status",
 		"sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
 		"Zürich, São Paulo, 東京 and Kraków are on the list.",
 		"",
