@@ -43,6 +43,10 @@ type ImportResponse struct {
 	// "left out" (not asked for), or "" (none in the archive).
 	Config  string `json:"config,omitempty"`
 	Indexed int    `json:"indexed"`
+	// Redacted are the secrets replaced (memory.privacy.secrets: redact)
+	// in the archive's pages and transcripts before they were stored; a
+	// Field is the file's path in the archive.
+	Redacted []Redaction `json:"redacted,omitempty"`
 	// Changed are the index paths the import wrote and ChangedFiles the
 	// home's other files (not part of the answer's JSON).
 	Changed      []string `json:"-"`

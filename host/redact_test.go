@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,31 +13,16 @@ import (
 
 	"github.com/memhost/memhost"
 	"github.com/memhost/memhost/host/config"
+	"github.com/memhost/memhost/internal/secretsample"
 	"github.com/memhost/memhost/knowledge"
 )
 
 // Published sample credentials of gitleaks' rules (not live ones).
 const (
-	sampleAWS    = "AKIALALEMEL33243OLIB"
-	sampleGitHub = "ghp_R8wK3mZp5VtQ9xLc2HbN7jYf4sDg6aWe1uTo"
-	sampleSlack  = "xoxb-781236542736-2364535789652-GkwFDQoHqzXDVsC6GzqYUypD"
+	sampleAWS    = secretsample.AWS
+	sampleGitHub = secretsample.GitHub
+	sampleSlack  = secretsample.Slack
 )
-
-// holding lists the files under root whose bytes hold secret.
-func holding(t *testing.T, root, secret string) []string {
-	t.Helper()
-	var found []string
-	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(secret)) {
-			found = append(found, strings.TrimPrefix(p, root))
-		}
-		return nil
-	})
-	return found
-}
 
 // Under the default policy no secret given to a write reaches a file of
 // the home (the notebook, the transcripts, the index and its journals):
@@ -103,7 +87,7 @@ func TestSecretsRedactedOnEveryWritePath(t *testing.T) {
 	}
 	h.Close()
 	for _, secret := range []string{sampleAWS, sampleGitHub, sampleSlack} {
-		if files := holding(t, h.Home(), secret); len(files) > 0 {
+		if files := secretsample.Holding(h.Home(), secret); len(files) > 0 {
 			t.Fatalf("%.8s… is in %v", secret, files)
 		}
 	}
@@ -117,7 +101,7 @@ func TestSecretsPolicyKeeps(t *testing.T) {
 		if err != nil || len(r.Redacted) != 0 {
 			t.Fatalf("%s: %+v %v", policy, r, err)
 		}
-		if files := holding(t, h.NotebookDir(), sampleAWS); len(files) != 1 {
+		if files := secretsample.Holding(h.NotebookDir(), sampleAWS); len(files) != 1 {
 			t.Fatalf("%s: the key is in %v", policy, files)
 		}
 	}
@@ -145,6 +129,47 @@ func TestExportLeavesSecretsOut(t *testing.T) {
 	all, err := h.Export(ctx, memhost.ExportRequest{Path: filepath.Join(dir, "all.tar.gz"), IncludeSecrets: true})
 	if err != nil || all.Files != 2 || len(all.LeftOut) != 0 || !archiveHolds(t, all.Path, sampleAWS) {
 		t.Fatalf("export with secrets: %+v %v", all, err)
+	}
+}
+
+// An archive that holds secrets (exported with them, from a keep-local
+// home) is imported into a home under the default policy: the pages and
+// transcripts are stored redacted, every other byte as in the archive,
+// and the answer says what was redacted where.
+func TestImportRedactsSecrets(t *testing.T) {
+	ctx := context.Background()
+	a := openHost(t, t.TempDir(), func(c *config.Config) { c.Memory.Privacy.Secrets = config.SecretsKeepLocal })
+	if _, err := a.Remember(ctx, memhost.RememberRequest{Text: "key " + sampleAWS, Category: "reference", File: "ci"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.SessionAppend(ctx, memhost.SessionAppendRequest{Session: "s1", Role: "user", Text: "my token is " + sampleGitHub}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := a.Export(ctx, memhost.ExportRequest{Path: filepath.Join(t.TempDir(), "all.tar.gz"), IncludeSecrets: true})
+	if err != nil || !archiveHolds(t, all.Path, sampleAWS) || !archiveHolds(t, all.Path, sampleGitHub) {
+		t.Fatalf("export with secrets: %+v %v", all, err)
+	}
+	b := newHost(t)
+	im, err := b.Import(ctx, memhost.ImportRequest{Path: all.Path})
+	if err != nil || len(im.Added) != 2 {
+		t.Fatalf("import: %+v %v", im, err)
+	}
+	if len(im.Redacted) != 2 || im.Redacted[0].Field != "notebook/reference/ci.md" || im.Redacted[0].Rule != "aws-access-token" ||
+		im.Redacted[1].Field != "sessions/s1.jsonl" || im.Redacted[1].Rule != "github-pat" {
+		t.Fatalf("import's redactions: %+v", im.Redacted)
+	}
+	if page := readPage(t, b, "reference/ci.md"); !strings.Contains(page, "key [secret redacted: aws-access-token …") {
+		t.Errorf("the imported page:\n%s", page)
+	}
+	turns, err := b.Transcript(ctx, memhost.TranscriptRequest{Session: "s1"})
+	if err != nil || len(turns.Turns) != 1 || !strings.Contains(turns.Turns[0].Content, "[secret redacted: github-pat …") {
+		t.Fatalf("the imported transcript: %+v %v", turns, err)
+	}
+	b.Close()
+	for _, secret := range []string{sampleAWS, sampleGitHub} {
+		if files := secretsample.Holding(b.Home(), secret); len(files) > 0 {
+			t.Fatalf("%.8s… is in %v", secret, files)
+		}
 	}
 }
 
@@ -228,7 +253,7 @@ func TestSecretsScanAndRedact(t *testing.T) {
 	h.Close()
 	for _, dir := range []string{"notebook", "sessions", "brain"} {
 		for _, s := range []string{sampleAWS, sampleGitHub} {
-			if files := holding(t, filepath.Join(h.Home(), dir), s); len(files) > 0 {
+			if files := secretsample.Holding(filepath.Join(h.Home(), dir), s); len(files) > 0 {
 				t.Fatalf("%.8s… still in %v", s, files)
 			}
 		}

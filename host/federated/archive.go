@@ -149,6 +149,16 @@ func (fd *FederationService) Import(ctx context.Context, req memhost.ImportReque
 		if err != nil {
 			return out, err
 		}
+		// What an archive brings is a write like any other: under the
+		// default policy its secrets are replaced before it is stored
+		// (a transcript stays JSON: the marker replaces escaped bytes
+		// whole).
+		text, red, err := fd.k.Redact(it.name, string(theirs))
+		if err != nil {
+			return out, err
+		}
+		theirs = []byte(text)
+		out.Redacted = append(out.Redacted, red...)
 		merge := func(ours []byte, exists bool) ([]byte, string, error) {
 			switch {
 			case !exists:

@@ -27,6 +27,8 @@ type Kernel interface {
 	// FindSecret finds a secret in a file about to leave the machine
 	// (nil when the secrets policy is allow).
 	FindSecret(data []byte) (memhost.HeldBack, bool)
+	// Redact applies the home's secrets policy to text given in field.
+	Redact(field, text string) (string, []memhost.Redaction, error)
 	Notebook() *notebook.Notebook
 	Sessions() *sessions.Store
 	Indexer() *indexer.Indexer

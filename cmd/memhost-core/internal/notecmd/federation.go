@@ -104,6 +104,7 @@ func (a cmds) importArchive(ctx context.Context, cmd *cli.Command) error {
 		if err != nil {
 			return err
 		}
+		a.Redacted(resp.Redacted)
 		a.Warn(resp.Warnings...)
 		return a.Out(cmd, resp, func(w io.Writer) {
 			fmt.Fprintf(w, "imported %s from %s: %d added, %d merged, %d unchanged; %s re-indexed\n",
