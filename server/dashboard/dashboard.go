@@ -736,7 +736,7 @@ func (d *Dashboard) searchData(ctx context.Context, q string, withSessions, tier
 	group := func(name string, rs []memhost.Result) {
 		g := resultGroup{Name: name}
 		for _, r := range rs {
-			m := markedResult{Result: r, Marked: mark(r.Snippet, terms)}
+			m := markedResult{Result: r, Marked: snippetHTML(r.Snippet, terms)}
 			if r.Session != "" {
 				m.URL = "/ui/session/" + r.Session
 				if len(r.Turns) > 0 {
@@ -781,7 +781,7 @@ func (d *Dashboard) contextData(ctx context.Context, b searchBody) searchBody {
 			if it.Tier != tier {
 				continue
 			}
-			m := markedResult{Result: memhost.Result{Path: it.Path, Score: it.Score, Lines: it.Lines, Session: it.Session, Turns: it.Turns}, Marked: mark(it.Text, terms)}
+			m := markedResult{Result: memhost.Result{Path: it.Path, Score: it.Score, Lines: it.Lines, Session: it.Session, Turns: it.Turns}, Marked: snippetHTML(it.Text, terms)}
 			m.URL = pagehtml.PageURL(it.Path) + fmt.Sprintf("#L%d-%d", it.Lines.Start, max(it.Lines.End, it.Lines.Start))
 			if it.Session != "" {
 				m.URL = "/ui/session/" + it.Session

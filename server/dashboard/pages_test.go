@@ -334,6 +334,39 @@ func TestSearchShowsFacts(t *testing.T) {
 	}
 }
 
+// TestSnippetsRenderFields: a search's snippets show Dataview fields as
+// the page view does (a key label and its value, the query's words still
+// marked) and no block id, not the raw "[seen:: 2026-11-20] ^f3c9a01".
+func TestSnippetsRenderFields(t *testing.T) {
+	d := dashboard.New(openHome(t, map[string]string{"knowledge/entities/sarah-chen.md": sarahChen}, noon))
+	code, body := fetchUI(t, d, "/ui/search?q=techflow")
+	checkPage(t, "/ui/search", code, body)
+	_, snippet, ok := strings.Cut(body, `<p class="snippet">`)
+	snippet, _, _ = strings.Cut(snippet, "</p>")
+	if !ok {
+		t.Fatalf("no snippet in:\n%s", body)
+	}
+	for _, want := range []string{
+		`<span class="field"><span class="field-key">seen</span> <span class="field-value">2026-11-20</span></span>`,
+		`<span class="field"><span class="field-key">source</span> <span class="field-value">chat-1 turn 1a2b3c4d5e6f</span></span>`,
+		`<mark>techflow</mark>`,
+	} {
+		if !strings.Contains(snippet, want) {
+			t.Errorf("the snippet lacks %q:\n%s", want, snippet)
+		}
+	}
+	for _, bad := range []string{"::", "^f3c9a01", "^f7e1"} {
+		if strings.Contains(snippet, bad) {
+			t.Errorf("the snippet shows %q:\n%s", bad, snippet)
+		}
+	}
+	// The page view hides block ids too.
+	_, page := fetchUI(t, d, "/ui/page/knowledge/entities/sarah-chen.md")
+	if v := view(t, page); strings.Contains(v, "^f7e1b22") || strings.Contains(v, "^f3c9a01") {
+		t.Errorf("the page view shows a block id:\n%s", v)
+	}
+}
+
 // view is the rendered page alone (not the source below it).
 func view(t *testing.T, body string) string {
 	t.Helper()

@@ -167,7 +167,7 @@ type fieldExt struct{ resolve Resolver }
 func (e *fieldExt) Extend(m goldmark.Markdown) {
 	m.Parser().AddOptions(
 		parser.WithInlineParsers(util.Prioritized(&fieldParser{e.resolve}, 198)), // before wikilinks and links
-		parser.WithASTTransformers(util.Prioritized(lineFields{}, 500)),
+		parser.WithASTTransformers(util.Prioritized(lineFields{}, 500), util.Prioritized(blockIDs{}, 501)),
 	)
 	m.Renderer().AddOptions(renderer.WithNodeRenderers(util.Prioritized(fieldRenderer{}, 198)))
 }
@@ -351,4 +351,31 @@ func (fieldRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 		}
 		return ast.WalkSkipChildren, nil
 	})
+}
+
+// blockIDEnd is an Obsidian block id ending a paragraph or a list item's
+// text ("… [seen:: 2026-11-23] ^f7e1b22"), with the white space before it.
+var blockIDEnd = regexp.MustCompile(`[ \t]+\^[A-Za-z0-9-]+[ \t]*$`)
+
+// blockIDs hides the block id that ends a paragraph or a list item's
+// text, as Obsidian's reading view does: it is an address for links
+// ([[page#^f7e1b22]]), not text.
+type blockIDs struct{}
+
+func (blockIDs) Transform(doc *ast.Document, reader text.Reader, _ parser.Context) {
+	src := reader.Source()
+	var last []*ast.Text
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering && (n.Kind() == ast.KindParagraph || n.Kind() == ast.KindTextBlock) {
+			if t, ok := n.LastChild().(*ast.Text); ok {
+				last = append(last, t)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, t := range last {
+		if m := blockIDEnd.FindIndex(t.Segment.Value(src)); m != nil {
+			t.Segment = t.Segment.WithStop(t.Segment.Start + m[0])
+		}
+	}
 }
