@@ -91,6 +91,12 @@ want
 	grep -q '"path": "knowledge/inspector.md"' "$OUT/links.json" && grep -q '"unresolved": \[\]' "$OUT/links.json" ||
 		fail "$name: links: $(cat "$OUT/links.json")"
 	echo "mcp-inspector: $name: links knowledge/inspector.md"
+	# A page that is not there: a tool error the model can act on, not a
+	# protocol failure (the Inspector exits 1 on a tool error).
+	insp "$@" --method tools/call --tool-name memory_get --tool-arg path=knowledge/nope.md >"$OUT/get.json" 2>/dev/null || true
+	grep -q '"isError": true' "$OUT/get.json" && grep -q 'no such page: knowledge/nope.md' "$OUT/get.json" ||
+		fail "$name: memory_get of a missing page: $(cat "$OUT/get.json")"
+	echo "mcp-inspector: $name: memory_get of a missing page is a tool error"
 }
 
 check stdio "$BIN/memhost" --home "$HOME_DIR" mcp
