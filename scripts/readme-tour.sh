@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Replays the README's tour as written, then its server example on the
 # same home: every "$ ..." line of the fenced blocks of "## A tour" and
-# "## The server and the dashboard", in the setting scripts/tour.sh
-# describes — a new user, ann, with a fresh home folder, this checkout's
+# "## The server and the dashboard", in the setting of a new user, ann, with a fresh home folder, this checkout's
 # bin/ at ~/memhost/bin, the model file in ~/Downloads, an offline machine
 # (HTTPS goes through a proxy on a closed loopback port, so the model's
 # download fails at once) and a clock that reads 2026-11-23 08:22 UTC. It
@@ -14,7 +13,8 @@
 #
 # Usage: scripts/readme-tour.sh [MODEL.gguf] (default: the MiniLM of
 # ../shared/models, where the tests look for it). REPLAY_RECORD=1 prints
-# what the commands print instead of comparing (scripts/lib/readme-replay.sh).
+# what the commands print instead of comparing (scripts/lib/readme-replay.sh):
+# how the README's tour is recorded again after a change.
 # Exit status: 0 replayed, 1 a step differs or failed, 2 cannot run here
 # (no bin/ with the llama.cpp plugin, no model file, or 127.0.0.1:4321
 # taken: the server example listens there).
