@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Replays the README's tour as written, then its server example on the
 # same home: every "$ ..." line of the fenced blocks of "## A tour" and
-# "## The server and the dashboard", in the setting of a new user, ann, with a fresh home folder, this checkout's
-# bin/ at ~/memhost/bin, the model file in ~/Downloads, an offline machine
+# "## The server and the dashboard", in the setting of a new user, ann,
+# with a fresh home folder, this checkout's bin/ at ~/memhost/bin, the model file in ~/Downloads, an offline machine
 # (HTTPS goes through a proxy on a closed loopback port, so the model's
 # download fails at once) and a clock that reads 2026-11-23 08:22 UTC. It
 # fails when a command fails or prints something else than the README
