@@ -6,21 +6,39 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/memhost/memhost/internal/secretsample"
 )
 
-// Secrets that gitleaks' rules detect (made-up values).
+// Secrets that gitleaks' rules detect (its published samples).
 const (
-	transportAWS    = "AKIALALEMEL33243OLIB"
-	transportGitHub = "ghp_R8wK3mZp5VtQ9xLc2HbN7jYf4sDg6aWe1uTo"
+	transportAWS    = secretsample.AWS
+	transportGitHub = secretsample.GitHub
 )
 
 // TestSecretsRedactedThroughEveryTransport: every write the CLI makes
-// redacts a pasted secret and says so on stderr, whether it runs in this
-// process or through the home's server (HTTP over its unix socket); no
-// file of the home holds the secret afterwards. (MCP's tools:
-// TestMCPRedacts.)
+// — remember, write, daily-log, session append, fact add, session ingest
+// (a tool call's metadata too), import (an archive exported with its
+// secrets from a keep-local home) — redacts a pasted secret and says so
+// on stderr, whether it runs in this process or through the home's server
+// (HTTP over its unix socket); no output prints one and no file of the
+// home holds one afterwards. (MCP's tools: TestMCPRedacts.)
 func TestSecretsRedactedThroughEveryTransport(t *testing.T) {
 	t.Parallel()
+	scratch := t.TempDir()
+	src := filepath.Join(scratch, "chat.jsonl")
+	os.WriteFile(src, []byte(`{"id":"1","role":"user","content":"use `+transportGitHub+`"}`+"\n"+`{"id":"2","role":"tool","content":"env","metadata":{"out":"AWS=`+transportAWS+`"}}`+"\n"), 0o600)
+	// The archive: a keep-local home's page with a key, exported with it.
+	other := filepath.Join(scratch, "other")
+	os.MkdirAll(other, 0o700)
+	os.WriteFile(filepath.Join(other, "config.yaml"), []byte("memory:\n  privacy:\n    secrets: keep-local\n"), 0o600)
+	if _, errOut, err := exe(other, "", []string{"MEMHOST_NO_SERVER=1"}, "remember", "--category", "reference", "--file", "ops", "the ops key is "+transportAWS); err != nil {
+		t.Fatal(err, errOut)
+	}
+	archive := filepath.Join(scratch, "other.tar.gz")
+	if _, errOut, err := exe(other, "", []string{"MEMHOST_NO_SERVER=1"}, "export", "--include-secrets", archive); err != nil {
+		t.Fatal(err, errOut)
+	}
 	writes := []struct {
 		name string
 		args func(tag string) []string
@@ -29,13 +47,15 @@ func TestSecretsRedactedThroughEveryTransport(t *testing.T) {
 			return []string{"remember", "--category", "reference", "--file", "keys-" + tag, "the " + tag + " key is " + transportAWS}
 		}},
 		{"write", func(tag string) []string {
-			return []string{"write", "knowledge/env-" + tag + ".md", "TOKEN=" + transportGitHub}
+			return []string{"write", "knowledge/env-" + tag + ".md", "TOKEN=" + transportGitHub + "\nDB=postgres://app:" + secretsample.URLPassword + "@db.internal/prod"}
 		}},
 		{"daily-log", func(tag string) []string { return []string{"daily-log", "rotated " + tag + " " + transportAWS} }},
 		{"session append", func(tag string) []string {
 			return []string{"session", "append", "--session", "s-" + tag, "--role", "user", "my key is " + transportGitHub}
 		}},
 		{"fact add", func(tag string) []string { return []string{"fact", "add", "CI " + tag, "deploy key", transportGitHub} }},
+		{"session ingest", func(string) []string { return []string{"session", "ingest", "--format", "memhost", src} }},
+		{"import", func(string) []string { return []string{"import", archive} }},
 	}
 	for _, mode := range []string{"in-process", "server"} {
 		t.Run(mode, func(t *testing.T) {
@@ -64,9 +84,14 @@ func TestSecretsRedactedThroughEveryTransport(t *testing.T) {
 					in, _ := serveInfo(t, home)
 					before = int(in.Requests)
 				}
-				_, errOut, err := exe(home, "", env, w.args(strings.ReplaceAll(mode, "-", ""))...)
+				out, errOut, err := exe(home, "", env, w.args(strings.ReplaceAll(mode, "-", ""))...)
 				if err != nil {
 					t.Fatalf("%s: %v %s", w.name, err, errOut)
+				}
+				for _, secret := range secretsample.All {
+					if strings.Contains(out+errOut, secret) {
+						t.Errorf("%s (%s) printed %.8s…", w.name, mode, secret)
+					}
 				}
 				if !strings.Contains(errOut, "redacted") {
 					t.Errorf("%s (%s): stderr does not say what was redacted: %q", w.name, mode, errOut)
@@ -77,16 +102,10 @@ func TestSecretsRedactedThroughEveryTransport(t *testing.T) {
 					}
 				}
 			}
-			for _, secret := range []string{transportAWS, transportGitHub} {
-				filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
-					if err != nil || d.IsDir() || strings.HasSuffix(p, ".sock") {
-						return nil
-					}
-					if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), secret) {
-						t.Errorf("%s holds %.8s…", strings.TrimPrefix(p, home), secret)
-					}
-					return nil
-				})
+			for _, secret := range secretsample.All {
+				if files := secretsample.Holding(home, secret); len(files) > 0 {
+					t.Errorf("%.8s… is in %v", secret, files)
+				}
 			}
 		})
 	}
@@ -118,13 +137,8 @@ func TestMCPRedacts(t *testing.T) {
 	}
 	cs.Close()
 	for _, secret := range []string{transportAWS, transportGitHub} {
-		filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), secret) {
-					t.Errorf("%s holds %.8s…", strings.TrimPrefix(p, home), secret)
-				}
-			}
-			return nil
-		})
+		if files := secretsample.Holding(home, secret); len(files) > 0 {
+			t.Errorf("%.8s… is in %v", secret, files)
+		}
 	}
 }
