@@ -367,3 +367,39 @@ func copyNotebook(b testing.TB, from, to string) {
 		b.Fatal(err, string(out))
 	}
 }
+
+// TestGitInitByAnotherProcess: a home that becomes a memhost repository
+// while a Host is open on it (memhost git init run in its own process
+// beside a server, one a command started on demand) is federated for that
+// Host from its next write and sync: they commit and push, not "the home
+// is not a git repository".
+func TestGitInitByAnotherProcess(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	home := t.TempDir()
+	getenv := func(string) string { return "" }
+	server, err := Open(ctx, Options{Home: home, Config: config.Default(), Getenv: getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	remote := bareRemote(t)
+	cli := openHost(t, home, nil)
+	if _, err := cli.GitInit(ctx, memhost.GitInitRequest{Remote: remote}); err != nil {
+		t.Fatal(err)
+	}
+	cli.Close()
+	server.RecheckConfig()
+	if _, err := server.Remember(ctx, memhost.RememberRequest{Text: "Sarah Chen - Mobile: 555-1234", Category: "reference", File: "contacts"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := server.impl.FlushCommits(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := server.FedSync(ctx, memhost.FedSyncRequest{}); err != nil {
+		t.Fatalf("sync on the Host open before git init: %v", err)
+	}
+	if log := gitOut(t, remote, "log", "--format=%s", "main"); !strings.Contains(log, "remember: reference/contacts.md") {
+		t.Errorf("the remote's history:\n%s", log)
+	}
+}

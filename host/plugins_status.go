@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/memhost/memhost"
+	"github.com/memhost/memhost/host/embedq"
 )
 
 // PluginStatus reports the active provider and what search does with it.
@@ -42,7 +43,17 @@ func (o hostOps) Models(ctx context.Context, req memhost.ModelsRequest) (memhost
 // PullModel: see providers.ProviderService.PullModel.
 func (o hostOps) PullModel(ctx context.Context, req memhost.PullModelRequest) (memhost.PullResponse, error) {
 	h := o.h
-	return h.providers.PullModel(ctx, req)
+	resp, err := h.providers.PullModel(ctx, req)
+	if err == nil && !resp.Already {
+		// A local provider started before the model was there (a server
+		// that found it missing, offline) waits out its download's
+		// backoff: started again, it finds the file at once.
+		if name, nerr := h.queue.ProviderName(); nerr == nil && name == embedq.DefaultPlugin {
+			h.reg.Stop(name)
+			h.queue.Wake()
+		}
+	}
+	return resp, err
 }
 
 // RemoveModel: see providers.ProviderService.RemoveModel.

@@ -27,9 +27,7 @@ root=$(mktemp -d /tmp/readme-federation.XXXXXX)
 demo=$root/demo
 mkdir -p "$demo" "$root/home"
 cleanup() {
-	for h in "$demo"/*/; do
-		[ -S "$h/brain/serve.sock" ] && memhost --home "$h" serve stop >/dev/null 2>&1
-	done
+	replay_stop_servers "$root"
 	rm -rf "$root"
 }
 trap cleanup EXIT

@@ -32,9 +32,7 @@ fi
 
 root=$(mktemp -d /tmp/readme-guide.XXXXXX)
 cleanup() {
-	for h in "$root"/*/.memhost; do
-		[ -S "$h/brain/serve.sock" ] && memhost --home "$h" serve stop >/dev/null 2>&1
-	done
+	replay_stop_servers "$root"
 	rm -rf "$root"
 }
 trap cleanup EXIT
@@ -52,6 +50,7 @@ replay_sed=(
 	-e 's/[0-9]+ ms\b/N ms/g'
 	-e 's/"([a-zA-Z]+Ms)": ?[0-9.]+/"\1": N/g'
 	-e 's/\([0-9]+s ago\)/(N ago)/g'
+	-e 's/seen [0-9]+s ago/seen Ns ago/g'
 	-e 's/(T[0-9]{2}:[0-9]{2}):[0-9]{2}(\.[0-9]+)?Z/\1:SSZ/g'
 	-e 's/\b([0-9]{2}:[0-9]{2}):[0-9]{2}\b/\1:SS/g'
 	-e 's/pid [0-9]+/pid N/g'

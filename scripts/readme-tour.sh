@@ -35,7 +35,7 @@ fi
 root=$(mktemp -d /tmp/readme-tour.XXXXXX)
 export HOME=$root/ann
 cleanup() {
-	[ -S "$HOME/.memhost/brain/serve.sock" ] && memhost serve stop >/dev/null 2>&1
+	replay_stop_servers "$root"
 	rm -rf "$root"
 }
 trap cleanup EXIT

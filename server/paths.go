@@ -20,4 +20,8 @@ func ReadState(home string) (Info, error) { return state.Read(home) }
 // answer (state.Holder): ok is false when no server holds it.
 func Holder(home string) (Info, bool) { return state.Holder(home) }
 
+// ErrRunning is the cause of Run's conflict when another server holds the
+// home.
+var ErrRunning = state.ErrRunning
+
 func canonical(home string) string { return state.Canonical(home) }

@@ -82,6 +82,8 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) common(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
+		s.inflight.Add(1)
+		defer s.inflight.Add(-1)
 		w.Header().Set(VersionHeader, version.String())
 		if v := r.Header.Get(VersionHeader); v != "" && v != version.String() && !strings.HasPrefix(r.URL.Path, "/api/v1/server") {
 			writeError(w, versionMismatch(v))

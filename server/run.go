@@ -60,6 +60,12 @@ type RunOptions struct {
 	// HTTP, usually NewMCPHandler), served on every listener with the
 	// API's auth; nil serves no /mcp.
 	MCP func(h *host.Host, s *Server) http.Handler
+	// OnDemand marks a server a command started (Info.OnDemand): it
+	// listens on the unix socket only unless an address is chosen
+	// (Listen, or server.listen in config.yaml), and exits once IdleExit
+	// has passed without a request and with none running (0: never).
+	OnDemand bool
+	IdleExit time.Duration
 	// Getenv is the environment the Host's configuration was read with
 	// (config.Overrides): clients with other overrides run in-process.
 	// Nil means os.Getenv.
@@ -104,6 +110,9 @@ func Run(ctx context.Context, opts RunOptions) error {
 	chosen := opts.Listen != nil || config.Given(filepath.Join(home, config.FileName), getenv, "server.listen")
 	if opts.Listen != nil {
 		listen = *opts.Listen
+	}
+	if opts.OnDemand && !chosen {
+		listen = "" // a command started it: no port it did not ask for
 	}
 	tokenFile := cfg.TokenFile
 	if tokenFile != "" && !filepath.IsAbs(tokenFile) {
@@ -163,7 +172,11 @@ func Run(ctx context.Context, opts RunOptions) error {
 	}
 
 	info := Info{PID: os.Getpid(), Version: version.String(), Home: home, Notebook: h.NotebookDir(),
-		Socket: sock, Token: token != "", Started: time.Now().UTC().Truncate(time.Second), LogPath: opts.LogPath}
+		Socket: sock, Token: token != "", Started: time.Now().UTC().Truncate(time.Second), LogPath: opts.LogPath,
+		OnDemand: opts.OnDemand}
+	if opts.OnDemand {
+		info.IdleExitS = int(opts.IdleExit / time.Second)
+	}
 	if tcpLn != nil {
 		info.URL = "http://" + state.DisplayAddr(tcpLn.Addr())
 		info.Moved = moved
@@ -222,6 +235,8 @@ func Run(ctx context.Context, opts RunOptions) error {
 				socketRuns.Add(1)
 				defer socketRuns.Done()
 				s.requests.Add(1)
+				s.inflight.Add(1)
+				defer s.inflight.Add(-1)
 				if stopping.Load() {
 					writeError(w, &fault.Error{Kind: fault.Unavailable, Message: "the server is stopping"})
 					return
@@ -261,8 +276,14 @@ func Run(ctx context.Context, opts RunOptions) error {
 		opts.Ready(info)
 	}
 
+	idle := make(chan struct{})
+	if opts.OnDemand && opts.IdleExit > 0 {
+		go s.watchIdle(opts.IdleExit, idle, stopc)
+	}
 	select {
 	case <-ctx.Done():
+	case <-idle:
+		log.Info("no request for the idle time of a server started on demand", "idle", opts.IdleExit)
 	case <-stopc:
 	case err := <-serveErr:
 		if !errors.Is(err, http.ErrServerClosed) {
@@ -280,6 +301,31 @@ func Run(ctx context.Context, opts RunOptions) error {
 	}
 	wg.Wait() // both listeners close at once, requests in flight finish
 	return nil
+}
+
+// watchIdle closes idle once no request has come for d and none runs,
+// unless stop closes first. It looks every d/10 (at most every second):
+// a server is idle at most a tenth longer than d.
+func (s *Server) watchIdle(d time.Duration, idle, stop chan struct{}) {
+	every := min(d/10, time.Second)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	seen, since := s.requests.Load(), time.Now()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-t.C:
+			if n := s.requests.Load(); n != seen || s.inflight.Load() > 0 {
+				seen, since = n, now
+				continue
+			}
+			if now.Sub(since) >= d {
+				close(idle)
+				return
+			}
+		}
+	}
 }
 
 // shutdown stops hs, waiting up to timeout for its requests.

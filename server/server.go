@@ -86,6 +86,7 @@ type Server struct {
 	once    sync.Once
 
 	requests   atomic.Int64 // served, for Info
+	inflight   atomic.Int64 // requests running now (an event stream, an MCP session's, a relayed command): a server started on demand is not idle while one runs
 	lastSyncMs atomic.Value // float64: the duration of the last sync the watcher ran
 
 	background sync.WaitGroup // work that outlives its request (rebuilds)

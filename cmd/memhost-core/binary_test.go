@@ -28,6 +28,10 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	// The binaries run here start no server on demand (server.autostart)
+	// but where a test asks for one: a test's home is gone when it ends,
+	// and a server left in it would serve nothing for an hour.
+	os.Setenv("MEMHOST_SERVER_AUTOSTART", "false")
 	dir, err := os.MkdirTemp("", "memhost-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -31,6 +31,7 @@ func main() {
 		Getenv:       os.Getenv,
 		Environ:      os.Environ,
 		SpawnEmbed:   spawnEmbed,
+		SpawnServer:  spawnServer,
 	})
 	stop()
 	registry.KillAll() // no plugin process outlives memhost
@@ -61,6 +62,34 @@ func spawnEmbed(home string) error {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := startLowPriority(cmd); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// spawnServer starts `memhost serve --on-demand` for home as a detached
+// process in a session of its own, its output appended to brain/serve.log,
+// and does not wait for it (cmdapp.App.Autostart). It fails, starting
+// nothing, when brain/ cannot be written.
+func spawnServer(home string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(home, "brain"), 0o700); err != nil {
+		return err
+	}
+	logPath := filepath.Join(home, "brain", "serve.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "--home", home, "serve", "--on-demand")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Env = append(os.Environ(), "MEMHOST_SERVE_LOG="+logPath)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
 		return err
 	}
 	return cmd.Process.Release()

@@ -48,7 +48,25 @@ type Server struct {
 	// "" is brain/serve.token, generated (mode 0600) when needed. A
 	// relative path is in the home.
 	TokenFile string `yaml:"tokenFile"`
+	// Autostart: a command that finds no server for its home starts one
+	// in the background (on the unix socket only, unless listen is set in
+	// config.yaml) and runs in its own process meanwhile; the next
+	// commands answer through it. Default true; false leaves starting one
+	// to memhost serve.
+	Autostart bool `yaml:"autostart"`
+	// IdleExitSeconds is how long a server started on demand waits
+	// without a request (or a client following its events or an MCP
+	// session) before it exits. Default 3600 (DefaultIdleExitSeconds); 0
+	// never. A server started with memhost serve does not exit by itself.
+	IdleExitSeconds int `yaml:"idleExitSeconds"`
 }
+
+// DefaultIdleExitSeconds is an hour: an agent's calls come in sessions,
+// and a server kept between them costs its memory (tens of MB, and the
+// model's when one is loaded) but no CPU. Bazel's server waits three
+// hours (--max_idle_secs); memhost's costs more to keep and little to
+// start again (the index opens in milliseconds).
+const DefaultIdleExitSeconds = 3600
 
 // DefaultListen is the default TCP address of the HTTP API, the
 // dashboard and the debug API.
@@ -224,7 +242,7 @@ func Default() Config {
 			Episodes:    Episodes{Folder: "episodes", EveryMin: 30},
 			Privacy:     Privacy{Secrets: SecretsRedact},
 		},
-		Server:     Server{Listen: DefaultListen},
+		Server:     Server{Listen: DefaultListen, Autostart: true, IdleExitSeconds: DefaultIdleExitSeconds},
 		Health:     DefaultHealth(),
 		Federation: DefaultFederation(),
 	}
@@ -554,6 +572,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Health.validate(); err != nil {
 		return err
+	}
+	if c.Server.IdleExitSeconds < 0 {
+		return bad("server.idleExitSeconds", fmt.Sprintf("must not be negative (0 is never), got %d", c.Server.IdleExitSeconds))
 	}
 	if m.Compaction.FlushEveryMessages < 0 {
 		return bad("memory.compaction.flushEveryMessages", fmt.Sprintf("must not be negative (0 is off), got %d", m.Compaction.FlushEveryMessages))

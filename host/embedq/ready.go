@@ -275,9 +275,13 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 		return notReady("%v", err)
 	}
 	worker := q.HasWorker()
+	maxFailures := q.cfg().Health.DeadAfterFailures
 	if cur != sem.Model {
 		if worker {
 			q.Kick()
+			if q.waitWorker(ctx, sem, true, maxFailures) {
+				return nil
+			}
 			return q.progress(ctx, sem, true)
 		}
 		if _, err := vec.SetModel(ctx, sem.Model); err != nil {
@@ -285,7 +289,6 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 		}
 	}
 	// Dead chunks (failed too often) are not waited for.
-	maxFailures := q.cfg().Health.DeadAfterFailures
 	pending, err := vec.HasLivePending(ctx, sem.Info.ModelID, maxFailures)
 	if err != nil {
 		return err
@@ -301,9 +304,46 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 	}
 	if pending {
 		q.Wake()
+		if worker && q.waitWorker(ctx, sem, false, maxFailures) {
+			return nil
+		}
 		return q.progress(ctx, sem, false)
 	}
 	return nil
+}
+
+// waitWorker waits, within the recall budget, for the worker to embed a
+// backlog of at most one batch (Memory.Embedding.BatchSize chunks; all:
+// every chunk, the model having changed), and reports whether it did: a
+// search then answers hybrid as one run in its own process would (which
+// embeds that much itself first) rather than keyword-only with a
+// progress note a second before the vectors are there. A larger backlog
+// is not waited for: the server answers at once.
+func (q *Queue) waitWorker(ctx context.Context, sem *Semantic, all bool, maxFailures int) bool {
+	cfg := q.cfg()
+	budget := time.Duration(cfg.Memory.Embedding.RecallBudgetMs) * time.Millisecond
+	emb, pending, err := q.opts.Vectors.Counts(ctx)
+	if all {
+		pending += emb
+	}
+	if err != nil || budget <= 0 || pending > cfg.Memory.Embedding.BatchSize {
+		return false
+	}
+	vec := q.opts.Vectors
+	for deadline := time.Now().Add(budget); time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+		if cur, err := vec.Model(ctx); err != nil || cur != sem.Model {
+			continue
+		}
+		if left, err := vec.HasLivePending(ctx, sem.Info.ModelID, maxFailures); err == nil && !left {
+			return true
+		}
+	}
+	return false
 }
 
 // progress is the not-ready error of a queue being worked through; all

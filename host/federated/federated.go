@@ -38,6 +38,20 @@ func (fd *FederationService) OpenFederation() {
 	fd.start()
 }
 
+// current is the home's federation: started here when the home became a
+// memhost repository since it opened (`memhost git init` run by another
+// process, a command beside a server started on demand), nil while it is
+// none.
+func (fd *FederationService) current() *fedState {
+	if f := fd.fed.Load(); f != nil {
+		return f
+	}
+	if !federation.Managed(fd.k.Home()) {
+		return nil
+	}
+	return fd.start()
+}
+
 func (fd *FederationService) start() *fedState {
 	if f := fd.fed.Load(); f != nil {
 		return f
@@ -95,7 +109,7 @@ func (fd *FederationService) homeRel(indexPath string) string {
 // its note as the message ("remember: reference/contacts.md ## Sarah Chen").
 // A write that changed no path commits nothing.
 func (fd *FederationService) Note(c memhost.Change) {
-	f := fd.fed.Load()
+	f := fd.current()
 	if f == nil || c.Op == api.OpFedSync.Name {
 		return
 	}
@@ -118,7 +132,7 @@ func (fd *FederationService) Note(c memhost.Change) {
 
 // Edited commits changes the watcher saw (edits made in an editor).
 func (fd *FederationService) Edited(r memhost.SyncResult) {
-	f := fd.fed.Load()
+	f := fd.current()
 	if f == nil || len(r.Paths)+len(r.RemovedPaths) == 0 {
 		return
 	}
@@ -214,7 +228,7 @@ var ErrNotFederated error = &fault.Error{Kind: fault.BadInput, Field: "federatio
 // everything local in place (committed); the error says why.
 func (fd *FederationService) FedSync(ctx context.Context, _ memhost.FedSyncRequest) (resp memhost.FedSyncResponse, err error) {
 	start := time.Now()
-	f := fd.fed.Load()
+	f := fd.current()
 	if f == nil {
 		return resp, ErrNotFederated
 	}
@@ -287,7 +301,7 @@ func (fd *FederationService) indexPathOf(homeRel string) string {
 
 // status is nil when the home is not federated.
 func (fd *FederationService) status(ctx context.Context) *memhost.FederationStatus {
-	f := fd.fed.Load()
+	f := fd.current()
 	if f == nil {
 		return nil
 	}

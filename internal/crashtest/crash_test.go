@@ -242,7 +242,9 @@ func (h *harness) start(bin string, env []string, args ...string) *proc {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(append(cmd.Env, "MEMHOST_HOME="+h.home), env...)
+	// No server on demand (server.autostart): the harness starts and kills
+	// the servers it means, and a home's is gone when its test ends.
+	cmd.Env = append(append(cmd.Env, "MEMHOST_HOME="+h.home, "MEMHOST_SERVER_AUTOSTART=false"), env...)
 	p := &proc{cmd: cmd, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = &p.out, &p.errb
 	if err := cmd.Start(); err != nil {

@@ -191,7 +191,7 @@ func (h *harness) mcpCall(t *testing.T, tool, args string) string {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "MEMHOST_HOME="+h.home)
+	cmd.Env = append(cmd.Env, "MEMHOST_HOME="+h.home, "MEMHOST_SERVER_AUTOSTART=false")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

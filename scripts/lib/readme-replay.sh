@@ -196,3 +196,13 @@ replay() {
 	done <<<"$blocks"
 	replay_step
 }
+
+# replay_stop_servers ROOT: stops every memhost server of a home under ROOT,
+# whether a step started it (memhost serve) or a command did on demand
+# (server.autostart), so that ROOT can be removed.
+replay_stop_servers() {
+	local sock
+	while IFS= read -r sock; do
+		memhost --home "$(dirname "$(dirname "$sock")")" serve stop >/dev/null 2>&1
+	done < <(find "$1" -name serve.sock -path '*/brain/*' 2>/dev/null)
+}

@@ -42,6 +42,11 @@ type Info struct {
 	// ("127.0.0.1:4321 is in use by memhost serve of /home/x (pid 7)") and
 	// not chosen by the user, so the server took a free port instead.
 	Moved string `json:"moved,omitempty"`
+	// OnDemand: a command started the server (server.autostart), not
+	// memhost serve; it exits after IdleExitS seconds without a request
+	// (0: never).
+	OnDemand  bool `json:"onDemand,omitempty"`
+	IdleExitS int  `json:"idleExitSeconds,omitempty"`
 }
 
 // Lock takes brain/serve.lock for this process (released when it exits,
@@ -60,10 +65,14 @@ func Lock(home string) (unlock func(), err error) {
 			}
 			msg += ")"
 		}
-		return nil, fault.Errorf(fault.Conflict, "", "%s", msg)
+		return nil, &fault.Error{Kind: fault.Conflict, Message: msg, Err: ErrRunning}
 	}
 	return unlock, nil
 }
+
+// ErrRunning is the cause of Lock's conflict: another server holds the
+// home.
+var ErrRunning = errors.New("a server runs for the home")
 
 // Write writes brain/serve.json atomically.
 func Write(home string, in Info) error {

@@ -137,7 +137,14 @@ type Event struct {
 // (TZ, the daily log's when config.yaml names none) and the calendar
 // clock's offset (internal/clock: a test run's day).
 func EnvOverrides(getenv func(string) string) []string {
-	return append(config.Overrides(getenv), "TZ="+getenv("TZ"), clock.EnvOffset+"="+getenv(clock.EnvOffset))
+	var out []string
+	for _, o := range config.Overrides(getenv) {
+		// The server block changes how a server runs, not what it answers.
+		if !strings.HasPrefix(o, "MEMHOST_SERVER_") {
+			out = append(out, o)
+		}
+	}
+	return append(out, "TZ="+getenv("TZ"), clock.EnvOffset+"="+getenv(clock.EnvOffset))
 }
 
 // EnvFingerprint is a short hash of EnvOverrides.

@@ -51,6 +51,10 @@ type Stdio struct {
 	// spawnEmbed starts `memhost embed` for home in the background; nil
 	// disables background embedding (in-process tests).
 	SpawnEmbed func(home string) error
+	// SpawnServer starts `memhost serve --on-demand` for home in the
+	// background (server.autostart); nil never starts one (in-process
+	// tests).
+	SpawnServer func(home string) error
 	// cwd, when set, is the caller's working folder for relative paths
 	// (a command run in the server for the launcher); "" is this process's.
 	Cwd string
@@ -286,8 +290,34 @@ func (a *App) With(ctx context.Context, cmd *cli.Command, fn func(Ops) error) er
 		}
 	} else if !errors.Is(err, client.ErrNoServer) {
 		return err
+	} else {
+		a.Autostart(cmd)
 	}
 	return a.WithHost(ctx, cmd, func(h *host.Host) error { return fn(h) })
+}
+
+// Autostart starts the home's server in the background when none answered
+// and server.autostart allows it, and reports whether it did. The command
+// that calls it still runs in its own process, so that it waits no longer
+// than without a server; the next ones answer through the server. Many
+// starting at once are harmless: the first server to take the home's
+// lock serves, the others exit at once. Nothing starts under --no-server
+// or MEMHOST_NO_SERVER, for an argument JSON cannot carry, or when the
+// home's brain/ cannot be written (a read-only disk): the command runs
+// in-process as before.
+func (a *App) Autostart(cmd *cli.Command) bool {
+	if a.IO.SpawnServer == nil || cmd.Bool("no-server") || a.IO.Getenv("MEMHOST_NO_SERVER") != "" || a.NotUTF8 {
+		return false
+	}
+	cfg, err := a.Config(cmd)
+	if err != nil || !cfg.Server.Autostart {
+		return false
+	}
+	home, err := a.Home(cmd)
+	if err != nil {
+		return false
+	}
+	return a.IO.SpawnServer(home) == nil
 }
 
 // Dial connects to the home's server: client.ErrNoServer when none runs or

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
@@ -97,6 +98,10 @@ type mcpOps struct {
 	unsubscribe func()         // h's subscription of pages, when it has one
 }
 
+// autostartWait is how long an MCP session waits for the server it started
+// (server.autostart) before it runs its calls in this process.
+const autostartWait = 2 * time.Second
+
 // start takes the relaying server's Host, or dials the home's server to
 // run the calls through; without either, they run in this process.
 func (o *mcpOps) start(ctx context.Context) {
@@ -108,6 +113,15 @@ func (o *mcpOps) start(ctx context.Context) {
 		return
 	}
 	c, err := o.a.Dial(o.cmd)
+	if errors.Is(err, client.ErrNoServer) && o.a.Autostart(o.cmd) {
+		// A session outlives its first call: it waits for the server
+		// started for it (a couple of seconds at most, before any call),
+		// then runs every call through it.
+		for deadline := time.Now().Add(autostartWait); err != nil && time.Now().Before(deadline) && ctx.Err() == nil; {
+			time.Sleep(20 * time.Millisecond)
+			c, err = o.a.Dial(o.cmd)
+		}
+	}
 	if err != nil {
 		if !errors.Is(err, client.ErrNoServer) {
 			o.log.Warn("cannot use the home's server; running in this process", "err", err)

@@ -100,6 +100,9 @@ func (a cmds) relay(h *host.Host, srv *server.Server, serverEnv string, w http.R
 			}
 		}
 	}()
+	// As the API does at each request (server.common): a config.yaml a
+	// command just changed (git init --remote) is read before this one.
+	h.RecheckConfig()
 	code := a.run(ctx, hello.Args, cmdapp.Stdio{
 		Stdin:        in,
 		StdinIsPiped: hello.StdinPiped,

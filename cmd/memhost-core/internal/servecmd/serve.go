@@ -43,6 +43,8 @@ func serveCommand(a cmds) *cli.Command {
 			&cli.StringFlag{Name: "listen", Usage: "TCP address of the API (\"\" for the unix socket only; port 0 for any free port) (default: server.listen, " + "127.0.0.1:4321)"},
 			&cli.StringFlag{Name: "token-file", Usage: "bearer token file, needed for an address that is not loopback (default: brain/serve.token, made when needed)"},
 			&cli.BoolFlag{Name: "detach", Usage: "run in the background; its log goes to brain/serve.log"},
+			// A command that found no server starts one so (server.autostart).
+			&cli.BoolFlag{Name: "on-demand", Hidden: true, Usage: "started by a command: the unix socket only (unless server.listen is set), exits after server.idleExitSeconds idle"},
 		},
 		Action: a.serve,
 		Commands: []*cli.Command{
@@ -59,6 +61,13 @@ func (a cmds) serve(ctx context.Context, cmd *cli.Command) error {
 	home, err := a.Home(cmd)
 	if err != nil {
 		return err
+	}
+	onDemand := cmd.Bool("on-demand")
+	if !onDemand {
+		// A server started on demand gives way to one started by hand.
+		if err := a.replaceOnDemand(ctx, home); err != nil {
+			return err
+		}
 	}
 	if cmd.Bool("detach") {
 		return a.detach(ctx, cmd, home)
@@ -110,13 +119,48 @@ func (a cmds) serve(ctx context.Context, cmd *cli.Command) error {
 		l := cmd.String("listen")
 		opts.Listen = &l
 	}
+	if onDemand {
+		cfg, err := a.Config(cmd)
+		if err != nil {
+			return err
+		}
+		opts.OnDemand, opts.IdleExit = true, time.Duration(cfg.Server.IdleExitSeconds)*time.Second
+	}
 	opts.SocketRoutes = func(h *host.Host, s *server.Server) map[string]http.Handler {
 		return map[string]http.Handler{relay.Path: a.relayHandler(h, s)}
 	}
 	opts.MCP = func(h *host.Host, s *server.Server) http.Handler {
 		return server.NewMCPHandler(h, s, mcp.Options{})
 	}
-	return server.Run(ctx, opts)
+	err = server.Run(ctx, opts)
+	if onDemand && errors.Is(err, server.ErrRunning) {
+		return nil // another command's start won the home: it serves
+	}
+	return err
+}
+
+// replaceOnDemand stops the home's server if a command started it
+// (server.autostart), so that memhost serve runs with its own flags; a
+// server started by hand stays (serve then says it runs).
+func (a cmds) replaceOnDemand(ctx context.Context, home string) error {
+	c, err := client.Dial(home, nil)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	in, err := c.Info(ctx)
+	if err != nil || !in.OnDemand {
+		return nil
+	}
+	if err := c.Stop(ctx); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, held := server.Holder(home); !held {
+			return nil
+		}
+	}
+	return fault.Errorf(fault.Conflict, "", "the server started on demand (pid %d) did not stop within 60 s", in.PID)
 }
 
 // detach starts `memhost serve` in a new session with its output in
@@ -250,6 +294,14 @@ func (a cmds) serveStatus(ctx context.Context, cmd *cli.Command) error {
 		fmt.Fprintf(tw, "watcher:\t%s\n", watcher)
 		if in.LogPath != "" {
 			fmt.Fprintf(tw, "log:\t%s\n", a.Tilde(in.LogPath))
+		}
+		switch {
+		case in.OnDemand && in.IdleExitS > 0:
+			fmt.Fprintf(tw, "started:\ton demand by a command; exits after %s without a request\n", time.Duration(in.IdleExitS)*time.Second)
+		case in.OnDemand:
+			fmt.Fprintf(tw, "started:\ton demand by a command; stays (server.idleExitSeconds: 0)\n")
+		default:
+			fmt.Fprintf(tw, "started:\tby memhost serve\n")
 		}
 		tw.Flush()
 	})
