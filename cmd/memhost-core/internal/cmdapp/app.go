@@ -291,15 +291,18 @@ func (a *App) With(ctx context.Context, cmd *cli.Command, fn func(Ops) error) er
 	} else if !errors.Is(err, client.ErrNoServer) {
 		return err
 	} else {
-		a.Autostart(cmd)
+		// Once this command is done, so that the server's start takes
+		// nothing from it.
+		defer a.Autostart(cmd)
 	}
 	return a.WithHost(ctx, cmd, func(h *host.Host) error { return fn(h) })
 }
 
 // Autostart starts the home's server in the background when none answered
 // and server.autostart allows it, and reports whether it did. The command
-// that calls it still runs in its own process, so that it waits no longer
-// than without a server; the next ones answer through the server. Many
+// that calls it runs in its own process, and starts the server once it is
+// done, so that it waits no longer than without a server (but for the
+// process start); the next ones answer through the server. Many
 // starting at once are harmless: the first server to take the home's
 // lock serves, the others exit at once. Nothing starts under --no-server
 // or MEMHOST_NO_SERVER, for an argument JSON cannot carry, or when the
