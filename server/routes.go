@@ -81,9 +81,6 @@ func (s *Server) Handler() http.Handler {
 // version runs, and stop it.
 func (s *Server) common(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.requests.Add(1)
-		s.inflight.Add(1)
-		defer s.inflight.Add(-1)
 		w.Header().Set(VersionHeader, version.String())
 		if v := r.Header.Get(VersionHeader); v != "" && v != version.String() && !strings.HasPrefix(r.URL.Path, "/api/v1/server") {
 			writeError(w, versionMismatch(v))
@@ -93,6 +90,11 @@ func (s *Server) common(next http.Handler) http.Handler {
 			writeError(w, ErrEnvDiffers)
 			return
 		}
+		// Counted once it is this server's to answer: a client refused
+		// for its version or environment keeps no on-demand server alive.
+		s.requests.Add(1)
+		s.inflight.Add(1)
+		defer s.inflight.Add(-1)
 		s.h.RecheckConfig()
 		if err := s.h.ConfigError(); err != nil && needsConfig(r.URL.Path) {
 			writeError(w, err) // as the CLI refuses to run on it

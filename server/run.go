@@ -62,7 +62,8 @@ type RunOptions struct {
 	MCP func(h *host.Host, s *Server) http.Handler
 	// OnDemand marks a server a command started (Info.OnDemand): it
 	// listens on the unix socket only unless an address is chosen
-	// (Listen, or server.listen in config.yaml), and exits once IdleExit
+	// (Listen, or server.listen in config.yaml or the environment), and
+	// exits once IdleExit
 	// has passed without a request and with none running (0: never).
 	OnDemand bool
 	IdleExit time.Duration

@@ -9,10 +9,12 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	_ "time/tzdata" // time zones from config work on machines without tzdata
 
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
+	"github.com/memhost/memhost/host/config"
 	"github.com/memhost/memhost/registry"
 )
 
@@ -85,12 +87,37 @@ func spawnServer(home string) error {
 		return err
 	}
 	defer logf.Close()
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs
+	}
 	cmd := exec.Command(exe, "--home", home, "serve", "--on-demand")
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Env = append(os.Environ(), "MEMHOST_SERVE_LOG="+logPath)
+	cmd.Dir = "/" // it outlives the caller's folder
+	cmd.Env = append(serverEnv(os.Environ()), "MEMHOST_SERVE_LOG="+logPath)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	return cmd.Process.Release()
+	// Reaped when it exits (it lost the home to another, or went idle)
+	// while this process still runs: a long MCP session leaves no zombie.
+	go cmd.Wait()
+	return nil
+}
+
+// serverEnv is the environment of a server started on demand: the
+// caller's, but its overrides of config.yaml (MEMHOST_MEMORY_…), which
+// were meant for that one command; a server keeping them would answer
+// the next commands, which lack them, otherwise (they would run
+// in-process for ever). The server block's (MEMHOST_SERVER_…), the time
+// zone and the calendar clock stay.
+func serverEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "MEMHOST_") && !strings.HasPrefix(k, "MEMHOST_SERVER_") && config.IsOverride(k) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -263,5 +264,67 @@ func TestOnDemandMCP(t *testing.T) {
 	in := waitServer(t, home)
 	if !in.OnDemand || in.Requests < 2 { // the call, and this status
 		t.Errorf("the session's server: %+v (want on demand, the call through it)", in)
+	}
+}
+
+// TestOnDemandStartFails: a server that cannot start (the address
+// config.yaml chooses is taken) is recorded, and the commands after it run
+// in-process without starting another for a while; the commands answer.
+func TestOnDemandStartFails(t *testing.T) {
+	t.Parallel() // a home and processes of its own
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	home := t.TempDir()
+	os.WriteFile(filepath.Join(home, "config.yaml"), []byte("server:\n  listen: "+ln.Addr().String()+"\n"), 0o600)
+	if _, errOut, err := exe(home, "", onDemand, "remember", "--category", "reference", "--file", "birds", "the heron nests by the lake"); err != nil {
+		t.Fatal(err, errOut)
+	}
+	marker := filepath.Join(home, "brain", "autostart-failed")
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no record of the failed start; log:\n%s", readLog(home))
+		}
+	}
+	before := readLog(home)
+	for range 3 {
+		if out, errOut, err := exe(home, "", onDemand, "recall", "heron"); err != nil || !strings.Contains(out, "heron") {
+			t.Fatalf("recall after the failed start: %v %q %q", err, out, errOut)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	if after := readLog(home); after != before {
+		t.Errorf("commands started servers again after a failed start:\n%s", strings.TrimPrefix(after, before))
+	}
+	if live, zombies := onDemandServers(t, home); len(live)+len(zombies) != 0 {
+		t.Errorf("servers %v, zombies %v", live, zombies)
+	}
+}
+
+// TestOnDemandDropsOverrides: the overrides of config.yaml a first command
+// runs with are its own: the server it starts runs without them, so the
+// commands after it, without them, answer through it.
+func TestOnDemandDropsOverrides(t *testing.T) {
+	t.Parallel() // a home and processes of its own
+	home := t.TempDir()
+	if _, errOut, err := exe(home, "", append(onDemand, "MEMHOST_MEMORY_SEARCH_MAXRESULTS=1"), "remember", "--category", "reference", "--file", "birds", "the heron nests by the lake"); err != nil {
+		t.Fatal(err, errOut)
+	}
+	in := waitServer(t, home)
+	t.Cleanup(func() { stopServer(t, home) })
+	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", in.PID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vars := "\x00" + string(env); strings.Contains(vars, "\x00MEMHOST_MEMORY_SEARCH_MAXRESULTS=") || !strings.Contains(vars, "\x00MEMHOST_SERVER_AUTOSTART=true\x00") {
+		t.Errorf("the server's environment keeps the command's override, or loses the server block's: %q", strings.ReplaceAll(string(env), "\x00", " "))
+	}
+	if _, errOut, err := exe(home, "", onDemand, "recall", "heron"); err != nil {
+		t.Fatal(err, errOut)
 	}
 }

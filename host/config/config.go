@@ -484,6 +484,17 @@ func Overrides(getenv func(string) string) []string {
 	return out
 }
 
+// IsOverride reports whether the environment variable name overrides a
+// key of config.yaml (EnvName of one).
+func IsOverride(name string) bool {
+	return len(Overrides(func(k string) string {
+		if k == name {
+			return "x"
+		}
+		return ""
+	})) > 0
+}
+
 // EnvName is the environment variable that overrides a dotted key.
 func EnvName(key string) string {
 	return "MEMHOST_" + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))

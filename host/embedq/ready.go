@@ -313,8 +313,8 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 }
 
 // waitWorker waits, within the recall budget, for the worker to embed a
-// backlog of at most one batch (Memory.Embedding.BatchSize chunks; all:
-// every chunk, the model having changed), and reports whether it did: a
+// backlog of at most one batch (Memory.Embedding.BatchSize live chunks;
+// all: every chunk, the model having changed), and reports whether it did: a
 // search then answers hybrid as one run in its own process would (which
 // embeds that much itself first) rather than keyword-only with a
 // progress note a second before the vectors are there. A larger backlog
@@ -322,15 +322,31 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 func (q *Queue) waitWorker(ctx context.Context, sem *Semantic, all bool, maxFailures int) bool {
 	cfg := q.cfg()
 	budget := time.Duration(cfg.Memory.Embedding.RecallBudgetMs) * time.Millisecond
-	emb, pending, err := q.opts.Vectors.Counts(ctx)
+	vec := q.opts.Vectors
+	var backlog int
 	if all {
-		pending += emb
+		emb, pending, err := vec.Counts(ctx)
+		if err != nil {
+			return false
+		}
+		backlog = emb + pending
+	} else {
+		pending, _, err := vec.QueueCounts(ctx, sem.Info.ModelID, maxFailures) // the dead are not waited for
+		if err != nil {
+			return false
+		}
+		backlog = pending
 	}
-	if err != nil || budget <= 0 || pending > cfg.Memory.Embedding.BatchSize {
+	if budget <= 0 || backlog > cfg.Memory.Embedding.BatchSize {
 		return false
 	}
-	vec := q.opts.Vectors
 	for deadline := time.Now().Add(budget); time.Now().Before(deadline); {
+		// A worker whose runs fail (a provider not ready) will not finish
+		// in time: the search answers at once, as one in-process does
+		// when its own run fails.
+		if !q.WorkerState().FailingSince.IsZero() {
+			return false
+		}
 		select {
 		case <-ctx.Done():
 			return false

@@ -281,6 +281,14 @@ func (a *App) With(ctx context.Context, cmd *cli.Command, fn func(Ops) error) er
 	}
 	if c, err := a.Dial(cmd); err == nil {
 		err = fn(c)
+		if a.retireOnDemand(ctx, c, err) {
+			// An on-demand server of another memhost (one from before an
+			// upgrade): it is stopped, and this command starts this
+			// memhost's once it is done.
+			c.Close()
+			defer a.Autostart(cmd)
+			return a.WithHost(ctx, cmd, func(h *host.Host) error { return fn(h) })
+		}
 		c.Close()
 		if !FallBack(err) {
 			return err
@@ -302,7 +310,10 @@ func (a *App) With(ctx context.Context, cmd *cli.Command, fn func(Ops) error) er
 // and server.autostart allows it, and reports whether it did. The command
 // that calls it runs in its own process, and starts the server once it is
 // done, so that it waits no longer than without a server (but for the
-// process start); the next ones answer through the server. Many
+// process start); the next ones answer through the server. (An MCP
+// session calls it when it starts, and waits a little for the server.)
+// After a start that failed (server.AutostartFailed), none is tried for
+// server.AutostartBackoff. Many
 // starting at once are harmless: the first server to take the home's
 // lock serves, the others exit at once. Nothing starts under --no-server
 // or MEMHOST_NO_SERVER, for an argument JSON cannot carry, or when the
@@ -317,10 +328,29 @@ func (a *App) Autostart(cmd *cli.Command) bool {
 		return false
 	}
 	home, err := a.Home(cmd)
-	if err != nil {
+	if err != nil || server.AutostartFailedLately(home) {
 		return false
 	}
 	return a.IO.SpawnServer(home) == nil
+}
+
+// retireOnDemand stops the server c reaches when it refused the command
+// for its version and a command started it (server.autostart): a server
+// the user started stays, and the error tells them to restart it.
+func (a *App) retireOnDemand(ctx context.Context, c *client.Client, err error) bool {
+	if fault.KindOf(err) != fault.Conflict || fault.FieldOf(err) != "version" {
+		return false
+	}
+	in, ierr := c.Info(ctx) // the server's own endpoints answer any version
+	if ierr != nil || !in.OnDemand || c.Stop(ctx) != nil {
+		return false
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, held := server.Holder(in.Home); !held {
+			break
+		}
+	}
+	return true
 }
 
 // Dial connects to the home's server: client.ErrNoServer when none runs or

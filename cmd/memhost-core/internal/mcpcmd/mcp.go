@@ -11,6 +11,7 @@ import (
 
 	"github.com/memhost/memhost/api"
 	"github.com/memhost/memhost/cmd/memhost-core/internal/cmdapp"
+	"github.com/memhost/memhost/internal/version"
 
 	"github.com/urfave/cli/v3"
 
@@ -128,8 +129,22 @@ func (o *mcpOps) start(ctx context.Context) {
 		}
 		return
 	}
-	if _, err := c.Info(ctx); err != nil {
+	in, err := c.Info(ctx)
+	if err != nil {
 		c.Close()
+		return
+	}
+	if in.OnDemand && in.Version != version.String() {
+		// A server another memhost started on demand (before an upgrade):
+		// stopped, and this session starts this memhost's.
+		c.Stop(ctx)
+		c.Close()
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if _, held := server.Holder(in.Home); !held {
+				break
+			}
+		}
+		o.start(ctx)
 		return
 	}
 	o.client = c

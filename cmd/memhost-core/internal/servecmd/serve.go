@@ -88,6 +88,9 @@ func (a cmds) serve(ctx context.Context, cmd *cli.Command) error {
 			return quiet.Open(ctx, cmd)
 		},
 		Ready: func(in server.Info) {
+			if cmd.Bool("on-demand") {
+				server.AutostartFailed(home, nil)
+			}
 			if cmd.Bool("json") {
 				a.Out(cmd, in, nil)
 				return
@@ -132,9 +135,27 @@ func (a cmds) serve(ctx context.Context, cmd *cli.Command) error {
 	opts.MCP = func(h *host.Host, s *server.Server) http.Handler {
 		return server.NewMCPHandler(h, s, mcp.Options{})
 	}
-	err = server.Run(ctx, opts)
-	if onDemand && errors.Is(err, server.ErrRunning) {
-		return nil // another command's start won the home: it serves
+	for try := 0; ; try++ {
+		err = server.Run(ctx, opts)
+		if !errors.Is(err, server.ErrRunning) || onDemand || try == 3 {
+			break
+		}
+		// An on-demand server still starting when replaceOnDemand looked
+		// (its lock taken, its socket not yet there), or one a command
+		// started as the last went: it gives way too.
+		if in, held := server.Holder(home); !held || !(in.OnDemand || in.PID == 0) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+		if rerr := a.replaceOnDemand(ctx, home); rerr != nil {
+			return rerr
+		}
+	}
+	if onDemand {
+		if errors.Is(err, server.ErrRunning) {
+			return nil // another command's start won the home: it serves
+		}
+		server.AutostartFailed(home, err) // the next commands do not try again at once
 	}
 	return err
 }
