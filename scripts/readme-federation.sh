@@ -46,6 +46,7 @@ cd "$demo"
 replay_real=$demo replay_shown=/tmp/demo replay_unordered=1
 replay_may_fail=' health($| )'
 replay_sed=(
+	-e 's/\b([0-9]+\.[0-9]+\.[0-9]+(-dev)?)\+[0-9a-f]{12}(-dirty)?/\1/g' # the commit a build records (go build -buildvcs)
 	-e 's#127\.0\.0\.1:4321#LOOPBACK:DEFAULT#g'
 	-e 's#127\.0\.0\.1:[0-9]+#LOOPBACK:PORT#g'
 	-e 's/[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9:]+Z)?/DATE/g'

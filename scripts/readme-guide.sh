@@ -47,6 +47,7 @@ export PATH=$root/bin:$PATH
 
 replay_may_fail='^memhost (health|get \.\./|prune |consolidate$|--home [^ ]+ import [^ ]*bad)'
 replay_sed=(
+	-e 's/\b([0-9]+\.[0-9]+\.[0-9]+(-dev)?)\+[0-9a-f]{12}(-dirty)?/\1/g' # the commit a build records (go build -buildvcs)
 	-e 's/[0-9]+ ms\b/N ms/g'
 	-e 's/"([a-zA-Z]+Ms)": ?[0-9.]+/"\1": N/g'
 	-e 's/\([0-9]+s ago\)/(N ago)/g'

@@ -52,6 +52,7 @@ cd "$HOME"
 
 replay_real=$HOME replay_shown='~'
 replay_sed=(
+	-e 's/\b([0-9]+\.[0-9]+\.[0-9]+(-dev)?)\+[0-9a-f]{12}(-dirty)?/\1/g' # the commit a build records (go build -buildvcs)
 	-e 's/[0-9]+ ms\b/N ms/g'
 	-e 's/"([a-zA-Z]+Ms)": ?[0-9.]+/"\1": N/g'
 	-e 's/\([0-9]+s ago\)/(N ago)/g'
