@@ -291,6 +291,16 @@ func TestOnDemandStartFails(t *testing.T) {
 			t.Fatalf("no record of the failed start; log:\n%s", readLog(home))
 		}
 	}
+	// The failed server's last words (its error) reach the log as it
+	// exits, after the record.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if live, zombies := onDemandServers(t, home); len(live)+len(zombies) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server that failed to start did not exit")
+		}
+	}
 	before := readLog(home)
 	for range 3 {
 		if out, errOut, err := exe(home, "", onDemand, "recall", "heron"); err != nil || !strings.Contains(out, "heron") {
