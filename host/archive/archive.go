@@ -142,10 +142,17 @@ func Write(w io.Writer, sources []Source, version string, now time.Time, leave f
 				return err
 			}
 			fi, err := d.Info()
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed since the folder was read: not in the snapshot
+			}
 			if err != nil {
 				return err
 			}
-			return add(src.Name+"/"+filepath.ToSlash(rel), p, fi)
+			err = add(src.Name+"/"+filepath.ToSlash(rel), p, fi)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed between its stat and its open
+			}
+			return err
 		})
 		if err != nil {
 			return m, err
