@@ -341,12 +341,6 @@ func (q *Queue) waitWorker(ctx context.Context, sem *Semantic, all bool, maxFail
 		return false
 	}
 	for deadline := time.Now().Add(budget); time.Now().Before(deadline); {
-		// A worker whose runs fail (a provider not ready) will not finish
-		// in time: the search answers at once, as one in-process does
-		// when its own run fails.
-		if !q.WorkerState().FailingSince.IsZero() {
-			return false
-		}
 		select {
 		case <-ctx.Done():
 			return false
