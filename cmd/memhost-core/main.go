@@ -51,57 +51,59 @@ func isPiped(f *os.File) bool {
 // brain/embed.log. Only one embedder runs at a time (it takes
 // brain/embed.lock), so extra starts exit at once.
 func spawnEmbed(home string) error {
-	exe, err := os.Executable()
+	cmd, err := detached(home, "embed.log", startLowPriority, func(string) []string { return os.Environ() }, "embed")
 	if err != nil {
-		return err
-	}
-	logf, err := os.OpenFile(filepath.Join(home, "brain", "embed.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	cmd := exec.Command(exe, "--home", home, "embed")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := startLowPriority(cmd); err != nil {
 		return err
 	}
 	return cmd.Process.Release()
 }
 
 // spawnServer starts `memhost serve --on-demand` for home as a detached
-// process in a session of its own, its output appended to brain/serve.log,
-// and does not wait for it (cmdapp.App.Autostart). It fails, starting
-// nothing, when brain/ cannot be written.
+// process, its output appended to brain/serve.log, and does not wait for
+// it (cmdapp.App.Autostart). It fails, starting nothing, when brain/
+// cannot be written.
 func spawnServer(home string) error {
-	exe, err := os.Executable()
+	env := func(logPath string) []string { return append(serverEnv(os.Environ()), "MEMHOST_SERVE_LOG="+logPath) }
+	cmd, err := detached(home, "serve.log", (*exec.Cmd).Start, env, "serve", "--on-demand")
 	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Join(home, "brain"), 0o700); err != nil {
-		return err
-	}
-	logPath := filepath.Join(home, "brain", "serve.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	if abs, err := filepath.Abs(home); err == nil {
-		home = abs
-	}
-	cmd := exec.Command(exe, "--home", home, "serve", "--on-demand")
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.Dir = "/" // it outlives the caller's folder
-	cmd.Env = append(serverEnv(os.Environ()), "MEMHOST_SERVE_LOG="+logPath)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
 		return err
 	}
 	// Reaped when it exits (it lost the home to another, or went idle)
 	// while this process still runs: a long MCP session leaves no zombie.
 	go cmd.Wait()
 	return nil
+}
+
+// detached starts this binary for home (made absolute) with args, by
+// start, in a session of its own and the root folder (it outlives the
+// caller's terminal and folder), its output appended to brain/LOG, its
+// environment env(the log's path).
+func detached(home, log string, start func(*exec.Cmd) error, env func(logPath string) []string, args ...string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs
+	}
+	if err := os.MkdirAll(filepath.Join(home, "brain"), 0o700); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(home, "brain", log)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, append([]string{"--home", home}, args...)...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Dir = "/"
+	cmd.Env = env(logPath)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := start(cmd); err != nil {
+		return nil, err
+	}
+	return cmd, nil
 }
 
 // serverEnv is the environment of a server started on demand: the

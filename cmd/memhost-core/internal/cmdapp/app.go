@@ -341,17 +341,33 @@ func (a *App) retireOnDemand(ctx context.Context, c *client.Client, err error) b
 	if fault.KindOf(err) != fault.Conflict || fault.FieldOf(err) != "version" {
 		return false
 	}
-	in, ierr := c.Info(ctx) // the server's own endpoints answer any version
-	if ierr != nil || !in.OnDemand || c.Stop(ctx) != nil {
-		return false
+	stopped, _ := StopOnDemand(ctx, c, AnyOnDemand)
+	return stopped
+}
+
+// StopOnDemand stops the server c reaches if a command started it
+// (Info.OnDemand) and stop says so of its Info (the server's own
+// endpoints answer any version), then waits up to 60 s for the home's
+// lock to be free. It reports whether it stopped one; a server started by
+// hand is left alone.
+func StopOnDemand(ctx context.Context, c *client.Client, stop func(server.Info) bool) (bool, error) {
+	in, err := c.Info(ctx)
+	if err != nil || !in.OnDemand || !stop(in) {
+		return false, nil
 	}
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	if err := c.Stop(ctx); err != nil {
+		return false, err
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if _, held := server.Holder(in.Home); !held {
-			break
+			return true, nil
 		}
 	}
-	return true
+	return true, fault.Errorf(fault.Conflict, "", "the server started on demand (pid %d) did not stop within 60 s", in.PID)
 }
+
+// AnyOnDemand is StopOnDemand's stop for every on-demand server.
+func AnyOnDemand(server.Info) bool { return true }
 
 // Dial connects to the home's server: client.ErrNoServer when none runs or
 // --no-server is given. config.yaml is read first, as an in-process run

@@ -129,21 +129,15 @@ func (o *mcpOps) start(ctx context.Context) {
 		}
 		return
 	}
-	in, err := c.Info(ctx)
-	if err != nil {
+	if _, err := c.Info(ctx); err != nil {
 		c.Close()
 		return
 	}
-	if in.OnDemand && in.Version != version.String() {
-		// A server another memhost started on demand (before an upgrade):
-		// stopped, and this session starts this memhost's.
-		c.Stop(ctx)
+	// A server another memhost started on demand (before an upgrade) is
+	// stopped, and this session starts this memhost's.
+	otherVersion := func(in server.Info) bool { return in.Version != version.String() }
+	if stopped, _ := cmdapp.StopOnDemand(ctx, c, otherVersion); stopped {
 		c.Close()
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if _, held := server.Holder(in.Home); !held {
-				break
-			}
-		}
 		o.start(ctx)
 		return
 	}

@@ -169,19 +169,8 @@ func (a cmds) replaceOnDemand(ctx context.Context, home string) error {
 		return nil
 	}
 	defer c.Close()
-	in, err := c.Info(ctx)
-	if err != nil || !in.OnDemand {
-		return nil
-	}
-	if err := c.Stop(ctx); err != nil {
-		return err
-	}
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if _, held := server.Holder(home); !held {
-			return nil
-		}
-	}
-	return fault.Errorf(fault.Conflict, "", "the server started on demand (pid %d) did not stop within 60 s", in.PID)
+	_, err = cmdapp.StopOnDemand(ctx, c, cmdapp.AnyOnDemand)
+	return err
 }
 
 // detach starts `memhost serve` in a new session with its output in
