@@ -36,7 +36,7 @@ PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
 TOOLS := $(CURDIR)/bin/tools
 
-.PHONY: build demo test test-dates fuzz crash bench proto fmt clean screenshots readme-federation readme-tour readme-guide
+.PHONY: build demo test test-dates fuzz crash bench proto fmt clean screenshots readme-federation readme-tour readme-guide simulate simulate-year
 
 # llama.cpp's CPU kernels are compiled for one CPU level, chosen here:
 # ggml's cgo flags give none, i.e. SSE2 only, 9x slower on these machines,
@@ -173,6 +173,7 @@ test: build-core build-local need-git cpu-levels
 	./scripts/readme-federation.sh || [ $$? -eq 2 ]
 	./scripts/readme-guide.sh || [ $$? -eq 2 ]
 	./scripts/readme-tour.sh $(TOUR_MODEL) || [ $$? -eq 2 ]
+	$(MAKE) --no-print-directory simulate
 	./scripts/test-dates.sh --days=dst
 
 # The suite (without -race) with the calendar clock moved across a month's
@@ -241,6 +242,24 @@ proto:
 
 fmt:
 	gofmt -w .
+
+# A simulated month of an agent's life (cmd/memhost-sim: hooks, daily
+# logs, facts, a person's edits, a second machine over git, the server
+# killed, the disk full once), audited: fails when anything acknowledged
+# is lost, doubled or torn, or the machines disagree. About a minute with
+# the hello plugin; the report is $(SIM_OUT)/report.md. make test runs it.
+SIM_OUT ?= $(CURDIR)/bin/sim
+simulate: build-core need-git
+	@rm -rf $(SIM_OUT)
+	$(GO) run ./cmd/memhost-sim -days 31 -bin bin -bench ../shared/bench -out $(SIM_OUT)
+
+# A simulated year with the shipped MiniLM model, as a benchmark (under an
+# hour on 2 cores): its report and charts are copied to docs/sim/, which
+# docs/benchmarks.md shows.
+simulate-year: build-core build-local need-git
+	@rm -rf $(SIM_OUT)-year
+	$(GO) run ./cmd/memhost-sim -days 365 -bin bin -bench ../shared/bench -model $(TOUR_MODEL) -out $(SIM_OUT)-year
+	mkdir -p docs/sim && cp $(SIM_OUT)-year/report.md $(SIM_OUT)-year/*.svg docs/sim/
 
 clean:
 	rm -rf bin

@@ -286,8 +286,9 @@ func TestConflictKeepsBothSides(t *testing.T) {
 
 // A page created on both sides (no merge base) with different content is
 // a conflict like the same line changed on both sides, not a union of the
-// two; a daily log is an append-only log, so its entries are united, and
-// a page one side only extended keeps the longer version.
+// two; a daily log is an append-only log and a list a collection, so their
+// entries are united, and a page one side only extended keeps the longer
+// version.
 func TestAddedOnBothSides(t *testing.T) {
 	t.Parallel()
 	const page = "notebook/reference/car.md"
@@ -299,6 +300,10 @@ func TestAddedOnBothSides(t *testing.T) {
 		{"different content", page, "# Car\n\n- colour: blue\n", "# Car\n\n- colour: green\n", true, []string{"colour: green"}},
 		{"one side extended the other", page, "# Car\n\n- colour: blue\n", "# Car\n\n- colour: blue\n- doors: 4\n", false, []string{"colour: blue", "doors: 4"}},
 		{"daily log", "notebook/daily/2026-11-23.md", "# 2026-11-23\n\n## 06:43 — from a\n", "# 2026-11-23\n\n## 06:44 — from b\n", false, []string{"from a", "from b", "# 2026-11-23"}},
+		// Two machines that each remembered an item into a list neither had
+		// yet (the simulator's second month): a list is a collection, so
+		// both items stay in it, the title once.
+		{"list", "notebook/lists/reading.md", "# Reading\n\n- Dune\n", "# Reading\n\n- Emma\n", false, []string{"Dune", "Emma", "# Reading"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			remote := newBare(t)

@@ -29,14 +29,19 @@ import (
 // its markers: everything derived, per machine or transient.
 const GitignoreBlock = `# memhost: begin (written by memhost git init; lines between the markers are replaced)
 # Derived on each machine from notebook/ and sessions/: the index, caches,
-# models, plugins, health reports. Per machine: config.yaml. Transient:
-# locks, sockets, tokens, the server's state file, temporary files.
+# models, plugins, health reports. Per machine: config.yaml, and the
+# records of sessions/ that name this machine's files, hold bytes cut off
+# after a crash or list private sessions. Transient: locks, sockets,
+# tokens, the server's state file, temporary files.
 /brain/
 /cache/
 /models/
 /plugins/
 /health/
 /config.yaml
+/sessions/.sources.jsonl
+/sessions/.torn-lines.jsonl
+/sessions/.private.jsonl
 *.lock
 *.sock
 *.token

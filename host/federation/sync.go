@@ -420,7 +420,7 @@ func (r *Repo) mergeCommit(ctx context.Context, opts SyncOptions, head, theirs s
 			}
 		case strings.HasSuffix(p, ".jsonl"):
 			merged = filemerge.JSONL(base, ours, theirsData)
-		case st[1] == "" && !filemerge.IsDailyLog(p) && filemerge.IsText(ours) && filemerge.IsText(theirsData):
+		case st[1] == "" && !filemerge.IsDailyLog(p) && !filemerge.IsList(p) && filemerge.IsText(ours) && filemerge.IsText(theirsData):
 			merged, ok = filemerge.AddedOnBoth(ours, theirsData)
 			reason = "both sides created it with different content"
 		case filemerge.IsText(ours) && filemerge.IsText(theirsData):

@@ -30,7 +30,7 @@ import (
 //     be merged: ours stays at the path and theirs is kept whole in a
 //     sibling page (NAME.conflict-ID.md), reported as a Conflict. So is a
 //     page both sides created with different content (AddedOnBoth), but a
-//     daily log, which both sides append to.
+//     daily log, which both sides append to, or a list (IsList).
 
 // JSONL merges append-only JSONL files by union of entries.
 func JSONL(base, ours, theirs []byte) []byte {
@@ -224,6 +224,14 @@ func IsDailyLog(p string) bool {
 	}
 	_, err := time.Parse("2006-01-02.md", path.Base(p))
 	return err == nil
+}
+
+// IsList reports whether p is a page of the notebook's lists/ folder
+// (NOTEBOOK/lists/...): a collection of items, which remember appends to,
+// so that two machines that each started the same list keep every item.
+func IsList(p string) bool {
+	parts := strings.Split(p, "/")
+	return len(parts) >= 3 && parts[1] == "lists" && strings.HasSuffix(p, ".md")
 }
 
 // SiblingPath is where theirs of a conflicting file is kept: beside it,
