@@ -9,19 +9,17 @@ import (
 	"github.com/memhost/memhost/host/secrets"
 )
 
-// redactor holds the secret scanner, built on the first write that needs
-// it (about 45 ms and 14 MB: gitleaks compiles its rules), so that a
-// process that only reads never pays for it. Safe for concurrent use.
-type redactor struct {
-	once sync.Once
-	s    *secrets.Scanner
-	err  error
-}
+// redactor hands out the process's secret scanner, built on the first
+// write that needs it (about 45 ms and 14 MB: gitleaks compiles its
+// rules), so that a process that only reads never pays for it, and one
+// that opens several homes (tests, a Host reopened) pays once: the
+// Scanner is safe for concurrent use (secrets' TestScanConcurrent).
+type redactor struct{}
 
-func (r *redactor) scanner() (*secrets.Scanner, error) {
-	r.once.Do(func() { r.s, r.err = secrets.New() })
-	return r.s, r.err
-}
+// processScanner is the one Scanner of the process.
+var processScanner = sync.OnceValues(secrets.New)
+
+func (redactor) scanner() (*secrets.Scanner, error) { return processScanner() }
 
 // redact applies memory.privacy.secrets to text, the request's field:
 // under redact (the default) each secret found is replaced by its marker

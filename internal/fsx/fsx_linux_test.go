@@ -367,3 +367,27 @@ func TestWriteFileAtomicAndRename(t *testing.T) {
 		t.Errorf("Rename of a missing file: %v", err)
 	}
 }
+
+// TestTryLockWaitsOutHeld: Held's shared lock, taken for an instant by a
+// process asking whether a server runs, does not make a server starting
+// at that instant take itself for a second one (the simulator's year:
+// "memhost serve already runs" with no server running, while its first
+// status call raced the start).
+func TestTryLockWaitsOutHeld(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "x.lock")
+	f, err := OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	must(t, err)
+	must(t, flock(f, unix.LOCK_SH|unix.LOCK_NB)) // what Held takes
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(20 * time.Millisecond) // Held's instant, stretched for the test
+		f.Close()
+	}()
+	defer func() { <-released }()
+	unlock, err := TryLock(p)
+	if err != nil {
+		t.Fatalf("TryLock beside a passing shared lock: %v", err)
+	}
+	unlock()
+}

@@ -40,19 +40,35 @@ func Lock(ctx context.Context, path string) (unlock func(), err error) {
 }
 
 // TryLock takes an exclusive flock on the file at path (made when
-// missing; its folder must exist) without waiting: an error that is
-// ErrLocked when another holds it.
+// missing; its folder must exist) without waiting for a holder: an error
+// that is ErrLocked when another holds it. Only shared locks in the way,
+// Held's (taken and released at once by a process asking whether a
+// holder runs), are waited out, up to heldWait: they hold no one's work.
 func TryLock(path string) (unlock func(), err error) {
 	f, err := openLock(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := TryLockFile(f); err != nil {
-		f.Close()
-		return nil, err
+	deadline := time.Now().Add(heldWait)
+	for {
+		err := TryLockFile(f)
+		if err == nil {
+			return func() { UnlockFile(f); f.Close() }, nil
+		}
+		// A shared lock we can take too means no exclusive holder: only
+		// Held's, passing.
+		if !errors.Is(err, ErrLocked) || time.Now().After(deadline) || flock(f, unix.LOCK_SH|unix.LOCK_NB) != nil {
+			f.Close()
+			return nil, err
+		}
+		unix.Flock(int(f.Fd()), unix.LOCK_UN)
+		time.Sleep(time.Millisecond)
 	}
-	return func() { UnlockFile(f); f.Close() }, nil
 }
+
+// heldWait is how long TryLock waits out shared locks: Held holds one for
+// two system calls.
+const heldWait = 200 * time.Millisecond
 
 // Held reports whether another holds a lock on the file at path: false
 // when there is no such file (no one ever locked it). It takes, and at
