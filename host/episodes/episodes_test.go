@@ -381,3 +381,39 @@ func TestEpisodesFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A day's log reads only the transcripts with messages that day, as far
+// as it knows them (the simulated year's stop hook grew with every
+// transcript of the home); a transcript that grew since is read again,
+// so a message it gained on the day is in the page.
+func TestEpisodesSeeATranscriptThatGrew(t *testing.T) {
+	es, k := newHome(t, "UTC")
+	ctx := context.Background()
+	const day = "2026-03-01"
+	appendTurn := func(session, id, content, at string) {
+		t.Helper()
+		f, err := os.OpenFile(filepath.Join(k.store.Dir, session+".jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := fmt.Fprintf(f, `{"id":%q,"type":"message","role":"user","content":%q,"timestamp":%q}`+"\n", id, content, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTurn("later", "l1", "the first message of March", day+"T09:00:00Z")
+	if _, err := runEpisodes(es, ctx, memhost.EpisodesRequest{Date: day}); err != nil {
+		t.Fatal(err)
+	}
+	// notes.jsonl had nothing on the day when the page was written.
+	appendTurn("notes", "n99", "a message notes gained on the day", day+"T10:00:00Z")
+	if _, err := runEpisodes(es, ctx, memhost.EpisodesRequest{Date: day}); err != nil {
+		t.Fatal(err)
+	}
+	page := k.read(t, "episodes/"+day+".md")
+	for _, want := range []string{"the first message of March", "a message notes gained on the day"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q:\n%s", want, page)
+		}
+	}
+}

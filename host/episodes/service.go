@@ -29,6 +29,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memhost/memhost"
@@ -59,6 +60,12 @@ type Kernel interface {
 // processes may run it at once.
 type EpisodeService struct {
 	k Kernel
+	// known is which days each transcript has messages on, as of its
+	// size and modification time: a day's log reads only the transcripts
+	// with messages that day (or changed since), not every one of the
+	// home, which a session's end would otherwise pay for on each hook.
+	knownMu sync.Mutex
+	known   map[string]transcriptDays
 	// unit is the schedule's minute; 0 is a minute (tests shorten it
 	// before the schedule starts).
 	unit time.Duration
@@ -312,6 +319,12 @@ func (es *EpisodeService) collect(ctx context.Context, days []string) (map[strin
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
+		// Stat before the read: a transcript that grows meanwhile is then
+		// read again next time.
+		stamp, stamped := es.stamp(id, loc)
+		if stamped && es.hasNone(id, stamp, want) {
+			continue
+		}
 		tr, err := es.k.Sessions().Read(id)
 		if k := fault.KindOf(err); k == fault.NotFound || k == fault.BadInput {
 			continue // removed meanwhile, or not a regular file: sync reports it
@@ -320,8 +333,12 @@ func (es *EpisodeService) collect(ctx context.Context, days []string) (map[strin
 			return nil, nil, err
 		}
 		mine := map[string]*Session{}
+		all := map[string]bool{}
 		for _, t := range tr.Turns {
 			day, ok := dayOf(t, loc)
+			if ok {
+				all[day] = true
+			}
 			if !ok || !want[day] {
 				continue
 			}
@@ -332,6 +349,15 @@ func (es *EpisodeService) collect(ctx context.Context, days []string) (map[strin
 		}
 		for day, s := range mine {
 			out[day] = append(out[day], *s)
+		}
+		if stamped {
+			stamp.days = all
+			es.knownMu.Lock()
+			if es.known == nil {
+				es.known = map[string]transcriptDays{}
+			}
+			es.known[id] = stamp
+			es.knownMu.Unlock()
 		}
 	}
 	for _, ss := range out {
@@ -367,6 +393,41 @@ func (es *EpisodeService) snapshot() (map[string]int64, error) {
 		}
 	}
 	return out, nil
+}
+
+// transcriptDays is what collect knows of a transcript: the days of its
+// messages in a zone, when the file had this size and modification time.
+type transcriptDays struct {
+	size, mtime int64
+	zone        string
+	days        map[string]bool
+}
+
+// stamp is the transcript's file as it is now, without its days; false
+// when it cannot be stat'ed (collect then reads it, and learns nothing).
+func (es *EpisodeService) stamp(id string, loc *time.Location) (transcriptDays, bool) {
+	fi, err := os.Stat(filepath.Join(es.k.Sessions().Dir, id+".jsonl"))
+	if err != nil {
+		return transcriptDays{}, false
+	}
+	return transcriptDays{size: fi.Size(), mtime: fi.ModTime().UnixNano(), zone: loc.String()}, true
+}
+
+// hasNone reports whether transcript id, unchanged (now) since collect
+// last read it, has no message on any day of want.
+func (es *EpisodeService) hasNone(id string, now transcriptDays, want map[string]bool) bool {
+	es.knownMu.Lock()
+	k, ok := es.known[id]
+	es.knownMu.Unlock()
+	if !ok || k.size != now.size || k.mtime != now.mtime || k.zone != now.zone {
+		return false
+	}
+	for d := range want {
+		if k.days[d] {
+			return false
+		}
+	}
+	return true
 }
 
 // dayOf is the day of a message turn in loc; false for a turn the log
