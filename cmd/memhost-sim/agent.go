@@ -116,9 +116,6 @@ func (s *sim) session(k int, kill, killPlugin bool) {
 	rt := &agentRuntime{s: s, id: fmt.Sprintf("%s-%04d", s.now.Format("20060102"), s.sessions)}
 	rt.path = filepath.Join(s.out, "transcripts", rt.id+".jsonl")
 	s.convOf["claude-"+rt.id] = cv.ID
-	if killPlugin && s.a.killPlugin() {
-		s.event("embeddings plugin killed")
-	}
 	turns := cv.Turns
 	if s.opt.MaxTurns > 0 && len(turns) > s.opt.MaxTurns {
 		turns = turns[:s.opt.MaxTurns]
@@ -141,6 +138,13 @@ func (s *sim) session(k int, kill, killPlugin bool) {
 		rt.hook("Stop", nil)
 	}
 	for i, t := range turns {
+		if killPlugin && i == len(turns)/2 { // the prompt hooks have started it by now
+			if s.a.killPlugin() {
+				s.event("embeddings plugin killed (SIGKILL)")
+			} else {
+				s.event("no embeddings plugin process to kill")
+			}
+		}
 		if i == killTurn {
 			s.killDuring(func() { rt.stopOrPrompt(t, turns, i) })
 			continue

@@ -243,7 +243,8 @@ func (m *machine) killPlugin() bool {
 		}
 		comm := s[strings.IndexByte(s, '(')+1 : close]
 		f := strings.Fields(s[close+1:])
-		if len(f) < 2 || !strings.Contains(comm, "embeddings") {
+		// comm is the name cut to 15 bytes: "memhost-embeddi".
+		if len(f) < 2 || !strings.HasPrefix(comm, "memhost-embed") {
 			continue
 		}
 		if ppid, _ := strconv.Atoi(f[1]); ppid == m.pid {
