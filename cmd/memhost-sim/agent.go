@@ -329,6 +329,7 @@ func (s *sim) notebookRecall() recallScore {
 		text := w.Full
 		query := strings.TrimSpace(text[:strings.LastIndex(text, "(")])
 		var got struct {
+			Mode    string `json:"mode"`
 			Results map[string][]struct {
 				Snippet string `json:"snippet"`
 			} `json:"results"`
@@ -338,6 +339,7 @@ func (s *sim) notebookRecall() recallScore {
 			s.failure(err)
 			continue
 		}
+		s.stats.month.Hybrid.count(got.Mode)
 		for _, rs := range got.Results {
 			for _, r := range rs {
 				if strings.Contains(r.Snippet, w.Code) {
@@ -359,6 +361,7 @@ func (s *sim) askDue() {
 		q := s.corpus.Questions[0]
 		s.corpus.Questions = s.corpus.Questions[1:]
 		var got struct {
+			Mode    string `json:"mode"`
 			Results []struct {
 				Session string `json:"session"`
 			} `json:"results"`
@@ -368,6 +371,7 @@ func (s *sim) askDue() {
 			s.failure(err)
 			continue
 		}
+		s.stats.month.Hybrid.count(got.Mode)
 		var top []string
 		seen := map[string]bool{}
 		for _, r := range got.Results {

@@ -20,6 +20,10 @@
 //   - memhost serve is killed with SIGKILL now and then in the middle of
 //     a hook, the embeddings plugin is killed once, the disk is full for
 //     one day (a tmpfs of its own: root only);
+//   - each day ends with a night: the server is left to embed the day's
+//     backlog (at most nightMax) before it stops, as a real day's idle
+//     hours do; without it the backlog grows with the year and the
+//     searches measured answer keyword-only where a user's are hybrid;
 //   - questions with known answers are asked along the way, and every
 //     month the facts and earlier writes are looked up again.
 //

@@ -21,6 +21,14 @@ func (r recallScore) String() string {
 	return fmt.Sprintf("%.0f%% (%d/%d)", 100*float64(r.Found)/float64(r.Asked), r.Found, r.Asked)
 }
 
+// count counts a search, found when it was answered hybrid.
+func (r *recallScore) count(mode string) {
+	r.Asked++
+	if mode == "hybrid" {
+		r.Found++
+	}
+}
+
 func (r recallScore) value() float64 {
 	if r.Asked == 0 {
 		return math.NaN()
@@ -30,11 +38,19 @@ func (r recallScore) value() float64 {
 
 // monthRow is one simulated month's figures.
 type monthRow struct {
-	Month                                    string
-	Calls                                    map[string][]time.Duration
-	Retries                                  map[string]int
-	Kills, RefusedFull                       int
-	Conversations, Facts, Notebook           recallScore
+	Month                          string
+	Calls                          map[string][]time.Duration
+	Retries                        map[string]int
+	Kills, RefusedFull             int
+	Conversations, Facts, Notebook recallScore
+	// Hybrid counts the searches of the recall probes (Asked) and those
+	// answered with vectors (Found).
+	Hybrid recallScore
+	// Pending and Embedded are the chunks without and with a vector at
+	// the month's end; Night the time the embedder was given after each
+	// day (sim.night).
+	Pending, Embedded                        int
+	Night                                    time.Duration
 	IndexBytes, NotebookBytes, SessionsBytes int64
 	PeakRSSKB                                int
 	Health                                   string
@@ -76,8 +92,8 @@ func pct(ds []time.Duration, p float64) float64 {
 }
 
 func (r *monthRow) summary() string {
-	return fmt.Sprintf("prompt hook p50 %.0f ms, stop hook p50 %.0f ms, conversations %s, facts %s, notebook %s, index %.1f MB, health %s",
-		pct(r.Calls["hook UserPromptSubmit"], 50), pct(r.Calls["hook Stop"], 50), r.Conversations, r.Facts, r.Notebook, mb(r.IndexBytes), r.Health)
+	return fmt.Sprintf("prompt hook p50 %.0f ms, stop hook p50 %.0f ms, conversations %s, facts %s, notebook %s, hybrid %s, %d chunks waiting, night %.0f s, index %.1f MB, health %s",
+		pct(r.Calls["hook UserPromptSubmit"], 50), pct(r.Calls["hook Stop"], 50), r.Conversations, r.Facts, r.Notebook, r.Hybrid, r.Pending, r.Night.Seconds(), mb(r.IndexBytes), r.Health)
 }
 
 func mb(n int64) float64 { return float64(n) / (1 << 20) }
@@ -154,15 +170,15 @@ func (s *sim) writeReport(findings []string) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n## Recall, size and health by month\n\n")
-	b.WriteString("Conversations: LongMemEval questions asked once their sessions were replayed, an answer session among the first five of `conversation-search` over the whole home. Facts: the memory context for a question about each fact told quotes its latest value. Notebook: ten earlier writes searched by their words, found in `recall`'s top five.\n\n")
-	b.WriteString("| month | calls | conversations R@5 | facts | notebook | index MB | notebook MB | sessions MB | server peak RSS MB | health | alerts |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("Conversations: LongMemEval questions asked once their sessions were replayed, an answer session among the first five of `conversation-search` over the whole home. Facts: the memory context for a question about each fact told quotes its latest value. Notebook: ten earlier writes searched by their words, found in `recall`'s top five. Hybrid: those searches answered with vectors (not keyword-only). Vectors: chunks with one / waiting for one at the month's end, after the night: each day ends with the server left to embed the day's backlog (at most two minutes; its total is the night column).\n\n")
+	b.WriteString("| month | calls | conversations R@5 | facts | notebook | hybrid | vectors | night s | index MB | notebook MB | sessions MB | server peak RSS MB | health | alerts |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, m := range s.stats.months {
 		n := 0
 		for _, c := range m.Calls {
 			n += len(c)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %.1f | %.1f | %.1f | %.0f | %s | %s |\n", m.Month, n, m.Conversations, m.Facts, m.Notebook,
-			mb(m.IndexBytes), mb(m.NotebookBytes), mb(m.SessionsBytes), float64(m.PeakRSSKB)/1024, m.Health, strings.Join(m.Alerts, "; "))
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %d / %d | %.0f | %.1f | %.1f | %.1f | %.0f | %s | %s |\n", m.Month, n, m.Conversations, m.Facts, m.Notebook,
+			m.Hybrid, m.Embedded, m.Pending, m.Night.Seconds(), mb(m.IndexBytes), mb(m.NotebookBytes), mb(m.SessionsBytes), float64(m.PeakRSSKB)/1024, m.Health, strings.Join(m.Alerts, "; "))
 	}
 	b.WriteString("\n![latency](latency.svg) ![recall](recall.svg) ![size](size.svg)\n\n## Events\n\n")
 	for _, e := range s.events {

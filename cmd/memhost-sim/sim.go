@@ -163,6 +163,12 @@ func (s *sim) run() {
 		} else {
 			s.liveDay(killDay[d], d == pluginDay)
 		}
+		s.a.ensureServer()
+		took, left := s.a.night()
+		s.stats.month.Night += took
+		if left > 0 {
+			s.event("the night ended with %d chunks waiting for a vector", left)
+		}
 		s.a.stopServer(false)
 		if last := s.now.AddDate(0, 0, 1); last.Month() != s.now.Month() || d == s.opt.Days-1 {
 			s.endOfMonth()
@@ -281,6 +287,14 @@ func (s *sim) endOfMonth() {
 			row.Alerts = append(row.Alerts, c.Name+" ("+c.Status+"): "+c.Message)
 		}
 	}
+	var st struct {
+		Pending  int `json:"pending"`
+		Embedded int `json:"embedded"`
+	}
+	if err := s.a.jsonCall("status", &st, "status"); err != nil {
+		s.failure(err)
+	}
+	row.Pending, row.Embedded = st.Pending, st.Embedded
 	row.IndexBytes = dirSize(filepath.Join(s.a.home, "brain"))
 	row.NotebookBytes = dirSize(filepath.Join(s.a.home, "notebook"))
 	row.SessionsBytes = dirSize(filepath.Join(s.a.home, "sessions"))

@@ -194,6 +194,34 @@ func (m *machine) notePeak() {
 	}
 }
 
+// nightMax bounds a night: how long the sim gives the server's embedder
+// to work through the day's backlog before stopping it. A real day has
+// hours between sessions; a simulated one has seconds, so without a night
+// the backlog would grow with the year and searches would answer
+// keyword-only (no vector for the newest turns) where a user's are hybrid.
+const nightMax = 120 * time.Second
+
+// night lets the running server embed what the day left, as the idle
+// hours of a real day do, and returns how long that took and the chunks
+// still waiting (none unless nightMax passed).
+func (m *machine) night() (time.Duration, int) {
+	start := time.Now()
+	pending := -1
+	for time.Since(start) < nightMax && m.serverAlive() {
+		var st struct {
+			Pending int `json:"pending"`
+		}
+		r := m.run("", "--json", "status")
+		if r.Fail == nil && json.Unmarshal([]byte(r.Out), &st) == nil {
+			if pending = st.Pending; pending == 0 {
+				break
+			}
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return time.Since(start), pending
+}
+
 // stopServer stops the server as a user does (SIGTERM: it finishes what
 // is in flight), or kills it (SIGKILL), and waits for it to be gone.
 func (m *machine) stopServer(kill bool) {

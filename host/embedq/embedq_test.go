@@ -343,3 +343,75 @@ func TestBatchFor(t *testing.T) {
 		t.Errorf("batch within a budget = %d, want %d", got, recallBatch)
 	}
 }
+
+// movedTexts are a page's chunks: 200 of them, fifty batches of four.
+func movedTexts() []string {
+	texts := make([]string, 200)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("entry %d of a daily log", i)
+	}
+	return texts
+}
+
+// A page moved (prune's daily/ to daily/archive/, a rename) queues its
+// chunks again under the new path, every text of them in the embedding
+// cache: a search with the worker running waits for that backlog, however
+// many chunks, as it does for one batch, and answers hybrid. It answered
+// keyword-only (the simulated year's searches after each month's prune).
+func TestSearchWaitsForABacklogTheCacheHolds(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	f.cfg.Memory.Embedding.BatchSize = 4
+	ctx := context.Background()
+	texts := movedTexts()
+	f.addPage(t, "daily/2025-01-05.md", texts...)
+	if _, err := f.q.Run(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !f.q.StartWorker(ctx, nil) {
+		t.Fatal("a worker already runs")
+	}
+	waitFor(t, "the worker's first look", func() bool {
+		st := f.q.WorkerState()
+		return st.Running && st.Err == "" && st.Progress.Unix() > 1
+	})
+	if err := f.idx.Apply(ctx, index.Batch{Removes: []string{"daily/2025-01-05.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	f.addPage(t, "daily/archive/2025-01-05.md", texts...)
+	if _, p := f.counts(t); p != len(texts) {
+		t.Fatalf("after the move: %d pending, want %d", p, len(texts))
+	}
+	sem, err := f.q.ForSearch(ctx)
+	if err != nil {
+		t.Fatalf("search after the move: %v; want hybrid (every text is in the cache)", err)
+	}
+	sem.Release()
+	if _, p := f.counts(t); p != 0 {
+		t.Errorf("the search answered hybrid with %d chunks pending", p)
+	}
+}
+
+// freshBacklog counts the pending chunks the cache cannot give a vector,
+// within a limit.
+func TestFreshBacklog(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	texts := movedTexts()
+	f.addPage(t, "daily/2025-01-05.md", texts...)
+	model := "fake-4"
+	if n, ok, err := f.q.freshBacklog(ctx, model, 1000); err != nil || !ok || n != len(texts) {
+		t.Fatalf("before any run: freshBacklog = %d, %v, %v; want %d", n, ok, err, len(texts))
+	}
+	if _, ok, err := f.q.freshBacklog(ctx, model, 100); err != nil || ok {
+		t.Errorf("200 pending over a limit of 100: ok = %v, %v; want false", ok, err)
+	}
+	if _, err := f.q.Run(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.addPage(t, "daily/archive/2025-01-05.md", append(texts, "one new line", "and another")...)
+	if n, ok, err := f.q.freshBacklog(ctx, model, 1000); err != nil || !ok || n != 2 {
+		t.Errorf("the page moved with two new lines: freshBacklog = %d, %v, %v; want 2", n, ok, err)
+	}
+}

@@ -318,7 +318,10 @@ func (q *Queue) searchable(ctx context.Context, sem *Semantic) error {
 // search then answers hybrid as one run in its own process would (which
 // embeds that much itself first) rather than keyword-only with a
 // progress note a second before the vectors are there. A larger backlog
-// is not waited for: the server answers at once.
+// is waited for too when at most one batch of it is new to the embedding
+// cache (pages moved: prune's daily/ to daily/archive/, a rename, a
+// restore): the rest is the cache's to give, not the provider's to
+// embed. Any other is not waited for: the server answers at once.
 func (q *Queue) waitWorker(ctx context.Context, sem *Semantic, all bool, maxFailures int) bool {
 	cfg := q.cfg()
 	budget := time.Duration(cfg.Memory.Embedding.RecallBudgetMs) * time.Millisecond
@@ -337,8 +340,17 @@ func (q *Queue) waitWorker(ctx context.Context, sem *Semantic, all bool, maxFail
 		}
 		backlog = pending
 	}
-	if budget <= 0 || backlog > cfg.Memory.Embedding.BatchSize {
+	if budget <= 0 {
 		return false
+	}
+	if backlog > cfg.Memory.Embedding.BatchSize {
+		if all {
+			return false
+		}
+		fresh, ok, err := q.freshBacklog(ctx, sem.Info.ModelID, maxCachedBacklog)
+		if err != nil || !ok || fresh > cfg.Memory.Embedding.BatchSize {
+			return false
+		}
 	}
 	for deadline := time.Now().Add(budget); time.Now().Before(deadline); {
 		select {
@@ -354,6 +366,31 @@ func (q *Queue) waitWorker(ctx context.Context, sem *Semantic, all bool, maxFail
 		}
 	}
 	return false
+}
+
+// maxCachedBacklog is the largest backlog waitWorker looks into for what
+// the cache holds: it bounds the check (the hashes read from the index and
+// looked up in the cache), not tuned on a measure; a month of daily logs
+// moved into the archive is a few hundred chunks.
+const maxCachedBacklog = 2000
+
+// freshBacklog counts the distinct texts waiting for a vector of model
+// that the embedding cache does not hold; ok is false when more than
+// limit texts wait (they are not looked at).
+func (q *Queue) freshBacklog(ctx context.Context, model string, limit int) (n int, ok bool, err error) {
+	hashes, err := q.opts.Vectors.PendingHashes(ctx, limit+1)
+	if err != nil || len(hashes) > limit {
+		return 0, false, err
+	}
+	cache, err := q.openCache(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	have, err := cache.Count(ctx, model, hashes)
+	if err != nil {
+		return 0, false, err
+	}
+	return len(hashes) - have, true, nil
 }
 
 // progress is the not-ready error of a queue being worked through; all

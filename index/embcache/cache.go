@@ -117,6 +117,24 @@ func (c *Cache) Get(ctx context.Context, model string, hashes []string) (map[str
 	return out, nil
 }
 
+// Count counts the hashes that have a cached vector of model.
+func (c *Cache) Count(ctx context.Context, model string, hashes []string) (int, error) {
+	n := 0
+	for start := 0; start < len(hashes); start += 500 {
+		part := hashes[start:min(start+500, len(hashes))]
+		args := []any{model}
+		for _, h := range part {
+			args = append(args, h)
+		}
+		var k int
+		if err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM vectors WHERE model = ? AND hash IN (?`+strings.Repeat(", ?", len(part)-1)+`)`, args...).Scan(&k); err != nil {
+			return 0, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
 // Put stores vectors of model by hash.
 func (c *Cache) Put(ctx context.Context, model string, vecs map[string][]float32) error {
 	if len(vecs) == 0 {
