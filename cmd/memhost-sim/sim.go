@@ -164,11 +164,8 @@ func (s *sim) run() {
 			s.liveDay(killDay[d], d == pluginDay)
 		}
 		s.a.ensureServer()
-		took, left := s.a.night()
+		took, _ := s.a.night()
 		s.stats.month.Night += took
-		if left > 0 {
-			s.event("the night ended with %d chunks waiting for a vector", left)
-		}
 		s.a.stopServer(false)
 		if last := s.now.AddDate(0, 0, 1); last.Month() != s.now.Month() || d == s.opt.Days-1 {
 			s.endOfMonth()

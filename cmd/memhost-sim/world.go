@@ -201,25 +201,45 @@ func (m *machine) notePeak() {
 // keyword-only (no vector for the newest turns) where a user's are hybrid.
 const nightMax = 120 * time.Second
 
+// nightStill ends a night early: the backlog has not moved for that long
+// (a provider that is not ready, chunks that fail).
+const nightStill = 10 * time.Second
+
 // night lets the running server embed what the day left, as the idle
 // hours of a real day do, and returns how long that took and the chunks
-// still waiting (none unless nightMax passed).
+// still waiting (none unless nightMax passed or the backlog stood still:
+// an event of the report says so, as it says when the server died or
+// never answered).
 func (m *machine) night() (time.Duration, int) {
-	start := time.Now()
+	start, moved := time.Now(), time.Now()
 	pending := -1
-	for time.Since(start) < nightMax && m.serverAlive() {
+	for time.Since(start) < nightMax && time.Since(moved) < nightStill {
+		if !m.serverAlive() {
+			m.sim.event("%s: memhost serve died in the night", m.name)
+			break
+		}
 		var st struct {
 			Pending int `json:"pending"`
 		}
 		r := m.run("", "--json", "status")
 		if r.Fail == nil && json.Unmarshal([]byte(r.Out), &st) == nil {
+			if st.Pending != pending {
+				moved = time.Now()
+			}
 			if pending = st.Pending; pending == 0 {
 				break
 			}
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	return time.Since(start), pending
+	took := time.Since(start)
+	switch {
+	case pending < 0:
+		m.sim.event("%s: memhost status never answered in the night", m.name)
+	case pending > 0:
+		m.sim.event("%s: the night ended after %.0f s with %d chunks waiting for a vector", m.name, took.Seconds(), pending)
+	}
+	return took, pending
 }
 
 // stopServer stops the server as a user does (SIGTERM: it finishes what

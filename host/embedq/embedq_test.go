@@ -362,6 +362,9 @@ func TestSearchWaitsForABacklogTheCacheHolds(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
 	f.cfg.Memory.Embedding.BatchSize = 4
+	// Fifty batches of cache hits on a busy machine: the wait is what is
+	// tested, not its speed (without the change it failed at once).
+	f.cfg.Memory.Embedding.RecallBudgetMs = 60_000
 	ctx := context.Background()
 	texts := movedTexts()
 	f.addPage(t, "daily/2025-01-05.md", texts...)
@@ -401,17 +404,26 @@ func TestFreshBacklog(t *testing.T) {
 	texts := movedTexts()
 	f.addPage(t, "daily/2025-01-05.md", texts...)
 	model := "fake-4"
-	if n, ok, err := f.q.freshBacklog(ctx, model, 1000); err != nil || !ok || n != len(texts) {
+	if n, ok, err := f.q.freshBacklog(ctx, model, 3, 1000); err != nil || !ok || n != len(texts) {
 		t.Fatalf("before any run: freshBacklog = %d, %v, %v; want %d", n, ok, err, len(texts))
 	}
-	if _, ok, err := f.q.freshBacklog(ctx, model, 100); err != nil || ok {
+	if _, ok, err := f.q.freshBacklog(ctx, model, 3, 100); err != nil || ok {
 		t.Errorf("200 pending over a limit of 100: ok = %v, %v; want false", ok, err)
 	}
 	if _, err := f.q.Run(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
 	f.addPage(t, "daily/archive/2025-01-05.md", append(texts, "one new line", "and another")...)
-	if n, ok, err := f.q.freshBacklog(ctx, model, 1000); err != nil || !ok || n != 2 {
+	if n, ok, err := f.q.freshBacklog(ctx, model, 3, 1000); err != nil || !ok || n != 2 {
 		t.Errorf("the page moved with two new lines: freshBacklog = %d, %v, %v; want 2", n, ok, err)
+	}
+	// A dead chunk (failed three times) is not waited for: not counted.
+	for i := 0; i < 3; i++ {
+		if err := f.vec.RecordFailures(ctx, model, []string{hash("one new line")}, "bad input"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, ok, err := f.q.freshBacklog(ctx, model, 3, 1000); err != nil || !ok || n != 1 {
+		t.Errorf("one of the new lines dead: freshBacklog = %d, %v, %v; want 1", n, ok, err)
 	}
 }

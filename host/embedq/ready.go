@@ -211,7 +211,9 @@ func StatusAfterLoading(ctx context.Context, p *registry.Provider) (sdk.Status, 
 // ForSearch prepares semantic search for a recall: the provider must be
 // ready and every chunk embedded for its model. With a worker running
 // (a long-lived process) the recall never embeds or changes the index: it
-// kicks the worker and answers keyword-only until the queue is empty.
+// kicks the worker, waits within memory.embedding.recallBudgetMs for a
+// backlog the worker clears in that time (waitWorker), and answers
+// keyword-only while a larger one is worked through.
 // Without one (a one-shot CLI call), queued chunks are embedded first,
 // within memory.embedding.recallBudgetMs, and the rest is left to the
 // background (Options.Background). The provider returned is held: the
@@ -343,16 +345,22 @@ func (q *Queue) waitWorker(ctx context.Context, sem *Semantic, all bool, maxFail
 	if budget <= 0 {
 		return false
 	}
+	deadline := time.Now().Add(budget)
 	if backlog > cfg.Memory.Embedding.BatchSize {
-		if all {
+		if all || backlog > maxCachedBacklog {
 			return false
 		}
-		fresh, ok, err := q.freshBacklog(ctx, sem.Info.ModelID, maxCachedBacklog)
+		bctx, cancel := context.WithDeadline(ctx, deadline)
+		fresh, ok, err := q.freshBacklog(bctx, sem.Info.ModelID, maxFailures, maxCachedBacklog)
+		cancel()
+		if err != nil {
+			q.opts.Log.Debug("what the embedding cache holds of the backlog is unknown", "err", err)
+		}
 		if err != nil || !ok || fresh > cfg.Memory.Embedding.BatchSize {
 			return false
 		}
 	}
-	for deadline := time.Now().Add(budget); time.Now().Before(deadline); {
+	for time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
 			return false
@@ -368,17 +376,19 @@ func (q *Queue) waitWorker(ctx context.Context, sem *Semantic, all bool, maxFail
 	return false
 }
 
-// maxCachedBacklog is the largest backlog waitWorker looks into for what
-// the cache holds: it bounds the check (the hashes read from the index and
-// looked up in the cache), not tuned on a measure; a month of daily logs
-// moved into the archive is a few hundred chunks.
+// maxCachedBacklog is the largest backlog (chunks) waitWorker looks into
+// for what the cache holds: it bounds the check (the hashes read from the
+// index and looked up in the cache) and the worker's batches waited for;
+// not tuned on a measure: a month of daily logs moved into the archive is
+// a few hundred chunks.
 const maxCachedBacklog = 2000
 
-// freshBacklog counts the distinct texts waiting for a vector of model
-// that the embedding cache does not hold; ok is false when more than
-// limit texts wait (they are not looked at).
-func (q *Queue) freshBacklog(ctx context.Context, model string, limit int) (n int, ok bool, err error) {
-	hashes, err := q.opts.Vectors.PendingHashes(ctx, limit+1)
+// freshBacklog counts the distinct texts of live chunks (see
+// vectors.DB.PendingHashes) waiting for a vector of model that the
+// embedding cache does not hold; ok is false when more than limit texts
+// wait (they are not looked at).
+func (q *Queue) freshBacklog(ctx context.Context, model string, maxFailures, limit int) (n int, ok bool, err error) {
+	hashes, err := q.opts.Vectors.PendingHashes(ctx, limit+1, model, maxFailures)
 	if err != nil || len(hashes) > limit {
 		return 0, false, err
 	}

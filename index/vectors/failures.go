@@ -160,6 +160,37 @@ func (d *DB) QueueCounts(ctx context.Context, model string, maxFailures int) (pe
 	return all - dead, dead, err
 }
 
+// PendingHashes returns the distinct text hashes of up to limit live
+// chunks without a vector of model: the dead ones (failed maxFailures
+// times or more) are left out, as PendingLive leaves them.
+func (d *DB) PendingHashes(ctx context.Context, limit int, model string, maxFailures int) ([]string, error) {
+	has, err := d.hasFailures(ctx)
+	if err != nil {
+		return nil, err
+	}
+	query := `SELECT DISTINCT hash FROM chunks WHERE embedded = 0 LIMIT ?`
+	args := []any{limit}
+	if has {
+		query = `SELECT DISTINCT c.hash FROM chunks c LEFT JOIN embed_failures f ON f.model = ? AND f.hash = c.hash
+			WHERE c.embedded = 0 AND coalesce(f.failures, 0) < ? LIMIT ?`
+		args = []any{model, maxFailures, limit}
+	}
+	rows, err := d.idx.SQL().QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
 // DeadChunk is a chunk whose embedding failed too often.
 type DeadChunk struct {
 	ID        int64  `json:"id"`

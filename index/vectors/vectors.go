@@ -137,25 +137,6 @@ func (d *DB) Pending(ctx context.Context, limit int) ([]PendingChunk, error) {
 	return out, rows.Err()
 }
 
-// PendingHashes returns the distinct text hashes of up to limit chunks
-// without a vector.
-func (d *DB) PendingHashes(ctx context.Context, limit int) ([]string, error) {
-	rows, err := d.idx.SQL().QueryContext(ctx, `SELECT DISTINCT hash FROM chunks WHERE embedded = 0 LIMIT ?`, limit)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return nil, err
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
-}
-
 // HasPending reports whether any chunk waits for a vector; unlike
 // Counts it costs one index probe.
 func (d *DB) HasPending(ctx context.Context) (bool, error) {
