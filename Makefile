@@ -253,9 +253,10 @@ simulate: build-core need-git
 	@rm -rf $(SIM_OUT)
 	$(GO) run ./cmd/memhost-sim -days 31 -bin bin -bench ../shared/bench -out $(SIM_OUT)
 
-# A simulated year with the shipped MiniLM model, as a benchmark (under an
-# hour on 2 cores): its report and charts are copied to docs/sim/, which
-# docs/benchmarks.md shows.
+# A simulated year with the shipped MiniLM model, as a benchmark (62 min on
+# 2 cores, most of it the prompt hook's wait for new vectors; see "A
+# simulated year" in docs/benchmarks.md): its report and charts are copied
+# to docs/sim/, which docs/benchmarks.md shows.
 simulate-year: build-core build-local need-git
 	@rm -rf $(SIM_OUT)-year
 	$(GO) run ./cmd/memhost-sim -days 365 -bin bin -bench ../shared/bench -model $(TOUR_MODEL) -out $(SIM_OUT)-year
