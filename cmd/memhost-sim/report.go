@@ -130,7 +130,7 @@ func (s *sim) writeReport(findings []string) error {
 		provider = "the local provider with " + filepath.Base(s.opt.Model)
 	}
 	fmt.Fprintf(&b, "# memhost-sim: %d simulated days from %s\n\n", s.opt.Days, s.opt.Start.Format("2006-01-02"))
-	fmt.Fprintf(&b, "Seed %d; embeddings by %s; %d CPUs (%s); wall time %s.\n\n", s.opt.Seed, provider, runtime.NumCPU(), cpuModel(), time.Since(s.stats.start).Round(time.Second))
+	fmt.Fprintf(&b, "Random seed: %d; embeddings by %s; %d CPUs (%s); wall time %s.\n\n", s.opt.Seed, provider, runtime.NumCPU(), cpuModel(), time.Since(s.stats.start).Round(time.Second))
 	kinds := map[string]int{}
 	for _, w := range s.ledger.writes {
 		kinds[w.Kind]++

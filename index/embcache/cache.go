@@ -87,32 +87,44 @@ func upgrade(ctx context.Context, db *sql.DB) error {
 // Close closes the cache.
 func (c *Cache) Close() error { return c.db.Close() }
 
-// Get returns the cached vectors of model for the given hashes.
-func (c *Cache) Get(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
-	out := map[string][]float32{}
+// inBatches calls fn with the hashes 500 at a time (under SQLite's bound
+// on a statement's variables): the condition selecting them under model,
+// and its arguments.
+func inBatches(model string, hashes []string, fn func(cond string, args []any) error) error {
 	for start := 0; start < len(hashes); start += 500 {
 		part := hashes[start:min(start+500, len(hashes))]
 		args := []any{model}
 		for _, h := range part {
 			args = append(args, h)
 		}
-		rows, err := c.db.QueryContext(ctx, `SELECT hash, vector FROM vectors WHERE model = ? AND hash IN (?`+strings.Repeat(", ?", len(part)-1)+`)`, args...)
-		if err != nil {
-			return nil, err
+		if err := fn(`model = ? AND hash IN (?`+strings.Repeat(", ?", len(part)-1)+`)`, args); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// Get returns the cached vectors of model for the given hashes.
+func (c *Cache) Get(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
+	out := map[string][]float32{}
+	err := inBatches(model, hashes, func(cond string, args []any) error {
+		rows, err := c.db.QueryContext(ctx, `SELECT hash, vector FROM vectors WHERE `+cond, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
 		for rows.Next() {
 			var h string
 			var b []byte
 			if err := rows.Scan(&h, &b); err != nil {
-				rows.Close()
-				return nil, err
+				return err
 			}
 			out[h] = index.DecodeVector(b)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -120,19 +132,13 @@ func (c *Cache) Get(ctx context.Context, model string, hashes []string) (map[str
 // Count counts the hashes that have a cached vector of model.
 func (c *Cache) Count(ctx context.Context, model string, hashes []string) (int, error) {
 	n := 0
-	for start := 0; start < len(hashes); start += 500 {
-		part := hashes[start:min(start+500, len(hashes))]
-		args := []any{model}
-		for _, h := range part {
-			args = append(args, h)
-		}
+	err := inBatches(model, hashes, func(cond string, args []any) error {
 		var k int
-		if err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM vectors WHERE model = ? AND hash IN (?`+strings.Repeat(", ?", len(part)-1)+`)`, args...).Scan(&k); err != nil {
-			return 0, err
-		}
+		err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM vectors WHERE `+cond, args...).Scan(&k)
 		n += k
-	}
-	return n, nil
+		return err
+	})
+	return n, err
 }
 
 // Put stores vectors of model by hash.

@@ -96,22 +96,27 @@ type QueuedChunk struct {
 	Failures int
 }
 
+// live is the FROM and WHERE clauses of the chunks c without a vector
+// that are not dead (maxFailures failures under model), the expression of
+// a chunk's failures, and the clauses' arguments. Without any failure
+// recorded there is nothing to join.
+func (d *DB) live(ctx context.Context, model string, maxFailures int) (from, failures string, args []any, err error) {
+	has, err := d.hasFailures(ctx)
+	if err != nil || !has {
+		return `chunks c WHERE c.embedded = 0`, `0`, nil, err
+	}
+	return `chunks c LEFT JOIN embed_failures f ON f.model = ? AND f.hash = c.hash
+		WHERE c.embedded = 0 AND coalesce(f.failures, 0) < ?`, `coalesce(f.failures, 0)`, []any{model, maxFailures}, nil
+}
+
 // PendingLive returns up to limit chunks without a vector, oldest first,
 // passing over dead ones (maxFailures failures under model).
 func (d *DB) PendingLive(ctx context.Context, limit int, model string, maxFailures int) ([]QueuedChunk, error) {
-	has, err := d.hasFailures(ctx)
+	from, failures, args, err := d.live(ctx, model, maxFailures)
 	if err != nil {
 		return nil, err
 	}
-	query := `SELECT id, text, coalesce(context, ''), hash, 0 FROM chunks WHERE embedded = 0 ORDER BY id LIMIT ?`
-	args := []any{limit}
-	if has {
-		query = `SELECT c.id, c.text, coalesce(c.context, ''), c.hash, coalesce(f.failures, 0) FROM chunks c
-			LEFT JOIN embed_failures f ON f.model = ? AND f.hash = c.hash
-			WHERE c.embedded = 0 AND coalesce(f.failures, 0) < ? ORDER BY c.id LIMIT ?`
-		args = []any{model, maxFailures, limit}
-	}
-	rows, err := d.idx.SQL().QueryContext(ctx, query, args...)
+	rows, err := d.idx.SQL().QueryContext(ctx, `SELECT c.id, c.text, coalesce(c.context, ''), c.hash, `+failures+` FROM `+from+` ORDER BY c.id LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}
@@ -164,18 +169,11 @@ func (d *DB) QueueCounts(ctx context.Context, model string, maxFailures int) (pe
 // chunks without a vector of model: the dead ones (failed maxFailures
 // times or more) are left out, as PendingLive leaves them.
 func (d *DB) PendingHashes(ctx context.Context, limit int, model string, maxFailures int) ([]string, error) {
-	has, err := d.hasFailures(ctx)
+	from, _, args, err := d.live(ctx, model, maxFailures)
 	if err != nil {
 		return nil, err
 	}
-	query := `SELECT DISTINCT hash FROM chunks WHERE embedded = 0 LIMIT ?`
-	args := []any{limit}
-	if has {
-		query = `SELECT DISTINCT c.hash FROM chunks c LEFT JOIN embed_failures f ON f.model = ? AND f.hash = c.hash
-			WHERE c.embedded = 0 AND coalesce(f.failures, 0) < ? LIMIT ?`
-		args = []any{model, maxFailures, limit}
-	}
-	rows, err := d.idx.SQL().QueryContext(ctx, query, args...)
+	rows, err := d.idx.SQL().QueryContext(ctx, `SELECT DISTINCT c.hash FROM `+from+` LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}
